@@ -1,0 +1,142 @@
+# nosql: NoSQL data-modeling techniques inside SQLite.
+#
+#   make          build dist/nosql.so (load it with .load ./dist/nosql)
+#   make demo     build, then run the side-by-side scripts in sql/
+#   make test     build, then run every test, plain and under ASan+UBSan
+#   make bench    side-by-side timings (SIZE=0.1 scales the data, ONLY=name picks workloads)
+#   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
+#   make lint     clang-format check and cppcheck
+#
+# Every target first checks its Debian packages (scripts/prereq.sh): as root it
+# installs what is missing, otherwise it prints the apt-get line to run.
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+VERSION := $(shell cat VERSION)
+
+# Debian packages each group of targets needs.
+BUILD_PKGS := gcc make libc6-dev libsqlite3-dev
+TEST_PKGS := sqlite3 binutils
+LINT_PKGS := clang-format cppcheck
+
+WARN := -Wall -Wextra -Wno-unused-parameter
+BASE_CFLAGS := -O2 -g -fPIC $(WARN) -fvisibility=hidden -std=gnu11
+EXT_CFLAGS := $(BASE_CFLAGS) -DNOSQL_VERSION='"$(VERSION)"'
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+EXT_LIBS := -lm
+HOST_LIBS := -lsqlite3 -lm -ldl
+
+EXT_SRC := $(sort $(wildcard ext/*.c))
+EXT_HDR := $(wildcard ext/*.h)
+EXT_OBJ := $(EXT_SRC:ext/%.c=build/obj/%.o)
+SAN_OBJ := $(EXT_SRC:ext/%.c=build/asan/obj/%.o)
+STATIC_OBJ := $(EXT_SRC:ext/%.c=build/static/obj/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
+SAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/asan/unit/%)
+RUNNER_SRC := tests/runner/slt.c tests/runner/md5.c
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+
+PREREQ := build/prereq.stamp
+
+.PHONY: all static test demo bench lint format clean prereq
+all: dist/nosql.so
+
+$(PREREQ): Makefile scripts/prereq.sh
+	@mkdir -p build
+	@scripts/prereq.sh $(BUILD_PKGS) $(TEST_PKGS)
+	@touch $@
+
+prereq: $(PREREQ)
+
+# --- the extension --------------------------------------------------------
+build/obj/%.o: ext/%.c VERSION | $(PREREQ)
+	@mkdir -p $(@D)
+	$(CC) $(EXT_CFLAGS) -MMD -MP -c $< -o $@
+
+# The static library calls SQLite directly (SQLITE_CORE), so a host can call
+# sqlite3_nosql_init(db, &zErr, NULL) itself or pass it to sqlite3_auto_extension.
+build/static/obj/%.o: ext/%.c VERSION | $(PREREQ)
+	@mkdir -p $(@D)
+	$(CC) $(EXT_CFLAGS) -DSQLITE_CORE -MMD -MP -c $< -o $@
+
+build/asan/obj/%.o: ext/%.c VERSION | $(PREREQ)
+	@mkdir -p $(@D)
+	$(CC) $(EXT_CFLAGS) -O1 $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+dist/nosql.so: $(EXT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -fvisibility=hidden -o $@ $(EXT_OBJ) $(EXT_LIBS)
+
+build/asan/nosql.so: $(SAN_OBJ)
+	$(CC) -shared $(SAN_FLAGS) -o $@ $(SAN_OBJ) $(EXT_LIBS)
+
+static: dist/libnosql.a dist/nosql.h
+
+dist/libnosql.a: $(STATIC_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $(STATIC_OBJ)
+
+dist/nosql.h: ext/nosql.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+# --- test programs ----------------------------------------------------------
+build/slt: $(RUNNER_SRC) tests/runner/md5.h | $(PREREQ)
+	$(CC) $(BASE_CFLAGS) -o $@ $(RUNNER_SRC) $(HOST_LIBS)
+
+build/asan/slt: $(RUNNER_SRC) tests/runner/md5.h | $(PREREQ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -O1 $(SAN_FLAGS) -o $@ $(RUNNER_SRC) $(HOST_LIBS)
+
+build/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit_api.c $(EXT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -Iext -o $@ $< tests/unit/unit_api.c $(EXT_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
+build/asan/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit_api.c $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -O1 $(SAN_FLAGS) -Iext -o $@ $< tests/unit/unit_api.c $(SAN_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
+build/static-host: tests/static/host.c dist/libnosql.a dist/nosql.h
+	$(CC) $(BASE_CFLAGS) -Idist -o $@ tests/static/host.c dist/libnosql.a $(HOST_LIBS)
+
+build/bench: $(BENCH_SRC) tests/bench/bench.h $(STATIC_OBJ)
+	$(CC) $(BASE_CFLAGS) -DSQLITE_CORE -DNOSQL_VERSION='"$(VERSION)"' -Iext -o $@ $(BENCH_SRC) $(STATIC_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
+TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) build/static-host build/bench \
+              build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN)
+
+test: $(TEST_BUILD)
+	@bash tests/run.sh
+
+# --- demo and bench ---------------------------------------------------------
+demo: dist/nosql.so
+	@for f in sql/*.sql; do \
+	  echo "=== $$f"; \
+	  sqlite3 -bail :memory: < $$f || exit 1; \
+	done
+
+SIZE ?= 1
+ONLY ?=
+bench: build/bench
+	build/bench --size $(SIZE) $(if $(ONLY),--only $(ONLY))
+
+# --- lint -------------------------------------------------------------------
+LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \
+                       tests/bench/*.c tests/bench/*.h tests/static/*.c)
+lint: | $(PREREQ)
+	@scripts/prereq.sh $(LINT_PKGS)
+	clang-format --dry-run --Werror $(LINT_SRC)
+	cppcheck --quiet --error-exitcode=1 --inline-suppr --std=c11 \
+	  --enable=warning,portability,performance \
+	  --suppress=missingIncludeSystem -I ext ext tests
+
+clean:
+	rm -rf build dist
+
+-include $(EXT_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(STATIC_OBJ:.o=.d)
+
+format:
+	clang-format -i $(LINT_SRC)

@@ -1,0 +1,63 @@
+/*
+** nosql.c: the entry point of the nosql extension.
+**
+** Load it with ".load ./dist/nosql" in the sqlite3 shell, with
+** sqlite3_load_extension(db, "dist/nosql", 0, &zErr) from C, or link
+** dist/libnosql.a and call sqlite3_auto_extension(sqlite3_nosql_init).
+**
+** Every feature file (ext/<feature>.c) ends with <feature>Register(), and
+** the one static table below lists them. Loading walks the table in order
+** and stops at the first failure, naming the feature in the error message.
+** docs/ARCHITECTURE.md says how a new feature plugs in.
+**
+**   nosql_version()  -> TEXT   the text of the VERSION file, e.g. '0.1.0'
+*/
+#include "nosqlInt.h"
+
+SQLITE_EXTENSION_INIT1
+
+#ifndef NOSQL_VERSION
+#error "NOSQL_VERSION must be defined by the build (the VERSION file's text)"
+#endif
+
+const char nosqlVersionText[] = NOSQL_VERSION;
+
+/* nosql_version(): the version of the loaded extension. */
+static void nosqlVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  (void)argv;
+  sqlite3_result_text(ctx, nosqlVersionText, -1, SQLITE_STATIC);
+}
+
+int nosqlCoreRegister(sqlite3 *db) {
+  return sqlite3_create_function(db, "nosql_version", 0, NOSQL_PURE, 0, nosqlVersionFunc, 0, 0);
+}
+
+/* One row per feature: its name, for error messages, and its registrar. */
+static const struct NosqlFeature {
+  const char *zName;           /* Feature name, as in docs/<name>.md */
+  int (*xRegister)(sqlite3 *); /* Registers its functions and modules */
+} aNosqlFeature[] = {
+    {"core", nosqlCoreRegister},
+};
+
+#ifdef _WIN32
+__declspec(dllexport)
+#else
+__attribute__((visibility("default")))
+#endif
+    int sqlite3_nosql_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
+  size_t i;
+  SQLITE_EXTENSION_INIT2(pApi);
+  for (i = 0; i < sizeof(aNosqlFeature) / sizeof(aNosqlFeature[0]); i++) {
+    int rc = aNosqlFeature[i].xRegister(db);
+    if (rc != SQLITE_OK) {
+      if (pzErrMsg) {
+        *pzErrMsg = sqlite3_mprintf("nosql: cannot register feature '%s': %s (%s)", aNosqlFeature[i].zName,
+                                    sqlite3_errmsg(db), sqlite3_errstr(rc));
+      }
+      return rc;
+    }
+  }
+  return SQLITE_OK;
+}

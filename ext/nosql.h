@@ -1,0 +1,28 @@
+/*
+** nosql.h: the public interface of the nosql SQLite extension, for hosts
+** that link dist/libnosql.a instead of loading dist/nosql.so:
+**
+**   #include <sqlite3.h>
+**   #include "nosql.h"
+**   sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
+**
+** after which every new connection has the extension's functions and
+** modules. Link with -lsqlite3 -lm (and -lroaring when the build uses it).
+*/
+#ifndef NOSQL_H
+#define NOSQL_H
+
+#include <sqlite3.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The entry point; the name SQLite derives from "nosql.so". */
+int sqlite3_nosql_init(sqlite3 *db, char **pzErrMsg, const struct sqlite3_api_routines *pApi);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NOSQL_H */

@@ -1,0 +1,89 @@
+/*
+** nosqlInt.h: the internal header shared by every file in ext/.
+**
+** One banner per source file declares what that file offers the others,
+** in the fts5Int.h manner. Nothing here is part of the public interface:
+** the only exported symbol of the extension is sqlite3_nosql_init().
+*/
+#ifndef NOSQL_INT_H
+#define NOSQL_INT_H
+
+#include "sqlite3ext.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+** Every source file in ext/ is part of one extension and shares its one
+** sqlite3_api pointer. The pointer gets a private name so that a host that
+** links libnosql.a next to another statically linked extension does not see
+** two definitions of "sqlite3_api".
+*/
+#define sqlite3_api nosql_sqlite3_api
+SQLITE_EXTENSION_INIT3
+
+/* Flags of a pure SQL function: usable in indexes and generated columns. */
+#define NOSQL_PURE (SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS)
+/* Flags of a function with side effects: never callable from schema code. */
+#define NOSQL_EFFECT (SQLITE_UTF8 | SQLITE_DIRECTONLY)
+
+/**************************************************************************
+** Interface to code in ext/util.c
+*/
+
+/*
+** A growable byte buffer with the sticky error code API of fts5: every
+** call takes "int *pRc" and does nothing when *pRc is not SQLITE_OK, so a
+** builder can make many calls and check the code once at the end. The
+** buffer owns a[], allocated with sqlite3_malloc64; free it with
+** nosqlBufferFree(). a[] is always NUL terminated one past n when n > 0,
+** so text built here can be handed to SQLite as a C string.
+*/
+typedef struct NosqlBuffer NosqlBuffer;
+struct NosqlBuffer {
+  unsigned char *a;     /* Bytes; NULL until the first append */
+  sqlite3_int64 n;      /* Bytes used, not counting the terminating NUL */
+  sqlite3_int64 nAlloc; /* Bytes allocated for a[] */
+};
+
+void nosqlBufferGrow(int *pRc, NosqlBuffer *p, sqlite3_int64 nMore);
+void nosqlBufferAppend(int *pRc, NosqlBuffer *p, const void *a, sqlite3_int64 n);
+void nosqlBufferAppendf(int *pRc, NosqlBuffer *p, const char *zFmt, ...);
+void nosqlBufferReset(NosqlBuffer *p);
+void nosqlBufferFree(NosqlBuffer *p);
+
+/*
+** Render an argument for an error message: numbers as SQLite prints them,
+** text in single quotes (truncated to 60 bytes), blobs as x'..' (truncated),
+** NULL as NULL. Returns a string from sqlite3_mprintf (caller frees), or
+** NULL on OOM.
+*/
+char *nosqlValueQuote(sqlite3_value *pVal);
+
+/*
+** Report a printf-style error message as the result of an SQL function. By
+** convention the message starts with the function's name and quotes the
+** bad value: "geohash: latitude 91.5 is outside [-90, 90]". On OOM it
+** reports SQLITE_NOMEM instead.
+*/
+void nosqlResultError(sqlite3_context *ctx, const char *zFmt, ...);
+
+/*
+** Set pVtab->zErrMsg to a new message, freeing the old one.
+*/
+void nosqlVtabError(sqlite3_vtab *pVtab, const char *zFmt, ...);
+
+/**************************************************************************
+** Interface to code in ext/nosql.c
+*/
+
+/* The text of the VERSION file, baked in at build time. */
+extern const char nosqlVersionText[];
+
+/**************************************************************************
+** Registration functions: one per feature file, called in the order of the
+** static table in ext/nosql.c. Each returns an SQLite result code.
+*/
+int nosqlCoreRegister(sqlite3 *db);
+
+#endif /* NOSQL_INT_H */

@@ -1,0 +1,81 @@
+/*
+** bench.h: the side-by-side benchmark harness of `make bench`.
+**
+** A workload builds its data in memory with fixed seeds, then calls
+** benchCompare() with its variants: the first is the relational baseline,
+** the others the NoSQL patterns (or C kernels). The harness runs them
+** interleaved several times, checks that every variant returns the same
+** rows (an order-free checksum of rendered rows), and prints one markdown
+** table row per variant: size, median time, time per unit, ratio to the
+** baseline, spread ((max - min) / median) and agreement.
+**
+** Benchmark sources are compiled with -DSQLITE_CORE and linked with the
+** extension's objects, so they can call both SQLite and the pure C cores
+** of ext/ directly. New workloads go into the table in bench.c.
+*/
+#ifndef NOSQL_BENCH_H
+#define NOSQL_BENCH_H
+
+#include <stdint.h>
+
+#include "nosql.h"
+#include "nosqlInt.h"
+
+typedef struct Bench Bench;
+typedef struct BenchSum BenchSum;
+typedef struct BenchVariant BenchVariant;
+
+/* Options and totals of one run of the benchmark program. */
+struct Bench {
+  double rScale;     /* --size: multiplies every workload's default size */
+  int nRep;          /* --reps: runs of each variant (median taken) */
+  const char *zOnly; /* --only: comma-separated workload names, or NULL */
+  int nAgree;        /* Comparisons whose results agreed */
+  int nDisagree;     /* Comparisons whose results differed */
+};
+
+/* An order-independent digest of a result: row count and sum of row hashes. */
+struct BenchSum {
+  int64_t nRow; /* Rows seen */
+  uint64_t h;   /* Sum of per-row FNV-1a hashes */
+};
+
+/* One way to answer a workload's question. */
+struct BenchVariant {
+  const char *zName; /* Shown in the table, e.g. "relational: recursive CTE" */
+  const char *zSql;  /* SQL whose rows are the answer, or NULL */
+  /* Or a C kernel: answers on db and adds its rows to pSum. SQLITE_OK or an error. */
+  int (*xRun)(sqlite3 *db, void *pArg, BenchSum *pSum);
+  void *pArg; /* Passed to xRun */
+};
+
+/* Scaled size: rScale * nDefault, at least nMin. */
+int64_t benchSize(const Bench *p, int64_t nDefault, int64_t nMin);
+
+/* A new in-memory database with the extension registered (exits on error). */
+sqlite3 *benchOpen(void);
+
+/* Run zSql on db, failing the program on error (data set-up). */
+void benchExec(sqlite3 *db, const char *zSql);
+
+/* Step pStmt to the end, adding each row to pSum. Returns SQLITE_OK or an error. */
+int benchSumStmt(BenchSum *pSum, sqlite3_stmt *pStmt);
+
+/* Add one row given as (values) to pSum. */
+void benchSumRow(BenchSum *pSum, const void *a, int n);
+
+/*
+** Time the variants side by side. zWorkload names the question, zSize
+** describes the data ("1.0M points"), nUnit is the count that the per-unit
+** column divides by (rows returned, rows scanned...) and zUnit its name.
+*/
+void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSize, double nUnit,
+                  const char *zUnit, const BenchVariant *aVar, int nVar);
+
+/* Deterministic pseudo-random numbers (splitmix64). */
+uint64_t benchRand(uint64_t *pState);
+
+/* The workloads: one function per feature, listed in bench.c. */
+void benchCore(Bench *p);
+
+#endif /* NOSQL_BENCH_H */

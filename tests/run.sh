@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# tests/run.sh: everything `make test` runs, after make has built it.
+#
+# Plain build: C unit tests, every tests/**/*.test through the runner, the
+# reference check (docs/), the runner's own failure cases, the static-link
+# host, the export list, the side-by-side scripts (sql/*.sql) and a small
+# benchmark run that checks every variant agrees. Then the unit tests, the
+# .test files, the reference check and the runner's failure cases again
+# with the extension, the runner and the unit tests built with
+# -fsanitize=address,undefined (zero reports, leak detection on).
+#
+# Each step ends with its own "N passed, N failed" line; this script sums
+# them, and its last line is the total. Exit code 1 on any failure.
+set -u
+cd "$(dirname "$0")/.."
+
+total_pass=0
+total_fail=0
+total_skip=0
+log=$(mktemp -d /tmp/nosql-test-XXXXXX)
+trap 'rm -rf "$log"' EXIT
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:exitcode=23:detect_odr_violation=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=24"
+export LSAN_OPTIONS="exitcode=23"
+
+# step NAME CMD...: run CMD, show its output, add its closing counts.
+step() {
+  local name=$1
+  shift
+  local out="$log/out"
+  "$@" >"$out" 2>&1
+  local rc=$?
+  # Show failures and per-file lines, not every passing detail.
+  grep -v -E '^(PASS|ok) ' "$out"
+  local line
+  line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+  local p=0 f=0 s=0
+  if [ -n "$line" ]; then
+    p=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/')
+    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+    s=$(echo "$line" | sed -n -E 's/.* ([0-9]+) skipped.*/\1/p')
+    s=${s:-0}
+  fi
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "FAIL $name: exit code $rc without a failed count (crash or sanitizer report)"
+    f=1
+  fi
+  if grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$out" && [ "$f" -eq 0 ]; then
+    echo "FAIL $name: sanitizer report"
+    f=1
+  fi
+  echo "== $name: $p passed, $f failed, $s skipped"
+  total_pass=$((total_pass + p))
+  total_fail=$((total_fail + f))
+  total_skip=$((total_skip + s))
+}
+
+# selftest SLT EXT: each tests/runner/fail/*.fail must fail with its "# expect:" lines.
+selftest() {
+  local slt=$1 ext=$2 pass=0 fail=0 f out
+  for f in tests/runner/fail/*.fail; do
+    out=$("$slt" --ext "$ext" "$f" 2>&1)
+    if [ $? -eq 0 ]; then
+      echo "FAIL $f: the runner passed a file that must fail"
+      fail=$((fail + 1))
+      continue
+    fi
+    if ! echo "$out" | tail -n 1 | grep -q -E '^[0-9]+ passed, [1-9][0-9]* failed'; then
+      echo "FAIL $f: the last line does not count the failure: $(echo "$out" | tail -n 1)"
+      fail=$((fail + 1))
+      continue
+    fi
+    local ok=1 want
+    while IFS= read -r want; do
+      if ! echo "$out" | grep -q -F -- "$want"; then
+        echo "FAIL $f: the diagnostic lacks: $want"
+        ok=0
+      fi
+    done < <(sed -n 's/^# expect: //p' "$f")
+    if [ $ok -eq 1 ]; then pass=$((pass + 1)); else
+      fail=$((fail + 1))
+      echo "$out" | sed 's/^/    | /'
+    fi
+  done
+  echo "$pass passed, $fail failed"
+}
+
+# units DIR: run every unit-test program in DIR.
+units() {
+  local pass=0 fail=0 t line
+  for t in "$1"/test_*; do
+    [ -x "$t" ] || continue
+    line=$("$t" 2>&1)
+    local rc=$?
+    echo "$line" | grep -v -E '^[0-9]+ passed'
+    local last p f
+    last=$(echo "$line" | tail -n 1)
+    p=$(echo "$last" | sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed$/\1/p')
+    f=$(echo "$last" | sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed$/\2/p')
+    if [ -z "$p" ] || { [ "$rc" -ne 0 ] && [ "$f" = 0 ]; }; then
+      echo "FAIL $t: exit code $rc"
+      p=${p:-0}
+      f=$((${f:-0} + 1))
+    fi
+    echo "$t: $p passed, $f failed"
+    pass=$((pass + p))
+    fail=$((fail + f))
+  done
+  echo "$pass passed, $fail failed"
+}
+
+# exports: the shared object exports sqlite3_nosql_init and nothing else.
+exports() {
+  local syms
+  syms=$(nm -D --defined-only dist/nosql.so | awk '$2 ~ /^[TDBRW]$/ {print $3}' | sort)
+  if [ "$syms" = "sqlite3_nosql_init" ]; then
+    echo "1 passed, 0 failed"
+  else
+    echo "FAIL dist/nosql.so exports more than sqlite3_nosql_init:"
+    echo "$syms" | sed 's/^/    /'
+    echo "0 passed, 1 failed"
+  fi
+}
+
+# demos: every sql/*.sql runs in the sqlite3 shell, and every comparison it
+# prints agrees ("agree" at least once, "DISAGREE" never).
+demos() {
+  local pass=0 fail=0 f out
+  for f in sql/*.sql; do
+    out=$(sqlite3 -bail :memory: <"$f" 2>&1)
+    local rc=$?
+    if [ $rc -ne 0 ] || echo "$out" | grep -q DISAGREE || ! echo "$out" | grep -q -w agree; then
+      echo "FAIL $f: exit code $rc; output:"
+      echo "$out" | tail -n 30 | sed 's/^/    | /'
+      fail=$((fail + 1))
+    else
+      pass=$((pass + 1))
+    fi
+  done
+  echo "$pass passed, $fail failed"
+}
+
+tests=$(find tests -name '*.test' | sort)
+
+echo "# plain build"
+step "unit tests" units build/unit
+# shellcheck disable=SC2086
+step "sqllogictest" build/slt --ext dist/nosql $tests
+step "reference (docs/)" build/slt --ext dist/nosql --docs docs
+step "runner failure cases" selftest build/slt dist/nosql
+step "static library host" build/static-host VERSION
+step "exported symbols" exports
+step "side-by-side scripts (sql/)" demos
+step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
+
+echo "# AddressSanitizer + UndefinedBehaviorSanitizer build"
+step "asan unit tests" units build/asan/unit
+# shellcheck disable=SC2086
+step "asan sqllogictest" build/asan/slt --ext build/asan/nosql.so $tests
+step "asan reference (docs/)" build/asan/slt --ext build/asan/nosql.so --docs docs
+step "asan runner failure cases" selftest build/asan/slt build/asan/nosql.so
+
+echo
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+[ "$total_fail" -eq 0 ]
