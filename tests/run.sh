@@ -141,6 +141,30 @@ demos() {
   echo "$pass passed, $fail failed"
 }
 
+# python_host: Debian's system Python loads the extension as the README shows.
+python_host() {
+  local py=/usr/bin/python3
+  if ! [ -x $py ] || ! $py -c "import sqlite3,sys; sys.exit(0 if hasattr(sqlite3.Connection,'enable_load_extension') else 1)" 2>/dev/null; then
+    echo "SKIP python host: $py is missing or cannot load extensions"
+    echo "0 passed, 0 failed, 1 skipped"
+    return
+  fi
+  local v
+  v=$($py -c "
+import sqlite3
+db = sqlite3.connect(':memory:')
+db.enable_load_extension(True)
+db.load_extension('./dist/nosql')
+db.enable_load_extension(False)
+print(db.execute('SELECT nosql_version()').fetchone()[0])" 2>&1)
+  if [ "$v" = "$(cat VERSION)" ]; then
+    echo "1 passed, 0 failed"
+  else
+    echo "FAIL python host: expected $(cat VERSION), got: $v"
+    echo "0 passed, 1 failed"
+  fi
+}
+
 tests=$(find tests -name '*.test' | sort)
 
 echo "# plain build"
@@ -151,6 +175,7 @@ step "reference (docs/)" build/slt --ext dist/nosql --docs docs
 step "runner failure cases" selftest build/slt dist/nosql
 step "static library host" build/static-host VERSION
 step "exported symbols" exports
+step "python host" python_host
 step "side-by-side scripts (sql/)" demos
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 
