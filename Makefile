@@ -20,7 +20,7 @@ BUILD_PKGS := gcc make libc6-dev libsqlite3-dev
 TEST_PKGS := sqlite3 binutils
 LINT_PKGS := clang-format cppcheck
 
-WARN := -Wall -Wextra -Wno-unused-parameter
+WARN := -Wall -Wextra
 BASE_CFLAGS := -O2 -g -fPIC $(WARN) -fvisibility=hidden -std=gnu11
 EXT_CFLAGS := $(BASE_CFLAGS) -DNOSQL_VERSION='"$(VERSION)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer

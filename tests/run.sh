@@ -83,6 +83,17 @@ selftest() {
       echo "$out" | sed 's/^/    | /'
     fi
   done
+  # --rewrite writes FILE.new with the actual results in place of the expected.
+  local tmp="$log/rewrite.test"
+  printf 'query IT\nSELECT 1 + 1, NULL\n----\n3\tx\n\nstatement ok\nSELECT 1\n' >"$tmp"
+  "$slt" --ext "$ext" --rewrite "$tmp" >/dev/null 2>&1
+  if [ "$(cat "$tmp.new" 2>/dev/null)" = "$(printf 'query IT\nSELECT 1 + 1, NULL\n----\n2\tNULL\n\nstatement ok\nSELECT 1')" ]; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL --rewrite: $tmp.new is not the file with the actual results:"
+    sed 's/^/    | /' "$tmp.new" 2>/dev/null
+    fail=$((fail + 1))
+  fi
   echo "$pass passed, $fail failed"
 }
 
