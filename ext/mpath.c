@@ -75,14 +75,13 @@ typedef struct MpathTxtItem MpathTxtItem;
 ** Pure C core: no sqlite3_* calls below this line until the SQL glue.
 */
 
-#define MPATH_MAX_LABELS 65535    /* Labels per path, items per lquery */
+#define MPATH_MAX_LABELS 65535     /* Labels per path, items per lquery */
 #define MPATH_MAX_LABEL_BYTES 1000 /* Bytes per label */
 
 /* Variant flags, as ltree's modifiers. */
 #define MPATH_INCASE 0x01 /* '@': ASCII case-insensitive */
 #define MPATH_ANYEND 0x02 /* '*': the label only has to start with it */
 #define MPATH_SUBLEX 0x04 /* '%': compare '_'-separated words */
-
 
 /* One alternative of an lquery item (or one word of an ltxtquery). */
 struct MpathVariant {
@@ -93,23 +92,23 @@ struct MpathVariant {
 
 /* One item of an lquery: '*' when nVar is 0. */
 struct MpathItem {
-  int iVar;  /* First variant in MpathQuery.aVar[] */
-  int nVar;  /* Number of variants; 0 for '*' */
-  int low;   /* Fewest labels the item matches */
-  int high;  /* Most labels the item matches */
-  int bNot;  /* True for '!': a label matching none of the variants */
-  int bLit;  /* True for a plain label matching exactly one label */
+  int iVar; /* First variant in MpathQuery.aVar[] */
+  int nVar; /* Number of variants; 0 for '*' */
+  int low;  /* Fewest labels the item matches */
+  int high; /* Most labels the item matches */
+  int bNot; /* True for '!': a label matching none of the variants */
+  int bLit; /* True for a plain label matching exactly one label */
 };
 
 /* A compiled lquery, in one block from mpathLqueryAlloc()'s size. */
 struct MpathQuery {
-  char sep;            /* Separator the pattern was compiled for */
-  int nItem;           /* Items in aItem[] */
-  int nVar;            /* Variants in aVar[] */
-  MpathItem *aItem;    /* The items, in pattern order */
-  MpathVariant *aVar;  /* Variants of all items */
-  char *zPat;          /* Copy of the pattern text (variants point into it) */
-  int nPat;            /* Bytes in zPat */
+  char sep;           /* Separator the pattern was compiled for */
+  int nItem;          /* Items in aItem[] */
+  int nVar;           /* Variants in aVar[] */
+  MpathItem *aItem;   /* The items, in pattern order */
+  MpathVariant *aVar; /* Variants of all items */
+  char *zPat;         /* Copy of the pattern text (variants point into it) */
+  int nPat;           /* Bytes in zPat */
 };
 
 /* ltxtquery node kinds, in the postfix program of MpathTxtQuery. */
@@ -126,13 +125,13 @@ struct MpathTxtItem {
 
 /* A compiled ltxtquery, in one block. */
 struct MpathTxtQuery {
-  char sep;             /* Separator the query was compiled for */
-  int nProg;            /* Steps in aProg[] */
-  MpathTxtItem *aProg;  /* The expression in postfix order */
-  int nWord;            /* Words in aWord[] */
-  MpathVariant *aWord;  /* The words, pointing into zPat */
+  char sep;              /* Separator the query was compiled for */
+  int nProg;             /* Steps in aProg[] */
+  MpathTxtItem *aProg;   /* The expression in postfix order */
+  int nWord;             /* Words in aWord[] */
+  MpathVariant *aWord;   /* The words, pointing into zPat */
   unsigned char *aStack; /* Evaluation stack, nProg bytes */
-  char *zPat;           /* Copy of the query text */
+  char *zPat;            /* Copy of the query text */
 };
 
 /* True for [A-Za-z0-9_-]. */
@@ -143,12 +142,23 @@ static const unsigned char mpathAsciiLabel[128] = {
     0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
 };
 
-/* True when byte c may appear in a label of a path whose separator is sep. */
-static int mpathIsLabel(unsigned char c, char sep) {
-  if (c >= 0x80) return 1;
-  if (mpathAsciiLabel[c]) return 1;
-  return c == '.' && sep != '.';
-}
+/* Label bytes when '.' is not the separator: [A-Za-z0-9_.-] and >= 0x80. */
+static const unsigned char mpathLabelByte[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/*
+** True when byte c may appear in a label of a path whose separator is sep.
+** The only separator that is in the table is '.', so one compare suffices.
+*/
+static int mpathIsLabel(unsigned char c, char sep) { return mpathLabelByte[c] && c != (unsigned char)sep; }
 
 /*
 ** True when c can separate labels: ASCII punctuation that is neither a
@@ -282,8 +292,8 @@ static int mpathItemEq(const MpathQuery *q, const MpathItem *p, const char *zL, 
 
 /* Bytes a caller must provide to mpathLqueryCompile() for a pattern of n bytes. */
 int64_t mpathLquerySize(int n) {
-  return (int64_t)sizeof(MpathQuery) + (int64_t)(n + 2) * (int64_t)(sizeof(MpathItem) + sizeof(MpathVariant)) +
-         n + 1;
+  return (int64_t)sizeof(MpathQuery) +
+         (int64_t)(n + 2) * (int64_t)(sizeof(MpathItem) + sizeof(MpathVariant)) + n + 1;
 }
 
 /* lquery parser states, as the character it waits for. */
@@ -297,11 +307,11 @@ int64_t mpathLquerySize(int n) {
 #define LQ_CLOSE 7 /* Inside the high bound */
 #define LQ_END 8   /* After '}': the separator or the end */
 
-/* Read the decimal number at z[*pi..n), advancing *pi; saturates above 10^9. */
+/* Read the decimal number at z[*pi..n), advancing *pi; saturates at 10^9. */
 static int mpathReadNum(const char *z, int n, int *pi) {
   int v = 0;
   while (*pi < n && z[*pi] >= '0' && z[*pi] <= '9') {
-    if (v < 1000000000) v = v * 10 + (z[*pi] - '0');
+    v = v < 100000000 ? v * 10 + (z[*pi] - '0') : 1000000000;
     (*pi)++;
   }
   return v;
@@ -416,8 +426,9 @@ MpathQuery *mpathLqueryCompile(const char *z, int n, char sep, void *pBuf, char 
           pItem->low = mpathReadNum(z, n, &i);
           i--;
           if (pItem->low > MPATH_MAX_LABELS) {
-            snprintf(zErr, (size_t)nErr, "lquery low limit (%d) exceeds the maximum allowed (%d) at character %d",
-                     pItem->low, MPATH_MAX_LABELS, mpathCharPos(z, iNum));
+            snprintf(zErr, (size_t)nErr,
+                     "lquery low limit (%d) exceeds the maximum allowed (%d) at character %d", pItem->low,
+                     MPATH_MAX_LABELS, mpathCharPos(z, iNum));
             return NULL;
           }
           eState = LQ_ND;
@@ -437,8 +448,9 @@ MpathQuery *mpathLqueryCompile(const char *z, int n, char sep, void *pBuf, char 
             return NULL;
           }
           if (pItem->low > pItem->high) {
-            snprintf(zErr, (size_t)nErr, "lquery low limit (%d) is greater than high limit (%d) at character %d",
-                     pItem->low, pItem->high, mpathCharPos(z, iNum));
+            snprintf(zErr, (size_t)nErr,
+                     "lquery low limit (%d) is greater than high limit (%d) at character %d", pItem->low,
+                     pItem->high, mpathCharPos(z, iNum));
             return NULL;
           }
           eState = LQ_CLOSE;
@@ -520,6 +532,14 @@ int mpathLqueryMatch(const MpathQuery *q, const char *z, const MpathLabel *a, in
   int *aDiff = &aWork[2 * (nLabel + 2)];
   int iItem, p;
   int iFirst = 0; /* Smallest reachable position */
+  if (q->nItem > 0) {
+    /* A plain label first or last must be the path's first or last label:
+    ** a cheap test that rejects most rows of a scan before the program. */
+    const MpathItem *pHead = &q->aItem[0], *pTail = &q->aItem[q->nItem - 1];
+    if (pHead->bLit && (nLabel == 0 || !mpathItemEq(q, pHead, &z[a[0].iOff], a[0].n))) return 0;
+    if (pTail->bLit && (nLabel == 0 || !mpathItemEq(q, pTail, &z[a[nLabel - 1].iOff], a[nLabel - 1].n)))
+      return 0;
+  }
   memset(aReach, 0, sizeof(int) * (size_t)(nLabel + 1));
   aReach[0] = 1;
   for (iItem = 0; iItem < q->nItem; iItem++) {
@@ -572,8 +592,8 @@ int mpathLqueryPrefix(const MpathQuery *q) {
 
 /* Bytes a caller must provide to mpathTxtCompile() for a query of n bytes. */
 int64_t mpathTxtSize(int n) {
-  return (int64_t)sizeof(MpathTxtQuery) + (int64_t)(n + 2) * (int64_t)(2 * sizeof(MpathTxtItem) + sizeof(MpathVariant)) +
-         2 * (int64_t)n + 4;
+  return (int64_t)sizeof(MpathTxtQuery) +
+         (int64_t)(n + 2) * (int64_t)(2 * sizeof(MpathTxtItem) + sizeof(MpathVariant)) + 2 * (int64_t)n + 4;
 }
 
 /* Binding strength of an ltxtquery operator on the operator stack. */
@@ -639,12 +659,14 @@ MpathTxtQuery *mpathTxtCompile(const char *z, int n, char sep, void *pBuf, char 
           i++;
         }
         if (i < n && mpathIsLabel((unsigned char)z[i], sep)) {
-          snprintf(zErr, (size_t)nErr, "ltxtquery modifiers syntax error at character %d", mpathCharPos(z, i));
+          snprintf(zErr, (size_t)nErr, "ltxtquery modifiers syntax error at character %d",
+                   mpathCharPos(z, i));
           return NULL;
         }
         if (w->n > MPATH_MAX_LABEL_BYTES) {
-          snprintf(zErr, (size_t)nErr, "ltxtquery word length (%d) exceeds the maximum allowed (%d) at character %d",
-                   w->n, MPATH_MAX_LABEL_BYTES, mpathCharPos(z, w->iOff));
+          snprintf(zErr, (size_t)nErr,
+                   "ltxtquery word length (%d) exceeds the maximum allowed (%d) at character %d", w->n,
+                   MPATH_MAX_LABEL_BYTES, mpathCharPos(z, w->iOff));
           return NULL;
         }
         q->aProg[q->nProg].eOp = MPATH_TXT_WORD;
@@ -661,7 +683,8 @@ MpathTxtQuery *mpathTxtCompile(const char *z, int n, char sep, void *pBuf, char 
       }
     } else if (i < n && (c == '&' || c == '|')) {
       int eOp = c == '&' ? MPATH_TXT_AND : MPATH_TXT_OR;
-      while (nOp > 0 && mpathTxtPrec(aOp[nOp - 1].eOp) >= mpathTxtPrec(eOp)) q->aProg[q->nProg++] = aOp[--nOp];
+      while (nOp > 0 && mpathTxtPrec(aOp[nOp - 1].eOp) >= mpathTxtPrec(eOp))
+        q->aProg[q->nProg++] = aOp[--nOp];
       aOp[nOp].iWord = -1;
       aOp[nOp++].eOp = eOp;
       bWaitOperand = 1;
@@ -669,7 +692,8 @@ MpathTxtQuery *mpathTxtCompile(const char *z, int n, char sep, void *pBuf, char 
     } else if (i < n && c == ')') {
       while (nOp > 0 && aOp[nOp - 1].eOp != MPATH_TXT_OPEN) q->aProg[q->nProg++] = aOp[--nOp];
       if (nOp == 0) {
-        snprintf(zErr, (size_t)nErr, "ltxtquery syntax error at character %d: unbalanced ')'", mpathCharPos(z, i));
+        snprintf(zErr, (size_t)nErr, "ltxtquery syntax error at character %d: unbalanced ')'",
+                 mpathCharPos(z, i));
         return NULL;
       }
       nOp--;
@@ -784,7 +808,8 @@ int mpathSubltreeRange(int nLabel, int64_t iStart, int64_t iEnd, int64_t *piStar
 ** it keeps at most nKeep so far: the common leading labels, never a whole
 ** path (ltree's lca_inner: the lca of 'a.b' and 'a.b' is 'a').
 */
-int mpathLcaStep(const char *zA, const MpathLabel *a, const char *zB, const MpathLabel *b, int nB, int nKeep) {
+int mpathLcaStep(const char *zA, const MpathLabel *a, const char *zB, const MpathLabel *b, int nB,
+                 int nKeep) {
   int i, nMax = nKeep < nB - 1 ? nKeep : nB - 1;
   (void)a;
   for (i = 0; i < nMax; i++) {
@@ -794,7 +819,8 @@ int mpathLcaStep(const char *zA, const MpathLabel *a, const char *zB, const Mpat
 }
 
 /* ltree's a @> b: a has no more labels than b and they lead b. */
-int mpathIsAncestor(const char *zA, const MpathLabel *a, int nA, const char *zB, const MpathLabel *b, int nB) {
+int mpathIsAncestor(const char *zA, const MpathLabel *a, int nA, const char *zB, const MpathLabel *b,
+                    int nB) {
   return nA <= nB && mpathLabelsEq(zA, a, zB, b, nA);
 }
 
@@ -808,10 +834,10 @@ int mpathIsAncestor(const char *zA, const MpathLabel *a, int nA, const char *zB,
 /* A parsed path argument: its text and its labels. */
 typedef struct MpathArg MpathArg;
 struct MpathArg {
-  const char *z;                         /* Text of the value (owned by SQLite) */
-  int n;                                 /* Bytes of z */
-  int nLabel;                            /* Labels */
-  MpathLabel *a;                         /* aStatic or a sqlite3_malloc64 block */
+  const char *z;                          /* Text of the value (owned by SQLite) */
+  int n;                                  /* Bytes of z */
+  int nLabel;                             /* Labels */
+  MpathLabel *a;                          /* aStatic or a sqlite3_malloc64 block */
   MpathLabel aStatic[MPATH_STACK_LABELS]; /* Labels of short paths */
 };
 
@@ -835,7 +861,8 @@ static void mpathError(sqlite3_context *ctx, const char *zFunc, const char *zErr
 ** Parse argument pVal as a path into *p. Returns 1, or 0 after reporting
 ** the error (malformed path or OOM). The caller calls mpathArgFree().
 */
-static int mpathArgParse(sqlite3_context *ctx, const char *zFunc, sqlite3_value *pVal, char sep, MpathArg *p) {
+static int mpathArgParse(sqlite3_context *ctx, const char *zFunc, sqlite3_value *pVal, char sep,
+                         MpathArg *p) {
   char zErr[160];
   p->a = p->aStatic;
   p->z = (const char *)sqlite3_value_text(pVal);
@@ -879,7 +906,8 @@ static int mpathArgSep(sqlite3_context *ctx, const char *zFunc, int argc, sqlite
     sqlite3_result_error_nomem(ctx);
     return 0;
   }
-  mpathError(ctx, zFunc, "separator must be one ASCII punctuation character other than - _ * | ! @ % { } ( ) , &",
+  mpathError(ctx, zFunc,
+             "separator must be one ASCII punctuation character other than - _ * | ! @ % { } ( ) , &",
              argv[iArg]);
   return 0;
 }
@@ -1125,7 +1153,8 @@ static void mpathIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   if (!mpathArgSep(ctx, "mpath_index", argc, argv, 3, &sep)) return;
   if (argc > 2 && !mpathArgInt(ctx, "mpath_index", "offset", argv[2], &iOff)) return;
   b.a = b.aStatic;
-  if (mpathArgParse(ctx, "mpath_index", argv[0], sep, &a) && mpathArgParse(ctx, "mpath_index", argv[1], sep, &b)) {
+  if (mpathArgParse(ctx, "mpath_index", argv[0], sep, &a) &&
+      mpathArgParse(ctx, "mpath_index", argv[1], sep, &b)) {
     sqlite3_result_int(ctx, mpathIndex(a.z, a.a, a.nLabel, b.z, b.a, b.nLabel, iOff));
   }
   mpathArgFree(&a);
@@ -1194,7 +1223,8 @@ static void mpathRebaseFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
       if (nLabel > MPATH_MAX_LABELS) {
         nosqlResultError(ctx, "mpath_rebase: number of labels (%lld) exceeds the maximum allowed (%d)",
                          (long long)nLabel, MPATH_MAX_LABELS);
-      } else if ((int64_t)pNew.n + 1 + nTail > sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1)) {
+      } else if ((int64_t)pNew.n + 1 + nTail >
+                 sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1)) {
         sqlite3_result_error_toobig(ctx);
       } else {
         nosqlBufferAppend(&rc, &out, pNew.z, pNew.n);
@@ -1247,23 +1277,35 @@ static void mpathBoundFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 int mpathRegister(sqlite3 *db) {
   static const struct {
-    const char *zName;                                     /* SQL name */
-    int nArg;                                              /* Arguments, -1 for any */
+    const char *zName;                                       /* SQL name */
+    int nArg;                                                /* Arguments, -1 for any */
     void (*xFunc)(sqlite3_context *, int, sqlite3_value **); /* Implementation */
-    int iUser;                                             /* 1: user data non-NULL */
+    int iUser;                                               /* 1: user data non-NULL */
   } aFunc[] = {
-      {"mpath_match", 2, mpathMatchFunc, 0},         {"mpath_match", 3, mpathMatchFunc, 0},
-      {"mpath_txtmatch", 2, mpathTxtMatchFunc, 0},   {"mpath_txtmatch", 3, mpathTxtMatchFunc, 0},
-      {"mpath_nlevel", 1, mpathNlevelFunc, 0},       {"mpath_nlevel", 2, mpathNlevelFunc, 0},
-      {"mpath_subpath", 2, mpathSubpathFunc, 0},     {"mpath_subpath", 3, mpathSubpathFunc, 0},
-      {"mpath_subpath", 4, mpathSubpathFunc, 0},     {"mpath_subltree", 3, mpathSubltreeFunc, 0},
-      {"mpath_subltree", 4, mpathSubltreeFunc, 0},   {"mpath_index", 2, mpathIndexFunc, 0},
-      {"mpath_index", 3, mpathIndexFunc, 0},         {"mpath_index", 4, mpathIndexFunc, 0},
-      {"mpath_lca", -1, mpathLcaFunc, 0},            {"mpath_is_ancestor", 2, mpathIsAncestorFunc, 0},
-      {"mpath_is_ancestor", 3, mpathIsAncestorFunc, 0}, {"mpath_rebase", 3, mpathRebaseFunc, 0},
-      {"mpath_rebase", 4, mpathRebaseFunc, 0},       {"mpath_lower", 1, mpathBoundFunc, 0},
-      {"mpath_lower", 2, mpathBoundFunc, 0},         {"mpath_upper", 1, mpathBoundFunc, 1},
-      {"mpath_upper", 2, mpathBoundFunc, 1},         {"mpath_prefix", 1, mpathPrefixFunc, 0},
+      {"mpath_match", 2, mpathMatchFunc, 0},
+      {"mpath_match", 3, mpathMatchFunc, 0},
+      {"mpath_txtmatch", 2, mpathTxtMatchFunc, 0},
+      {"mpath_txtmatch", 3, mpathTxtMatchFunc, 0},
+      {"mpath_nlevel", 1, mpathNlevelFunc, 0},
+      {"mpath_nlevel", 2, mpathNlevelFunc, 0},
+      {"mpath_subpath", 2, mpathSubpathFunc, 0},
+      {"mpath_subpath", 3, mpathSubpathFunc, 0},
+      {"mpath_subpath", 4, mpathSubpathFunc, 0},
+      {"mpath_subltree", 3, mpathSubltreeFunc, 0},
+      {"mpath_subltree", 4, mpathSubltreeFunc, 0},
+      {"mpath_index", 2, mpathIndexFunc, 0},
+      {"mpath_index", 3, mpathIndexFunc, 0},
+      {"mpath_index", 4, mpathIndexFunc, 0},
+      {"mpath_lca", -1, mpathLcaFunc, 0},
+      {"mpath_is_ancestor", 2, mpathIsAncestorFunc, 0},
+      {"mpath_is_ancestor", 3, mpathIsAncestorFunc, 0},
+      {"mpath_rebase", 3, mpathRebaseFunc, 0},
+      {"mpath_rebase", 4, mpathRebaseFunc, 0},
+      {"mpath_lower", 1, mpathBoundFunc, 0},
+      {"mpath_lower", 2, mpathBoundFunc, 0},
+      {"mpath_upper", 1, mpathBoundFunc, 1},
+      {"mpath_upper", 2, mpathBoundFunc, 1},
+      {"mpath_prefix", 1, mpathPrefixFunc, 0},
       {"mpath_prefix", 2, mpathPrefixFunc, 0},
   };
   static int iUpper = 1; /* Non-NULL user data marks mpath_upper */
