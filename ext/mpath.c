@@ -100,7 +100,7 @@ struct MpathItem {
   int bLit; /* True for a plain label matching exactly one label */
 };
 
-/* A compiled lquery, in one block from mpathLqueryAlloc()'s size. */
+/* A compiled lquery, in one caller block of mpathLquerySize() bytes. */
 struct MpathQuery {
   char sep;           /* Separator the pattern was compiled for */
   int nItem;          /* Items in aItem[] */
@@ -123,7 +123,7 @@ struct MpathTxtItem {
   int iWord; /* For a word: index in aWord[] */
 };
 
-/* A compiled ltxtquery, in one block. */
+/* A compiled ltxtquery, in one caller block of mpathTxtSize() bytes. */
 struct MpathTxtQuery {
   char sep;              /* Separator the query was compiled for */
   int nProg;             /* Steps in aProg[] */
@@ -134,13 +134,6 @@ struct MpathTxtQuery {
   char *zPat;            /* Copy of the query text */
 };
 
-/* True for [A-Za-z0-9_-]. */
-static const unsigned char mpathAsciiLabel[128] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
-    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
-    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
-};
 
 /* Label bytes when '.' is not the separator: [A-Za-z0-9_.-] and >= 0x80. */
 static const unsigned char mpathLabelByte[256] = {
@@ -167,7 +160,7 @@ static int mpathIsLabel(unsigned char c, char sep) { return mpathLabelByte[c] &&
 int mpathSepValid(char c) {
   unsigned char u = (unsigned char)c;
   if (u <= 0x20 || u >= 0x7f) return 0;
-  if (mpathAsciiLabel[u]) return 0;
+  if (u != '.' && mpathLabelByte[u]) return 0;
   return strchr("*|!@%{}(),&", c) == NULL;
 }
 
@@ -673,11 +666,10 @@ MpathTxtQuery *mpathTxtCompile(const char *z, int n, char sep, void *pBuf, char 
         q->aProg[q->nProg++].iWord = q->nWord++;
         bWaitOperand = 0;
       } else {
-        const char *zWhat = i < n ? "character" : "end of input";
         if (i < n) {
-          snprintf(zErr, (size_t)nErr, "ltxtquery operand syntax error at %s %d", zWhat, mpathCharPos(z, i));
+          snprintf(zErr, (size_t)nErr, "ltxtquery operand syntax error at character %d", mpathCharPos(z, i));
         } else {
-          snprintf(zErr, (size_t)nErr, "ltxtquery operand syntax error at %s", zWhat);
+          snprintf(zErr, (size_t)nErr, "ltxtquery operand syntax error at end of input");
         }
         return NULL;
       }
@@ -811,7 +803,6 @@ int mpathSubltreeRange(int nLabel, int64_t iStart, int64_t iEnd, int64_t *piStar
 int mpathLcaStep(const char *zA, const MpathLabel *a, const char *zB, const MpathLabel *b, int nB,
                  int nKeep) {
   int i, nMax = nKeep < nB - 1 ? nKeep : nB - 1;
-  (void)a;
   for (i = 0; i < nMax; i++) {
     if (!mpathLabelsEq(zA, &a[i], zB, &b[i], 1)) break;
   }
