@@ -134,7 +134,6 @@ struct MpathTxtQuery {
   char *zPat;            /* Copy of the query text */
 };
 
-
 /* Label bytes when '.' is not the separator: [A-Za-z0-9_.-] and >= 0x80. */
 static const unsigned char mpathLabelByte[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -1079,54 +1078,40 @@ static void mpathNlevelFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   mpathArgFree(&path);
 }
 
-/* mpath_subpath(path, offset [, len [, sep]]) */
-static void mpathSubpathFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+/*
+** mpath_subpath(path, offset [, len [, sep]]) and mpath_subltree(path,
+** start, end [, sep]): a slice of the labels of path. The function's user
+** data is NULL for subpath, non-NULL for subltree.
+*/
+static void mpathSliceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  int bSubltree = sqlite3_user_data(ctx) != NULL;
+  const char *zFunc = bSubltree ? "mpath_subltree" : "mpath_subpath";
+  const char *zArg1 = bSubltree ? "start" : "offset";
+  const char *zArg2 = bSubltree ? "end" : "length";
   MpathArg path;
   char sep;
-  int64_t iOff, nLen = 0, iStart, iEnd;
+  int64_t i1, i2 = 0, iStart, iEnd;
+  int bValid;
   if (mpathAnyNull(argc, argv)) return;
-  if (!mpathArgSep(ctx, "mpath_subpath", argc, argv, 3, &sep)) return;
-  if (!mpathArgInt(ctx, "mpath_subpath", "offset", argv[1], &iOff)) return;
-  if (argc > 2 && !mpathArgInt(ctx, "mpath_subpath", "length", argv[2], &nLen)) return;
-  if (!mpathArgParse(ctx, "mpath_subpath", argv[0], sep, &path)) {
+  if (!mpathArgSep(ctx, zFunc, argc, argv, 3, &sep)) return;
+  if (!mpathArgInt(ctx, zFunc, zArg1, argv[1], &i1)) return;
+  if (argc > 2 && !mpathArgInt(ctx, zFunc, zArg2, argv[2], &i2)) return;
+  if (!mpathArgParse(ctx, zFunc, argv[0], sep, &path)) {
     mpathArgFree(&path);
     return;
   }
-  if (mpathSubpathRange(path.nLabel, iOff, nLen, argc > 2, &iStart, &iEnd)) {
+  if (bSubltree) {
+    bValid = mpathSubltreeRange(path.nLabel, i1, i2, &iStart, &iEnd);
+  } else {
+    bValid = mpathSubpathRange(path.nLabel, i1, i2, argc > 2, &iStart, &iEnd);
+  }
+  if (bValid) {
     mpathResultRange(ctx, &path, iStart, iEnd);
   } else {
     char *zQuoted = nosqlValueQuote(argv[0]);
     if (zQuoted) {
-      nosqlResultError(ctx, "mpath_subpath: invalid positions (offset %lld, length %lld) for %s of %d labels",
-                       (long long)iOff, (long long)nLen, zQuoted, path.nLabel);
-    } else {
-      sqlite3_result_error_nomem(ctx);
-    }
-    sqlite3_free(zQuoted);
-  }
-  mpathArgFree(&path);
-}
-
-/* mpath_subltree(path, start, end [, sep]) */
-static void mpathSubltreeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  MpathArg path;
-  char sep;
-  int64_t iStartArg, iEndArg, iStart, iEnd;
-  if (mpathAnyNull(argc, argv)) return;
-  if (!mpathArgSep(ctx, "mpath_subltree", argc, argv, 3, &sep)) return;
-  if (!mpathArgInt(ctx, "mpath_subltree", "start", argv[1], &iStartArg)) return;
-  if (!mpathArgInt(ctx, "mpath_subltree", "end", argv[2], &iEndArg)) return;
-  if (!mpathArgParse(ctx, "mpath_subltree", argv[0], sep, &path)) {
-    mpathArgFree(&path);
-    return;
-  }
-  if (mpathSubltreeRange(path.nLabel, iStartArg, iEndArg, &iStart, &iEnd)) {
-    mpathResultRange(ctx, &path, iStart, iEnd);
-  } else {
-    char *zQuoted = nosqlValueQuote(argv[0]);
-    if (zQuoted) {
-      nosqlResultError(ctx, "mpath_subltree: invalid positions (start %lld, end %lld) for %s of %d labels",
-                       (long long)iStartArg, (long long)iEndArg, zQuoted, path.nLabel);
+      nosqlResultError(ctx, "%s: invalid positions (%s %lld, %s %lld) for %s of %d labels", zFunc, zArg1,
+                       (long long)i1, zArg2, (long long)i2, zQuoted, path.nLabel);
     } else {
       sqlite3_result_error_nomem(ctx);
     }
@@ -1279,11 +1264,11 @@ int mpathRegister(sqlite3 *db) {
       {"mpath_txtmatch", 3, mpathTxtMatchFunc, 0},
       {"mpath_nlevel", 1, mpathNlevelFunc, 0},
       {"mpath_nlevel", 2, mpathNlevelFunc, 0},
-      {"mpath_subpath", 2, mpathSubpathFunc, 0},
-      {"mpath_subpath", 3, mpathSubpathFunc, 0},
-      {"mpath_subpath", 4, mpathSubpathFunc, 0},
-      {"mpath_subltree", 3, mpathSubltreeFunc, 0},
-      {"mpath_subltree", 4, mpathSubltreeFunc, 0},
+      {"mpath_subpath", 2, mpathSliceFunc, 0},
+      {"mpath_subpath", 3, mpathSliceFunc, 0},
+      {"mpath_subpath", 4, mpathSliceFunc, 0},
+      {"mpath_subltree", 3, mpathSliceFunc, 1},
+      {"mpath_subltree", 4, mpathSliceFunc, 1},
       {"mpath_index", 2, mpathIndexFunc, 0},
       {"mpath_index", 3, mpathIndexFunc, 0},
       {"mpath_index", 4, mpathIndexFunc, 0},
@@ -1299,11 +1284,11 @@ int mpathRegister(sqlite3 *db) {
       {"mpath_prefix", 1, mpathPrefixFunc, 0},
       {"mpath_prefix", 2, mpathPrefixFunc, 0},
   };
-  static int iUpper = 1; /* Non-NULL user data marks mpath_upper */
+  static int iMark = 1; /* Non-NULL user data: mpath_upper, mpath_subltree */
   size_t i;
   int rc = SQLITE_OK;
   for (i = 0; rc == SQLITE_OK && i < sizeof(aFunc) / sizeof(aFunc[0]); i++) {
-    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, NOSQL_PURE, aFunc[i].iUser ? &iUpper : 0,
+    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, NOSQL_PURE, aFunc[i].iUser ? &iMark : 0,
                                  aFunc[i].xFunc, 0, 0);
   }
   return rc;
