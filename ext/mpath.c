@@ -134,10 +134,13 @@ struct MpathTxtQuery {
   char *zPat;            /* Copy of the query text */
 };
 
-/* Label bytes when '.' is not the separator: [A-Za-z0-9_.-] and >= 0x80. */
+/*
+** Label bytes: 1 for [A-Za-z0-9_-] and bytes >= 0x80, 2 for '.', which is
+** a label byte unless it is the separator. mpathLabelMask() says which.
+*/
 static const unsigned char mpathLabelByte[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
     0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
     0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -147,10 +150,13 @@ static const unsigned char mpathLabelByte[256] = {
 };
 
 /*
-** True when byte c may appear in a label of a path whose separator is sep.
-** The only separator that is in the table is '.', so one compare suffices.
+** The mask of mpathLabelByte[] values that are label bytes with separator
+** sep. A valid separator other than '.' is never in the table.
 */
-static int mpathIsLabel(unsigned char c, char sep) { return mpathLabelByte[c] && c != (unsigned char)sep; }
+static unsigned char mpathLabelMask(char sep) { return sep == '.' ? 1 : 3; }
+
+/* True when byte c may appear in a label of a path whose separator is sep. */
+static int mpathIsLabel(unsigned char c, char sep) { return (mpathLabelByte[c] & mpathLabelMask(sep)) != 0; }
 
 /*
 ** True when c can separate labels: ASCII punctuation that is neither a
@@ -181,10 +187,11 @@ static int mpathCharPos(const char *z, int i) {
 int mpathSplit(const char *z, int n, char sep, MpathLabel *a, int nA, char *zErr, int nErr) {
   int i = 0;
   int nLabel = 0;
+  unsigned char mask = mpathLabelMask(sep);
   if (n == 0) return 0;
   while (1) {
     int iStart = i;
-    while (i < n && mpathIsLabel((unsigned char)z[i], sep)) i++;
+    while (i < n && (mpathLabelByte[(unsigned char)z[i]] & mask)) i++;
     if (i == iStart) {
       if (i == n) {
         snprintf(zErr, (size_t)nErr, "path syntax error at end of input");
@@ -509,8 +516,8 @@ syntax_error:
 int64_t mpathMatchWorkSize(int nLabel) { return 3 * ((int64_t)nLabel + 2); }
 
 /*
-** Does the path z with labels a[0..nLabel) match q? aWork holds
-** mpathMatchWorkSize(nLabel) ints of scratch space.
+** The dynamic program for paths of any length: does the path z with labels
+** a[0..nLabel) match q? aWork holds mpathMatchWorkSize(nLabel) ints.
 **
 ** aReach[p] says that the items so far can consume exactly the first p
 ** labels. For each item, aRun[p] counts the consecutive labels from p that
@@ -518,20 +525,12 @@ int64_t mpathMatchWorkSize(int nLabel) { return 3 * ((int64_t)nLabel + 2); }
 ** reachable for the next item (a difference array adds those intervals).
 ** This is ltree's checkCond() without its backtracking.
 */
-int mpathLqueryMatch(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork) {
+int mpathLqueryMatchDp(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork) {
   int *aReach = aWork;
   int *aRun = &aWork[nLabel + 2];
   int *aDiff = &aWork[2 * (nLabel + 2)];
   int iItem, p;
   int iFirst = 0; /* Smallest reachable position */
-  if (q->nItem > 0) {
-    /* A plain label first or last must be the path's first or last label:
-    ** a cheap test that rejects most rows of a scan before the program. */
-    const MpathItem *pHead = &q->aItem[0], *pTail = &q->aItem[q->nItem - 1];
-    if (pHead->bLit && (nLabel == 0 || !mpathItemEq(q, pHead, &z[a[0].iOff], a[0].n))) return 0;
-    if (pTail->bLit && (nLabel == 0 || !mpathItemEq(q, pTail, &z[a[nLabel - 1].iOff], a[nLabel - 1].n)))
-      return 0;
-  }
   memset(aReach, 0, sizeof(int) * (size_t)(nLabel + 1));
   aReach[0] = 1;
   for (iItem = 0; iItem < q->nItem; iItem++) {
@@ -566,6 +565,61 @@ int mpathLqueryMatch(const MpathQuery *q, const char *z, const MpathLabel *a, in
     iFirst = iNext;
   }
   return aReach[nLabel];
+}
+
+/*
+** The same program for paths of at most MPATH_BITS_MAX labels, with the
+** set of reachable positions as the bits of a word: the items consume
+** labels one at a time (r = (r & m) << 1, m the labels matching the item)
+** and every count from low to high adds its positions. No scratch space.
+*/
+int mpathLqueryMatchBits(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel) {
+  uint64_t mAll = ((uint64_t)1 << nLabel) - 1; /* Bits of the labels */
+  uint64_t mReach = 1;                         /* Bit p: first p labels consumed */
+  int iItem;
+  for (iItem = 0; iItem < q->nItem; iItem++) {
+    const MpathItem *pItem = &q->aItem[iItem];
+    uint64_t mMatch = mAll, r = mReach, mNext = 0;
+    int k, p = 0;
+    if (pItem->nVar > 0) {
+      const MpathVariant *v = &q->aVar[pItem->iVar];
+      mMatch = 0;
+      while (((mReach >> p) & 1) == 0) p++;
+      if (pItem->nVar == 1 && !pItem->bNot && v->flags == 0) {
+        /* The common plain label, compared inline. */
+        for (; p < nLabel; p++) {
+          if (a[p].n == v->n && memcmp(&z[a[p].iOff], &q->zPat[v->iOff], (size_t)v->n) == 0) {
+            mMatch |= (uint64_t)1 << p;
+          }
+        }
+      } else {
+        for (; p < nLabel; p++) {
+          if (mpathItemEq(q, pItem, &z[a[p].iOff], a[p].n)) mMatch |= (uint64_t)1 << p;
+        }
+      }
+    }
+    for (k = 0; k <= pItem->high && r; k++) {
+      if (k >= pItem->low) mNext |= r;
+      r = (r & mMatch) << 1;
+    }
+    if (mNext == 0) return 0;
+    mReach = mNext;
+  }
+  return (int)((mReach >> nLabel) & 1);
+}
+
+int mpathLqueryMatch(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork) {
+  if (q->nItem > 0) {
+    /* A plain label first or last must be the path's first or last label:
+    ** a cheap test that rejects most rows of a scan before the program. */
+    const MpathItem *pHead = &q->aItem[0], *pTail = &q->aItem[q->nItem - 1];
+    if (pHead->bLit && (nLabel == 0 || !mpathItemEq(q, pHead, &z[a[0].iOff], a[0].n))) return 0;
+    if (pTail->bLit && (nLabel == 0 || !mpathItemEq(q, pTail, &z[a[nLabel - 1].iOff], a[nLabel - 1].n))) {
+      return 0;
+    }
+  }
+  if (nLabel <= MPATH_BITS_MAX) return mpathLqueryMatchBits(q, z, a, nLabel);
+  return mpathLqueryMatchDp(q, z, a, nLabel, aWork);
 }
 
 /*

@@ -105,7 +105,15 @@ int mpathSplit(const char *z, int n, char sep, MpathLabel *a, int nA, char *zErr
 int64_t mpathLquerySize(int n);
 MpathQuery *mpathLqueryCompile(const char *z, int n, char sep, void *pBuf, char *zErr, int nErr);
 int64_t mpathMatchWorkSize(int nLabel);
+/*
+** Does path z, split into labels a[0..nLabel), match q? aWork holds
+** mpathMatchWorkSize(nLabel) ints (unused up to MPATH_BITS_MAX labels).
+** The Bits and Dp variants are the two programs it chooses between.
+*/
+#define MPATH_BITS_MAX 62
 int mpathLqueryMatch(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork);
+int mpathLqueryMatchBits(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel);
+int mpathLqueryMatchDp(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork);
 int mpathLqueryPrefix(const MpathQuery *q);
 int64_t mpathTxtSize(int n);
 MpathTxtQuery *mpathTxtCompile(const char *z, int n, char sep, void *pBuf, char *zErr, int nErr);

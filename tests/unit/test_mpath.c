@@ -168,10 +168,61 @@ static void testIndexLca(void) {
   CHECK(!mpathIsAncestor(zB, b, nB, zA, a, nA));
 }
 
+/* Deterministic pseudo-random numbers for the cross-check. */
+static unsigned int unitRand(unsigned int *pSeed) {
+  *pSeed = *pSeed * 1103515245u + 12345u;
+  return (*pSeed >> 8) & 0xffffff;
+}
+
+/*
+** The two matching programs (bit sets up to 62 labels, the dynamic program
+** for any length) agree on random patterns and paths.
+*/
+static void testBitsVersusDp(void) {
+  static const char *azLabel[] = {"a", "b", "ab", "A", "a_b", "b_a"};
+  static const char *azItem[] = {"*",  "*{2}", "*{1,}", "*{,2}", "a",       "b|a_b",   "!a",
+                                 "a@", "a*",   "b_a%",  "a{2}",  "!b{1,3}", "a|b{,2}", "A@*"};
+  unsigned int seed = 42;
+  int iCase, nDiff = 0, nMatch = 0;
+  int aWork[3 * 66];
+  for (iCase = 0; iCase < 20000; iCase++) {
+    char zPath[256], zPat[256];
+    MpathLabel a[64];
+    char zErr[160];
+    void *pBuf;
+    MpathQuery *q;
+    int nPath = 0, nPat = 0, i, nLabel;
+    int nL = (int)(unitRand(&seed) % 12), nI = 1 + (int)(unitRand(&seed) % 4);
+    for (i = 0; i < nL; i++) {
+      nPath += snprintf(&zPath[nPath], sizeof(zPath) - (size_t)nPath, "%s%s", i ? "." : "",
+                        azLabel[unitRand(&seed) % 6]);
+    }
+    zPath[nPath] = 0;
+    for (i = 0; i < nI; i++) {
+      nPat += snprintf(&zPat[nPat], sizeof(zPat) - (size_t)nPat, "%s%s", i ? "." : "",
+                       azItem[unitRand(&seed) % 14]);
+    }
+    pBuf = malloc((size_t)mpathLquerySize(nPat));
+    if (pBuf == NULL) return;
+    q = mpathLqueryCompile(zPat, nPat, '.', pBuf, zErr, sizeof(zErr));
+    nLabel = mpathSplit(zPath, nPath, '.', a, 64, zErr, sizeof(zErr));
+    if (q && nLabel >= 0) {
+      int b1 = mpathLqueryMatchBits(q, zPath, a, nLabel);
+      int b2 = mpathLqueryMatchDp(q, zPath, a, nLabel, aWork);
+      if (b1 != b2 && nDiff++ < 5) printf("bits %d dp %d for '%s' ~ '%s'\n", b1, b2, zPath, zPat);
+      nMatch += b1;
+    }
+    free(pBuf);
+  }
+  CHECK_INT(nDiff, 0);
+  CHECK(nMatch > 1000);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testSplit);
   RUN(testMatch);
+  RUN(testBitsVersusDp);
   RUN(testLqueryErrors);
   RUN(testPrefix);
   RUN(testTxt);
