@@ -58,6 +58,11 @@ SELECT p.id, p.name, c.path FROM category c JOIN product p ON p.category_id = c.
  ORDER BY p.id;
 
 .print
+.print "-- materialized path: mpath_ranges() gives the same rows as two plain index ranges"
+SELECT count(*) AS products FROM mpath_ranges('Catalog.Men.Shoes') r
+  JOIN category c ON c.path >= r.lo AND c.path < r.hi JOIN product p ON p.category_id = c.id;
+
+.print
 .print -- relational: adjacency list walked by a recursive CTE
 WITH RECURSIVE sub(id) AS (SELECT 3 UNION ALL SELECT c.id FROM category c JOIN sub ON c.parent_id = sub.id)
 SELECT count(*) AS products FROM product WHERE category_id IN sub;
@@ -81,6 +86,11 @@ SELECT 'products under Men''s Shoes' AS question,
                = (SELECT group_concat(id) FROM (WITH RECURSIVE sub(id) AS (SELECT 3 UNION ALL
                    SELECT c.id FROM category c JOIN sub ON c.parent_id = sub.id)
                    SELECT id FROM product WHERE category_id IN sub ORDER BY id))
+             AND (SELECT group_concat(id) FROM (SELECT p.id FROM mpath_ranges('Catalog.Men.Shoes') r
+                   JOIN category c ON c.path >= r.lo AND c.path < r.hi JOIN product p ON p.category_id = c.id
+                   ORDER BY p.id))
+               = (SELECT group_concat(id) FROM (SELECT p.id FROM category c JOIN product p ON p.category_id = c.id
+                   WHERE c.path = 'Catalog.Men.Shoes' OR c.path GLOB 'Catalog.Men.Shoes.*' ORDER BY p.id))
              AND (SELECT group_concat(id) FROM (SELECT p.id FROM category c JOIN product p ON p.category_id = c.id
                    WHERE c.path = 'Catalog.Men.Shoes' OR c.path GLOB 'Catalog.Men.Shoes.*' ORDER BY p.id))
                = (SELECT group_concat(id) FROM (SELECT p.id FROM category c JOIN product p ON p.category_id = c.id
@@ -93,10 +103,12 @@ SELECT 'products under Men''s Shoes' AS question,
             THEN 'agree' ELSE 'DISAGREE' END AS result;
 
 .print
-.print -- the plan of the materialized-path query
+.print -- the plans of the materialized-path queries: index searches, no scan
 EXPLAIN QUERY PLAN SELECT id FROM category c
  WHERE c.path = 'Catalog.Men.Shoes'
     OR (c.path >= mpath_lower('Catalog.Men.Shoes') AND c.path < mpath_upper('Catalog.Men.Shoes'));
+EXPLAIN QUERY PLAN SELECT c.id FROM mpath_ranges('Catalog.Men.Shoes') r
+  JOIN category c ON c.path >= r.lo AND c.path < r.hi;
 
 .print
 .print == 2. Categories exactly two levels below Men
