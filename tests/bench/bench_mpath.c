@@ -140,8 +140,9 @@ static void mpathBenchOne(Bench *p, int bRandom) {
          0, 0},
         {"mpath: strict-descendant range per subtree, prepared once (C)", 0, mpathBenchKernel, 0},
     };
-    snprintf(zSize, sizeof(zSize), "%lld nodes, %s, %lld descendants of 100 nodes", (long long)nNode,
-             bRandom ? "random fan-out" : "10-ary", (long long)nDesc);
+    snprintf(zSize, sizeof(zSize), "%lld nodes, %s, %lld descendants of %lld nodes", (long long)nNode,
+             bRandom ? "random fan-out" : "10-ary", (long long)nDesc,
+             (long long)mpathBenchCount(db, "SELECT count(*) FROM qroot"));
     snprintf(zName, sizeof(zName), "mpath: descendants, %s tree", bRandom ? "random fan-out" : "10-ary");
     benchCompare(p, zName, db, zSize, (double)nDesc, "descendant", aVar, 4);
   }
