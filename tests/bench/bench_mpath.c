@@ -129,7 +129,7 @@ static void mpathBenchOne(Bench *p, int bRandom) {
          " UNION ALL SELECT sub.r, n.id FROM sub JOIN node n ON n.parent = sub.id)"
          " SELECT r, count(*), sum(id) FROM sub GROUP BY r",
          0, 0},
-        {"mpath: exact prefix range (SQL join)",
+        {"mpath: path = p OR range (MULTI-INDEX OR, SQL join)",
          "SELECT q.id, count(*), sum(n.id) FROM qroot q JOIN node rp ON rp.id = q.id JOIN node n"
          " ON n.path = rp.path OR (n.path >= mpath_lower(rp.path) AND n.path < mpath_upper(rp.path))"
          " GROUP BY q.id",
