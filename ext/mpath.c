@@ -1253,7 +1253,7 @@ static void mpathRebaseFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
       mpathArgParse(ctx, "mpath_rebase", argv[1], sep, &pOld) &&
       mpathArgParse(ctx, "mpath_rebase", argv[2], sep, &pNew)) {
     if (!mpathIsAncestor(pOld.z, pOld.a, pOld.nLabel, path.z, path.a, path.nLabel)) {
-      sqlite3_result_value(ctx, argv[0]);
+      sqlite3_result_text(ctx, path.z, path.n, SQLITE_TRANSIENT);
     } else {
       int64_t nLabel = (int64_t)pNew.nLabel + path.nLabel - pOld.nLabel;
       int nTail = pOld.nLabel == 0 ? path.n : path.n - (pOld.n + (pOld.nLabel < path.nLabel ? 1 : 0));
