@@ -218,11 +218,58 @@ static void testBitsVersusDp(void) {
   CHECK(nMatch > 1000);
 }
 
+/*
+** Random byte strings from the languages' alphabet (and a few others) as
+** lquery, ltxtquery and path: compiling never reads or writes out of
+** bounds (the sanitizer build checks), and what compiles matches the same
+** way with both programs.
+*/
+static void testFuzz(void) {
+  static const char zAlpha[] = "ab_.*{},|!@%0129&()- /\xc3\xa9";
+  unsigned int seed = 7;
+  int iCase, nDiff = 0, nCompiled = 0;
+  int aWork[3 * 66];
+  for (iCase = 0; iCase < 30000; iCase++) {
+    char z[24];
+    char zErr[160];
+    int n = (int)(unitRand(&seed) % 16), i;
+    void *pBuf;
+    for (i = 0; i < n; i++) z[i] = zAlpha[unitRand(&seed) % (sizeof(zAlpha) - 1)];
+    z[n] = 0;
+    pBuf = malloc((size_t)(mpathLquerySize(n) > mpathTxtSize(n) ? mpathLquerySize(n) : mpathTxtSize(n)));
+    if (pBuf == NULL) return;
+    {
+      MpathQuery *q = mpathLqueryCompile(z, n, '.', pBuf, zErr, sizeof(zErr));
+      if (q) {
+        static const char *azPath[] = {"", "a", "a.b", "ab_a.b.a.a", "a.a.a.a.a.a.b"};
+        for (i = 0; i < 5; i++) {
+          MpathLabel a[16];
+          int nLabel = mpathSplit(azPath[i], (int)strlen(azPath[i]), '.', a, 16, zErr, sizeof(zErr));
+          int b1 = mpathLqueryMatchBits(q, azPath[i], a, nLabel);
+          int b2 = mpathLqueryMatchDp(q, azPath[i], a, nLabel, aWork);
+          if (b1 != b2) nDiff++;
+        }
+        nCompiled++;
+      }
+    }
+    if (mpathTxtCompile(z, n, '.', pBuf, zErr, sizeof(zErr))) nCompiled++;
+    {
+      MpathLabel a[16];
+      mpathSplit(z, n, '.', a, 16, zErr, sizeof(zErr));
+      mpathSplit(z, n, '/', a, 16, zErr, sizeof(zErr));
+    }
+    free(pBuf);
+  }
+  CHECK_INT(nDiff, 0);
+  CHECK(nCompiled > 100);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testSplit);
   RUN(testMatch);
   RUN(testBitsVersusDp);
+  RUN(testFuzz);
   RUN(testLqueryErrors);
   RUN(testPrefix);
   RUN(testTxt);
