@@ -35,7 +35,8 @@
 **
 ** lquery. Items joined by the separator must match the whole path:
 **   *         any number of labels; *{n} *{n,} *{n,m} *{,m} bound it
-**   foo       a label; modifiers after it: @ case-insensitive (ASCII),
+**   foo       a label; modifiers after it: @ case-insensitive (ASCII,
+**             Latin-1, Latin Extended-A, Greek, Cyrillic, Armenian),
 **             * label prefix, % every '_'-separated word of foo equals a
 **             word of the label (with *: is a prefix of one)
 **   a|b|c     any of the alternatives;  !a|b  a label matching none
@@ -89,7 +90,7 @@ typedef struct MpathTxtItem MpathTxtItem;
 #define MPATH_MAX_LABEL_BYTES 1000 /* Bytes per label */
 
 /* Variant flags, as ltree's modifiers. */
-#define MPATH_INCASE 0x01 /* '@': ASCII case-insensitive */
+#define MPATH_INCASE 0x01 /* '@': case-insensitive (mpathFold) */
 #define MPATH_ANYEND 0x02 /* '*': the label only has to start with it */
 #define MPATH_SUBLEX 0x04 /* '%': compare '_'-separated words */
 
@@ -235,14 +236,50 @@ int mpathSplit(const char *z, int n, char sep, MpathLabel *a, int nA, char *zErr
   return nLabel;
 }
 
-/* ASCII case-insensitive comparison of n bytes: 0 when equal. */
+/*
+** The lower case of code point c for the letters '@' folds: ASCII, Latin-1,
+** Latin Extended-A, Greek, Cyrillic and Armenian (Unicode's simple case
+** mapping, every one of which keeps the UTF-8 length). Others map to
+** themselves, among them U+0130, whose lower case 'i' is one byte.
+*/
+static unsigned int mpathFold(unsigned int c) {
+  if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 0x20;
+  if (c == 0x178) return 0xFF;
+  if (c >= 0x100 && c <= 0x17F && c != 0x130 && c != 0x131 && c != 0x138 && c != 0x149 && c != 0x17F) {
+    /* Pairs upper, lower: even first up to U+0137 and from U+014A, odd first between and after U+0178. */
+    int bOddFirst = (c >= 0x139 && c <= 0x148) || c >= 0x179;
+    return ((c & 1) == (unsigned int)bOddFirst) ? c + 1 : c;
+  }
+  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 0x20;
+  if (c >= 0x410 && c <= 0x42F) return c + 0x20;
+  if (c >= 0x400 && c <= 0x40F) return c + 0x50;
+  if (c >= 0x531 && c <= 0x556) return c + 0x30;
+  return c;
+}
+
+/*
+** Case-insensitive comparison of n bytes of a and b with mpathFold(): 0
+** when equal. Two-byte UTF-8 characters are folded whole; other bytes
+** compare exactly.
+*/
 static int mpathCaseCmp(const char *a, const char *b, int n) {
-  int i;
-  for (i = 0; i < n; i++) {
+  int i = 0;
+  while (i < n) {
     unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
-    if (x >= 'A' && x <= 'Z') x += 32;
-    if (y >= 'A' && y <= 'Z') y += 32;
-    if (x != y) return 1;
+    if (x < 0x80 && y < 0x80) {
+      if (mpathFold(x) != mpathFold(y)) return 1;
+      i++;
+    } else if (x >= 0xC2 && x <= 0xDF && y >= 0xC2 && y <= 0xDF && i + 1 < n &&
+               ((unsigned char)a[i + 1] & 0xC0) == 0x80 && ((unsigned char)b[i + 1] & 0xC0) == 0x80) {
+      unsigned int cx = ((x & 0x1Fu) << 6) | ((unsigned char)a[i + 1] & 0x3Fu);
+      unsigned int cy = ((y & 0x1Fu) << 6) | ((unsigned char)b[i + 1] & 0x3Fu);
+      if (mpathFold(cx) != mpathFold(cy)) return 1;
+      i += 2;
+    } else {
+      if (x != y) return 1;
+      i++;
+    }
   }
   return 0;
 }
