@@ -85,10 +85,13 @@ extern const char nosqlVersionText[];
 ** static table in ext/nosql.c. Each returns an SQLite result code.
 */
 int nosqlCoreRegister(sqlite3 *db);
-int mpathRegister(sqlite3 *db);
 
 /**************************************************************************
 ** Interface to code in ext/mpath.c (materialized paths, ltree's lquery)
+**
+** The pure core, for the unit tests and the bench. Each function's
+** contract (ownership, sizes, return values) is stated above its
+** definition in ext/mpath.c; none of them calls sqlite3_*.
 */
 typedef struct MpathLabel MpathLabel;
 typedef struct MpathQuery MpathQuery;
@@ -124,5 +127,8 @@ int mpathSubpathRange(int nLabel, int64_t iOff, int64_t nLen, int bLen, int64_t 
 int mpathSubltreeRange(int nLabel, int64_t iStart, int64_t iEnd, int64_t *piStart, int64_t *piEnd);
 int mpathLcaStep(const char *zA, const MpathLabel *a, const char *zB, const MpathLabel *b, int nB, int nKeep);
 int mpathIsAncestor(const char *zA, const MpathLabel *a, int nA, const char *zB, const MpathLabel *b, int nB);
+
+/* Registers the mpath_* functions and the mpath_ranges module. */
+int mpathRegister(sqlite3 *db);
 
 #endif /* NOSQL_INT_H */
