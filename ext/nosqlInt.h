@@ -86,4 +86,49 @@ extern const char nosqlVersionText[];
 */
 int nosqlCoreRegister(sqlite3 *db);
 
+/**************************************************************************
+** Interface to code in ext/mpath.c (materialized paths, ltree's lquery)
+**
+** The pure core, for the unit tests and the bench. Each function's
+** contract (ownership, sizes, return values) is stated above its
+** definition in ext/mpath.c; none of them calls sqlite3_*.
+*/
+typedef struct MpathLabel MpathLabel;
+typedef struct MpathQuery MpathQuery;
+typedef struct MpathTxtQuery MpathTxtQuery;
+
+/* One label of a parsed path: a slice of the path's text. */
+struct MpathLabel {
+  int iOff; /* Byte offset of the label in the path */
+  int n;    /* Bytes in the label, > 0 */
+};
+
+int mpathSepValid(char c);
+int mpathSplit(const char *z, int n, char sep, MpathLabel *a, int nA, char *zErr, int nErr);
+int64_t mpathLquerySize(int n);
+MpathQuery *mpathLqueryCompile(const char *z, int n, char sep, void *pBuf, char *zErr, int nErr);
+int64_t mpathMatchWorkSize(int nLabel);
+/*
+** Does path z, split into labels a[0..nLabel), match q? aWork holds
+** mpathMatchWorkSize(nLabel) ints (unused up to MPATH_BITS_MAX labels).
+** The Bits and Dp variants are the two programs it chooses between.
+*/
+#define MPATH_BITS_MAX 62
+int mpathLqueryMatch(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork);
+int mpathLqueryMatchBits(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel);
+int mpathLqueryMatchDp(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork);
+int mpathLqueryPrefix(const MpathQuery *q);
+int64_t mpathTxtSize(int n);
+MpathTxtQuery *mpathTxtCompile(const char *z, int n, char sep, void *pBuf, char *zErr, int nErr);
+int mpathTxtMatch(MpathTxtQuery *q, const char *z, const MpathLabel *a, int nLabel);
+int mpathIndex(const char *zA, const MpathLabel *a, int nA, const char *zB, const MpathLabel *b, int nB,
+               int64_t iStart);
+int mpathSubpathRange(int nLabel, int64_t iOff, int64_t nLen, int bLen, int64_t *piStart, int64_t *piEnd);
+int mpathSubltreeRange(int nLabel, int64_t iStart, int64_t iEnd, int64_t *piStart, int64_t *piEnd);
+int mpathLcaStep(const char *zA, const MpathLabel *a, const char *zB, const MpathLabel *b, int nB, int nKeep);
+int mpathIsAncestor(const char *zA, const MpathLabel *a, int nA, const char *zB, const MpathLabel *b, int nB);
+
+/* Registers the mpath_* functions and the mpath_ranges module. */
+int mpathRegister(sqlite3 *db);
+
 #endif /* NOSQL_INT_H */

@@ -1,0 +1,1628 @@
+/*
+** mpath.c: materialized paths (technique 13 of the article), with
+** PostgreSQL ltree's lquery and ltxtquery languages.
+**
+** A tree is stored one row per node, each row holding the path of labels
+** from the root to the node: 'Top.Science.Astronomy'. The subtree of a node
+** is then every path that starts with the node's path and a separator,
+** which an ordinary index on the path column answers with one range, and
+** pattern questions go to mpath_match(). The contract is PostgreSQL 15's
+** ltree extension: where ltree answers, these functions give the same
+** answer; what ltree rejects they reject, naming the position.
+**
+**   mpath_match(path, lquery [, sep])        -> 1/0   ltree's path ~ lquery
+**   mpath_txtmatch(path, ltxtquery [, sep])  -> 1/0   ltree's path @ ltxtquery
+**   mpath_nlevel(path [, sep])               -> number of labels
+**   mpath_subpath(path, offset [, len [, sep]])        ltree's subpath()
+**   mpath_subltree(path, start, end [, sep])           ltree's subltree()
+**   mpath_index(a, b [, offset [, sep]])     -> first level of b in a, or -1
+**   mpath_lca(p1, p2, ...)                   -> longest common ancestor
+**   mpath_is_ancestor(a, b [, sep])          -> 1/0   ltree's a @> b
+**   mpath_rebase(path, old, new [, sep])     -> path moved from old to new
+**   mpath_lower(prefix [, sep]), mpath_upper(prefix [, sep])
+**                                            -> bounds of the strict descendants
+**   mpath_prefix(lquery [, sep])             -> the literal leading labels
+**   SELECT lo, hi, self FROM mpath_ranges(prefix [, sep])
+**                                            -> the subtree as two exact ranges
+**
+** Paths. Labels are ltree's [A-Za-z0-9_] plus '-' and any byte >= 0x80
+** (non-ASCII UTF-8), at most 1000 bytes each (ltree 15: 255 characters;
+** ltree 16: 1000), at most 65535 labels, joined by the separator ('.' by
+** default). '' is the empty path (0 labels). With another separator, '.'
+** is an ordinary label character. A separator is one ASCII punctuation
+** character that is neither a label character nor an operator of the
+** query languages.
+**
+** lquery. Items joined by the separator must match the whole path:
+**   *         any number of labels; *{n} *{n,} *{n,m} *{,m} bound it
+**   foo       a label; modifiers after it: @ case-insensitive (ASCII,
+**             Latin-1, Latin Extended-A, Greek, Cyrillic, Armenian),
+**             * label prefix, % every '_'-separated word of foo equals a
+**             word of the label (with *: is a prefix of one)
+**   a|b|c     any of the alternatives;  !a|b  a label matching none
+**   foo{n,m}  n to m consecutive labels, each matching the item
+** Matching computes, item after item, the set of path positions the items
+** so far can reach (a bit set up to 62 labels, a dynamic program with a
+** difference array beyond), so no pattern backtracks exponentially the
+** way a naive matcher would; a literal first or last label is tested
+** before that, which rejects most rows of a scan cheaply.
+**
+** ltxtquery. Words (with the same modifiers) combined by & | ! and
+** parentheses; a word is true when some label of the path matches it.
+**
+** Index use. For a table t(path) with an index on path, the subtree of :p
+** (the node and its descendants) is exactly
+**
+**   WHERE path = :p OR (path >= mpath_lower(:p) AND path < mpath_upper(:p))
+**
+** mpath_lower(p) is p || sep and mpath_upper(p) is p || (sep + 1), so the
+** range holds exactly the paths that start with p and a separator: not
+** 'a.b-c' nor 'a.bc' for p = 'a.b', which sort next to 'a.b.x'. SQLite
+** runs it as two index searches (MULTI-INDEX OR), which deduplicate
+** rowids; the table-valued function mpath_ranges() (below) gives the same
+** rows as two plain range searches, about twice as fast per row:
+**
+**   SELECT n.* FROM mpath_ranges(:p) r JOIN t n ON n.path >= r.lo AND n.path < r.hi
+**
+** An lquery with a
+** literal leading label sequence narrows the same way with
+** mpath_prefix(:q) in place of :p, mpath_match() then filtering the range.
+** For the empty prefix (the root) the bounds are '' and the empty blob,
+** which sorts after every text value.
+**
+** A compiled lquery or ltxtquery is kept with sqlite3_set_auxdata() for
+** the statement, so a scan parses its pattern once.
+*/
+#include "nosqlInt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct MpathVariant MpathVariant;
+typedef struct MpathItem MpathItem;
+typedef struct MpathTxtItem MpathTxtItem;
+
+/**************************************************************************
+** Pure C core: no sqlite3_* calls below this line until the SQL glue.
+*/
+
+#define MPATH_MAX_LABELS 65535     /* Labels per path, items per lquery */
+#define MPATH_MAX_LABEL_BYTES 1000 /* Bytes per label */
+
+/* Variant flags, as ltree's modifiers. */
+#define MPATH_INCASE 0x01 /* '@': case-insensitive (mpathFold) */
+#define MPATH_ANYEND 0x02 /* '*': the label only has to start with it */
+#define MPATH_SUBLEX 0x04 /* '%': compare '_'-separated words */
+
+/* One alternative of an lquery item (or one word of an ltxtquery). */
+struct MpathVariant {
+  int iOff;  /* Byte offset of the text in the pattern */
+  int n;     /* Bytes of text */
+  int flags; /* MPATH_INCASE | MPATH_ANYEND | MPATH_SUBLEX */
+};
+
+/* One item of an lquery: '*' when nVar is 0. */
+struct MpathItem {
+  int iVar; /* First variant in MpathQuery.aVar[] */
+  int nVar; /* Number of variants; 0 for '*' */
+  int low;  /* Fewest labels the item matches */
+  int high; /* Most labels the item matches */
+  int bNot; /* True for '!': a label matching none of the variants */
+  int bLit; /* True for a plain label matching exactly one label */
+};
+
+/* A compiled lquery, in one caller block of mpathLquerySize() bytes. */
+struct MpathQuery {
+  char sep;           /* Separator the pattern was compiled for */
+  int nItem;          /* Items in aItem[] */
+  int nVar;           /* Variants in aVar[] */
+  MpathItem *aItem;   /* The items, in pattern order */
+  MpathVariant *aVar; /* Variants of all items */
+  char *zPat;         /* Copy of the pattern text (variants point into it) */
+  int nPat;           /* Bytes in zPat */
+};
+
+/* ltxtquery node kinds, in the postfix program of MpathTxtQuery. */
+#define MPATH_TXT_WORD 0 /* Push: some label matches aWord[iWord] */
+#define MPATH_TXT_NOT 1  /* Pop one, push its negation */
+#define MPATH_TXT_AND 2  /* Pop two, push both */
+#define MPATH_TXT_OR 3   /* Pop two, push either */
+
+/* One step of a compiled ltxtquery (postfix order). */
+struct MpathTxtItem {
+  int eOp;   /* MPATH_TXT_WORD, _NOT, _AND or _OR */
+  int iWord; /* For a word: index in aWord[] */
+};
+
+/* A compiled ltxtquery, in one caller block of mpathTxtSize() bytes. */
+struct MpathTxtQuery {
+  char sep;              /* Separator the query was compiled for */
+  int nProg;             /* Steps in aProg[] */
+  MpathTxtItem *aProg;   /* The expression in postfix order */
+  int nWord;             /* Words in aWord[] */
+  MpathVariant *aWord;   /* The words, pointing into zPat */
+  unsigned char *aStack; /* Evaluation stack, nProg bytes */
+  char *zPat;            /* Copy of the query text */
+};
+
+/*
+** Label bytes: 1 for [A-Za-z0-9_-] and bytes >= 0x80, 2 for '.', which is
+** a label byte unless it is the separator. mpathLabelMask() says which.
+*/
+static const unsigned char mpathLabelByte[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/*
+** The mask of mpathLabelByte[] values that are label bytes with separator
+** sep. A valid separator other than '.' is never in the table.
+*/
+static unsigned char mpathLabelMask(char sep) { return sep == '.' ? 1 : 3; }
+
+/* True when byte c may appear in a label of a path whose separator is sep. */
+static int mpathIsLabel(unsigned char c, char sep) { return (mpathLabelByte[c] & mpathLabelMask(sep)) != 0; }
+
+/*
+** True when c can separate labels: ASCII punctuation that is neither a
+** label character nor an operator or delimiter of lquery and ltxtquery.
+*/
+int mpathSepValid(char c) {
+  unsigned char u = (unsigned char)c;
+  if (u <= 0x20 || u >= 0x7f) return 0;
+  if (u != '.' && mpathLabelByte[u]) return 0;
+  return strchr("*|!@%{}(),&", c) == NULL;
+}
+
+/* The 1-based character position of byte i of z (UTF-8 aware). */
+static int mpathCharPos(const char *z, int i) {
+  int k, nChar = 1;
+  for (k = 0; k < i; k++) {
+    if (((unsigned char)z[k] & 0xc0) != 0x80) nChar++;
+  }
+  return nChar;
+}
+
+/*
+** Split path z[0..n) into labels. Fills at most nA entries of a[] and
+** returns the number of labels (which may exceed nA: call again with a
+** larger array), or -1 with a message in zErr[0..nErr) when the path is
+** malformed.
+*/
+int mpathSplit(const char *z, int n, char sep, MpathLabel *a, int nA, char *zErr, int nErr) {
+  int i = 0;
+  int nLabel = 0;
+  unsigned char mask = mpathLabelMask(sep);
+  if (n == 0) return 0;
+  while (1) {
+    int iStart = i;
+    while (i < n && (mpathLabelByte[(unsigned char)z[i]] & mask)) i++;
+    if (i == iStart) {
+      if (i == n) {
+        snprintf(zErr, (size_t)nErr, "path syntax error at end of input");
+      } else {
+        snprintf(zErr, (size_t)nErr, "path syntax error at character %d", mpathCharPos(z, i));
+      }
+      return -1;
+    }
+    if (i - iStart > MPATH_MAX_LABEL_BYTES) {
+      snprintf(zErr, (size_t)nErr, "label length (%d) exceeds the maximum allowed (%d) at character %d",
+               i - iStart, MPATH_MAX_LABEL_BYTES, mpathCharPos(z, i));
+      return -1;
+    }
+    if (nLabel < nA) {
+      a[nLabel].iOff = iStart;
+      a[nLabel].n = i - iStart;
+    }
+    nLabel++;
+    if (i == n) break;
+    if (z[i] != sep) {
+      snprintf(zErr, (size_t)nErr, "path syntax error at character %d", mpathCharPos(z, i));
+      return -1;
+    }
+    i++;
+  }
+  if (nLabel > MPATH_MAX_LABELS) {
+    snprintf(zErr, (size_t)nErr, "number of labels (%d) exceeds the maximum allowed (%d)", nLabel,
+             MPATH_MAX_LABELS);
+    return -1;
+  }
+  return nLabel;
+}
+
+/*
+** The lower case of code point c for the letters '@' folds: ASCII, Latin-1,
+** Latin Extended-A, Greek, Cyrillic and Armenian (Unicode's simple case
+** mapping, every one of which keeps the UTF-8 length). Others map to
+** themselves, among them U+0130, whose lower case 'i' is one byte.
+*/
+static unsigned int mpathFold(unsigned int c) {
+  if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 0x20;
+  if (c == 0x178) return 0xFF;
+  if (c >= 0x100 && c <= 0x17F && c != 0x130 && c != 0x131 && c != 0x138 && c != 0x149 && c != 0x17F) {
+    /* Pairs upper, lower: even first up to U+0137 and from U+014A, odd first between and after U+0178. */
+    int bOddFirst = (c >= 0x139 && c <= 0x148) || c >= 0x179;
+    return ((c & 1) == (unsigned int)bOddFirst) ? c + 1 : c;
+  }
+  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 0x20;
+  if (c >= 0x410 && c <= 0x42F) return c + 0x20;
+  if (c >= 0x400 && c <= 0x40F) return c + 0x50;
+  if (c >= 0x531 && c <= 0x556) return c + 0x30;
+  return c;
+}
+
+/*
+** Case-insensitive comparison of n bytes of a and b with mpathFold(): 0
+** when equal. Two-byte UTF-8 characters are folded whole; other bytes
+** compare exactly.
+*/
+static int mpathCaseCmp(const char *a, const char *b, int n) {
+  int i = 0;
+  while (i < n) {
+    unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+    if (x < 0x80 && y < 0x80) {
+      if (mpathFold(x) != mpathFold(y)) return 1;
+      i++;
+    } else if (x >= 0xC2 && x <= 0xDF && y >= 0xC2 && y <= 0xDF && i + 1 < n &&
+               ((unsigned char)a[i + 1] & 0xC0) == 0x80 && ((unsigned char)b[i + 1] & 0xC0) == 0x80) {
+      unsigned int cx = ((x & 0x1Fu) << 6) | ((unsigned char)a[i + 1] & 0x3Fu);
+      unsigned int cy = ((y & 0x1Fu) << 6) | ((unsigned char)b[i + 1] & 0x3Fu);
+      if (mpathFold(cx) != mpathFold(cy)) return 1;
+      i += 2;
+    } else {
+      if (x != y) return 1;
+      i++;
+    }
+  }
+  return 0;
+}
+
+/* Does label zL[0..nL) equal (or with ANYEND start with) zQ[0..nQ)? */
+static int mpathWordEq(const char *zQ, int nQ, const char *zL, int nL, int flags) {
+  if (!(nL == nQ || (nL > nQ && (flags & MPATH_ANYEND)))) return 0;
+  if (flags & MPATH_INCASE) return mpathCaseCmp(zQ, zL, nQ) == 0;
+  return memcmp(zQ, zL, (size_t)nQ) == 0;
+}
+
+/*
+** The '%' comparison: every '_'-separated word of the query equals (or
+** with ANYEND starts) some word of the label, in any order. Runs of '_'
+** separate words and never form one, so a query of underscores alone
+** matches every label, as in ltree.
+*/
+static int mpathSublexEq(const char *zQ, int nQ, const char *zL, int nL, int flags) {
+  int iQ = 0;
+  while (iQ < nQ) {
+    int nWordQ, iL = 0, bFound = 0;
+    while (iQ < nQ && zQ[iQ] == '_') iQ++;
+    if (iQ == nQ) break;
+    for (nWordQ = 0; iQ + nWordQ < nQ && zQ[iQ + nWordQ] != '_'; nWordQ++) {
+    }
+    while (iL < nL && !bFound) {
+      int nWordL;
+      while (iL < nL && zL[iL] == '_') iL++;
+      if (iL == nL) break;
+      for (nWordL = 0; iL + nWordL < nL && zL[iL + nWordL] != '_'; nWordL++) {
+      }
+      bFound = mpathWordEq(&zQ[iQ], nWordQ, &zL[iL], nWordL, flags);
+      iL += nWordL;
+    }
+    if (!bFound) return 0;
+    iQ += nWordQ;
+  }
+  return 1;
+}
+
+/* Does the label match variant v of pattern zPat? */
+static int mpathVariantEq(const char *zPat, const MpathVariant *v, const char *zL, int nL) {
+  if (v->flags & MPATH_SUBLEX) return mpathSublexEq(&zPat[v->iOff], v->n, zL, nL, v->flags);
+  return mpathWordEq(&zPat[v->iOff], v->n, zL, nL, v->flags);
+}
+
+/* Does one label match item p of q ('*' matches anything)? */
+static int mpathItemEq(const MpathQuery *q, const MpathItem *p, const char *zL, int nL) {
+  int i;
+  if (p->nVar == 0) return 1;
+  for (i = 0; i < p->nVar; i++) {
+    if (mpathVariantEq(q->zPat, &q->aVar[p->iVar + i], zL, nL)) return !p->bNot;
+  }
+  return p->bNot;
+}
+
+/* Bytes a caller must provide to mpathLqueryCompile() for a pattern of n bytes. */
+int64_t mpathLquerySize(int n) {
+  return (int64_t)sizeof(MpathQuery) +
+         (int64_t)(n + 2) * (int64_t)(sizeof(MpathItem) + sizeof(MpathVariant)) + n + 1;
+}
+
+/* lquery parser states, as the character it waits for. */
+#define LQ_LEVEL 0 /* Start of an item */
+#define LQ_VAR 1   /* A label, after '|' */
+#define LQ_DELIM 2 /* Inside a label or its modifiers */
+#define LQ_OPEN 3  /* After '*': '{', the separator or the end */
+#define LQ_FNUM 4  /* After '{': the low bound or ',' */
+#define LQ_SNUM 5  /* After ',': the high bound or '}' */
+#define LQ_ND 6    /* Inside the low bound */
+#define LQ_CLOSE 7 /* Inside the high bound */
+#define LQ_END 8   /* After '}': the separator or the end */
+
+/* Read the decimal number at z[*pi..n), advancing *pi; saturates at 10^9. */
+static int mpathReadNum(const char *z, int n, int *pi) {
+  int v = 0;
+  while (*pi < n && z[*pi] >= '0' && z[*pi] <= '9') {
+    v = v < 100000000 ? v * 10 + (z[*pi] - '0') : 1000000000;
+    (*pi)++;
+  }
+  return v;
+}
+
+/*
+** Compile lquery z[0..n) for separator sep into pBuf, a block of at least
+** mpathLquerySize(n) bytes aligned for pointers. Returns the query (inside
+** pBuf), or NULL with a message in zErr[0..nErr). The grammar and its
+** error positions are ltree's (contrib/ltree/ltree_io.c, parse_lquery).
+*/
+MpathQuery *mpathLqueryCompile(const char *z, int n, char sep, void *pBuf, char *zErr, int nErr) {
+  MpathQuery *q = (MpathQuery *)pBuf;
+  MpathItem *pItem = NULL;
+  MpathVariant *pVar = NULL;
+  int i = 0;
+  int eState = LQ_LEVEL;
+  memset(q, 0, sizeof(*q));
+  q->sep = sep;
+  q->aItem = (MpathItem *)&q[1];
+  q->aVar = (MpathVariant *)&q->aItem[n + 2];
+  q->zPat = (char *)&q->aVar[n + 2];
+  q->nPat = n;
+  if (n > 0) memcpy(q->zPat, z, (size_t)n);
+  q->zPat[n] = 0;
+
+  for (i = 0; i <= n; i++) {
+    int bEnd = (i == n);
+    char c = bEnd ? 0 : z[i];
+    int bLabel = !bEnd && mpathIsLabel((unsigned char)c, sep);
+    switch (eState) {
+      case LQ_LEVEL:
+      case LQ_VAR:
+        if (eState == LQ_LEVEL) {
+          pItem = &q->aItem[q->nItem++];
+          memset(pItem, 0, sizeof(*pItem));
+          pItem->iVar = q->nVar;
+          pItem->low = pItem->high = 1;
+          if (!bEnd && c == '!') {
+            /* As in ltree, the label starts right after '!' and may be
+            ** empty until a delimiter shows it is (then an error). */
+            pItem->bNot = 1;
+            pVar = &q->aVar[q->nVar++];
+            pVar->iOff = i + 1;
+            pVar->n = 0;
+            pVar->flags = 0;
+            pItem->nVar = 1;
+            eState = LQ_DELIM;
+            break;
+          }
+          if (!bEnd && c == '*') {
+            pItem->low = 0;
+            pItem->high = MPATH_MAX_LABELS;
+            eState = LQ_OPEN;
+            break;
+          }
+        }
+        if (!bLabel) goto syntax_error;
+        pVar = &q->aVar[q->nVar++];
+        pVar->iOff = i;
+        pVar->n = 1;
+        pVar->flags = 0;
+        pItem->nVar++;
+        eState = LQ_DELIM;
+        break;
+      case LQ_DELIM:
+        if (bLabel) {
+          if (pVar->flags) goto syntax_error;
+          pVar->n++;
+        } else if (c == '@') {
+          pVar->flags |= MPATH_INCASE;
+        } else if (c == '*') {
+          pVar->flags |= MPATH_ANYEND;
+        } else if (c == '%') {
+          pVar->flags |= MPATH_SUBLEX;
+        } else if (c == '|') {
+          eState = LQ_VAR;
+        } else if (c == '{') {
+          eState = LQ_FNUM;
+        } else if (bEnd || c == sep) {
+          eState = LQ_LEVEL;
+        } else {
+          goto syntax_error;
+        }
+        if (!bLabel && pVar->n == 0 && eState != LQ_DELIM) {
+          snprintf(zErr, (size_t)nErr, "lquery syntax error at character %d: empty label",
+                   mpathCharPos(z, pVar->iOff));
+          return NULL;
+        }
+        if (!bLabel && pVar->n > MPATH_MAX_LABEL_BYTES) {
+          snprintf(zErr, (size_t)nErr,
+                   "lquery label length (%d) exceeds the maximum allowed (%d) at character %d", pVar->n,
+                   MPATH_MAX_LABEL_BYTES, mpathCharPos(z, i));
+          return NULL;
+        }
+        break;
+      case LQ_OPEN:
+        if (c == '{') {
+          eState = LQ_FNUM;
+        } else if (bEnd || c == sep) {
+          eState = LQ_LEVEL;
+        } else {
+          goto syntax_error;
+        }
+        break;
+      case LQ_FNUM:
+        if (c == ',') {
+          pItem->low = 0;
+          eState = LQ_SNUM;
+        } else if (c >= '0' && c <= '9') {
+          int iNum = i;
+          pItem->low = mpathReadNum(z, n, &i);
+          i--;
+          if (pItem->low > MPATH_MAX_LABELS) {
+            snprintf(zErr, (size_t)nErr,
+                     "lquery low limit (%d) exceeds the maximum allowed (%d) at character %d", pItem->low,
+                     MPATH_MAX_LABELS, mpathCharPos(z, iNum));
+            return NULL;
+          }
+          eState = LQ_ND;
+        } else {
+          goto syntax_error;
+        }
+        break;
+      case LQ_SNUM:
+        if (c >= '0' && c <= '9') {
+          int iNum = i;
+          pItem->high = mpathReadNum(z, n, &i);
+          i--;
+          if (pItem->high > MPATH_MAX_LABELS) {
+            snprintf(zErr, (size_t)nErr,
+                     "lquery high limit (%d) exceeds the maximum allowed (%d) at character %d", pItem->high,
+                     MPATH_MAX_LABELS, mpathCharPos(z, iNum));
+            return NULL;
+          }
+          if (pItem->low > pItem->high) {
+            snprintf(zErr, (size_t)nErr,
+                     "lquery low limit (%d) is greater than high limit (%d) at character %d", pItem->low,
+                     pItem->high, mpathCharPos(z, iNum));
+            return NULL;
+          }
+          eState = LQ_CLOSE;
+        } else if (c == '}') {
+          pItem->high = MPATH_MAX_LABELS;
+          eState = LQ_END;
+        } else {
+          goto syntax_error;
+        }
+        break;
+      case LQ_ND:
+        if (c == '}') {
+          pItem->high = pItem->low;
+          eState = LQ_END;
+        } else if (c == ',') {
+          eState = LQ_SNUM;
+        } else {
+          goto syntax_error;
+        }
+        break;
+      case LQ_CLOSE:
+        if (c == '}') {
+          eState = LQ_END;
+        } else {
+          goto syntax_error;
+        }
+        break;
+      default: /* LQ_END */
+        if (bEnd || c == sep) {
+          eState = LQ_LEVEL;
+        } else {
+          goto syntax_error;
+        }
+        break;
+    }
+    if (q->nItem > MPATH_MAX_LABELS) {
+      snprintf(zErr, (size_t)nErr, "number of lquery items (%d) exceeds the maximum allowed (%d)", q->nItem,
+               MPATH_MAX_LABELS);
+      return NULL;
+    }
+  }
+  /* Every state handles the end of input itself, so reaching here means a
+  ** complete pattern. A literal item is a plain label with nothing after
+  ** it in the text but the separator or the end (not "a{1}"). */
+  for (i = 0; i < q->nItem; i++) {
+    MpathItem *p = &q->aItem[i];
+    const MpathVariant *v = &q->aVar[p->iVar];
+    int iAfter = v->iOff + v->n;
+    p->bLit = p->nVar == 1 && !p->bNot && p->low == 1 && p->high == 1 && v->flags == 0 &&
+              (iAfter == n || z[iAfter] == sep);
+  }
+  return q;
+
+syntax_error:
+  if (i == n) {
+    snprintf(zErr, (size_t)nErr, "lquery syntax error at end of input");
+  } else {
+    snprintf(zErr, (size_t)nErr, "lquery syntax error at character %d", mpathCharPos(z, i));
+  }
+  return NULL;
+}
+
+/* Ints of scratch space mpathLqueryMatch() needs for a path of nLabel labels. */
+int64_t mpathMatchWorkSize(int nLabel) { return 3 * ((int64_t)nLabel + 2); }
+
+/*
+** The dynamic program for paths of any length: does the path z with labels
+** a[0..nLabel) match q? aWork holds mpathMatchWorkSize(nLabel) ints.
+**
+** aReach[p] says that the items so far can consume exactly the first p
+** labels. For each item, aRun[p] counts the consecutive labels from p that
+** match it, and every reachable p makes p+low .. p+min(high, aRun[p])
+** reachable for the next item (a difference array adds those intervals).
+** This is ltree's checkCond() without its backtracking.
+*/
+int mpathLqueryMatchDp(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork) {
+  int *aReach = aWork;
+  int *aRun = &aWork[nLabel + 2];
+  int *aDiff = &aWork[2 * (nLabel + 2)];
+  int iItem, p;
+  int iFirst = 0; /* Smallest reachable position */
+  memset(aReach, 0, sizeof(int) * (size_t)(nLabel + 1));
+  aReach[0] = 1;
+  for (iItem = 0; iItem < q->nItem; iItem++) {
+    const MpathItem *pItem = &q->aItem[iItem];
+    int nOpen = 0;
+    int iNext = -1;
+    aRun[nLabel] = 0;
+    for (p = nLabel - 1; p >= iFirst; p--) {
+      if (pItem->nVar == 0) {
+        aRun[p] = nLabel - p;
+      } else {
+        aRun[p] = mpathItemEq(q, pItem, &z[a[p].iOff], a[p].n) ? aRun[p + 1] + 1 : 0;
+      }
+    }
+    memset(&aDiff[iFirst], 0, sizeof(int) * (size_t)(nLabel + 2 - iFirst));
+    for (p = iFirst; p <= nLabel; p++) {
+      if (aReach[p]) {
+        int iLo = p + pItem->low;
+        int iHi = p + (pItem->high < aRun[p] ? pItem->high : aRun[p]);
+        if (iLo <= iHi) {
+          aDiff[iLo]++;
+          aDiff[iHi + 1]--;
+        }
+      }
+    }
+    for (p = iFirst; p <= nLabel; p++) {
+      nOpen += aDiff[p];
+      aReach[p] = nOpen > 0;
+      if (nOpen > 0 && iNext < 0) iNext = p;
+    }
+    if (iNext < 0) return 0;
+    iFirst = iNext;
+  }
+  return aReach[nLabel];
+}
+
+/*
+** The same program for paths of at most MPATH_BITS_MAX labels, with the
+** set of reachable positions as the bits of a word: the items consume
+** labels one at a time (r = (r & m) << 1, m the labels matching the item)
+** and every count from low to high adds its positions. No scratch space.
+*/
+int mpathLqueryMatchBits(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel) {
+  uint64_t mAll = ((uint64_t)1 << nLabel) - 1; /* Bits of the labels */
+  uint64_t mReach = 1;                         /* Bit p: first p labels consumed */
+  int iItem;
+  for (iItem = 0; iItem < q->nItem; iItem++) {
+    const MpathItem *pItem = &q->aItem[iItem];
+    uint64_t mMatch = mAll, r = mReach, mNext = 0;
+    int k, p = 0;
+    if (pItem->nVar > 0) {
+      const MpathVariant *v = &q->aVar[pItem->iVar];
+      mMatch = 0;
+      while (((mReach >> p) & 1) == 0) p++;
+      if (pItem->nVar == 1 && !pItem->bNot && v->flags == 0) {
+        /* The common plain label, compared inline. */
+        for (; p < nLabel; p++) {
+          if (a[p].n == v->n && memcmp(&z[a[p].iOff], &q->zPat[v->iOff], (size_t)v->n) == 0) {
+            mMatch |= (uint64_t)1 << p;
+          }
+        }
+      } else {
+        for (; p < nLabel; p++) {
+          if (mpathItemEq(q, pItem, &z[a[p].iOff], a[p].n)) mMatch |= (uint64_t)1 << p;
+        }
+      }
+    }
+    for (k = 0; k <= pItem->high && r; k++) {
+      if (k >= pItem->low) mNext |= r;
+      r = (r & mMatch) << 1;
+    }
+    if (mNext == 0) return 0;
+    mReach = mNext;
+  }
+  return (int)((mReach >> nLabel) & 1);
+}
+
+int mpathLqueryMatch(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork) {
+  if (q->nItem > 0) {
+    /* A plain label first or last must be the path's first or last label:
+    ** a cheap test that rejects most rows of a scan before the program. */
+    const MpathItem *pHead = &q->aItem[0], *pTail = &q->aItem[q->nItem - 1];
+    if (pHead->bLit && (nLabel == 0 || !mpathItemEq(q, pHead, &z[a[0].iOff], a[0].n))) return 0;
+    if (pTail->bLit && (nLabel == 0 || !mpathItemEq(q, pTail, &z[a[nLabel - 1].iOff], a[nLabel - 1].n))) {
+      return 0;
+    }
+  }
+  if (nLabel <= MPATH_BITS_MAX) return mpathLqueryMatchBits(q, z, a, nLabel);
+  return mpathLqueryMatchDp(q, z, a, nLabel, aWork);
+}
+
+/*
+** The literal leading labels of q: the items before the first one that is
+** not a plain label, as byte length of their text in q->zPat (joined by
+** the separator, as in the pattern). 0 when the pattern starts otherwise.
+*/
+int mpathLqueryPrefix(const MpathQuery *q) {
+  int i, nByte = 0;
+  for (i = 0; i < q->nItem && q->aItem[i].bLit; i++) {
+    const MpathVariant *v = &q->aVar[q->aItem[i].iVar];
+    nByte = v->iOff + v->n;
+  }
+  return nByte;
+}
+
+/* Bytes a caller must provide to mpathTxtCompile() for a query of n bytes. */
+int64_t mpathTxtSize(int n) {
+  return (int64_t)sizeof(MpathTxtQuery) +
+         (int64_t)(n + 2) * (int64_t)(2 * sizeof(MpathTxtItem) + sizeof(MpathVariant)) + 2 * (int64_t)n + 4;
+}
+
+/* Binding strength of an ltxtquery operator on the operator stack. */
+static int mpathTxtPrec(int eOp) {
+  switch (eOp) {
+    case MPATH_TXT_NOT:
+      return 3;
+    case MPATH_TXT_AND:
+      return 2;
+    case MPATH_TXT_OR:
+      return 1;
+    default: /* '(' */
+      return 0;
+  }
+}
+
+#define MPATH_TXT_OPEN 4 /* '(' on the operator stack only */
+
+/*
+** Compile ltxtquery z[0..n) into pBuf (mpathTxtSize(n) bytes, pointer
+** aligned). Returns the query or NULL with a message in zErr. The grammar
+** is ltree's (ltxtquery_io.c): ! binds tighter than &, & than |; words
+** take the modifiers @ * %; spaces separate tokens. ltree names no
+** position in these errors; we do.
+*/
+MpathTxtQuery *mpathTxtCompile(const char *z, int n, char sep, void *pBuf, char *zErr, int nErr) {
+  MpathTxtQuery *q = (MpathTxtQuery *)pBuf;
+  MpathTxtItem *aOp; /* Operator stack (shunting yard) */
+  int nOp = 0;
+  int bWaitOperand = 1;
+  int i = 0;
+  memset(q, 0, sizeof(*q));
+  q->sep = sep;
+  q->aProg = (MpathTxtItem *)&q[1];
+  aOp = &q->aProg[n + 2];
+  q->aWord = (MpathVariant *)&aOp[n + 2];
+  q->aStack = (unsigned char *)&q->aWord[n + 2];
+  q->zPat = (char *)&q->aStack[n + 2];
+  if (n > 0) memcpy(q->zPat, z, (size_t)n);
+  q->zPat[n] = 0;
+
+  while (1) {
+    char c;
+    while (i < n && (z[i] == ' ' || z[i] == '\t' || z[i] == '\n' || z[i] == '\r')) i++;
+    c = i < n ? z[i] : 0;
+    if (bWaitOperand) {
+      if (i < n && c == '!') {
+        aOp[nOp].iWord = -1;
+        aOp[nOp++].eOp = MPATH_TXT_NOT;
+        i++;
+      } else if (i < n && c == '(') {
+        aOp[nOp].iWord = -1;
+        aOp[nOp++].eOp = MPATH_TXT_OPEN;
+        i++;
+      } else if (i < n && mpathIsLabel((unsigned char)c, sep)) {
+        MpathVariant *w = &q->aWord[q->nWord];
+        w->iOff = i;
+        w->flags = 0;
+        while (i < n && mpathIsLabel((unsigned char)z[i], sep)) i++;
+        w->n = i - w->iOff;
+        while (i < n && (z[i] == '@' || z[i] == '*' || z[i] == '%')) {
+          w->flags |= z[i] == '@' ? MPATH_INCASE : z[i] == '*' ? MPATH_ANYEND : MPATH_SUBLEX;
+          i++;
+        }
+        if (i < n && mpathIsLabel((unsigned char)z[i], sep)) {
+          snprintf(zErr, (size_t)nErr, "ltxtquery modifiers syntax error at character %d",
+                   mpathCharPos(z, i));
+          return NULL;
+        }
+        if (w->n > MPATH_MAX_LABEL_BYTES) {
+          snprintf(zErr, (size_t)nErr,
+                   "ltxtquery word length (%d) exceeds the maximum allowed (%d) at character %d", w->n,
+                   MPATH_MAX_LABEL_BYTES, mpathCharPos(z, w->iOff));
+          return NULL;
+        }
+        q->aProg[q->nProg].eOp = MPATH_TXT_WORD;
+        q->aProg[q->nProg++].iWord = q->nWord++;
+        bWaitOperand = 0;
+      } else {
+        if (i < n) {
+          snprintf(zErr, (size_t)nErr, "ltxtquery operand syntax error at character %d", mpathCharPos(z, i));
+        } else {
+          snprintf(zErr, (size_t)nErr, "ltxtquery operand syntax error at end of input");
+        }
+        return NULL;
+      }
+    } else if (i < n && (c == '&' || c == '|')) {
+      int eOp = c == '&' ? MPATH_TXT_AND : MPATH_TXT_OR;
+      while (nOp > 0 && mpathTxtPrec(aOp[nOp - 1].eOp) >= mpathTxtPrec(eOp))
+        q->aProg[q->nProg++] = aOp[--nOp];
+      aOp[nOp].iWord = -1;
+      aOp[nOp++].eOp = eOp;
+      bWaitOperand = 1;
+      i++;
+    } else if (i < n && c == ')') {
+      while (nOp > 0 && aOp[nOp - 1].eOp != MPATH_TXT_OPEN) q->aProg[q->nProg++] = aOp[--nOp];
+      if (nOp == 0) {
+        snprintf(zErr, (size_t)nErr, "ltxtquery syntax error at character %d: unbalanced ')'",
+                 mpathCharPos(z, i));
+        return NULL;
+      }
+      nOp--;
+      i++;
+    } else if (i == n) {
+      while (nOp > 0 && aOp[nOp - 1].eOp != MPATH_TXT_OPEN) q->aProg[q->nProg++] = aOp[--nOp];
+      if (nOp > 0) {
+        snprintf(zErr, (size_t)nErr, "ltxtquery syntax error at end of input: unbalanced '('");
+        return NULL;
+      }
+      break;
+    } else {
+      snprintf(zErr, (size_t)nErr, "ltxtquery syntax error at character %d", mpathCharPos(z, i));
+      return NULL;
+    }
+  }
+  return q;
+}
+
+/* Does the path z with labels a[0..nLabel) satisfy q? */
+int mpathTxtMatch(MpathTxtQuery *q, const char *z, const MpathLabel *a, int nLabel) {
+  int nStack = 0;
+  int i;
+  for (i = 0; i < q->nProg; i++) {
+    const MpathTxtItem *p = &q->aProg[i];
+    switch (p->eOp) {
+      case MPATH_TXT_WORD: {
+        const MpathVariant *w = &q->aWord[p->iWord];
+        int k, b = 0;
+        for (k = 0; k < nLabel && !b; k++) b = mpathVariantEq(q->zPat, w, &z[a[k].iOff], a[k].n);
+        q->aStack[nStack++] = (unsigned char)b;
+        break;
+      }
+      case MPATH_TXT_NOT:
+        q->aStack[nStack - 1] = !q->aStack[nStack - 1];
+        break;
+      case MPATH_TXT_AND:
+        nStack--;
+        q->aStack[nStack - 1] = q->aStack[nStack - 1] && q->aStack[nStack];
+        break;
+      default: /* MPATH_TXT_OR */
+        nStack--;
+        q->aStack[nStack - 1] = q->aStack[nStack - 1] || q->aStack[nStack];
+        break;
+    }
+  }
+  return q->aStack[0];
+}
+
+/* Do labels a[0..nA) of zA equal labels b[0..nB) of zB one by one, for n labels? */
+static int mpathLabelsEq(const char *zA, const MpathLabel *a, const char *zB, const MpathLabel *b, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    if (a[i].n != b[i].n || memcmp(&zA[a[i].iOff], &zB[b[i].iOff], (size_t)a[i].n) != 0) return 0;
+  }
+  return 1;
+}
+
+/*
+** ltree's index(a, b, offset): the first level of a at or after offset
+** (negative counts from the end) where the labels of b occur, or -1.
+*/
+int mpathIndex(const char *zA, const MpathLabel *a, int nA, const char *zB, const MpathLabel *b, int nB,
+               int64_t iStart) {
+  int64_t i;
+  if (iStart < 0) iStart = -iStart >= nA ? 0 : nA + iStart;
+  if (nA - iStart < nB || nA == 0 || nB == 0) return -1;
+  for (i = iStart; i <= nA - nB; i++) {
+    if (mpathLabelsEq(zA, &a[i], zB, b, nB)) return (int)i;
+  }
+  return -1;
+}
+
+/*
+** ltree's subpath(path, offset[, len]) as the half-open level range
+** [*piStart, *piEnd) of a path with nLabel labels. bLen says whether len
+** was given. Returns 0 for ltree's "invalid positions". The repeated
+** negative adjustment of offset is ltree's, kept for the same answers.
+*/
+int mpathSubpathRange(int nLabel, int64_t iOff, int64_t nLen, int bLen, int64_t *piStart, int64_t *piEnd) {
+  int64_t iStart = iOff, iEnd = iOff + nLen;
+  if (iStart < 0) {
+    iStart = nLabel + iStart;
+    iEnd = iStart + nLen;
+  }
+  if (iStart < 0) {
+    iStart = nLabel + iStart;
+    iEnd = iStart + nLen;
+  }
+  if (nLen < 0) {
+    iEnd = nLabel + nLen;
+  } else if (nLen == 0) {
+    iEnd = bLen ? iStart : MPATH_MAX_LABELS;
+  }
+  if (iStart < 0 || iEnd < 0 || iStart >= nLabel || iStart > iEnd) return 0;
+  if (iEnd > nLabel) iEnd = nLabel;
+  *piStart = iStart;
+  *piEnd = iEnd;
+  return 1;
+}
+
+/* ltree's subltree(path, start, end): 0 for "invalid positions". */
+int mpathSubltreeRange(int nLabel, int64_t iStart, int64_t iEnd, int64_t *piStart, int64_t *piEnd) {
+  if (iStart < 0 || iEnd < 0 || iStart >= nLabel || iStart > iEnd) return 0;
+  *piStart = iStart;
+  *piEnd = iEnd > nLabel ? nLabel : iEnd;
+  return 1;
+}
+
+/*
+** The number of labels the lca of zA (nA labels) and zB keeps, given that
+** it keeps at most nKeep so far: the common leading labels, never a whole
+** path (ltree's lca_inner: the lca of 'a.b' and 'a.b' is 'a').
+*/
+int mpathLcaStep(const char *zA, const MpathLabel *a, const char *zB, const MpathLabel *b, int nB,
+                 int nKeep) {
+  int i, nMax = nKeep < nB - 1 ? nKeep : nB - 1;
+  for (i = 0; i < nMax; i++) {
+    if (!mpathLabelsEq(zA, &a[i], zB, &b[i], 1)) break;
+  }
+  return i;
+}
+
+/* ltree's a @> b: a has no more labels than b and they lead b. */
+int mpathIsAncestor(const char *zA, const MpathLabel *a, int nA, const char *zB, const MpathLabel *b,
+                    int nB) {
+  return nA <= nB && mpathLabelsEq(zA, a, zB, b, nA);
+}
+
+/**************************************************************************
+** SQL glue.
+*/
+
+/* Labels kept on the stack before a parse allocates. */
+#define MPATH_STACK_LABELS 64
+
+/* A parsed path argument: its text and its labels. */
+typedef struct MpathArg MpathArg;
+struct MpathArg {
+  const char *z;                          /* Text of the value (owned by SQLite) */
+  int n;                                  /* Bytes of z */
+  int nLabel;                             /* Labels */
+  MpathLabel *a;                          /* aStatic or a sqlite3_malloc64 block */
+  MpathLabel aStatic[MPATH_STACK_LABELS]; /* Labels of short paths */
+};
+
+static void mpathArgFree(MpathArg *p) {
+  if (p->a != p->aStatic) sqlite3_free(p->a);
+  p->a = p->aStatic;
+}
+
+/* Report zErr about argument pVal of function zFunc. */
+static void mpathError(sqlite3_context *ctx, const char *zFunc, const char *zErr, sqlite3_value *pVal) {
+  char *zQuoted = nosqlValueQuote(pVal);
+  if (zQuoted == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  nosqlResultError(ctx, "%s: %s in %s", zFunc, zErr, zQuoted);
+  sqlite3_free(zQuoted);
+}
+
+/*
+** Parse argument pVal as a path into *p. Returns 1, or 0 after reporting
+** the error (malformed path or OOM). The caller calls mpathArgFree().
+*/
+static int mpathArgParse(sqlite3_context *ctx, const char *zFunc, sqlite3_value *pVal, char sep,
+                         MpathArg *p) {
+  char zErr[160];
+  p->a = p->aStatic;
+  p->z = (const char *)sqlite3_value_text(pVal);
+  p->n = sqlite3_value_bytes(pVal);
+  if (p->z == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return 0;
+  }
+  p->nLabel = mpathSplit(p->z, p->n, sep, p->a, MPATH_STACK_LABELS, zErr, sizeof(zErr));
+  if (p->nLabel > MPATH_STACK_LABELS) {
+    p->a = (MpathLabel *)sqlite3_malloc64(sizeof(MpathLabel) * (sqlite3_uint64)p->nLabel);
+    if (p->a == NULL) {
+      p->a = p->aStatic;
+      sqlite3_result_error_nomem(ctx);
+      return 0;
+    }
+    mpathSplit(p->z, p->n, sep, p->a, p->nLabel, zErr, sizeof(zErr));
+  }
+  if (p->nLabel < 0) {
+    mpathError(ctx, zFunc, zErr, pVal);
+    return 0;
+  }
+  return 1;
+}
+
+/*
+** Read the optional separator argument argv[iArg] (default '.') into
+** *pSep. Returns 1, or 0 after reporting a bad separator.
+*/
+static int mpathArgSep(sqlite3_context *ctx, const char *zFunc, int argc, sqlite3_value **argv, int iArg,
+                       char *pSep) {
+  const char *z;
+  *pSep = '.';
+  if (iArg >= argc) return 1;
+  z = (const char *)sqlite3_value_text(argv[iArg]);
+  if (z && z[0] && z[1] == 0 && mpathSepValid(z[0])) {
+    *pSep = z[0];
+    return 1;
+  }
+  if (z == NULL && sqlite3_value_type(argv[iArg]) != SQLITE_NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return 0;
+  }
+  mpathError(ctx, zFunc,
+             "separator must be one ASCII punctuation character other than - _ * | ! @ % { } ( ) , &",
+             argv[iArg]);
+  return 0;
+}
+
+/* True when some argument is NULL: the result is then NULL. */
+static int mpathAnyNull(int argc, sqlite3_value **argv) {
+  int i;
+  for (i = 0; i < argc; i++) {
+    if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return 1;
+  }
+  return 0;
+}
+
+/*
+** Read integer argument pVal named zName into *piOut. Integers, and reals
+** and texts holding an integral value in the int32 range (ltree's int4),
+** are accepted. Returns 1, or 0 after reporting the error.
+*/
+static int mpathArgInt(sqlite3_context *ctx, const char *zFunc, const char *zName, sqlite3_value *pVal,
+                       int64_t *piOut) {
+  int eType = sqlite3_value_numeric_type(pVal);
+  const char *zWhy = "is not an integer";
+  if (eType == SQLITE_INTEGER || eType == SQLITE_FLOAT) {
+    double r = sqlite3_value_double(pVal);
+    int64_t i = sqlite3_value_int64(pVal);
+    if (eType == SQLITE_FLOAT && (r < -9.2e18 || r > 9.2e18 || r != (double)(int64_t)r)) {
+      zWhy = (r < -9.2e18 || r > 9.2e18) ? "is out of range" : "is not an integer";
+    } else if (i < -2147483647 - 1 || i > 2147483647) {
+      zWhy = "is out of range";
+    } else {
+      *piOut = i;
+      return 1;
+    }
+  }
+  {
+    char *zQuoted = nosqlValueQuote(pVal);
+    if (zQuoted) {
+      nosqlResultError(ctx, "%s: %s %s %s", zFunc, zName, zQuoted, zWhy);
+    } else {
+      sqlite3_result_error_nomem(ctx);
+    }
+    sqlite3_free(zQuoted);
+  }
+  return 0;
+}
+
+/* Set the result to labels [iStart, iEnd) of path p ('' when empty). */
+static void mpathResultRange(sqlite3_context *ctx, const MpathArg *p, int64_t iStart, int64_t iEnd) {
+  if (iStart >= iEnd) {
+    sqlite3_result_text(ctx, "", 0, SQLITE_STATIC);
+    return;
+  }
+  sqlite3_result_text(ctx, &p->z[p->a[iStart].iOff],
+                      p->a[iEnd - 1].iOff + p->a[iEnd - 1].n - p->a[iStart].iOff, SQLITE_TRANSIENT);
+}
+
+/*
+** The compiled lquery of argument iArg, pPat, for separator sep: from the statement's
+** auxdata when the pattern is constant, else compiled now. *pbNew says the
+** caller owns it and hands it to sqlite3_set_auxdata() when done. NULL after an
+** error was reported.
+*/
+static MpathQuery *mpathQueryGet(sqlite3_context *ctx, const char *zFunc, int iArg, sqlite3_value *pPat,
+                                 char sep, int *pbNew) {
+  MpathQuery *q = (MpathQuery *)sqlite3_get_auxdata(ctx, iArg);
+  const char *z;
+  int n;
+  void *pBuf;
+  char zErr[160];
+  *pbNew = 0;
+  if (q && q->sep == sep) return q;
+  z = (const char *)sqlite3_value_text(pPat);
+  n = sqlite3_value_bytes(pPat);
+  if (z == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return NULL;
+  }
+  pBuf = sqlite3_malloc64((sqlite3_uint64)mpathLquerySize(n));
+  if (pBuf == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return NULL;
+  }
+  q = mpathLqueryCompile(z, n, sep, pBuf, zErr, sizeof(zErr));
+  if (q == NULL) {
+    sqlite3_free(pBuf);
+    mpathError(ctx, zFunc, zErr, pPat);
+    return NULL;
+  }
+  *pbNew = 1;
+  return q;
+}
+
+/* mpath_match(path, lquery [, sep]) */
+static void mpathMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  MpathArg path;
+  MpathQuery *q;
+  char sep;
+  int bNew = 0;
+  int aStack[3 * (MPATH_STACK_LABELS + 2)];
+  int *aWork = aStack;
+  if (mpathAnyNull(argc, argv)) return;
+  if (!mpathArgSep(ctx, "mpath_match", argc, argv, 2, &sep)) return;
+  q = mpathQueryGet(ctx, "mpath_match", 1, argv[1], sep, &bNew);
+  if (q == NULL) return;
+  if (mpathArgParse(ctx, "mpath_match", argv[0], sep, &path)) {
+    if (path.nLabel > MPATH_STACK_LABELS) {
+      aWork = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)mpathMatchWorkSize(path.nLabel));
+    }
+    if (aWork == NULL) {
+      sqlite3_result_error_nomem(ctx);
+    } else {
+      sqlite3_result_int(ctx, mpathLqueryMatch(q, path.z, path.a, path.nLabel, aWork));
+    }
+    if (aWork != aStack) sqlite3_free(aWork);
+  }
+  mpathArgFree(&path);
+  if (bNew) sqlite3_set_auxdata(ctx, 1, q, sqlite3_free);
+}
+
+/* mpath_prefix(lquery [, sep]): the literal leading labels of the pattern. */
+static void mpathPrefixFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  MpathQuery *q;
+  char sep;
+  int bNew = 0;
+  if (mpathAnyNull(argc, argv)) return;
+  if (!mpathArgSep(ctx, "mpath_prefix", argc, argv, 1, &sep)) return;
+  q = mpathQueryGet(ctx, "mpath_prefix", 0, argv[0], sep, &bNew);
+  if (q == NULL) return;
+  sqlite3_result_text(ctx, q->zPat, mpathLqueryPrefix(q), SQLITE_TRANSIENT);
+  if (bNew) sqlite3_set_auxdata(ctx, 0, q, sqlite3_free);
+}
+
+/* mpath_txtmatch(path, ltxtquery [, sep]) */
+static void mpathTxtMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  MpathArg path;
+  MpathTxtQuery *q;
+  char sep;
+  int bNew = 0;
+  if (mpathAnyNull(argc, argv)) return;
+  if (!mpathArgSep(ctx, "mpath_txtmatch", argc, argv, 2, &sep)) return;
+  q = (MpathTxtQuery *)sqlite3_get_auxdata(ctx, 1);
+  if (q == NULL || q->sep != sep) {
+    const char *z = (const char *)sqlite3_value_text(argv[1]);
+    int n = sqlite3_value_bytes(argv[1]);
+    char zErr[160];
+    void *pBuf;
+    if (z == NULL) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+    pBuf = sqlite3_malloc64((sqlite3_uint64)mpathTxtSize(n));
+    if (pBuf == NULL) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+    q = mpathTxtCompile(z, n, sep, pBuf, zErr, sizeof(zErr));
+    if (q == NULL) {
+      sqlite3_free(pBuf);
+      mpathError(ctx, "mpath_txtmatch", zErr, argv[1]);
+      return;
+    }
+    bNew = 1;
+  }
+  if (mpathArgParse(ctx, "mpath_txtmatch", argv[0], sep, &path)) {
+    sqlite3_result_int(ctx, mpathTxtMatch(q, path.z, path.a, path.nLabel));
+  }
+  mpathArgFree(&path);
+  if (bNew) sqlite3_set_auxdata(ctx, 1, q, sqlite3_free);
+}
+
+/* mpath_nlevel(path [, sep]) */
+static void mpathNlevelFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  MpathArg path;
+  char sep;
+  if (mpathAnyNull(argc, argv)) return;
+  if (!mpathArgSep(ctx, "mpath_nlevel", argc, argv, 1, &sep)) return;
+  if (mpathArgParse(ctx, "mpath_nlevel", argv[0], sep, &path)) sqlite3_result_int(ctx, path.nLabel);
+  mpathArgFree(&path);
+}
+
+/*
+** mpath_subpath(path, offset [, len [, sep]]) and mpath_subltree(path,
+** start, end [, sep]): a slice of the labels of path. The function's user
+** data is NULL for subpath, non-NULL for subltree.
+*/
+static void mpathSliceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  int bSubltree = sqlite3_user_data(ctx) != NULL;
+  const char *zFunc = bSubltree ? "mpath_subltree" : "mpath_subpath";
+  const char *zArg1 = bSubltree ? "start" : "offset";
+  const char *zArg2 = bSubltree ? "end" : "length";
+  MpathArg path;
+  char sep;
+  int64_t i1, i2 = 0, iStart, iEnd;
+  int bValid;
+  if (mpathAnyNull(argc, argv)) return;
+  if (!mpathArgSep(ctx, zFunc, argc, argv, 3, &sep)) return;
+  if (!mpathArgInt(ctx, zFunc, zArg1, argv[1], &i1)) return;
+  if (argc > 2 && !mpathArgInt(ctx, zFunc, zArg2, argv[2], &i2)) return;
+  if (!mpathArgParse(ctx, zFunc, argv[0], sep, &path)) {
+    mpathArgFree(&path);
+    return;
+  }
+  if (bSubltree) {
+    bValid = mpathSubltreeRange(path.nLabel, i1, i2, &iStart, &iEnd);
+  } else {
+    bValid = mpathSubpathRange(path.nLabel, i1, i2, argc > 2, &iStart, &iEnd);
+  }
+  if (bValid) {
+    mpathResultRange(ctx, &path, iStart, iEnd);
+  } else {
+    char *zQuoted = nosqlValueQuote(argv[0]);
+    if (zQuoted) {
+      nosqlResultError(ctx, "%s: invalid positions (%s %lld, %s %lld) for %s of %d labels", zFunc, zArg1,
+                       (long long)i1, zArg2, (long long)i2, zQuoted, path.nLabel);
+    } else {
+      sqlite3_result_error_nomem(ctx);
+    }
+    sqlite3_free(zQuoted);
+  }
+  mpathArgFree(&path);
+}
+
+/* mpath_index(a, b [, offset [, sep]]) */
+static void mpathIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  MpathArg a, b;
+  char sep;
+  int64_t iOff = 0;
+  if (mpathAnyNull(argc, argv)) return;
+  if (!mpathArgSep(ctx, "mpath_index", argc, argv, 3, &sep)) return;
+  if (argc > 2 && !mpathArgInt(ctx, "mpath_index", "offset", argv[2], &iOff)) return;
+  b.a = b.aStatic;
+  if (mpathArgParse(ctx, "mpath_index", argv[0], sep, &a) &&
+      mpathArgParse(ctx, "mpath_index", argv[1], sep, &b)) {
+    sqlite3_result_int(ctx, mpathIndex(a.z, a.a, a.nLabel, b.z, b.a, b.nLabel, iOff));
+  }
+  mpathArgFree(&a);
+  mpathArgFree(&b);
+}
+
+/* mpath_is_ancestor(a, b [, sep]) */
+static void mpathIsAncestorFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  MpathArg a, b;
+  char sep;
+  if (mpathAnyNull(argc, argv)) return;
+  if (!mpathArgSep(ctx, "mpath_is_ancestor", argc, argv, 2, &sep)) return;
+  b.a = b.aStatic;
+  if (mpathArgParse(ctx, "mpath_is_ancestor", argv[0], sep, &a) &&
+      mpathArgParse(ctx, "mpath_is_ancestor", argv[1], sep, &b)) {
+    sqlite3_result_int(ctx, mpathIsAncestor(a.z, a.a, a.nLabel, b.z, b.a, b.nLabel));
+  }
+  mpathArgFree(&a);
+  mpathArgFree(&b);
+}
+
+/* mpath_lca(p1, p2, ...): ltree's lca(); NULL when any argument is NULL or ''. */
+static void mpathLcaFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  MpathArg first, other;
+  int i, nKeep;
+  if (argc == 0) {
+    sqlite3_result_error(ctx, "mpath_lca: at least one path is required", -1);
+    return;
+  }
+  if (mpathAnyNull(argc, argv)) return;
+  other.a = other.aStatic;
+  if (!mpathArgParse(ctx, "mpath_lca", argv[0], '.', &first)) goto lca_done;
+  if (first.nLabel == 0) goto lca_done;
+  nKeep = first.nLabel - 1;
+  for (i = 1; i < argc; i++) {
+    mpathArgFree(&other);
+    if (!mpathArgParse(ctx, "mpath_lca", argv[i], '.', &other)) goto lca_done;
+    if (other.nLabel == 0) goto lca_done;
+    nKeep = mpathLcaStep(first.z, first.a, other.z, other.a, other.nLabel, nKeep);
+  }
+  mpathResultRange(ctx, &first, 0, nKeep);
+lca_done:
+  mpathArgFree(&first);
+  mpathArgFree(&other);
+}
+
+/* mpath_rebase(path, old, new [, sep]) */
+static void mpathRebaseFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  MpathArg path, pOld, pNew;
+  char sep;
+  if (mpathAnyNull(argc, argv)) return;
+  if (!mpathArgSep(ctx, "mpath_rebase", argc, argv, 3, &sep)) return;
+  pOld.a = pOld.aStatic;
+  pNew.a = pNew.aStatic;
+  if (mpathArgParse(ctx, "mpath_rebase", argv[0], sep, &path) &&
+      mpathArgParse(ctx, "mpath_rebase", argv[1], sep, &pOld) &&
+      mpathArgParse(ctx, "mpath_rebase", argv[2], sep, &pNew)) {
+    if (!mpathIsAncestor(pOld.z, pOld.a, pOld.nLabel, path.z, path.a, path.nLabel)) {
+      sqlite3_result_text(ctx, path.z, path.n, SQLITE_TRANSIENT);
+    } else {
+      int64_t nLabel = (int64_t)pNew.nLabel + path.nLabel - pOld.nLabel;
+      int nTail = pOld.nLabel == 0 ? path.n : path.n - (pOld.n + (pOld.nLabel < path.nLabel ? 1 : 0));
+      const char *zTail = &path.z[path.n - nTail];
+      int rc = SQLITE_OK;
+      NosqlBuffer out = {0, 0, 0};
+      if (nLabel > MPATH_MAX_LABELS) {
+        nosqlResultError(ctx, "mpath_rebase: number of labels (%lld) exceeds the maximum allowed (%d)",
+                         (long long)nLabel, MPATH_MAX_LABELS);
+      } else if ((int64_t)pNew.n + 1 + nTail >
+                 sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1)) {
+        sqlite3_result_error_toobig(ctx);
+      } else {
+        nosqlBufferAppend(&rc, &out, pNew.z, pNew.n);
+        if (pNew.n > 0 && nTail > 0) nosqlBufferAppend(&rc, &out, &sep, 1);
+        nosqlBufferAppend(&rc, &out, zTail, nTail);
+        if (rc != SQLITE_OK) {
+          sqlite3_result_error_nomem(ctx);
+        } else {
+          sqlite3_result_text(ctx, (const char *)out.a, (int)out.n, SQLITE_TRANSIENT);
+        }
+      }
+      nosqlBufferFree(&out);
+    }
+  }
+  mpathArgFree(&path);
+  mpathArgFree(&pOld);
+  mpathArgFree(&pNew);
+}
+
+/*
+** mpath_lower(prefix [, sep]) and mpath_upper(prefix [, sep]): the bounds
+** [prefix || sep, prefix || (sep + 1)) of its strict descendants. The
+** function's user data is 0 for lower, 1 for upper.
+*/
+static void mpathBoundFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  int bUpper = sqlite3_user_data(ctx) != NULL;
+  const char *zFunc = bUpper ? "mpath_upper" : "mpath_lower";
+  MpathArg path;
+  char sep;
+  if (mpathAnyNull(argc, argv)) return;
+  if (!mpathArgSep(ctx, zFunc, argc, argv, 1, &sep)) return;
+  if (mpathArgParse(ctx, zFunc, argv[0], sep, &path)) {
+    if (path.n == 0) {
+      if (bUpper) {
+        sqlite3_result_zeroblob(ctx, 0);
+      } else {
+        sqlite3_result_text(ctx, "", 0, SQLITE_STATIC);
+      }
+    } else {
+      char *z = sqlite3_mprintf("%.*s%c", path.n, path.z, bUpper ? sep + 1 : sep);
+      if (z == NULL) {
+        sqlite3_result_error_nomem(ctx);
+      } else {
+        sqlite3_result_text(ctx, z, -1, sqlite3_free);
+      }
+    }
+  }
+  mpathArgFree(&path);
+}
+
+/**************************************************************************
+** The mpath_ranges table-valued function: the subtree of a path as two
+** exact index ranges, for a join that SQLite runs as two plain range
+** searches (no MULTI-INDEX OR and its rowid deduplication):
+**
+**   SELECT n.* FROM mpath_ranges(:p) r JOIN node n ON n.path >= r.lo AND n.path < r.hi
+**
+** Equivalent table:
+**
+**   CREATE TABLE mpath_ranges(
+**     lo,              -- inclusive lower bound (TEXT)
+**     hi,              -- exclusive upper bound (TEXT, or an empty BLOB: above all text)
+**     self,            -- 1 for the range holding the node itself, 0 for its descendants
+**     prefix HIDDEN,   -- the subtree's root path (required)
+**     sep HIDDEN       -- the separator (optional, default '.')
+**   );
+**
+** Row 1 is [p, p || char(0)), which holds exactly p: a longer path starting
+** with p continues with a byte above 0. Row 2 is [p || sep, p || (sep + 1)),
+** the strict descendants (for the root '': [char(0), x''), every non-empty
+** path). The bounds assume the path column's BINARY collation.
+*/
+typedef struct mpath_ranges_cursor mpath_ranges_cursor;
+
+/* The cursor: the validated prefix and the row it is on. */
+struct mpath_ranges_cursor {
+  sqlite3_vtab_cursor base; /* Base class - must be first */
+  char *zPrefix;            /* Copy of the prefix (sqlite3_malloc64), or NULL for no rows */
+  int nPrefix;              /* Bytes of zPrefix */
+  char sep;                 /* Separator */
+  int iRow;                 /* 1 or 2; 3 at EOF */
+};
+
+/* Columns of the table, in declaration order. */
+#define MPATH_RANGES_LO 0
+#define MPATH_RANGES_HI 1
+#define MPATH_RANGES_SELF 2
+#define MPATH_RANGES_PREFIX 3
+#define MPATH_RANGES_SEP 4
+
+static int mpathRangesConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                              sqlite3_vtab **ppVtab, char **pzErr) {
+  sqlite3_vtab *pVtab;
+  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(lo, hi, self, prefix HIDDEN, sep HIDDEN)");
+  (void)pAux;
+  (void)argc;
+  (void)argv;
+  (void)pzErr;
+  if (rc != SQLITE_OK) return rc;
+  pVtab = (sqlite3_vtab *)sqlite3_malloc64(sizeof(*pVtab));
+  if (pVtab == NULL) return SQLITE_NOMEM;
+  memset(pVtab, 0, sizeof(*pVtab));
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  *ppVtab = pVtab;
+  return SQLITE_OK;
+}
+
+static int mpathRangesDisconnect(sqlite3_vtab *pVtab) {
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+/*
+** Plan encoding: idxNum bit 1 set when the sep argument is constrained.
+** argv[0] of xFilter is the prefix, argv[1] (with bit 1) the separator.
+** Without an equality constraint on prefix there is no plan.
+*/
+static int mpathRangesBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  int iPrefix = -1, iSep = -1, i;
+  (void)pVtab;
+  for (i = 0; i < pInfo->nConstraint; i++) {
+    const struct sqlite3_index_constraint *p = &pInfo->aConstraint[i];
+    if (!p->usable || p->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (p->iColumn == MPATH_RANGES_PREFIX) iPrefix = i;
+    if (p->iColumn == MPATH_RANGES_SEP) iSep = i;
+  }
+  if (iPrefix < 0) return SQLITE_CONSTRAINT;
+  pInfo->aConstraintUsage[iPrefix].argvIndex = 1;
+  pInfo->aConstraintUsage[iPrefix].omit = 1;
+  pInfo->idxNum = 0;
+  if (iSep >= 0) {
+    pInfo->aConstraintUsage[iSep].argvIndex = 2;
+    pInfo->aConstraintUsage[iSep].omit = 1;
+    pInfo->idxNum = 1;
+  }
+  pInfo->estimatedCost = 2;
+  pInfo->estimatedRows = 2;
+  return SQLITE_OK;
+}
+
+static int mpathRangesOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  mpath_ranges_cursor *pCur = (mpath_ranges_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  (void)pVtab;
+  if (pCur == NULL) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof(*pCur));
+  pCur->iRow = 3;
+  *ppCursor = &pCur->base;
+  return SQLITE_OK;
+}
+
+static int mpathRangesClose(sqlite3_vtab_cursor *pCursor) {
+  mpath_ranges_cursor *pCur = (mpath_ranges_cursor *)pCursor;
+  sqlite3_free(pCur->zPrefix);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+static int mpathRangesFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                             sqlite3_value **argv) {
+  mpath_ranges_cursor *pCur = (mpath_ranges_cursor *)pCursor;
+  sqlite3_vtab *pVtab = pCursor->pVtab;
+  const char *z;
+  int n, nLabel;
+  char zErr[160];
+  (void)idxStr;
+  sqlite3_free(pCur->zPrefix);
+  pCur->zPrefix = NULL;
+  pCur->iRow = 3;
+  pCur->sep = '.';
+  if (argc < 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL) return SQLITE_OK;
+  if ((idxNum & 1) && argc > 1) {
+    const char *zSep = (const char *)sqlite3_value_text(argv[1]);
+    if (sqlite3_value_type(argv[1]) == SQLITE_NULL) return SQLITE_OK;
+    if (zSep == NULL || zSep[0] == 0 || zSep[1] != 0 || !mpathSepValid(zSep[0])) {
+      char *zQuoted = nosqlValueQuote(argv[1]);
+      nosqlVtabError(
+          pVtab,
+          "mpath_ranges: separator must be one ASCII punctuation character other than - _ * | ! @ %% { } ( "
+          ") , & in %s",
+          zQuoted ? zQuoted : "?");
+      sqlite3_free(zQuoted);
+      return SQLITE_ERROR;
+    }
+    pCur->sep = zSep[0];
+  }
+  z = (const char *)sqlite3_value_text(argv[0]);
+  n = sqlite3_value_bytes(argv[0]);
+  if (z == NULL) return SQLITE_NOMEM;
+  nLabel = mpathSplit(z, n, pCur->sep, NULL, 0, zErr, sizeof(zErr));
+  if (nLabel < 0) {
+    char *zQuoted = nosqlValueQuote(argv[0]);
+    nosqlVtabError(pVtab, "mpath_ranges: %s in %s", zErr, zQuoted ? zQuoted : "?");
+    sqlite3_free(zQuoted);
+    return SQLITE_ERROR;
+  }
+  pCur->zPrefix = (char *)sqlite3_malloc64((sqlite3_uint64)n + 2);
+  if (pCur->zPrefix == NULL) return SQLITE_NOMEM;
+  memcpy(pCur->zPrefix, z, (size_t)n);
+  pCur->nPrefix = n;
+  pCur->iRow = 1;
+  return SQLITE_OK;
+}
+
+static int mpathRangesNext(sqlite3_vtab_cursor *pCursor) {
+  ((mpath_ranges_cursor *)pCursor)->iRow++;
+  return SQLITE_OK;
+}
+
+static int mpathRangesEof(sqlite3_vtab_cursor *pCursor) { return ((mpath_ranges_cursor *)pCursor)->iRow > 2; }
+
+/* Set the result to the prefix followed by byte c (none when c < 0). */
+static void mpathRangesBound(sqlite3_context *ctx, mpath_ranges_cursor *pCur, int c) {
+  int n = pCur->nPrefix;
+  if (c >= 0) pCur->zPrefix[n++] = (char)c;
+  sqlite3_result_text(ctx, pCur->zPrefix, n, SQLITE_TRANSIENT);
+}
+
+static int mpathRangesColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
+  mpath_ranges_cursor *pCur = (mpath_ranges_cursor *)pCursor;
+  int bSelf = pCur->iRow == 1;
+  int bRoot = pCur->nPrefix == 0;
+  switch (iCol) {
+    case MPATH_RANGES_LO:
+      /* self: p; descendants: p || sep, or char(0) below the root */
+      mpathRangesBound(ctx, pCur, bSelf ? -1 : (bRoot ? 0 : pCur->sep));
+      break;
+    case MPATH_RANGES_HI:
+      if (bSelf) {
+        mpathRangesBound(ctx, pCur, 0);
+      } else if (bRoot) {
+        sqlite3_result_zeroblob(ctx, 0);
+      } else {
+        mpathRangesBound(ctx, pCur, pCur->sep + 1);
+      }
+      break;
+    case MPATH_RANGES_SELF:
+      sqlite3_result_int(ctx, bSelf);
+      break;
+    case MPATH_RANGES_PREFIX:
+      mpathRangesBound(ctx, pCur, -1);
+      break;
+    default: /* MPATH_RANGES_SEP */
+      sqlite3_result_text(ctx, &pCur->sep, 1, SQLITE_TRANSIENT);
+      break;
+  }
+  return SQLITE_OK;
+}
+
+static int mpathRangesRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
+  *pRowid = ((mpath_ranges_cursor *)pCursor)->iRow;
+  return SQLITE_OK;
+}
+
+/* An eponymous-only table-valued function: no xCreate, no writes. */
+static sqlite3_module mpathRangesModule = {
+    0,                     /* iVersion */
+    0,                     /* xCreate */
+    mpathRangesConnect,    /* xConnect */
+    mpathRangesBestIndex,  /* xBestIndex */
+    mpathRangesDisconnect, /* xDisconnect */
+    0,                     /* xDestroy */
+    mpathRangesOpen,       /* xOpen */
+    mpathRangesClose,      /* xClose */
+    mpathRangesFilter,     /* xFilter */
+    mpathRangesNext,       /* xNext */
+    mpathRangesEof,        /* xEof */
+    mpathRangesColumn,     /* xColumn */
+    mpathRangesRowid,      /* xRowid */
+    0,                     /* xUpdate */
+    0,                     /* xBegin */
+    0,                     /* xSync */
+    0,                     /* xCommit */
+    0,                     /* xRollback */
+    0,                     /* xFindFunction */
+    0,                     /* xRename */
+    0,                     /* xSavepoint */
+    0,                     /* xRelease */
+    0,                     /* xRollbackTo */
+    0,                     /* xShadowName */
+};
+
+int mpathRegister(sqlite3 *db) {
+  static const struct {
+    const char *zName;                                       /* SQL name */
+    int nArg;                                                /* Arguments, -1 for any */
+    void (*xFunc)(sqlite3_context *, int, sqlite3_value **); /* Implementation */
+    int iUser;                                               /* 1: user data non-NULL */
+  } aFunc[] = {
+      {"mpath_match", 2, mpathMatchFunc, 0},
+      {"mpath_match", 3, mpathMatchFunc, 0},
+      {"mpath_txtmatch", 2, mpathTxtMatchFunc, 0},
+      {"mpath_txtmatch", 3, mpathTxtMatchFunc, 0},
+      {"mpath_nlevel", 1, mpathNlevelFunc, 0},
+      {"mpath_nlevel", 2, mpathNlevelFunc, 0},
+      {"mpath_subpath", 2, mpathSliceFunc, 0},
+      {"mpath_subpath", 3, mpathSliceFunc, 0},
+      {"mpath_subpath", 4, mpathSliceFunc, 0},
+      {"mpath_subltree", 3, mpathSliceFunc, 1},
+      {"mpath_subltree", 4, mpathSliceFunc, 1},
+      {"mpath_index", 2, mpathIndexFunc, 0},
+      {"mpath_index", 3, mpathIndexFunc, 0},
+      {"mpath_index", 4, mpathIndexFunc, 0},
+      {"mpath_lca", -1, mpathLcaFunc, 0},
+      {"mpath_is_ancestor", 2, mpathIsAncestorFunc, 0},
+      {"mpath_is_ancestor", 3, mpathIsAncestorFunc, 0},
+      {"mpath_rebase", 3, mpathRebaseFunc, 0},
+      {"mpath_rebase", 4, mpathRebaseFunc, 0},
+      {"mpath_lower", 1, mpathBoundFunc, 0},
+      {"mpath_lower", 2, mpathBoundFunc, 0},
+      {"mpath_upper", 1, mpathBoundFunc, 1},
+      {"mpath_upper", 2, mpathBoundFunc, 1},
+      {"mpath_prefix", 1, mpathPrefixFunc, 0},
+      {"mpath_prefix", 2, mpathPrefixFunc, 0},
+  };
+  static int iMark = 1; /* Non-NULL user data: mpath_upper, mpath_subltree */
+  size_t i;
+  int rc = SQLITE_OK;
+  for (i = 0; rc == SQLITE_OK && i < sizeof(aFunc) / sizeof(aFunc[0]); i++) {
+    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, NOSQL_PURE, aFunc[i].iUser ? &iMark : 0,
+                                 aFunc[i].xFunc, 0, 0);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_create_module(db, "mpath_ranges", &mpathRangesModule, 0);
+  return rc;
+}
