@@ -89,17 +89,28 @@ static void geohashInitTables(void) {
   for (i = 0; i < 32; i++) geohashValue[(unsigned char)geohashAlphabet[i]] = (unsigned char)(i + 1);
 }
 
-uint32_t geohashQuantizeLat(double lat) {
-  /* (lat + 90) * 2^32 is exact scaling; the integer division by 180 makes
-  ** the floor exact, so cell borders land where bisection puts them. */
-  uint64_t u = (uint64_t)((lat + 90.0) * 4294967296.0) / 180u;
-  return (uint32_t)(u - (u >> 32)); /* lat = 90 goes to the last cell */
-}
-
-uint32_t geohashQuantizeLon(double lon) {
-  uint64_t u = (uint64_t)((lon + 180.0) * 4294967296.0) / 360u;
+/*
+** floor((x + off) * 2^32 / span) for x in [-off, off], exactly as bisection
+** on the real value of x would find it. The sum x + off may round; Fast2Sum
+** gives its exact error e (|off| >= |x|). Scaling by 2^32 is exact, and
+** floor(y / span) = floor(floor(y) / span) for the integer span, so the
+** only correction is when the rounded sum sits on an integer the exact one
+** is just below. The last cell takes x = off (lat 90, lon 180).
+*/
+static inline uint32_t geohashQuantize(double x, double off, uint64_t span) {
+  double s = x + off;
+  double e = (off - s) + x;
+  double y = s * 4294967296.0;
+  int64_t t = (int64_t)y; /* y < 2^41: the signed conversion is one instruction */
+  uint64_t u;
+  t -= ((double)t == y) & (e < 0);
+  u = (uint64_t)t / span;
   return (uint32_t)(u - (u >> 32));
 }
+
+uint32_t geohashQuantizeLat(double lat) { return geohashQuantize(lat, 90.0, 180); }
+
+uint32_t geohashQuantizeLon(double lon) { return geohashQuantize(lon, 180.0, 360); }
 
 uint64_t geohashSpread(uint32_t x) {
   uint64_t v = x;
@@ -355,7 +366,14 @@ struct GeohashCircle {
   double sinLat; /* sin(lat) */
   double cosLat; /* cos(lat) */
   double angle;  /* Radius as an angle at the centre of the Earth */
+  double cosAngle; /* cos(angle): a point is inside when its dot product with the centre is >= this */
   double rMin;   /* Cell size (radians) at which a border cell is kept whole */
+  /* A bounding box, degrees, widened by a margin: cells outside it are
+  ** dropped without trigonometry. No longitude test when the circle holds
+  ** a pole (bLonAll). */
+  double minLat, maxLat; /* Latitude range of the circle */
+  double minLon, maxLon; /* Longitude range; may extend past +-180 */
+  int bLonAll;           /* True when every longitude is in range */
 };
 
 /* Angular distance between the centre and (lat, lon), radians; haversine. */
@@ -421,16 +439,29 @@ static double geohashMinAngle(const GeohashCircle *c, const GeohashBounds *b) {
   }
 }
 
-/* Largest angular distance from the centre to a corner of the cell. */
-static double geohashMaxCornerAngle(const GeohashCircle *c, const GeohashBounds *b) {
-  double a[4], m;
-  int i;
-  a[0] = geohashAngleTo(c, b->minLat * GEOHASH_RAD, b->minLon * GEOHASH_RAD);
-  a[1] = geohashAngleTo(c, b->minLat * GEOHASH_RAD, b->maxLon * GEOHASH_RAD);
-  a[2] = geohashAngleTo(c, b->maxLat * GEOHASH_RAD, b->minLon * GEOHASH_RAD);
-  a[3] = geohashAngleTo(c, b->maxLat * GEOHASH_RAD, b->maxLon * GEOHASH_RAD);
-  for (m = a[0], i = 1; i < 4; i++) m = a[i] > m ? a[i] : m;
-  return m;
+/*
+** True when the four corners of the cell are inside the circle. On a small
+** circle that makes the whole cell inside; where it does not (a cap larger
+** than a hemisphere), the cell is merely kept whole, which is still a
+** correct cover.
+*/
+static int geohashCornersInside(const GeohashCircle *c, const GeohashBounds *b) {
+  double s0 = sin(b->minLat * GEOHASH_RAD), c0 = cos(b->minLat * GEOHASH_RAD);
+  double s1 = sin(b->maxLat * GEOHASH_RAD), c1 = cos(b->maxLat * GEOHASH_RAD);
+  double cW = cos(b->minLon * GEOHASH_RAD - c->lon), cE = cos(b->maxLon * GEOHASH_RAD - c->lon);
+  double cMin = cW < cE ? cW : cE; /* the corner farther in longitude, on each parallel */
+  double k = c->cosAngle;
+  return c->sinLat * s0 + c->cosLat * c0 * cMin >= k && c->sinLat * s1 + c->cosLat * c1 * cMin >= k;
+}
+
+/* True when the cell cannot touch the circle's bounding box. */
+static int geohashOutsideBox(const GeohashCircle *c, const GeohashBounds *b) {
+  if (b->minLat > c->maxLat || b->maxLat < c->minLat) return 1;
+  if (c->bLonAll) return 0;
+  if (b->minLon <= c->maxLon && b->maxLon >= c->minLon) return 0;
+  if (b->minLon <= c->maxLon - 360.0 && b->maxLon >= c->minLon - 360.0) return 0;
+  if (b->minLon <= c->maxLon + 360.0 && b->maxLon >= c->minLon + 360.0) return 0;
+  return 1;
 }
 
 /* Cell size for the stopping rule: its larger side, radians of arc. */
@@ -451,9 +482,9 @@ static void geohashCoverCircleCell(GeohashCover *p, const GeohashCircle *c, uint
   uint64_t hi = (prefix + 1) << (GEOHASH_BITS - depth);
   geohashCellOf(depth ? prefix << (64 - depth) : 0, depth, &cell);
   geohashCellBounds(&cell, &b);
+  if (geohashOutsideBox(c, &b)) return;
   if (geohashMinAngle(c, &b) > c->angle * (1 + GEOHASH_EPS) + GEOHASH_EPS) return;
-  if (depth == GEOHASH_BITS || geohashCellSize(&b) <= c->rMin ||
-      (c->angle < M_PI / 2 && geohashMaxCornerAngle(c, &b) <= c->angle)) {
+  if (depth == GEOHASH_BITS || geohashCellSize(&b) <= c->rMin || geohashCornersInside(c, &b)) {
     geohashCoverAdd(p, lo, hi);
     return;
   }
@@ -470,10 +501,20 @@ void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius) 
   c.sinLat = sin(c.lat);
   c.cosLat = cos(c.lat);
   c.angle = radius / GEOHASH_EARTH_RADIUS;
+  c.cosAngle = cos(c.angle);
   c.rMin = c.angle * GEOHASH_COVER_CELL;
   if (c.angle >= M_PI) {
     geohashCoverAdd(p, 0, (uint64_t)1 << GEOHASH_BITS);
     return;
+  }
+  {
+    GeohashBounds aBox[2];
+    int n = geohashBoundingBoxes(lat, lon, radius * (1 + GEOHASH_EPS) + 1e-3, aBox);
+    c.minLat = aBox[0].minLat;
+    c.maxLat = aBox[0].maxLat;
+    c.bLonAll = n == 1 && aBox[0].minLon == -180.0 && aBox[0].maxLon == 180.0;
+    c.minLon = n == 2 ? aBox[1].minLon : aBox[0].minLon;
+    c.maxLon = n == 2 ? aBox[0].maxLon + 360.0 : aBox[0].maxLon;
   }
   geohashCoverCircleCell(p, &c, 0, 0);
 }
