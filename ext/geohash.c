@@ -722,9 +722,13 @@ static int geohashArgInt(sqlite3_value *pVal, const char *zFunc, const char *zWh
 /* A geohash: 1..12 characters of the alphabet. Sets *pBits and *pnChar. */
 static int geohashArgHash(sqlite3_value *pVal, const char *zFunc, uint64_t *pBits, int *pnChar,
                           char **pzErr) {
-  const char *z = (const char *)sqlite3_value_text(pVal);
-  int n = sqlite3_value_bytes(pVal);
-  int iBad;
+  const char *z;
+  int n, iBad;
+  if (sqlite3_value_type(pVal) == SQLITE_BLOB) {
+    return geohashArgError(pzErr, pVal, "%s: %s %s is not text%s", zFunc, "geohash", "");
+  }
+  z = (const char *)sqlite3_value_text(pVal);
+  n = sqlite3_value_bytes(pVal);
   if (z == NULL) return SQLITE_NOMEM;
   if (n == 0) return geohashArgError(pzErr, pVal, "%s: %s %s is empty%s", zFunc, "geohash", "");
   if (n > 12) {
