@@ -316,43 +316,140 @@ void geohashHilbertInverse(uint64_t d, int order, uint32_t *pX, uint32_t *pY) {
 */
 #define GEOHASH_BITS 60
 
-/* Append [lo, hi) to the cover, merging with the last range when they touch. */
-static void geohashCoverAdd(GeohashCover *p, uint64_t lo, uint64_t hi) {
-  if (p->nRange > 0 && p->aRange[p->nRange - 1].hi == lo) {
-    p->aRange[p->nRange - 1].hi = hi;
-    return;
-  }
-  if (p->nRange == GEOHASH_COVER_MAX) {
-    /* Full: merge the ranges separated by the smaller half of the gaps.
-    ** The union only grows, so the cover stays correct, just coarser. */
-    uint64_t aGap[GEOHASH_COVER_MAX];
-    uint64_t mid;
-    int i, j, k;
-    for (i = 1; i < p->nRange; i++) aGap[i - 1] = p->aRange[i].lo - p->aRange[i - 1].hi;
-    for (i = 0; i < p->nRange - 1; i++) { /* partial selection: the median gap */
-      for (j = i + 1; j < p->nRange - 1; j++) {
-        if (aGap[j] < aGap[i]) {
-          uint64_t t = aGap[i];
-          aGap[i] = aGap[j];
-          aGap[j] = t;
-        }
-      }
-      if (i == (p->nRange - 1) / 2) break;
+/* How the walk treats a cell. */
+#define GEOHASH_OUT 0   /* No point of the shape can have a code in it */
+#define GEOHASH_WHOLE 1 /* Keep it as one range */
+#define GEOHASH_SPLIT 2 /* Look at its two halves */
+
+static int geohashRangeCmp(const void *a, const void *b) {
+  uint64_t x = ((const GeohashRange *)a)->lo, y = ((const GeohashRange *)b)->lo;
+  return x < y ? -1 : x > y;
+}
+
+static int geohashU64Cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Sort the ranges and merge those that touch or overlap. */
+static void geohashCoverNormalize(GeohashCover *p) {
+  int i, k;
+  if (p->nRange < 2) return;
+  qsort(p->aRange, (size_t)p->nRange, sizeof(GeohashRange), geohashRangeCmp);
+  for (k = 0, i = 1; i < p->nRange; i++) {
+    if (p->aRange[i].lo <= p->aRange[k].hi) {
+      if (p->aRange[i].hi > p->aRange[k].hi) p->aRange[k].hi = p->aRange[i].hi;
+    } else {
+      p->aRange[++k] = p->aRange[i];
     }
-    mid = aGap[(p->nRange - 1) / 2];
-    for (k = 0, i = 1; i < p->nRange; i++) {
-      if (p->aRange[i].lo - p->aRange[k].hi <= mid) {
-        p->aRange[k].hi = p->aRange[i].hi;
-      } else {
-        p->aRange[++k] = p->aRange[i];
-      }
-    }
-    p->nRange = k + 1;
-    p->nMerged++;
   }
-  p->aRange[p->nRange].lo = lo;
-  p->aRange[p->nRange].hi = hi;
+  p->nRange = k + 1;
+}
+
+/*
+** Merge normalized ranges across their smallest gaps until at most nMax
+** remain, whatever area that adds. The union only grows, so the cover
+** stays correct, just coarser. aGap is scratch room for nRange values.
+*/
+static void geohashCoverMergeGaps(GeohashCover *p, int nMax) {
+  uint64_t thr;
+  int i, k, nMerge;
+  if (p->nRange <= nMax) return;
+  for (i = 1; i < p->nRange; i++) p->aGap[i - 1] = p->aRange[i].lo - p->aRange[i - 1].hi;
+  qsort(p->aGap, (size_t)(p->nRange - 1), sizeof(uint64_t), geohashU64Cmp);
+  thr = p->aGap[p->nRange - nMax - 1];
+  nMerge = p->nRange - nMax; /* gaps equal to thr are merged only up to this count */
+  for (k = 0, i = 1; i < p->nRange; i++) {
+    uint64_t gap = p->aRange[i].lo - p->aRange[k].hi;
+    if (gap < thr || (gap == thr && nMerge > 0)) {
+      p->aRange[k].hi = p->aRange[i].hi;
+      nMerge--;
+    } else {
+      p->aRange[++k] = p->aRange[i];
+    }
+  }
+  p->nRange = k + 1;
+}
+
+/* Add the range of a cell; when the room is full, normalize and coarsen. */
+static void geohashCoverAdd(GeohashCover *p, uint64_t prefix, int depth) {
+  if (p->nRange == GEOHASH_COVER_ROOM) {
+    geohashCoverNormalize(p);
+    geohashCoverMergeGaps(p, GEOHASH_COVER_ROOM / 2);
+  }
+  p->aRange[p->nRange].lo = prefix << (GEOHASH_BITS - depth);
+  p->aRange[p->nRange].hi = (prefix + 1) << (GEOHASH_BITS - depth);
   p->nRange++;
+}
+
+/*
+** Merge the ranges across their smallest gaps while there are more than
+** nTarget of them and the gaps taken add at most rExtra times the covered
+** length. A gap's length in codes is its area in square degrees, so this
+** trades a bounded share of extra candidates for fewer index seeks.
+*/
+static void geohashCoverCompact(GeohashCover *p, int nTarget, double rExtra) {
+  uint64_t nCovered = 0, nAdded = 0;
+  int i;
+  for (i = 0; i < p->nRange; i++) nCovered += p->aRange[i].hi - p->aRange[i].lo;
+  while (p->nRange > nTarget) {
+    int iMin = 1;
+    uint64_t gap;
+    for (i = 2; i < p->nRange; i++) {
+      if (p->aRange[i].lo - p->aRange[i - 1].hi < p->aRange[iMin].lo - p->aRange[iMin - 1].hi) iMin = i;
+    }
+    gap = p->aRange[iMin].lo - p->aRange[iMin - 1].hi;
+    if ((double)(nAdded + gap) > rExtra * (double)nCovered) break;
+    nAdded += gap;
+    p->aRange[iMin - 1].hi = p->aRange[iMin].hi;
+    memmove(&p->aRange[iMin], &p->aRange[iMin + 1], sizeof(GeohashRange) * (size_t)(p->nRange - iMin - 1));
+    p->nRange--;
+  }
+}
+
+/*
+** The walk, level by level from the whole globe (depth 0) down, so that
+** the cells kept have even sizes. xClassify says what to do with a cell
+** (it must not say GEOHASH_SPLIT at depth 60). When the cells to split at
+** one level would exceed the work room (a tiny circle on a pole touches
+** every cell of the top row), they are kept whole instead: coarser, never
+** wrong. The result is normalized, compacted, and at most
+** GEOHASH_COVER_MAX ranges.
+*/
+static void geohashCoverWalk(GeohashCover *p, int (*xClassify)(const void *, uint64_t, int), const void *pCtx) {
+  GeohashCellRef *aCur = p->aCell[0], *aNext = p->aCell[1];
+  int nCur = 1, i;
+  p->nRange = 0;
+  aCur[0].prefix = 0;
+  aCur[0].depth = 0;
+  while (nCur > 0) {
+    int nSplit = 0;
+    GeohashCellRef *aSwap;
+    for (i = 0; i < nCur; i++) {
+      int e = xClassify(pCtx, aCur[i].prefix, aCur[i].depth);
+      if (e == GEOHASH_WHOLE) {
+        geohashCoverAdd(p, aCur[i].prefix, aCur[i].depth);
+      } else if (e == GEOHASH_SPLIT) {
+        aCur[nSplit++] = aCur[i];
+      }
+    }
+    if (2 * nSplit > GEOHASH_COVER_WORK) {
+      for (i = 0; i < nSplit; i++) geohashCoverAdd(p, aCur[i].prefix, aCur[i].depth);
+      break;
+    }
+    for (i = 0; i < nSplit; i++) {
+      aNext[2 * i].prefix = aCur[i].prefix * 2;
+      aNext[2 * i + 1].prefix = aCur[i].prefix * 2 + 1;
+      aNext[2 * i].depth = aNext[2 * i + 1].depth = aCur[i].depth + 1;
+    }
+    nCur = 2 * nSplit;
+    aSwap = aCur;
+    aCur = aNext;
+    aNext = aSwap;
+  }
+  geohashCoverNormalize(p);
+  geohashCoverMergeGaps(p, GEOHASH_COVER_MAX);
+  geohashCoverCompact(p, GEOHASH_COVER_TARGET, GEOHASH_COVER_EXTRA);
 }
 
 /* Radians per degree, and the degree from radians. */
@@ -475,27 +572,23 @@ static double geohashCellSize(const GeohashBounds *b) {
 /* Tolerance of the distance tests: rounding, never geometry. */
 #define GEOHASH_EPS 1e-9
 
-static void geohashCoverCircleCell(GeohashCover *p, const GeohashCircle *c, uint64_t prefix, int depth) {
+static int geohashCircleClassify(const void *pCtx, uint64_t prefix, int depth) {
+  const GeohashCircle *c = (const GeohashCircle *)pCtx;
   GeohashCell cell;
   GeohashBounds b;
-  uint64_t lo = prefix << (GEOHASH_BITS - depth);
-  uint64_t hi = (prefix + 1) << (GEOHASH_BITS - depth);
   geohashCellOf(depth ? prefix << (64 - depth) : 0, depth, &cell);
   geohashCellBounds(&cell, &b);
-  if (geohashOutsideBox(c, &b)) return;
-  if (geohashMinAngle(c, &b) > c->angle * (1 + GEOHASH_EPS) + GEOHASH_EPS) return;
-  if (depth == GEOHASH_BITS || geohashCellSize(&b) <= c->rMin || geohashCornersInside(c, &b)) {
-    geohashCoverAdd(p, lo, hi);
-    return;
+  if (geohashOutsideBox(c, &b)) return GEOHASH_OUT;
+  if (geohashMinAngle(c, &b) > c->angle * (1 + GEOHASH_EPS) + GEOHASH_EPS) return GEOHASH_OUT;
+  if (depth == GEOHASH_BITS || geohashCellSize(&b) <= c->rMin ||
+      (c->angle < M_PI / 2 && geohashCornersInside(c, &b))) {
+    return GEOHASH_WHOLE;
   }
-  geohashCoverCircleCell(p, c, prefix * 2, depth + 1);
-  geohashCoverCircleCell(p, c, prefix * 2 + 1, depth + 1);
+  return GEOHASH_SPLIT;
 }
 
 void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius) {
   GeohashCircle c;
-  p->nRange = 0;
-  p->nMerged = 0;
   c.lat = lat * GEOHASH_RAD;
   c.lon = lon * GEOHASH_RAD;
   c.sinLat = sin(c.lat);
@@ -504,7 +597,9 @@ void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius) 
   c.cosAngle = cos(c.angle);
   c.rMin = c.angle * GEOHASH_COVER_CELL;
   if (c.angle >= M_PI) {
-    geohashCoverAdd(p, 0, (uint64_t)1 << GEOHASH_BITS);
+    p->nRange = 1;
+    p->aRange[0].lo = 0;
+    p->aRange[0].hi = (uint64_t)1 << GEOHASH_BITS;
     return;
   }
   {
@@ -516,60 +611,64 @@ void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius) 
     c.minLon = n == 2 ? aBox[1].minLon : aBox[0].minLon;
     c.maxLon = n == 2 ? aBox[0].maxLon + 360.0 : aBox[0].maxLon;
   }
-  geohashCoverCircleCell(p, &c, 0, 0);
+  geohashCoverWalk(p, geohashCircleClassify, &c);
 }
 
-/* A box in quantised units (30 bits per axis), inclusive bounds. */
+/* Boxes in quantised units (30 bits per axis), inclusive bounds. */
 typedef struct GeohashBox GeohashBox;
 struct GeohashBox {
-  uint32_t lonLo, lonHi; /* Longitude cell indexes, inclusive */
-  uint32_t latLo, latHi; /* Latitude cell indexes, inclusive */
-  uint32_t lonMin;       /* Span at which a border cell is kept whole */
-  uint32_t latMin;       /* Same, for latitude */
+  int nBox;                    /* 1, or 2 across the antimeridian */
+  uint32_t lonLo[2], lonHi[2]; /* Longitude cell indexes of each box, inclusive */
+  uint32_t latLo, latHi;       /* Latitude cell indexes, inclusive */
+  uint32_t lonMin;             /* Span at which a border cell is kept whole */
+  uint32_t latMin;             /* Same, for latitude */
 };
 
-static void geohashCoverBoxCell(GeohashCover *p, const GeohashBox *x, uint64_t prefix, int depth) {
+static int geohashBoxClassify(const void *pCtx, uint64_t prefix, int depth) {
+  const GeohashBox *x = (const GeohashBox *)pCtx;
   GeohashCell cell;
   uint32_t lon0, lon1, lat0, lat1;
-  uint64_t lo = prefix << (GEOHASH_BITS - depth);
-  uint64_t hi = (prefix + 1) << (GEOHASH_BITS - depth);
+  int i, bTouch = 0, bInside = 0;
   geohashCellOf(depth ? prefix << (64 - depth) : 0, depth, &cell);
   lon0 = (uint32_t)((uint64_t)cell.iLon << (30 - cell.nLonBit));
   lon1 = (uint32_t)((((uint64_t)cell.iLon + 1) << (30 - cell.nLonBit)) - 1);
   lat0 = (uint32_t)((uint64_t)cell.iLat << (30 - cell.nLatBit));
   lat1 = (uint32_t)((((uint64_t)cell.iLat + 1) << (30 - cell.nLatBit)) - 1);
-  if (lon1 < x->lonLo || lon0 > x->lonHi || lat1 < x->latLo || lat0 > x->latHi) return;
-  if (depth == GEOHASH_BITS || (lon0 >= x->lonLo && lon1 <= x->lonHi && lat0 >= x->latLo && lat1 <= x->latHi) ||
-      (lon1 - lon0 <= x->lonMin && lat1 - lat0 <= x->latMin)) {
-    geohashCoverAdd(p, lo, hi);
-    return;
+  if (lat1 < x->latLo || lat0 > x->latHi) return GEOHASH_OUT;
+  for (i = 0; i < x->nBox; i++) {
+    if (lon1 >= x->lonLo[i] && lon0 <= x->lonHi[i]) bTouch = 1;
+    if (lon0 >= x->lonLo[i] && lon1 <= x->lonHi[i]) bInside = 1;
   }
-  geohashCoverBoxCell(p, x, prefix * 2, depth + 1);
-  geohashCoverBoxCell(p, x, prefix * 2 + 1, depth + 1);
-}
-
-/* Cover one box that does not cross the antimeridian; ranges are appended. */
-static void geohashCoverOneBox(GeohashCover *p, double minLat, double minLon, double maxLat, double maxLon) {
-  GeohashBox x;
-  x.lonLo = geohashQuantizeLon(minLon) >> 2;
-  x.lonHi = geohashQuantizeLon(maxLon) >> 2;
-  x.latLo = geohashQuantizeLat(minLat) >> 2;
-  x.latHi = geohashQuantizeLat(maxLat) >> 2;
-  x.lonMin = (uint32_t)((x.lonHi - x.lonLo) * GEOHASH_COVER_CELL);
-  x.latMin = (uint32_t)((x.latHi - x.latLo) * GEOHASH_COVER_CELL);
-  geohashCoverBoxCell(p, &x, 0, 0);
+  if (!bTouch) return GEOHASH_OUT;
+  if (depth == GEOHASH_BITS || (bInside && lat0 >= x->latLo && lat1 <= x->latHi) ||
+      (lon1 - lon0 <= x->lonMin && lat1 - lat0 <= x->latMin)) {
+    return GEOHASH_WHOLE;
+  }
+  return GEOHASH_SPLIT;
 }
 
 void geohashCoverBox(GeohashCover *p, double minLat, double minLon, double maxLat, double maxLon) {
-  p->nRange = 0;
-  p->nMerged = 0;
+  GeohashBox x;
+  uint32_t lonSpan;
+  x.latLo = geohashQuantizeLat(minLat) >> 2;
+  x.latHi = geohashQuantizeLat(maxLat) >> 2;
   if (minLon <= maxLon) {
-    geohashCoverOneBox(p, minLat, minLon, maxLat, maxLon);
+    x.nBox = 1;
+    x.lonLo[0] = geohashQuantizeLon(minLon) >> 2;
+    x.lonHi[0] = geohashQuantizeLon(maxLon) >> 2;
+    lonSpan = x.lonHi[0] - x.lonLo[0];
   } else {
-    /* Across the antimeridian: the west part has the smaller codes. */
-    geohashCoverOneBox(p, minLat, -180.0, maxLat, maxLon);
-    geohashCoverOneBox(p, minLat, minLon, maxLat, 180.0);
+    /* Across the antimeridian: [min_lon, 180] and [-180, max_lon]. */
+    x.nBox = 2;
+    x.lonLo[0] = geohashQuantizeLon(minLon) >> 2;
+    x.lonHi[0] = (1u << 30) - 1;
+    x.lonLo[1] = 0;
+    x.lonHi[1] = geohashQuantizeLon(maxLon) >> 2;
+    lonSpan = (x.lonHi[0] - x.lonLo[0]) + x.lonHi[1];
   }
+  x.lonMin = (uint32_t)(lonSpan * GEOHASH_COVER_CELL);
+  x.latMin = (uint32_t)((x.latHi - x.latLo) * GEOHASH_COVER_CELL);
+  geohashCoverWalk(p, geohashBoxClassify, &x);
 }
 
 int geohashRangeString(uint64_t v, char *zOut) {

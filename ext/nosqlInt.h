@@ -123,13 +123,30 @@ struct GeohashRange {
 /* A border cell is kept whole once its larger side is at most this
 ** fraction of the radius (or of the box's side). */
 #define GEOHASH_COVER_CELL 0.25
+/* Above this many ranges, the smallest gaps are merged while that adds at
+** most this fraction to the area covered. */
+#define GEOHASH_COVER_TARGET 16
+#define GEOHASH_COVER_EXTRA 0.10
+/* Cells the walk may split at one level, and ranges it may hold at once. */
+#define GEOHASH_COVER_WORK 1024
+#define GEOHASH_COVER_ROOM 2048
 
-/* The result of a cover: ranges in ascending order, disjoint, not touching. */
+/* A cell of the walk: the first depth bits of a code, right-aligned. */
+typedef struct GeohashCellRef GeohashCellRef;
+struct GeohashCellRef {
+  uint64_t prefix; /* The bits, < 2^depth */
+  int depth;       /* Number of bits, 0..60 */
+};
+
+/* A cover and its working room (about 112 KB: allocate it, do not put it on
+** a small stack). On return aRange[0..nRange) are sorted, disjoint and do
+** not touch; nRange <= GEOHASH_COVER_MAX. */
 typedef struct GeohashCover GeohashCover;
 struct GeohashCover {
-  GeohashRange aRange[GEOHASH_COVER_MAX]; /* The ranges */
-  int nRange;                             /* Used entries of aRange[] */
-  int nMerged;                            /* Times the buffer filled and ranges were merged */
+  GeohashRange aRange[GEOHASH_COVER_ROOM];         /* The ranges */
+  int nRange;                                      /* Used entries of aRange[] */
+  uint64_t aGap[GEOHASH_COVER_ROOM];               /* Scratch: gaps between ranges */
+  GeohashCellRef aCell[2][2 * GEOHASH_COVER_WORK]; /* Scratch: this level's and the next level's cells */
 };
 
 /* Quantise a coordinate to a 32-bit cell index (exact floor; 90 or 180 -> last cell). */
