@@ -937,7 +937,7 @@ static void geohashFromBitsFunc(sqlite3_context *ctx, int argc, sqlite3_value **
   char zOut[13];
   int rc;
   if (geohashAnyNull(argc, argv)) return;
-  rc = geohashArgInt(argv[1], "geohash_from_bits", "bits", 5, 62, &nBit, &zErr);
+  rc = geohashArgInt(argv[1], "geohash_from_bits", "bits", 6, 62, &nBit, &zErr);
   if (rc == SQLITE_OK && (nBit & 1)) {
     rc = geohashArgError(&zErr, argv[1], "%s: %s %s is odd%s", "geohash_from_bits", "bits", "");
   }
