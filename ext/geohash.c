@@ -416,7 +416,8 @@ static void geohashCoverCompact(GeohashCover *p, int nTarget, double rExtra) {
 ** wrong. The result is normalized, compacted, and at most
 ** GEOHASH_COVER_MAX ranges.
 */
-static void geohashCoverWalk(GeohashCover *p, int (*xClassify)(const void *, uint64_t, int), const void *pCtx) {
+static void geohashCoverWalk(GeohashCover *p, int (*xClassify)(const void *, uint64_t, int),
+                             const void *pCtx) {
   GeohashCellRef *aCur = p->aCell[0], *aNext = p->aCell[1];
   int nCur = 1, i;
   p->nRange = 0;
@@ -458,13 +459,13 @@ static void geohashCoverWalk(GeohashCover *p, int (*xClassify)(const void *, uin
 /* The circle being covered, in radians. */
 typedef struct GeohashCircle GeohashCircle;
 struct GeohashCircle {
-  double lat;    /* Centre latitude */
-  double lon;    /* Centre longitude, in [-pi, pi] */
-  double sinLat; /* sin(lat) */
-  double cosLat; /* cos(lat) */
-  double angle;  /* Radius as an angle at the centre of the Earth */
+  double lat;      /* Centre latitude */
+  double lon;      /* Centre longitude, in [-pi, pi] */
+  double sinLat;   /* sin(lat) */
+  double cosLat;   /* cos(lat) */
+  double angle;    /* Radius as an angle at the centre of the Earth */
   double cosAngle; /* cos(angle): a point is inside when its dot product with the centre is >= this */
-  double rMin;   /* Cell size (radians) at which a border cell is kept whole */
+  double rMin;     /* Cell size (radians) at which a border cell is kept whole */
   /* A bounding box, degrees, widened by a margin: cells outside it are
   ** dropped without trigonometry. No longitude test when the circle holds
   ** a pole (bLonAll). */
@@ -855,7 +856,8 @@ static const struct GeohashDir {
   int dLat;          /* +1 north, -1 south */
   int dLon;          /* +1 east, -1 west */
 } aGeohashDir[8] = {
-    {"n", 1, 0}, {"ne", 1, 1}, {"e", 0, 1}, {"se", -1, 1}, {"s", -1, 0}, {"sw", -1, -1}, {"w", 0, -1}, {"nw", 1, -1},
+    {"n", 1, 0},  {"ne", 1, 1},   {"e", 0, 1},  {"se", -1, 1},
+    {"s", -1, 0}, {"sw", -1, -1}, {"w", 0, -1}, {"nw", 1, -1},
 };
 
 /* Report rc/zErr from a checker as the function's result. */
@@ -889,7 +891,8 @@ static void geohashFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   char zOut[13];
   int rc;
   /* Fast path: two REAL arguments in range, the case an index build hits. */
-  if (argc == 2 && sqlite3_value_type(argv[0]) == SQLITE_FLOAT && sqlite3_value_type(argv[1]) == SQLITE_FLOAT) {
+  if (argc == 2 && sqlite3_value_type(argv[0]) == SQLITE_FLOAT &&
+      sqlite3_value_type(argv[1]) == SQLITE_FLOAT) {
     lat = sqlite3_value_double(argv[0]);
     lon = sqlite3_value_double(argv[1]);
     if (lat >= -90.0 && lat <= 90.0 && lon >= -180.0 && lon <= 180.0) {
@@ -944,8 +947,8 @@ static void geohashFromBitsFunc(sqlite3_context *ctx, int argc, sqlite3_value **
   if (rc == SQLITE_OK) {
     char zWhat[40];
     sqlite3_snprintf(sizeof(zWhat), zWhat, "value for %lld bits", nBit);
-    rc = geohashArgInt(argv[0], "geohash_from_bits", zWhat, 0, (sqlite3_int64)(((uint64_t)1 << nBit) - 1), &iVal,
-                       &zErr);
+    rc = geohashArgInt(argv[0], "geohash_from_bits", zWhat, 0, (sqlite3_int64)(((uint64_t)1 << nBit) - 1),
+                       &iVal, &zErr);
   }
   if (rc != SQLITE_OK) {
     geohashResultArgError(ctx, rc, zErr);
@@ -1003,8 +1006,8 @@ static void geohashNeighborFunc(sqlite3_context *ctx, int argc, sqlite3_value **
   if (geohashAnyNull(argc, argv)) return;
   rc = geohashArgHash(argv[0], "geohash_neighbor", &bits, &nChar, &zErr);
   if (rc == SQLITE_OK && (iDir = geohashDirIndex(argv[1])) < 0) {
-    rc = geohashArgError(&zErr, argv[1], "%s: %s %s is not one of n, ne, e, se, s, sw, w, nw%s", "geohash_neighbor",
-                         "direction", "");
+    rc = geohashArgError(&zErr, argv[1], "%s: %s %s is not one of n, ne, e, se, s, sw, w, nw%s",
+                         "geohash_neighbor", "direction", "");
   }
   if (rc != SQLITE_OK) {
     geohashResultArgError(ctx, rc, zErr);
@@ -1078,8 +1081,10 @@ static void geohashHilbertFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
   int rc;
   if (geohashAnyNull(argc, argv)) return;
   rc = geohashArgInt(argv[2], "hilbert", "order", 1, 31, &order, &zErr);
-  if (rc == SQLITE_OK) rc = geohashArgInt(argv[0], "hilbert", "x", 0, ((sqlite3_int64)1 << order) - 1, &x, &zErr);
-  if (rc == SQLITE_OK) rc = geohashArgInt(argv[1], "hilbert", "y", 0, ((sqlite3_int64)1 << order) - 1, &y, &zErr);
+  if (rc == SQLITE_OK)
+    rc = geohashArgInt(argv[0], "hilbert", "x", 0, ((sqlite3_int64)1 << order) - 1, &x, &zErr);
+  if (rc == SQLITE_OK)
+    rc = geohashArgInt(argv[1], "hilbert", "y", 0, ((sqlite3_int64)1 << order) - 1, &y, &zErr);
   if (rc != SQLITE_OK) {
     geohashResultArgError(ctx, rc, zErr);
     return;
@@ -1097,7 +1102,8 @@ static void geohashHilbertInverseFunc(sqlite3_context *ctx, int argc, sqlite3_va
   int rc;
   if (geohashAnyNull(argc, argv)) return;
   rc = geohashArgInt(argv[1], zFunc, "order", 1, 31, &order, &zErr);
-  if (rc == SQLITE_OK) rc = geohashArgInt(argv[0], zFunc, "d", 0, ((sqlite3_int64)1 << (2 * order)) - 1, &d, &zErr);
+  if (rc == SQLITE_OK)
+    rc = geohashArgInt(argv[0], zFunc, "d", 0, ((sqlite3_int64)1 << (2 * order)) - 1, &d, &zErr);
   if (rc != SQLITE_OK) {
     geohashResultArgError(ctx, rc, zErr);
     return;
@@ -1130,20 +1136,20 @@ struct GeohashModule {
 };
 
 struct geohash_vtab {
-  sqlite3_vtab base;           /* Base class - must be first */
-  const GeohashModule *pMod;   /* What this table computes */
+  sqlite3_vtab base;         /* Base class - must be first */
+  const GeohashModule *pMod; /* What this table computes */
 };
 
 struct geohash_cursor {
-  sqlite3_vtab_cursor base;    /* Base class - must be first */
-  sqlite3_int64 iRow;          /* Current row, from 0 */
-  sqlite3_int64 nRow;          /* Rows computed by xFilter */
-  sqlite3_value *apArg[4];     /* Copies of the arguments, for the HIDDEN columns */
-  GeohashBounds aBox[2];       /* geohash_decode: the cell; geo_bbox: the boxes */
-  int nChar;                   /* geohash_neighbors: characters of the hash */
-  int aDir[8];                 /* geohash_neighbors: direction of each row */
-  char aHash[8][13];           /* geohash_neighbors: the hash of each row */
-  GeohashCover *pCover;        /* geohash_cover*: the ranges, or NULL */
+  sqlite3_vtab_cursor base; /* Base class - must be first */
+  sqlite3_int64 iRow;       /* Current row, from 0 */
+  sqlite3_int64 nRow;       /* Rows computed by xFilter */
+  sqlite3_value *apArg[4];  /* Copies of the arguments, for the HIDDEN columns */
+  GeohashBounds aBox[2];    /* geohash_decode: the cell; geo_bbox: the boxes */
+  int nChar;                /* geohash_neighbors: characters of the hash */
+  int aDir[8];              /* geohash_neighbors: direction of each row */
+  char aHash[8][13];        /* geohash_neighbors: the hash of each row */
+  GeohashCover *pCover;     /* geohash_cover*: the ranges, or NULL */
 };
 
 static int geohashConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -1225,7 +1231,8 @@ static int geohashBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   return SQLITE_OK;
 }
 
-static int geohashFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv) {
+static int geohashFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                         sqlite3_value **argv) {
   geohash_cursor *pCur = (geohash_cursor *)cur;
   const GeohashModule *pMod = ((geohash_vtab *)cur->pVtab)->pMod;
   char *zErr = NULL;
@@ -1292,14 +1299,30 @@ static void geohashDecodeColumn(geohash_cursor *pCur, sqlite3_context *ctx, int 
   const GeohashBounds *b = &pCur->aBox[0];
   double r = 0.0;
   switch (iCol) {
-    case 0: r = (b->minLat + b->maxLat) / 2; break;
-    case 1: r = (b->minLon + b->maxLon) / 2; break;
-    case 2: r = (b->maxLat - b->minLat) / 2; break;
-    case 3: r = (b->maxLon - b->minLon) / 2; break;
-    case 4: r = b->minLat; break;
-    case 5: r = b->minLon; break;
-    case 6: r = b->maxLat; break;
-    default: r = b->maxLon; break;
+    case 0:
+      r = (b->minLat + b->maxLat) / 2;
+      break;
+    case 1:
+      r = (b->minLon + b->maxLon) / 2;
+      break;
+    case 2:
+      r = (b->maxLat - b->minLat) / 2;
+      break;
+    case 3:
+      r = (b->maxLon - b->minLon) / 2;
+      break;
+    case 4:
+      r = b->minLat;
+      break;
+    case 5:
+      r = b->minLon;
+      break;
+    case 6:
+      r = b->maxLat;
+      break;
+    default:
+      r = b->maxLon;
+      break;
   }
   sqlite3_result_double(ctx, r);
 }
@@ -1337,7 +1360,8 @@ static int geohashCursorCover(geohash_cursor *pCur) {
 /* A radius in metres: a finite number >= 0. */
 static int geohashArgRadius(sqlite3_value *pVal, const char *zFunc, double *pOut, char **pzErr) {
   int rc = geohashArgNumber(pVal, zFunc, "radius", pOut, pzErr);
-  if (rc == SQLITE_OK && *pOut < 0) rc = geohashArgError(pzErr, pVal, "%s: %s %s is negative%s", zFunc, "radius", "");
+  if (rc == SQLITE_OK && *pOut < 0)
+    rc = geohashArgError(pzErr, pVal, "%s: %s %s is negative%s", zFunc, "radius", "");
   return rc;
 }
 
@@ -1398,7 +1422,8 @@ static void geohashBboxColumn(geohash_cursor *pCur, sqlite3_context *ctx, int iC
 
 static const GeohashModule aGeohashModule[] = {
     {"geohash_decode",
-     "CREATE TABLE x(lat REAL, lon REAL, lat_err REAL, lon_err REAL, min_lat REAL, min_lon REAL, max_lat REAL,"
+     "CREATE TABLE x(lat REAL, lon REAL, lat_err REAL, lon_err REAL, min_lat REAL, min_lon REAL, max_lat "
+     "REAL,"
      " max_lon REAL, hash HIDDEN)",
      8, 1, 1, geohashDecodeCompute, geohashDecodeColumn},
     {"geohash_neighbors", "CREATE TABLE x(direction TEXT, hash TEXT, center HIDDEN)", 2, 1, 8,
@@ -1406,8 +1431,8 @@ static const GeohashModule aGeohashModule[] = {
     {"geohash_cover", "CREATE TABLE x(lo TEXT, hi TEXT, lat HIDDEN, lon HIDDEN, radius HIDDEN)", 2, 3, 20,
      geohashCoverCompute, geohashCoverColumn},
     {"geohash_cover_box",
-     "CREATE TABLE x(lo TEXT, hi TEXT, min_lat HIDDEN, min_lon HIDDEN, max_lat HIDDEN, max_lon HIDDEN)", 2, 4, 20,
-     geohashCoverBoxCompute, geohashCoverColumn},
+     "CREATE TABLE x(lo TEXT, hi TEXT, min_lat HIDDEN, min_lon HIDDEN, max_lat HIDDEN, max_lon HIDDEN)", 2, 4,
+     20, geohashCoverBoxCompute, geohashCoverColumn},
     {"geo_bbox",
      "CREATE TABLE x(min_lat REAL, min_lon REAL, max_lat REAL, max_lon REAL, lat HIDDEN, lon HIDDEN,"
      " radius HIDDEN)",

@@ -96,10 +96,10 @@ int nosqlCoreRegister(sqlite3 *db);
 /* A cell of the geohash grid: its index on each axis and the bits per axis. */
 typedef struct GeohashCell GeohashCell;
 struct GeohashCell {
-  uint32_t iLon;  /* Longitude index, from 0 at -180, < 2^nLonBit */
-  uint32_t iLat;  /* Latitude index, from 0 at -90, < 2^nLatBit */
-  int nLonBit;    /* Longitude bits: ceil(depth / 2) */
-  int nLatBit;    /* Latitude bits: floor(depth / 2) */
+  uint32_t iLon; /* Longitude index, from 0 at -180, < 2^nLonBit */
+  uint32_t iLat; /* Latitude index, from 0 at -90, < 2^nLatBit */
+  int nLonBit;   /* Longitude bits: ceil(depth / 2) */
+  int nLatBit;   /* Latitude bits: floor(depth / 2) */
 };
 
 /* A latitude-longitude rectangle, degrees. */

@@ -143,7 +143,8 @@ static int geoRunQueries(sqlite3 *db, void *pArg, BenchSum *pSum) {
   int i, j;
   for (i = 0; rc == SQLITE_OK && i < p->nQuery; i++) {
     GeohashBounds aBox[2];
-    int nBox = p->bBox ? geohashBoundingBoxes(p->aQuery[i].lat, p->aQuery[i].lon, p->aQuery[i].radius, aBox) : 1;
+    int nBox =
+        p->bBox ? geohashBoundingBoxes(p->aQuery[i].lat, p->aQuery[i].lon, p->aQuery[i].radius, aBox) : 1;
     for (j = 0; rc == SQLITE_OK && j < nBox; j++) {
       sqlite3_bind_double(pStmt, 1, p->aQuery[i].lat);
       sqlite3_bind_double(pStmt, 2, p->aQuery[i].lon);
@@ -220,10 +221,12 @@ static void geoBenchRadius(Bench *p, sqlite3 *db, int64_t nPoint, double nHit, i
   aSet[2] = (GeoQuerySet){aQuery, nQuery, zGeoLatLon, 1};
   aSet[3] = (GeoQuerySet){aQuery, nQuery, zGeoCover, 0};
   nHits = geoCount(db, aQuery, nQuery, zGeoFull, 0);
-  nCand = geoCount(db, aQuery, nQuery,
-                   "SELECT p.id FROM geohash_cover(?1, ?2, ?3) c JOIN pts p ON p.gh >= c.lo AND p.gh < c.hi", 0);
-  nCandRt = geoCount(db, aQuery, nQuery,
-                     "SELECT id FROM rt WHERE minLat <= ?5 AND maxLat >= ?4 AND minLon <= ?7 AND maxLon >= ?6", 1);
+  nCand =
+      geoCount(db, aQuery, nQuery,
+               "SELECT p.id FROM geohash_cover(?1, ?2, ?3) c JOIN pts p ON p.gh >= c.lo AND p.gh < c.hi", 0);
+  nCandRt =
+      geoCount(db, aQuery, nQuery,
+               "SELECT id FROM rt WHERE minLat <= ?5 AND maxLat >= ?4 AND minLon <= ?7 AND maxLon >= ?6", 1);
   nRange = geoCount(db, aQuery, nQuery, "SELECT lo FROM geohash_cover(?1, ?2, ?3)", 0);
   {
     const BenchVariant aVar[] = {
@@ -233,12 +236,15 @@ static void geoBenchRadius(Bench *p, sqlite3 *db, int64_t nPoint, double nHit, i
         {"geohash_cover + gh B-tree ranges + filter", 0, geoRunQueries, &aSet[3]},
     };
     snprintf(zTitle, sizeof(zTitle), "geohash: radius search, ~%.0f hits", nHit);
-    snprintf(zSize, sizeof(zSize), "%lld points, %d queries of r = %.0f m", (long long)nPoint, nQuery, radius);
+    snprintf(zSize, sizeof(zSize), "%lld points, %d queries of r = %.0f m", (long long)nPoint, nQuery,
+             radius);
     benchCompare(p, zTitle, db, zSize, nQuery, "query", aVar, 4);
   }
-  printf("\nhits per query %.1f; candidates per hit: geohash cover %.3f, R*Tree box %.3f; ranges per query %.1f\n",
-         (double)nHits / nQuery, nHits ? (double)nCand / (double)nHits : 0.0,
-         nHits ? (double)nCandRt / (double)nHits : 0.0, (double)nRange / nQuery);
+  printf(
+      "\nhits per query %.1f; candidates per hit: geohash cover %.3f, R*Tree box %.3f; ranges per query "
+      "%.1f\n",
+      (double)nHits / nQuery, nHits ? (double)nCand / (double)nHits : 0.0,
+      nHits ? (double)nCandRt / (double)nHits : 0.0, (double)nRange / nQuery);
   free(aQuery);
 }
 

@@ -55,7 +55,8 @@ static void testQuantize(void) {
     /* Small magnitudes have bits finer than the sum x + 90 keeps: the case
     ** the Fast2Sum correction exists for. */
     double lat = i % 3 == 0 ? testUniform(&seed, -1e-6, 1e-6) : testUniform(&seed, -90, 90);
-    double lon = i % 3 == 1 ? ldexp(testUniform(&seed, -1, 1), -(int)(i % 40)) : testUniform(&seed, -180, 180);
+    double lon =
+        i % 3 == 1 ? ldexp(testUniform(&seed, -1, 1), -(int)(i % 40)) : testUniform(&seed, -180, 180);
     if (geohashQuantizeLat(lat) != testBisect(lat, -90, 90)) nBad++;
     if (geohashQuantizeLon(lon) != testBisect(lon, -180, 180)) nBad++;
   }
