@@ -166,6 +166,11 @@ uint64_t geohashEncodePdep(double lat, double lon);
 uint64_t geohashEncode(double lat, double lon);
 void geohashEncodeBatchPortable(const double *aLat, const double *aLon, uint64_t *aOut, int n);
 void geohashEncodeBatchPdep(const double *aLat, const double *aLon, uint64_t *aOut, int n);
+/* Four points at a time: AVX2 quantisation, BMI2 pdep; only when
+** geohashHasAvx2() is true (AVX2 and BMI2 both present). */
+void geohashEncodeBatchAvx2(const double *aLat, const double *aLon, uint64_t *aOut, int n);
+int geohashHasAvx2(void);
+/* The fastest of the batch kernels this CPU runs. */
 void geohashEncodeBatch(const double *aLat, const double *aLon, uint64_t *aOut, int n);
 /* Write the first nChar (<= 12) characters of the top-aligned bits to zOut[nChar + 1]. */
 void geohashToString(uint64_t bits, int nChar, char *zOut);

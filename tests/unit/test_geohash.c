@@ -76,6 +76,49 @@ static void testQuantize(void) {
   CHECK_INT(nBad, 0);
 }
 
+/* The batch kernels agree with the scalar encoder, borders included. */
+static void testBatch(void) {
+  enum { N = 100003 };
+  static double aLat[N], aLon[N];
+  static uint64_t aOut[N];
+  uint64_t seed = 5;
+  int i, nBad = 0;
+  for (i = 0; i < N; i++) {
+    uint32_t k = (uint32_t)testRand(&seed);
+    switch (i % 4) {
+      case 0: /* an exact 32-bit border */
+        aLat[i] = -90.0 + 180.0 * ldexp((double)k, -32);
+        aLon[i] = -180.0 + 360.0 * ldexp((double)k, -32);
+        break;
+      case 1: /* tiny magnitudes, finer than the sum keeps */
+        aLat[i] = testUniform(&seed, -1e-9, 1e-9);
+        aLon[i] = ldexp(testUniform(&seed, -1, 1), -(int)(k % 60));
+        break;
+      default:
+        aLat[i] = testUniform(&seed, -90, 90);
+        aLon[i] = testUniform(&seed, -180, 180);
+    }
+  }
+  aLat[0] = 90;
+  aLon[0] = 180;
+  aLat[1] = -90;
+  aLon[1] = -180;
+  geohashEncodeBatch(aLat, aLon, aOut, N);
+  for (i = 0; i < N; i++) {
+    uint64_t ref = ((uint64_t)testBisect(aLon[i], -180, 180) << 32) | testBisect(aLat[i], -90, 90);
+    if (aOut[i] != geohashInterleavePortable((uint32_t)(ref >> 32), (uint32_t)ref)) nBad++;
+  }
+  if (geohashHasAvx2()) {
+    geohashEncodeBatchAvx2(aLat, aLon, aOut, N);
+    for (i = 0; i < N; i++) nBad += aOut[i] != geohashEncodePortable(aLat[i], aLon[i]);
+  }
+  if (geohashHasPdep()) {
+    geohashEncodeBatchPdep(aLat, aLon, aOut, N);
+    for (i = 0; i < N; i++) nBad += aOut[i] != geohashEncodePortable(aLat[i], aLon[i]);
+  }
+  CHECK_INT(nBad, 0);
+}
+
 static void testInterleave(void) {
   uint64_t seed = 2;
   int i, nBad = 0;
@@ -256,6 +299,7 @@ static void testCoverBox(void) {
 int main(void) {
   unitApiInit();
   RUN(testQuantize);
+  RUN(testBatch);
   RUN(testInterleave);
   RUN(testEncode);
   RUN(testCells);
