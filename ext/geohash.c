@@ -40,22 +40,27 @@
 ** in the alphabet 0123456789bcdefghjkmnpqrstuvwxyz. That alphabet is ASCII
 ** ascending, so string order is bit order and every cell, at any bit depth,
 ** is one contiguous range of 12-character strings. Quantisation is exact:
-** q = floor((lat + 90) * 2^32 / 180) computed in integers, so a point on a
-** cell border belongs to the cell above or east of it, and lat = 90 and
-** lon = 180 are put in the last cell (the cells are half-open except the
-** last one of each axis, which is closed).
+** q = floor((lat + 90) * 2^32 / 180) as bisection on the real value would
+** find it, so a point on a cell border belongs to the cell above or east of
+** it, and lat = 90 and lon = 180 are put in the last cell (the cells are
+** half-open except the last one of each axis, which is closed). The
+** interleave uses BMI2 pdep when the CPU has it (asked at run time), else
+** magic-number spreads; batches use AVX2 for the quantisation.
 **
 ** geohash_cover() walks the tree of cells one bit at a time from the
 ** whole globe down. A cell whose spherical distance to the centre exceeds
 ** the radius is dropped; a cell inside the circle, or one small next to the
 ** radius (cells shrink until their larger side is at most 1/4 of the
 ** radius, which keeps the candidates per hit near 1.2 for uniform data),
-** becomes a range; the rest is split. Ranges that touch are merged. The
-** distance test is exact on the sphere (with a margin of a few millimetres
-** for rounding), so no point within the radius is ever missed, at the
-** poles and across the antimeridian alike: the walk never needs a bounding
-** box. geohash_cover_box() does the same walk with exact integer tests
-** against the quantised box, split in two when min_lon > max_lon.
+** becomes a range; the rest is split, level by level (a level with too
+** many cells to split keeps them whole: coarser, never wrong). Ranges that
+** touch are merged, and beyond 16 ranges the smallest gaps are merged while
+** that adds at most 10% to the area. The distance test is exact on the
+** sphere (with a margin of a few millimetres for rounding), so no point
+** within the radius is ever missed, at the poles and across the
+** antimeridian alike; a bounding box only speeds up the rejection.
+** geohash_cover_box() does the same walk with exact integer tests against
+** the quantised box, split in two when min_lon > max_lon.
 **
 ** Numbers: latitudes and longitudes are degrees (WGS84 values taken as
 ** spherical coordinates); distances are metres on a sphere of radius
@@ -512,7 +517,7 @@ static void geohashCoverWalk(GeohashCover *p, int (*xClassify)(const void *, uin
   geohashCoverCompact(p, GEOHASH_COVER_TARGET, GEOHASH_COVER_EXTRA);
 }
 
-/* Radians per degree, and the degree from radians. */
+/* Radians per degree. */
 #define GEOHASH_RAD (M_PI / 180.0)
 
 /* The circle being covered, in radians. */
