@@ -212,8 +212,9 @@ __attribute__((target("avx2"))) static inline __m256i geohashQuantize4(__m256d x
   __m256d e = _mm256_add_pd(_mm256_sub_pd(vOff, s), x);
   __m256d y = _mm256_mul_pd(s, _mm256_set1_pd(4294967296.0));
   __m256d t = _mm256_floor_pd(y);
-  __m256d fix = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(t, y, _CMP_EQ_OQ), _mm256_cmp_pd(e, vZero, _CMP_LT_OQ)),
-                              _mm256_set1_pd(1.0));
+  __m256d fix =
+      _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(t, y, _CMP_EQ_OQ), _mm256_cmp_pd(e, vZero, _CMP_LT_OQ)),
+                    _mm256_set1_pd(1.0));
   __m256d q;
   t = _mm256_sub_pd(t, fix);
   q = _mm256_floor_pd(_mm256_add_pd(_mm256_mul_pd(t, _mm256_set1_pd(1.0 / span)), _mm256_set1_pd(0x1p-10)));
