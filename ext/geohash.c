@@ -149,12 +149,17 @@ __attribute__((target("bmi2"))) uint64_t geohashInterleavePdep(uint32_t lon, uin
 uint64_t geohashInterleavePdep(uint32_t lon, uint32_t lat) { return geohashInterleavePortable(lon, lat); }
 #endif
 
+/*
+** BMI2 with a fast pdep. AMD families 15h and 17h (Excavator, Zen 1 and 2)
+** have BMI2 but run pdep in microcode, tens to hundreds of cycles: there
+** the magic-number spread is faster.
+*/
 int geohashHasPdep(void) {
 #if GEOHASH_HAVE_PDEP
   static int bHas = -1; /* -1 until the CPU was asked */
   if (bHas < 0) {
     __builtin_cpu_init();
-    bHas = __builtin_cpu_supports("bmi2") ? 1 : 0;
+    bHas = __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") && !__builtin_cpu_is("amdfam17h");
   }
   return bHas;
 #else
@@ -242,7 +247,7 @@ int geohashHasAvx2(void) {
   static int bHas = -1; /* -1 until the CPU was asked */
   if (bHas < 0) {
     __builtin_cpu_init();
-    bHas = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") ? 1 : 0;
+    bHas = __builtin_cpu_supports("avx2") && geohashHasPdep();
   }
   return bHas;
 }

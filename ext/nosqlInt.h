@@ -156,8 +156,8 @@ uint32_t geohashQuantizeLon(double lon);
 uint64_t geohashSpread(uint32_t x);
 uint32_t geohashSqueeze(uint64_t v);
 /* 64 interleaved bits, longitude first (bit 63): portable, BMI2 pdep, and
-** the one chosen at run time. The pdep variants may only run when
-** geohashHasPdep() is true. */
+** the one chosen at run time. The pdep variants need BMI2; geohashHasPdep()
+** is true when the CPU has it and runs pdep fast (not AMD before Zen 3). */
 uint64_t geohashInterleavePortable(uint32_t lon, uint32_t lat);
 uint64_t geohashInterleavePdep(uint32_t lon, uint32_t lat);
 int geohashHasPdep(void);
@@ -167,7 +167,7 @@ uint64_t geohashEncode(double lat, double lon);
 void geohashEncodeBatchPortable(const double *aLat, const double *aLon, uint64_t *aOut, int n);
 void geohashEncodeBatchPdep(const double *aLat, const double *aLon, uint64_t *aOut, int n);
 /* Four points at a time: AVX2 quantisation, BMI2 pdep; only when
-** geohashHasAvx2() is true (AVX2 and BMI2 both present). */
+** geohashHasAvx2() is true (AVX2 and a fast pdep, see geohashHasPdep()). */
 void geohashEncodeBatchAvx2(const double *aLat, const double *aLon, uint64_t *aOut, int n);
 int geohashHasAvx2(void);
 /* The fastest of the batch kernels this CPU runs. */
