@@ -40,6 +40,7 @@ static const struct NosqlFeature {
 } aNosqlFeature[] = {
     {"core", nosqlCoreRegister},
     {"mpath", mpathRegister},
+    {"geohash", geohashRegister},
 };
 
 #ifdef _WIN32

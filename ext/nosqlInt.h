@@ -130,5 +130,116 @@ int mpathIsAncestor(const char *zA, const MpathLabel *a, int nA, const char *zB,
 
 /* Registers the mpath_* functions and the mpath_ranges module. */
 int mpathRegister(sqlite3 *db);
+** Interface to code in ext/geohash.c
+*/
+
+/* Earth radius of geo_distance(), metres: Redis's constant. */
+#define GEOHASH_EARTH_RADIUS 6372797.560856
+
+/* A cell of the geohash grid: its index on each axis and the bits per axis. */
+typedef struct GeohashCell GeohashCell;
+struct GeohashCell {
+  uint32_t iLon; /* Longitude index, from 0 at -180, < 2^nLonBit */
+  uint32_t iLat; /* Latitude index, from 0 at -90, < 2^nLatBit */
+  int nLonBit;   /* Longitude bits: ceil(depth / 2) */
+  int nLatBit;   /* Latitude bits: floor(depth / 2) */
+};
+
+/* A latitude-longitude rectangle, degrees. */
+typedef struct GeohashBounds GeohashBounds;
+struct GeohashBounds {
+  double minLat; /* South edge */
+  double minLon; /* West edge */
+  double maxLat; /* North edge */
+  double maxLon; /* East edge */
+};
+
+/* A half-open range [lo, hi) of 60-bit codes (12-character geohashes). */
+typedef struct GeohashRange GeohashRange;
+struct GeohashRange {
+  uint64_t lo; /* First code in the range */
+  uint64_t hi; /* One past the last; 2^60 for "to the end" */
+};
+
+/* Most ranges a cover returns; beyond it the closest ranges are merged. */
+#define GEOHASH_COVER_MAX 256
+/* A border cell is kept whole once its larger side is at most this
+** fraction of the radius (or of the box's side). */
+#define GEOHASH_COVER_CELL 0.25
+/* Above this many ranges, the smallest gaps are merged while that adds at
+** most this fraction to the area covered. */
+#define GEOHASH_COVER_TARGET 16
+#define GEOHASH_COVER_EXTRA 0.10
+/* Cells the walk may split at one level, and ranges it may hold at once. */
+#define GEOHASH_COVER_WORK 1024
+#define GEOHASH_COVER_ROOM 2048
+
+/* A cell of the walk: the first depth bits of a code, right-aligned. */
+typedef struct GeohashCellRef GeohashCellRef;
+struct GeohashCellRef {
+  uint64_t prefix; /* The bits, < 2^depth */
+  int depth;       /* Number of bits, 0..60 */
+};
+
+/* A cover and its working room (about 112 KB: allocate it, do not put it on
+** a small stack). On return aRange[0..nRange) are sorted, disjoint and do
+** not touch; nRange <= GEOHASH_COVER_MAX. */
+typedef struct GeohashCover GeohashCover;
+struct GeohashCover {
+  GeohashRange aRange[GEOHASH_COVER_ROOM];         /* The ranges */
+  int nRange;                                      /* Used entries of aRange[] */
+  uint64_t aGap[GEOHASH_COVER_ROOM];               /* Scratch: gaps between ranges */
+  GeohashCellRef aCell[2][2 * GEOHASH_COVER_WORK]; /* Scratch: this level's and the next level's cells */
+};
+
+/* Quantise a coordinate to a 32-bit cell index (exact floor; 90 or 180 -> last cell). */
+uint32_t geohashQuantizeLat(double lat);
+uint32_t geohashQuantizeLon(double lon);
+/* Spread the 32 bits of x to the even bits of a 64-bit word, and back. */
+uint64_t geohashSpread(uint32_t x);
+uint32_t geohashSqueeze(uint64_t v);
+/* 64 interleaved bits, longitude first (bit 63): portable, BMI2 pdep, and
+** the one chosen at run time. The pdep variants need BMI2; geohashHasPdep()
+** is true when the CPU has it and runs pdep fast (not AMD before Zen 3). */
+uint64_t geohashInterleavePortable(uint32_t lon, uint32_t lat);
+uint64_t geohashInterleavePdep(uint32_t lon, uint32_t lat);
+int geohashHasPdep(void);
+uint64_t geohashEncodePortable(double lat, double lon);
+uint64_t geohashEncodePdep(double lat, double lon);
+uint64_t geohashEncode(double lat, double lon);
+void geohashEncodeBatchPortable(const double *aLat, const double *aLon, uint64_t *aOut, int n);
+void geohashEncodeBatchPdep(const double *aLat, const double *aLon, uint64_t *aOut, int n);
+/* Four points at a time: AVX2 quantisation, BMI2 pdep; only when
+** geohashHasAvx2() is true (AVX2 and a fast pdep, see geohashHasPdep()). */
+void geohashEncodeBatchAvx2(const double *aLat, const double *aLon, uint64_t *aOut, int n);
+int geohashHasAvx2(void);
+/* The fastest of the batch kernels this CPU runs. */
+void geohashEncodeBatch(const double *aLat, const double *aLon, uint64_t *aOut, int n);
+/* Write the first nChar (<= 12) characters of the top-aligned bits to zOut[nChar + 1]. */
+void geohashToString(uint64_t bits, int nChar, char *zOut);
+/* Parse n (<= 12) characters to top-aligned bits; -1, or the index of the first bad byte. */
+int geohashFromString(const char *z, int n, uint64_t *pBits);
+/* The cell of the first nBit (<= 60) top-aligned bits, its bits, its bounds. */
+void geohashCellOf(uint64_t bits, int nBit, GeohashCell *pCell);
+uint64_t geohashCellBits(const GeohashCell *pCell);
+void geohashCellBounds(const GeohashCell *pCell, GeohashBounds *pBounds);
+/* Move a cell by dLat, dLon in {-1, 0, 1}; wraps east-west, 0 beyond a pole. */
+int geohashNeighbor(GeohashCell *pCell, int dLat, int dLon);
+/* Haversine distance in metres (GEOHASH_EARTH_RADIUS). */
+double geohashDistance(double lat1, double lon1, double lat2, double lon2);
+/* Z-order and Hilbert keys of integer grids (order in 1..31). */
+uint64_t geohashZorder(uint32_t x, uint32_t y);
+uint64_t geohashHilbert(uint32_t x, uint32_t y, int order);
+void geohashHilbertInverse(uint64_t d, int order, uint32_t *pX, uint32_t *pY);
+/* Covers: fill *p with ranges whose union holds the code of every point of
+** the circle (radius in metres) or box (min_lon > max_lon crosses +-180). */
+void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius);
+void geohashCoverBox(GeohashCover *p, double minLat, double minLon, double maxLat, double maxLon);
+/* A range end as a string (trailing '0's dropped; "{" for 2^60); returns its length. */
+int geohashRangeString(uint64_t v, char *zOut);
+/* The boxes (1 or 2, split at +-180) bounding a circle; aBox has room for 2. */
+int geohashBoundingBoxes(double lat, double lon, double radius, GeohashBounds *aBox);
+
+int geohashRegister(sqlite3 *db);
 
 #endif /* NOSQL_INT_H */

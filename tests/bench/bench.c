@@ -23,6 +23,7 @@ static const struct BenchWorkload {
 } aWorkload[] = {
     {"core", benchCore},
     {"mpath", benchMpath},
+    {"geohash", benchGeohash},
 };
 
 #define BENCH_MAX_VARIANT 8

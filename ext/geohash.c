@@ -1,0 +1,1576 @@
+/*
+** geohash.c: dimensionality reduction, technique 6 of the article. Two
+** coordinates become one key whose order keeps neighbours close, so that
+** an ordinary B-tree answers "near this point" with a few range scans.
+**
+** Scalar functions (all deterministic and innocuous: they may back
+** generated columns and expression indexes):
+**
+**   geohash(lat, lon [, precision])   -> TEXT, 1..12 characters (default 12)
+**   geohash_bits(lat, lon [, bits])   -> INTEGER, even bits in 2..62 (default 52)
+**   geohash_from_bits(n, bits)        -> TEXT of floor(bits / 5) characters
+**   geohash_lat(hash), geohash_lon(hash)   -> REAL, the cell centre
+**   geohash_neighbor(hash, dir)       -> TEXT; dir n ne e se s sw w nw
+**   geo_distance(lat1, lon1, lat2, lon2)   -> REAL metres (haversine)
+**   zorder(x, y), zorder_x(z), zorder_y(z)
+**   hilbert(x, y, order), hilbert_x(d, order), hilbert_y(d, order)
+**
+** Table-valued functions (eponymous virtual tables; the arguments are
+** HIDDEN columns, as in SQLite's series.c):
+**
+**   CREATE TABLE geohash_decode(lat, lon, lat_err, lon_err, min_lat, min_lon,
+**                               max_lat, max_lon, hash HIDDEN);
+**   CREATE TABLE geohash_neighbors(direction, hash, center HIDDEN);
+**   CREATE TABLE geohash_cover(lo, hi, lat HIDDEN, lon HIDDEN, radius HIDDEN);
+**   CREATE TABLE geohash_cover_box(lo, hi, min_lat HIDDEN, min_lon HIDDEN,
+**                                  max_lat HIDDEN, max_lon HIDDEN);
+**   CREATE TABLE geo_bbox(min_lat, min_lon, max_lat, max_lon,
+**                         lat HIDDEN, lon HIDDEN, radius HIDDEN);
+**
+** The radius recipe, on an ordinary table with an ordinary index on a
+** 12-character geohash column:
+**
+**   SELECT p.* FROM geohash_cover(:lat, :lon, :r) c
+**     JOIN places p ON p.gh >= c.lo AND p.gh < c.hi
+**    WHERE geo_distance(p.lat, p.lon, :lat, :lon) <= :r;
+**
+** How it works. A geohash interleaves the bits of the longitude and the
+** latitude (longitude first), each the index of a cell in a regular
+** subdivision of [-180, 180] and [-90, 90], and writes 5 bits per character
+** in the alphabet 0123456789bcdefghjkmnpqrstuvwxyz. That alphabet is ASCII
+** ascending, so string order is bit order and every cell, at any bit depth,
+** is one contiguous range of 12-character strings. Quantisation is exact:
+** q = floor((lat + 90) * 2^32 / 180) as bisection on the real value would
+** find it, so a point on a cell border belongs to the cell above or east of
+** it, and lat = 90 and lon = 180 are put in the last cell (the cells are
+** half-open except the last one of each axis, which is closed). The
+** interleave uses BMI2 pdep when the CPU has it (asked at run time), else
+** magic-number spreads; batches use AVX2 for the quantisation.
+**
+** geohash_cover() walks the tree of cells one bit at a time from the
+** whole globe down. A cell whose spherical distance to the centre exceeds
+** the radius is dropped; a cell inside the circle, or one small next to the
+** radius (cells shrink until their larger side is at most 1/4 of the
+** radius, which keeps the candidates per hit near 1.2 for uniform data),
+** becomes a range; the rest is split, level by level (a level with too
+** many cells to split keeps them whole: coarser, never wrong). Ranges that
+** touch are merged, and beyond 16 ranges the smallest gaps are merged while
+** that adds at most 10% to the area. The distance test is exact on the
+** sphere (with a margin of a few millimetres for rounding), so no point
+** within the radius is ever missed, at the poles and across the
+** antimeridian alike; a bounding box only speeds up the rejection.
+** geohash_cover_box() does the same walk with exact integer tests against
+** the quantised box, split in two when min_lon > max_lon.
+**
+** Numbers: latitudes and longitudes are degrees (WGS84 values taken as
+** spherical coordinates); distances are metres on a sphere of radius
+** 6372797.560856 m, the constant Redis uses, so results compare with Redis.
+*/
+#include "nosqlInt.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define GEOHASH_HAVE_PDEP 1
+#else
+#define GEOHASH_HAVE_PDEP 0
+#endif
+
+/**************************************************************************
+** The pure core: no sqlite3_* calls below this line until the SQL glue.
+*/
+
+static const char geohashAlphabet[] = "0123456789bcdefghjkmnpqrstuvwxyz";
+
+/* Character value + 1 for each byte, 0 for bytes outside the alphabet. */
+static unsigned char geohashValue[256];
+
+static void geohashInitTables(void) {
+  int i;
+  if (geohashValue['0']) return;
+  for (i = 0; i < 32; i++) geohashValue[(unsigned char)geohashAlphabet[i]] = (unsigned char)(i + 1);
+}
+
+/*
+** floor((x + off) * 2^32 / span) for x in [-off, off], exactly as bisection
+** on the real value of x would find it. The sum x + off may round; Fast2Sum
+** gives its exact error e (|off| >= |x|). Scaling by 2^32 is exact, and
+** floor(y / span) = floor(floor(y) / span) for the integer span, so the
+** only correction is when the rounded sum sits on an integer the exact one
+** is just below. The last cell takes x = off (lat 90, lon 180).
+*/
+static inline uint32_t geohashQuantize(double x, double off, uint64_t span) {
+  double s = x + off;
+  double e = (off - s) + x;
+  double y = s * 4294967296.0;
+  int64_t t = (int64_t)y; /* y < 2^41: the signed conversion is one instruction */
+  uint64_t u;
+  t -= ((double)t == y) & (e < 0);
+  u = (uint64_t)t / span;
+  return (uint32_t)(u - (u >> 32));
+}
+
+uint32_t geohashQuantizeLat(double lat) { return geohashQuantize(lat, 90.0, 180); }
+
+uint32_t geohashQuantizeLon(double lon) { return geohashQuantize(lon, 180.0, 360); }
+
+uint64_t geohashSpread(uint32_t x) {
+  uint64_t v = x;
+  v = (v | (v << 16)) & 0x0000FFFF0000FFFFull;
+  v = (v | (v << 8)) & 0x00FF00FF00FF00FFull;
+  v = (v | (v << 4)) & 0x0F0F0F0F0F0F0F0Full;
+  v = (v | (v << 2)) & 0x3333333333333333ull;
+  v = (v | (v << 1)) & 0x5555555555555555ull;
+  return v;
+}
+
+uint32_t geohashSqueeze(uint64_t v) {
+  v &= 0x5555555555555555ull;
+  v = (v | (v >> 1)) & 0x3333333333333333ull;
+  v = (v | (v >> 2)) & 0x0F0F0F0F0F0F0F0Full;
+  v = (v | (v >> 4)) & 0x00FF00FF00FF00FFull;
+  v = (v | (v >> 8)) & 0x0000FFFF0000FFFFull;
+  v = (v | (v >> 16)) & 0x00000000FFFFFFFFull;
+  return (uint32_t)v;
+}
+
+uint64_t geohashInterleavePortable(uint32_t lon, uint32_t lat) {
+  return (geohashSpread(lon) << 1) | geohashSpread(lat);
+}
+
+#if GEOHASH_HAVE_PDEP
+__attribute__((target("bmi2"))) uint64_t geohashInterleavePdep(uint32_t lon, uint32_t lat) {
+  return _pdep_u64(lon, 0xAAAAAAAAAAAAAAAAull) | _pdep_u64(lat, 0x5555555555555555ull);
+}
+#else
+uint64_t geohashInterleavePdep(uint32_t lon, uint32_t lat) { return geohashInterleavePortable(lon, lat); }
+#endif
+
+/*
+** BMI2 with a fast pdep. AMD families 15h and 17h (Excavator, Zen 1 and 2)
+** have BMI2 but run pdep in microcode, tens to hundreds of cycles: there
+** the magic-number spread is faster.
+*/
+int geohashHasPdep(void) {
+#if GEOHASH_HAVE_PDEP
+  static int bHas = -1; /* -1 until the CPU was asked */
+  if (bHas < 0) {
+    __builtin_cpu_init();
+    bHas = __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") && !__builtin_cpu_is("amdfam17h");
+  }
+  return bHas;
+#else
+  return 0;
+#endif
+}
+
+uint64_t geohashEncodePortable(double lat, double lon) {
+  return geohashInterleavePortable(geohashQuantizeLon(lon), geohashQuantizeLat(lat));
+}
+
+#if GEOHASH_HAVE_PDEP
+__attribute__((target("bmi2"))) uint64_t geohashEncodePdep(double lat, double lon) {
+  return _pdep_u64(geohashQuantizeLon(lon), 0xAAAAAAAAAAAAAAAAull) |
+         _pdep_u64(geohashQuantizeLat(lat), 0x5555555555555555ull);
+}
+#else
+uint64_t geohashEncodePdep(double lat, double lon) { return geohashEncodePortable(lat, lon); }
+#endif
+
+uint64_t geohashEncode(double lat, double lon) {
+  return geohashHasPdep() ? geohashEncodePdep(lat, lon) : geohashEncodePortable(lat, lon);
+}
+
+void geohashEncodeBatchPortable(const double *aLat, const double *aLon, uint64_t *aOut, int n) {
+  int i;
+  for (i = 0; i < n; i++) aOut[i] = geohashEncodePortable(aLat[i], aLon[i]);
+}
+
+#if GEOHASH_HAVE_PDEP
+__attribute__((target("bmi2"))) void geohashEncodeBatchPdep(const double *aLat, const double *aLon,
+                                                            uint64_t *aOut, int n) {
+  int i;
+  for (i = 0; i < n; i++) aOut[i] = geohashEncodePdep(aLat[i], aLon[i]);
+}
+#else
+void geohashEncodeBatchPdep(const double *aLat, const double *aLon, uint64_t *aOut, int n) {
+  geohashEncodeBatchPortable(aLat, aLon, aOut, n);
+}
+#endif
+
+#if GEOHASH_HAVE_PDEP
+/*
+** Four quantisations at once, the same exact floor as geohashQuantize():
+** t = floor(s * 2^32) corrected by the Fast2Sum error, then
+** floor(t / span) as floor(t * (1 / span) + 2^-10). That is exact: t < 2^41
+** is an integer, so t / span is within 1 / span of the next integer unless
+** it is one, and the product's error (< 2^-11) plus 2^-10 stays below
+** 1 / 360. Adding 2^52 puts the integer in the low bits of each lane.
+*/
+__attribute__((target("avx2"))) static inline __m256i geohashQuantize4(__m256d x, double off, double span) {
+  const __m256d vOff = _mm256_set1_pd(off);
+  const __m256d vZero = _mm256_setzero_pd();
+  __m256d s = _mm256_add_pd(x, vOff);
+  __m256d e = _mm256_add_pd(_mm256_sub_pd(vOff, s), x);
+  __m256d y = _mm256_mul_pd(s, _mm256_set1_pd(4294967296.0));
+  __m256d t = _mm256_floor_pd(y);
+  __m256d fix =
+      _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(t, y, _CMP_EQ_OQ), _mm256_cmp_pd(e, vZero, _CMP_LT_OQ)),
+                    _mm256_set1_pd(1.0));
+  __m256d q;
+  t = _mm256_sub_pd(t, fix);
+  q = _mm256_floor_pd(_mm256_add_pd(_mm256_mul_pd(t, _mm256_set1_pd(1.0 / span)), _mm256_set1_pd(0x1p-10)));
+  q = _mm256_min_pd(q, _mm256_set1_pd(4294967295.0));
+  return _mm256_castpd_si256(_mm256_add_pd(q, _mm256_set1_pd(0x1p52)));
+}
+
+__attribute__((target("avx2,bmi2"))) void geohashEncodeBatchAvx2(const double *aLat, const double *aLon,
+                                                                 uint64_t *aOut, int n) {
+  int i;
+  for (i = 0; i + 4 <= n; i += 4) {
+    uint64_t aQLat[4], aQLon[4];
+    int j;
+    _mm256_storeu_si256((__m256i *)aQLat, geohashQuantize4(_mm256_loadu_pd(&aLat[i]), 90.0, 180.0));
+    _mm256_storeu_si256((__m256i *)aQLon, geohashQuantize4(_mm256_loadu_pd(&aLon[i]), 180.0, 360.0));
+    for (j = 0; j < 4; j++) {
+      aOut[i + j] = _pdep_u64((uint32_t)aQLon[j], 0xAAAAAAAAAAAAAAAAull) |
+                    _pdep_u64((uint32_t)aQLat[j], 0x5555555555555555ull);
+    }
+  }
+  for (; i < n; i++) aOut[i] = geohashEncodePdep(aLat[i], aLon[i]);
+}
+
+int geohashHasAvx2(void) {
+  static int bHas = -1; /* -1 until the CPU was asked */
+  if (bHas < 0) {
+    __builtin_cpu_init();
+    bHas = __builtin_cpu_supports("avx2") && geohashHasPdep();
+  }
+  return bHas;
+}
+#else
+void geohashEncodeBatchAvx2(const double *aLat, const double *aLon, uint64_t *aOut, int n) {
+  geohashEncodeBatchPortable(aLat, aLon, aOut, n);
+}
+
+int geohashHasAvx2(void) { return 0; }
+#endif
+
+void geohashEncodeBatch(const double *aLat, const double *aLon, uint64_t *aOut, int n) {
+  if (geohashHasAvx2()) {
+    geohashEncodeBatchAvx2(aLat, aLon, aOut, n);
+  } else if (geohashHasPdep()) {
+    geohashEncodeBatchPdep(aLat, aLon, aOut, n);
+  } else {
+    geohashEncodeBatchPortable(aLat, aLon, aOut, n);
+  }
+}
+
+void geohashToString(uint64_t bits, int nChar, char *zOut) {
+  int i;
+  for (i = 0; i < nChar; i++) zOut[i] = geohashAlphabet[(bits >> (59 - 5 * i)) & 31];
+  zOut[nChar] = 0;
+}
+
+int geohashFromString(const char *z, int n, uint64_t *pBits) {
+  uint64_t v = 0;
+  int i;
+  geohashInitTables();
+  for (i = 0; i < n; i++) {
+    int c = geohashValue[(unsigned char)z[i]];
+    if (c == 0) return i;
+    v |= (uint64_t)(c - 1) << (59 - 5 * i);
+  }
+  *pBits = v;
+  return -1;
+}
+
+void geohashCellOf(uint64_t bits, int nBit, GeohashCell *pCell) {
+  int nLon = (nBit + 1) / 2;
+  int nLat = nBit / 2;
+  uint64_t w = nBit ? bits & (~0ull << (64 - nBit)) : 0;
+  pCell->nLonBit = nLon;
+  pCell->nLatBit = nLat;
+  pCell->iLon = nLon ? geohashSqueeze(w >> 1) >> (32 - nLon) : 0;
+  pCell->iLat = nLat ? geohashSqueeze(w) >> (32 - nLat) : 0;
+}
+
+uint64_t geohashCellBits(const GeohashCell *pCell) {
+  uint32_t lon = pCell->nLonBit ? (uint32_t)((uint64_t)pCell->iLon << (32 - pCell->nLonBit)) : 0;
+  uint32_t lat = pCell->nLatBit ? (uint32_t)((uint64_t)pCell->iLat << (32 - pCell->nLatBit)) : 0;
+  return geohashInterleavePortable(lon, lat);
+}
+
+void geohashCellBounds(const GeohashCell *pCell, GeohashBounds *p) {
+  /* Division by a power of two: exact, and cheaper than ldexp(). */
+  double rLon = 360.0 / (double)((uint64_t)1 << pCell->nLonBit);
+  double rLat = 180.0 / (double)((uint64_t)1 << pCell->nLatBit);
+  p->minLon = -180.0 + rLon * pCell->iLon;
+  p->maxLon = p->minLon + rLon;
+  p->minLat = -90.0 + rLat * pCell->iLat;
+  p->maxLat = p->minLat + rLat;
+}
+
+int geohashNeighbor(GeohashCell *pCell, int dLat, int dLon) {
+  uint32_t nLat = pCell->nLatBit ? (uint32_t)(((uint64_t)1 << pCell->nLatBit) - 1) : 0;
+  uint32_t mLon = pCell->nLonBit ? (uint32_t)(((uint64_t)1 << pCell->nLonBit) - 1) : 0;
+  if (dLat > 0 && pCell->iLat == nLat) return 0;
+  if (dLat < 0 && pCell->iLat == 0) return 0;
+  pCell->iLat = (uint32_t)((int64_t)pCell->iLat + dLat);
+  pCell->iLon = (uint32_t)((int64_t)pCell->iLon + dLon) & mLon;
+  return 1;
+}
+
+double geohashDistance(double lat1, double lon1, double lat2, double lon2) {
+  double p1 = lat1 * (M_PI / 180.0);
+  double p2 = lat2 * (M_PI / 180.0);
+  double u = sin((p2 - p1) / 2.0);
+  double v = sin((lon2 - lon1) * (M_PI / 180.0) / 2.0);
+  double a = u * u + cos(p1) * cos(p2) * v * v;
+  if (a > 1.0) a = 1.0;
+  return 2.0 * GEOHASH_EARTH_RADIUS * asin(sqrt(a));
+}
+
+uint64_t geohashZorder(uint32_t x, uint32_t y) { return geohashSpread(x) | (geohashSpread(y) << 1); }
+
+/* Reflect and swap a quadrant of side s, the step shared by both ways of the Hilbert map. */
+static void geohashHilbertRotate(uint64_t s, uint64_t *pX, uint64_t *pY, uint64_t rx, uint64_t ry) {
+  if (ry == 0) {
+    uint64_t t;
+    if (rx == 1) {
+      *pX = s - 1 - *pX;
+      *pY = s - 1 - *pY;
+    }
+    t = *pX;
+    *pX = *pY;
+    *pY = t;
+  }
+}
+
+uint64_t geohashHilbert(uint32_t x, uint32_t y, int order) {
+  uint64_t n = (uint64_t)1 << order;
+  uint64_t X = x, Y = y, d = 0, s;
+  for (s = n / 2; s > 0; s /= 2) {
+    uint64_t rx = (X & s) ? 1 : 0;
+    uint64_t ry = (Y & s) ? 1 : 0;
+    d += s * s * ((3 * rx) ^ ry);
+    geohashHilbertRotate(n, &X, &Y, rx, ry);
+    X &= s - 1; /* the reflection flipped bits already consumed */
+    Y &= s - 1;
+  }
+  return d;
+}
+
+void geohashHilbertInverse(uint64_t d, int order, uint32_t *pX, uint32_t *pY) {
+  uint64_t n = (uint64_t)1 << order;
+  uint64_t X = 0, Y = 0, t = d, s;
+  for (s = 1; s < n; s *= 2) {
+    uint64_t rx = 1 & (t / 2);
+    uint64_t ry = 1 & (t ^ rx);
+    geohashHilbertRotate(s, &X, &Y, rx, ry);
+    X += s * rx;
+    Y += s * ry;
+    t /= 4;
+  }
+  *pX = (uint32_t)X;
+  *pY = (uint32_t)Y;
+}
+
+/*
+** The covers. Cells are bit prefixes of the 60-bit code of a 12-character
+** geohash; a cell of depth d with prefix p is the half-open range
+** [p << (60 - d), (p + 1) << (60 - d)). The walk visits cells in ascending
+** order, so a new range either extends the last one or follows it.
+*/
+#define GEOHASH_BITS 60
+
+/* How the walk treats a cell. */
+#define GEOHASH_OUT 0   /* No point of the shape can have a code in it */
+#define GEOHASH_WHOLE 1 /* Keep it as one range */
+#define GEOHASH_SPLIT 2 /* Look at its two halves */
+
+static int geohashRangeCmp(const void *a, const void *b) {
+  uint64_t x = ((const GeohashRange *)a)->lo, y = ((const GeohashRange *)b)->lo;
+  return x < y ? -1 : x > y;
+}
+
+static int geohashU64Cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Sort the ranges and merge those that touch or overlap. */
+static void geohashCoverNormalize(GeohashCover *p) {
+  int i, k;
+  if (p->nRange < 2) return;
+  qsort(p->aRange, (size_t)p->nRange, sizeof(GeohashRange), geohashRangeCmp);
+  for (k = 0, i = 1; i < p->nRange; i++) {
+    if (p->aRange[i].lo <= p->aRange[k].hi) {
+      if (p->aRange[i].hi > p->aRange[k].hi) p->aRange[k].hi = p->aRange[i].hi;
+    } else {
+      p->aRange[++k] = p->aRange[i];
+    }
+  }
+  p->nRange = k + 1;
+}
+
+/*
+** Merge normalized ranges across their smallest gaps until at most nMax
+** remain, whatever area that adds. The union only grows, so the cover
+** stays correct, just coarser. aGap is scratch room for nRange values.
+*/
+static void geohashCoverMergeGaps(GeohashCover *p, int nMax) {
+  uint64_t thr;
+  int i, k, nMerge;
+  if (p->nRange <= nMax) return;
+  for (i = 1; i < p->nRange; i++) p->aGap[i - 1] = p->aRange[i].lo - p->aRange[i - 1].hi;
+  qsort(p->aGap, (size_t)(p->nRange - 1), sizeof(uint64_t), geohashU64Cmp);
+  thr = p->aGap[p->nRange - nMax - 1];
+  nMerge = p->nRange - nMax; /* gaps equal to thr are merged only up to this count */
+  for (k = 0, i = 1; i < p->nRange; i++) {
+    uint64_t gap = p->aRange[i].lo - p->aRange[k].hi;
+    if (gap < thr || (gap == thr && nMerge > 0)) {
+      p->aRange[k].hi = p->aRange[i].hi;
+      nMerge--;
+    } else {
+      p->aRange[++k] = p->aRange[i];
+    }
+  }
+  p->nRange = k + 1;
+}
+
+/* Add the range of a cell; when the room is full, normalize and coarsen. */
+static void geohashCoverAdd(GeohashCover *p, uint64_t prefix, int depth) {
+  if (p->nRange == GEOHASH_COVER_ROOM) {
+    geohashCoverNormalize(p);
+    geohashCoverMergeGaps(p, GEOHASH_COVER_ROOM / 2);
+  }
+  p->aRange[p->nRange].lo = prefix << (GEOHASH_BITS - depth);
+  p->aRange[p->nRange].hi = (prefix + 1) << (GEOHASH_BITS - depth);
+  p->nRange++;
+}
+
+/*
+** Merge the ranges across their smallest gaps while there are more than
+** nTarget of them and the gaps taken add at most rExtra times the covered
+** length. A gap's length in codes is its area in square degrees, so this
+** trades a bounded share of extra candidates for fewer index seeks.
+*/
+static void geohashCoverCompact(GeohashCover *p, int nTarget, double rExtra) {
+  uint64_t nCovered = 0, nAdded = 0;
+  int i;
+  for (i = 0; i < p->nRange; i++) nCovered += p->aRange[i].hi - p->aRange[i].lo;
+  while (p->nRange > nTarget) {
+    int iMin = 1;
+    uint64_t gap;
+    for (i = 2; i < p->nRange; i++) {
+      if (p->aRange[i].lo - p->aRange[i - 1].hi < p->aRange[iMin].lo - p->aRange[iMin - 1].hi) iMin = i;
+    }
+    gap = p->aRange[iMin].lo - p->aRange[iMin - 1].hi;
+    if ((double)(nAdded + gap) > rExtra * (double)nCovered) break;
+    nAdded += gap;
+    p->aRange[iMin - 1].hi = p->aRange[iMin].hi;
+    memmove(&p->aRange[iMin], &p->aRange[iMin + 1], sizeof(GeohashRange) * (size_t)(p->nRange - iMin - 1));
+    p->nRange--;
+  }
+}
+
+/*
+** The walk, level by level from the whole globe (depth 0) down, so that
+** the cells kept have even sizes. xClassify says what to do with a cell
+** (it must not say GEOHASH_SPLIT at depth 60). When the cells to split at
+** one level would exceed the work room (a tiny circle on a pole touches
+** every cell of the top row), they are kept whole instead: coarser, never
+** wrong. The result is normalized, compacted, and at most
+** GEOHASH_COVER_MAX ranges.
+*/
+static void geohashCoverWalk(GeohashCover *p, int (*xClassify)(const void *, uint64_t, int),
+                             const void *pCtx) {
+  GeohashCellRef *aCur = p->aCell[0], *aNext = p->aCell[1];
+  int nCur = 1, i;
+  p->nRange = 0;
+  aCur[0].prefix = 0;
+  aCur[0].depth = 0;
+  while (nCur > 0) {
+    int nSplit = 0;
+    GeohashCellRef *aSwap;
+    for (i = 0; i < nCur; i++) {
+      int e = xClassify(pCtx, aCur[i].prefix, aCur[i].depth);
+      if (e == GEOHASH_WHOLE) {
+        geohashCoverAdd(p, aCur[i].prefix, aCur[i].depth);
+      } else if (e == GEOHASH_SPLIT) {
+        aCur[nSplit++] = aCur[i];
+      }
+    }
+    if (2 * nSplit > GEOHASH_COVER_WORK) {
+      for (i = 0; i < nSplit; i++) geohashCoverAdd(p, aCur[i].prefix, aCur[i].depth);
+      break;
+    }
+    for (i = 0; i < nSplit; i++) {
+      aNext[2 * i].prefix = aCur[i].prefix * 2;
+      aNext[2 * i + 1].prefix = aCur[i].prefix * 2 + 1;
+      aNext[2 * i].depth = aNext[2 * i + 1].depth = aCur[i].depth + 1;
+    }
+    nCur = 2 * nSplit;
+    aSwap = aCur;
+    aCur = aNext;
+    aNext = aSwap;
+  }
+  geohashCoverNormalize(p);
+  geohashCoverMergeGaps(p, GEOHASH_COVER_MAX);
+  geohashCoverCompact(p, GEOHASH_COVER_TARGET, GEOHASH_COVER_EXTRA);
+}
+
+/* Radians per degree. */
+#define GEOHASH_RAD (M_PI / 180.0)
+
+/* The circle being covered, in radians. */
+typedef struct GeohashCircle GeohashCircle;
+struct GeohashCircle {
+  double lat;      /* Centre latitude */
+  double lon;      /* Centre longitude, in [-pi, pi] */
+  double sinLat;   /* sin(lat) */
+  double cosLat;   /* cos(lat) */
+  double angle;    /* Radius as an angle at the centre of the Earth */
+  double cosAngle; /* cos(angle): a point is inside when its dot product with the centre is >= this */
+  double rMin;     /* Cell size (radians) at which a border cell is kept whole */
+  /* A bounding box, degrees, widened by a margin: cells outside it are
+  ** dropped without trigonometry. No longitude test when the circle holds
+  ** a pole (bLonAll). */
+  double minLat, maxLat; /* Latitude range of the circle */
+  double minLon, maxLon; /* Longitude range; may extend past +-180 */
+  int bLonAll;           /* True when every longitude is in range */
+};
+
+/* Angular distance between the centre and (lat, lon), radians; haversine. */
+static double geohashAngleTo(const GeohashCircle *c, double lat, double lon) {
+  double u = sin((lat - c->lat) / 2.0);
+  double v = sin((lon - c->lon) / 2.0);
+  double a = u * u + c->cosLat * cos(lat) * v * v;
+  if (a > 1.0) a = 1.0;
+  return 2.0 * asin(sqrt(a));
+}
+
+/* x reduced to [-pi, pi]. */
+static double geohashWrap(double x) {
+  while (x > M_PI) x -= 2.0 * M_PI;
+  while (x < -M_PI) x += 2.0 * M_PI;
+  return x;
+}
+
+/*
+** The smallest angular distance from the centre to a point of the cell
+** (a latitude-longitude rectangle, radians). Exact on the sphere:
+**  - centre longitude inside the cell's: the nearest point is on the same
+**    meridian, at the nearer latitude edge (or the centre itself);
+**  - otherwise the nearest point lies on the meridian edge with the smaller
+**    longitude difference d (along a parallel the distance grows with d).
+**    On that meridian the distance is smallest at latitude
+**    atan2(sin lat, cos lat cos d) when d <= 90 degrees and that latitude
+**    falls inside the edge (cross-track distance asin(cos lat sin d)),
+**    else at one of the edge's two ends.
+*/
+static double geohashMinAngle(const GeohashCircle *c, const GeohashBounds *b) {
+  double latMin = b->minLat * GEOHASH_RAD, latMax = b->maxLat * GEOHASH_RAD;
+  double lonMin = b->minLon * GEOHASH_RAD, lonMax = b->maxLon * GEOHASH_RAD;
+  double dW = geohashWrap(lonMin - c->lon);
+  double dE = geohashWrap(lonMax - c->lon);
+  double off = c->lon - lonMin; /* how far east of the west edge, in [0, 2pi) */
+  double d, lonEdge, latStar;
+  while (off < 0) off += 2.0 * M_PI;
+  while (off >= 2.0 * M_PI) off -= 2.0 * M_PI;
+  if (off <= lonMax - lonMin) {
+    if (c->lat < latMin) return latMin - c->lat;
+    if (c->lat > latMax) return c->lat - latMax;
+    return 0.0;
+  }
+  if (fabs(dW) <= fabs(dE)) {
+    d = fabs(dW);
+    lonEdge = lonMin;
+  } else {
+    d = fabs(dE);
+    lonEdge = lonMax;
+  }
+  if (d <= M_PI / 2) {
+    latStar = atan2(c->sinLat, c->cosLat * cos(d));
+    if (latStar >= latMin && latStar <= latMax) {
+      double x = c->cosLat * sin(d);
+      return asin(x > 1.0 ? 1.0 : x);
+    }
+  }
+  {
+    double a1 = geohashAngleTo(c, latMin, lonEdge);
+    double a2 = geohashAngleTo(c, latMax, lonEdge);
+    return a1 < a2 ? a1 : a2;
+  }
+}
+
+/*
+** True when the four corners of the cell are inside the circle. On a small
+** circle that makes the whole cell inside; where it does not (a cap larger
+** than a hemisphere), the cell is merely kept whole, which is still a
+** correct cover.
+*/
+static int geohashCornersInside(const GeohashCircle *c, const GeohashBounds *b) {
+  double s0 = sin(b->minLat * GEOHASH_RAD), c0 = cos(b->minLat * GEOHASH_RAD);
+  double s1 = sin(b->maxLat * GEOHASH_RAD), c1 = cos(b->maxLat * GEOHASH_RAD);
+  double cW = cos(b->minLon * GEOHASH_RAD - c->lon), cE = cos(b->maxLon * GEOHASH_RAD - c->lon);
+  double cMin = cW < cE ? cW : cE; /* the corner farther in longitude, on each parallel */
+  double k = c->cosAngle;
+  return c->sinLat * s0 + c->cosLat * c0 * cMin >= k && c->sinLat * s1 + c->cosLat * c1 * cMin >= k;
+}
+
+/* True when the cell cannot touch the circle's bounding box. */
+static int geohashOutsideBox(const GeohashCircle *c, const GeohashBounds *b) {
+  if (b->minLat > c->maxLat || b->maxLat < c->minLat) return 1;
+  if (c->bLonAll) return 0;
+  if (b->minLon <= c->maxLon && b->maxLon >= c->minLon) return 0;
+  if (b->minLon <= c->maxLon - 360.0 && b->maxLon >= c->minLon - 360.0) return 0;
+  if (b->minLon <= c->maxLon + 360.0 && b->maxLon >= c->minLon + 360.0) return 0;
+  return 1;
+}
+
+/* Cell size for the stopping rule: its larger side, radians of arc. */
+static double geohashCellSize(const GeohashBounds *b) {
+  double h = (b->maxLat - b->minLat) * GEOHASH_RAD;
+  double latNear = b->minLat > 0 ? b->minLat : (b->maxLat < 0 ? -b->maxLat : 0.0);
+  double w = (b->maxLon - b->minLon) * GEOHASH_RAD * cos(latNear * GEOHASH_RAD);
+  return h > w ? h : w;
+}
+
+/* Tolerance of the distance tests: rounding, never geometry. */
+#define GEOHASH_EPS 1e-9
+
+static int geohashCircleClassify(const void *pCtx, uint64_t prefix, int depth) {
+  const GeohashCircle *c = (const GeohashCircle *)pCtx;
+  GeohashCell cell;
+  GeohashBounds b;
+  geohashCellOf(depth ? prefix << (64 - depth) : 0, depth, &cell);
+  geohashCellBounds(&cell, &b);
+  if (geohashOutsideBox(c, &b)) return GEOHASH_OUT;
+  if (geohashMinAngle(c, &b) > c->angle * (1 + GEOHASH_EPS) + GEOHASH_EPS) return GEOHASH_OUT;
+  if (depth == GEOHASH_BITS || geohashCellSize(&b) <= c->rMin ||
+      (c->angle < M_PI / 2 && geohashCornersInside(c, &b))) {
+    return GEOHASH_WHOLE;
+  }
+  return GEOHASH_SPLIT;
+}
+
+void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius) {
+  GeohashCircle c;
+  c.lat = lat * GEOHASH_RAD;
+  c.lon = lon * GEOHASH_RAD;
+  c.sinLat = sin(c.lat);
+  c.cosLat = cos(c.lat);
+  c.angle = radius / GEOHASH_EARTH_RADIUS;
+  c.cosAngle = cos(c.angle);
+  c.rMin = c.angle * GEOHASH_COVER_CELL;
+  if (c.angle >= M_PI) {
+    p->nRange = 1;
+    p->aRange[0].lo = 0;
+    p->aRange[0].hi = (uint64_t)1 << GEOHASH_BITS;
+    return;
+  }
+  {
+    GeohashBounds aBox[2];
+    int n = geohashBoundingBoxes(lat, lon, radius * (1 + GEOHASH_EPS) + 1e-3, aBox);
+    c.minLat = aBox[0].minLat;
+    c.maxLat = aBox[0].maxLat;
+    c.bLonAll = n == 1 && aBox[0].minLon == -180.0 && aBox[0].maxLon == 180.0;
+    c.minLon = n == 2 ? aBox[1].minLon : aBox[0].minLon;
+    c.maxLon = n == 2 ? aBox[0].maxLon + 360.0 : aBox[0].maxLon;
+  }
+  geohashCoverWalk(p, geohashCircleClassify, &c);
+}
+
+/* Boxes in quantised units (30 bits per axis), inclusive bounds. */
+typedef struct GeohashBox GeohashBox;
+struct GeohashBox {
+  int nBox;                    /* 1, or 2 across the antimeridian */
+  uint32_t lonLo[2], lonHi[2]; /* Longitude cell indexes of each box, inclusive */
+  uint32_t latLo, latHi;       /* Latitude cell indexes, inclusive */
+  uint32_t lonMin;             /* Span at which a border cell is kept whole */
+  uint32_t latMin;             /* Same, for latitude */
+};
+
+static int geohashBoxClassify(const void *pCtx, uint64_t prefix, int depth) {
+  const GeohashBox *x = (const GeohashBox *)pCtx;
+  GeohashCell cell;
+  uint32_t lon0, lon1, lat0, lat1;
+  int i, bTouch = 0, bInside = 0;
+  geohashCellOf(depth ? prefix << (64 - depth) : 0, depth, &cell);
+  lon0 = (uint32_t)((uint64_t)cell.iLon << (30 - cell.nLonBit));
+  lon1 = (uint32_t)((((uint64_t)cell.iLon + 1) << (30 - cell.nLonBit)) - 1);
+  lat0 = (uint32_t)((uint64_t)cell.iLat << (30 - cell.nLatBit));
+  lat1 = (uint32_t)((((uint64_t)cell.iLat + 1) << (30 - cell.nLatBit)) - 1);
+  if (lat1 < x->latLo || lat0 > x->latHi) return GEOHASH_OUT;
+  for (i = 0; i < x->nBox; i++) {
+    if (lon1 >= x->lonLo[i] && lon0 <= x->lonHi[i]) bTouch = 1;
+    if (lon0 >= x->lonLo[i] && lon1 <= x->lonHi[i]) bInside = 1;
+  }
+  if (!bTouch) return GEOHASH_OUT;
+  if (depth == GEOHASH_BITS || (bInside && lat0 >= x->latLo && lat1 <= x->latHi) ||
+      (lon1 - lon0 <= x->lonMin && lat1 - lat0 <= x->latMin)) {
+    return GEOHASH_WHOLE;
+  }
+  return GEOHASH_SPLIT;
+}
+
+void geohashCoverBox(GeohashCover *p, double minLat, double minLon, double maxLat, double maxLon) {
+  GeohashBox x;
+  uint32_t lonSpan;
+  x.latLo = geohashQuantizeLat(minLat) >> 2;
+  x.latHi = geohashQuantizeLat(maxLat) >> 2;
+  if (minLon <= maxLon) {
+    x.nBox = 1;
+    x.lonLo[0] = geohashQuantizeLon(minLon) >> 2;
+    x.lonHi[0] = geohashQuantizeLon(maxLon) >> 2;
+    lonSpan = x.lonHi[0] - x.lonLo[0];
+  } else {
+    /* Across the antimeridian: [min_lon, 180] and [-180, max_lon]. */
+    x.nBox = 2;
+    x.lonLo[0] = geohashQuantizeLon(minLon) >> 2;
+    x.lonHi[0] = (1u << 30) - 1;
+    x.lonLo[1] = 0;
+    x.lonHi[1] = geohashQuantizeLon(maxLon) >> 2;
+    lonSpan = (x.lonHi[0] - x.lonLo[0]) + x.lonHi[1];
+  }
+  x.lonMin = (uint32_t)(lonSpan * GEOHASH_COVER_CELL);
+  x.latMin = (uint32_t)((x.latHi - x.latLo) * GEOHASH_COVER_CELL);
+  geohashCoverWalk(p, geohashBoxClassify, &x);
+}
+
+int geohashRangeString(uint64_t v, char *zOut) {
+  int n = 12;
+  if (v >= (uint64_t)1 << GEOHASH_BITS) {
+    zOut[0] = '{'; /* the byte after 'z': above every geohash */
+    zOut[1] = 0;
+    return 1;
+  }
+  geohashToString(v << 4, 12, zOut);
+  while (n > 0 && zOut[n - 1] == '0') n--;
+  zOut[n] = 0;
+  return n;
+}
+
+int geohashBoundingBoxes(double lat, double lon, double radius, GeohashBounds *aBox) {
+  double a = radius / GEOHASH_EARTH_RADIUS;
+  double latR = lat * GEOHASH_RAD;
+  double minLat = lat - a / GEOHASH_RAD;
+  double maxLat = lat + a / GEOHASH_RAD;
+  double dLon, minLon, maxLon;
+  if (a >= M_PI || minLat <= -90.0 || maxLat >= 90.0) {
+    /* The circle holds a pole: every longitude, up to that pole. */
+    aBox[0].minLat = minLat < -90.0 ? -90.0 : minLat;
+    aBox[0].maxLat = maxLat > 90.0 ? 90.0 : maxLat;
+    if (a >= M_PI) aBox[0].minLat = -90.0, aBox[0].maxLat = 90.0;
+    aBox[0].minLon = -180.0;
+    aBox[0].maxLon = 180.0;
+    return 1;
+  }
+  /* The widest parallel of a cap: asin(sin a / cos lat). */
+  {
+    double s = sin(a) / cos(latR);
+    dLon = s >= 1.0 ? 180.0 : asin(s) / GEOHASH_RAD;
+  }
+  /* A hair wider, so that rounding never drops a point on the border. */
+  dLon = dLon * (1 + GEOHASH_EPS) + GEOHASH_EPS;
+  minLat -= GEOHASH_EPS;
+  maxLat += GEOHASH_EPS;
+  if (dLon >= 180.0) {
+    aBox[0].minLat = minLat;
+    aBox[0].maxLat = maxLat;
+    aBox[0].minLon = -180.0;
+    aBox[0].maxLon = 180.0;
+    return 1;
+  }
+  minLon = lon - dLon;
+  maxLon = lon + dLon;
+  if (minLon < -180.0) {
+    aBox[0].minLat = aBox[1].minLat = minLat;
+    aBox[0].maxLat = aBox[1].maxLat = maxLat;
+    aBox[0].minLon = -180.0;
+    aBox[0].maxLon = maxLon;
+    aBox[1].minLon = minLon + 360.0;
+    aBox[1].maxLon = 180.0;
+    return 2;
+  }
+  if (maxLon > 180.0) {
+    aBox[0].minLat = aBox[1].minLat = minLat;
+    aBox[0].maxLat = aBox[1].maxLat = maxLat;
+    aBox[0].minLon = -180.0;
+    aBox[0].maxLon = maxLon - 360.0;
+    aBox[1].minLon = minLon;
+    aBox[1].maxLon = 180.0;
+    return 2;
+  }
+  aBox[0].minLat = minLat;
+  aBox[0].maxLat = maxLat;
+  aBox[0].minLon = minLon;
+  aBox[0].maxLon = maxLon;
+  return 1;
+}
+
+/**************************************************************************
+** SQL glue: argument checking shared by the scalar functions and the
+** table-valued functions. Each checker returns SQLITE_OK, SQLITE_ERROR with
+** a message in *pzErr (from sqlite3_mprintf), or SQLITE_NOMEM. NULL
+** arguments are the caller's business.
+*/
+
+/* Format an error naming zFunc and quoting pVal; returns SQLITE_ERROR or SQLITE_NOMEM. */
+static int geohashArgError(char **pzErr, sqlite3_value *pVal, const char *zFmt, const char *zFunc,
+                           const char *zWhat, const char *zTail) {
+  char *zVal = nosqlValueQuote(pVal);
+  if (zVal == NULL) return SQLITE_NOMEM;
+  *pzErr = sqlite3_mprintf(zFmt, zFunc, zWhat, zVal, zTail);
+  sqlite3_free(zVal);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+/* A number: INTEGER, REAL or text that reads as one. */
+static int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
+                            char **pzErr) {
+  int eType = sqlite3_value_numeric_type(pVal);
+  double r;
+  if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
+    return geohashArgError(pzErr, pVal, "%s: %s %s is not a number%s", zFunc, zWhat, "");
+  }
+  r = sqlite3_value_double(pVal);
+  if (isnan(r) || isinf(r)) {
+    return geohashArgError(pzErr, pVal, "%s: %s %s is not a finite number%s", zFunc, zWhat, "");
+  }
+  *pOut = r;
+  return SQLITE_OK;
+}
+
+/* A number in [rMin, rMax]; zRange is how the message shows the interval. */
+static int geohashArgReal(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double rMin, double rMax,
+                          const char *zRange, double *pOut, char **pzErr) {
+  int rc = geohashArgNumber(pVal, zFunc, zWhat, pOut, pzErr);
+  if (rc == SQLITE_OK && (*pOut < rMin || *pOut > rMax)) {
+    rc = geohashArgError(pzErr, pVal, "%s: %s %s is outside %s", zFunc, zWhat, zRange);
+  }
+  return rc;
+}
+
+static int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
+                         char **pzErr) {
+  return geohashArgReal(pVal, zFunc, zWhat, -90.0, 90.0, "[-90, 90]", pOut, pzErr);
+}
+
+static int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
+                         char **pzErr) {
+  return geohashArgReal(pVal, zFunc, zWhat, -180.0, 180.0, "[-180, 180]", pOut, pzErr);
+}
+
+/* An integer in [iMin, iMax] (a REAL with an integral value counts). */
+static int geohashArgInt(sqlite3_value *pVal, const char *zFunc, const char *zWhat, sqlite3_int64 iMin,
+                         sqlite3_int64 iMax, sqlite3_int64 *pOut, char **pzErr) {
+  int eType = sqlite3_value_numeric_type(pVal);
+  if (eType == SQLITE_INTEGER) {
+    *pOut = sqlite3_value_int64(pVal);
+  } else if (eType == SQLITE_FLOAT) {
+    double r = sqlite3_value_double(pVal);
+    if (!(r == floor(r) && r >= -9.2e18 && r <= 9.2e18)) {
+      return geohashArgError(pzErr, pVal, "%s: %s %s is not an integer%s", zFunc, zWhat, "");
+    }
+    *pOut = (sqlite3_int64)r;
+  } else {
+    return geohashArgError(pzErr, pVal, "%s: %s %s is not an integer%s", zFunc, zWhat, "");
+  }
+  if (*pOut < iMin || *pOut > iMax) {
+    char zRange[64];
+    sqlite3_snprintf(sizeof(zRange), zRange, "[%lld, %lld]", iMin, iMax);
+    return geohashArgError(pzErr, pVal, "%s: %s %s is outside %s", zFunc, zWhat, zRange);
+  }
+  return SQLITE_OK;
+}
+
+/* A geohash: 1..12 characters of the alphabet. Sets *pBits and *pnChar. */
+static int geohashArgHash(sqlite3_value *pVal, const char *zFunc, uint64_t *pBits, int *pnChar,
+                          char **pzErr) {
+  const char *z;
+  int n, iBad;
+  if (sqlite3_value_type(pVal) == SQLITE_BLOB) {
+    return geohashArgError(pzErr, pVal, "%s: %s %s is not text%s", zFunc, "geohash", "");
+  }
+  z = (const char *)sqlite3_value_text(pVal);
+  n = sqlite3_value_bytes(pVal);
+  if (z == NULL) return SQLITE_NOMEM;
+  if (n == 0) return geohashArgError(pzErr, pVal, "%s: %s %s is empty%s", zFunc, "geohash", "");
+  if (n > 12) {
+    return geohashArgError(pzErr, pVal, "%s: %s %s is longer than 12 characters%s", zFunc, "geohash", "");
+  }
+  iBad = geohashFromString(z, n, pBits);
+  if (iBad >= 0) {
+    char *zVal = nosqlValueQuote(pVal);
+    if (zVal == NULL) return SQLITE_NOMEM;
+    if ((unsigned char)z[iBad] >= 0x20 && (unsigned char)z[iBad] < 0x7f) {
+      *pzErr = sqlite3_mprintf("%s: invalid character '%c' in geohash %s", zFunc, z[iBad], zVal);
+    } else {
+      *pzErr = sqlite3_mprintf("%s: invalid byte 0x%02X in geohash %s", zFunc, (unsigned char)z[iBad], zVal);
+    }
+    sqlite3_free(zVal);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  *pnChar = n;
+  return SQLITE_OK;
+}
+
+/* Directions, in the order geohash_neighbors() lists them. */
+static const struct GeohashDir {
+  const char *zName; /* As written in SQL */
+  int dLat;          /* +1 north, -1 south */
+  int dLon;          /* +1 east, -1 west */
+} aGeohashDir[8] = {
+    {"n", 1, 0},  {"ne", 1, 1},   {"e", 0, 1},  {"se", -1, 1},
+    {"s", -1, 0}, {"sw", -1, -1}, {"w", 0, -1}, {"nw", 1, -1},
+};
+
+/* Report rc/zErr from a checker as the function's result. */
+static void geohashResultArgError(sqlite3_context *ctx, int rc, char *zErr) {
+  if (rc == SQLITE_NOMEM) {
+    sqlite3_result_error_nomem(ctx);
+  } else {
+    sqlite3_result_error(ctx, zErr, -1);
+  }
+  sqlite3_free(zErr);
+}
+
+/* True when any of the first n arguments is NULL (the result is then NULL). */
+static int geohashAnyNull(int n, sqlite3_value **argv) {
+  int i;
+  for (i = 0; i < n; i++) {
+    if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return 1;
+  }
+  return 0;
+}
+
+/**************************************************************************
+** Scalar functions.
+*/
+
+/* geohash(lat, lon [, precision]) */
+static void geohashFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  double lat, lon;
+  sqlite3_int64 nChar = 12;
+  char *zErr = NULL;
+  char zOut[13];
+  int rc;
+  /* Fast path: two REAL arguments in range, the case an index build hits. */
+  if (argc == 2 && sqlite3_value_type(argv[0]) == SQLITE_FLOAT &&
+      sqlite3_value_type(argv[1]) == SQLITE_FLOAT) {
+    lat = sqlite3_value_double(argv[0]);
+    lon = sqlite3_value_double(argv[1]);
+    if (lat >= -90.0 && lat <= 90.0 && lon >= -180.0 && lon <= 180.0) {
+      geohashToString(geohashEncode(lat, lon), 12, zOut);
+      sqlite3_result_text(ctx, zOut, 12, SQLITE_TRANSIENT);
+      return;
+    }
+  }
+  if (geohashAnyNull(argc, argv)) return;
+  rc = geohashArgLat(argv[0], "geohash", "latitude", &lat, &zErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(argv[1], "geohash", "longitude", &lon, &zErr);
+  if (rc == SQLITE_OK && argc > 2) rc = geohashArgInt(argv[2], "geohash", "precision", 1, 12, &nChar, &zErr);
+  if (rc != SQLITE_OK) {
+    geohashResultArgError(ctx, rc, zErr);
+    return;
+  }
+  geohashToString(geohashEncode(lat, lon), (int)nChar, zOut);
+  sqlite3_result_text(ctx, zOut, (int)nChar, SQLITE_TRANSIENT);
+}
+
+/* geohash_bits(lat, lon [, bits]) */
+static void geohashBitsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  double lat, lon;
+  sqlite3_int64 nBit = 52;
+  char *zErr = NULL;
+  int rc;
+  if (geohashAnyNull(argc, argv)) return;
+  rc = geohashArgLat(argv[0], "geohash_bits", "latitude", &lat, &zErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(argv[1], "geohash_bits", "longitude", &lon, &zErr);
+  if (rc == SQLITE_OK && argc > 2) rc = geohashArgInt(argv[2], "geohash_bits", "bits", 2, 62, &nBit, &zErr);
+  if (rc == SQLITE_OK && (nBit & 1)) {
+    rc = geohashArgError(&zErr, argv[2], "%s: %s %s is odd%s", "geohash_bits", "bits", "");
+  }
+  if (rc != SQLITE_OK) {
+    geohashResultArgError(ctx, rc, zErr);
+    return;
+  }
+  sqlite3_result_int64(ctx, (sqlite3_int64)(geohashEncode(lat, lon) >> (64 - nBit)));
+}
+
+/* geohash_from_bits(n, bits) */
+static void geohashFromBitsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  sqlite3_int64 iVal, nBit;
+  char *zErr = NULL;
+  char zOut[13];
+  int rc;
+  if (geohashAnyNull(argc, argv)) return;
+  rc = geohashArgInt(argv[1], "geohash_from_bits", "bits", 6, 62, &nBit, &zErr);
+  if (rc == SQLITE_OK && (nBit & 1)) {
+    rc = geohashArgError(&zErr, argv[1], "%s: %s %s is odd%s", "geohash_from_bits", "bits", "");
+  }
+  if (rc == SQLITE_OK) {
+    char zWhat[40];
+    sqlite3_snprintf(sizeof(zWhat), zWhat, "value for %lld bits", nBit);
+    rc = geohashArgInt(argv[0], "geohash_from_bits", zWhat, 0, (sqlite3_int64)(((uint64_t)1 << nBit) - 1),
+                       &iVal, &zErr);
+  }
+  if (rc != SQLITE_OK) {
+    geohashResultArgError(ctx, rc, zErr);
+    return;
+  }
+  geohashToString((uint64_t)iVal << (64 - nBit), (int)(nBit / 5), zOut);
+  sqlite3_result_text(ctx, zOut, (int)(nBit / 5), SQLITE_TRANSIENT);
+}
+
+/* geohash_lat(hash) and geohash_lon(hash): user data 0 for lat, 1 for lon. */
+static void geohashCentreFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  int bLon = sqlite3_user_data(ctx) != 0;
+  uint64_t bits;
+  int nChar, rc;
+  char *zErr = NULL;
+  GeohashCell cell;
+  GeohashBounds b;
+  if (geohashAnyNull(argc, argv)) return;
+  rc = geohashArgHash(argv[0], bLon ? "geohash_lon" : "geohash_lat", &bits, &nChar, &zErr);
+  if (rc != SQLITE_OK) {
+    geohashResultArgError(ctx, rc, zErr);
+    return;
+  }
+  geohashCellOf(bits, 5 * nChar, &cell);
+  geohashCellBounds(&cell, &b);
+  sqlite3_result_double(ctx, bLon ? (b.minLon + b.maxLon) / 2 : (b.minLat + b.maxLat) / 2);
+}
+
+/* Look up a direction name, case-insensitively; -1 when unknown. */
+static int geohashDirIndex(sqlite3_value *pVal) {
+  const char *z = (const char *)sqlite3_value_text(pVal);
+  int i;
+  if (z == NULL) return -1;
+  for (i = 0; i < 8; i++) {
+    if (sqlite3_stricmp(z, aGeohashDir[i].zName) == 0) return i;
+  }
+  return -1;
+}
+
+/* The neighbour of an nChar-character cell; returns 0 beyond a pole. */
+static int geohashNeighborString(uint64_t bits, int nChar, int iDir, char *zOut) {
+  GeohashCell cell;
+  geohashCellOf(bits, 5 * nChar, &cell);
+  if (!geohashNeighbor(&cell, aGeohashDir[iDir].dLat, aGeohashDir[iDir].dLon)) return 0;
+  geohashToString(geohashCellBits(&cell), nChar, zOut);
+  return 1;
+}
+
+/* geohash_neighbor(hash, dir) */
+static void geohashNeighborFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  uint64_t bits;
+  int nChar, rc, iDir;
+  char *zErr = NULL;
+  char zOut[13];
+  if (geohashAnyNull(argc, argv)) return;
+  rc = geohashArgHash(argv[0], "geohash_neighbor", &bits, &nChar, &zErr);
+  if (rc == SQLITE_OK && (iDir = geohashDirIndex(argv[1])) < 0) {
+    rc = geohashArgError(&zErr, argv[1], "%s: %s %s is not one of n, ne, e, se, s, sw, w, nw%s",
+                         "geohash_neighbor", "direction", "");
+  }
+  if (rc != SQLITE_OK) {
+    geohashResultArgError(ctx, rc, zErr);
+    return;
+  }
+  if (geohashNeighborString(bits, nChar, iDir, zOut)) sqlite3_result_text(ctx, zOut, nChar, SQLITE_TRANSIENT);
+}
+
+/* geo_distance(lat1, lon1, lat2, lon2) */
+static void geohashDistanceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  double a[4];
+  char *zErr = NULL;
+  int rc;
+  if (sqlite3_value_type(argv[0]) == SQLITE_FLOAT && sqlite3_value_type(argv[1]) == SQLITE_FLOAT &&
+      sqlite3_value_type(argv[2]) == SQLITE_FLOAT && sqlite3_value_type(argv[3]) == SQLITE_FLOAT) {
+    a[0] = sqlite3_value_double(argv[0]);
+    a[1] = sqlite3_value_double(argv[1]);
+    a[2] = sqlite3_value_double(argv[2]);
+    a[3] = sqlite3_value_double(argv[3]);
+    if (fabs(a[0]) <= 90.0 && fabs(a[1]) <= 180.0 && fabs(a[2]) <= 90.0 && fabs(a[3]) <= 180.0) {
+      sqlite3_result_double(ctx, geohashDistance(a[0], a[1], a[2], a[3]));
+      return;
+    }
+  }
+  if (geohashAnyNull(argc, argv)) return;
+  rc = geohashArgLat(argv[0], "geo_distance", "lat1", &a[0], &zErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(argv[1], "geo_distance", "lon1", &a[1], &zErr);
+  if (rc == SQLITE_OK) rc = geohashArgLat(argv[2], "geo_distance", "lat2", &a[2], &zErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(argv[3], "geo_distance", "lon2", &a[3], &zErr);
+  if (rc != SQLITE_OK) {
+    geohashResultArgError(ctx, rc, zErr);
+    return;
+  }
+  sqlite3_result_double(ctx, geohashDistance(a[0], a[1], a[2], a[3]));
+}
+
+/* zorder(x, y) */
+static void geohashZorderFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  sqlite3_int64 x, y;
+  char *zErr = NULL;
+  int rc;
+  if (geohashAnyNull(argc, argv)) return;
+  rc = geohashArgInt(argv[0], "zorder", "x", 0, 0x7fffffff, &x, &zErr);
+  if (rc == SQLITE_OK) rc = geohashArgInt(argv[1], "zorder", "y", 0, 0x7fffffff, &y, &zErr);
+  if (rc != SQLITE_OK) {
+    geohashResultArgError(ctx, rc, zErr);
+    return;
+  }
+  sqlite3_result_int64(ctx, (sqlite3_int64)geohashZorder((uint32_t)x, (uint32_t)y));
+}
+
+/* zorder_x(z), zorder_y(z): user data 0 for x, 1 for y. */
+static void geohashZorderInverseFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  int bY = sqlite3_user_data(ctx) != 0;
+  sqlite3_int64 z;
+  char *zErr = NULL;
+  int rc;
+  if (geohashAnyNull(argc, argv)) return;
+  rc = geohashArgInt(argv[0], bY ? "zorder_y" : "zorder_x", "z", 0, ((sqlite3_int64)1 << 62) - 1, &z, &zErr);
+  if (rc != SQLITE_OK) {
+    geohashResultArgError(ctx, rc, zErr);
+    return;
+  }
+  sqlite3_result_int64(ctx, geohashSqueeze((uint64_t)z >> (bY ? 1 : 0)));
+}
+
+/* hilbert(x, y, order) */
+static void geohashHilbertFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  sqlite3_int64 x, y, order;
+  char *zErr = NULL;
+  int rc;
+  if (geohashAnyNull(argc, argv)) return;
+  rc = geohashArgInt(argv[2], "hilbert", "order", 1, 31, &order, &zErr);
+  if (rc == SQLITE_OK)
+    rc = geohashArgInt(argv[0], "hilbert", "x", 0, ((sqlite3_int64)1 << order) - 1, &x, &zErr);
+  if (rc == SQLITE_OK)
+    rc = geohashArgInt(argv[1], "hilbert", "y", 0, ((sqlite3_int64)1 << order) - 1, &y, &zErr);
+  if (rc != SQLITE_OK) {
+    geohashResultArgError(ctx, rc, zErr);
+    return;
+  }
+  sqlite3_result_int64(ctx, (sqlite3_int64)geohashHilbert((uint32_t)x, (uint32_t)y, (int)order));
+}
+
+/* hilbert_x(d, order), hilbert_y(d, order): user data 0 for x, 1 for y. */
+static void geohashHilbertInverseFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  int bY = sqlite3_user_data(ctx) != 0;
+  const char *zFunc = bY ? "hilbert_y" : "hilbert_x";
+  sqlite3_int64 d, order;
+  uint32_t x, y;
+  char *zErr = NULL;
+  int rc;
+  if (geohashAnyNull(argc, argv)) return;
+  rc = geohashArgInt(argv[1], zFunc, "order", 1, 31, &order, &zErr);
+  if (rc == SQLITE_OK)
+    rc = geohashArgInt(argv[0], zFunc, "d", 0, ((sqlite3_int64)1 << (2 * order)) - 1, &d, &zErr);
+  if (rc != SQLITE_OK) {
+    geohashResultArgError(ctx, rc, zErr);
+    return;
+  }
+  geohashHilbertInverse((uint64_t)d, (int)order, &x, &y);
+  sqlite3_result_int64(ctx, bY ? y : x);
+}
+
+/**************************************************************************
+** Table-valued functions. One virtual table implementation serves all of
+** them: a GeohashModule names the schema, how many of its columns are
+** results (the rest are the HIDDEN arguments, all required), how to
+** compute the rows from the arguments and how to return a column.
+*/
+typedef struct GeohashModule GeohashModule;
+typedef struct geohash_vtab geohash_vtab;
+typedef struct geohash_cursor geohash_cursor;
+
+struct GeohashModule {
+  const char *zName;   /* SQL name, for error messages */
+  const char *zSchema; /* CREATE TABLE x(...): results, then HIDDEN arguments */
+  int nOut;            /* Result columns; argument columns follow */
+  int nArg;            /* Argument columns, all required */
+  double nRowEst;      /* Typical rows, for xBestIndex */
+  /* Compute the rows from the arguments (none NULL). SQLITE_OK, or an
+  ** error code with the message in *pzErr (sqlite3_mprintf). */
+  int (*xCompute)(geohash_cursor *pCur, sqlite3_value **apArg, char **pzErr);
+  /* Return result column iCol of row pCur->iRow. */
+  void (*xColumn)(geohash_cursor *pCur, sqlite3_context *ctx, int iCol);
+};
+
+struct geohash_vtab {
+  sqlite3_vtab base;         /* Base class - must be first */
+  const GeohashModule *pMod; /* What this table computes */
+};
+
+struct geohash_cursor {
+  sqlite3_vtab_cursor base; /* Base class - must be first */
+  sqlite3_int64 iRow;       /* Current row, from 0 */
+  sqlite3_int64 nRow;       /* Rows computed by xFilter */
+  sqlite3_value *apArg[4];  /* Copies of the arguments, for the HIDDEN columns */
+  GeohashBounds aBox[2];    /* geohash_decode: the cell; geo_bbox: the boxes */
+  int nChar;                /* geohash_neighbors: characters of the hash */
+  int aDir[8];              /* geohash_neighbors: direction of each row */
+  char aHash[8][13];        /* geohash_neighbors: the hash of each row */
+  GeohashCover *pCover;     /* geohash_cover*: the ranges, or NULL */
+};
+
+static int geohashConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                          char **pzErr) {
+  const GeohashModule *pMod = (const GeohashModule *)pAux;
+  geohash_vtab *pNew;
+  int rc = sqlite3_declare_vtab(db, pMod->zSchema);
+  if (rc != SQLITE_OK) return rc;
+  pNew = (geohash_vtab *)sqlite3_malloc64(sizeof(*pNew));
+  if (pNew == NULL) return SQLITE_NOMEM;
+  memset(pNew, 0, sizeof(*pNew));
+  pNew->pMod = pMod;
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  *ppVtab = &pNew->base;
+  return SQLITE_OK;
+}
+
+static int geohashDisconnect(sqlite3_vtab *pVtab) {
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+static int geohashOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  geohash_cursor *pCur = (geohash_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  if (pCur == NULL) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof(*pCur));
+  *ppCursor = &pCur->base;
+  return SQLITE_OK;
+}
+
+/* Forget the arguments and rows of the previous xFilter. */
+static void geohashCursorReset(geohash_cursor *pCur) {
+  int i;
+  for (i = 0; i < 4; i++) {
+    sqlite3_value_free(pCur->apArg[i]);
+    pCur->apArg[i] = NULL;
+  }
+  pCur->iRow = 0;
+  pCur->nRow = 0;
+}
+
+static int geohashClose(sqlite3_vtab_cursor *cur) {
+  geohash_cursor *pCur = (geohash_cursor *)cur;
+  geohashCursorReset(pCur);
+  sqlite3_free(pCur->pCover);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+/*
+** The plan. Every argument column must be constrained by "=" with a usable
+** value. idxNum is 1 when they all are; argv[i] of xFilter is then
+** argument i (aConstraintUsage[].argvIndex = argument index + 1). A missing
+** argument gives SQLITE_CONSTRAINT, so that the planner tries an order where
+** the value is known (a join), and fails with "no query solution" when
+** there is none.
+*/
+static int geohashBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  const GeohashModule *pMod = ((geohash_vtab *)pVtab)->pMod;
+  int aIdx[4] = {-1, -1, -1, -1};
+  int i, nFound = 0;
+  for (i = 0; i < pInfo->nConstraint; i++) {
+    const struct sqlite3_index_constraint *p = &pInfo->aConstraint[i];
+    int iArg = p->iColumn - pMod->nOut;
+    if (iArg < 0 || p->op != SQLITE_INDEX_CONSTRAINT_EQ || !p->usable) continue;
+    if (aIdx[iArg] < 0) {
+      aIdx[iArg] = i;
+      nFound++;
+    }
+  }
+  if (nFound < pMod->nArg) return SQLITE_CONSTRAINT;
+  for (i = 0; i < pMod->nArg; i++) {
+    pInfo->aConstraintUsage[aIdx[i]].argvIndex = i + 1;
+    pInfo->aConstraintUsage[aIdx[i]].omit = 1;
+  }
+  pInfo->idxNum = 1;
+  pInfo->estimatedCost = pMod->nRowEst;
+  pInfo->estimatedRows = (sqlite3_int64)pMod->nRowEst;
+  return SQLITE_OK;
+}
+
+static int geohashFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                         sqlite3_value **argv) {
+  geohash_cursor *pCur = (geohash_cursor *)cur;
+  const GeohashModule *pMod = ((geohash_vtab *)cur->pVtab)->pMod;
+  char *zErr = NULL;
+  int i, rc;
+  geohashCursorReset(pCur);
+  if (idxNum != 1 || argc != pMod->nArg) return SQLITE_ERROR;
+  for (i = 0; i < argc; i++) {
+    pCur->apArg[i] = sqlite3_value_dup(argv[i]);
+    if (pCur->apArg[i] == NULL) return SQLITE_NOMEM;
+  }
+  /* A NULL argument gives no rows, as NULL gives NULL for the scalars. */
+  if (geohashAnyNull(argc, argv)) return SQLITE_OK;
+  rc = pMod->xCompute(pCur, argv, &zErr);
+  if (rc != SQLITE_OK) {
+    pCur->nRow = 0;
+    if (zErr) {
+      sqlite3_free(cur->pVtab->zErrMsg);
+      cur->pVtab->zErrMsg = zErr;
+    }
+  }
+  return rc;
+}
+
+static int geohashNext(sqlite3_vtab_cursor *cur) {
+  ((geohash_cursor *)cur)->iRow++;
+  return SQLITE_OK;
+}
+
+static int geohashEof(sqlite3_vtab_cursor *cur) {
+  geohash_cursor *pCur = (geohash_cursor *)cur;
+  return pCur->iRow >= pCur->nRow;
+}
+
+static int geohashColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol) {
+  geohash_cursor *pCur = (geohash_cursor *)cur;
+  const GeohashModule *pMod = ((geohash_vtab *)cur->pVtab)->pMod;
+  if (iCol >= pMod->nOut) {
+    sqlite3_result_value(ctx, pCur->apArg[iCol - pMod->nOut]);
+  } else {
+    pMod->xColumn(pCur, ctx, iCol);
+  }
+  return SQLITE_OK;
+}
+
+static int geohashRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid) {
+  *pRowid = ((geohash_cursor *)cur)->iRow + 1;
+  return SQLITE_OK;
+}
+
+/* geohash_decode(hash): one row, the cell. */
+static int geohashDecodeCompute(geohash_cursor *pCur, sqlite3_value **apArg, char **pzErr) {
+  uint64_t bits;
+  int nChar;
+  GeohashCell cell;
+  int rc = geohashArgHash(apArg[0], "geohash_decode", &bits, &nChar, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  geohashCellOf(bits, 5 * nChar, &cell);
+  geohashCellBounds(&cell, &pCur->aBox[0]);
+  pCur->nRow = 1;
+  return SQLITE_OK;
+}
+
+static void geohashDecodeColumn(geohash_cursor *pCur, sqlite3_context *ctx, int iCol) {
+  const GeohashBounds *b = &pCur->aBox[0];
+  double r = 0.0;
+  switch (iCol) {
+    case 0:
+      r = (b->minLat + b->maxLat) / 2;
+      break;
+    case 1:
+      r = (b->minLon + b->maxLon) / 2;
+      break;
+    case 2:
+      r = (b->maxLat - b->minLat) / 2;
+      break;
+    case 3:
+      r = (b->maxLon - b->minLon) / 2;
+      break;
+    case 4:
+      r = b->minLat;
+      break;
+    case 5:
+      r = b->minLon;
+      break;
+    case 6:
+      r = b->maxLat;
+      break;
+    default:
+      r = b->maxLon;
+      break;
+  }
+  sqlite3_result_double(ctx, r);
+}
+
+/* geohash_neighbors(hash): one row per direction, none beyond a pole. */
+static int geohashNeighborsCompute(geohash_cursor *pCur, sqlite3_value **apArg, char **pzErr) {
+  uint64_t bits;
+  int nChar, i;
+  int rc = geohashArgHash(apArg[0], "geohash_neighbors", &bits, &nChar, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  pCur->nChar = nChar;
+  for (i = 0; i < 8; i++) {
+    if (geohashNeighborString(bits, nChar, i, pCur->aHash[pCur->nRow])) pCur->aDir[pCur->nRow++] = i;
+  }
+  return SQLITE_OK;
+}
+
+static void geohashNeighborsColumn(geohash_cursor *pCur, sqlite3_context *ctx, int iCol) {
+  if (iCol == 0) {
+    sqlite3_result_text(ctx, aGeohashDir[pCur->aDir[pCur->iRow]].zName, -1, SQLITE_STATIC);
+  } else {
+    sqlite3_result_text(ctx, pCur->aHash[pCur->iRow], pCur->nChar, SQLITE_TRANSIENT);
+  }
+}
+
+/* The cursor's cover buffer, allocated on first use. */
+static int geohashCursorCover(geohash_cursor *pCur) {
+  if (pCur->pCover == NULL) {
+    pCur->pCover = (GeohashCover *)sqlite3_malloc64(sizeof(GeohashCover));
+    if (pCur->pCover == NULL) return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+/* A radius in metres: a finite number >= 0. */
+static int geohashArgRadius(sqlite3_value *pVal, const char *zFunc, double *pOut, char **pzErr) {
+  int rc = geohashArgNumber(pVal, zFunc, "radius", pOut, pzErr);
+  if (rc == SQLITE_OK && *pOut < 0)
+    rc = geohashArgError(pzErr, pVal, "%s: %s %s is negative%s", zFunc, "radius", "");
+  return rc;
+}
+
+/* geohash_cover(lat, lon, radius) */
+static int geohashCoverCompute(geohash_cursor *pCur, sqlite3_value **apArg, char **pzErr) {
+  double lat, lon, radius;
+  int rc = geohashArgLat(apArg[0], "geohash_cover", "latitude", &lat, pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(apArg[1], "geohash_cover", "longitude", &lon, pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgRadius(apArg[2], "geohash_cover", &radius, pzErr);
+  if (rc == SQLITE_OK) rc = geohashCursorCover(pCur);
+  if (rc != SQLITE_OK) return rc;
+  geohashCoverCircle(pCur->pCover, lat, lon, radius);
+  pCur->nRow = pCur->pCover->nRange;
+  return SQLITE_OK;
+}
+
+/* geohash_cover_box(min_lat, min_lon, max_lat, max_lon) */
+static int geohashCoverBoxCompute(geohash_cursor *pCur, sqlite3_value **apArg, char **pzErr) {
+  double a[4];
+  int rc = geohashArgLat(apArg[0], "geohash_cover_box", "min_lat", &a[0], pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(apArg[1], "geohash_cover_box", "min_lon", &a[1], pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgLat(apArg[2], "geohash_cover_box", "max_lat", &a[2], pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(apArg[3], "geohash_cover_box", "max_lon", &a[3], pzErr);
+  if (rc == SQLITE_OK && a[0] > a[2]) {
+    *pzErr = sqlite3_mprintf("geohash_cover_box: min_lat %!.15g is greater than max_lat %!.15g", a[0], a[2]);
+    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) rc = geohashCursorCover(pCur);
+  if (rc != SQLITE_OK) return rc;
+  geohashCoverBox(pCur->pCover, a[0], a[1], a[2], a[3]);
+  pCur->nRow = pCur->pCover->nRange;
+  return SQLITE_OK;
+}
+
+static void geohashCoverColumn(geohash_cursor *pCur, sqlite3_context *ctx, int iCol) {
+  const GeohashRange *p = &pCur->pCover->aRange[pCur->iRow];
+  char z[13];
+  int n = geohashRangeString(iCol == 0 ? p->lo : p->hi, z);
+  sqlite3_result_text(ctx, z, n, SQLITE_TRANSIENT);
+}
+
+/* geo_bbox(lat, lon, radius) */
+static int geohashBboxCompute(geohash_cursor *pCur, sqlite3_value **apArg, char **pzErr) {
+  double lat, lon, radius;
+  int rc = geohashArgLat(apArg[0], "geo_bbox", "latitude", &lat, pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(apArg[1], "geo_bbox", "longitude", &lon, pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgRadius(apArg[2], "geo_bbox", &radius, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  pCur->nRow = geohashBoundingBoxes(lat, lon, radius, pCur->aBox);
+  return SQLITE_OK;
+}
+
+static void geohashBboxColumn(geohash_cursor *pCur, sqlite3_context *ctx, int iCol) {
+  const GeohashBounds *b = &pCur->aBox[pCur->iRow];
+  double r = iCol == 0 ? b->minLat : iCol == 1 ? b->minLon : iCol == 2 ? b->maxLat : b->maxLon;
+  sqlite3_result_double(ctx, r);
+}
+
+static const GeohashModule aGeohashModule[] = {
+    {"geohash_decode",
+     "CREATE TABLE x(lat REAL, lon REAL, lat_err REAL, lon_err REAL, min_lat REAL, min_lon REAL, max_lat "
+     "REAL,"
+     " max_lon REAL, hash HIDDEN)",
+     8, 1, 1, geohashDecodeCompute, geohashDecodeColumn},
+    {"geohash_neighbors", "CREATE TABLE x(direction TEXT, hash TEXT, center HIDDEN)", 2, 1, 8,
+     geohashNeighborsCompute, geohashNeighborsColumn},
+    {"geohash_cover", "CREATE TABLE x(lo TEXT, hi TEXT, lat HIDDEN, lon HIDDEN, radius HIDDEN)", 2, 3, 20,
+     geohashCoverCompute, geohashCoverColumn},
+    {"geohash_cover_box",
+     "CREATE TABLE x(lo TEXT, hi TEXT, min_lat HIDDEN, min_lon HIDDEN, max_lat HIDDEN, max_lon HIDDEN)", 2, 4,
+     20, geohashCoverBoxCompute, geohashCoverColumn},
+    {"geo_bbox",
+     "CREATE TABLE x(min_lat REAL, min_lon REAL, max_lat REAL, max_lon REAL, lat HIDDEN, lon HIDDEN,"
+     " radius HIDDEN)",
+     4, 3, 1, geohashBboxCompute, geohashBboxColumn},
+};
+
+static sqlite3_module geohashVtabModule = {
+    0,                 /* iVersion */
+    0,                 /* xCreate: eponymous only */
+    geohashConnect,    /* xConnect */
+    geohashBestIndex,  /* xBestIndex */
+    geohashDisconnect, /* xDisconnect */
+    0,                 /* xDestroy */
+    geohashOpen,       /* xOpen */
+    geohashClose,      /* xClose */
+    geohashFilter,     /* xFilter */
+    geohashNext,       /* xNext */
+    geohashEof,        /* xEof */
+    geohashColumn,     /* xColumn */
+    geohashRowid,      /* xRowid */
+    0,                 /* xUpdate */
+    0,                 /* xBegin */
+    0,                 /* xSync */
+    0,                 /* xCommit */
+    0,                 /* xRollback */
+    0,                 /* xFindMethod */
+    0,                 /* xRename */
+    0,                 /* xSavepoint */
+    0,                 /* xRelease */
+    0,                 /* xRollbackTo */
+    0,                 /* xShadowName */
+};
+
+int geohashRegister(sqlite3 *db) {
+  static const struct {
+    const char *zName; /* SQL name */
+    int nArg;          /* Number of arguments */
+    int iUser;         /* User data: which of a pair */
+    void (*xFunc)(sqlite3_context *, int, sqlite3_value **);
+  } aFunc[] = {
+      {"geohash", 2, 0, geohashFunc},
+      {"geohash", 3, 0, geohashFunc},
+      {"geohash_bits", 2, 0, geohashBitsFunc},
+      {"geohash_bits", 3, 0, geohashBitsFunc},
+      {"geohash_from_bits", 2, 0, geohashFromBitsFunc},
+      {"geohash_lat", 1, 0, geohashCentreFunc},
+      {"geohash_lon", 1, 1, geohashCentreFunc},
+      {"geohash_neighbor", 2, 0, geohashNeighborFunc},
+      {"geo_distance", 4, 0, geohashDistanceFunc},
+      {"zorder", 2, 0, geohashZorderFunc},
+      {"zorder_x", 1, 0, geohashZorderInverseFunc},
+      {"zorder_y", 1, 1, geohashZorderInverseFunc},
+      {"hilbert", 3, 0, geohashHilbertFunc},
+      {"hilbert_x", 2, 0, geohashHilbertInverseFunc},
+      {"hilbert_y", 2, 1, geohashHilbertInverseFunc},
+  };
+  size_t i;
+  int rc = SQLITE_OK;
+  geohashInitTables();
+  (void)geohashHasPdep(); /* ask the CPU once, before any SQL runs */
+  (void)geohashHasAvx2();
+  for (i = 0; rc == SQLITE_OK && i < sizeof(aFunc) / sizeof(aFunc[0]); i++) {
+    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, NOSQL_PURE,
+                                 aFunc[i].iUser ? (void *)&aFunc[i] : 0, aFunc[i].xFunc, 0, 0);
+  }
+  for (i = 0; rc == SQLITE_OK && i < sizeof(aGeohashModule) / sizeof(aGeohashModule[0]); i++) {
+    rc = sqlite3_create_module(db, aGeohashModule[i].zName, &geohashVtabModule, (void *)&aGeohashModule[i]);
+  }
+  return rc;
+}

@@ -1,0 +1,372 @@
+/*
+** bench_geohash.c: dimensionality reduction (technique 6), issue 3.
+**
+**   encode kernel   lat/lon -> 64 interleaved bits in C: classic bisection
+**                   (the reference algorithm) vs magic-number spread vs
+**                   BMI2 pdep (when the CPU has it)
+**   SQL geohash()   per-row cost of geohash(lat, lon) above a bare scan
+**   radius search   1M points uniform on the sphere, radii for about 100,
+**                   1.6k and 10k hits: R*Tree + filter (baseline), full scan,
+**                   (lat, lon) B-tree box + filter, geohash cover + B-tree
+**                   ranges + filter (plain and covering index); candidates
+**                   examined per hit; also ~10 hits, where the (lat, lon)
+**                   B-tree's latitude band is widest relative to the circle
+**   index build     geohash B-tree vs R*Tree vs (lat, lon) B-tree
+*/
+#include "bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Coordinates for the C kernels: n points, small enough to stay in cache,
+** encoded nRound times so that the timing is the kernel's, not memory's. */
+typedef struct GeoPoints GeoPoints;
+struct GeoPoints {
+  double *aLat;   /* Latitudes, degrees */
+  double *aLon;   /* Longitudes, degrees */
+  uint64_t *aOut; /* Codes written by a kernel */
+  int n;          /* Number of points */
+  int nRound;     /* Times each kernel encodes them */
+};
+
+/* The reference: 32 bisections per axis, longitude bit first. */
+static uint64_t geoBisect(double lat, double lon) {
+  double latLo = -90.0, latHi = 90.0, lonLo = -180.0, lonHi = 180.0;
+  uint64_t v = 0;
+  int i;
+  for (i = 0; i < 32; i++) {
+    double mid = (lonLo + lonHi) / 2;
+    v <<= 1;
+    if (lon >= mid) {
+      v |= 1;
+      lonLo = mid;
+    } else {
+      lonHi = mid;
+    }
+    mid = (latLo + latHi) / 2;
+    v <<= 1;
+    if (lat >= mid) {
+      v |= 1;
+      latLo = mid;
+    } else {
+      latHi = mid;
+    }
+  }
+  return v;
+}
+
+/* Digest of the codes of the last round: one row per point would time the digest. */
+static void geoDigest(const GeoPoints *p, BenchSum *pSum) {
+  uint64_t h = 0, x = 0;
+  int i;
+  for (i = 0; i < p->n; i++) {
+    h += p->aOut[i];
+    x ^= p->aOut[i];
+  }
+  benchSumRow(pSum, &h, sizeof(h));
+  benchSumRow(pSum, &x, sizeof(x));
+}
+
+/* Run xBatch nRound times over the points, then digest. */
+static int geoKernelRounds(GeoPoints *p, void (*xBatch)(const double *, const double *, uint64_t *, int),
+                           BenchSum *pSum) {
+  int r;
+  for (r = 0; r < p->nRound; r++) xBatch(p->aLat, p->aLon, p->aOut, p->n);
+  geoDigest(p, pSum);
+  return SQLITE_OK;
+}
+
+static void geoBatchBisect(const double *aLat, const double *aLon, uint64_t *aOut, int n) {
+  int i;
+  for (i = 0; i < n; i++) aOut[i] = geoBisect(aLat[i], aLon[i]);
+}
+
+static int geoKernelBisect(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return geoKernelRounds((GeoPoints *)pArg, geoBatchBisect, pSum);
+}
+
+static int geoKernelPortable(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return geoKernelRounds((GeoPoints *)pArg, geohashEncodeBatchPortable, pSum);
+}
+
+static int geoKernelPdep(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return geoKernelRounds((GeoPoints *)pArg, geohashEncodeBatchPdep, pSum);
+}
+
+static int geoKernelAvx2(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return geoKernelRounds((GeoPoints *)pArg, geohashEncodeBatchAvx2, pSum);
+}
+
+static void geoBenchKernel(Bench *p) {
+  GeoPoints pts;
+  uint64_t seed = 0x6765686173680001ull;
+  int i;
+  char zSize[64];
+  int64_t nTotal = benchSize(p, 10000000, 1000);
+  pts.n = nTotal < 65536 ? (int)nTotal : 65536; /* 1.5 MB of input: in cache */
+  pts.nRound = (int)(nTotal / pts.n);
+  pts.aLat = (double *)malloc(sizeof(double) * (size_t)pts.n);
+  pts.aLon = (double *)malloc(sizeof(double) * (size_t)pts.n);
+  pts.aOut = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)pts.n);
+  if (!pts.aLat || !pts.aLon || !pts.aOut) exit(2);
+  for (i = 0; i < pts.n; i++) {
+    pts.aLat[i] = (double)(benchRand(&seed) >> 11) * 0x1p-53 * 180.0 - 90.0;
+    pts.aLon[i] = (double)(benchRand(&seed) >> 11) * 0x1p-53 * 360.0 - 180.0;
+  }
+  /* Exact borders and the closed ends, which the fast paths must get right. */
+  pts.aLat[0] = 90.0;
+  pts.aLon[0] = 180.0;
+  pts.aLat[1] = -90.0;
+  pts.aLon[1] = -180.0;
+  pts.aLat[2] = 0.0;
+  pts.aLon[2] = 0.0;
+  {
+    int nVar = geohashHasAvx2() ? 4 : geohashHasPdep() ? 3 : 2;
+    const BenchVariant aVar[] = {
+        {"C: bisection, 32 steps per axis (reference)", 0, geoKernelBisect, &pts},
+        {"C: exact quantise + magic-number spread", 0, geoKernelPortable, &pts},
+        {"C: exact quantise + BMI2 pdep", 0, geoKernelPdep, &pts},
+        {"C: AVX2 exact quantise x4 + BMI2 pdep", 0, geoKernelAvx2, &pts},
+    };
+    snprintf(zSize, sizeof(zSize), "%d points x %d rounds%s", pts.n, pts.nRound,
+             nVar >= 3 ? "" : ", no BMI2 on this CPU");
+    benchCompare(p, "geohash: C encode kernel (64-bit code)", 0, zSize, (double)pts.n * pts.nRound, "point",
+                 aVar, nVar);
+  }
+  free(pts.aLat);
+  free(pts.aLon);
+  free(pts.aOut);
+}
+
+/* One radius query, bound for the C variants. */
+typedef struct GeoQuery GeoQuery;
+struct GeoQuery {
+  double lat;    /* Centre latitude */
+  double lon;    /* Centre longitude */
+  double radius; /* Metres */
+};
+
+/* A set of radius queries and the SQL that answers one of them. */
+typedef struct GeoQuerySet GeoQuerySet;
+struct GeoQuerySet {
+  GeoQuery *aQuery; /* The queries */
+  int nQuery;       /* Number of queries */
+  const char *zSql; /* ?1 lat, ?2 lon, ?3 radius, ?4..?7 box (min_lat, max_lat, min_lon, max_lon) */
+  int bBox;         /* True: run once per bounding box (1 or 2) */
+};
+
+/* Run zSql for every query (and every bounding box when bBox). */
+static int geoRunQueries(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  GeoQuerySet *p = (GeoQuerySet *)pArg;
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(db, p->zSql, -1, &pStmt, 0);
+  int i, j;
+  for (i = 0; rc == SQLITE_OK && i < p->nQuery; i++) {
+    GeohashBounds aBox[2];
+    int nBox =
+        p->bBox ? geohashBoundingBoxes(p->aQuery[i].lat, p->aQuery[i].lon, p->aQuery[i].radius, aBox) : 1;
+    for (j = 0; rc == SQLITE_OK && j < nBox; j++) {
+      sqlite3_bind_double(pStmt, 1, p->aQuery[i].lat);
+      sqlite3_bind_double(pStmt, 2, p->aQuery[i].lon);
+      sqlite3_bind_double(pStmt, 3, p->aQuery[i].radius);
+      if (p->bBox) {
+        sqlite3_bind_double(pStmt, 4, aBox[j].minLat);
+        sqlite3_bind_double(pStmt, 5, aBox[j].maxLat);
+        sqlite3_bind_double(pStmt, 6, aBox[j].minLon);
+        sqlite3_bind_double(pStmt, 7, aBox[j].maxLon);
+      }
+      rc = benchSumStmt(pSum, pStmt);
+      sqlite3_reset(pStmt);
+    }
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/* Rows of zSql summed over the queries: candidates or ranges, outside any timing. */
+static int64_t geoCount(sqlite3 *db, GeoQuery *aQuery, int nQuery, const char *zSql, int bBox) {
+  GeoQuerySet set;
+  BenchSum sum = {0, 0};
+  set.aQuery = aQuery;
+  set.nQuery = nQuery;
+  set.zSql = zSql;
+  set.bBox = bBox;
+  if (geoRunQueries(db, &set, &sum) != SQLITE_OK) {
+    fprintf(stderr, "bench: %s\n", sqlite3_errmsg(db));
+    exit(2);
+  }
+  return sum.nRow;
+}
+
+static const char *const zGeoRtree =
+    "SELECT p.id FROM rt JOIN pts p ON p.id = rt.id"
+    " WHERE rt.minLat <= ?5 AND rt.maxLat >= ?4 AND rt.minLon <= ?7 AND rt.maxLon >= ?6"
+    " AND geo_distance(p.lat, p.lon, ?1, ?2) <= ?3";
+static const char *const zGeoFull = "SELECT id FROM pts WHERE geo_distance(lat, lon, ?1, ?2) <= ?3";
+static const char *const zGeoLatLon =
+    "SELECT id FROM pts WHERE lat BETWEEN ?4 AND ?5 AND lon BETWEEN ?6 AND ?7"
+    " AND geo_distance(lat, lon, ?1, ?2) <= ?3";
+static const char *const zGeoCover =
+    "SELECT p.id FROM geohash_cover(?1, ?2, ?3) c JOIN pts p INDEXED BY pts_gh ON p.gh >= c.lo AND p.gh < "
+    "c.hi"
+    " WHERE geo_distance(p.lat, p.lon, ?1, ?2) <= ?3";
+static const char *const zGeoCoverCovering =
+    "SELECT p.id FROM geohash_cover(?1, ?2, ?3) c JOIN pts p INDEXED BY pts_ghc ON p.gh >= c.lo AND p.gh < "
+    "c.hi"
+    " WHERE geo_distance(p.lat, p.lon, ?1, ?2) <= ?3";
+
+static void geoBenchRadius(Bench *p, sqlite3 *db, int64_t nPoint, double nHit, int nQuery) {
+  GeoQuery *aQuery = (GeoQuery *)malloc(sizeof(GeoQuery) * (size_t)nQuery);
+  GeoQuerySet aSet[5];
+  uint64_t seed = 0x7261646975730000ull + (uint64_t)nHit;
+  /* Uniform on the sphere: a cap of angle a holds N (1 - cos a) / 2 points. */
+  double angle;
+  double radius;
+  int64_t nHits, nCand, nCandRt, nRange;
+  char zSize[96], zTitle[96];
+  int i;
+  if (aQuery == NULL) exit(2);
+  if (nHit > (double)nPoint / 8) nHit = (double)nPoint / 8; /* tiny --size runs */
+  angle = acos(1.0 - 2.0 * nHit / (double)nPoint);
+  radius = angle * GEOHASH_EARTH_RADIUS;
+  for (i = 0; i < nQuery; i++) {
+    /* Centres on data points, as "near this place" queries are. */
+    int64_t id = (int64_t)(benchRand(&seed) % (uint64_t)nPoint) + 1;
+    sqlite3_stmt *pStmt = NULL;
+    sqlite3_prepare_v2(db, "SELECT lat, lon FROM pts WHERE id = ?1", -1, &pStmt, 0);
+    sqlite3_bind_int64(pStmt, 1, id);
+    if (sqlite3_step(pStmt) != SQLITE_ROW) exit(2);
+    aQuery[i].lat = sqlite3_column_double(pStmt, 0);
+    aQuery[i].lon = sqlite3_column_double(pStmt, 1);
+    aQuery[i].radius = radius;
+    sqlite3_finalize(pStmt);
+  }
+  aSet[0] = (GeoQuerySet){aQuery, nQuery, zGeoRtree, 1};
+  aSet[1] = (GeoQuerySet){aQuery, nQuery, zGeoFull, 0};
+  aSet[2] = (GeoQuerySet){aQuery, nQuery, zGeoLatLon, 1};
+  aSet[3] = (GeoQuerySet){aQuery, nQuery, zGeoCover, 0};
+  aSet[4] = (GeoQuerySet){aQuery, nQuery, zGeoCoverCovering, 0};
+  nHits = geoCount(db, aQuery, nQuery, zGeoFull, 0);
+  nCand =
+      geoCount(db, aQuery, nQuery,
+               "SELECT p.id FROM geohash_cover(?1, ?2, ?3) c JOIN pts p ON p.gh >= c.lo AND p.gh < c.hi", 0);
+  nCandRt =
+      geoCount(db, aQuery, nQuery,
+               "SELECT id FROM rt WHERE minLat <= ?5 AND maxLat >= ?4 AND minLon <= ?7 AND maxLon >= ?6", 1);
+  nRange = geoCount(db, aQuery, nQuery, "SELECT lo FROM geohash_cover(?1, ?2, ?3)", 0);
+  {
+    const BenchVariant aVar[] = {
+        {"R*Tree box + geo_distance filter", 0, geoRunQueries, &aSet[0]},
+        {"full scan + geo_distance", 0, geoRunQueries, &aSet[1]},
+        {"(lat, lon) B-tree box + geo_distance filter", 0, geoRunQueries, &aSet[2]},
+        {"geohash_cover + gh B-tree ranges + filter", 0, geoRunQueries, &aSet[3]},
+        {"same, covering index (gh, lat, lon)", 0, geoRunQueries, &aSet[4]},
+    };
+    snprintf(zTitle, sizeof(zTitle), "geohash: radius search, ~%.0f hits", nHit);
+    snprintf(zSize, sizeof(zSize), "%lld points, %d queries of r = %.0f m", (long long)nPoint, nQuery,
+             radius);
+    benchCompare(p, zTitle, db, zSize, nQuery, "query", aVar, 5);
+  }
+  printf(
+      "\nhits per query %.1f; candidates per hit: geohash cover %.3f, R*Tree box %.3f; ranges per query "
+      "%.1f\n",
+      (double)nHits / nQuery, nHits ? (double)nCand / (double)nHits : 0.0,
+      nHits ? (double)nCandRt / (double)nHits : 0.0, (double)nRange / nQuery);
+  free(aQuery);
+}
+
+/* One index build, dropped again afterwards (the drop is timed too). */
+static int geoBuild(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  const char *const *az = (const char *const *)pArg;
+  int rc = sqlite3_exec(db, az[0], 0, 0, 0);
+  if (rc == SQLITE_OK) {
+    sqlite3_stmt *pStmt = NULL;
+    rc = sqlite3_prepare_v2(db, az[1], -1, &pStmt, 0);
+    if (rc == SQLITE_OK) rc = benchSumStmt(pSum, pStmt);
+    sqlite3_finalize(pStmt);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_exec(db, az[2], 0, 0, 0);
+  return rc;
+}
+
+void benchGeohash(Bench *p) {
+  sqlite3 *db;
+  int64_t nPoint = benchSize(p, 1000000, 2000);
+  char *zSql;
+  char zSize[64];
+
+  geoBenchKernel(p);
+
+  db = benchOpen();
+  /* Uniform on the sphere: lat = asin(2u - 1), from a deterministic LCG. */
+  zSql = sqlite3_mprintf(
+      "CREATE TABLE pts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT);"
+      "CREATE TEMP TABLE u(id INTEGER PRIMARY KEY, a REAL, b REAL);"
+      "WITH RECURSIVE c(i, x, y) AS (SELECT 1, 12345, 678 UNION ALL"
+      "  SELECT i + 1, (x * 1103515245 + 12345) %% 2147483648, (y * 69069 + 1) %% 4294967296 FROM c"
+      "  WHERE i < %lld)"
+      "INSERT INTO u SELECT i, x / 2147483648.0, y / 4294967296.0 FROM c;",
+      (long long)nPoint);
+  benchExec(db, zSql);
+  sqlite3_free(zSql);
+  {
+    /* asin is not an SQL function in SQLite 3.40 builds without math: do it here. */
+    sqlite3_stmt *pSel = NULL, *pIns = NULL;
+    benchExec(db, "BEGIN");
+    sqlite3_prepare_v2(db, "SELECT id, a, b FROM u", -1, &pSel, 0);
+    sqlite3_prepare_v2(db, "INSERT INTO pts VALUES(?1, ?2, ?3, geohash(?2, ?3))", -1, &pIns, 0);
+    while (sqlite3_step(pSel) == SQLITE_ROW) {
+      sqlite3_bind_int64(pIns, 1, sqlite3_column_int64(pSel, 0));
+      sqlite3_bind_double(pIns, 2, asin(2.0 * sqlite3_column_double(pSel, 1) - 1.0) * (180.0 / M_PI));
+      sqlite3_bind_double(pIns, 3, sqlite3_column_double(pSel, 2) * 360.0 - 180.0);
+      sqlite3_step(pIns);
+      sqlite3_reset(pIns);
+    }
+    sqlite3_finalize(pSel);
+    sqlite3_finalize(pIns);
+    benchExec(db, "COMMIT; DROP TABLE u");
+  }
+  snprintf(zSize, sizeof(zSize), "%lld points", (long long)nPoint);
+
+  {
+    const BenchVariant aVar[] = {
+        {"bare scan: count(lat + lon)", "SELECT count(lat + lon) FROM pts", 0, 0},
+        {"for scale, a built-in call: count(abs(lat + lon))", "SELECT count(abs(lat + lon)) FROM pts", 0, 0},
+        {"SQL geohash(lat, lon), 12 chars", "SELECT count(geohash(lat, lon)) FROM pts", 0, 0},
+        {"SQL geohash_bits(lat, lon)", "SELECT count(geohash_bits(lat, lon)) FROM pts", 0, 0},
+    };
+    benchCompare(p, "geohash: SQL function per row", db, zSize, (double)nPoint, "row", aVar, 4);
+  }
+
+  {
+    static const char *const azGh[] = {"CREATE INDEX pts_gh ON pts(gh)", "SELECT count(*) FROM pts",
+                                       "DROP INDEX pts_gh"};
+    static const char *const azExpr[] = {"CREATE INDEX pts_ghx ON pts(geohash(lat, lon))",
+                                         "SELECT count(*) FROM pts", "DROP INDEX pts_ghx"};
+    static const char *const azRt[] = {
+        "CREATE VIRTUAL TABLE rt USING rtree(id, minLat, maxLat, minLon, maxLon);"
+        "INSERT INTO rt SELECT id, lat, lat, lon, lon FROM pts",
+        "SELECT count(*) FROM rt", "DROP TABLE rt"};
+    static const char *const azLl[] = {"CREATE INDEX pts_ll ON pts(lat, lon)", "SELECT count(*) FROM pts",
+                                       "DROP INDEX pts_ll"};
+    const BenchVariant aVar[] = {
+        {"R*Tree: CREATE VIRTUAL TABLE + INSERT", 0, geoBuild, (void *)azRt},
+        {"(lat, lon) B-tree: CREATE INDEX", 0, geoBuild, (void *)azLl},
+        {"geohash B-tree: CREATE INDEX on stored gh", 0, geoBuild, (void *)azGh},
+        {"geohash B-tree: CREATE INDEX on geohash(lat, lon)", 0, geoBuild, (void *)azExpr},
+    };
+    benchCompare(p, "geohash: index build", db, zSize, (double)nPoint, "point", aVar, 4);
+  }
+
+  benchExec(db,
+            "CREATE INDEX pts_gh ON pts(gh); CREATE INDEX pts_ghc ON pts(gh, lat, lon);"
+            "CREATE INDEX pts_ll ON pts(lat, lon);"
+            "CREATE VIRTUAL TABLE rt USING rtree(id, minLat, maxLat, minLon, maxLon);"
+            "INSERT INTO rt SELECT id, lat, lat, lon, lon FROM pts");
+  geoBenchRadius(p, db, nPoint, 10, 20);
+  geoBenchRadius(p, db, nPoint, 100, 20);
+  geoBenchRadius(p, db, nPoint, 1600, 10);
+  geoBenchRadius(p, db, nPoint, 10000, 5);
+  sqlite3_close(db);
+}
