@@ -1227,7 +1227,11 @@ static int geohashConnect(sqlite3 *db, void *pAux, int argc, const char *const *
                           char **pzErr) {
   const GeohashModule *pMod = (const GeohashModule *)pAux;
   geohash_vtab *pNew;
-  int rc = sqlite3_declare_vtab(db, pMod->zSchema);
+  int rc;
+  (void)argc;
+  (void)argv;
+  (void)pzErr;
+  rc = sqlite3_declare_vtab(db, pMod->zSchema);
   if (rc != SQLITE_OK) return rc;
   pNew = (geohash_vtab *)sqlite3_malloc64(sizeof(*pNew));
   if (pNew == NULL) return SQLITE_NOMEM;
@@ -1245,6 +1249,7 @@ static int geohashDisconnect(sqlite3_vtab *pVtab) {
 
 static int geohashOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
   geohash_cursor *pCur = (geohash_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  (void)pVtab;
   if (pCur == NULL) return SQLITE_NOMEM;
   memset(pCur, 0, sizeof(*pCur));
   *ppCursor = &pCur->base;
@@ -1308,6 +1313,7 @@ static int geohashFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxSt
   const GeohashModule *pMod = ((geohash_vtab *)cur->pVtab)->pMod;
   char *zErr = NULL;
   int i, rc;
+  (void)idxStr;
   geohashCursorReset(pCur);
   if (idxNum != 1 || argc != pMod->nArg) return SQLITE_ERROR;
   for (i = 0; i < argc; i++) {

@@ -130,6 +130,8 @@ int mpathIsAncestor(const char *zA, const MpathLabel *a, int nA, const char *zB,
 
 /* Registers the mpath_* functions and the mpath_ranges module. */
 int mpathRegister(sqlite3 *db);
+
+/**************************************************************************
 ** Interface to code in ext/geohash.c
 */
 

@@ -83,18 +83,22 @@ static void geoBatchBisect(const double *aLat, const double *aLon, uint64_t *aOu
 }
 
 static int geoKernelBisect(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  (void)db;
   return geoKernelRounds((GeoPoints *)pArg, geoBatchBisect, pSum);
 }
 
 static int geoKernelPortable(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  (void)db;
   return geoKernelRounds((GeoPoints *)pArg, geohashEncodeBatchPortable, pSum);
 }
 
 static int geoKernelPdep(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  (void)db;
   return geoKernelRounds((GeoPoints *)pArg, geohashEncodeBatchPdep, pSum);
 }
 
 static int geoKernelAvx2(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  (void)db;
   return geoKernelRounds((GeoPoints *)pArg, geohashEncodeBatchAvx2, pSum);
 }
 
