@@ -39,6 +39,7 @@ static const struct NosqlFeature {
   int (*xRegister)(sqlite3 *); /* Registers its functions and modules */
 } aNosqlFeature[] = {
     {"core", nosqlCoreRegister},
+    {"nested_set", nestedSetRegister},
 };
 
 #ifdef _WIN32
