@@ -85,17 +85,33 @@
 ** of this calls sqlite3_*; callers own every array.
 */
 
-/* Smallest relabel window tried, as a power of two. */
-#define NSET_WINDOW_MIN_BITS 4
+/* Smallest relabel window tried, as a power of two (smaller ones leave
+** holes so narrow that the next relabel comes soon). */
+#define NSET_WINDOW_MIN_BITS 16
 /* Largest window: the whole label space. */
 #define NSET_WINDOW_MAX_BITS 62
 
 int64_t nsetStep(int64_t lo, int64_t hi, int64_t nLabel) {
   int64_t d;
   if (nLabel <= 0 || hi <= lo) return 0;
-  d = (hi - lo) / (nLabel + 1);
+  d = (hi - lo) / (nLabel + NSET_SLACK);
+  if (d == 0) d = (hi - lo) / (nLabel + 1);
   if (d > NSET_STEP) d = NSET_STEP;
   return d;
+}
+
+int64_t nsetPlace(int64_t lo, int64_t hi, int64_t nLabel, int eWhere, int64_t *pd) {
+  int64_t d = nsetStep(lo, hi, nLabel);
+  *pd = d;
+  if (d == 0) return 0;
+  if (eWhere == NSET_PLACE_HIGH) return hi - nLabel * d;
+  if (eWhere == NSET_PLACE_MIDDLE && nLabel > 1 && (hi - lo) / 2 / (nLabel - 1) > d) {
+    /* The middle half: a first child gets half its parent's room, so a
+    ** chain of first children halves its room per level, not worse. */
+    *pd = (hi - lo) / 2 / (nLabel - 1);
+    return lo + (hi - lo) / 4;
+  }
+  return lo + d;
 }
 
 int nsetWindowOk(int nBits, int64_t nLabel) {
@@ -634,7 +650,8 @@ static int nsetLabelCmp(const void *a, const void *b) {
 ** Collect every label in [iFirst, iEnd), sorted: the lft (and rgt) of the
 ** nodes whose lft is in the window, plus the rgt of the nodes that open
 ** before the window and close inside it. Those contain the point iFirst,
-** so they are the node with the largest lft < iFirst and its ancestors.
+** so they are the node with the largest lft < iFirst and its ancestors,
+** up to the first one that closes at or after iEnd.
 ** The caller frees *paLabel.
 */
 static int nsetCollect(nset_vtab *p, int64_t iFirst, int64_t iEnd, NsetLabel **paLabel, int64_t *pnLabel) {
@@ -668,7 +685,9 @@ static int nsetCollect(nset_vtab *p, int64_t iFirst, int64_t iEnd, NsetLabel **p
     }
     while (rc == SQLITE_OK && bFound) {
       NsetRow up;
-      if (row.rgt >= iFirst && row.rgt < iEnd) rc = nsetLabelAdd(&a, &n, &nAlloc, row.rgt, row.id, 1);
+      /* rgt grows going up: past the window, no ancestor closes inside it. */
+      if (row.rgt >= iEnd) break;
+      if (row.rgt >= iFirst) rc = nsetLabelAdd(&a, &n, &nAlloc, row.rgt, row.id, 1);
       if (rc != SQLITE_OK || row.bRoot) break;
       rc = nsetFind(p, row.parent, &up, &bFound);
       if (rc == SQLITE_OK && (!bFound || up.lft >= row.lft)) {
@@ -699,8 +718,9 @@ static int nsetCollect(nset_vtab *p, int64_t iFirst, int64_t iEnd, NsetLabel **p
 /*
 ** Make room for nNeed new labels right after label lo (0: at the start of
 ** the label space): find the smallest aligned window around lo whose
-** density passes nsetWindowOk() and spread its labels evenly, leaving nNeed
-** empty slots after lo. Labels keep their order, so every invariant holds.
+** density passes nsetWindowOk() and spread its labels evenly, leaving at
+** least nNeed empty slots after lo. Labels keep their order, so every
+** invariant holds.
 */
 static int nsetMakeRoom(nset_vtab *p, int64_t lo, int64_t nNeed) {
   int nBits;
@@ -710,9 +730,14 @@ static int nsetMakeRoom(nset_vtab *p, int64_t lo, int64_t nNeed) {
     NsetLabel *a = NULL;
     int64_t n = 0, i, iHole = 0;
     int64_t *aNew;
+    int64_t nHole;
     int rc = nsetCollect(p, iFirst, iEnd, &a, &n);
     if (rc != SQLITE_OK) return rc;
-    if (!nsetWindowOk(nBits, n + nNeed)) {
+    /* The hole gets as many slots as the window keeps labels, about half
+    ** its width, so the inserts that follow (appends, deep chains) find
+    ** room for a long time instead of relabelling again soon. */
+    nHole = n > nNeed ? n : nNeed;
+    if (!nsetWindowOk(nBits, n + nHole)) {
       sqlite3_free(a);
       continue;
     }
@@ -722,7 +747,7 @@ static int nsetMakeRoom(nset_vtab *p, int64_t lo, int64_t nNeed) {
       sqlite3_free(a);
       return SQLITE_NOMEM;
     }
-    nsetSpread(iFirst, iEnd, n, iHole, nNeed, aNew);
+    nsetSpread(iFirst, iEnd, n, iHole, nHole, aNew);
     for (i = 0; i < n && rc == SQLITE_OK; i++) {
       if (aNew[i] != a[i].iLabel) {
         int64_t aArg[2];
@@ -844,7 +869,7 @@ static int nsetInsert(nset_vtab *p, int64_t iId, sqlite3_value **argv) {
   int iHid = 2 + NSET_COL_PAYLOAD + p->nPayload;
   NsetRow par, bef, row;
   int bPar = 0, bBef = 0, bFound = 0, rc, i;
-  int64_t lo = 0, hi = 0, d;
+  int64_t lo = 0, hi = 0, d, iLft;
   sqlite3_stmt *pStmt = NULL;
 
   rc = nsetFind(p, iId, &row, &bFound);
@@ -864,15 +889,15 @@ static int nsetInsert(nset_vtab *p, int64_t iId, sqlite3_value **argv) {
     if (rc == SQLITE_OK) rc = nsetGap(p, bPar ? &par : NULL, bBef ? &bef : NULL, 0, 0, &lo, &hi);
   }
   if (rc != SQLITE_OK) return rc;
-  d = nsetStep(lo, hi, 2);
+  iLft = nsetPlace(lo, hi, 2, bBef ? NSET_PLACE_HIGH : (bPar && par.bLeaf ? NSET_PLACE_MIDDLE : NSET_PLACE_LOW), &d);
   if (d == 0) return nsetCorrupt(p, "no gap between labels %lld and %lld after a relabel", lo, hi);
 
   rc = nsetStmtGet(p, NSET_STMT_INSERT, &pStmt);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_int64(pStmt, 1, iId);
   nsetBindParent(pStmt, 2, bPar ? &par : NULL);
-  sqlite3_bind_int64(pStmt, 3, lo + d);
-  sqlite3_bind_int64(pStmt, 4, lo + 2 * d);
+  sqlite3_bind_int64(pStmt, 3, iLft);
+  sqlite3_bind_int64(pStmt, 4, iLft + d);
   sqlite3_bind_int64(pStmt, 5, bPar ? par.depth + 1 : 0);
   sqlite3_bind_int(pStmt, 6, 1);
   if (p->zContent == NULL) {
@@ -908,7 +933,7 @@ static int nsetMove(nset_vtab *p, NsetRow *pX, NsetRow *pParent, NsetRow *pBefor
   sqlite3_stmt *pStmt = NULL;
   NsetRow *aRow = NULL;
   NsetLabel *aLab = NULL;
-  int64_t nRow = 0, nAlloc = 0, nLab = 0, lo = 0, hi = 0, d, i, iDelta;
+  int64_t nRow = 0, nAlloc = 0, nLab = 0, lo = 0, hi = 0, d, i, iDelta, iFirst;
   int64_t nNeed;
   int rc, bFound = 0;
   int bOldRoot = pX->bRoot;
@@ -934,10 +959,11 @@ static int nsetMove(nset_vtab *p, NsetRow *pX, NsetRow *pParent, NsetRow *pBefor
     if (rc == SQLITE_OK) rc = nsetGap(p, pParent, pBefore, 1, pX->id, &lo, &hi);
   }
   if (rc != SQLITE_OK) return rc;
-  d = nsetStep(lo, hi, nNeed);
+  iFirst = nsetPlace(lo, hi, nNeed,
+                     pBefore ? NSET_PLACE_HIGH : (pParent && pParent->bLeaf ? NSET_PLACE_MIDDLE : NSET_PLACE_LOW), &d);
   if (d == 0) return nsetCorrupt(p, "no gap between labels %lld and %lld after a relabel", lo, hi);
 
-  /* Read the subtree, then give its labels, in order, the values lo + k*d. */
+  /* Read the subtree, then give its labels, in order, iFirst + k*d. */
   aRow = (NsetRow *)sqlite3_malloc64(sizeof(NsetRow) * (sqlite3_uint64)nRow);
   if (aRow == NULL) return SQLITE_NOMEM;
   rc = nsetStmtGet(p, NSET_STMT_RANGE, &pStmt);
@@ -959,9 +985,9 @@ static int nsetMove(nset_vtab *p, NsetRow *pX, NsetRow *pParent, NsetRow *pBefor
     for (i = 0; i < nLab; i++) {
       NsetRow *pR = &aRow[aLab[i].id];
       if (aLab[i].bRgt)
-        pR->rgt = lo + (i + 1) * d;
+        pR->rgt = iFirst + i * d;
       else
-        pR->lft = lo + (i + 1) * d;
+        pR->lft = iFirst + i * d;
     }
     iDelta = (pParent ? pParent->depth + 1 : 0) - pX->depth;
     for (i = 0; rc == SQLITE_OK && i < nRow; i++) {
@@ -1438,16 +1464,48 @@ static int nsetIdent(const char *z, char **pzOut) {
   return n;
 }
 
-/* Whether a declared type is plain enough to repeat in generated SQL. */
+/*
+** Whether a declared type is a plain type name, safe to repeat in generated
+** SQL: words, optionally followed by "(n)" or "(n, m)". Constraints such
+** as CHECK or DEFAULT are refused because the shadow table would run them.
+*/
 static int nsetTypeOk(const char *z) {
-  for (; *z; z++) {
-    char c = *z;
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ' || c == '_' ||
-          c == '(' || c == ')' || c == ',' || c == '+' || c == '-' || c == '.')) {
-      return 0;
+  static const char *const azBanned[] = {"check",     "default",  "not",        "null",       "primary",
+                                         "unique",    "references", "collate",  "generated",  "as",
+                                         "constraint", "hidden"};
+  while (*z == ' ') z++;
+  while ((*z >= 'a' && *z <= 'z') || (*z >= 'A' && *z <= 'Z') || *z == '_') {
+    const char *zWord = z;
+    size_t i;
+    while ((*z >= 'a' && *z <= 'z') || (*z >= 'A' && *z <= 'Z') || *z == '_' || (*z >= '0' && *z <= '9')) z++;
+    for (i = 0; i < sizeof(azBanned) / sizeof(azBanned[0]); i++) {
+      if ((size_t)(z - zWord) == strlen(azBanned[i]) && sqlite3_strnicmp(zWord, azBanned[i], (int)(z - zWord)) == 0) {
+        return 0;
+      }
     }
+    while (*z == ' ') z++;
   }
-  return 1;
+  if (*z == '(') {
+    int nNum = 0;
+    z++;
+    for (;;) {
+      while (*z == ' ') z++;
+      if (*z == '+' || *z == '-') z++;
+      if (!(*z >= '0' && *z <= '9')) return 0;
+      while ((*z >= '0' && *z <= '9') || *z == '.') z++;
+      while (*z == ' ') z++;
+      nNum++;
+      if (*z == ',' && nNum < 2) {
+        z++;
+        continue;
+      }
+      break;
+    }
+    if (*z != ')') return 0;
+    z++;
+    while (*z == ' ') z++;
+  }
+  return *z == 0;
 }
 
 /* Whether zName is a name a payload column cannot take. */

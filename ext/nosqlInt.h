@@ -92,12 +92,26 @@ extern const char nosqlVersionText[];
 /* Widest spacing handed to new labels, so one gap serves many inserts. */
 #define NSET_STEP ((int64_t)1 << 24)
 
+/* New labels take at most 1/(n + NSET_SLACK) of a gap each, leaving room. */
+#define NSET_SLACK 4
+
 /*
-** The spacing for nLabel new labels placed in order strictly between lo
-** and hi: min((hi - lo) / (nLabel + 1), NSET_STEP), or 0 when the gap has
-** no room for them. Label k (1-based) goes to lo + k * spacing.
+** The spacing for nLabel new labels placed strictly between lo and hi:
+** min((hi - lo) / (nLabel + NSET_SLACK), NSET_STEP), or the tightest fit
+** (hi - lo) / (nLabel + 1) when that is 0; 0 when nothing fits.
 */
 int64_t nsetStep(int64_t lo, int64_t hi, int64_t nLabel);
+
+/* Where nsetPlace() puts new labels in a gap. */
+#define NSET_PLACE_LOW 0    /* Low end: appends, the next lands after them */
+#define NSET_PLACE_HIGH 1   /* High end: inserts before a sibling */
+#define NSET_PLACE_MIDDLE 2 /* Middle half: the first child of a leaf */
+
+/*
+** Where nLabel new labels go in the gap (lo, hi): returns the first, the
+** others follow at spacing *pd (0: no room, relabel first).
+*/
+int64_t nsetPlace(int64_t lo, int64_t hi, int64_t nLabel, int eWhere, int64_t *pd);
 
 /*
 ** Whether an aligned window of 2^nBits label values may hold nLabel
