@@ -85,9 +85,8 @@
 ** of this calls sqlite3_*; callers own every array.
 */
 
-/* Smallest relabel window tried, as a power of two (smaller ones leave
-** holes so narrow that the next relabel comes soon). */
-#define NSET_WINDOW_MIN_BITS 16
+/* Smallest relabel window tried, as a power of two. */
+#define NSET_WINDOW_MIN_BITS 4
 /* Largest window: the whole label space. */
 #define NSET_WINDOW_MAX_BITS 62
 
@@ -100,18 +99,11 @@ int64_t nsetStep(int64_t lo, int64_t hi, int64_t nLabel) {
   return d;
 }
 
-int64_t nsetPlace(int64_t lo, int64_t hi, int64_t nLabel, int eWhere, int64_t *pd) {
+int64_t nsetPlace(int64_t lo, int64_t hi, int64_t nLabel, int bHigh, int64_t *pd) {
   int64_t d = nsetStep(lo, hi, nLabel);
   *pd = d;
   if (d == 0) return 0;
-  if (eWhere == NSET_PLACE_HIGH) return hi - nLabel * d;
-  if (eWhere == NSET_PLACE_MIDDLE && nLabel > 1 && (hi - lo) / 2 / (nLabel - 1) > d) {
-    /* The middle half: a first child gets half its parent's room, so a
-    ** chain of first children halves its room per level, not worse. */
-    *pd = (hi - lo) / 2 / (nLabel - 1);
-    return lo + (hi - lo) / 4;
-  }
-  return lo + d;
+  return bHigh ? hi - nLabel * d : lo + d;
 }
 
 int nsetWindowOk(int nBits, int64_t nLabel) {
@@ -889,7 +881,7 @@ static int nsetInsert(nset_vtab *p, int64_t iId, sqlite3_value **argv) {
     if (rc == SQLITE_OK) rc = nsetGap(p, bPar ? &par : NULL, bBef ? &bef : NULL, 0, 0, &lo, &hi);
   }
   if (rc != SQLITE_OK) return rc;
-  iLft = nsetPlace(lo, hi, 2, bBef ? NSET_PLACE_HIGH : (bPar && par.bLeaf ? NSET_PLACE_MIDDLE : NSET_PLACE_LOW), &d);
+  iLft = nsetPlace(lo, hi, 2, bBef, &d);
   if (d == 0) return nsetCorrupt(p, "no gap between labels %lld and %lld after a relabel", lo, hi);
 
   rc = nsetStmtGet(p, NSET_STMT_INSERT, &pStmt);
@@ -959,8 +951,7 @@ static int nsetMove(nset_vtab *p, NsetRow *pX, NsetRow *pParent, NsetRow *pBefor
     if (rc == SQLITE_OK) rc = nsetGap(p, pParent, pBefore, 1, pX->id, &lo, &hi);
   }
   if (rc != SQLITE_OK) return rc;
-  iFirst = nsetPlace(lo, hi, nNeed,
-                     pBefore ? NSET_PLACE_HIGH : (pParent && pParent->bLeaf ? NSET_PLACE_MIDDLE : NSET_PLACE_LOW), &d);
+  iFirst = nsetPlace(lo, hi, nNeed, pBefore != NULL, &d);
   if (d == 0) return nsetCorrupt(p, "no gap between labels %lld and %lld after a relabel", lo, hi);
 
   /* Read the subtree, then give its labels, in order, iFirst + k*d. */

@@ -102,16 +102,14 @@ extern const char nosqlVersionText[];
 */
 int64_t nsetStep(int64_t lo, int64_t hi, int64_t nLabel);
 
-/* Where nsetPlace() puts new labels in a gap. */
-#define NSET_PLACE_LOW 0    /* Low end: appends, the next lands after them */
-#define NSET_PLACE_HIGH 1   /* High end: inserts before a sibling */
-#define NSET_PLACE_MIDDLE 2 /* Middle half: the first child of a leaf */
-
 /*
 ** Where nLabel new labels go in the gap (lo, hi): returns the first, the
-** others follow at spacing *pd (0: no room, relabel first).
+** others follow at spacing *pd (0: no room, relabel first). They sit at the
+** low end of the gap (appends: the next append lands after them) or, with
+** bHigh, at the high end (inserts before a sibling: the next such insert
+** lands before them).
 */
-int64_t nsetPlace(int64_t lo, int64_t hi, int64_t nLabel, int eWhere, int64_t *pd);
+int64_t nsetPlace(int64_t lo, int64_t hi, int64_t nLabel, int bHigh, int64_t *pd);
 
 /*
 ** Whether an aligned window of 2^nBits label values may hold nLabel
