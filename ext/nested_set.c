@@ -793,9 +793,22 @@ static int nsetGap(nset_vtab *p, const NsetRow *pParent, const NsetRow *pBefore,
 
 /* Read an id argument: an integer (or a value that converts exactly). */
 static int nsetValueId(sqlite3_value *pVal, int64_t *piId) {
-  if (sqlite3_value_numeric_type(pVal) != SQLITE_INTEGER) return 0;
-  *piId = sqlite3_value_int64(pVal);
-  return 1;
+  switch (sqlite3_value_numeric_type(pVal)) {
+    case SQLITE_INTEGER:
+      *piId = sqlite3_value_int64(pVal);
+      return 1;
+    case SQLITE_FLOAT: {
+      /* 12.0 names node 12, as it would in "id = 12.0". */
+      double r = sqlite3_value_double(pVal);
+      if (r >= -9.2e18 && r <= 9.2e18 && r == (double)(int64_t)r) {
+        *piId = (int64_t)r;
+        return 1;
+      }
+      return 0;
+    }
+    default:
+      return 0;
+  }
 }
 
 /* Error for a bad id-valued argument zWhat. */
@@ -1724,19 +1737,17 @@ static int nsetDestroy(sqlite3_vtab *pVtab) {
   return SQLITE_OK;
 }
 
+/*
+** ALTER TABLE RENAME: the shadow table follows. Its indexes keep their
+** names, as the indexes of ordinary tables do (nothing refers to them by
+** name), so a new table may not reuse the old name.
+*/
 static int nsetRename(sqlite3_vtab *pVtab, const char *zNew) {
   nset_vtab *p = (nset_vtab *)pVtab;
   char *zSql, *zNewName;
   int rc;
   nsetStmtFinalizeAll(p);
-  zSql = sqlite3_mprintf(
-      "ALTER TABLE \"%w\".\"%w_node\" RENAME TO \"%w_node\";"
-      "DROP INDEX \"%w\".\"%w_node_lft\"; DROP INDEX \"%w\".\"%w_node_parent\"; DROP INDEX \"%w\".\"%w_node_leaf\";"
-      "CREATE INDEX \"%w\".\"%w_node_lft\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf);"
-      "CREATE INDEX \"%w\".\"%w_node_parent\" ON \"%w_node\"(parent, lft);"
-      "CREATE INDEX \"%w\".\"%w_node_leaf\" ON \"%w_node\"(lft, rgt, depth, parent) WHERE is_leaf = 1;",
-      p->zDb, p->zName, zNew, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, zNew, zNew, p->zDb, zNew,
-      zNew, p->zDb, zNew, zNew);
+  zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_node\" RENAME TO \"%w_node\"", p->zDb, p->zName, zNew);
   zNewName = sqlite3_mprintf("%s", zNew);
   if (zSql == NULL || zNewName == NULL) {
     sqlite3_free(zSql);
