@@ -2412,7 +2412,9 @@ static int nsetUpdateMethod(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   if (!nsetValueId(argv[1], &iNew) || iNew != iOld ||
       (!nsetUnchanged(argv[2 + NSET_COL_ID]) &&
        (!nsetValueId(argv[2 + NSET_COL_ID], &iNew) || iNew != iOld))) {
-    char *zQ = nosqlValueQuote(argv[sqlite3_value_nochange(argv[2 + NSET_COL_ID]) ? 1 : 2 + NSET_COL_ID]);
+    int64_t iRowid;
+    int bRowidSame = nsetValueId(argv[1], &iRowid) && iRowid == iOld;
+    char *zQ = nosqlValueQuote(argv[bRowidSame ? 2 + NSET_COL_ID : 1]);
     nosqlVtabError(pVtab, "nested_set: the id of node %lld cannot change (to %s)", iOld, zQ ? zQ : "?");
     sqlite3_free(zQ);
     return SQLITE_CONSTRAINT;
