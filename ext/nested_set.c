@@ -330,6 +330,7 @@ struct nset_vtab {
   char *zContentId;                     /* Its id column (content mode) */
   char *zContentParent;                 /* Its parent column (content mode) */
   sqlite3_stmt *aStmt[NSET_STMT_COUNT]; /* Idle cached statements, or NULL */
+  char *zLeafIdx;                       /* Name of the leaf index, or NULL until looked up */
 };
 
 /* Where a cursor's rows come from. */
@@ -380,6 +381,25 @@ static void nsetRowRead(sqlite3_stmt *pStmt, NsetRow *pRow) {
   pRow->bLeaf = sqlite3_column_int(pStmt, 5) != 0;
 }
 
+/*
+** The name of the leaf index (the partial index of the node table): the
+** planner prefers the label index, which also covers the query, so the
+** leaf queries name it with INDEXED BY. It is looked up rather than
+** derived from the table name because ALTER TABLE RENAME keeps index names.
+*/
+static const char *nsetLeafIndex(nset_vtab *p) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  if (p->zLeafIdx) return p->zLeafIdx;
+  zSql = sqlite3_mprintf("SELECT name FROM \"%w\".pragma_index_list('%q_node') WHERE partial = 1", p->zDb, p->zName);
+  if (zSql && sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    p->zLeafIdx = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  return p->zLeafIdx;
+}
+
 /* The SQL of a statement kind, from sqlite3_mprintf (caller frees). */
 static char *nsetStmtSql(nset_vtab *p, int eKind) {
   const char *zDb = p->zDb, *zTab = p->zName;
@@ -388,9 +408,10 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
       return sqlite3_mprintf("SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE lft BETWEEN ?1 AND ?2 ORDER BY lft",
                              zDb, zTab);
     case NSET_STMT_LEAVES:
-      return sqlite3_mprintf("SELECT " NSET_ROW_COLS
-                             " FROM \"%w\".\"%w_node\" WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
-                             zDb, zTab);
+      if (nsetLeafIndex(p) == NULL) return NULL;
+      return sqlite3_mprintf("SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
+                             " WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
+                             zDb, zTab, p->zLeafIdx);
     case NSET_STMT_CHILDREN:
       return sqlite3_mprintf("SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE parent = ?1 ORDER BY lft", zDb,
                              zTab);
@@ -429,11 +450,15 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
     case NSET_STMT_HAS_CHILD:
       return sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_node\" WHERE parent = ?1 LIMIT 1", zDb, zTab);
     case NSET_STMT_LEAF_FIRST:
-      return sqlite3_mprintf(
-          "SELECT lft FROM \"%w\".\"%w_node\" WHERE is_leaf = 1 AND lft > ?1 ORDER BY lft LIMIT 1", zDb, zTab);
+      if (nsetLeafIndex(p) == NULL) return NULL;
+      return sqlite3_mprintf("SELECT lft FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
+                             " WHERE is_leaf = 1 AND lft > ?1 ORDER BY lft LIMIT 1",
+                             zDb, zTab, p->zLeafIdx);
     case NSET_STMT_LEAF_LAST:
-      return sqlite3_mprintf(
-          "SELECT lft FROM \"%w\".\"%w_node\" WHERE is_leaf = 1 AND lft < ?1 ORDER BY lft DESC LIMIT 1", zDb, zTab);
+      if (nsetLeafIndex(p) == NULL) return NULL;
+      return sqlite3_mprintf("SELECT lft FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
+                             " WHERE is_leaf = 1 AND lft < ?1 ORDER BY lft DESC LIMIT 1",
+                             zDb, zTab, p->zLeafIdx);
     case NSET_STMT_PRED:
       return sqlite3_mprintf(
           "SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE lft < ?1 ORDER BY lft DESC LIMIT 1", zDb, zTab);
@@ -486,6 +511,8 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
   return NULL;
 }
 
+static int nsetCorrupt(nset_vtab *p, const char *zFmt, ...);
+
 /*
 ** Take the cached statement of kind eKind, preparing one if none is idle
 ** (a nested scan of the same table may hold the cached one). Give it back
@@ -500,7 +527,13 @@ static int nsetStmtGet(nset_vtab *p, int eKind, sqlite3_stmt **ppStmt) {
     return SQLITE_OK;
   }
   zSql = nsetStmtSql(p, eKind);
-  if (zSql == NULL) return SQLITE_NOMEM;
+  if (zSql == NULL) {
+    if ((eKind == NSET_STMT_LEAVES || eKind == NSET_STMT_LEAF_FIRST || eKind == NSET_STMT_LEAF_LAST) &&
+        p->zLeafIdx == NULL) {
+      return nsetCorrupt(p, "the leaf index of %s_node is missing", p->zName);
+    }
+    return SQLITE_NOMEM;
+  }
   rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, ppStmt, 0);
   sqlite3_free(zSql);
   if (rc != SQLITE_OK) nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
@@ -1423,6 +1456,7 @@ static void nsetFree(nset_vtab *p) {
   sqlite3_free(p->zContent);
   sqlite3_free(p->zContentId);
   sqlite3_free(p->zContentParent);
+  sqlite3_free(p->zLeafIdx);
   sqlite3_free(p->base.zErrMsg);
   sqlite3_free(p);
 }
