@@ -70,7 +70,7 @@
 ** depth, is_leaf, payload...) with the indexes <name>_node_lft (lft, rgt,
 ** depth, parent, is_leaf) for range scans, <name>_node_parent (parent, lft)
 ** for children and siblings, and <name>_node_leaf, the leaf array (lft,
-** rgt, depth, parent) WHERE is_leaf = 1.
+** rgt, depth, parent, is_leaf) WHERE is_leaf = 1.
 */
 #include "nosqlInt.h"
 
@@ -424,11 +424,13 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
       int rc = SQLITE_OK, i;
       NosqlBuffer b = {0, 0, 0};
       nosqlBufferAppend(&rc, &b, "SELECT ", 7);
-      for (i = 0; i < p->nPayload; i++) nosqlBufferAppendf(&rc, &b, "%s\"%w\"", i ? ", " : "", p->azPayload[i]);
+      /* Columns are qualified: an unknown "name" is then an error, never
+      ** a string literal. */
+      for (i = 0; i < p->nPayload; i++) nosqlBufferAppendf(&rc, &b, "%ss.\"%w\"", i ? ", " : "", p->azPayload[i]);
       if (p->zContent) {
-        nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" WHERE \"%w\" = ?1", zDb, p->zContent, p->zContentId);
+        nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1", zDb, p->zContent, p->zContentId);
       } else {
-        nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_node\" WHERE id = ?1", zDb, zTab);
+        nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_node\" AS s WHERE id = ?1", zDb, zTab);
       }
       if (rc != SQLITE_OK) {
         nosqlBufferFree(&b);
@@ -1215,8 +1217,8 @@ static int nsetRebuild(nset_vtab *p) {
 
   memset(&b, 0, sizeof(b));
   if (p->zContent) {
-    zSql = sqlite3_mprintf("SELECT \"%w\", \"%w\" FROM \"%w\".\"%w\" ORDER BY 1", p->zContentId, p->zContentParent,
-                           p->zDb, p->zContent);
+    zSql = sqlite3_mprintf("SELECT s.\"%w\", s.\"%w\" FROM \"%w\".\"%w\" AS s ORDER BY 1", p->zContentId,
+                           p->zContentParent, p->zDb, p->zContent);
   } else {
     zSql = sqlite3_mprintf("SELECT id, parent, lft, rgt, depth, is_leaf FROM \"%w\".\"%w_node\" ORDER BY lft", p->zDb,
                            p->zName);
@@ -1332,10 +1334,10 @@ static int nsetCheckLeaf(nset_vtab *p, const NsetOpen *pOpen) {
 /* Compare the structure with the content table (content= mode). */
 static int nsetCheckContent(nset_vtab *p) {
   static const char *const azFmt[2] = {
-      "SELECT id FROM (SELECT \"%w\" AS id, \"%w\" AS parent FROM \"%w\".\"%w\" EXCEPT "
+      "SELECT id FROM (SELECT s.\"%w\" AS id, s.\"%w\" AS parent FROM \"%w\".\"%w\" AS s EXCEPT "
       "SELECT id, parent FROM \"%w\".\"%w_node\") ORDER BY 1 LIMIT 1",
       "SELECT id FROM (SELECT id, parent FROM \"%w\".\"%w_node\" EXCEPT "
-      "SELECT \"%w\", \"%w\" FROM \"%w\".\"%w\") ORDER BY 1 LIMIT 1"};
+      "SELECT s.\"%w\", s.\"%w\" FROM \"%w\".\"%w\" AS s) ORDER BY 1 LIMIT 1"};
   int k, rc = SQLITE_OK;
   for (k = 0; k < 2 && rc == SQLITE_OK; k++) {
     sqlite3_stmt *pStmt = NULL;
@@ -1688,27 +1690,33 @@ static int nsetConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlit
   if (bCreate) {
     char *zSql;
     if (p->zContent) {
-      /* The content table must have the named columns. */
-      sqlite3_stmt *pStmt = NULL;
+      /* The content table must exist and have the named columns. */
       int j;
-      NosqlBuffer q = {0, 0, 0};
-      nosqlBufferAppendf(&rc, &q, "SELECT \"%w\", \"%w\"", p->zContentId, p->zContentParent);
-      for (j = 0; j < p->nPayload; j++) nosqlBufferAppendf(&rc, &q, ", \"%w\"", p->azPayload[j]);
-      nosqlBufferAppendf(&rc, &q, " FROM \"%w\".\"%w\" LIMIT 0", p->zDb, p->zContent);
-      if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, (const char *)q.a, -1, &pStmt, 0);
-      nosqlBufferFree(&q);
-      sqlite3_finalize(pStmt);
-      if (rc != SQLITE_OK) {
-        *pzErr = sqlite3_mprintf("nested_set: content table %s: %s", p->zContent, sqlite3_errmsg(db));
-        goto connect_out;
+      for (j = -1; j < p->nPayload + 2 && rc == SQLITE_OK; j++) {
+        sqlite3_stmt *pStmt = NULL;
+        const char *zCol = j < 0 ? NULL : j == 0 ? p->zContentId : j == 1 ? p->zContentParent : p->azPayload[j - 2];
+        char *zQ = zCol ? sqlite3_mprintf("SELECT s.\"%w\" FROM \"%w\".\"%w\" AS s LIMIT 0", zCol, p->zDb, p->zContent)
+                        : sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 0", p->zDb, p->zContent);
+        if (zQ == NULL) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+        rc = sqlite3_prepare_v2(db, zQ, -1, &pStmt, 0);
+        sqlite3_free(zQ);
+        sqlite3_finalize(pStmt);
+        if (rc != SQLITE_OK) {
+          *pzErr = zCol ? sqlite3_mprintf("nested_set: content table %s has no column %s", p->zContent, zCol)
+                        : sqlite3_mprintf("nested_set: content table %s does not exist", p->zContent);
+        }
       }
+      if (rc != SQLITE_OK) goto connect_out;
     }
     zSql = sqlite3_mprintf(
         "CREATE TABLE \"%w\".\"%w_node\"(id INTEGER PRIMARY KEY, parent INTEGER, lft INTEGER NOT NULL, "
         "rgt INTEGER NOT NULL, depth INTEGER NOT NULL, is_leaf INTEGER NOT NULL%s);"
         "CREATE INDEX \"%w\".\"%w_node_lft\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf);"
         "CREATE INDEX \"%w\".\"%w_node_parent\" ON \"%w_node\"(parent, lft);"
-        "CREATE INDEX \"%w\".\"%w_node_leaf\" ON \"%w_node\"(lft, rgt, depth, parent) WHERE is_leaf = 1;",
+        "CREATE INDEX \"%w\".\"%w_node_leaf\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf) WHERE is_leaf = 1;",
         p->zDb, p->zName, p->zContent ? "" : (shadow.a ? (const char *)shadow.a : ""), p->zDb, p->zName, p->zName,
         p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zName);
     if (zSql == NULL) {
