@@ -263,16 +263,16 @@ typedef struct NsetLabel NsetLabel;
 #define NSET_N_HIDDEN 8
 
 /* The query inputs, in column order, and their plan codes. */
-static const char *const azNsetInput[] = {"descendant_of", "subtree_of", "ancestor_of",
+static const char *const azNsetInput[] = {"descendant_of", "subtree_of",  "ancestor_of",
                                           "children_of",   "siblings_of", "leaves_of"};
 static const char nsetInputCode[] = "DSACBL";
 #define NSET_N_INPUT 6
 
 /* Names a payload column may not take (besides the table's own name). */
-static const char *const azNsetReserved[] = {"id",      "parent",     "lft",         "rgt",        "depth",
-                                             "leaf_lo", "leaf_hi",    "is_leaf",     "before",     "rowid",
-                                             "oid",     "_rowid_",    "descendant_of", "subtree_of", "ancestor_of",
-                                             "children_of", "siblings_of", "leaves_of"};
+static const char *const azNsetReserved[] = {
+    "id",          "parent",      "lft",         "rgt",      "depth",   "leaf_lo",       "leaf_hi",
+    "is_leaf",     "before",      "rowid",       "oid",      "_rowid_", "descendant_of", "subtree_of",
+    "ancestor_of", "children_of", "siblings_of", "leaves_of"};
 
 /* The cached statements: one pooled handle of each kind per table. */
 enum {
@@ -341,27 +341,27 @@ enum { NSET_SRC_STMT, NSET_SRC_ARRAY };
 
 /* A scan of a nested_set table. */
 struct nset_cursor {
-  sqlite3_vtab_cursor base;            /* Base class - must be first */
-  int eSrc;                            /* NSET_SRC_* */
-  int eStmt;                           /* Kind of pStmt, for giving it back */
-  sqlite3_stmt *pStmt;                 /* Statement producing rows, or NULL */
-  int bRange;                          /* pStmt is a RANGE scan (depth pruning) */
-  int64_t iRangeHi;                    /* Upper bound of that range */
-  NsetRow *aArray;                     /* NSET_SRC_ARRAY rows (ancestors) */
-  int64_t nArray;                      /* Entries of aArray */
-  int64_t iArray;                      /* Current entry */
-  NsetRow row;                         /* The current row */
-  int bEof;                            /* True at the end */
-  int64_t iRowid;                      /* Rows returned, for nothing but xRowid order */
-  int nFilter;                         /* Entries of aCode/aTarget */
-  char aCode[NSET_MAX_ARG];            /* Constraint codes applied to each row */
-  NsetRow aTarget[NSET_MAX_ARG];       /* The node each constraint names */
-  int bRootsOnly;                      /* parent IS NULL */
-  int64_t iMinDepth;                   /* Rows shallower than this are skipped */
-  int64_t iMaxDepth;                   /* Rows deeper than this are skipped */
+  sqlite3_vtab_cursor base;             /* Base class - must be first */
+  int eSrc;                             /* NSET_SRC_* */
+  int eStmt;                            /* Kind of pStmt, for giving it back */
+  sqlite3_stmt *pStmt;                  /* Statement producing rows, or NULL */
+  int bRange;                           /* pStmt is a RANGE scan (depth pruning) */
+  int64_t iRangeHi;                     /* Upper bound of that range */
+  NsetRow *aArray;                      /* NSET_SRC_ARRAY rows (ancestors) */
+  int64_t nArray;                       /* Entries of aArray */
+  int64_t iArray;                       /* Current entry */
+  NsetRow row;                          /* The current row */
+  int bEof;                             /* True at the end */
+  int64_t iRowid;                       /* Rows returned, for nothing but xRowid order */
+  int nFilter;                          /* Entries of aCode/aTarget */
+  char aCode[NSET_MAX_ARG];             /* Constraint codes applied to each row */
+  NsetRow aTarget[NSET_MAX_ARG];        /* The node each constraint names */
+  int bRootsOnly;                       /* parent IS NULL */
+  int64_t iMinDepth;                    /* Rows shallower than this are skipped */
+  int64_t iMaxDepth;                    /* Rows deeper than this are skipped */
   sqlite3_value *apInput[NSET_N_INPUT]; /* Values of the query inputs, echoed */
-  sqlite3_stmt *pPayload;              /* Payload of the current row, or NULL */
-  int bPayload;                        /* pPayload holds the current row */
+  sqlite3_stmt *pPayload;               /* Payload of the current row, or NULL */
+  int bPayload;                         /* pPayload holds the current row */
 };
 
 /* Labels lie in (0, NSET_LABEL_END); these bound a scan of everything. */
@@ -391,8 +391,10 @@ static const char *nsetLeafIndex(nset_vtab *p) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   if (p->zLeafIdx) return p->zLeafIdx;
-  zSql = sqlite3_mprintf("SELECT name FROM \"%w\".pragma_index_list('%q_node') WHERE partial = 1", p->zDb, p->zName);
-  if (zSql && sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+  zSql = sqlite3_mprintf("SELECT name FROM \"%w\".pragma_index_list('%q_node') WHERE partial = 1", p->zDb,
+                         p->zName);
+  if (zSql && sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) == SQLITE_OK &&
+      sqlite3_step(pStmt) == SQLITE_ROW) {
     p->zLeafIdx = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
   }
   sqlite3_finalize(pStmt);
@@ -405,19 +407,21 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
   const char *zDb = p->zDb, *zTab = p->zName;
   switch (eKind) {
     case NSET_STMT_RANGE:
-      return sqlite3_mprintf("SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE lft BETWEEN ?1 AND ?2 ORDER BY lft",
+      return sqlite3_mprintf("SELECT " NSET_ROW_COLS
+                             " FROM \"%w\".\"%w_node\" WHERE lft BETWEEN ?1 AND ?2 ORDER BY lft",
                              zDb, zTab);
     case NSET_STMT_LEAVES:
       if (nsetLeafIndex(p) == NULL) return NULL;
-      return sqlite3_mprintf("SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
+      return sqlite3_mprintf("SELECT " NSET_ROW_COLS
+                             " FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
                              " WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
                              zDb, zTab, p->zLeafIdx);
     case NSET_STMT_CHILDREN:
-      return sqlite3_mprintf("SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE parent = ?1 ORDER BY lft", zDb,
-                             zTab);
+      return sqlite3_mprintf(
+          "SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE parent = ?1 ORDER BY lft", zDb, zTab);
     case NSET_STMT_ROOTS:
-      return sqlite3_mprintf("SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE parent IS NULL ORDER BY lft", zDb,
-                             zTab);
+      return sqlite3_mprintf(
+          "SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE parent IS NULL ORDER BY lft", zDb, zTab);
     case NSET_STMT_BYID:
       return sqlite3_mprintf("SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE id = ?1", zDb, zTab);
     case NSET_STMT_PAYLOAD: {
@@ -426,9 +430,11 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
       nosqlBufferAppend(&rc, &b, "SELECT ", 7);
       /* Columns are qualified: an unknown "name" is then an error, never
       ** a string literal. */
-      for (i = 0; i < p->nPayload; i++) nosqlBufferAppendf(&rc, &b, "%ss.\"%w\"", i ? ", " : "", p->azPayload[i]);
+      for (i = 0; i < p->nPayload; i++)
+        nosqlBufferAppendf(&rc, &b, "%ss.\"%w\"", i ? ", " : "", p->azPayload[i]);
       if (p->zContent) {
-        nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1", zDb, p->zContent, p->zContentId);
+        nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1", zDb, p->zContent,
+                           p->zContentId);
       } else {
         nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_node\" AS s WHERE id = ?1", zDb, zTab);
       }
@@ -440,34 +446,40 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
     }
     case NSET_STMT_LAST_CHILD:
       return sqlite3_mprintf(
-          "SELECT rgt FROM \"%w\".\"%w_node\" WHERE parent IS ?1 AND id IS NOT ?2 ORDER BY lft DESC LIMIT 1", zDb,
-          zTab);
+          "SELECT rgt FROM \"%w\".\"%w_node\" WHERE parent IS ?1 AND id IS NOT ?2 ORDER BY lft DESC LIMIT 1",
+          zDb, zTab);
     case NSET_STMT_PREV_SIB:
-      return sqlite3_mprintf("SELECT rgt FROM \"%w\".\"%w_node\" WHERE parent IS ?1 AND lft < ?2 AND id IS NOT ?3 "
-                             "ORDER BY lft DESC LIMIT 1",
-                             zDb, zTab);
+      return sqlite3_mprintf(
+          "SELECT rgt FROM \"%w\".\"%w_node\" WHERE parent IS ?1 AND lft < ?2 AND id IS NOT ?3 "
+          "ORDER BY lft DESC LIMIT 1",
+          zDb, zTab);
     case NSET_STMT_NEXT_SIB:
       return sqlite3_mprintf(
-          "SELECT id FROM \"%w\".\"%w_node\" WHERE parent IS ?1 AND lft > ?2 ORDER BY lft LIMIT 1", zDb, zTab);
+          "SELECT id FROM \"%w\".\"%w_node\" WHERE parent IS ?1 AND lft > ?2 ORDER BY lft LIMIT 1", zDb,
+          zTab);
     case NSET_STMT_HAS_CHILD:
       return sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_node\" WHERE parent = ?1 LIMIT 1", zDb, zTab);
     case NSET_STMT_LEAF_FIRST:
       if (nsetLeafIndex(p) == NULL) return NULL;
-      return sqlite3_mprintf("SELECT lft FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
-                             " WHERE is_leaf = 1 AND lft > ?1 ORDER BY lft LIMIT 1",
-                             zDb, zTab, p->zLeafIdx);
+      return sqlite3_mprintf(
+          "SELECT lft FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
+          " WHERE is_leaf = 1 AND lft > ?1 ORDER BY lft LIMIT 1",
+          zDb, zTab, p->zLeafIdx);
     case NSET_STMT_LEAF_LAST:
       if (nsetLeafIndex(p) == NULL) return NULL;
-      return sqlite3_mprintf("SELECT lft FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
-                             " WHERE is_leaf = 1 AND lft < ?1 ORDER BY lft DESC LIMIT 1",
-                             zDb, zTab, p->zLeafIdx);
-    case NSET_STMT_PRED:
       return sqlite3_mprintf(
-          "SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE lft < ?1 ORDER BY lft DESC LIMIT 1", zDb, zTab);
+          "SELECT lft FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
+          " WHERE is_leaf = 1 AND lft < ?1 ORDER BY lft DESC LIMIT 1",
+          zDb, zTab, p->zLeafIdx);
+    case NSET_STMT_PRED:
+      return sqlite3_mprintf("SELECT " NSET_ROW_COLS
+                             " FROM \"%w\".\"%w_node\" WHERE lft < ?1 ORDER BY lft DESC LIMIT 1",
+                             zDb, zTab);
     case NSET_STMT_INSERT: {
       int rc = SQLITE_OK, i;
       NosqlBuffer b = {0, 0, 0};
-      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\".\"%w_node\"(id, parent, lft, rgt, depth, is_leaf", zDb, zTab);
+      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\".\"%w_node\"(id, parent, lft, rgt, depth, is_leaf", zDb,
+                         zTab);
       if (p->zContent == NULL) {
         for (i = 0; i < p->nPayload; i++) nosqlBufferAppendf(&rc, &b, ", \"%w\"", p->azPayload[i]);
       }
@@ -490,7 +502,8 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
       return sqlite3_mprintf("UPDATE \"%w\".\"%w_node\" SET rgt = ?2 WHERE id = ?1", zDb, zTab);
     case NSET_STMT_SET_LABELS:
       return sqlite3_mprintf(
-          "UPDATE \"%w\".\"%w_node\" SET lft = ?2, rgt = ?3, depth = ?4, is_leaf = ?5 WHERE id = ?1", zDb, zTab);
+          "UPDATE \"%w\".\"%w_node\" SET lft = ?2, rgt = ?3, depth = ?4, is_leaf = ?5 WHERE id = ?1", zDb,
+          zTab);
     case NSET_STMT_SET_PARENT:
       return sqlite3_mprintf("UPDATE \"%w\".\"%w_node\" SET parent = ?2 WHERE id = ?1", zDb, zTab);
     case NSET_STMT_SET_PAYLOAD: {
@@ -900,9 +913,7 @@ static int nsetResolveParent(nset_vtab *p, sqlite3_value *pVal, NsetRow *pParent
 }
 
 /* True when argument pVal of an UPDATE was left unchanged. */
-static int nsetUnchanged(sqlite3_value *pVal) {
-  return sqlite3_value_nochange(pVal);
-}
+static int nsetUnchanged(sqlite3_value *pVal) { return sqlite3_value_nochange(pVal); }
 
 /* Insert a new node: argv as xUpdate's, iId already validated. */
 static int nsetInsert(nset_vtab *p, int64_t iId, sqlite3_value **argv) {
@@ -919,7 +930,8 @@ static int nsetInsert(nset_vtab *p, int64_t iId, sqlite3_value **argv) {
     return SQLITE_CONSTRAINT;
   }
   rc = nsetResolveParent(p, argv[2 + NSET_COL_PARENT], &par, &bPar);
-  if (rc == SQLITE_OK) rc = nsetResolveBefore(p, argv[iHid + NSET_HID_BEFORE], bPar ? &par : NULL, &bef, &bBef);
+  if (rc == SQLITE_OK)
+    rc = nsetResolveBefore(p, argv[iHid + NSET_HID_BEFORE], bPar ? &par : NULL, &bef, &bBef);
   if (rc != SQLITE_OK) return rc;
   rc = nsetGap(p, bPar ? &par : NULL, bBef ? &bef : NULL, 0, 0, &lo, &hi);
   if (rc == SQLITE_OK && nsetStep(lo, hi, 2) == 0) {
@@ -1162,11 +1174,11 @@ static void nsetBuildFree(NsetBuild *b) {
 /* Grow the arrays of an NsetBuild to hold nAlloc nodes. */
 static int nsetBuildGrow(NsetBuild *b, int64_t nAlloc) {
   sqlite3_uint64 n = (sqlite3_uint64)nAlloc;
-#define NSET_GROW(a, T)                                      \
-  do {                                                       \
-    T *aNew = (T *)sqlite3_realloc64((a), n * sizeof(T));    \
-    if (aNew == NULL) return SQLITE_NOMEM;                   \
-    (a) = aNew;                                              \
+#define NSET_GROW(a, T)                                   \
+  do {                                                    \
+    T *aNew = (T *)sqlite3_realloc64((a), n * sizeof(T)); \
+    if (aNew == NULL) return SQLITE_NOMEM;                \
+    (a) = aNew;                                           \
   } while (0)
   NSET_GROW(b->aId, int64_t);
   NSET_GROW(b->aParent, int64_t);
@@ -1189,15 +1201,16 @@ static int nsetBuildError(nset_vtab *p, const NsetBuild *b, int eErr) {
   const char *zSrc = p->zContent ? p->zContent : p->zName;
   switch (eErr) {
     case NSET_BUILD_DUPLICATE:
-      nosqlVtabError(&p->base, "nested_set: rebuild of %s: id %lld appears twice in %s", p->zName, b->iErrId, zSrc);
+      nosqlVtabError(&p->base, "nested_set: rebuild of %s: id %lld appears twice in %s", p->zName, b->iErrId,
+                     zSrc);
       return SQLITE_CONSTRAINT;
     case NSET_BUILD_ORPHAN:
       nosqlVtabError(&p->base, "nested_set: rebuild of %s: node %lld has parent %lld, which does not exist",
                      p->zName, b->iErrId, b->iErrParent);
       return SQLITE_CONSTRAINT;
     default:
-      nosqlVtabError(&p->base, "nested_set: rebuild of %s: node %lld is on a cycle (its parent is %lld)", p->zName,
-                     b->iErrId, b->iErrParent);
+      nosqlVtabError(&p->base, "nested_set: rebuild of %s: node %lld is on a cycle (its parent is %lld)",
+                     p->zName, b->iErrId, b->iErrParent);
       return SQLITE_CONSTRAINT;
   }
 }
@@ -1220,8 +1233,8 @@ static int nsetRebuild(nset_vtab *p) {
     zSql = sqlite3_mprintf("SELECT s.\"%w\", s.\"%w\" FROM \"%w\".\"%w\" AS s ORDER BY 1", p->zContentId,
                            p->zContentParent, p->zDb, p->zContent);
   } else {
-    zSql = sqlite3_mprintf("SELECT id, parent, lft, rgt, depth, is_leaf FROM \"%w\".\"%w_node\" ORDER BY lft", p->zDb,
-                           p->zName);
+    zSql = sqlite3_mprintf("SELECT id, parent, lft, rgt, depth, is_leaf FROM \"%w\".\"%w_node\" ORDER BY lft",
+                           p->zDb, p->zName);
   }
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
@@ -1242,8 +1255,8 @@ static int nsetRebuild(nset_vtab *p) {
     }
     if (!nsetValueId(pId, &b.aId[b.n])) {
       char *zQ = nosqlValueQuote(pId);
-      nosqlVtabError(&p->base, "nested_set: rebuild of %s: id %s in %s is not an integer", p->zName, zQ ? zQ : "?",
-                     p->zContent ? p->zContent : p->zName);
+      nosqlVtabError(&p->base, "nested_set: rebuild of %s: id %s in %s is not an integer", p->zName,
+                     zQ ? zQ : "?", p->zContent ? p->zContent : p->zName);
       sqlite3_free(zQ);
       rc = SQLITE_MISMATCH;
       break;
@@ -1252,8 +1265,8 @@ static int nsetRebuild(nset_vtab *p) {
     b.aParent[b.n] = 0;
     if (!b.aRoot[b.n] && !nsetValueId(pPar, &b.aParent[b.n])) {
       char *zQ = nosqlValueQuote(pPar);
-      nosqlVtabError(&p->base, "nested_set: rebuild of %s: parent %s of node %lld is not an integer", p->zName,
-                     zQ ? zQ : "?", b.aId[b.n]);
+      nosqlVtabError(&p->base, "nested_set: rebuild of %s: parent %s of node %lld is not an integer",
+                     p->zName, zQ ? zQ : "?", b.aId[b.n]);
       sqlite3_free(zQ);
       rc = SQLITE_MISMATCH;
       break;
@@ -1341,10 +1354,10 @@ static int nsetCheckContent(nset_vtab *p) {
   int k, rc = SQLITE_OK;
   for (k = 0; k < 2 && rc == SQLITE_OK; k++) {
     sqlite3_stmt *pStmt = NULL;
-    char *zSql = k == 0 ? sqlite3_mprintf(azFmt[0], p->zContentId, p->zContentParent, p->zDb, p->zContent, p->zDb,
-                                          p->zName)
-                        : sqlite3_mprintf(azFmt[1], p->zDb, p->zName, p->zContentId, p->zContentParent, p->zDb,
-                                          p->zContent);
+    char *zSql = k == 0 ? sqlite3_mprintf(azFmt[0], p->zContentId, p->zContentParent, p->zDb, p->zContent,
+                                          p->zDb, p->zName)
+                        : sqlite3_mprintf(azFmt[1], p->zDb, p->zName, p->zContentId, p->zContentParent,
+                                          p->zDb, p->zContent);
     if (zSql == NULL) return SQLITE_NOMEM;
     rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
     sqlite3_free(zSql);
@@ -1394,11 +1407,11 @@ static int nsetIntegrityCheck(nset_vtab *p) {
       if (r.lft == pTop->row.lft) {
         rc = nsetCorrupt(p, "nodes %lld and %lld share the label %lld", pTop->row.id, r.id, r.lft);
       } else if (r.rgt >= pTop->row.rgt) {
-        rc = nsetCorrupt(p, "node %lld (lft %lld, rgt %lld) overlaps node %lld (lft %lld, rgt %lld)", r.id, r.lft,
-                         r.rgt, pTop->row.id, pTop->row.lft, pTop->row.rgt);
+        rc = nsetCorrupt(p, "node %lld (lft %lld, rgt %lld) overlaps node %lld (lft %lld, rgt %lld)", r.id,
+                         r.lft, r.rgt, pTop->row.id, pTop->row.lft, pTop->row.rgt);
       } else if (r.bRoot || r.parent != pTop->row.id) {
-        rc = nsetCorrupt(p, "node %lld lies directly inside node %lld but its parent is %s%lld", r.id, pTop->row.id,
-                         r.bRoot ? "NULL" : "", r.bRoot ? 0 : r.parent);
+        rc = nsetCorrupt(p, "node %lld lies directly inside node %lld but its parent is %s%lld", r.id,
+                         pTop->row.id, r.bRoot ? "NULL" : "", r.bRoot ? 0 : r.parent);
       } else if (r.depth != pTop->row.depth + 1) {
         rc = nsetCorrupt(p, "node %lld has depth %lld, expected %lld", r.id, r.depth, pTop->row.depth + 1);
       }
@@ -1510,16 +1523,17 @@ static int nsetIdent(const char *z, char **pzOut) {
 ** as CHECK or DEFAULT are refused because the shadow table would run them.
 */
 static int nsetTypeOk(const char *z) {
-  static const char *const azBanned[] = {"check",     "default",  "not",        "null",       "primary",
-                                         "unique",    "references", "collate",  "generated",  "as",
-                                         "constraint", "hidden"};
+  static const char *const azBanned[] = {"check",     "default", "not",        "null",
+                                         "primary",   "unique",  "references", "collate",
+                                         "generated", "as",      "constraint", "hidden"};
   while (*z == ' ') z++;
   while ((*z >= 'a' && *z <= 'z') || (*z >= 'A' && *z <= 'Z') || *z == '_') {
     const char *zWord = z;
     size_t i;
     while ((*z >= 'a' && *z <= 'z') || (*z >= 'A' && *z <= 'Z') || *z == '_' || (*z >= '0' && *z <= '9')) z++;
     for (i = 0; i < sizeof(azBanned) / sizeof(azBanned[0]); i++) {
-      if ((size_t)(z - zWord) == strlen(azBanned[i]) && sqlite3_strnicmp(zWord, azBanned[i], (int)(z - zWord)) == 0) {
+      if ((size_t)(z - zWord) == strlen(azBanned[i]) &&
+          sqlite3_strnicmp(zWord, azBanned[i], (int)(z - zWord)) == 0) {
         return 0;
       }
     }
@@ -1562,8 +1576,8 @@ static int nsetReservedName(const nset_vtab *p, const char *zName) {
 ** payload column definitions "name [type]". The declared table's schema
 ** goes into *pzDecl, the shadow table's payload columns into *pzShadow.
 */
-static int nsetParseArgs(nset_vtab *p, int argc, const char *const *argv, NosqlBuffer *pDecl, NosqlBuffer *pShadow,
-                         char **pzErr) {
+static int nsetParseArgs(nset_vtab *p, int argc, const char *const *argv, NosqlBuffer *pDecl,
+                         NosqlBuffer *pShadow, char **pzErr) {
   int i, rc = SQLITE_OK;
   for (i = 3; i < argc; i++) {
     const char *z = argv[i];
@@ -1610,7 +1624,8 @@ static int nsetParseArgs(nset_vtab *p, int argc, const char *const *argv, NosqlB
       continue;
     }
     if (!nsetTypeOk(z)) {
-      *pzErr = sqlite3_mprintf("nested_set: bad column definition '%s' (only a name and a type are allowed)", argv[i]);
+      *pzErr = sqlite3_mprintf("nested_set: bad column definition '%s' (only a name and a type are allowed)",
+                               argv[i]);
       sqlite3_free(zName);
       return SQLITE_ERROR;
     }
@@ -1652,8 +1667,8 @@ static int nsetParseArgs(nset_vtab *p, int argc, const char *const *argv, NosqlB
   return rc;
 }
 
-static int nsetConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr,
-                           int bCreate) {
+static int nsetConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                           char **pzErr, int bCreate) {
   nset_vtab *p;
   NosqlBuffer decl = {0, 0, 0}, shadow = {0, 0, 0};
   int rc = SQLITE_OK;
@@ -1694,8 +1709,12 @@ static int nsetConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlit
       int j;
       for (j = -1; j < p->nPayload + 2 && rc == SQLITE_OK; j++) {
         sqlite3_stmt *pStmt = NULL;
-        const char *zCol = j < 0 ? NULL : j == 0 ? p->zContentId : j == 1 ? p->zContentParent : p->azPayload[j - 2];
-        char *zQ = zCol ? sqlite3_mprintf("SELECT s.\"%w\" FROM \"%w\".\"%w\" AS s LIMIT 0", zCol, p->zDb, p->zContent)
+        const char *zCol = j < 0    ? NULL
+                           : j == 0 ? p->zContentId
+                           : j == 1 ? p->zContentParent
+                                    : p->azPayload[j - 2];
+        char *zQ = zCol ? sqlite3_mprintf("SELECT s.\"%w\" FROM \"%w\".\"%w\" AS s LIMIT 0", zCol, p->zDb,
+                                          p->zContent)
                         : sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 0", p->zDb, p->zContent);
         if (zQ == NULL) {
           rc = SQLITE_NOMEM;
@@ -1716,9 +1735,10 @@ static int nsetConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlit
         "rgt INTEGER NOT NULL, depth INTEGER NOT NULL, is_leaf INTEGER NOT NULL%s);"
         "CREATE INDEX \"%w\".\"%w_node_lft\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf);"
         "CREATE INDEX \"%w\".\"%w_node_parent\" ON \"%w_node\"(parent, lft);"
-        "CREATE INDEX \"%w\".\"%w_node_leaf\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf) WHERE is_leaf = 1;",
-        p->zDb, p->zName, p->zContent ? "" : (shadow.a ? (const char *)shadow.a : ""), p->zDb, p->zName, p->zName,
-        p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zName);
+        "CREATE INDEX \"%w\".\"%w_node_leaf\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf) WHERE is_leaf "
+        "= 1;",
+        p->zDb, p->zName, p->zContent ? "" : (shadow.a ? (const char *)shadow.a : ""), p->zDb, p->zName,
+        p->zName, p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zName);
     if (zSql == NULL) {
       rc = SQLITE_NOMEM;
       goto connect_out;
@@ -2165,7 +2185,8 @@ static int nsetStartStmt(nset_cursor *pCur, int eKind, int nArg, int64_t a1, int
   return SQLITE_OK;
 }
 
-static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc, sqlite3_value **argv) {
+static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                      sqlite3_value **argv) {
   nset_cursor *pCur = (nset_cursor *)pCursor;
   nset_vtab *p = (nset_vtab *)pCursor->pVtab;
   int iDriver = (idxNum & 0xff) - 1;
@@ -2252,9 +2273,7 @@ static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxS
   return rc;
 }
 
-static int nsetEof(sqlite3_vtab_cursor *pCursor) {
-  return ((nset_cursor *)pCursor)->bEof;
-}
+static int nsetEof(sqlite3_vtab_cursor *pCursor) { return ((nset_cursor *)pCursor)->bEof; }
 
 /* Probe for the first or last leaf label under the current row. */
 static int nsetLeafColumn(nset_cursor *pCur, sqlite3_context *ctx, int bHi) {
@@ -2287,7 +2306,8 @@ static int nsetColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iC
   /* In an UPDATE, SQLite asks for the columns it does not change: say
   ** "unchanged" for all but id, parent and stored payload, which
   ** nsetUpdate() reads from argv. */
-  if (iCol > NSET_COL_PARENT && (iCol >= NSET_COL_PAYLOAD + p->nPayload || p->zContent || iCol < NSET_COL_PAYLOAD) &&
+  if (iCol > NSET_COL_PARENT &&
+      (iCol >= NSET_COL_PAYLOAD + p->nPayload || p->zContent || iCol < NSET_COL_PAYLOAD) &&
       sqlite3_vtab_nochange(ctx)) {
     return SQLITE_OK;
   }
@@ -2330,7 +2350,8 @@ static int nsetColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iC
       }
       pCur->bPayload = rc == SQLITE_ROW ? 1 : -1;
     }
-    if (pCur->bPayload > 0) sqlite3_result_value(ctx, sqlite3_column_value(pCur->pPayload, iCol - NSET_COL_PAYLOAD));
+    if (pCur->bPayload > 0)
+      sqlite3_result_value(ctx, sqlite3_column_value(pCur->pPayload, iCol - NSET_COL_PAYLOAD));
     return SQLITE_OK;
   }
   if (iHid == NSET_HID_BEFORE) {
@@ -2349,7 +2370,8 @@ static int nsetColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iC
     if (rc == SQLITE_OK && bFound) sqlite3_result_int64(ctx, iNext);
     return rc;
   }
-  if (iHid >= NSET_HID_INPUT && iHid < NSET_HID_INPUT + NSET_N_INPUT && pCur->apInput[iHid - NSET_HID_INPUT]) {
+  if (iHid >= NSET_HID_INPUT && iHid < NSET_HID_INPUT + NSET_N_INPUT &&
+      pCur->apInput[iHid - NSET_HID_INPUT]) {
     sqlite3_result_value(ctx, pCur->apInput[iHid - NSET_HID_INPUT]);
   }
   return SQLITE_OK;
@@ -2363,10 +2385,11 @@ static int nsetRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
 /* A computed or input column set by a write: an error. */
 static int nsetCheckReadOnly(nset_vtab *p, sqlite3_value **argv, int bInsert) {
   static const struct {
-    int iCol;           /* Column index */
-    const char *zName;  /* Its name */
-  } aComputed[] = {{NSET_COL_LFT, "lft"},         {NSET_COL_RGT, "rgt"},         {NSET_COL_DEPTH, "depth"},
-                   {NSET_COL_LEAF_LO, "leaf_lo"}, {NSET_COL_LEAF_HI, "leaf_hi"}, {NSET_COL_IS_LEAF, "is_leaf"}};
+    int iCol;          /* Column index */
+    const char *zName; /* Its name */
+  } aComputed[] = {{NSET_COL_LFT, "lft"},         {NSET_COL_RGT, "rgt"},
+                   {NSET_COL_DEPTH, "depth"},     {NSET_COL_LEAF_LO, "leaf_lo"},
+                   {NSET_COL_LEAF_HI, "leaf_hi"}, {NSET_COL_IS_LEAF, "is_leaf"}};
   int iHid = 2 + NSET_COL_PAYLOAD + p->nPayload;
   size_t i;
   for (i = 0; i < sizeof(aComputed) / sizeof(aComputed[0]); i++) {
@@ -2436,8 +2459,7 @@ static int nsetUpdateMethod(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
       return SQLITE_CONSTRAINT;
     }
     if (!nsetValueId(pId, &iNew)) return nsetBadId(p, "id", pId);
-    if (sqlite3_value_type(argv[1]) != SQLITE_NULL &&
-        (!nsetValueId(argv[1], &iOld) || iOld != iNew)) {
+    if (sqlite3_value_type(argv[1]) != SQLITE_NULL && (!nsetValueId(argv[1], &iOld) || iOld != iNew)) {
       nosqlVtabError(pVtab, "nested_set: rowid and id differ");
       return SQLITE_CONSTRAINT;
     }
@@ -2448,7 +2470,8 @@ static int nsetUpdateMethod(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   if (!nsetValueId(argv[0], &iOld)) return SQLITE_OK;
   if (sqlite3_value_type(argv[iHid + NSET_HID_COMMAND]) != SQLITE_NULL &&
       !nsetUnchanged(argv[iHid + NSET_HID_COMMAND])) {
-    nosqlVtabError(pVtab, "nested_set: commands are run with INSERT INTO %s(%s) VALUES(...)", p->zName, p->zName);
+    nosqlVtabError(pVtab, "nested_set: commands are run with INSERT INTO %s(%s) VALUES(...)", p->zName,
+                   p->zName);
     return SQLITE_ERROR;
   }
   if (!nsetValueId(argv[1], &iNew) || iNew != iOld ||
@@ -2468,9 +2491,7 @@ static int nsetUpdateMethod(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   return nsetUpdate(p, &old, argv);
 }
 
-static int nsetShadowName(const char *zName) {
-  return sqlite3_stricmp(zName, "node") == 0;
-}
+static int nsetShadowName(const char *zName) { return sqlite3_stricmp(zName, "node") == 0; }
 
 static sqlite3_module nsetModule = {
     /* iVersion    */ 3,
@@ -2499,6 +2520,4 @@ static sqlite3_module nsetModule = {
     /* xShadowName */ nsetShadowName,
 };
 
-int nestedSetRegister(sqlite3 *db) {
-  return sqlite3_create_module(db, "nested_set", &nsetModule, 0);
-}
+int nestedSetRegister(sqlite3 *db) { return sqlite3_create_module(db, "nested_set", &nsetModule, 0); }

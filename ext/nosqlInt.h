@@ -147,21 +147,21 @@ struct NsetKey {
 */
 typedef struct NsetBuild NsetBuild;
 struct NsetBuild {
-  int64_t n;              /* Number of nodes */
-  int64_t *aId;           /* In: node ids */
-  int64_t *aParent;       /* In: parent ids (ignored for roots) */
-  unsigned char *aRoot;   /* In: 1 when the node is a root */
-  int64_t *aLft;          /* Out: left labels */
-  int64_t *aRgt;          /* Out: right labels */
-  int64_t *aDepth;        /* Out: depths */
-  unsigned char *aLeaf;   /* Out: 1 for a leaf */
-  int64_t *aPre;          /* Out: node indexes in preorder */
-  int64_t *aPar;          /* Scratch: parent's index, -1 for a root */
-  int64_t *aFirst;        /* Scratch: first child's index, or -1 */
-  int64_t *aNext;         /* Scratch: next sibling's index, or -1 */
-  NsetKey *aKey;          /* Scratch: ids sorted */
-  int64_t iErrId;         /* Out on error: the node at fault */
-  int64_t iErrParent;     /* Out on error: its parent */
+  int64_t n;            /* Number of nodes */
+  int64_t *aId;         /* In: node ids */
+  int64_t *aParent;     /* In: parent ids (ignored for roots) */
+  unsigned char *aRoot; /* In: 1 when the node is a root */
+  int64_t *aLft;        /* Out: left labels */
+  int64_t *aRgt;        /* Out: right labels */
+  int64_t *aDepth;      /* Out: depths */
+  unsigned char *aLeaf; /* Out: 1 for a leaf */
+  int64_t *aPre;        /* Out: node indexes in preorder */
+  int64_t *aPar;        /* Scratch: parent's index, -1 for a root */
+  int64_t *aFirst;      /* Scratch: first child's index, or -1 */
+  int64_t *aNext;       /* Scratch: next sibling's index, or -1 */
+  NsetKey *aKey;        /* Scratch: ids sorted */
+  int64_t iErrId;       /* Out on error: the node at fault */
+  int64_t iErrParent;   /* Out on error: its parent */
 };
 
 /* Label the forest: NSET_BUILD_OK or an NSET_BUILD_* error. */
