@@ -868,47 +868,39 @@ static int nsetBadId(nset_vtab *p, const char *zWhat, sqlite3_value *pVal) {
 }
 
 /*
-** Resolve the "before" sibling: pVal NULL means "last"; else it must be a
-** child of pParent (a root when pParent is NULL).
+** Resolve a node-valued argument zWhat ("parent", "before"): NULL leaves
+** *pbFound false; otherwise the value must be an integer naming a node.
+*/
+static int nsetResolveNode(nset_vtab *p, sqlite3_value *pVal, const char *zWhat, NsetRow *pRow, int *pbFound) {
+  int64_t id;
+  int rc;
+  *pbFound = 0;
+  if (sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
+  if (!nsetValueId(pVal, &id)) return nsetBadId(p, zWhat, pVal);
+  rc = nsetFind(p, id, pRow, pbFound);
+  if (rc == SQLITE_OK && !*pbFound) {
+    nosqlVtabError(&p->base, "nested_set: %s %lld does not exist", zWhat, id);
+    rc = SQLITE_CONSTRAINT;
+  }
+  return rc;
+}
+
+/*
+** Resolve the "before" sibling: NULL means "last"; else it must be a child
+** of pParent (a root when pParent is NULL).
 */
 static int nsetResolveBefore(nset_vtab *p, sqlite3_value *pVal, const NsetRow *pParent, NsetRow *pBefore,
                              int *pbBefore) {
-  int64_t id;
-  int bFound = 0, rc;
-  *pbBefore = 0;
-  if (sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
-  if (!nsetValueId(pVal, &id)) return nsetBadId(p, "before", pVal);
-  rc = nsetFind(p, id, pBefore, &bFound);
-  if (rc != SQLITE_OK) return rc;
-  if (!bFound) {
-    nosqlVtabError(&p->base, "nested_set: before %lld does not exist", id);
-    return SQLITE_CONSTRAINT;
-  }
+  int rc = nsetResolveNode(p, pVal, "before", pBefore, pbBefore);
+  if (rc != SQLITE_OK || !*pbBefore) return rc;
   if (pParent == NULL ? !pBefore->bRoot : (pBefore->bRoot || pBefore->parent != pParent->id)) {
     if (pParent)
-      nosqlVtabError(&p->base, "nested_set: before %lld is not a child of %lld", id, pParent->id);
+      nosqlVtabError(&p->base, "nested_set: before %lld is not a child of %lld", pBefore->id, pParent->id);
     else
-      nosqlVtabError(&p->base, "nested_set: before %lld is not a root", id);
+      nosqlVtabError(&p->base, "nested_set: before %lld is not a root", pBefore->id);
+    *pbBefore = 0;
     return SQLITE_CONSTRAINT;
   }
-  *pbBefore = 1;
-  return SQLITE_OK;
-}
-
-/* Resolve a parent argument: NULL for a root; else it must exist. */
-static int nsetResolveParent(nset_vtab *p, sqlite3_value *pVal, NsetRow *pParent, int *pbParent) {
-  int64_t id;
-  int bFound = 0, rc;
-  *pbParent = 0;
-  if (sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
-  if (!nsetValueId(pVal, &id)) return nsetBadId(p, "parent", pVal);
-  rc = nsetFind(p, id, pParent, &bFound);
-  if (rc != SQLITE_OK) return rc;
-  if (!bFound) {
-    nosqlVtabError(&p->base, "nested_set: parent %lld does not exist", id);
-    return SQLITE_CONSTRAINT;
-  }
-  *pbParent = 1;
   return SQLITE_OK;
 }
 
@@ -929,7 +921,7 @@ static int nsetInsert(nset_vtab *p, int64_t iId, sqlite3_value **argv) {
     nosqlVtabError(&p->base, "nested_set: id %lld already exists", iId);
     return SQLITE_CONSTRAINT;
   }
-  rc = nsetResolveParent(p, argv[2 + NSET_COL_PARENT], &par, &bPar);
+  rc = nsetResolveNode(p, argv[2 + NSET_COL_PARENT], "parent", &par, &bPar);
   if (rc == SQLITE_OK)
     rc = nsetResolveBefore(p, argv[iHid + NSET_HID_BEFORE], bPar ? &par : NULL, &bef, &bBef);
   if (rc != SQLITE_OK) return rc;
@@ -1093,7 +1085,7 @@ static int nsetUpdate(nset_vtab *p, NsetRow *pOld, sqlite3_value **argv) {
   if (bParentChanged || bBeforeSet) {
     NsetRow par, bef;
     int bPar = 0, bBef = 0;
-    rc = nsetResolveParent(p, pParentVal, &par, &bPar);
+    rc = nsetResolveNode(p, pParentVal, "parent", &par, &bPar);
     if (rc == SQLITE_OK && bPar && par.lft >= pOld->lft && par.lft <= pOld->rgt) {
       if (par.id == pOld->id)
         nosqlVtabError(&p->base, "nested_set: cannot move node %lld under itself", pOld->id);
