@@ -910,17 +910,13 @@ static int nsetUnchanged(sqlite3_value *pVal) { return sqlite3_value_nochange(pV
 /* Insert a new node: argv as xUpdate's, iId already validated. */
 static int nsetInsert(nset_vtab *p, int64_t iId, sqlite3_value **argv) {
   int iHid = 2 + NSET_COL_PAYLOAD + p->nPayload;
-  NsetRow par, bef, row;
+  NsetRow par, bef;
   int bPar = 0, bBef = 0, bFound = 0, rc, i;
   int64_t lo = 0, hi = 0, d, iLft;
   sqlite3_stmt *pStmt = NULL;
 
-  rc = nsetFind(p, iId, &row, &bFound);
-  if (rc != SQLITE_OK) return rc;
-  if (bFound) {
-    nosqlVtabError(&p->base, "nested_set: id %lld already exists", iId);
-    return SQLITE_CONSTRAINT;
-  }
+  /* A duplicate id is caught by the node table's primary key below; the
+  ** statement's rollback then undoes any relabelling done before it. */
   rc = nsetResolveNode(p, argv[2 + NSET_COL_PARENT], "parent", &par, &bPar);
   if (rc == SQLITE_OK)
     rc = nsetResolveBefore(p, argv[iHid + NSET_HID_BEFORE], bPar ? &par : NULL, &bef, &bBef);
@@ -947,7 +943,13 @@ static int nsetInsert(nset_vtab *p, int64_t iId, sqlite3_value **argv) {
   if (p->zContent == NULL) {
     for (i = 0; i < p->nPayload; i++) sqlite3_bind_value(pStmt, 7 + i, argv[2 + NSET_COL_PAYLOAD + i]);
   }
-  rc = nsetDbError(p, sqlite3_step(pStmt));
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_CONSTRAINT) {
+    sqlite3_reset(pStmt);
+    nosqlVtabError(&p->base, "nested_set: id %lld already exists", iId);
+  } else {
+    rc = nsetDbError(p, rc);
+  }
   nsetStmtPut(p, NSET_STMT_INSERT, pStmt);
   if (rc == SQLITE_OK && bPar && par.bLeaf) rc = nsetSetLeaf(p, par.id, 0);
   return rc;
@@ -2130,37 +2132,50 @@ static void nsetDepthBound(char cOp, sqlite3_value *pVal, int64_t *piMin, int64_
   if ((int64_t)hi < *piMax) *piMax = (int64_t)hi;
 }
 
-/* Ancestors of t, root first, into the cursor's array. */
+/*
+** Ancestors of t, root first, into the cursor's array: one primary-key
+** probe per level, each checked to enclose the level below (so corrupt
+** links fail instead of looping: lft strictly decreases going up).
+*/
 static int nsetLoadAncestors(nset_cursor *pCur, const NsetRow *t) {
   nset_vtab *p = (nset_vtab *)pCur->base.pVtab;
+  sqlite3_stmt *pStmt = NULL;
   NsetRow cur = *t;
   int64_t nAlloc = 0, i;
-  int rc = SQLITE_OK;
-  while (!cur.bRoot) {
+  int rc = nsetStmtGet(p, NSET_STMT_BYID, &pStmt);
+  while (rc == SQLITE_OK && !cur.bRoot) {
     NsetRow up;
-    int bFound = 0;
-    rc = nsetFind(p, cur.parent, &up, &bFound);
-    if (rc != SQLITE_OK) return rc;
+    int bFound;
+    sqlite3_bind_int64(pStmt, 1, cur.parent);
+    bFound = sqlite3_step(pStmt) == SQLITE_ROW;
+    if (bFound) nsetRowRead(pStmt, &up);
+    rc = nsetDbError(p, sqlite3_reset(pStmt));
+    if (rc != SQLITE_OK) break;
     if (!bFound || !(up.lft < cur.lft && cur.rgt < up.rgt)) {
-      return nsetCorrupt(p, "node %lld has parent %lld, which %s", cur.id, cur.parent,
-                         bFound ? "does not enclose it" : "does not exist");
+      rc = nsetCorrupt(p, "node %lld has parent %lld, which %s", cur.id, cur.parent,
+                       bFound ? "does not enclose it" : "does not exist");
+      break;
     }
     if (pCur->nArray >= nAlloc) {
       NsetRow *aNew;
       nAlloc = nAlloc ? nAlloc * 2 : 16;
       aNew = (NsetRow *)sqlite3_realloc64(pCur->aArray, (sqlite3_uint64)nAlloc * sizeof(NsetRow));
-      if (aNew == NULL) return SQLITE_NOMEM;
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
       pCur->aArray = aNew;
     }
     pCur->aArray[pCur->nArray++] = up;
     cur = up;
   }
-  for (i = 0; i < pCur->nArray / 2; i++) {
+  nsetStmtPut(p, NSET_STMT_BYID, pStmt);
+  for (i = 0; rc == SQLITE_OK && i < pCur->nArray / 2; i++) {
     NsetRow tmp = pCur->aArray[i];
     pCur->aArray[i] = pCur->aArray[pCur->nArray - 1 - i];
     pCur->aArray[pCur->nArray - 1 - i] = tmp;
   }
-  return SQLITE_OK;
+  return rc;
 }
 
 /* Start a statement source of kind eKind with up to two integer bounds. */
