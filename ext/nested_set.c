@@ -871,7 +871,8 @@ static int nsetBadId(nset_vtab *p, const char *zWhat, sqlite3_value *pVal) {
 ** Resolve a node-valued argument zWhat ("parent", "before"): NULL leaves
 ** *pbFound false; otherwise the value must be an integer naming a node.
 */
-static int nsetResolveNode(nset_vtab *p, sqlite3_value *pVal, const char *zWhat, NsetRow *pRow, int *pbFound) {
+static int nsetResolveNode(nset_vtab *p, sqlite3_value *pVal, const char *zWhat, NsetRow *pRow,
+                           int *pbFound) {
   int64_t id;
   int rc;
   *pbFound = 0;
