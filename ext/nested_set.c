@@ -1862,6 +1862,10 @@ static int nsetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
         return SQLITE_ERROR;
       }
       if (!pC->usable) return SQLITE_CONSTRAINT;
+      if (nArg >= NSET_MAX_ARG) {
+        nosqlVtabError(pVtab, "nested_set: more than %d constraints on one table", NSET_MAX_ARG);
+        return SQLITE_ERROR;
+      }
       c = nsetInputCode[iCol - iFirstInput];
     } else if (!pC->usable) {
       continue;
