@@ -41,6 +41,7 @@ static const struct NosqlFeature {
     {"core", nosqlCoreRegister},
     {"mpath", mpathRegister},
     {"geohash", geohashRegister},
+    {"nested_set", nestedSetRegister},
 };
 
 #ifdef _WIN32

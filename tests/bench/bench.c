@@ -24,6 +24,7 @@ static const struct BenchWorkload {
     {"core", benchCore},
     {"mpath", benchMpath},
     {"geohash", benchGeohash},
+    {"nested_set", benchNestedSet},
 };
 
 #define BENCH_MAX_VARIANT 8

@@ -79,5 +79,6 @@ uint64_t benchRand(uint64_t *pState);
 void benchCore(Bench *p);
 void benchMpath(Bench *p);
 void benchGeohash(Bench *p);
+void benchNestedSet(Bench *p);
 
 #endif /* NOSQL_BENCH_H */
