@@ -39,6 +39,8 @@ static const struct NosqlFeature {
   int (*xRegister)(sqlite3 *); /* Registers its functions and modules */
 } aNosqlFeature[] = {
     {"core", nosqlCoreRegister},
+    {"roaring", roaringRegister},
+    {"inverted_index", inverted_indexRegister},
 };
 
 #ifdef _WIN32
