@@ -235,6 +235,38 @@ static IiExpr *iiNewNode(IiParse *p, int eType, IiExpr *pLeft, IiExpr *pRight) {
 
 static IiExpr *iiParseOr(IiParse *p);
 
+/*
+** A quoted string at the cursor ("" inside is one quote): a new string
+** (sqlite3_mprintf), or NULL after an error (unterminated or empty).
+*/
+static char *iiParseQuoted(IiParse *p) {
+  NosqlBuffer b = {0, 0, 0};
+  int rc = SQLITE_OK;
+  int iQuote = p->i++;
+  for (;;) {
+    if (p->z[p->i] == 0) {
+      iiParseError(p, iQuote, "unterminated quoted term%s", "");
+      break;
+    }
+    if (p->z[p->i] == '"') {
+      if (p->z[p->i + 1] != '"') {
+        p->i++;
+        break;
+      }
+      p->i++;
+    }
+    nosqlBufferAppend(&rc, &b, &p->z[p->i], 1);
+    p->i++;
+  }
+  if (rc != SQLITE_OK && p->rc == SQLITE_OK) p->rc = rc;
+  if (p->rc == SQLITE_OK && b.n == 0) iiParseError(p, iQuote, "empty term%s", "");
+  if (p->rc != SQLITE_OK) {
+    nosqlBufferFree(&b);
+    return NULL;
+  }
+  return (char *)b.a;
+}
+
 /* primary := '(' or ')' | field ':' term */
 static IiExpr *iiParsePrimary(IiParse *p) {
   int iStart, iField;
@@ -263,25 +295,31 @@ static IiExpr *iiParsePrimary(IiParse *p) {
     iiParseError(p, p->i, "unexpected end of query, expected field:term, '(' or NOT%s", "");
     return NULL;
   }
-  if (iiIsBreak(p->z[p->i]) || p->z[p->i] == ':') {
+  if (p->z[p->i] != '"' && (iiIsBreak(p->z[p->i]) || p->z[p->i] == ':')) {
     char zTok[2] = {p->z[p->i], 0};
     iiParseError(p, p->i, "unexpected '%s', expected field:term, '(' or NOT", zTok);
     return NULL;
   }
-  while (!iiIsBreak(p->z[p->i]) && p->z[p->i] != ':') p->i++;
-  for (iField = 0; iField < p->nField; iField++) {
-    const char *zF = p->azField[iField];
-    if ((int)strlen(zF) == p->i - iStart && sqlite3_strnicmp(zF, &p->z[iStart], p->i - iStart) == 0) break;
-  }
-  if (iField == p->nField) {
-    char *zName = sqlite3_mprintf("%.*s", p->i - iStart, &p->z[iStart]);
-    if (zName == NULL) {
-      p->rc = SQLITE_NOMEM;
-      return NULL;
+  {
+    /* The field name: a bare word, or a quoted one ("first name":Ada). */
+    char *zName;
+    if (p->z[p->i] == '"') {
+      zName = iiParseQuoted(p);
+      if (zName == NULL) return NULL;
+    } else {
+      while (!iiIsBreak(p->z[p->i]) && p->z[p->i] != ':') p->i++;
+      zName = sqlite3_mprintf("%.*s", p->i - iStart, &p->z[iStart]);
+      if (zName == NULL) {
+        p->rc = SQLITE_NOMEM;
+        return NULL;
+      }
     }
-    iiParseError(p, iStart, "unknown field '%s'", zName);
+    for (iField = 0; iField < p->nField; iField++) {
+      if (sqlite3_stricmp(p->azField[iField], zName) == 0) break;
+    }
+    if (iField == p->nField) iiParseError(p, iStart, "unknown field '%s'", zName);
     sqlite3_free(zName);
-    return NULL;
+    if (p->rc != SQLITE_OK) return NULL;
   }
   if (p->z[p->i] != ':') {
     iiParseError(p, p->i, "expected ':' after the field name%s", "");
@@ -292,33 +330,12 @@ static IiExpr *iiParsePrimary(IiParse *p) {
   if (pNew == NULL) return NULL;
   pNew->iField = iField;
   if (p->z[p->i] == '"') {
-    NosqlBuffer b = {0, 0, 0};
-    int rc = SQLITE_OK;
-    int iQuote = p->i++;
-    for (;;) {
-      if (p->z[p->i] == 0) {
-        iiParseError(p, iQuote, "unterminated quoted term%s", "");
-        break;
-      }
-      if (p->z[p->i] == '"') {
-        if (p->z[p->i + 1] != '"') {
-          p->i++;
-          break;
-        }
-        p->i++;
-      }
-      nosqlBufferAppend(&rc, &b, &p->z[p->i], 1);
-      p->i++;
-    }
-    if (rc != SQLITE_OK && p->rc == SQLITE_OK) p->rc = rc;
-    if (p->rc == SQLITE_OK && b.n == 0) iiParseError(p, iQuote, "empty term%s", "");
-    if (p->rc != SQLITE_OK) {
-      nosqlBufferFree(&b);
+    pNew->zTerm = iiParseQuoted(p);
+    if (pNew->zTerm == NULL) {
       iiQueryFree(pNew);
       return NULL;
     }
-    pNew->zTerm = (char *)b.a;
-    pNew->nTerm = (int)b.n;
+    pNew->nTerm = (int)strlen(pNew->zTerm);
   } else {
     int iTerm = p->i;
     while (!iiIsBreak(p->z[p->i])) p->i++;
