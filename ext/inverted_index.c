@@ -1667,15 +1667,16 @@ static int iiExec(inverted_index_vtab *p, char *zSql) {
 static char *iiSourceSql(inverted_index_vtab *p) {
   int rc = SQLITE_OK, i;
   NosqlBuffer b = {0, 0, 0};
-  nosqlBufferAppendf(&rc, &b, "SELECT %s", p->zContent ? "rowid" : "id");
+  /* Content columns are qualified so that a missing one is an error, not a string literal. */
+  nosqlBufferAppendf(&rc, &b, "SELECT %s", p->zContent ? "c.rowid" : "id");
   for (i = 0; i < p->nField; i++) {
     if (p->zContent)
-      nosqlBufferAppendf(&rc, &b, ", \"%w\"", p->azField[i]);
+      nosqlBufferAppendf(&rc, &b, ", c.\"%w\"", p->azField[i]);
     else
       nosqlBufferAppendf(&rc, &b, ", c%d", i);
   }
   if (p->zContent)
-    nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" ORDER BY rowid", p->zDb, p->zContent);
+    nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" AS c ORDER BY c.rowid", p->zDb, p->zContent);
   else
     nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_docs\" ORDER BY id", p->zDb, p->zName);
   if (rc != SQLITE_OK) nosqlBufferFree(&b);
@@ -2335,12 +2336,12 @@ static int iiColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol) {
     nosqlBufferAppendf(&rc, &b, "SELECT ");
     for (i = 0; i < p->nField; i++) {
       if (p->zContent)
-        nosqlBufferAppendf(&rc, &b, "%s\"%w\"", i ? ", " : "", p->azField[i]);
+        nosqlBufferAppendf(&rc, &b, "%sc.\"%w\"", i ? ", " : "", p->azField[i]);
       else
         nosqlBufferAppendf(&rc, &b, "%sc%d", i ? ", " : "", i);
     }
     if (p->zContent)
-      nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" WHERE rowid = ?1", p->zDb, p->zContent);
+      nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" AS c WHERE c.rowid = ?1", p->zDb, p->zContent);
     else
       nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_docs\" WHERE doc = ?1", p->zDb, p->zName);
     if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, (const char *)b.a, -1, &pCur->pCol, 0);
