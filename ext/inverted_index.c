@@ -1379,6 +1379,52 @@ static int iiValuesAdd(inverted_index_vtab *p, IiValues *v, int iField, const ch
 }
 
 /*
+** The common case of a JSON array, parsed without SQLite's JSON functions:
+** strings without escapes or control characters. Adds the terms and
+** returns 0; returns 1 (nothing added) when the text needs the full JSON
+** parser, -1 for an empty string element.
+*/
+static int iiValuesJsonFast(inverted_index_vtab *p, IiValues *v, int iField, const char *z, int n, int *pRc) {
+  int i = 0, nStart = v->nTerm;
+  sqlite3_int64 nArena = p->terms.n;
+  while (i < n && iiIsSpace(z[i])) i++;
+  if (i == n || z[i++] != '[') return 1;
+  while (i < n && iiIsSpace(z[i])) i++;
+  if (i < n && z[i] == ']') {
+    i++;
+  } else {
+    for (;;) {
+      int iStart;
+      if (i == n || z[i++] != '"') goto slow;
+      iStart = i;
+      while (i < n && z[i] != '"' && z[i] != '\\' && (unsigned char)z[i] >= 0x20) i++;
+      if (i == n || z[i] != '"') goto slow;
+      if (i == iStart) {
+        v->nTerm = nStart;
+        p->terms.n = nArena;
+        return -1;
+      }
+      *pRc = iiValuesAdd(p, v, iField, z + iStart, i - iStart);
+      if (*pRc != SQLITE_OK) return 0;
+      i++;
+      while (i < n && iiIsSpace(z[i])) i++;
+      if (i < n && z[i] == ']') {
+        i++;
+        break;
+      }
+      if (i == n || z[i++] != ',') goto slow;
+      while (i < n && iiIsSpace(z[i])) i++;
+    }
+  }
+  while (i < n && iiIsSpace(z[i])) i++;
+  if (i == n) return 0;
+slow:
+  v->nTerm = nStart;
+  p->terms.n = nArena;
+  return 1;
+}
+
+/*
 ** Split the field values apVal[0..nField) into terms. On a bad value sets
 ** *pzErr (sqlite3_mprintf) and returns SQLITE_ERROR.
 */
@@ -1407,6 +1453,14 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
       int k = 0;
       while (k < n && iiIsSpace(z[k])) k++;
       bJson = eType == SQLITE_TEXT && k < n && z[k] == '[';
+    }
+    if (bJson) {
+      int nFast = iiValuesJsonFast(p, v, i, z, n, &rc);
+      if (nFast == 0) continue;
+      if (nFast < 0) {
+        *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty term", p->azField[i]);
+        return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+      }
     }
     if (bJson) {
       sqlite3_stmt *pJson = iiStmt(p, II_STMT_JSON, &rc);
