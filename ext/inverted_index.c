@@ -179,13 +179,13 @@ void iiQueryFree(IiExpr *p) {
 /* The state of the recursive-descent parser. */
 typedef struct IiParse IiParse;
 struct IiParse {
-  const char *z;               /* The query, NUL terminated */
-  int i;                       /* Current byte offset */
-  int nField;                  /* Number of fields */
-  const char *const *azField;  /* Field names */
-  int rc;                      /* SQLITE_OK, SQLITE_ERROR or SQLITE_NOMEM */
-  char *zErr;                  /* Error message (sqlite3_mprintf) */
-  int nDepth;                  /* Current nesting */
+  const char *z;              /* The query, NUL terminated */
+  int i;                      /* Current byte offset */
+  int nField;                 /* Number of fields */
+  const char *const *azField; /* Field names */
+  int rc;                     /* SQLITE_OK, SQLITE_ERROR or SQLITE_NOMEM */
+  char *zErr;                 /* Error message (sqlite3_mprintf) */
+  int nDepth;                 /* Current nesting */
 };
 
 static void iiParseError(IiParse *p, int iPos, const char *zFmt, const char *zArg) {
@@ -193,12 +193,15 @@ static void iiParseError(IiParse *p, int iPos, const char *zFmt, const char *zAr
   if (p->rc != SQLITE_OK) return;
   p->rc = SQLITE_ERROR;
   zWhat = sqlite3_mprintf(zFmt, zArg);
-  p->zErr = zWhat ? sqlite3_mprintf("inverted_index: %s at position %d in query '%q'", zWhat, iPos + 1, p->z) : 0;
+  p->zErr =
+      zWhat ? sqlite3_mprintf("inverted_index: %s at position %d in query '%q'", zWhat, iPos + 1, p->z) : 0;
   sqlite3_free(zWhat);
   if (p->zErr == NULL) p->rc = SQLITE_NOMEM;
 }
 
-static int iiIsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+static int iiIsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 /* Bytes that end a bare word: space, parentheses, quote (and ':' in a field name). */
 static int iiIsBreak(char c) { return c == 0 || iiIsSpace(c) || c == '(' || c == ')' || c == '"'; }
 
@@ -483,8 +486,8 @@ static int iiCmpOperand(const void *a, const void *b) {
 ** unknown term). Returns a new bitmap the caller frees, or NULL with *pRc
 ** set.
 */
-roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, IiPostingLoader xLoad, void *pCtx,
-                              int *pRc) {
+roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, IiPostingLoader xLoad,
+                              void *pCtx, int *pRc) {
   roaring_bitmap_t *pRet = NULL;
   if (*pRc != SQLITE_OK) return NULL;
   switch (pExpr->eType) {
@@ -598,12 +601,13 @@ roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, 
 ** aSlot[id] is the term's position in 0..nTerm or -1 for terms of other
 ** fields (nSlot entries). Cost ~ |union| * terms per document.
 */
-void iiFacetBitmap(const roaring_bitmap_t *const *aAud, int nAud, const roaring_bitmap_t *const *aPost, int nTerm,
-                   int64_t *aCount) {
+void iiFacetBitmap(const roaring_bitmap_t *const *aAud, int nAud, const roaring_bitmap_t *const *aPost,
+                   int nTerm, int64_t *aCount) {
   int q, t;
   for (t = 0; t < nTerm; t++) {
     for (q = 0; q < nAud; q++) {
-      aCount[(size_t)q * (size_t)nTerm + (size_t)t] = (int64_t)roaring_bitmap_and_cardinality(aAud[q], aPost[t]);
+      aCount[(size_t)q * (size_t)nTerm + (size_t)t] =
+          (int64_t)roaring_bitmap_and_cardinality(aAud[q], aPost[t]);
     }
   }
 }
@@ -667,16 +671,16 @@ struct IiGlobal {
 
 /* A cached dictionary entry, with its posting list and pending changes. */
 struct IiTerm {
-  sqlite3_int64 id;         /* <name>_terms.id */
-  int iField;               /* Field index */
-  int nTerm;                /* Bytes in zTerm */
-  char *zTerm;              /* The term (owned, NUL terminated) */
-  roaring_bitmap_t *pPost;  /* Stored posting list once loaded, or NULL */
-  size_t nPostBytes;        /* Size of the stored blob, for the cache budget */
-  roaring_bitmap_t *pAdd;   /* Pending additions, or NULL */
-  roaring_bitmap_t *pDel;   /* Pending removals (disjoint from pAdd), or NULL */
-  IiTerm *pDirtyNext;       /* Next term with pending changes */
-  int bDirty;               /* True while on the dirty list */
+  sqlite3_int64 id;        /* <name>_terms.id */
+  int iField;              /* Field index */
+  int nTerm;               /* Bytes in zTerm */
+  char *zTerm;             /* The term (owned, NUL terminated) */
+  roaring_bitmap_t *pPost; /* Stored posting list once loaded, or NULL */
+  size_t nPostBytes;       /* Size of the stored blob, for the cache budget */
+  roaring_bitmap_t *pAdd;  /* Pending additions, or NULL */
+  roaring_bitmap_t *pDel;  /* Pending removals (disjoint from pAdd), or NULL */
+  IiTerm *pDirtyNext;      /* Next term with pending changes */
+  int bDirty;              /* True while on the dirty list */
 };
 
 /*
@@ -720,46 +724,46 @@ enum {
 };
 
 struct inverted_index_vtab {
-  sqlite3_vtab base;               /* Base class - must be first */
-  sqlite3 *db;                     /* The connection */
-  IiGlobal *pGlobal;               /* Registry this table is on */
-  inverted_index_vtab *pNext;      /* Next table in the registry */
-  char *zDb;                       /* Schema name ("main", ...) */
-  char *zName;                     /* Table name */
-  int nField;                      /* Number of fields */
-  char **azField;                  /* Field names */
-  char *zContent;                  /* content= table, or NULL */
-  sqlite3_stmt *aStmt[II_N_STMT];  /* Prepared statements, or NULL */
-  sqlite3_int64 iDataVersion;      /* PRAGMA data_version the caches belong to */
-  IiDocMap *pMap;                  /* Current document map, or NULL */
-  IiTerm **aByName;                /* Term cache, open addressing by (field, term) */
-  IiTerm **aById;                  /* The same terms by id (same size) */
-  size_t nSlot;                    /* Slots of aByName and aById (power of 2) */
-  size_t nTermCached;              /* Terms in the cache */
-  size_t nCacheBytes;              /* Stored bytes of the cached posting lists */
-  IiTerm *pDirty;                  /* Terms with pending changes */
-  roaring_bitmap_t *pEmpty;        /* The empty set, lent for unknown terms */
-  NosqlBuffer terms;               /* Scratch: terms of the row being written */
+  sqlite3_vtab base;              /* Base class - must be first */
+  sqlite3 *db;                    /* The connection */
+  IiGlobal *pGlobal;              /* Registry this table is on */
+  inverted_index_vtab *pNext;     /* Next table in the registry */
+  char *zDb;                      /* Schema name ("main", ...) */
+  char *zName;                    /* Table name */
+  int nField;                     /* Number of fields */
+  char **azField;                 /* Field names */
+  char *zContent;                 /* content= table, or NULL */
+  sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
+  sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
+  IiDocMap *pMap;                 /* Current document map, or NULL */
+  IiTerm **aByName;               /* Term cache, open addressing by (field, term) */
+  IiTerm **aById;                 /* The same terms by id (same size) */
+  size_t nSlot;                   /* Slots of aByName and aById (power of 2) */
+  size_t nTermCached;             /* Terms in the cache */
+  size_t nCacheBytes;             /* Stored bytes of the cached posting lists */
+  IiTerm *pDirty;                 /* Terms with pending changes */
+  roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
+  NosqlBuffer terms;              /* Scratch: terms of the row being written */
 };
 
 /* The cache keeps decoded posting lists up to this many stored bytes. */
 #define II_CACHE_MAX (64 * 1024 * 1024)
 
 struct inverted_index_cursor {
-  sqlite3_vtab_cursor base;      /* Base class - must be first */
-  IiDocMap *pMap;                /* Document map (a reference), or NULL */
-  roaring_bitmap_t *pResult;     /* Matching documents (owned), or NULL */
-  roaring_uint32_iterator_t it;  /* Position in pResult (rowid-ordered map) */
-  IiRow *aRow;                   /* Matching rows sorted by rowid (unordered map) */
-  size_t nRow;                   /* Entries of aRow */
-  size_t iRow;                   /* Current entry of aRow */
-  int bSorted;                   /* True: iterate aRow; false: iterate it */
-  sqlite3_int64 iHi;             /* Largest rowid wanted */
-  int bEof;                      /* True past the last row */
-  uint32_t iDoc;                 /* Current document number */
-  sqlite3_int64 iRowid;          /* Current rowid */
-  sqlite3_stmt *pCol;            /* Reads the field values of a row, or NULL */
-  int bColRow;                   /* True if pCol holds the current row */
+  sqlite3_vtab_cursor base;     /* Base class - must be first */
+  IiDocMap *pMap;               /* Document map (a reference), or NULL */
+  roaring_bitmap_t *pResult;    /* Matching documents (owned), or NULL */
+  roaring_uint32_iterator_t it; /* Position in pResult (rowid-ordered map) */
+  IiRow *aRow;                  /* Matching rows sorted by rowid (unordered map) */
+  size_t nRow;                  /* Entries of aRow */
+  size_t iRow;                  /* Current entry of aRow */
+  int bSorted;                  /* True: iterate aRow; false: iterate it */
+  sqlite3_int64 iHi;            /* Largest rowid wanted */
+  int bEof;                     /* True past the last row */
+  uint32_t iDoc;                /* Current document number */
+  sqlite3_int64 iRowid;         /* Current rowid */
+  sqlite3_stmt *pCol;           /* Reads the field values of a row, or NULL */
+  int bColRow;                  /* True if pCol holds the current row */
 };
 
 static void iiDocMapUnref(IiDocMap *p) {
@@ -775,9 +779,12 @@ static void iiDocMapUnref(IiDocMap *p) {
 static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
   const char *zDb = p->zDb, *zN = p->zName;
   switch (eStmt) {
-    case II_STMT_DOC_BY_ROWID: return sqlite3_mprintf("SELECT doc, terms FROM \"%w\".\"%w_docs\" WHERE id = ?1", zDb, zN);
-    case II_STMT_MAX_DOC: return sqlite3_mprintf("SELECT max(doc) FROM \"%w\".\"%w_docs\"", zDb, zN);
-    case II_STMT_MAX_ROWID: return sqlite3_mprintf("SELECT max(id) FROM \"%w\".\"%w_docs\"", zDb, zN);
+    case II_STMT_DOC_BY_ROWID:
+      return sqlite3_mprintf("SELECT doc, terms FROM \"%w\".\"%w_docs\" WHERE id = ?1", zDb, zN);
+    case II_STMT_MAX_DOC:
+      return sqlite3_mprintf("SELECT max(doc) FROM \"%w\".\"%w_docs\"", zDb, zN);
+    case II_STMT_MAX_ROWID:
+      return sqlite3_mprintf("SELECT max(id) FROM \"%w\".\"%w_docs\"", zDb, zN);
     case II_STMT_DOC_INSERT: {
       int rc = SQLITE_OK, i;
       NosqlBuffer b = {0, 0, 0};
@@ -789,7 +796,8 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
       if (rc != SQLITE_OK) nosqlBufferFree(&b);
       return (char *)b.a;
     }
-    case II_STMT_DOC_DELETE: return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_docs\" WHERE doc = ?1", zDb, zN);
+    case II_STMT_DOC_DELETE:
+      return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_docs\" WHERE doc = ?1", zDb, zN);
     case II_STMT_DOC_SET_TERMS: {
       int rc = SQLITE_OK, i;
       NosqlBuffer b = {0, 0, 0};
@@ -804,13 +812,17 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
     case II_STMT_TERM_BY_ID:
       return sqlite3_mprintf("SELECT field, term FROM \"%w\".\"%w_terms\" WHERE id = ?1", zDb, zN);
     case II_STMT_TERM_INSERT:
-      return sqlite3_mprintf("INSERT INTO \"%w\".\"%w_terms\"(field, term, docs) VALUES (?1, ?2, 0)", zDb, zN);
+      return sqlite3_mprintf("INSERT INTO \"%w\".\"%w_terms\"(field, term, docs) VALUES (?1, ?2, 0)", zDb,
+                             zN);
     case II_STMT_TERM_POSTINGS:
       return sqlite3_mprintf("SELECT docs, postings FROM \"%w\".\"%w_terms\" WHERE id = ?1", zDb, zN);
     case II_STMT_TERM_WRITE:
-      return sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET docs = ?2, postings = ?3 WHERE id = ?1", zDb, zN);
-    case II_STMT_DATA_VERSION: return sqlite3_mprintf("PRAGMA \"%w\".data_version", zDb);
-    default: return sqlite3_mprintf("SELECT type, value FROM json_each(?1)");
+      return sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET docs = ?2, postings = ?3 WHERE id = ?1", zDb,
+                             zN);
+    case II_STMT_DATA_VERSION:
+      return sqlite3_mprintf("PRAGMA \"%w\".data_version", zDb);
+    default:
+      return sqlite3_mprintf("SELECT type, value FROM json_each(?1)");
   }
 }
 
@@ -961,7 +973,8 @@ static IiTerm *iiTermNew(sqlite3_int64 id, int iField, const char *z, int n) {
 ** (bCreate) a new dictionary row. *ppTerm is NULL for an unknown term when
 ** !bCreate.
 */
-static int iiTermByName(inverted_index_vtab *p, int iField, const char *z, int n, int bCreate, IiTerm **ppTerm) {
+static int iiTermByName(inverted_index_vtab *p, int iField, const char *z, int n, int bCreate,
+                        IiTerm **ppTerm) {
   int rc = SQLITE_OK;
   sqlite3_stmt *pStmt;
   sqlite3_int64 id = 0;
@@ -1035,8 +1048,8 @@ static int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm)
     }
     iiReset(p, pStmt, &rc);
     if (rc == SQLITE_CORRUPT_VTAB && p->base.zErrMsg == NULL) {
-      nosqlVtabError(&p->base, "inverted_index: corrupt direct index in %s_docs: unknown term id %lld", p->zName,
-                     id);
+      nosqlVtabError(&p->base, "inverted_index: corrupt direct index in %s_docs: unknown term id %lld",
+                     p->zName, id);
     }
   }
   if (rc == SQLITE_OK) {
@@ -1067,14 +1080,15 @@ static int iiTermLoad(inverted_index_vtab *p, IiTerm *t) {
       t->pPost = iiBitmapUnframe(a, n, &rc);
       t->nPostBytes = n;
     }
-    if (rc == SQLITE_OK && (sqlite3_int64)roaring_bitmap_get_cardinality(t->pPost) != nDocs) rc = SQLITE_CORRUPT;
+    if (rc == SQLITE_OK && (sqlite3_int64)roaring_bitmap_get_cardinality(t->pPost) != nDocs)
+      rc = SQLITE_CORRUPT;
   } else {
     rc = SQLITE_CORRUPT;
   }
   iiReset(p, pStmt, &rc);
   if (rc == SQLITE_CORRUPT) {
-    nosqlVtabError(&p->base, "inverted_index: corrupt posting list of %s:'%q' in %s_terms", p->azField[t->iField],
-                   t->zTerm, p->zName);
+    nosqlVtabError(&p->base, "inverted_index: corrupt posting list of %s:'%q' in %s_terms",
+                   p->azField[t->iField], t->zTerm, p->zName);
     rc = SQLITE_CORRUPT_VTAB;
   }
   if (rc != SQLITE_OK && t->pPost) {
@@ -1259,8 +1273,8 @@ static int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
     const unsigned char *aPay;
     size_t nPay, k;
     if (iDoc < iNext || iDoc >= pMap->nDoc ||
-        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 1), (size_t)sqlite3_column_bytes(pStmt, 1),
-                     &aPay, &nPay) ||
+        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 1),
+                     (size_t)sqlite3_column_bytes(pStmt, 1), &aPay, &nPay) ||
         nPay % 4) {
       rc = iiCorrupt(p, "direct index", "docs");
       break;
@@ -1441,8 +1455,9 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
     if (eType == SQLITE_NULL) continue;
     if (eType != SQLITE_TEXT && eType != SQLITE_INTEGER) {
       char *zQ = nosqlValueQuote(pVal);
-      *pzErr = sqlite3_mprintf("inverted_index: field '%s': value %s is neither a term nor a JSON array of terms",
-                               p->azField[i], zQ);
+      *pzErr =
+          sqlite3_mprintf("inverted_index: field '%s': value %s is neither a term nor a JSON array of terms",
+                          p->azField[i], zQ);
       sqlite3_free(zQ);
       return SQLITE_ERROR;
     }
@@ -1472,20 +1487,23 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
         iElem++;
         if (zType == NULL || (strcmp(zType, "text") != 0 && strcmp(zType, "integer") != 0)) {
           char *zQ = nosqlValueQuote(pVal);
-          *pzErr = sqlite3_mprintf("inverted_index: field '%s': element %d of %s is not a string or an integer",
-                                   p->azField[i], iElem, zQ);
+          *pzErr =
+              sqlite3_mprintf("inverted_index: field '%s': element %d of %s is not a string or an integer",
+                              p->azField[i], iElem, zQ);
           sqlite3_free(zQ);
           rc = SQLITE_ERROR;
         } else if (sqlite3_column_bytes(pJson, 1) == 0) {
           *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty term", p->azField[i]);
           rc = SQLITE_ERROR;
         } else {
-          rc = iiValuesAdd(p, v, i, (const char *)sqlite3_column_text(pJson, 1), sqlite3_column_bytes(pJson, 1));
+          rc = iiValuesAdd(p, v, i, (const char *)sqlite3_column_text(pJson, 1),
+                           sqlite3_column_bytes(pJson, 1));
         }
       }
       if (sqlite3_reset(pJson) != SQLITE_OK && rc == SQLITE_OK) {
         char *zQ = nosqlValueQuote(pVal);
-        *pzErr = sqlite3_mprintf("inverted_index: field '%s': %s is not a JSON array of terms", p->azField[i], zQ);
+        *pzErr =
+            sqlite3_mprintf("inverted_index: field '%s': %s is not a JSON array of terms", p->azField[i], zQ);
         sqlite3_free(zQ);
         rc = SQLITE_ERROR;
       }
@@ -1546,8 +1564,8 @@ static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **p
 ** The stored document of rowid iRowid: *pbFound, its number and its term
 ** ids (a new array from sqlite3_malloc64; the caller frees it).
 */
-static int iiDocByRowid(inverted_index_vtab *p, sqlite3_int64 iRowid, int *pbFound, uint32_t *piDoc, uint32_t **paId,
-                        int *pnId) {
+static int iiDocByRowid(inverted_index_vtab *p, sqlite3_int64 iRowid, int *pbFound, uint32_t *piDoc,
+                        uint32_t **paId, int *pnId) {
   int rc = SQLITE_OK;
   sqlite3_stmt *pStmt = iiStmt(p, II_STMT_DOC_BY_ROWID, &rc);
   *pbFound = 0;
@@ -1561,10 +1579,11 @@ static int iiDocByRowid(inverted_index_vtab *p, sqlite3_int64 iRowid, int *pbFou
     size_t nPay, k;
     *pbFound = 1;
     if (iDoc < 0 || iDoc > 0xFFFFFFFEll ||
-        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 1), (size_t)sqlite3_column_bytes(pStmt, 1),
-                     &aPay, &nPay) ||
+        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 1),
+                     (size_t)sqlite3_column_bytes(pStmt, 1), &aPay, &nPay) ||
         nPay % 4) {
-      nosqlVtabError(&p->base, "inverted_index: corrupt direct index of rowid %lld in %s_docs", iRowid, p->zName);
+      nosqlVtabError(&p->base, "inverted_index: corrupt direct index of rowid %lld in %s_docs", iRowid,
+                     p->zName);
       rc = SQLITE_CORRUPT_VTAB;
     } else {
       *piDoc = (uint32_t)iDoc;
@@ -1757,7 +1776,8 @@ static int iiRebuild(inverted_index_vtab *p) {
     while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
       if (nCopy + nCol > nAlloc) {
         sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 64 * nCol;
-        sqlite3_value **aNew = (sqlite3_value **)sqlite3_realloc64(aCopy, sizeof(sqlite3_value *) * (size_t)nNew);
+        sqlite3_value **aNew =
+            (sqlite3_value **)sqlite3_realloc64(aCopy, sizeof(sqlite3_value *) * (size_t)nNew);
         if (aNew == NULL) {
           rc = SQLITE_NOMEM;
           break;
@@ -1788,7 +1808,8 @@ static int iiRebuild(inverted_index_vtab *p) {
       }
       for (i = 0; i < nCol; i++) ap[i] = sqlite3_column_value(pStmt, i);
       if (sqlite3_value_type(ap[0]) != SQLITE_INTEGER) {
-        nosqlVtabError(&p->base, "inverted_index: rebuild: content table %s has a non-integer rowid", p->zContent);
+        nosqlVtabError(&p->base, "inverted_index: rebuild: content table %s has a non-integer rowid",
+                       p->zContent);
         rc = SQLITE_ERROR;
       } else {
         rc = iiWriteDoc(p, 0, 0, sqlite3_value_int64(ap[0]), ap + 1);
@@ -1852,7 +1873,8 @@ static int iiPostingsFromDirect(inverted_index_vtab *p, int bPending) {
 static int iiOptimize(inverted_index_vtab *p) {
   int rc = iiFlush(p);
   const char *zDb = p->zDb, *zN = p->zName;
-  if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = -1 - doc", zDb, zN));
+  if (rc == SQLITE_OK)
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = -1 - doc", zDb, zN));
   if (rc == SQLITE_OK) {
     rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = r.n FROM (SELECT id AS rid, "
                                    "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS r "
@@ -1864,7 +1886,8 @@ static int iiOptimize(inverted_index_vtab *p) {
   }
   if (rc == SQLITE_OK) rc = iiPostingsFromDirect(p, 1);
   if (rc == SQLITE_OK) rc = iiFlush(p);
-  if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\" WHERE docs = 0", zDb, zN));
+  if (rc == SQLITE_OK)
+    rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\" WHERE docs = 0", zDb, zN));
   iiCacheClear(p);
   return rc;
 }
@@ -1894,11 +1917,13 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
     IiTerm *t = NULL;
     rc = iiTermById(p, sqlite3_column_int64(pStmt, 0), &t);
     if (rc == SQLITE_OK) rc = iiTermLoad(p, t);
-    if (rc == SQLITE_OK && !(t->pAdd ? roaring_bitmap_equals(t->pPost, t->pAdd) : roaring_bitmap_is_empty(t->pPost))) {
-      nosqlVtabError(&p->base,
-                     "inverted_index: integrity-check failed: the posting list of %s:'%q' does not match the direct "
-                     "index in %s_docs",
-                     p->azField[t->iField], t->zTerm, p->zName);
+    if (rc == SQLITE_OK &&
+        !(t->pAdd ? roaring_bitmap_equals(t->pPost, t->pAdd) : roaring_bitmap_is_empty(t->pPost))) {
+      nosqlVtabError(
+          &p->base,
+          "inverted_index: integrity-check failed: the posting list of %s:'%q' does not match the direct "
+          "index in %s_docs",
+          p->azField[t->iField], t->zTerm, p->zName);
       rc = SQLITE_CORRUPT_VTAB;
     }
   }
@@ -1929,7 +1954,8 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
     for (i = 0; i < p->nField; i++) apVal[i] = sqlite3_column_value(pStmt, i + 1);
     rc = iiParseValues(p, apVal, &v, &zErr);
     if (rc == SQLITE_ERROR) {
-      nosqlVtabError(&p->base, "inverted_index: integrity-check failed: row %lld: %s", iRowid, zErr ? zErr : "");
+      nosqlVtabError(&p->base, "inverted_index: integrity-check failed: row %lld: %s", iRowid,
+                     zErr ? zErr : "");
       rc = SQLITE_CORRUPT_VTAB;
     }
     sqlite3_free(zErr);
@@ -1940,9 +1966,12 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
     }
     for (i = 0; rc == SQLITE_OK && bFound && i < v.nTerm; i++) {
       IiTerm *t = NULL;
-      rc = iiTermByName(p, v.aTerm[i].iField, (const char *)p->terms.a + v.aTerm[i].iOff, v.aTerm[i].nTerm, 0, &t);
-      if (t == NULL) bMatch = 0;
-      else aWant[nWant++] = t->id;
+      rc = iiTermByName(p, v.aTerm[i].iField, (const char *)p->terms.a + v.aTerm[i].iOff, v.aTerm[i].nTerm, 0,
+                        &t);
+      if (t == NULL)
+        bMatch = 0;
+      else
+        aWant[nWant++] = t->id;
     }
     if (rc == SQLITE_OK) {
       qsort(aWant, (size_t)nWant, sizeof(sqlite3_int64), iiCmpI64);
@@ -1956,8 +1985,10 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
       if (!bFound || nWant != nId) bMatch = 0;
       for (i = 0; bMatch && i < nId; i++) bMatch = aWant[i] == aId[i];
       if (!bMatch) {
-        nosqlVtabError(&p->base, "inverted_index: integrity-check failed: the index of row %lld does not match its values",
-                       iRowid);
+        nosqlVtabError(
+            &p->base,
+            "inverted_index: integrity-check failed: the index of row %lld does not match its values",
+            iRowid);
         rc = SQLITE_CORRUPT_VTAB;
       }
     }
@@ -1973,8 +2004,9 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
     }
   }
   if (rc == SQLITE_OK && p->pMap && (uint64_t)nSource != roaring_bitmap_get_cardinality(p->pMap->pLive)) {
-    nosqlVtabError(&p->base, "inverted_index: integrity-check failed: %lld source rows, %llu indexed documents", nSource,
-                   (unsigned long long)roaring_bitmap_get_cardinality(p->pMap->pLive));
+    nosqlVtabError(&p->base,
+                   "inverted_index: integrity-check failed: %lld source rows, %llu indexed documents",
+                   nSource, (unsigned long long)roaring_bitmap_get_cardinality(p->pMap->pLive));
     rc = SQLITE_CORRUPT_VTAB;
   }
   iiCacheClear(p);
@@ -2032,8 +2064,8 @@ static void iiVtabFree(inverted_index_vtab *p) {
 }
 
 /* xCreate (bCreate) and xConnect: parse the arguments, declare the table. */
-static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr,
-                  int bCreate) {
+static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                  char **pzErr, int bCreate) {
   inverted_index_vtab *p;
   int rc = SQLITE_OK, i, j;
   NosqlBuffer decl = {0, 0, 0};
@@ -2101,11 +2133,12 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   }
   if (rc == SQLITE_OK && bCreate) {
     NosqlBuffer b = {0, 0, 0};
-    nosqlBufferAppendf(&rc, &b,
-                       "CREATE TABLE \"%w\".\"%w_terms\"(id INTEGER PRIMARY KEY, field INTEGER NOT NULL, term TEXT "
-                       "NOT NULL, docs INTEGER NOT NULL, postings BLOB, UNIQUE(field, term));"
-                       "CREATE TABLE \"%w\".\"%w_docs\"(doc INTEGER PRIMARY KEY, id INTEGER NOT NULL UNIQUE, terms BLOB",
-                       p->zDb, p->zName, p->zDb, p->zName);
+    nosqlBufferAppendf(
+        &rc, &b,
+        "CREATE TABLE \"%w\".\"%w_terms\"(id INTEGER PRIMARY KEY, field INTEGER NOT NULL, term TEXT "
+        "NOT NULL, docs INTEGER NOT NULL, postings BLOB, UNIQUE(field, term));"
+        "CREATE TABLE \"%w\".\"%w_docs\"(doc INTEGER PRIMARY KEY, id INTEGER NOT NULL UNIQUE, terms BLOB",
+        p->zDb, p->zName, p->zDb, p->zName);
     for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
     nosqlBufferAppendf(&rc, &b, ");");
     if (rc == SQLITE_OK) rc = sqlite3_exec(db, (const char *)b.a, 0, 0, pzErr);
@@ -2130,7 +2163,8 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   return SQLITE_OK;
 }
 
-static int iiCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr) {
+static int iiCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                    char **pzErr) {
   return iiInit(db, pAux, argc, argv, ppVtab, pzErr, 1);
 }
 static int iiConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -2145,8 +2179,9 @@ static int iiDisconnect(sqlite3_vtab *pVtab) {
 
 static int iiDestroy(sqlite3_vtab *pVtab) {
   inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
-  int rc = iiExec(p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_docs\";DROP TABLE IF EXISTS \"%w\".\"%w_terms\";",
-                                     p->zDb, p->zName, p->zDb, p->zName));
+  int rc = iiExec(
+      p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_docs\";DROP TABLE IF EXISTS \"%w\".\"%w_terms\";",
+                         p->zDb, p->zName, p->zDb, p->zName));
   if (rc == SQLITE_OK) iiVtabFree(p);
   return rc;
 }
@@ -2178,14 +2213,18 @@ static int iiBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   for (i = 0; i < pInfo->nConstraint; i++) {
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     if (pC->iColumn == p->nField && pC->op == SQLITE_INDEX_CONSTRAINT_MATCH) {
-      if (!pC->usable) bMatchUnusable = 1;
-      else if (aCons[0] < 0) aCons[0] = i;
+      if (!pC->usable)
+        bMatchUnusable = 1;
+      else if (aCons[0] < 0)
+        aCons[0] = i;
       continue;
     }
     if (!pC->usable || pC->iColumn >= 0) continue;
     if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && aCons[1] < 0) aCons[1] = i;
-    if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && aCons[2] < 0) aCons[2] = i;
-    if ((pC->op == SQLITE_INDEX_CONSTRAINT_LT || pC->op == SQLITE_INDEX_CONSTRAINT_LE) && aCons[3] < 0) aCons[3] = i;
+    if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && aCons[2] < 0)
+      aCons[2] = i;
+    if ((pC->op == SQLITE_INDEX_CONSTRAINT_LT || pC->op == SQLITE_INDEX_CONSTRAINT_LE) && aCons[3] < 0)
+      aCons[3] = i;
   }
   if (bMatchUnusable && aCons[0] < 0) return SQLITE_CONSTRAINT;
   for (i = 0; i < 4; i++) {
@@ -2308,7 +2347,8 @@ static int iiCmpRow(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static int iiFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv) {
+static int iiFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                    sqlite3_value **argv) {
   inverted_index_cursor *pCur = (inverted_index_cursor *)cur;
   inverted_index_vtab *p = (inverted_index_vtab *)cur->pVtab;
   const char *zQuery = NULL;
@@ -2445,9 +2485,10 @@ static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value 
   }
   {
     char *zQ = nosqlValueQuote(pCmd);
-    nosqlVtabError(&p->base,
-                   "inverted_index: unknown command %s (expected 'rebuild', 'integrity-check', 'optimize' or 'delete')",
-                   zQ);
+    nosqlVtabError(
+        &p->base,
+        "inverted_index: unknown command %s (expected 'rebuild', 'integrity-check', 'optimize' or 'delete')",
+        zQ);
     sqlite3_free(zQ);
   }
   return SQLITE_ERROR;
@@ -2593,7 +2634,8 @@ static inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *z
     sqlite3_stmt *pStmt = NULL;
     char *zSql;
     for (p = pG->pFirst; p; p = p->pNext) {
-      if (p->db == db && (zDb == NULL || sqlite3_stricmp(p->zDb, zDb) == 0) && sqlite3_stricmp(p->zName, zName) == 0)
+      if (p->db == db && (zDb == NULL || sqlite3_stricmp(p->zDb, zDb) == 0) &&
+          sqlite3_stricmp(p->zName, zName) == 0)
         return p;
     }
     if (iPass) break;
@@ -2819,8 +2861,8 @@ static double iiContainers(uint32_t nDoc) { return (double)(nDoc >> 16) + 1.0; }
 ** Facets of field iField for the audiences aAud[0..nAud): append rows with
 ** a non-zero count. eMethod: 0 choose, 1 bitmap, 2 direct.
 */
-static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int iField, roaring_bitmap_t **aAud,
-                         int nAud, int eMethod) {
+static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int iField,
+                         roaring_bitmap_t **aAud, int nAud, int eMethod) {
   int rc = SQLITE_OK;
   sqlite3_stmt *pStmt = NULL;
   sqlite3_int64 *aId = NULL, *aOff = NULL, nAlloc = 0, nTerm = 0, t, nDocsField = 0, nAlloc2;
@@ -2829,9 +2871,10 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
   sqlite3_int64 iMaxId = 0;
   double rAud = 0, rLive = (double)roaring_bitmap_get_cardinality(p->pMap->pLive), rUncached = 0;
   int q;
-  char *zSql = sqlite3_mprintf("SELECT id, term, docs FROM \"%w\".\"%w_terms\" WHERE field = ?1 AND docs > 0 "
-                               "ORDER BY term",
-                               p->zDb, p->zName);
+  char *zSql = sqlite3_mprintf(
+      "SELECT id, term, docs FROM \"%w\".\"%w_terms\" WHERE field = ?1 AND docs > 0 "
+      "ORDER BY term",
+      p->zDb, p->zName);
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
@@ -2873,8 +2916,10 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
   }
   if (rc == SQLITE_OK && nTerm > 0) {
     aCount = (int64_t *)sqlite3_malloc64(sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
-    if (aCount == NULL) rc = SQLITE_NOMEM;
-    else memset(aCount, 0, sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
+    if (aCount == NULL)
+      rc = SQLITE_NOMEM;
+    else
+      memset(aCount, 0, sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
   }
   if (rc == SQLITE_OK && nTerm > 0 && eMethod == 0) {
     /* Estimated nanoseconds of each method (constants measured by tests/bench). */
@@ -2882,11 +2927,13 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
     double rBitmap, rDirect;
     for (q = 0; q < nAud; q++) rAud += (double)roaring_bitmap_get_cardinality(aAud[q]);
     rBitmap = (double)nTerm * (1500.0 + nAud * 300.0 * iiContainers((uint32_t)rLive)) + rUncached * 0.2;
-    rDirect = (p->pMap->aOff ? 0.0 : rLive * rPerDoc * 15.0) + rAud * (rPerDoc * 2.0 + (nAud > 1 ? nAud * 10.0 : 0));
+    rDirect = (p->pMap->aOff ? 0.0 : rLive * rPerDoc * 15.0) +
+              rAud * (rPerDoc * 2.0 + (nAud > 1 ? nAud * 10.0 : 0));
     eMethod = rDirect < rBitmap ? 2 : 1;
   }
   if (rc == SQLITE_OK && nTerm > 0 && eMethod == 1) {
-    const roaring_bitmap_t **aPost = (const roaring_bitmap_t **)sqlite3_malloc64(sizeof(void *) * (size_t)nTerm);
+    const roaring_bitmap_t **aPost =
+        (const roaring_bitmap_t **)sqlite3_malloc64(sizeof(void *) * (size_t)nTerm);
     if (aPost == NULL) rc = SQLITE_NOMEM;
     for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
       IiTerm *u = NULL;
@@ -2894,7 +2941,8 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
       if (rc == SQLITE_OK) rc = iiTermLoad(p, u);
       if (rc == SQLITE_OK) aPost[t] = u->pPost;
     }
-    if (rc == SQLITE_OK) iiFacetBitmap((const roaring_bitmap_t *const *)aAud, nAud, aPost, (int)nTerm, aCount);
+    if (rc == SQLITE_OK)
+      iiFacetBitmap((const roaring_bitmap_t *const *)aAud, nAud, aPost, (int)nTerm, aCount);
     sqlite3_free(aPost);
     pCur->zMethod = "bitmap";
   } else if (rc == SQLITE_OK && nTerm > 0) {
@@ -2919,8 +2967,8 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
       IiFacetRow *r;
       if (n == 0) continue;
       if ((pCur->nRow & (pCur->nRow - 1)) == 0) {
-        IiFacetRow *aNew =
-            (IiFacetRow *)sqlite3_realloc64(pCur->aRow, sizeof(IiFacetRow) * (size_t)(pCur->nRow ? pCur->nRow * 2 : 1));
+        IiFacetRow *aNew = (IiFacetRow *)sqlite3_realloc64(
+            pCur->aRow, sizeof(IiFacetRow) * (size_t)(pCur->nRow ? pCur->nRow * 2 : 1));
         if (aNew == NULL) {
           rc = SQLITE_NOMEM;
           break;
@@ -2967,9 +3015,10 @@ static int iiCompanionFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *i
     return rc;
   }
   if (!pTab->bFacets) {
-    char *zSql = sqlite3_mprintf("SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 "
-                                 "ORDER BY field, term",
-                                 p->zDb, p->zName);
+    char *zSql = sqlite3_mprintf(
+        "SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 "
+        "ORDER BY field, term",
+        p->zDb, p->zName);
     if (zSql == NULL) return SQLITE_NOMEM;
     rc = sqlite3_prepare_v2(p->db, zSql, -1, &pCur->pVocab, 0);
     sqlite3_free(zSql);
@@ -2998,7 +3047,8 @@ static int iiCompanionFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *i
     if (rcIn == SQLITE_OK || rcIn == SQLITE_DONE) {
       /* query IN (...): every audience in this one scan. */
       while (rcIn == SQLITE_OK && rc == SQLITE_OK && pVal) {
-        if (sqlite3_value_type(pVal) != SQLITE_NULL) rc = iiFacetsAddQuery(pCur, (const char *)sqlite3_value_text(pVal));
+        if (sqlite3_value_type(pVal) != SQLITE_NULL)
+          rc = iiFacetsAddQuery(pCur, (const char *)sqlite3_value_text(pVal));
         rcIn = sqlite3_vtab_in_next(pList, &pVal);
       }
       if (rc == SQLITE_OK && rcIn != SQLITE_OK && rcIn != SQLITE_DONE) rc = rcIn;
@@ -3090,15 +3140,22 @@ static int iiCompanionColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int
   {
     IiFacetRow *r = &pCur->aRow[pCur->iRow];
     switch (iCol) {
-      case II_FACETS_COL_FIELD: sqlite3_result_text(ctx, pCur->azField[r->iField], -1, SQLITE_TRANSIENT); break;
+      case II_FACETS_COL_FIELD:
+        sqlite3_result_text(ctx, pCur->azField[r->iField], -1, SQLITE_TRANSIENT);
+        break;
       case II_FACETS_COL_TERM:
         sqlite3_result_text(ctx, (const char *)pCur->arena.a + r->iOff, r->nTerm, SQLITE_TRANSIENT);
         break;
-      case II_FACETS_COL_DOCS: sqlite3_result_int64(ctx, r->nDoc); break;
-      case II_FACETS_COL_QUERY:
-        if (pCur->azQuery[r->iQuery]) sqlite3_result_text(ctx, pCur->azQuery[r->iQuery], -1, SQLITE_TRANSIENT);
+      case II_FACETS_COL_DOCS:
+        sqlite3_result_int64(ctx, r->nDoc);
         break;
-      default: sqlite3_result_text(ctx, pCur->zMethod, -1, SQLITE_STATIC); break;
+      case II_FACETS_COL_QUERY:
+        if (pCur->azQuery[r->iQuery])
+          sqlite3_result_text(ctx, pCur->azQuery[r->iQuery], -1, SQLITE_TRANSIENT);
+        break;
+      default:
+        sqlite3_result_text(ctx, pCur->zMethod, -1, SQLITE_STATIC);
+        break;
     }
   }
   return SQLITE_OK;
@@ -3123,7 +3180,17 @@ static sqlite3_module iiCompanionModule = {
     iiCompanionEof,        /* xEof */
     iiCompanionColumn,     /* xColumn */
     iiCompanionRowid,      /* xRowid */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
 };
 
 /* inverted_index_count(table, query): the size of an audience, from cardinalities. */
@@ -3192,8 +3259,8 @@ int inverted_indexRegister(sqlite3 *db) {
     pG->nRef--;
   }
   if (rc == SQLITE_OK) {
-    rc = sqlite3_create_function_v2(db, "inverted_index_count", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, pG, iiCountFunc, 0,
-                                    0, iiGlobalUnref);
+    rc = sqlite3_create_function_v2(db, "inverted_index_count", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, pG,
+                                    iiCountFunc, 0, 0, iiGlobalUnref);
   } else {
     iiGlobalUnref(pG);
   }

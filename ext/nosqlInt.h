@@ -137,16 +137,16 @@ typedef int (*IiPostingLoader)(void *pCtx, int iField, const char *zTerm, int nT
                                const struct roaring_bitmap_s **ppPost);
 IiExpr *iiQueryParse(const char *zQuery, int nField, const char *const *azField, char **pzErr, int *pRc);
 void iiQueryFree(IiExpr *p);
-struct roaring_bitmap_s *iiQueryEval(IiExpr *pExpr, const struct roaring_bitmap_s *pUniverse, IiPostingLoader xLoad,
-                                     void *pCtx, int *pRc);
+struct roaring_bitmap_s *iiQueryEval(IiExpr *pExpr, const struct roaring_bitmap_s *pUniverse,
+                                     IiPostingLoader xLoad, void *pCtx, int *pRc);
 
 /*
 ** The two facet kernels (contracts above their definitions): per-term
 ** document counts of several audiences, by bitmap intersections or by one
 ** walk of the direct index {doc -> term ids}.
 */
-void iiFacetBitmap(const struct roaring_bitmap_s *const *aAud, int nAud, const struct roaring_bitmap_s *const *aPost,
-                   int nTerm, int64_t *aCount);
+void iiFacetBitmap(const struct roaring_bitmap_s *const *aAud, int nAud,
+                   const struct roaring_bitmap_s *const *aPost, int nTerm, int64_t *aCount);
 int iiFacetDirect(const struct roaring_bitmap_s *const *aAud, int nAud, const uint64_t *aOff, uint32_t nDoc,
                   const uint32_t *aTermId, const int32_t *aSlot, uint32_t nSlot, int nTerm, int64_t *aCount);
 

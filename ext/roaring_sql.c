@@ -191,7 +191,8 @@ static roaring_bitmap_t *rbArg(sqlite3_context *ctx, const char *zFunc, sqlite3_
   p = roaringDecode((const unsigned char *)sqlite3_value_blob(pVal), (size_t)sqlite3_value_bytes(pVal), &rc);
   if (rc == SQLITE_CORRUPT) {
     char *zQ = nosqlValueQuote(pVal);
-    nosqlResultError(ctx, "%s: argument %d is not a valid serialized roaring bitmap: %s", zFunc, iArg + 1, zQ);
+    nosqlResultError(ctx, "%s: argument %d is not a valid serialized roaring bitmap: %s", zFunc, iArg + 1,
+                     zQ);
     sqlite3_free(zQ);
   } else if (rc != SQLITE_OK) {
     sqlite3_result_error_nomem(ctx);
@@ -238,7 +239,8 @@ static const char *rbParseJsonArray(const char *z, roaring_bitmap_t *p, int *pbR
   while (*z == ' ' || *z == '\t' || *z == '\n' || *z == '\r') z++;
   if (*z++ != '[') return z - 1;
   while (*z == ' ' || *z == '\t' || *z == '\n' || *z == '\r') z++;
-  if (*z == ']') z++;
+  if (*z == ']')
+    z++;
   else {
     for (;;) {
       int64_t v = 0;
@@ -325,10 +327,18 @@ static void rbSetOpFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     return;
   }
   switch (eOp) {
-    case RB_AND: pR = roaring_bitmap_and(pA, pB); break;
-    case RB_OR: pR = roaring_bitmap_or(pA, pB); break;
-    case RB_ANDNOT: pR = roaring_bitmap_andnot(pA, pB); break;
-    default: pR = roaring_bitmap_xor(pA, pB); break;
+    case RB_AND:
+      pR = roaring_bitmap_and(pA, pB);
+      break;
+    case RB_OR:
+      pR = roaring_bitmap_or(pA, pB);
+      break;
+    case RB_ANDNOT:
+      pR = roaring_bitmap_andnot(pA, pB);
+      break;
+    default:
+      pR = roaring_bitmap_xor(pA, pB);
+      break;
   }
   roaring_bitmap_free(pA);
   roaring_bitmap_free(pB);
@@ -349,10 +359,18 @@ static void rbCardOpFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     return;
   }
   switch (eOp) {
-    case RB_AND: n = roaring_bitmap_and_cardinality(pA, pB); break;
-    case RB_OR: n = roaring_bitmap_or_cardinality(pA, pB); break;
-    case RB_ANDNOT: n = roaring_bitmap_andnot_cardinality(pA, pB); break;
-    default: n = roaring_bitmap_xor_cardinality(pA, pB); break;
+    case RB_AND:
+      n = roaring_bitmap_and_cardinality(pA, pB);
+      break;
+    case RB_OR:
+      n = roaring_bitmap_or_cardinality(pA, pB);
+      break;
+    case RB_ANDNOT:
+      n = roaring_bitmap_andnot_cardinality(pA, pB);
+      break;
+    default:
+      n = roaring_bitmap_xor_cardinality(pA, pB);
+      break;
   }
   roaring_bitmap_free(pA);
   roaring_bitmap_free(pB);
@@ -378,7 +396,8 @@ static void rbOneFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     roaring_uint32_iterator_t it;
     sqlite3_int64 nMax = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
     nosqlBufferAppend(&rc, &b, "[", 1);
-    for (roaring_init_iterator(p, &it); it.has_value && rc == SQLITE_OK; roaring_advance_uint32_iterator(&it)) {
+    for (roaring_init_iterator(p, &it); it.has_value && rc == SQLITE_OK;
+         roaring_advance_uint32_iterator(&it)) {
       nosqlBufferAppendf(&rc, &b, b.n > 1 ? ",%u" : "%u", it.current_value);
       if (b.n > nMax) rc = SQLITE_TOOBIG;
     }
@@ -405,7 +424,8 @@ static void rbContainsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   if (rbAnyNull(ctx, argc, argv)) return;
   p = rbArg(ctx, "rb_contains", argv[0], 0);
   if (p == NULL) return;
-  sqlite3_result_int(ctx, rbElement(ctx, "rb_contains", argv[1], 0, &v) == 0 && roaring_bitmap_contains(p, v));
+  sqlite3_result_int(ctx,
+                     rbElement(ctx, "rb_contains", argv[1], 0, &v) == 0 && roaring_bitmap_contains(p, v));
   roaring_bitmap_free(p);
 }
 
@@ -473,9 +493,15 @@ static void rbAggStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       return;
     }
     switch (eOp) {
-      case RB_AGG_OR: roaring_bitmap_or_inplace(pAgg->p, pIn); break;
-      case RB_AGG_AND: roaring_bitmap_and_inplace(pAgg->p, pIn); break;
-      default: roaring_bitmap_xor_inplace(pAgg->p, pIn); break;
+      case RB_AGG_OR:
+        roaring_bitmap_or_inplace(pAgg->p, pIn);
+        break;
+      case RB_AGG_AND:
+        roaring_bitmap_and_inplace(pAgg->p, pIn);
+        break;
+      default:
+        roaring_bitmap_xor_inplace(pAgg->p, pIn);
+        break;
     }
     roaring_bitmap_free(pIn);
   }
@@ -587,8 +613,8 @@ static int rbIterateFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idx
     sqlite3_free(zQ);
     return SQLITE_ERROR;
   }
-  pCur->p = roaringDecode((const unsigned char *)sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]),
-                          &rc);
+  pCur->p = roaringDecode((const unsigned char *)sqlite3_value_blob(argv[0]),
+                          (size_t)sqlite3_value_bytes(argv[0]), &rc);
   if (rc == SQLITE_CORRUPT) {
     char *zQ = nosqlValueQuote(argv[0]);
     nosqlVtabError(cur->pVtab, "rb_iterate: argument 1 is not a valid serialized roaring bitmap: %s", zQ);
@@ -612,7 +638,8 @@ static int rbIterateBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
     pInfo->idxNum = 1;
     pInfo->estimatedCost = 1000;
     pInfo->estimatedRows = 1000;
-    if (pInfo->nOrderBy == 1 && pInfo->aOrderBy[0].iColumn == RB_ITERATE_COL_VALUE && !pInfo->aOrderBy[0].desc) {
+    if (pInfo->nOrderBy == 1 && pInfo->aOrderBy[0].iColumn == RB_ITERATE_COL_VALUE &&
+        !pInfo->aOrderBy[0].desc) {
       pInfo->orderByConsumed = 1;
     }
     return SQLITE_OK;
@@ -637,7 +664,17 @@ static sqlite3_module rbIterateModule = {
     rbIterateEof,        /* xEof */
     rbIterateColumn,     /* xColumn */
     rbIterateRowid,      /* xRowid */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
 };
 
 int roaringRegister(sqlite3 *db) {
@@ -647,7 +684,8 @@ int roaringRegister(sqlite3 *db) {
   for (i = 0; rc == SQLITE_OK && i < 4; i++) {
     rc = sqlite3_create_function(db, azRbSetName[i], 2, NOSQL_PURE, (void *)(intptr_t)i, rbSetOpFunc, 0, 0);
     if (rc == SQLITE_OK) {
-      rc = sqlite3_create_function(db, azRbCardName[i], 2, NOSQL_PURE, (void *)(intptr_t)i, rbCardOpFunc, 0, 0);
+      rc = sqlite3_create_function(db, azRbCardName[i], 2, NOSQL_PURE, (void *)(intptr_t)i, rbCardOpFunc, 0,
+                                   0);
     }
     if (rc == SQLITE_OK) {
       rc = sqlite3_create_function(db, azRbOneName[i], 1, NOSQL_PURE, (void *)(intptr_t)i, rbOneFunc, 0, 0);
@@ -657,7 +695,8 @@ int roaringRegister(sqlite3 *db) {
                                    rbAggFinal);
     }
   }
-  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "rb_contains", 2, NOSQL_PURE, 0, rbContainsFunc, 0, 0);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function(db, "rb_contains", 2, NOSQL_PURE, 0, rbContainsFunc, 0, 0);
   if (rc == SQLITE_OK) {
     rc = sqlite3_create_function(db, "rb_add", 2, NOSQL_PURE, (void *)(intptr_t)1, rbAddRemoveFunc, 0, 0);
   }

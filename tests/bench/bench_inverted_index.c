@@ -22,15 +22,15 @@
 #include <string.h>
 #include <time.h>
 
-#define II_BENCH_FIELDS 4   /* Keyword fields per document */
+#define II_BENCH_FIELDS 4    /* Keyword fields per document */
 #define II_BENCH_PER_FIELD 5 /* Terms drawn per field (duplicates collapse) */
-#define II_BENCH_VOCAB 2500 /* Terms per field */
+#define II_BENCH_VOCAB 2500  /* Terms per field */
 
 /* The generated documents: aTerm[doc][field][k], term ranks 0..VOCAB-1. */
 typedef struct IiBenchData IiBenchData;
 struct IiBenchData {
-  int nDoc;                  /* Documents */
-  uint16_t *aTerm;           /* nDoc * FIELDS * PER_FIELD term ranks */
+  int nDoc;                                        /* Documents */
+  uint16_t *aTerm;                                 /* nDoc * FIELDS * PER_FIELD term ranks */
   int64_t aCount[II_BENCH_FIELDS][II_BENCH_VOCAB]; /* Documents per term */
 };
 
@@ -86,8 +86,9 @@ static int iiBenchTermNear(const IiBenchData *p, int f, int64_t n) {
 static sqlite3_int64 iiBenchBytes(sqlite3 *db) {
   sqlite3_stmt *pStmt = NULL;
   sqlite3_int64 n = 0;
-  sqlite3_prepare_v2(db, "SELECT (SELECT page_count FROM pragma_page_count) * (SELECT page_size FROM pragma_page_size)",
-                     -1, &pStmt, 0);
+  sqlite3_prepare_v2(
+      db, "SELECT (SELECT page_count FROM pragma_page_count) * (SELECT page_size FROM pragma_page_size)", -1,
+      &pStmt, 0);
   if (pStmt && sqlite3_step(pStmt) == SQLITE_ROW) n = sqlite3_column_int64(pStmt, 0);
   sqlite3_finalize(pStmt);
   return n;
@@ -181,11 +182,15 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
     aTime[s] = iiBenchNow() - t0;
     aBytes[s] = iiBenchBytes(db) - nBefore;
   }
-  printf("\n### inverted_index: build (%d documents, %lld distinct document terms)\n\n", p->nDoc, (long long)nTerm);
-  printf("| structure | build ms | ns/term | bytes | bytes/term | ratio (time) |\n|---|---:|---:|---:|---:|---:|\n");
+  printf("\n### inverted_index: build (%d documents, %lld distinct document terms)\n\n", p->nDoc,
+         (long long)nTerm);
+  printf(
+      "| structure | build ms | ns/term | bytes | bytes/term | ratio (time) "
+      "|\n|---|---:|---:|---:|---:|---:|\n");
   for (s = 0; s < 3; s++) {
-    printf("| %s | %.0f | %.0f | %lld | %.2f | %.2fx |\n", azName[s], aTime[s] * 1e3, aTime[s] * 1e9 / (double)nTerm,
-           (long long)aBytes[s], (double)aBytes[s] / (double)nTerm, aTime[s] / aTime[0]);
+    printf("| %s | %.0f | %.0f | %lld | %.2f | %.2fx |\n", azName[s], aTime[s] * 1e3,
+           aTime[s] * 1e9 / (double)nTerm, (long long)aBytes[s], (double)aBytes[s] / (double)nTerm,
+           aTime[s] / aTime[0]);
   }
   {
     /* The first query of a connection loads the document map and the posting lists it needs. */
@@ -199,8 +204,8 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
 /* The timed questions, on the terms the generated counts make representative. */
 static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   char zSize[96];
-  int a0 = iiBenchTermNear(p, 0, p->aCount[0][0]);      /* most frequent of f0 */
-  int b1 = iiBenchTermNear(p, 1, p->aCount[1][1]);      /* second of f1 */
+  int a0 = iiBenchTermNear(p, 0, p->aCount[0][0]); /* most frequent of f0 */
+  int b1 = iiBenchTermNear(p, 1, p->aCount[1][1]); /* second of f1 */
   int64_t nA = p->aCount[0][a0], nB = p->aCount[1][b1];
   int s1 = iiBenchTermNear(p, 1, nA / 1000 > 0 ? nA / 1000 : 1); /* the skewed small list */
   int64_t nS = p->aCount[1][s1];
@@ -208,55 +213,63 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   int i;
 
   snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |B| = %lld", p->nDoc, (long long)nA, (long long)nB);
-  z[0] = sqlite3_mprintf("SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' INTERSECT "
-                         "SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d'",
-                         a0, b1);
+  z[0] = sqlite3_mprintf(
+      "SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' INTERSECT "
+      "SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d'",
+      a0, b1);
   z[1] = sqlite3_mprintf("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d AND f1t%d'", a0, b1);
   z[2] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d'", a0, b1);
   {
-    const BenchVariant aVar[] = {
-        {"relational: INTERSECT", z[0], 0, 0}, {"FTS5 MATCH", z[1], 0, 0}, {"inverted_index MATCH", z[2], 0, 0}};
-    benchCompare(pB, "inverted_index: AND of two frequent terms", db, zSize, (double)(nA + nB), "posting", aVar, 3);
+    const BenchVariant aVar[] = {{"relational: INTERSECT", z[0], 0, 0},
+                                 {"FTS5 MATCH", z[1], 0, 0},
+                                 {"inverted_index MATCH", z[2], 0, 0}};
+    benchCompare(pB, "inverted_index: AND of two frequent terms", db, zSize, (double)(nA + nB), "posting",
+                 aVar, 3);
   }
-  z[3] = sqlite3_mprintf("SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' UNION "
-                         "SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d'",
-                         a0, b1);
+  z[3] = sqlite3_mprintf(
+      "SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' UNION "
+      "SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d'",
+      a0, b1);
   z[4] = sqlite3_mprintf("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d OR f1t%d'", a0, b1);
   z[5] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d OR f1:t%d'", a0, b1);
   {
     const BenchVariant aVar[] = {
         {"relational: UNION", z[3], 0, 0}, {"FTS5 MATCH", z[4], 0, 0}, {"inverted_index MATCH", z[5], 0, 0}};
-    benchCompare(pB, "inverted_index: OR of two frequent terms", db, zSize, (double)(nA + nB), "posting", aVar, 3);
+    benchCompare(pB, "inverted_index: OR of two frequent terms", db, zSize, (double)(nA + nB), "posting",
+                 aVar, 3);
   }
-  z[21] = sqlite3_mprintf("SELECT count(*) FROM (SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' "
-                          "UNION SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d')",
-                          a0, b1);
+  z[21] = sqlite3_mprintf(
+      "SELECT count(*) FROM (SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' "
+      "UNION SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d')",
+      a0, b1);
   z[22] = sqlite3_mprintf("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'f0t%d OR f1t%d'", a0, b1);
   z[23] = sqlite3_mprintf("SELECT count(*) FROM aud WHERE aud MATCH 'f0:t%d OR f1:t%d'", a0, b1);
   {
     const BenchVariant aVar[] = {{"relational: count(*) of UNION", z[21], 0, 0},
                                  {"FTS5 count(*)", z[22], 0, 0},
                                  {"inverted_index count(*)", z[23], 0, 0}};
-    benchCompare(pB, "inverted_index: OR of two frequent terms, count(*)", db, zSize, (double)(nA + nB), "posting",
-                 aVar, 3);
+    benchCompare(pB, "inverted_index: OR of two frequent terms, count(*)", db, zSize, (double)(nA + nB),
+                 "posting", aVar, 3);
   }
   snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |S| = %lld", p->nDoc, (long long)nA, (long long)nS);
-  z[6] = sqlite3_mprintf("SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d' INTERSECT "
-                         "SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d'",
-                         s1, a0);
+  z[6] = sqlite3_mprintf(
+      "SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d' INTERSECT "
+      "SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d'",
+      s1, a0);
   z[7] = sqlite3_mprintf("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d AND f1t%d'", a0, s1);
   z[8] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d'", a0, s1);
   {
     const BenchVariant aVar[] = {{"relational: INTERSECT (small list first)", z[6], 0, 0},
                                  {"FTS5 MATCH", z[7], 0, 0},
                                  {"inverted_index MATCH", z[8], 0, 0}};
-    benchCompare(pB, "inverted_index: skewed AND (1:1000)", db, zSize, (double)(nS > 0 ? nS : 1), "small posting",
-                 aVar, 3);
+    benchCompare(pB, "inverted_index: skewed AND (1:1000)", db, zSize, (double)(nS > 0 ? nS : 1),
+                 "small posting", aVar, 3);
   }
   snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |B| = %lld", p->nDoc, (long long)nA, (long long)nB);
-  z[9] = sqlite3_mprintf("SELECT count(*) FROM (SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' "
-                         "INTERSECT SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d')",
-                         a0, b1);
+  z[9] = sqlite3_mprintf(
+      "SELECT count(*) FROM (SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' "
+      "INTERSECT SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d')",
+      a0, b1);
   z[10] = sqlite3_mprintf("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'f0t%d AND f1t%d'", a0, b1);
   z[11] = sqlite3_mprintf("SELECT count(*) FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d'", a0, b1);
   z[12] = sqlite3_mprintf("SELECT inverted_index_count('aud', 'f0:t%d AND f1:t%d')", a0, b1);
@@ -265,35 +278,41 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
                                  {"FTS5 count(*)", z[10], 0, 0},
                                  {"inverted_index count(*) (rows stepped)", z[11], 0, 0},
                                  {"inverted_index_count() (cardinality)", z[12], 0, 0}};
-    benchCompare(pB, "inverted_index: count(*) of an audience", db, zSize, (double)(nA + nB), "posting", aVar, 4);
+    benchCompare(pB, "inverted_index: count(*) of an audience", db, zSize, (double)(nA + nB), "posting", aVar,
+                 4);
   }
   /* The report: unique documents per term of f2 within the audience f0:a0. */
-  snprintf(zSize, sizeof(zSize), "%d docs, audience %lld, field of %d terms", p->nDoc, (long long)nA, II_BENCH_VOCAB);
-  z[13] = sqlite3_mprintf("SELECT a.value, count(DISTINCT a.user_id) FROM user_attr a "
-                          "WHERE a.field = 'f2' AND a.user_id IN (SELECT user_id FROM user_attr "
-                          "WHERE field = 'f0' AND value = 't%d') GROUP BY a.value",
-                          a0);
-  z[14] = sqlite3_mprintf("SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f0:t%d' AND method = 'bitmap'",
-                          a0);
-  z[15] = sqlite3_mprintf("SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f0:t%d' AND method = 'direct'",
-                          a0);
+  snprintf(zSize, sizeof(zSize), "%d docs, audience %lld, field of %d terms", p->nDoc, (long long)nA,
+           II_BENCH_VOCAB);
+  z[13] = sqlite3_mprintf(
+      "SELECT a.value, count(DISTINCT a.user_id) FROM user_attr a "
+      "WHERE a.field = 'f2' AND a.user_id IN (SELECT user_id FROM user_attr "
+      "WHERE field = 'f0' AND value = 't%d') GROUP BY a.value",
+      a0);
+  z[14] = sqlite3_mprintf(
+      "SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f0:t%d' AND method = 'bitmap'", a0);
+  z[15] = sqlite3_mprintf(
+      "SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f0:t%d' AND method = 'direct'", a0);
   z[16] = sqlite3_mprintf("SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f0:t%d'", a0);
   {
     const BenchVariant aVar[] = {{"relational: GROUP BY count(DISTINCT)", z[13], 0, 0},
                                  {"facets: bitmap intersections", z[14], 0, 0},
                                  {"facets: direct index", z[15], 0, 0},
                                  {"facets: chosen by the estimate", z[16], 0, 0}};
-    benchCompare(pB, "inverted_index: facet report (large audience)", db, zSize, (double)nA, "audience doc", aVar, 4);
+    benchCompare(pB, "inverted_index: facet report (large audience)", db, zSize, (double)nA, "audience doc",
+                 aVar, 4);
   }
-  snprintf(zSize, sizeof(zSize), "%d docs, audience %lld, field of %d terms", p->nDoc, (long long)nS, II_BENCH_VOCAB);
-  z[17] = sqlite3_mprintf("SELECT a.value, count(DISTINCT a.user_id) FROM user_attr a "
-                          "WHERE a.field = 'f2' AND a.user_id IN (SELECT user_id FROM user_attr "
-                          "WHERE field = 'f1' AND value = 't%d') GROUP BY a.value",
-                          s1);
-  z[18] = sqlite3_mprintf("SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f1:t%d' AND method = 'bitmap'",
-                          s1);
-  z[19] = sqlite3_mprintf("SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f1:t%d' AND method = 'direct'",
-                          s1);
+  snprintf(zSize, sizeof(zSize), "%d docs, audience %lld, field of %d terms", p->nDoc, (long long)nS,
+           II_BENCH_VOCAB);
+  z[17] = sqlite3_mprintf(
+      "SELECT a.value, count(DISTINCT a.user_id) FROM user_attr a "
+      "WHERE a.field = 'f2' AND a.user_id IN (SELECT user_id FROM user_attr "
+      "WHERE field = 'f1' AND value = 't%d') GROUP BY a.value",
+      s1);
+  z[18] = sqlite3_mprintf(
+      "SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f1:t%d' AND method = 'bitmap'", s1);
+  z[19] = sqlite3_mprintf(
+      "SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f1:t%d' AND method = 'direct'", s1);
   z[20] = sqlite3_mprintf("SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f1:t%d'", s1);
   {
     const BenchVariant aVar[] = {{"relational: GROUP BY count(DISTINCT)", z[17], 0, 0},

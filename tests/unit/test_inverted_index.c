@@ -126,7 +126,8 @@ static void testValidator(void) {
 #define UNIT_NDOC 200
 static roaring_bitmap_t *aUnitPost[3][8];
 
-static int unitLoader(void *pCtx, int iField, const char *zTerm, int nTerm, const struct roaring_bitmap_s **pp) {
+static int unitLoader(void *pCtx, int iField, const char *zTerm, int nTerm,
+                      const struct roaring_bitmap_s **pp) {
   (void)pCtx;
   if (nTerm != 2 || zTerm[0] != 't' || zTerm[1] < '0' || zTerm[1] > '7') return SQLITE_ERROR;
   *pp = aUnitPost[iField][zTerm[1] - '0'];
@@ -153,8 +154,8 @@ static void testQueries(void) {
   }
   /* Random queries of three terms in every shape, against brute force. */
   {
-    static const char *azShape[] = {"%s AND %s AND %s",   "%s OR %s OR %s",       "%s AND NOT %s OR %s",
-                                    "NOT (%s OR %s) %s",  "(%s OR NOT %s) AND %s", "NOT %s NOT %s NOT %s",
+    static const char *azShape[] = {"%s AND %s AND %s",     "%s OR %s OR %s",        "%s AND NOT %s OR %s",
+                                    "NOT (%s OR %s) %s",    "(%s OR NOT %s) AND %s", "NOT %s NOT %s NOT %s",
                                     "((%s)) OR (%s AND %s)"};
     uint64_t seed = 99;
     int iCase, nBad = 0;
@@ -176,13 +177,27 @@ static void testQueries(void) {
       for (d = 0; pGot && d < UNIT_NDOC; d++) {
         int x = unitHas(aF[0], aK[0], d), y = unitHas(aF[1], aK[1], d), z = unitHas(aF[2], aK[2], d), bWant;
         switch (iShape) {
-          case 0: bWant = x && y && z; break;
-          case 1: bWant = x || y || z; break;
-          case 2: bWant = (x && !y) || z; break;
-          case 3: bWant = !(x || y) && z; break;
-          case 4: bWant = (x || !y) && z; break;
-          case 5: bWant = !x && !y && !z; break;
-          default: bWant = x || (y && z); break;
+          case 0:
+            bWant = x && y && z;
+            break;
+          case 1:
+            bWant = x || y || z;
+            break;
+          case 2:
+            bWant = (x && !y) || z;
+            break;
+          case 3:
+            bWant = !(x || y) && z;
+            break;
+          case 4:
+            bWant = (x || !y) && z;
+            break;
+          case 5:
+            bWant = !x && !y && !z;
+            break;
+          default:
+            bWant = x || (y && z);
+            break;
         }
         if (bWant != (int)roaring_bitmap_contains(pGot, d)) nBad++;
       }
@@ -242,15 +257,16 @@ static void testFacets(void) {
   memset(aA, 0, sizeof(aA));
   memset(aB, 0, sizeof(aB));
   memset(aC, 0, sizeof(aC));
-  iiFacetBitmap((const struct roaring_bitmap_s *const *)aAud, 3, (const struct roaring_bitmap_s *const *)&aPost[5],
-                nTermField, aA);
-  CHECK_INT(iiFacetDirect((const struct roaring_bitmap_s *const *)aAud, 3, aOff, nDoc, aTermId, aSlot, nTermAll,
-                          nTermField, aB),
+  iiFacetBitmap((const struct roaring_bitmap_s *const *)aAud, 3,
+                (const struct roaring_bitmap_s *const *)&aPost[5], nTermField, aA);
+  CHECK_INT(iiFacetDirect((const struct roaring_bitmap_s *const *)aAud, 3, aOff, nDoc, aTermId, aSlot,
+                          nTermAll, nTermField, aB),
             SQLITE_OK);
   for (q = 0; q < 3; q++) {
     for (t = 0; t < nTermField; t++) {
       for (d = 0; d < nDoc; d++) {
-        if (roaring_bitmap_contains(aAud[q], d) && roaring_bitmap_contains(aPost[5 + t], d)) aC[q * nTermField + t]++;
+        if (roaring_bitmap_contains(aAud[q], d) && roaring_bitmap_contains(aPost[5 + t], d))
+          aC[q * nTermField + t]++;
       }
     }
   }
@@ -258,8 +274,8 @@ static void testFacets(void) {
   CHECK(memcmp(aB, aC, sizeof(aB)) == 0);
   /* One audience takes the single-audience path. */
   memset(aB, 0, sizeof(aB));
-  iiFacetDirect((const struct roaring_bitmap_s *const *)&aAud[1], 1, aOff, nDoc, aTermId, aSlot, nTermAll, nTermField,
-                aB);
+  iiFacetDirect((const struct roaring_bitmap_s *const *)&aAud[1], 1, aOff, nDoc, aTermId, aSlot, nTermAll,
+                nTermField, aB);
   CHECK(memcmp(aB, aC + nTermField, sizeof(int64_t) * nTermField) == 0);
   for (t = 0; t < nTermAll; t++) roaring_bitmap_free(aPost[t]);
   for (q = 0; q < 3; q++) roaring_bitmap_free(aAud[q]);
