@@ -314,14 +314,22 @@ static const char *const azRbSetName[] = {"rb_and", "rb_or", "rb_andnot", "rb_xo
 static const char *const azRbCardName[] = {"rb_and_cardinality", "rb_or_cardinality", "rb_andnot_cardinality",
                                            "rb_xor_cardinality"};
 
-/* rb_and(a, b) and its siblings: a new bitmap. */
-static void rbSetOpFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+/*
+** rb_and(a, b) and its siblings. The user data is the operation, plus
+** RB_CARD_FLAG for the *_cardinality forms, which return the size of the
+** result without building it.
+*/
+#define RB_CARD_FLAG 4
+static void rbTwoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   int eOp = (int)(intptr_t)sqlite3_user_data(ctx);
+  int bCard = (eOp & RB_CARD_FLAG) != 0;
+  const char *zFunc = bCard ? azRbCardName[eOp & 3] : azRbSetName[eOp & 3];
   roaring_bitmap_t *pA, *pB, *pR = NULL;
+  uint64_t n = 0;
   if (rbAnyNull(ctx, argc, argv)) return;
-  pA = rbArg(ctx, azRbSetName[eOp], argv[0], 0);
+  pA = rbArg(ctx, zFunc, argv[0], 0);
   if (pA == NULL) return;
-  pB = rbArg(ctx, azRbSetName[eOp], argv[1], 1);
+  pB = rbArg(ctx, zFunc, argv[1], 1);
   if (pB == NULL) {
     roaring_bitmap_free(pA);
     return;
@@ -336,36 +344,16 @@ static void rbSetOpFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     case RB_ANDNOT:
       pR = roaring_bitmap_andnot(pA, pB);
       break;
-    default:
+    case RB_XOR:
       pR = roaring_bitmap_xor(pA, pB);
       break;
-  }
-  roaring_bitmap_free(pA);
-  roaring_bitmap_free(pB);
-  rbResultBitmap(ctx, pR);
-}
-
-/* rb_and_cardinality(a, b) and its siblings: the size of the result. */
-static void rbCardOpFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  int eOp = (int)(intptr_t)sqlite3_user_data(ctx);
-  roaring_bitmap_t *pA, *pB;
-  uint64_t n;
-  if (rbAnyNull(ctx, argc, argv)) return;
-  pA = rbArg(ctx, azRbCardName[eOp], argv[0], 0);
-  if (pA == NULL) return;
-  pB = rbArg(ctx, azRbCardName[eOp], argv[1], 1);
-  if (pB == NULL) {
-    roaring_bitmap_free(pA);
-    return;
-  }
-  switch (eOp) {
-    case RB_AND:
+    case RB_CARD_FLAG | RB_AND:
       n = roaring_bitmap_and_cardinality(pA, pB);
       break;
-    case RB_OR:
+    case RB_CARD_FLAG | RB_OR:
       n = roaring_bitmap_or_cardinality(pA, pB);
       break;
-    case RB_ANDNOT:
+    case RB_CARD_FLAG | RB_ANDNOT:
       n = roaring_bitmap_andnot_cardinality(pA, pB);
       break;
     default:
@@ -374,7 +362,10 @@ static void rbCardOpFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
   roaring_bitmap_free(pA);
   roaring_bitmap_free(pB);
-  sqlite3_result_int64(ctx, (sqlite3_int64)n);
+  if (bCard)
+    sqlite3_result_int64(ctx, (sqlite3_int64)n);
+  else
+    rbResultBitmap(ctx, pR);
 }
 
 /* The operation of a one-bitmap function, in its user data. */
@@ -682,10 +673,10 @@ int roaringRegister(sqlite3 *db) {
   int i;
   rc = sqlite3_create_function(db, "rb_build", 1, NOSQL_PURE, 0, rbBuildFunc, 0, 0);
   for (i = 0; rc == SQLITE_OK && i < 4; i++) {
-    rc = sqlite3_create_function(db, azRbSetName[i], 2, NOSQL_PURE, (void *)(intptr_t)i, rbSetOpFunc, 0, 0);
+    rc = sqlite3_create_function(db, azRbSetName[i], 2, NOSQL_PURE, (void *)(intptr_t)i, rbTwoFunc, 0, 0);
     if (rc == SQLITE_OK) {
-      rc = sqlite3_create_function(db, azRbCardName[i], 2, NOSQL_PURE, (void *)(intptr_t)i, rbCardOpFunc, 0,
-                                   0);
+      rc = sqlite3_create_function(db, azRbCardName[i], 2, NOSQL_PURE, (void *)(intptr_t)(i | RB_CARD_FLAG),
+                                   rbTwoFunc, 0, 0);
     }
     if (rc == SQLITE_OK) {
       rc = sqlite3_create_function(db, azRbOneName[i], 1, NOSQL_PURE, (void *)(intptr_t)i, rbOneFunc, 0, 0);

@@ -201,6 +201,37 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   fflush(stdout);
 }
 
+/*
+** The facet report of field f2 for the audience "f<iField>:t<iTerm>" (nAud
+** documents): GROUP BY count(DISTINCT) against the facets table's methods.
+*/
+static void iiBenchFacets(Bench *pB, sqlite3 *db, const IiBenchData *p, const char *zWhich, int iField,
+                          int iTerm, int64_t nAud) {
+  char zSize[96], zTitle[96];
+  char *z[4];
+  int i;
+  snprintf(zSize, sizeof(zSize), "%d docs, audience %lld, field of %d terms", p->nDoc, (long long)nAud,
+           II_BENCH_VOCAB);
+  snprintf(zTitle, sizeof(zTitle), "inverted_index: facet report (%s audience)", zWhich);
+  z[0] = sqlite3_mprintf(
+      "SELECT a.value, count(DISTINCT a.user_id) FROM user_attr a WHERE a.field = 'f2' AND a.user_id IN "
+      "(SELECT user_id FROM user_attr WHERE field = 'f%d' AND value = 't%d') GROUP BY a.value",
+      iField, iTerm);
+  for (i = 1; i < 4; i++) {
+    static const char *azMethod[] = {"", " AND method = 'bitmap'", " AND method = 'direct'", ""};
+    z[i] = sqlite3_mprintf("SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f%d:t%d'%s",
+                           iField, iTerm, azMethod[i]);
+  }
+  {
+    const BenchVariant aVar[] = {{"relational: GROUP BY count(DISTINCT)", z[0], 0, 0},
+                                 {"facets: bitmap intersections", z[1], 0, 0},
+                                 {"facets: direct index", z[2], 0, 0},
+                                 {"facets: chosen by the estimate", z[3], 0, 0}};
+    benchCompare(pB, zTitle, db, zSize, (double)(nAud > 0 ? nAud : 1), "audience doc", aVar, 4);
+  }
+  for (i = 0; i < 4; i++) sqlite3_free(z[i]);
+}
+
 /* The timed questions, on the terms the generated counts make representative. */
 static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   char zSize[96];
@@ -209,7 +240,7 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   int64_t nA = p->aCount[0][a0], nB = p->aCount[1][b1];
   int s1 = iiBenchTermNear(p, 1, nA / 1000 > 0 ? nA / 1000 : 1); /* the skewed small list */
   int64_t nS = p->aCount[1][s1];
-  char *z[24];
+  char *z[24] = {0};
   int i;
 
   snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |B| = %lld", p->nDoc, (long long)nA, (long long)nB);
@@ -281,47 +312,9 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
     benchCompare(pB, "inverted_index: count(*) of an audience", db, zSize, (double)(nA + nB), "posting", aVar,
                  4);
   }
-  /* The report: unique documents per term of f2 within the audience f0:a0. */
-  snprintf(zSize, sizeof(zSize), "%d docs, audience %lld, field of %d terms", p->nDoc, (long long)nA,
-           II_BENCH_VOCAB);
-  z[13] = sqlite3_mprintf(
-      "SELECT a.value, count(DISTINCT a.user_id) FROM user_attr a "
-      "WHERE a.field = 'f2' AND a.user_id IN (SELECT user_id FROM user_attr "
-      "WHERE field = 'f0' AND value = 't%d') GROUP BY a.value",
-      a0);
-  z[14] = sqlite3_mprintf(
-      "SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f0:t%d' AND method = 'bitmap'", a0);
-  z[15] = sqlite3_mprintf(
-      "SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f0:t%d' AND method = 'direct'", a0);
-  z[16] = sqlite3_mprintf("SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f0:t%d'", a0);
-  {
-    const BenchVariant aVar[] = {{"relational: GROUP BY count(DISTINCT)", z[13], 0, 0},
-                                 {"facets: bitmap intersections", z[14], 0, 0},
-                                 {"facets: direct index", z[15], 0, 0},
-                                 {"facets: chosen by the estimate", z[16], 0, 0}};
-    benchCompare(pB, "inverted_index: facet report (large audience)", db, zSize, (double)nA, "audience doc",
-                 aVar, 4);
-  }
-  snprintf(zSize, sizeof(zSize), "%d docs, audience %lld, field of %d terms", p->nDoc, (long long)nS,
-           II_BENCH_VOCAB);
-  z[17] = sqlite3_mprintf(
-      "SELECT a.value, count(DISTINCT a.user_id) FROM user_attr a "
-      "WHERE a.field = 'f2' AND a.user_id IN (SELECT user_id FROM user_attr "
-      "WHERE field = 'f1' AND value = 't%d') GROUP BY a.value",
-      s1);
-  z[18] = sqlite3_mprintf(
-      "SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f1:t%d' AND method = 'bitmap'", s1);
-  z[19] = sqlite3_mprintf(
-      "SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f1:t%d' AND method = 'direct'", s1);
-  z[20] = sqlite3_mprintf("SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f1:t%d'", s1);
-  {
-    const BenchVariant aVar[] = {{"relational: GROUP BY count(DISTINCT)", z[17], 0, 0},
-                                 {"facets: bitmap intersections", z[18], 0, 0},
-                                 {"facets: direct index", z[19], 0, 0},
-                                 {"facets: chosen by the estimate", z[20], 0, 0}};
-    benchCompare(pB, "inverted_index: facet report (small audience)", db, zSize, (double)(nS > 0 ? nS : 1),
-                 "audience doc", aVar, 4);
-  }
+  /* The report: unique documents per term of f2, for a large and a small audience. */
+  iiBenchFacets(pB, db, p, "large", 0, a0, nA);
+  iiBenchFacets(pB, db, p, "small", 1, s1, nS);
   for (i = 0; i < 24; i++) sqlite3_free(z[i]);
 }
 
