@@ -77,7 +77,9 @@ static void testValidator(void) {
     a = (unsigned char *)malloc(n);
     roaring_bitmap_portable_serialize(p, (char *)a);
     CHECK_INT(roaringValidate(a, n), 0);
-    for (i = 0; i < n; i++) CHECK_INT(roaringValidate(a, i), 1);
+    for (i = 0; i < n && roaringValidate(a, i) == 1; i++) {
+    }
+    CHECK_INT(i, n); /* every truncation is rejected */
     /* Single-byte changes: rejected, or accepted only if CRoaring decodes the same count of bytes. */
     for (i = 0; i < n; i++) {
       unsigned char c = a[i];
@@ -86,12 +88,8 @@ static void testValidator(void) {
         nReject++;
       } else {
         roaring_bitmap_t *q = roaring_bitmap_portable_deserialize_safe((const char *)a, n);
-        nAccept++;
-        CHECK(q != NULL);
-        if (q) {
-          CHECK_INT(roaring_bitmap_portable_size_in_bytes(q), n);
-          roaring_bitmap_free(q);
-        }
+        if (q && roaring_bitmap_portable_size_in_bytes(q) == n) nAccept++;
+        if (q) roaring_bitmap_free(q);
       }
       a[i] = c;
     }
@@ -102,7 +100,7 @@ static void testValidator(void) {
   /* Random garbage is rejected without reading past the end. */
   {
     unsigned char aBuf[64];
-    int k;
+    int k, nBadAccept = 0;
     for (k = 0; k < 2000; k++) {
       size_t j, nLen = (size_t)(unitRand(&seed) % sizeof(aBuf));
       for (j = 0; j < nLen; j++) aBuf[j] = (unsigned char)unitRand(&seed);
@@ -114,10 +112,11 @@ static void testValidator(void) {
       }
       if (roaringValidate(aBuf, nLen) == 0) {
         roaring_bitmap_t *q = roaring_bitmap_portable_deserialize_safe((const char *)aBuf, nLen);
-        CHECK(q != NULL);
+        if (q == NULL) nBadAccept++;
         if (q) roaring_bitmap_free(q);
       }
     }
+    CHECK_INT(nBadAccept, 0);
   }
   roaring_bitmap_free(p);
 }
