@@ -692,6 +692,7 @@ struct IiDocMap {
   int nRef;                /* References: the table's and its cursors' */
   sqlite3_int64 *aRowid;   /* aRowid[doc]; holes repeat the previous live rowid */
   uint32_t nDoc;           /* Entries of aRowid: largest document number + 1 */
+  sqlite3_int64 nAlloc;    /* Entries allocated for aRowid */
   roaring_bitmap_t *pLive; /* Document numbers in use (the universe of NOT) */
   int bOrdered;            /* True if rowids ascend with document numbers */
   uint64_t *aOff;          /* Direct index: aOff[doc]..aOff[doc+1] in aTermId; NULL until loaded */
@@ -1244,6 +1245,7 @@ static int iiDocMapLoad(inverted_index_vtab *p) {
     iiDocMapUnref(pMap);
     return rc;
   }
+  pMap->nAlloc = nAlloc;
   p->pMap = pMap;
   return SQLITE_OK;
 }
@@ -1252,6 +1254,65 @@ static int iiDocMapLoad(inverted_index_vtab *p) {
 static void iiDocMapStale(inverted_index_vtab *p) {
   iiDocMapUnref(p->pMap);
   p->pMap = NULL;
+}
+
+/* Writes that iiDocMapNote() can apply to a loaded map. */
+#define II_NOTE_INSERT 1 /* Document iDoc now exists with rowid iRowid */
+#define II_NOTE_DELETE 2 /* Document iDoc is gone */
+#define II_NOTE_MOVE 3   /* Document iDoc now has rowid iRowid */
+
+/*
+** Keep the loaded document map in step with one successful write (rc is
+** the write's result), so that a query after a write does not reload it.
+** A map that a cursor shares, or a failed write, is dropped instead; the
+** direct index is dropped either way (facets reload it). aRowid[] stays
+** non-decreasing while bOrdered holds: entries of deleted documents keep
+** their rowid, entries past an insert take its rowid; bOrdered is cleared
+** whenever a write might break the order.
+*/
+static void iiDocMapNote(inverted_index_vtab *p, int rc, int eOp, uint32_t iDoc, sqlite3_int64 iRowid) {
+  IiDocMap *pMap = p->pMap;
+  uint32_t k;
+  if (pMap == NULL) return;
+  if (rc != SQLITE_OK || pMap->nRef > 1) {
+    iiDocMapStale(p);
+    return;
+  }
+  sqlite3_free(pMap->aOff);
+  sqlite3_free(pMap->aTermId);
+  pMap->aOff = NULL;
+  pMap->aTermId = NULL;
+  pMap->nPosting = 0;
+  if (eOp == II_NOTE_DELETE) {
+    roaring_bitmap_remove(pMap->pLive, iDoc);
+    return;
+  }
+  if (eOp == II_NOTE_MOVE) {
+    if (iDoc < pMap->nDoc && pMap->aRowid[iDoc] != iRowid) {
+      pMap->aRowid[iDoc] = iRowid;
+      pMap->bOrdered = 0;
+    }
+    return;
+  }
+  if (iDoc >= pMap->nAlloc) {
+    sqlite3_int64 nNew = pMap->nAlloc ? pMap->nAlloc * 2 : 1024;
+    sqlite3_int64 *aNew;
+    while (nNew <= iDoc) nNew *= 2;
+    aNew = (sqlite3_int64 *)sqlite3_realloc64(pMap->aRowid, sizeof(sqlite3_int64) * (size_t)nNew);
+    if (aNew == NULL) {
+      iiDocMapStale(p);
+      return;
+    }
+    pMap->aRowid = aNew;
+    pMap->nAlloc = nNew;
+  }
+  while (pMap->nDoc <= iDoc) {
+    pMap->aRowid[pMap->nDoc] = pMap->nDoc ? pMap->aRowid[pMap->nDoc - 1] : iRowid;
+    pMap->nDoc++;
+  }
+  if (iDoc > 0 && iRowid <= pMap->aRowid[iDoc - 1]) pMap->bOrdered = 0;
+  for (k = iDoc; k < pMap->nDoc; k++) pMap->aRowid[k] = iRowid;
+  roaring_bitmap_add(pMap->pLive, iDoc);
 }
 
 /* Load the direct index into pMap (which must be p->pMap). */
@@ -1685,7 +1746,7 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
   /* The stored row is written: now the pending posting changes. */
   for (i = 0; rc == SQLITE_OK && i < nOldId; i++) rc = iiTermPending(p, aOld[i], iDoc, 0);
   for (i = 0; rc == SQLITE_OK && i < v.nTerm; i++) rc = iiTermPending(p, v.aTerm[i].pTerm, iDoc, 1);
-  iiDocMapStale(p);
+  iiDocMapNote(p, rc, bUpdate ? II_NOTE_MOVE : II_NOTE_INSERT, iDoc, iRowid);
   sqlite3_free(aBlob);
   sqlite3_free(aOldId);
   sqlite3_free(aOld);
@@ -1716,7 +1777,7 @@ static int iiDeleteDoc(inverted_index_vtab *p, sqlite3_int64 iRowid) {
     iiReset(p, pStmt, &rc);
   }
   for (i = 0; rc == SQLITE_OK && i < nId; i++) rc = iiTermPending(p, aTerm[i], iDoc, 0);
-  iiDocMapStale(p);
+  iiDocMapNote(p, rc, II_NOTE_DELETE, iDoc, iRowid);
   sqlite3_free(aTerm);
   sqlite3_free(aId);
   return rc;
