@@ -1857,16 +1857,9 @@ static int iiRebuild(inverted_index_vtab *p) {
   if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_docs\"", p->zDb, p->zName));
   if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\"", p->zDb, p->zName));
   if (p->zContent) {
+    sqlite3_value **ap = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)nCol);
+    if (ap == NULL) rc = SQLITE_NOMEM;
     while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-      sqlite3_value *apVal[1 + 64];
-      sqlite3_value **ap = apVal;
-      if (nCol > 65) {
-        ap = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)nCol);
-        if (ap == NULL) {
-          rc = SQLITE_NOMEM;
-          break;
-        }
-      }
       for (i = 0; i < nCol; i++) ap[i] = sqlite3_column_value(pStmt, i);
       if (sqlite3_value_type(ap[0]) != SQLITE_INTEGER) {
         nosqlVtabError(&p->base, "inverted_index: rebuild: content table %s has a non-integer rowid",
@@ -1875,8 +1868,8 @@ static int iiRebuild(inverted_index_vtab *p) {
       } else {
         rc = iiWriteDoc(p, 0, 0, sqlite3_value_int64(ap[0]), ap + 1);
       }
-      if (ap != apVal) sqlite3_free(ap);
     }
+    sqlite3_free(ap);
   } else {
     for (k = 0; rc == SQLITE_OK && k < nCopy; k += nCol) {
       rc = iiWriteDoc(p, 0, 0, sqlite3_value_int64(aCopy[k]), aCopy + k + 1);
@@ -1969,6 +1962,8 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   sqlite3_int64 nSource = 0;
+  sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
+  if (apVal == NULL) return SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = iiPostingsFromDirect(p, 0);
   zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\"", p->zDb, p->zName);
   if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
@@ -1999,7 +1994,6 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   }
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_value *apVal[64];
     sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
     IiValues v = {0, 0, 0};
     char *zErr = NULL;
@@ -2007,11 +2001,6 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
     int nId = 0, bFound = 0, i, nWant = 0, bMatch = 1;
     sqlite3_int64 *aWant = NULL;
     nSource++;
-    if (p->nField > 64) {
-      nosqlVtabError(&p->base, "inverted_index: integrity-check supports at most 64 fields");
-      rc = SQLITE_ERROR;
-      break;
-    }
     for (i = 0; i < p->nField; i++) apVal[i] = sqlite3_column_value(pStmt, i + 1);
     rc = iiParseValues(p, apVal, &v, &zErr);
     if (rc == SQLITE_ERROR) {
@@ -2070,6 +2059,7 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
                    nSource, (unsigned long long)roaring_bitmap_get_cardinality(p->pMap->pLive));
     rc = SQLITE_CORRUPT_VTAB;
   }
+  sqlite3_free(apVal);
   iiCacheClear(p);
   return rc;
 }
@@ -2080,8 +2070,7 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
 
 /* Remove quotes ('x', "x", `x`, [x]) from an argument: a new string, or NULL on OOM. */
 static char *iiDequote(const char *z, int n) {
-  char q = n >= 2 ? z[0] : 0;
-  char qEnd = q == '[' ? ']' : q;
+  char q, qEnd;
   char *zOut;
   int i, j = 0;
   while (n > 0 && iiIsSpace(*z)) z++, n--;
@@ -2389,7 +2378,7 @@ static int iiBound(sqlite3_value *pVal, int bLower, sqlite3_int64 *piOut) {
     sqlite3_int64 t;
     if (r != r) return 0; /* NaN: no bound */
     if (r >= 9.2e18) {
-      t = bLower ? (sqlite3_int64)0x7fffffffffffffffll : (sqlite3_int64)0x7fffffffffffffffll;
+      t = (sqlite3_int64)0x7fffffffffffffffll;
     } else if (r <= -9.2e18) {
       t = (sqlite3_int64)(-0x7fffffffffffffffll - 1);
     } else {
