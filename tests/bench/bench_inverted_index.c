@@ -254,7 +254,7 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   int64_t nA = p->aCount[0][a0], nB = p->aCount[1][b1];
   int s1 = iiBenchTermNear(p, 1, nA / 1000 > 0 ? nA / 1000 : 1); /* the skewed small list */
   int64_t nS = p->aCount[1][s1];
-  char *z[25] = {0};
+  char *z[28] = {0};
   int i;
 
   snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |B| = %lld", p->nDoc, (long long)nA, (long long)nB);
@@ -328,10 +328,32 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
     benchCompare(pB, "inverted_index: count(*) of an audience", db, zSize, (double)(nA + nB), "posting", aVar,
                  4);
   }
+  /* Pagination: the next 10 rows after the middle rowid of an AND. */
+  snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |B| = %lld, 10 rows", p->nDoc, (long long)nA,
+           (long long)nB);
+  z[25] = sqlite3_mprintf(
+      "SELECT user_id FROM (SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' AND user_id > "
+      "%d "
+      "INTERSECT SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d' AND user_id > %d) "
+      "ORDER BY user_id LIMIT 10",
+      a0, p->nDoc / 2, b1, p->nDoc / 2);
+  z[26] = sqlite3_mprintf(
+      "SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d AND f1t%d' AND rowid > %d ORDER BY rowid LIMIT "
+      "10",
+      a0, b1, p->nDoc / 2);
+  z[27] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d' AND rowid > %d LIMIT 10",
+                          a0, b1, p->nDoc / 2);
+  {
+    const BenchVariant aVar[] = {{"relational: INTERSECT of rowid ranges", z[25], 0, 0},
+                                 {"FTS5 MATCH, rowid range", z[26], 0, 0},
+                                 {"inverted_index MATCH, rowid range", z[27], 0, 0}};
+    benchCompare(pB, "inverted_index: pagination (rowid > X LIMIT 10 of an AND)", db, zSize, 10.0, "row",
+                 aVar, 3);
+  }
   /* The report: unique documents per term of f2, for a large and a small audience. */
   iiBenchFacets(pB, db, p, "large", 0, a0, nA);
   iiBenchFacets(pB, db, p, "small", 1, s1, nS);
-  for (i = 0; i < 25; i++) sqlite3_free(z[i]);
+  for (i = 0; i < 28; i++) sqlite3_free(z[i]);
 }
 
 void benchInvertedIndex(Bench *p) {
