@@ -293,6 +293,49 @@ static void testChecksum(void) {
   CHECK(iiChecksum(a, 0) != iiChecksum(a, 1));
 }
 
+/* Random strings over the query alphabet: a tree or an error, never a crash or a leak. */
+static void testParserFuzz(void) {
+  static const char *azField[] = {"a", "b"};
+  static const char aAlpha[] = "ab:\"() ANDORT x";
+  uint64_t seed = 11;
+  int k, nTree = 0, nError = 0, nOther = 0;
+  for (k = 0; k < 20000; k++) {
+    static const char *azTok[] = {"a:x", "b:\"y z\"", "AND", "OR", "NOT", "(", ")", "a:", "\"", "c:x", "B:y"};
+    char z[80];
+    int i, n = (int)(unitRand(&seed) % 39), rc;
+    char *zErr = NULL;
+    IiExpr *pExpr;
+    if (k % 2) {
+      /* Characters of the query alphabet. */
+      for (i = 0; i < n; i++) z[i] = aAlpha[unitRand(&seed) % (sizeof(aAlpha) - 1)];
+      z[n] = 0;
+    } else {
+      /* Tokens separated by spaces, so that many strings are valid. */
+      int nTok = 1 + (int)(unitRand(&seed) % 7);
+      z[0] = 0;
+      for (i = 0; i < nTok; i++) {
+        int iTok = (int)(unitRand(&seed) % (sizeof(azTok) / sizeof(azTok[0])));
+        if (unitRand(&seed) % 3) iTok = (int)(unitRand(&seed) % 5) == 0 ? 0 : iTok % 7;
+        strcat(z, i ? " " : "");
+        strcat(z, azTok[iTok]);
+      }
+    }
+    pExpr = iiQueryParse(z, 2, azField, &zErr, &rc);
+    if (pExpr && rc == SQLITE_OK && zErr == NULL) {
+      nTree++;
+    } else if (pExpr == NULL && rc == SQLITE_ERROR && zErr && strncmp(zErr, "inverted_index: ", 16) == 0) {
+      nError++;
+    } else {
+      nOther++;
+    }
+    iiQueryFree(pExpr);
+    sqlite3_free(zErr);
+  }
+  CHECK_INT(nOther, 0);
+  CHECK(nTree > 100);
+  CHECK(nError > 100);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testChecksum);
@@ -300,5 +343,6 @@ int main(void) {
   RUN(testValidator);
   RUN(testQueries);
   RUN(testFacets);
+  RUN(testParserFuzz);
   return unitReport();
 }
