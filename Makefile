@@ -16,7 +16,7 @@ endif
 VERSION := $(shell cat VERSION)
 
 # Debian packages each group of targets needs.
-BUILD_PKGS := gcc make libc6-dev libsqlite3-dev
+BUILD_PKGS := gcc make libc6-dev libsqlite3-dev libroaring-dev
 TEST_PKGS := sqlite3 binutils
 LINT_PKGS := clang-format cppcheck
 
@@ -24,7 +24,8 @@ WARN := -Wall -Wextra
 BASE_CFLAGS := -O2 -g -fPIC $(WARN) -fvisibility=hidden -std=gnu11
 EXT_CFLAGS := $(BASE_CFLAGS) -DNOSQL_VERSION='"$(VERSION)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-EXT_LIBS := -lm
+# CRoaring (libroaring-dev) holds the inverted index's posting bitmaps.
+EXT_LIBS := -lroaring -lm
 HOST_LIBS := -lsqlite3 -lm -ldl
 
 EXT_SRC := $(sort $(wildcard ext/*.c))
@@ -100,7 +101,7 @@ build/asan/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit_api.c $(SAN_
 	$(CC) $(BASE_CFLAGS) -O1 $(SAN_FLAGS) -Iext -o $@ $< tests/unit/unit_api.c $(SAN_OBJ) $(HOST_LIBS) $(EXT_LIBS)
 
 build/static-host: tests/static/host.c dist/libnosql.a dist/nosql.h
-	$(CC) $(BASE_CFLAGS) -Idist -o $@ tests/static/host.c dist/libnosql.a $(HOST_LIBS)
+	$(CC) $(BASE_CFLAGS) -Idist -o $@ tests/static/host.c dist/libnosql.a $(HOST_LIBS) $(EXT_LIBS)
 
 build/bench: $(BENCH_SRC) tests/bench/bench.h $(STATIC_OBJ)
 	$(CC) $(BASE_CFLAGS) -DSQLITE_CORE -DNOSQL_VERSION='"$(VERSION)"' -Iext -o $@ $(BENCH_SRC) $(STATIC_OBJ) $(HOST_LIBS) $(EXT_LIBS)

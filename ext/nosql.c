@@ -38,10 +38,9 @@ static const struct NosqlFeature {
   const char *zName;           /* Feature name, as in docs/<name>.md */
   int (*xRegister)(sqlite3 *); /* Registers its functions and modules */
 } aNosqlFeature[] = {
-    {"core", nosqlCoreRegister},
-    {"mpath", mpathRegister},
-    {"geohash", geohashRegister},
-    {"nested_set", nestedSetRegister},
+    {"core", nosqlCoreRegister},  {"mpath", mpathRegister},
+    {"geohash", geohashRegister}, {"nested_set", nestedSetRegister},
+    {"roaring", roaringRegister}, {"inverted_index", invertedIndexRegister},
 };
 
 #ifdef _WIN32

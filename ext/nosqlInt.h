@@ -332,4 +332,71 @@ int geohashBoundingBoxes(double lat, double lon, double radius, GeohashBounds *a
 
 int geohashRegister(sqlite3 *db);
 
+/**************************************************************************
+** Interface to code in ext/roaring_sql.c and ext/inverted_index.c
+*/
+
+/* CRoaring's bitmap type (roaring/roaring.h), opaque to other files. */
+struct roaring_bitmap_s;
+
+/*
+** Check that a[0..n) is exactly one bitmap in CRoaring's portable format
+** with well-formed containers (keys and array values ascending, runs
+** disjoint and in range, bitset cardinalities equal to their popcount,
+** offsets exact, no trailing bytes). Returns 0 if so, 1 if not. Never
+** reads outside a[0..n).
+*/
+int roaringValidate(const unsigned char *a, size_t n);
+
+/*
+** Validate and deserialize a[0..n). Returns a new bitmap (free it with
+** roaring_bitmap_free), or NULL with *pRc set to SQLITE_CORRUPT (bad
+** bytes) or SQLITE_NOMEM. Does nothing when *pRc is not SQLITE_OK.
+*/
+struct roaring_bitmap_s *roaringDecode(const unsigned char *a, size_t n, int *pRc);
+
+/*
+** Blob frames of the inverted index's shadow tables: "IIB1", payload
+** length, checksum (u32 little-endian each), then the payload.
+** iiFrameHeader fills the 12-byte header for a payload; iiFrameCheck
+** returns 0 and the payload when a[0..n) is one intact frame, else 1.
+** iiBitmapFrame serializes a bitmap into a new framed blob
+** (sqlite3_malloc64; NULL on OOM); iiBitmapUnframe checks and decodes one
+** (NULL with *pRc SQLITE_CORRUPT or SQLITE_NOMEM).
+*/
+uint32_t iiChecksum(const unsigned char *a, size_t n);
+void iiFrameHeader(unsigned char *aHdr, const unsigned char *aPayload, size_t nPayload);
+int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload);
+unsigned char *iiBitmapFrame(struct roaring_bitmap_s *p, size_t *pn);
+struct roaring_bitmap_s *iiBitmapUnframe(const unsigned char *a, size_t n, int *pRc);
+
+/*
+** Queries: iiQueryParse returns the parsed tree (free with iiQueryFree),
+** or NULL with *pRc set and, for SQLITE_ERROR, *pzErr a message naming the
+** position (sqlite3_mprintf; the caller frees). Field names match
+** case-insensitively. iiQueryEval evaluates a tree to a new bitmap
+** (NULL and *pRc on failure); xLoad lends the posting list of a term, an
+** empty bitmap for an unknown one, valid until the evaluation returns.
+*/
+typedef struct IiExpr IiExpr;
+typedef int (*IiPostingLoader)(void *pCtx, int iField, const char *zTerm, int nTerm,
+                               const struct roaring_bitmap_s **ppPost);
+IiExpr *iiQueryParse(const char *zQuery, int nField, const char *const *azField, char **pzErr, int *pRc);
+void iiQueryFree(IiExpr *p);
+struct roaring_bitmap_s *iiQueryEval(IiExpr *pExpr, const struct roaring_bitmap_s *pUniverse,
+                                     IiPostingLoader xLoad, void *pCtx, int *pRc);
+
+/*
+** The two facet kernels (contracts above their definitions): per-term
+** document counts of several audiences, by bitmap intersections or by one
+** walk of the direct index {doc -> term ids}.
+*/
+void iiFacetBitmap(const struct roaring_bitmap_s *const *aAud, int nAud,
+                   const struct roaring_bitmap_s *const *aPost, int nTerm, int64_t *aCount);
+int iiFacetDirect(const struct roaring_bitmap_s *const *aAud, int nAud, const uint64_t *aOff, uint32_t nDoc,
+                  const uint32_t *aTermId, const int32_t *aSlot, uint32_t nSlot, int nTerm, int64_t *aCount);
+
+int roaringRegister(sqlite3 *db);
+int invertedIndexRegister(sqlite3 *db);
+
 #endif /* NOSQL_INT_H */

@@ -25,6 +25,7 @@ static const struct BenchWorkload {
     {"mpath", benchMpath},
     {"geohash", benchGeohash},
     {"nested_set", benchNestedSet},
+    {"inverted_index", benchInvertedIndex},
 };
 
 #define BENCH_MAX_VARIANT 8

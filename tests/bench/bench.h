@@ -80,5 +80,6 @@ void benchCore(Bench *p);
 void benchMpath(Bench *p);
 void benchGeohash(Bench *p);
 void benchNestedSet(Bench *p);
+void benchInvertedIndex(Bench *p);
 
 #endif /* NOSQL_BENCH_H */

@@ -1,0 +1,3323 @@
+/*
+** inverted_index.c: an inverted index of keyword fields with roaring-bitmap
+** posting lists, boolean search and direct-aggregation reports (technique
+** 10 of the article, "Inverted Search - Direct Aggregation").
+**
+**   CREATE VIRTUAL TABLE audience USING inverted_index(category, city, site);
+**   INSERT INTO audience(rowid, category, city, site)
+**     VALUES (7, '["Men","Bloggers"]', 'Boston', 'cnn.com');
+**   SELECT rowid FROM audience
+**    WHERE audience MATCH 'site:cnn.com AND (city:Boston OR city:"New York")
+**                          AND NOT category:Kids';
+**
+** The virtual table is equivalent to
+**
+**   CREATE TABLE audience(category, city, site, audience HIDDEN)
+**
+** where each field value is one term (TEXT or INTEGER), a JSON array of
+** terms for a multi-valued field ('["Men","Bloggers"]'), or NULL (no term);
+** the hidden column named after the table takes MATCH queries and special
+** commands. Rowids are any 64-bit integers, negative ones included.
+**
+** Query language: field:term, field:"quoted term" ("" inside quotes is one
+** quote), AND, OR, NOT (upper case, as in FTS5), parentheses; two operands
+** side by side are ANDed. NOT binds tightest, then AND, then OR. A NOT
+** without a left operand is the complement within the indexed documents.
+** Terms match exactly (bytes, case-sensitive). A malformed query is an
+** error that names the position (1-based byte offset).
+**
+** Companions, in the fts5vocab manner, each naming the index:
+**
+**   CREATE VIRTUAL TABLE audience_facets USING inverted_index_facets(audience);
+**   SELECT term, docs FROM audience_facets
+**    WHERE field = 'category' AND query = 'site:cnn.com AND city:Boston';
+**
+** reports, for the audience a query selects, the number of documents per
+** term of a field (the article's direct aggregation; several audiences at
+** once with query IN (...), computed in one scan), equivalent to
+** CREATE TABLE x(field, term, docs, query HIDDEN, method HIDDEN);
+**
+**   CREATE VIRTUAL TABLE audience_vocab USING inverted_index_vocab(audience);
+**
+** lists every term with its document count: CREATE TABLE x(field, term, docs).
+** And inverted_index_count('audience', query) returns the size of an
+** audience from bitmap cardinalities, without producing a row per document.
+**
+** Special commands: INSERT INTO audience(audience) VALUES('rebuild'),
+** ('integrity-check'), ('optimize'), and
+** INSERT INTO audience(audience, rowid) VALUES('delete', 7).
+** Option content=TABLE indexes an existing table: field values are read
+** from TABLE's columns of the same names by rowid, the application keeps
+** the index in step (triggers), and 'rebuild' re-reads TABLE.
+**
+** How it works. Each document gets a dense 32-bit document number. Shadow
+** tables (schemas in docs/inverted_index.md):
+**
+**   <name>_docs(doc INTEGER PRIMARY KEY, id UNIQUE, terms BLOB, c0, c1...)
+**       the rowid of each document number and the direct index {doc ->
+**       term ids}; c0... hold the field values unless content= is used.
+**   <name>_terms(id INTEGER PRIMARY KEY, field, term, docs, postings BLOB)
+**       the dictionary and, per term, its posting list: a CRoaring bitmap
+**       of document numbers in portable serialization.
+**
+** Every stored blob is framed as "IIB1", payload length, checksum (u32
+** little-endian each), payload, and checked on load: a bad frame or a
+** malformed bitmap is SQLITE_CORRUPT_VTAB with a message. Writes are
+** buffered per term in memory (bitmaps of added and removed documents)
+** and merged into the stored posting lists at xSync, xSavepoint and before
+** any read, as FTS5 does; xRollback and xRollbackTo discard the buffer.
+** Document numbers follow the rowid order while rows are appended in
+** rowid order (then results stream in rowid order straight from the
+** bitmap, and LIMIT and rowid ranges stop early); otherwise results are
+** sorted by rowid before they are returned, and 'optimize' renumbers the
+** documents in rowid order.
+*/
+#include "nosqlInt.h"
+
+#include <roaring/roaring.h>
+#include <stdlib.h>
+#include <string.h>
+
+/**************************************************************************
+** Pure core: blob frames, the query parser and evaluator, facet kernels.
+*/
+
+#define II_FRAME_MAGIC 0x31424949u /* "IIB1" read as a little-endian u32 */
+#define II_FRAME_HDR 12            /* magic, payload length, checksum */
+#define II_MAX_DEPTH 200           /* Deepest nesting of a query */
+
+static void iiPut32(unsigned char *a, uint32_t v) {
+  a[0] = (unsigned char)v;
+  a[1] = (unsigned char)(v >> 8);
+  a[2] = (unsigned char)(v >> 16);
+  a[3] = (unsigned char)(v >> 24);
+}
+static uint32_t iiGet32(const unsigned char *a) {
+  return (uint32_t)a[0] | ((uint32_t)a[1] << 8) | ((uint32_t)a[2] << 16) | ((uint32_t)a[3] << 24);
+}
+
+uint32_t iiChecksum(const unsigned char *a, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n;
+  size_t i;
+  for (i = 0; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, a + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ a[i]) * 0x100000001b3ull;
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+void iiFrameHeader(unsigned char *aHdr, const unsigned char *aPayload, size_t nPayload) {
+  iiPut32(aHdr, II_FRAME_MAGIC);
+  iiPut32(aHdr + 4, (uint32_t)nPayload);
+  iiPut32(aHdr + 8, iiChecksum(aPayload, nPayload));
+}
+
+int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload) {
+  if (a == NULL || n < II_FRAME_HDR || iiGet32(a) != II_FRAME_MAGIC) return 1;
+  if ((size_t)iiGet32(a + 4) != n - II_FRAME_HDR) return 1;
+  if (iiGet32(a + 8) != iiChecksum(a + II_FRAME_HDR, n - II_FRAME_HDR)) return 1;
+  *paPayload = a + II_FRAME_HDR;
+  *pnPayload = n - II_FRAME_HDR;
+  return 0;
+}
+
+/*
+** Serialize p (run-optimized first) into a new framed blob from
+** sqlite3_malloc64. Returns the blob and sets *pn, or NULL on OOM.
+*/
+unsigned char *iiBitmapFrame(roaring_bitmap_t *p, size_t *pn) {
+  size_t nPayload;
+  unsigned char *a;
+  roaring_bitmap_run_optimize(p);
+  nPayload = roaring_bitmap_portable_size_in_bytes(p);
+  a = (unsigned char *)sqlite3_malloc64(II_FRAME_HDR + nPayload);
+  if (a == NULL) return NULL;
+  roaring_bitmap_portable_serialize(p, (char *)a + II_FRAME_HDR);
+  iiFrameHeader(a, a + II_FRAME_HDR, nPayload);
+  *pn = II_FRAME_HDR + nPayload;
+  return a;
+}
+
+/* Decode a framed bitmap: NULL with *pRc SQLITE_CORRUPT or SQLITE_NOMEM on failure. */
+roaring_bitmap_t *iiBitmapUnframe(const unsigned char *a, size_t n, int *pRc) {
+  const unsigned char *aPay;
+  size_t nPay;
+  if (*pRc != SQLITE_OK) return NULL;
+  if (iiFrameCheck(a, n, &aPay, &nPay)) {
+    *pRc = SQLITE_CORRUPT;
+    return NULL;
+  }
+  return roaringDecode(aPay, nPay, pRc);
+}
+
+/* Node types of a parsed query. */
+#define II_TERM 1
+#define II_AND 2
+#define II_OR 3
+#define II_NOT 4
+
+struct IiExpr {
+  int eType;      /* II_TERM, II_AND, II_OR or II_NOT */
+  int iField;     /* II_TERM: index of the field */
+  char *zTerm;    /* II_TERM: the term, NUL terminated (owned) */
+  int nTerm;      /* II_TERM: bytes in zTerm */
+  IiExpr *pLeft;  /* AND, OR: left operand; NOT: the operand */
+  IiExpr *pRight; /* AND, OR: right operand */
+};
+
+void iiQueryFree(IiExpr *p) {
+  if (p == NULL) return;
+  iiQueryFree(p->pLeft);
+  iiQueryFree(p->pRight);
+  sqlite3_free(p->zTerm);
+  sqlite3_free(p);
+}
+
+/* The state of the recursive-descent parser. */
+typedef struct IiParse IiParse;
+struct IiParse {
+  const char *z;              /* The query, NUL terminated */
+  int i;                      /* Current byte offset */
+  int nField;                 /* Number of fields */
+  const char *const *azField; /* Field names */
+  int rc;                     /* SQLITE_OK, SQLITE_ERROR or SQLITE_NOMEM */
+  char *zErr;                 /* Error message (sqlite3_mprintf) */
+  int nDepth;                 /* Current nesting */
+};
+
+static void iiParseError(IiParse *p, int iPos, const char *zFmt, const char *zArg) {
+  char *zWhat;
+  if (p->rc != SQLITE_OK) return;
+  p->rc = SQLITE_ERROR;
+  zWhat = sqlite3_mprintf(zFmt, zArg);
+  p->zErr =
+      zWhat ? sqlite3_mprintf("inverted_index: %s at position %d in query '%q'", zWhat, iPos + 1, p->z) : 0;
+  sqlite3_free(zWhat);
+  if (p->zErr == NULL) p->rc = SQLITE_NOMEM;
+}
+
+static int iiIsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+/* Bytes that end a bare word: space, parentheses, quote (and ':' in a field name). */
+static int iiIsBreak(char c) { return c == 0 || iiIsSpace(c) || c == '(' || c == ')' || c == '"'; }
+
+static void iiSkipSpace(IiParse *p) {
+  while (iiIsSpace(p->z[p->i])) p->i++;
+}
+
+/* True if the bare word at the cursor is exactly zKw (AND, OR, NOT). */
+static int iiAtKeyword(IiParse *p, const char *zKw) {
+  int n = (int)strlen(zKw);
+  return strncmp(&p->z[p->i], zKw, (size_t)n) == 0 && iiIsBreak(p->z[p->i + n]);
+}
+
+static IiExpr *iiNewNode(IiParse *p, int eType, IiExpr *pLeft, IiExpr *pRight) {
+  IiExpr *pNew;
+  if (p->rc != SQLITE_OK) {
+    iiQueryFree(pLeft);
+    iiQueryFree(pRight);
+    return NULL;
+  }
+  pNew = (IiExpr *)sqlite3_malloc64(sizeof(IiExpr));
+  if (pNew == NULL) {
+    p->rc = SQLITE_NOMEM;
+    iiQueryFree(pLeft);
+    iiQueryFree(pRight);
+    return NULL;
+  }
+  memset(pNew, 0, sizeof(*pNew));
+  pNew->eType = eType;
+  pNew->pLeft = pLeft;
+  pNew->pRight = pRight;
+  return pNew;
+}
+
+static IiExpr *iiParseOr(IiParse *p);
+
+/*
+** A quoted string at the cursor ("" inside is one quote): a new string
+** (sqlite3_mprintf), or NULL after an error (unterminated or empty).
+*/
+static char *iiParseQuoted(IiParse *p) {
+  NosqlBuffer b = {0, 0, 0};
+  int rc = SQLITE_OK;
+  int iQuote = p->i++;
+  for (;;) {
+    if (p->z[p->i] == 0) {
+      iiParseError(p, iQuote, "unterminated quoted term%s", "");
+      break;
+    }
+    if (p->z[p->i] == '"') {
+      if (p->z[p->i + 1] != '"') {
+        p->i++;
+        break;
+      }
+      p->i++;
+    }
+    nosqlBufferAppend(&rc, &b, &p->z[p->i], 1);
+    p->i++;
+  }
+  if (rc != SQLITE_OK && p->rc == SQLITE_OK) p->rc = rc;
+  if (p->rc == SQLITE_OK && b.n == 0) iiParseError(p, iQuote, "empty term%s", "");
+  if (p->rc != SQLITE_OK) {
+    nosqlBufferFree(&b);
+    return NULL;
+  }
+  return (char *)b.a;
+}
+
+/* primary := '(' or ')' | field ':' term */
+static IiExpr *iiParsePrimary(IiParse *p) {
+  int iStart, iField;
+  IiExpr *pNew;
+  iiSkipSpace(p);
+  iStart = p->i;
+  if (p->z[p->i] == '(') {
+    if (++p->nDepth > II_MAX_DEPTH) {
+      iiParseError(p, iStart, "query nested too deeply%s", "");
+      return NULL;
+    }
+    p->i++;
+    pNew = iiParseOr(p);
+    if (p->rc != SQLITE_OK) return pNew;
+    iiSkipSpace(p);
+    if (p->z[p->i] != ')') {
+      iiParseError(p, p->i, "expected ')'%s", "");
+      iiQueryFree(pNew);
+      return NULL;
+    }
+    p->i++;
+    p->nDepth--;
+    return pNew;
+  }
+  if (p->z[p->i] == 0) {
+    iiParseError(p, p->i, "unexpected end of query, expected field:term, '(' or NOT%s", "");
+    return NULL;
+  }
+  if (p->z[p->i] != '"' && (iiIsBreak(p->z[p->i]) || p->z[p->i] == ':')) {
+    char zTok[2] = {p->z[p->i], 0};
+    iiParseError(p, p->i, "unexpected '%s', expected field:term, '(' or NOT", zTok);
+    return NULL;
+  }
+  {
+    /* The field name: a bare word, or a quoted one ("first name":Ada). */
+    char *zName;
+    if (p->z[p->i] == '"') {
+      zName = iiParseQuoted(p);
+      if (zName == NULL) return NULL;
+    } else {
+      while (!iiIsBreak(p->z[p->i]) && p->z[p->i] != ':') p->i++;
+      zName = sqlite3_mprintf("%.*s", p->i - iStart, &p->z[iStart]);
+      if (zName == NULL) {
+        p->rc = SQLITE_NOMEM;
+        return NULL;
+      }
+    }
+    for (iField = 0; iField < p->nField; iField++) {
+      if (sqlite3_stricmp(p->azField[iField], zName) == 0) break;
+    }
+    if (iField == p->nField) iiParseError(p, iStart, "unknown field '%s'", zName);
+    sqlite3_free(zName);
+    if (p->rc != SQLITE_OK) return NULL;
+  }
+  if (p->z[p->i] != ':') {
+    iiParseError(p, p->i, "expected ':' after the field name%s", "");
+    return NULL;
+  }
+  p->i++;
+  pNew = iiNewNode(p, II_TERM, 0, 0);
+  if (pNew == NULL) return NULL;
+  pNew->iField = iField;
+  if (p->z[p->i] == '"') {
+    pNew->zTerm = iiParseQuoted(p);
+    if (pNew->zTerm == NULL) {
+      iiQueryFree(pNew);
+      return NULL;
+    }
+    pNew->nTerm = (int)strlen(pNew->zTerm);
+  } else {
+    int iTerm = p->i;
+    while (!iiIsBreak(p->z[p->i])) p->i++;
+    if (p->i == iTerm) {
+      iiParseError(p, iTerm, "expected a term after ':'%s", "");
+      iiQueryFree(pNew);
+      return NULL;
+    }
+    pNew->zTerm = sqlite3_mprintf("%.*s", p->i - iTerm, &p->z[iTerm]);
+    pNew->nTerm = p->i - iTerm;
+    if (pNew->zTerm == NULL) {
+      p->rc = SQLITE_NOMEM;
+      iiQueryFree(pNew);
+      return NULL;
+    }
+  }
+  return pNew;
+}
+
+/* unary := NOT unary | primary */
+static IiExpr *iiParseUnary(IiParse *p) {
+  iiSkipSpace(p);
+  if (iiAtKeyword(p, "NOT")) {
+    IiExpr *pOperand;
+    int iStart = p->i;
+    if (++p->nDepth > II_MAX_DEPTH) {
+      iiParseError(p, iStart, "query nested too deeply%s", "");
+      return NULL;
+    }
+    p->i += 3;
+    pOperand = iiParseUnary(p);
+    p->nDepth--;
+    if (pOperand == NULL) return NULL;
+    return iiNewNode(p, II_NOT, pOperand, 0);
+  }
+  return iiParsePrimary(p);
+}
+
+/* and := unary ( [AND] unary )* */
+static IiExpr *iiParseAnd(IiParse *p) {
+  IiExpr *pLeft = iiParseUnary(p);
+  while (pLeft && p->rc == SQLITE_OK) {
+    IiExpr *pRight;
+    iiSkipSpace(p);
+    if (iiAtKeyword(p, "AND")) {
+      p->i += 3;
+    } else if (p->z[p->i] == 0 || p->z[p->i] == ')' || iiAtKeyword(p, "OR")) {
+      break;
+    }
+    pRight = iiParseUnary(p);
+    if (pRight == NULL) {
+      iiQueryFree(pLeft);
+      return NULL;
+    }
+    pLeft = iiNewNode(p, II_AND, pLeft, pRight);
+  }
+  return pLeft;
+}
+
+/* or := and ( OR and )* */
+static IiExpr *iiParseOr(IiParse *p) {
+  IiExpr *pLeft = iiParseAnd(p);
+  while (pLeft && p->rc == SQLITE_OK) {
+    IiExpr *pRight;
+    iiSkipSpace(p);
+    if (!iiAtKeyword(p, "OR")) break;
+    p->i += 2;
+    pRight = iiParseAnd(p);
+    if (pRight == NULL) {
+      iiQueryFree(pLeft);
+      return NULL;
+    }
+    pLeft = iiNewNode(p, II_OR, pLeft, pRight);
+  }
+  return pLeft;
+}
+
+IiExpr *iiQueryParse(const char *zQuery, int nField, const char *const *azField, char **pzErr, int *pRc) {
+  IiParse s;
+  IiExpr *pExpr;
+  memset(&s, 0, sizeof(s));
+  s.z = zQuery;
+  s.nField = nField;
+  s.azField = azField;
+  *pzErr = NULL;
+  iiSkipSpace(&s);
+  if (zQuery[s.i] == 0) {
+    *pzErr = sqlite3_mprintf("inverted_index: empty query");
+    *pRc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    return NULL;
+  }
+  pExpr = iiParseOr(&s);
+  if (s.rc == SQLITE_OK) {
+    iiSkipSpace(&s);
+    if (s.z[s.i] != 0) {
+      char zTok[2] = {s.z[s.i], 0};
+      iiParseError(&s, s.i, "unexpected '%s'", zTok);
+    }
+  }
+  if (s.rc != SQLITE_OK) {
+    iiQueryFree(pExpr);
+    *pzErr = s.zErr;
+    *pRc = s.rc;
+    return NULL;
+  }
+  *pRc = SQLITE_OK;
+  return pExpr;
+}
+
+/* Collect the operands of a chain of eType nodes into a growable array. */
+static void iiFlatten(IiExpr *p, int eType, IiExpr ***paOut, int *pn, int *pnAlloc, int *pRc) {
+  if (*pRc != SQLITE_OK) return;
+  if (p->eType == eType) {
+    iiFlatten(p->pLeft, eType, paOut, pn, pnAlloc, pRc);
+    iiFlatten(p->pRight, eType, paOut, pn, pnAlloc, pRc);
+    return;
+  }
+  if (*pn == *pnAlloc) {
+    int nNew = *pnAlloc ? *pnAlloc * 2 : 8;
+    IiExpr **aNew = (IiExpr **)sqlite3_realloc64(*paOut, sizeof(IiExpr *) * (size_t)nNew);
+    if (aNew == NULL) {
+      *pRc = SQLITE_NOMEM;
+      return;
+    }
+    *paOut = aNew;
+    *pnAlloc = nNew;
+  }
+  (*paOut)[(*pn)++] = p;
+}
+
+/* The cardinality of a bitmap, for sorting AND operands smallest first. */
+typedef struct IiOperand IiOperand;
+struct IiOperand {
+  roaring_bitmap_t *p; /* Operand value (owned) */
+  uint64_t n;          /* Its cardinality */
+};
+static int iiCmpOperand(const void *a, const void *b) {
+  uint64_t x = ((const IiOperand *)a)->n, y = ((const IiOperand *)b)->n;
+  return x < y ? -1 : x > y;
+}
+
+/*
+** Evaluate pExpr. xLoad returns a borrowed posting list for (field, term)
+** that stays valid for the whole evaluation (an empty bitmap for an
+** unknown term). Returns a new bitmap the caller frees, or NULL with *pRc
+** set.
+*/
+roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, IiPostingLoader xLoad,
+                              void *pCtx, int *pRc) {
+  roaring_bitmap_t *pRet = NULL;
+  if (*pRc != SQLITE_OK) return NULL;
+  switch (pExpr->eType) {
+    case II_TERM: {
+      const roaring_bitmap_t *pPost = NULL;
+      *pRc = xLoad(pCtx, pExpr->iField, pExpr->zTerm, pExpr->nTerm, &pPost);
+      if (*pRc == SQLITE_OK) pRet = roaring_bitmap_copy(pPost);
+      break;
+    }
+    case II_NOT: {
+      roaring_bitmap_t *pSub = iiQueryEval(pExpr->pLeft, pUniverse, xLoad, pCtx, pRc);
+      if (pSub) {
+        pRet = roaring_bitmap_andnot(pUniverse, pSub);
+        roaring_bitmap_free(pSub);
+      }
+      break;
+    }
+    case II_OR: {
+      IiExpr **aOp = NULL;
+      int nOp = 0, nAlloc = 0, i;
+      const roaring_bitmap_t **aBm = NULL;
+      iiFlatten(pExpr, II_OR, &aOp, &nOp, &nAlloc, pRc);
+      if (*pRc == SQLITE_OK) {
+        aBm = (const roaring_bitmap_t **)sqlite3_malloc64(sizeof(*aBm) * (size_t)nOp);
+        if (aBm == NULL) *pRc = SQLITE_NOMEM;
+      }
+      for (i = 0; *pRc == SQLITE_OK && i < nOp; i++) {
+        if (aOp[i]->eType == II_TERM) {
+          /* Borrow term postings instead of copying them. */
+          *pRc = xLoad(pCtx, aOp[i]->iField, aOp[i]->zTerm, aOp[i]->nTerm, &aBm[i]);
+          aOp[i] = NULL;
+        } else {
+          aBm[i] = iiQueryEval(aOp[i], pUniverse, xLoad, pCtx, pRc);
+        }
+      }
+      if (*pRc == SQLITE_OK) pRet = roaring_bitmap_or_many((size_t)nOp, aBm);
+      for (i = 0; aBm && i < nOp; i++) {
+        if (aOp[i] && aBm[i]) roaring_bitmap_free(aBm[i]);
+      }
+      sqlite3_free(aBm);
+      sqlite3_free(aOp);
+      break;
+    }
+    default: { /* II_AND */
+      IiExpr **aOp = NULL;
+      int nOp = 0, nAlloc = 0, nPos = 0, i;
+      IiOperand *aPos = NULL;
+      iiFlatten(pExpr, II_AND, &aOp, &nOp, &nAlloc, pRc);
+      if (*pRc == SQLITE_OK) {
+        aPos = (IiOperand *)sqlite3_malloc64(sizeof(IiOperand) * (size_t)nOp);
+        if (aPos == NULL) *pRc = SQLITE_NOMEM;
+      }
+      /* Positive operands, smallest first; then subtract the NOT operands. */
+      for (i = 0; *pRc == SQLITE_OK && i < nOp; i++) {
+        if (aOp[i]->eType == II_NOT) continue;
+        aPos[nPos].p = iiQueryEval(aOp[i], pUniverse, xLoad, pCtx, pRc);
+        if (aPos[nPos].p) {
+          aPos[nPos].n = roaring_bitmap_get_cardinality(aPos[nPos].p);
+          nPos++;
+        }
+      }
+      if (*pRc == SQLITE_OK) {
+        qsort(aPos, (size_t)nPos, sizeof(IiOperand), iiCmpOperand);
+        pRet = nPos ? aPos[0].p : roaring_bitmap_copy(pUniverse);
+        if (nPos) aPos[0].p = NULL;
+        for (i = 1; i < nPos && pRet && !roaring_bitmap_is_empty(pRet); i++) {
+          roaring_bitmap_and_inplace(pRet, aPos[i].p);
+        }
+        for (i = 0; i < nOp && pRet && !roaring_bitmap_is_empty(pRet); i++) {
+          if (aOp[i]->eType != II_NOT) continue;
+          if (aOp[i]->pLeft->eType == II_TERM) {
+            const roaring_bitmap_t *pPost = NULL;
+            IiExpr *pT = aOp[i]->pLeft;
+            *pRc = xLoad(pCtx, pT->iField, pT->zTerm, pT->nTerm, &pPost);
+            if (*pRc != SQLITE_OK) break;
+            roaring_bitmap_andnot_inplace(pRet, pPost);
+          } else {
+            roaring_bitmap_t *pSub = iiQueryEval(aOp[i]->pLeft, pUniverse, xLoad, pCtx, pRc);
+            if (pSub == NULL) break;
+            roaring_bitmap_andnot_inplace(pRet, pSub);
+            roaring_bitmap_free(pSub);
+          }
+        }
+      }
+      for (i = 0; aPos && i < nPos; i++) {
+        if (aPos[i].p) roaring_bitmap_free(aPos[i].p);
+      }
+      sqlite3_free(aPos);
+      sqlite3_free(aOp);
+      break;
+    }
+  }
+  if (*pRc == SQLITE_OK && pRet == NULL) *pRc = SQLITE_NOMEM;
+  if (*pRc != SQLITE_OK && pRet) {
+    roaring_bitmap_free(pRet);
+    pRet = NULL;
+  }
+  return pRet;
+}
+
+/*
+** Facet kernels. Both count, for each audience q in aAud[0..nAud) and each
+** term t in 0..nTerm, |aAud[q] AND posting(t)| into aCount[q * nTerm + t]
+** (zeroed by the caller).
+**
+** iiFacetBitmap intersects each term's posting list with each audience:
+** cost ~ nTerm * nAud * (containers per bitmap).
+**
+** iiFacetDirect walks the direct index {doc -> term ids} once over the
+** union of the audiences: aOff[doc]..aOff[doc + 1] index aTermId[], and
+** aSlot[id] is the term's position in 0..nTerm or -1 for terms of other
+** fields (nSlot entries). Cost ~ |union| * terms per document.
+*/
+void iiFacetBitmap(const roaring_bitmap_t *const *aAud, int nAud, const roaring_bitmap_t *const *aPost,
+                   int nTerm, int64_t *aCount) {
+  int q, t;
+  for (t = 0; t < nTerm; t++) {
+    for (q = 0; q < nAud; q++) {
+      aCount[(size_t)q * (size_t)nTerm + (size_t)t] =
+          (int64_t)roaring_bitmap_and_cardinality(aAud[q], aPost[t]);
+    }
+  }
+}
+
+int iiFacetDirect(const roaring_bitmap_t *const *aAud, int nAud, const uint64_t *aOff, uint32_t nDoc,
+                  const uint32_t *aTermId, const int32_t *aSlot, uint32_t nSlot, int nTerm, int64_t *aCount) {
+  roaring_uint32_iterator_t it;
+  if (nAud == 1) {
+    for (roaring_init_iterator(aAud[0], &it); it.has_value; roaring_advance_uint32_iterator(&it)) {
+      uint32_t d = it.current_value;
+      uint64_t k;
+      if (d >= nDoc) continue;
+      for (k = aOff[d]; k < aOff[d + 1]; k++) {
+        uint32_t id = aTermId[k];
+        if (id < nSlot && aSlot[id] >= 0) aCount[aSlot[id]]++;
+      }
+    }
+    return SQLITE_OK;
+  } else {
+    roaring_bitmap_t *pUnion = roaring_bitmap_or_many((size_t)nAud, (const roaring_bitmap_t **)aAud);
+    if (pUnion == NULL) return SQLITE_NOMEM;
+    for (roaring_init_iterator(pUnion, &it); it.has_value; roaring_advance_uint32_iterator(&it)) {
+      uint32_t d = it.current_value;
+      int q;
+      if (d >= nDoc) continue;
+      for (q = 0; q < nAud; q++) {
+        uint64_t k;
+        if (!roaring_bitmap_contains(aAud[q], d)) continue;
+        for (k = aOff[d]; k < aOff[d + 1]; k++) {
+          uint32_t id = aTermId[k];
+          if (id < nSlot && aSlot[id] >= 0) aCount[(size_t)q * (size_t)nTerm + (size_t)aSlot[id]]++;
+        }
+      }
+    }
+    roaring_bitmap_free(pUnion);
+    return SQLITE_OK;
+  }
+}
+
+/**************************************************************************
+** SQL glue: the per-connection registry, caches, the inverted_index module.
+*/
+
+typedef struct IiGlobal IiGlobal;
+typedef struct IiTerm IiTerm;
+typedef struct IiDocMap IiDocMap;
+typedef struct IiRow IiRow;
+typedef struct IiValues IiValues;
+typedef struct inverted_index_vtab inverted_index_vtab;
+typedef struct inverted_index_cursor inverted_index_cursor;
+
+/*
+** One per connection, the pAux of the three modules and of
+** inverted_index_count(): the index tables connected so far, so that the
+** companions can reach a table's caches and pending writes.
+*/
+struct IiGlobal {
+  inverted_index_vtab *pFirst; /* Connected inverted_index tables */
+  int nRef;                    /* Registrations still holding this object */
+};
+
+/* A cached dictionary entry, with its posting list and pending changes. */
+struct IiTerm {
+  sqlite3_int64 id;        /* <name>_terms.id */
+  int iField;              /* Field index */
+  int nTerm;               /* Bytes in zTerm */
+  char *zTerm;             /* The term (owned, NUL terminated) */
+  roaring_bitmap_t *pPost; /* Stored posting list once loaded, or NULL */
+  size_t nPostBytes;       /* Size of the stored blob, for the cache budget */
+  roaring_bitmap_t *pAdd;  /* Pending additions, or NULL */
+  roaring_bitmap_t *pDel;  /* Pending removals (disjoint from pAdd), or NULL */
+  IiTerm *pDirtyNext;      /* Next term with pending changes */
+  int bDirty;              /* True while on the dirty list */
+};
+
+/*
+** The document map: rowid per document number, the set of live documents
+** and, loaded on demand, the direct index. Shared by reference: a cursor
+** keeps the map it started with even if a write replaces the table's.
+*/
+struct IiDocMap {
+  int nRef;                /* References: the table's and its cursors' */
+  sqlite3_int64 *aRowid;   /* aRowid[doc]; holes repeat the previous live rowid */
+  uint32_t nDoc;           /* Entries of aRowid: largest document number + 1 */
+  sqlite3_int64 nAlloc;    /* Entries allocated for aRowid */
+  roaring_bitmap_t *pLive; /* Document numbers in use (the universe of NOT) */
+  int bOrdered;            /* True if rowids ascend with document numbers */
+  uint64_t *aOff;          /* Direct index: aOff[doc]..aOff[doc+1] in aTermId; NULL until loaded */
+  uint32_t *aTermId;       /* Direct index: term ids of every document */
+  uint64_t nPosting;       /* Entries of aTermId (once loaded) */
+};
+
+/* A matching row, when results must be sorted by rowid. */
+struct IiRow {
+  sqlite3_int64 iRowid; /* The rowid */
+  uint32_t iDoc;        /* Its document number */
+};
+
+/* Statements of a table, prepared on first use (text in iiStmtSql). */
+enum {
+  II_STMT_DOC_BY_ROWID,
+  II_STMT_MAX_DOC,
+  II_STMT_MAX_ROWID,
+  II_STMT_DOC_INSERT,
+  II_STMT_DOC_DELETE,
+  II_STMT_DOC_SET_TERMS,
+  II_STMT_TERM_BY_NAME,
+  II_STMT_TERM_BY_ID,
+  II_STMT_TERM_INSERT,
+  II_STMT_TERM_POSTINGS,
+  II_STMT_TERM_WRITE,
+  II_STMT_DATA_VERSION,
+  II_STMT_JSON,
+  II_N_STMT
+};
+
+struct inverted_index_vtab {
+  sqlite3_vtab base;              /* Base class - must be first */
+  sqlite3 *db;                    /* The connection */
+  IiGlobal *pGlobal;              /* Registry this table is on */
+  inverted_index_vtab *pNext;     /* Next table in the registry */
+  char *zDb;                      /* Schema name ("main", ...) */
+  char *zName;                    /* Table name */
+  int nField;                     /* Number of fields */
+  char **azField;                 /* Field names */
+  char *zContent;                 /* content= table, or NULL */
+  sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
+  sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
+  IiDocMap *pMap;                 /* Current document map, or NULL */
+  IiTerm **aByName;               /* Term cache, open addressing by (field, term) */
+  IiTerm **aById;                 /* The same terms by id (same size) */
+  size_t nSlot;                   /* Slots of aByName and aById (power of 2) */
+  size_t nTermCached;             /* Terms in the cache */
+  size_t nCacheBytes;             /* Stored bytes of the cached posting lists */
+  IiTerm *pDirty;                 /* Terms with pending changes */
+  roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
+  NosqlBuffer terms;              /* Scratch: terms of the row being written */
+};
+
+/* The cache keeps decoded posting lists up to this many stored bytes. */
+#define II_CACHE_MAX (64 * 1024 * 1024)
+
+struct inverted_index_cursor {
+  sqlite3_vtab_cursor base;     /* Base class - must be first */
+  IiDocMap *pMap;               /* Document map (a reference), or NULL */
+  roaring_bitmap_t *pResult;    /* Matching documents (owned), or NULL */
+  roaring_uint32_iterator_t it; /* Position in pResult (rowid-ordered map) */
+  IiRow *aRow;                  /* Matching rows sorted by rowid (unordered map) */
+  size_t nRow;                  /* Entries of aRow */
+  size_t iRow;                  /* Current entry of aRow */
+  int bSorted;                  /* True: iterate aRow; false: iterate it */
+  sqlite3_int64 iHi;            /* Largest rowid wanted */
+  int bEof;                     /* True past the last row */
+  uint32_t iDoc;                /* Current document number */
+  sqlite3_int64 iRowid;         /* Current rowid */
+  sqlite3_stmt *pCol;           /* Reads the field values of a row, or NULL */
+  int bColRow;                  /* True if pCol holds the current row */
+};
+
+static void iiDocMapUnref(IiDocMap *p) {
+  if (p == NULL || --p->nRef > 0) return;
+  sqlite3_free(p->aRowid);
+  if (p->pLive) roaring_bitmap_free(p->pLive);
+  sqlite3_free(p->aOff);
+  sqlite3_free(p->aTermId);
+  sqlite3_free(p);
+}
+
+/* The text of statement eStmt of table p (sqlite3_mprintf), or NULL on OOM. */
+static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
+  const char *zDb = p->zDb, *zN = p->zName;
+  switch (eStmt) {
+    case II_STMT_DOC_BY_ROWID:
+      return sqlite3_mprintf("SELECT doc, terms FROM \"%w\".\"%w_docs\" WHERE id = ?1", zDb, zN);
+    case II_STMT_MAX_DOC:
+      return sqlite3_mprintf("SELECT max(doc) FROM \"%w\".\"%w_docs\"", zDb, zN);
+    case II_STMT_MAX_ROWID:
+      return sqlite3_mprintf("SELECT max(id) FROM \"%w\".\"%w_docs\"", zDb, zN);
+    case II_STMT_DOC_INSERT: {
+      int rc = SQLITE_OK, i;
+      NosqlBuffer b = {0, 0, 0};
+      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\".\"%w_docs\"(doc, id, terms", zDb, zN);
+      for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
+      nosqlBufferAppendf(&rc, &b, ") VALUES (?1, ?2, ?3");
+      for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", ?%d", i + 4);
+      nosqlBufferAppendf(&rc, &b, ")");
+      if (rc != SQLITE_OK) nosqlBufferFree(&b);
+      return (char *)b.a;
+    }
+    case II_STMT_DOC_DELETE:
+      return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_docs\" WHERE doc = ?1", zDb, zN);
+    case II_STMT_DOC_SET_TERMS: {
+      int rc = SQLITE_OK, i;
+      NosqlBuffer b = {0, 0, 0};
+      nosqlBufferAppendf(&rc, &b, "UPDATE \"%w\".\"%w_docs\" SET terms = ?2, id = ?3", zDb, zN);
+      for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d = ?%d", i, i + 4);
+      nosqlBufferAppendf(&rc, &b, " WHERE doc = ?1");
+      if (rc != SQLITE_OK) nosqlBufferFree(&b);
+      return (char *)b.a;
+    }
+    case II_STMT_TERM_BY_NAME:
+      return sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\" WHERE field = ?1 AND term = ?2", zDb, zN);
+    case II_STMT_TERM_BY_ID:
+      return sqlite3_mprintf("SELECT field, term FROM \"%w\".\"%w_terms\" WHERE id = ?1", zDb, zN);
+    case II_STMT_TERM_INSERT:
+      return sqlite3_mprintf("INSERT INTO \"%w\".\"%w_terms\"(field, term, docs) VALUES (?1, ?2, 0)", zDb,
+                             zN);
+    case II_STMT_TERM_POSTINGS:
+      return sqlite3_mprintf("SELECT docs, postings FROM \"%w\".\"%w_terms\" WHERE id = ?1", zDb, zN);
+    case II_STMT_TERM_WRITE:
+      return sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET docs = ?2, postings = ?3 WHERE id = ?1", zDb,
+                             zN);
+    case II_STMT_DATA_VERSION:
+      return sqlite3_mprintf("PRAGMA \"%w\".data_version", zDb);
+    default:
+      return sqlite3_mprintf("SELECT type, value FROM json_each(?1)");
+  }
+}
+
+/* The prepared statement eStmt of p (reset, bindings cleared), or NULL with *pRc set. */
+static sqlite3_stmt *iiStmt(inverted_index_vtab *p, int eStmt, int *pRc) {
+  if (*pRc != SQLITE_OK) return NULL;
+  if (p->aStmt[eStmt] == NULL) {
+    char *zSql = iiStmtSql(p, eStmt);
+    if (zSql == NULL) {
+      *pRc = SQLITE_NOMEM;
+      return NULL;
+    }
+    *pRc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &p->aStmt[eStmt], 0);
+    sqlite3_free(zSql);
+    if (*pRc != SQLITE_OK) {
+      nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+      return NULL;
+    }
+  }
+  return p->aStmt[eStmt];
+}
+
+/* Reset pStmt and fold its error, if any, into *pRc (with the message). */
+static void iiReset(inverted_index_vtab *p, sqlite3_stmt *pStmt, int *pRc) {
+  int rc;
+  if (pStmt == NULL) return;
+  rc = sqlite3_reset(pStmt);
+  sqlite3_clear_bindings(pStmt);
+  if (rc != SQLITE_OK && *pRc == SQLITE_OK) {
+    *pRc = rc;
+    nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+  }
+}
+
+/* Report corruption of a shadow table with a message. Returns SQLITE_CORRUPT_VTAB. */
+static int iiCorrupt(inverted_index_vtab *p, const char *zWhat, const char *zSuffix) {
+  nosqlVtabError(&p->base, "inverted_index: corrupt %s in %s_%s", zWhat, p->zName, zSuffix);
+  return SQLITE_CORRUPT_VTAB;
+}
+
+/*--------------------------------------------------------------------------
+** The term cache.
+*/
+
+static size_t iiHashName(int iField, const char *z, int n) {
+  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)iField;
+  int i;
+  for (i = 0; i < n; i++) h = (h ^ (unsigned char)z[i]) * 0x100000001b3ull;
+  return (size_t)(h ^ (h >> 31));
+}
+static size_t iiHashId(sqlite3_int64 id) {
+  uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h ^ (h >> 29));
+}
+
+static void iiTermFree(IiTerm *t) {
+  if (t->pPost) roaring_bitmap_free(t->pPost);
+  if (t->pAdd) roaring_bitmap_free(t->pAdd);
+  if (t->pDel) roaring_bitmap_free(t->pDel);
+  sqlite3_free(t->zTerm);
+  sqlite3_free(t);
+}
+
+/* Forget every cached term, posting list and pending change. */
+static void iiCacheClear(inverted_index_vtab *p) {
+  size_t i;
+  for (i = 0; i < p->nSlot; i++) {
+    if (p->aByName[i]) iiTermFree(p->aByName[i]);
+  }
+  sqlite3_free(p->aByName);
+  sqlite3_free(p->aById);
+  p->aByName = p->aById = NULL;
+  p->nSlot = p->nTermCached = p->nCacheBytes = 0;
+  p->pDirty = NULL;
+  iiDocMapUnref(p->pMap);
+  p->pMap = NULL;
+}
+
+/* Slot of (iField, z, n) in aByName: the entry or the empty slot. */
+static size_t iiSlotByName(inverted_index_vtab *p, int iField, const char *z, int n) {
+  size_t i = iiHashName(iField, z, n) & (p->nSlot - 1);
+  while (p->aByName[i]) {
+    IiTerm *t = p->aByName[i];
+    if (t->iField == iField && t->nTerm == n && memcmp(t->zTerm, z, (size_t)n) == 0) break;
+    i = (i + 1) & (p->nSlot - 1);
+  }
+  return i;
+}
+static size_t iiSlotById(inverted_index_vtab *p, sqlite3_int64 id) {
+  size_t i = iiHashId(id) & (p->nSlot - 1);
+  while (p->aById[i] && p->aById[i]->id != id) i = (i + 1) & (p->nSlot - 1);
+  return i;
+}
+
+/* Add t to the cache (it must not be there). On OOM frees t. */
+static int iiCacheAdd(inverted_index_vtab *p, IiTerm *t) {
+  if ((p->nTermCached + 1) * 2 > p->nSlot) {
+    size_t nOld = p->nSlot, i;
+    IiTerm **aOldName = p->aByName, **aOldId = p->aById;
+    size_t nNew = nOld ? nOld * 2 : 256;
+    p->aByName = (IiTerm **)sqlite3_malloc64(sizeof(IiTerm *) * nNew);
+    p->aById = (IiTerm **)sqlite3_malloc64(sizeof(IiTerm *) * nNew);
+    if (p->aByName == NULL || p->aById == NULL) {
+      sqlite3_free(p->aByName);
+      sqlite3_free(p->aById);
+      p->aByName = aOldName;
+      p->aById = aOldId;
+      iiTermFree(t);
+      return SQLITE_NOMEM;
+    }
+    memset(p->aByName, 0, sizeof(IiTerm *) * nNew);
+    memset(p->aById, 0, sizeof(IiTerm *) * nNew);
+    p->nSlot = nNew;
+    for (i = 0; i < nOld; i++) {
+      IiTerm *u = aOldName[i];
+      if (u == NULL) continue;
+      p->aByName[iiSlotByName(p, u->iField, u->zTerm, u->nTerm)] = u;
+      p->aById[iiSlotById(p, u->id)] = u;
+    }
+    sqlite3_free(aOldName);
+    sqlite3_free(aOldId);
+  }
+  p->aByName[iiSlotByName(p, t->iField, t->zTerm, t->nTerm)] = t;
+  p->aById[iiSlotById(p, t->id)] = t;
+  p->nTermCached++;
+  return SQLITE_OK;
+}
+
+static IiTerm *iiTermNew(sqlite3_int64 id, int iField, const char *z, int n) {
+  IiTerm *t = (IiTerm *)sqlite3_malloc64(sizeof(IiTerm));
+  if (t == NULL) return NULL;
+  memset(t, 0, sizeof(*t));
+  t->zTerm = (char *)sqlite3_malloc64((size_t)n + 1);
+  if (t->zTerm == NULL) {
+    sqlite3_free(t);
+    return NULL;
+  }
+  memcpy(t->zTerm, z, (size_t)n);
+  t->zTerm[n] = 0;
+  t->nTerm = n;
+  t->iField = iField;
+  t->id = id;
+  return t;
+}
+
+/*
+** Find the term (iField, z, n): from the cache, else the dictionary, else
+** (bCreate) a new dictionary row. *ppTerm is NULL for an unknown term when
+** !bCreate.
+*/
+static int iiTermByName(inverted_index_vtab *p, int iField, const char *z, int n, int bCreate,
+                        IiTerm **ppTerm) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt;
+  sqlite3_int64 id = 0;
+  IiTerm *t;
+  *ppTerm = NULL;
+  if (p->nSlot) {
+    t = p->aByName[iiSlotByName(p, iField, z, n)];
+    if (t) {
+      *ppTerm = t;
+      return SQLITE_OK;
+    }
+  }
+  pStmt = iiStmt(p, II_STMT_TERM_BY_NAME, &rc);
+  if (pStmt) {
+    sqlite3_bind_int(pStmt, 1, iField);
+    sqlite3_bind_text(pStmt, 2, z, n, SQLITE_STATIC);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) id = sqlite3_column_int64(pStmt, 0);
+    iiReset(p, pStmt, &rc);
+  }
+  if (rc == SQLITE_OK && id == 0) {
+    if (!bCreate) return SQLITE_OK;
+    pStmt = iiStmt(p, II_STMT_TERM_INSERT, &rc);
+    if (pStmt) {
+      sqlite3_bind_int(pStmt, 1, iField);
+      sqlite3_bind_text(pStmt, 2, z, n, SQLITE_STATIC);
+      sqlite3_step(pStmt);
+      iiReset(p, pStmt, &rc);
+      id = sqlite3_last_insert_rowid(p->db);
+    }
+    if (rc == SQLITE_OK && (id <= 0 || id > 0xFFFFFFFFll)) {
+      nosqlVtabError(&p->base, "inverted_index: term id %lld is outside [1, 4294967295]", id);
+      rc = SQLITE_FULL;
+    }
+  }
+  if (rc != SQLITE_OK) return rc;
+  t = iiTermNew(id, iField, z, n);
+  if (t == NULL) return SQLITE_NOMEM;
+  rc = iiCacheAdd(p, t);
+  if (rc == SQLITE_OK) *ppTerm = t;
+  return rc;
+}
+
+/* Find the term with dictionary id "id" (cache, else dictionary). Unknown: corrupt. */
+static int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt;
+  IiTerm *t = NULL;
+  *ppTerm = NULL;
+  if (p->nSlot) {
+    t = p->aById[iiSlotById(p, id)];
+    if (t) {
+      *ppTerm = t;
+      return SQLITE_OK;
+    }
+  }
+  pStmt = iiStmt(p, II_STMT_TERM_BY_ID, &rc);
+  if (pStmt) {
+    sqlite3_bind_int64(pStmt, 1, id);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) {
+      int iField = sqlite3_column_int(pStmt, 0);
+      const char *z = (const char *)sqlite3_column_text(pStmt, 1);
+      int n = sqlite3_column_bytes(pStmt, 1);
+      if (iField < 0 || iField >= p->nField || z == NULL) {
+        rc = iiCorrupt(p, "dictionary entry", "terms");
+      } else {
+        t = iiTermNew(id, iField, z, n);
+        if (t == NULL) rc = SQLITE_NOMEM;
+      }
+    } else {
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+    iiReset(p, pStmt, &rc);
+    if (rc == SQLITE_CORRUPT_VTAB && p->base.zErrMsg == NULL) {
+      nosqlVtabError(&p->base, "inverted_index: corrupt direct index in %s_docs: unknown term id %lld",
+                     p->zName, id);
+    }
+  }
+  if (rc == SQLITE_OK) {
+    rc = iiCacheAdd(p, t);
+    if (rc == SQLITE_OK) *ppTerm = t;
+  } else if (t) {
+    iiTermFree(t);
+  }
+  return rc;
+}
+
+/* Make t->pPost the stored posting list of t (checked). */
+static int iiTermLoad(inverted_index_vtab *p, IiTerm *t) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt;
+  if (t->pPost) return SQLITE_OK;
+  pStmt = iiStmt(p, II_STMT_TERM_POSTINGS, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, t->id);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 nDocs = sqlite3_column_int64(pStmt, 0);
+    const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pStmt, 1);
+    size_t n = (size_t)sqlite3_column_bytes(pStmt, 1);
+    if (sqlite3_column_type(pStmt, 1) == SQLITE_NULL) {
+      t->pPost = roaring_bitmap_create();
+      if (t->pPost == NULL) rc = SQLITE_NOMEM;
+    } else {
+      t->pPost = iiBitmapUnframe(a, n, &rc);
+      t->nPostBytes = n;
+    }
+    if (rc == SQLITE_OK && (sqlite3_int64)roaring_bitmap_get_cardinality(t->pPost) != nDocs)
+      rc = SQLITE_CORRUPT;
+  } else {
+    rc = SQLITE_CORRUPT;
+  }
+  iiReset(p, pStmt, &rc);
+  if (rc == SQLITE_CORRUPT) {
+    nosqlVtabError(&p->base, "inverted_index: corrupt posting list of %s:'%q' in %s_terms",
+                   p->azField[t->iField], t->zTerm, p->zName);
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  if (rc != SQLITE_OK && t->pPost) {
+    roaring_bitmap_free(t->pPost);
+    t->pPost = NULL;
+  }
+  if (rc == SQLITE_OK) p->nCacheBytes += t->nPostBytes;
+  return rc;
+}
+
+/* Merge every pending change into the stored posting lists. */
+static int iiFlush(inverted_index_vtab *p) {
+  int rc = SQLITE_OK;
+  while (p->pDirty && rc == SQLITE_OK) {
+    IiTerm *t = p->pDirty;
+    sqlite3_stmt *pStmt;
+    rc = iiTermLoad(p, t);
+    if (rc != SQLITE_OK) break;
+    if (t->pDel) roaring_bitmap_andnot_inplace(t->pPost, t->pDel);
+    if (t->pAdd) roaring_bitmap_or_inplace(t->pPost, t->pAdd);
+    pStmt = iiStmt(p, II_STMT_TERM_WRITE, &rc);
+    if (pStmt) {
+      uint64_t nCard = roaring_bitmap_get_cardinality(t->pPost);
+      size_t nBlob = 0;
+      unsigned char *aBlob = NULL;
+      if (nCard > 0) {
+        aBlob = iiBitmapFrame(t->pPost, &nBlob);
+        if (aBlob == NULL) rc = SQLITE_NOMEM;
+      }
+      if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(pStmt, 1, t->id);
+        sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)nCard);
+        if (aBlob) sqlite3_bind_blob64(pStmt, 3, aBlob, nBlob, sqlite3_free);
+        sqlite3_step(pStmt);
+        iiReset(p, pStmt, &rc);
+        p->nCacheBytes = p->nCacheBytes - t->nPostBytes + nBlob;
+        t->nPostBytes = nBlob;
+      } else {
+        sqlite3_free(aBlob);
+      }
+    }
+    if (rc != SQLITE_OK) break;
+    if (t->pAdd) roaring_bitmap_free(t->pAdd);
+    if (t->pDel) roaring_bitmap_free(t->pDel);
+    t->pAdd = t->pDel = NULL;
+    t->bDirty = 0;
+    p->pDirty = t->pDirtyNext;
+    t->pDirtyNext = NULL;
+  }
+  return rc;
+}
+
+/* Record a pending addition (bAdd) or removal of document iDoc for t. */
+static int iiTermPending(inverted_index_vtab *p, IiTerm *t, uint32_t iDoc, int bAdd) {
+  roaring_bitmap_t **ppTo = bAdd ? &t->pAdd : &t->pDel;
+  roaring_bitmap_t *pFrom = bAdd ? t->pDel : t->pAdd;
+  if (*ppTo == NULL) {
+    *ppTo = roaring_bitmap_create();
+    if (*ppTo == NULL) return SQLITE_NOMEM;
+  }
+  roaring_bitmap_add(*ppTo, iDoc);
+  if (pFrom) roaring_bitmap_remove(pFrom, iDoc);
+  if (!t->bDirty) {
+    t->bDirty = 1;
+    t->pDirtyNext = p->pDirty;
+    p->pDirty = t;
+  }
+  return SQLITE_OK;
+}
+
+/*
+** Bring the caches up to date: drop them if another connection committed
+** since they were filled; trim the posting cache to its budget.
+*/
+static int iiCacheCheck(inverted_index_vtab *p) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = iiStmt(p, II_STMT_DATA_VERSION, &rc);
+  if (pStmt) {
+    sqlite3_int64 v = sqlite3_step(pStmt) == SQLITE_ROW ? sqlite3_column_int64(pStmt, 0) : -1;
+    iiReset(p, pStmt, &rc);
+    if (rc == SQLITE_OK && v != p->iDataVersion) {
+      if (p->pDirty == NULL) iiCacheClear(p);
+      p->iDataVersion = v;
+    }
+  }
+  if (rc == SQLITE_OK && p->nCacheBytes > II_CACHE_MAX) {
+    size_t i;
+    for (i = 0; i < p->nSlot; i++) {
+      IiTerm *t = p->aByName[i];
+      if (t && t->pPost) {
+        roaring_bitmap_free(t->pPost);
+        t->pPost = NULL;
+        t->nPostBytes = 0;
+      }
+    }
+    p->nCacheBytes = 0;
+  }
+  return rc;
+}
+
+/* Make sure p->pMap is loaded (it reflects every write so far). */
+static int iiDocMapLoad(inverted_index_vtab *p) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = NULL;
+  IiDocMap *pMap;
+  char *zSql;
+  sqlite3_int64 nAlloc = 0;
+  if (p->pMap) return SQLITE_OK;
+  pMap = (IiDocMap *)sqlite3_malloc64(sizeof(IiDocMap));
+  if (pMap == NULL) return SQLITE_NOMEM;
+  memset(pMap, 0, sizeof(*pMap));
+  pMap->nRef = 1;
+  pMap->bOrdered = 1;
+  pMap->pLive = roaring_bitmap_create();
+  zSql = sqlite3_mprintf("SELECT doc, id FROM \"%w\".\"%w_docs\" ORDER BY doc", p->zDb, p->zName);
+  if (pMap->pLive == NULL || zSql == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 0);
+    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 1);
+    sqlite3_int64 iPrev = pMap->nDoc ? pMap->aRowid[pMap->nDoc - 1] : 0;
+    if (iDoc < 0 || iDoc > 0xFFFFFFFEll || sqlite3_column_type(pStmt, 1) != SQLITE_INTEGER) {
+      rc = iiCorrupt(p, "document number", "docs");
+      break;
+    }
+    if (iDoc >= nAlloc) {
+      sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 1024;
+      sqlite3_int64 *aNew;
+      while (nNew <= iDoc) nNew *= 2;
+      aNew = (sqlite3_int64 *)sqlite3_realloc64(pMap->aRowid, sizeof(sqlite3_int64) * (size_t)nNew);
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      pMap->aRowid = aNew;
+      nAlloc = nNew;
+    }
+    if (pMap->nDoc && iRowid <= iPrev) pMap->bOrdered = 0;
+    /* Holes repeat the previous rowid so aRowid[] stays sorted when ordered. */
+    while (pMap->nDoc < (uint32_t)iDoc) pMap->aRowid[pMap->nDoc++] = iPrev;
+    pMap->aRowid[pMap->nDoc++] = iRowid;
+    roaring_bitmap_add(pMap->pLive, (uint32_t)iDoc);
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
+      rc = rc2;
+      nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+    }
+  }
+  if (rc != SQLITE_OK) {
+    iiDocMapUnref(pMap);
+    return rc;
+  }
+  pMap->nAlloc = nAlloc;
+  p->pMap = pMap;
+  return SQLITE_OK;
+}
+
+/* The table's documents changed: the next reader reloads the map. */
+static void iiDocMapStale(inverted_index_vtab *p) {
+  iiDocMapUnref(p->pMap);
+  p->pMap = NULL;
+}
+
+/* Writes that iiDocMapNote() can apply to a loaded map. */
+#define II_NOTE_INSERT 1 /* Document iDoc now exists with rowid iRowid */
+#define II_NOTE_DELETE 2 /* Document iDoc is gone */
+#define II_NOTE_MOVE 3   /* Document iDoc now has rowid iRowid */
+
+/*
+** Keep the loaded document map in step with one successful write (rc is
+** the write's result), so that a query after a write does not reload it.
+** A map that a cursor shares, or a failed write, is dropped instead; the
+** direct index is dropped either way (facets reload it). aRowid[] stays
+** non-decreasing while bOrdered holds: entries of deleted documents keep
+** their rowid, entries past an insert take its rowid; bOrdered is cleared
+** whenever a write might break the order.
+*/
+static void iiDocMapNote(inverted_index_vtab *p, int rc, int eOp, uint32_t iDoc, sqlite3_int64 iRowid) {
+  IiDocMap *pMap = p->pMap;
+  uint32_t k;
+  if (pMap == NULL) return;
+  if (rc != SQLITE_OK || pMap->nRef > 1) {
+    iiDocMapStale(p);
+    return;
+  }
+  sqlite3_free(pMap->aOff);
+  sqlite3_free(pMap->aTermId);
+  pMap->aOff = NULL;
+  pMap->aTermId = NULL;
+  pMap->nPosting = 0;
+  if (eOp == II_NOTE_DELETE) {
+    roaring_bitmap_remove(pMap->pLive, iDoc);
+    return;
+  }
+  if (eOp == II_NOTE_MOVE) {
+    if (iDoc < pMap->nDoc && pMap->aRowid[iDoc] != iRowid) {
+      pMap->aRowid[iDoc] = iRowid;
+      pMap->bOrdered = 0;
+    }
+    return;
+  }
+  if (iDoc >= pMap->nAlloc) {
+    sqlite3_int64 nNew = pMap->nAlloc ? pMap->nAlloc * 2 : 1024;
+    sqlite3_int64 *aNew;
+    while (nNew <= iDoc) nNew *= 2;
+    aNew = (sqlite3_int64 *)sqlite3_realloc64(pMap->aRowid, sizeof(sqlite3_int64) * (size_t)nNew);
+    if (aNew == NULL) {
+      iiDocMapStale(p);
+      return;
+    }
+    pMap->aRowid = aNew;
+    pMap->nAlloc = nNew;
+  }
+  while (pMap->nDoc <= iDoc) {
+    pMap->aRowid[pMap->nDoc] = pMap->nDoc ? pMap->aRowid[pMap->nDoc - 1] : iRowid;
+    pMap->nDoc++;
+  }
+  if (iDoc > 0 && iRowid <= pMap->aRowid[iDoc - 1]) pMap->bOrdered = 0;
+  for (k = iDoc; k < pMap->nDoc; k++) pMap->aRowid[k] = iRowid;
+  roaring_bitmap_add(pMap->pLive, iDoc);
+}
+
+/* Load the direct index into pMap (which must be p->pMap). */
+static int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  uint64_t nAlloc = 0;
+  uint32_t iNext = 0;
+  if (pMap->aOff) return SQLITE_OK;
+  pMap->aOff = (uint64_t *)sqlite3_malloc64(sizeof(uint64_t) * ((size_t)pMap->nDoc + 1));
+  zSql = sqlite3_mprintf("SELECT doc, terms FROM \"%w\".\"%w_docs\" ORDER BY doc", p->zDb, p->zName);
+  if (pMap->aOff == NULL || zSql == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  pMap->nPosting = 0;
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 0);
+    const unsigned char *aPay;
+    size_t nPay, k;
+    if (iDoc < iNext || iDoc >= pMap->nDoc ||
+        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 1),
+                     (size_t)sqlite3_column_bytes(pStmt, 1), &aPay, &nPay) ||
+        nPay % 4) {
+      rc = iiCorrupt(p, "direct index", "docs");
+      break;
+    }
+    while (iNext <= (uint32_t)iDoc) pMap->aOff[iNext++] = pMap->nPosting;
+    if (pMap->nPosting + nPay / 4 > nAlloc) {
+      uint64_t nNew = nAlloc ? nAlloc * 2 : 4096;
+      uint32_t *aNew;
+      while (nNew < pMap->nPosting + nPay / 4) nNew *= 2;
+      aNew = (uint32_t *)sqlite3_realloc64(pMap->aTermId, sizeof(uint32_t) * nNew);
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      pMap->aTermId = aNew;
+      nAlloc = nNew;
+    }
+    for (k = 0; k < nPay / 4; k++) pMap->aTermId[pMap->nPosting++] = iiGet32(aPay + 4 * k);
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  if (rc == SQLITE_OK) {
+    while (iNext <= pMap->nDoc) pMap->aOff[iNext++] = pMap->nPosting;
+  } else {
+    sqlite3_free(pMap->aOff);
+    pMap->aOff = NULL;
+  }
+  return rc;
+}
+
+/* The posting loader of iiQueryEval over a table's cache. */
+static int iiLoader(void *pCtx, int iField, const char *zTerm, int nTerm, const roaring_bitmap_t **ppPost) {
+  inverted_index_vtab *p = (inverted_index_vtab *)pCtx;
+  IiTerm *t = NULL;
+  int rc = iiTermByName(p, iField, zTerm, nTerm, 0, &t);
+  if (rc == SQLITE_OK && t) rc = iiTermLoad(p, t);
+  *ppPost = (rc == SQLITE_OK && t) ? t->pPost : p->pEmpty;
+  return rc;
+}
+
+/*
+** Everything a read needs: fresh caches, pending writes merged, the
+** document map loaded.
+*/
+static int iiReadBegin(inverted_index_vtab *p) {
+  int rc = iiCacheCheck(p);
+  if (rc == SQLITE_OK) rc = iiFlush(p);
+  if (rc == SQLITE_OK) rc = iiDocMapLoad(p);
+  return rc;
+}
+
+/*
+** Evaluate query zQuery (NULL: every document) into a new bitmap. Call
+** after iiReadBegin. On a syntax error, *pzErr is the message.
+*/
+static int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **ppOut, char **pzErr) {
+  int rc = SQLITE_OK;
+  IiExpr *pExpr;
+  *ppOut = NULL;
+  *pzErr = NULL;
+  if (zQuery == NULL) {
+    *ppOut = roaring_bitmap_copy(p->pMap->pLive);
+    return *ppOut ? SQLITE_OK : SQLITE_NOMEM;
+  }
+  pExpr = iiQueryParse(zQuery, p->nField, (const char *const *)p->azField, pzErr, &rc);
+  if (pExpr == NULL) return rc;
+  *ppOut = iiQueryEval(pExpr, p->pMap->pLive, iiLoader, p, &rc);
+  iiQueryFree(pExpr);
+  return rc;
+}
+
+/*--------------------------------------------------------------------------
+** Writes.
+*/
+
+/* One term of a row being written: bytes at p->terms.a[iOff], nTerm long. */
+typedef struct IiRowTerm IiRowTerm;
+struct IiRowTerm {
+  int iField;         /* Field index */
+  int nTerm;          /* Bytes */
+  sqlite3_int64 iOff; /* Offset in the scratch buffer */
+  IiTerm *pTerm;      /* Dictionary entry, once looked up */
+};
+
+/* The terms of one row: entries in aTerm, bytes in the table's scratch buffer. */
+struct IiValues {
+  IiRowTerm *aTerm; /* Terms, in field order, duplicates included */
+  int nTerm;        /* Entries used */
+  int nAlloc;       /* Entries allocated */
+};
+
+static void iiValuesFree(IiValues *v) {
+  sqlite3_free(v->aTerm);
+  memset(v, 0, sizeof(*v));
+}
+
+static int iiValuesAdd(inverted_index_vtab *p, IiValues *v, int iField, const char *z, int n) {
+  int rc = SQLITE_OK;
+  if (v->nTerm == v->nAlloc) {
+    int nNew = v->nAlloc ? v->nAlloc * 2 : 32;
+    IiRowTerm *aNew = (IiRowTerm *)sqlite3_realloc64(v->aTerm, sizeof(IiRowTerm) * (size_t)nNew);
+    if (aNew == NULL) return SQLITE_NOMEM;
+    v->aTerm = aNew;
+    v->nAlloc = nNew;
+  }
+  v->aTerm[v->nTerm].iField = iField;
+  v->aTerm[v->nTerm].nTerm = n;
+  v->aTerm[v->nTerm].iOff = p->terms.n;
+  v->aTerm[v->nTerm].pTerm = NULL;
+  nosqlBufferAppend(&rc, &p->terms, z, n);
+  nosqlBufferAppend(&rc, &p->terms, "", 1);
+  if (rc == SQLITE_OK) v->nTerm++;
+  return rc;
+}
+
+/*
+** The common case of a JSON array, parsed without SQLite's JSON functions:
+** strings without escapes or control characters. Adds the terms and
+** returns 0; returns 1 (nothing added) when the text needs the full JSON
+** parser, -1 for an empty string element.
+*/
+static int iiValuesJsonFast(inverted_index_vtab *p, IiValues *v, int iField, const char *z, int n, int *pRc) {
+  int i = 0, nStart = v->nTerm;
+  sqlite3_int64 nArena = p->terms.n;
+  while (i < n && iiIsSpace(z[i])) i++;
+  if (i == n || z[i++] != '[') return 1;
+  while (i < n && iiIsSpace(z[i])) i++;
+  if (i < n && z[i] == ']') {
+    i++;
+  } else {
+    for (;;) {
+      int iStart;
+      if (i == n || z[i++] != '"') goto slow;
+      iStart = i;
+      while (i < n && z[i] != '"' && z[i] != '\\' && (unsigned char)z[i] >= 0x20) i++;
+      if (i == n || z[i] != '"') goto slow;
+      if (i == iStart) {
+        v->nTerm = nStart;
+        p->terms.n = nArena;
+        return -1;
+      }
+      *pRc = iiValuesAdd(p, v, iField, z + iStart, i - iStart);
+      if (*pRc != SQLITE_OK) return 0;
+      i++;
+      while (i < n && iiIsSpace(z[i])) i++;
+      if (i < n && z[i] == ']') {
+        i++;
+        break;
+      }
+      if (i == n || z[i++] != ',') goto slow;
+      while (i < n && iiIsSpace(z[i])) i++;
+    }
+  }
+  while (i < n && iiIsSpace(z[i])) i++;
+  if (i == n) return 0;
+slow:
+  v->nTerm = nStart;
+  p->terms.n = nArena;
+  return 1;
+}
+
+/*
+** Split the field values apVal[0..nField) into terms. On a bad value sets
+** *pzErr (sqlite3_mprintf) and returns SQLITE_ERROR.
+*/
+static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues *v, char **pzErr) {
+  int rc = SQLITE_OK, i;
+  nosqlBufferReset(&p->terms);
+  v->nTerm = 0;
+  *pzErr = NULL;
+  for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+    sqlite3_value *pVal = apVal[i];
+    int eType = sqlite3_value_type(pVal);
+    const char *z;
+    int n, bJson;
+    if (eType == SQLITE_NULL) continue;
+    if (eType != SQLITE_TEXT && eType != SQLITE_INTEGER) {
+      char *zQ = nosqlValueQuote(pVal);
+      *pzErr =
+          sqlite3_mprintf("inverted_index: field '%s': value %s is neither a term nor a JSON array of terms",
+                          p->azField[i], zQ);
+      sqlite3_free(zQ);
+      return SQLITE_ERROR;
+    }
+    z = (const char *)sqlite3_value_text(pVal);
+    n = sqlite3_value_bytes(pVal);
+    if (z == NULL) return SQLITE_NOMEM;
+    {
+      int k = 0;
+      while (k < n && iiIsSpace(z[k])) k++;
+      bJson = eType == SQLITE_TEXT && k < n && z[k] == '[';
+    }
+    if (bJson) {
+      int nFast = iiValuesJsonFast(p, v, i, z, n, &rc);
+      if (nFast == 0) continue;
+      if (nFast < 0) {
+        *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty term", p->azField[i]);
+        return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+      }
+    }
+    if (bJson) {
+      sqlite3_stmt *pJson = iiStmt(p, II_STMT_JSON, &rc);
+      int iElem = 0;
+      if (pJson == NULL) return rc;
+      sqlite3_bind_value(pJson, 1, pVal);
+      while (rc == SQLITE_OK && sqlite3_step(pJson) == SQLITE_ROW) {
+        const char *zType = (const char *)sqlite3_column_text(pJson, 0);
+        iElem++;
+        if (zType == NULL || (strcmp(zType, "text") != 0 && strcmp(zType, "integer") != 0)) {
+          char *zQ = nosqlValueQuote(pVal);
+          *pzErr =
+              sqlite3_mprintf("inverted_index: field '%s': element %d of %s is not a string or an integer",
+                              p->azField[i], iElem, zQ);
+          sqlite3_free(zQ);
+          rc = SQLITE_ERROR;
+        } else if (sqlite3_column_bytes(pJson, 1) == 0) {
+          *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty term", p->azField[i]);
+          rc = SQLITE_ERROR;
+        } else {
+          rc = iiValuesAdd(p, v, i, (const char *)sqlite3_column_text(pJson, 1),
+                           sqlite3_column_bytes(pJson, 1));
+        }
+      }
+      if (sqlite3_reset(pJson) != SQLITE_OK && rc == SQLITE_OK) {
+        char *zQ = nosqlValueQuote(pVal);
+        *pzErr =
+            sqlite3_mprintf("inverted_index: field '%s': %s is not a JSON array of terms", p->azField[i], zQ);
+        sqlite3_free(zQ);
+        rc = SQLITE_ERROR;
+      }
+      sqlite3_clear_bindings(pJson);
+      if (rc == SQLITE_ERROR && *pzErr == NULL) rc = SQLITE_NOMEM;
+    } else {
+      if (n == 0) {
+        *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty term", p->azField[i]);
+        return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+      }
+      rc = iiValuesAdd(p, v, i, z, n);
+    }
+  }
+  return rc;
+}
+
+static int iiCmpU32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/*
+** Look up (creating) the dictionary entries of v's terms and build the
+** direct-index blob: the sorted distinct term ids, framed. On success
+** *paBlob is from sqlite3_malloc64 (the caller frees it).
+*/
+static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **paBlob, size_t *pnBlob) {
+  int rc = SQLITE_OK, i, nId = 0;
+  unsigned char *aBlob;
+  uint32_t *aId;
+  *paBlob = NULL;
+  aBlob = (unsigned char *)sqlite3_malloc64(II_FRAME_HDR + 4 * (size_t)v->nTerm + 1);
+  aId = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * (size_t)v->nTerm + 1);
+  if (aBlob == NULL || aId == NULL) rc = SQLITE_NOMEM;
+  for (i = 0; rc == SQLITE_OK && i < v->nTerm; i++) {
+    IiRowTerm *r = &v->aTerm[i];
+    rc = iiTermByName(p, r->iField, (const char *)p->terms.a + r->iOff, r->nTerm, 1, &r->pTerm);
+    if (rc == SQLITE_OK) aId[i] = (uint32_t)r->pTerm->id;
+  }
+  if (rc == SQLITE_OK) {
+    qsort(aId, (size_t)v->nTerm, sizeof(uint32_t), iiCmpU32);
+    for (i = 0; i < v->nTerm; i++) {
+      if (i > 0 && aId[i] == aId[i - 1]) continue;
+      iiPut32(aBlob + II_FRAME_HDR + 4 * nId, aId[i]);
+      nId++;
+    }
+    iiFrameHeader(aBlob, aBlob + II_FRAME_HDR, 4 * (size_t)nId);
+    *paBlob = aBlob;
+    *pnBlob = II_FRAME_HDR + 4 * (size_t)nId;
+  } else {
+    sqlite3_free(aBlob);
+  }
+  sqlite3_free(aId);
+  return rc;
+}
+
+/*
+** The stored document of rowid iRowid: *pbFound, its number and its term
+** ids (a new array from sqlite3_malloc64; the caller frees it).
+*/
+static int iiDocByRowid(inverted_index_vtab *p, sqlite3_int64 iRowid, int *pbFound, uint32_t *piDoc,
+                        uint32_t **paId, int *pnId) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = iiStmt(p, II_STMT_DOC_BY_ROWID, &rc);
+  *pbFound = 0;
+  *paId = NULL;
+  *pnId = 0;
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, iRowid);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 0);
+    const unsigned char *aPay;
+    size_t nPay, k;
+    *pbFound = 1;
+    if (iDoc < 0 || iDoc > 0xFFFFFFFEll ||
+        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 1),
+                     (size_t)sqlite3_column_bytes(pStmt, 1), &aPay, &nPay) ||
+        nPay % 4) {
+      nosqlVtabError(&p->base, "inverted_index: corrupt direct index of rowid %lld in %s_docs", iRowid,
+                     p->zName);
+      rc = SQLITE_CORRUPT_VTAB;
+    } else {
+      *piDoc = (uint32_t)iDoc;
+      *paId = (uint32_t *)sqlite3_malloc64(nPay + 1);
+      if (*paId == NULL) rc = SQLITE_NOMEM;
+      for (k = 0; rc == SQLITE_OK && k < nPay / 4; k++) (*paId)[k] = iiGet32(aPay + 4 * k);
+      *pnId = (int)(nPay / 4);
+    }
+  }
+  iiReset(p, pStmt, &rc);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(*paId);
+    *paId = NULL;
+  }
+  return rc;
+}
+
+/* A single-value query of table p (max doc, max rowid): *pbNull if NULL. */
+static int iiScalar(inverted_index_vtab *p, int eStmt, sqlite3_int64 *piVal, int *pbNull) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = iiStmt(p, eStmt, &rc);
+  *pbNull = 1;
+  if (pStmt == NULL) return rc;
+  if (sqlite3_step(pStmt) == SQLITE_ROW && sqlite3_column_type(pStmt, 0) != SQLITE_NULL) {
+    *pbNull = 0;
+    *piVal = sqlite3_column_int64(pStmt, 0);
+  }
+  iiReset(p, pStmt, &rc);
+  return rc;
+}
+
+/*
+** Write a document: iOldRowid's document (bUpdate) or a new one, now with
+** rowid iRowid and field values apVal. Checks everything that can be
+** wrong before it writes anything.
+*/
+static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRowid, sqlite3_int64 iRowid,
+                      sqlite3_value **apVal) {
+  int rc;
+  char *zErr = NULL;
+  IiValues v = {0, 0, 0};
+  uint32_t iDoc = 0, *aOldId = NULL;
+  int nOldId = 0, bFound = 0, i;
+  IiTerm **aOld = NULL;
+  unsigned char *aBlob = NULL;
+  size_t nBlob = 0;
+  sqlite3_stmt *pStmt;
+
+  rc = iiParseValues(p, apVal, &v, &zErr);
+  if (rc == SQLITE_ERROR && zErr) {
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = zErr;
+    zErr = NULL;
+  }
+  if (rc == SQLITE_OK && (!bUpdate || iRowid != iOldRowid)) {
+    uint32_t iIgnore;
+    uint32_t *aIgnore = NULL;
+    int nIgnore;
+    rc = iiDocByRowid(p, iRowid, &bFound, &iIgnore, &aIgnore, &nIgnore);
+    sqlite3_free(aIgnore);
+    if (rc == SQLITE_OK && bFound) {
+      nosqlVtabError(&p->base, "inverted_index: rowid %lld already exists", iRowid);
+      rc = SQLITE_CONSTRAINT;
+    }
+  }
+  if (rc == SQLITE_OK && bUpdate) {
+    rc = iiDocByRowid(p, iOldRowid, &bFound, &iDoc, &aOldId, &nOldId);
+    if (rc == SQLITE_OK && !bFound) {
+      nosqlVtabError(&p->base, "inverted_index: rowid %lld is not in the index", iOldRowid);
+      rc = SQLITE_ERROR;
+    }
+    if (rc == SQLITE_OK) {
+      aOld = (IiTerm **)sqlite3_malloc64(sizeof(IiTerm *) * ((size_t)nOldId + 1));
+      if (aOld == NULL) rc = SQLITE_NOMEM;
+    }
+    for (i = 0; rc == SQLITE_OK && i < nOldId; i++) rc = iiTermById(p, aOldId[i], &aOld[i]);
+  } else if (rc == SQLITE_OK) {
+    sqlite3_int64 iMax = 0;
+    int bNull;
+    rc = iiScalar(p, II_STMT_MAX_DOC, &iMax, &bNull);
+    if (rc == SQLITE_OK && !bNull && iMax >= 0xFFFFFFFEll) {
+      nosqlVtabError(&p->base, "inverted_index: document numbers exhausted in %s; run 'optimize'", p->zName);
+      rc = SQLITE_FULL;
+    }
+    iDoc = bNull ? 0 : (uint32_t)(iMax + 1);
+  }
+  if (rc == SQLITE_OK) rc = iiResolveTerms(p, &v, &aBlob, &nBlob);
+  if (rc == SQLITE_OK) {
+    pStmt = iiStmt(p, bUpdate ? II_STMT_DOC_SET_TERMS : II_STMT_DOC_INSERT, &rc);
+    if (pStmt) {
+      sqlite3_bind_int64(pStmt, 1, iDoc);
+      sqlite3_bind_blob64(pStmt, bUpdate ? 2 : 3, aBlob, nBlob, SQLITE_STATIC);
+      sqlite3_bind_int64(pStmt, bUpdate ? 3 : 2, iRowid);
+      for (i = 0; !p->zContent && i < p->nField; i++) sqlite3_bind_value(pStmt, i + 4, apVal[i]);
+      sqlite3_step(pStmt);
+      iiReset(p, pStmt, &rc);
+    }
+  }
+  /* The stored row is written: now the pending posting changes. */
+  for (i = 0; rc == SQLITE_OK && i < nOldId; i++) rc = iiTermPending(p, aOld[i], iDoc, 0);
+  for (i = 0; rc == SQLITE_OK && i < v.nTerm; i++) rc = iiTermPending(p, v.aTerm[i].pTerm, iDoc, 1);
+  iiDocMapNote(p, rc, bUpdate ? II_NOTE_MOVE : II_NOTE_INSERT, iDoc, iRowid);
+  sqlite3_free(aBlob);
+  sqlite3_free(aOldId);
+  sqlite3_free(aOld);
+  iiValuesFree(&v);
+  return rc;
+}
+
+/* Delete the document of rowid iRowid; an error if there is none. */
+static int iiDeleteDoc(inverted_index_vtab *p, sqlite3_int64 iRowid) {
+  uint32_t iDoc = 0, *aId = NULL;
+  int nId = 0, bFound = 0, i;
+  IiTerm **aTerm = NULL;
+  sqlite3_stmt *pStmt;
+  int rc = iiDocByRowid(p, iRowid, &bFound, &iDoc, &aId, &nId);
+  if (rc == SQLITE_OK && !bFound) {
+    nosqlVtabError(&p->base, "inverted_index: rowid %lld is not in the index", iRowid);
+    rc = SQLITE_ERROR;
+  }
+  if (rc == SQLITE_OK) {
+    aTerm = (IiTerm **)sqlite3_malloc64(sizeof(IiTerm *) * ((size_t)nId + 1));
+    if (aTerm == NULL) rc = SQLITE_NOMEM;
+  }
+  for (i = 0; rc == SQLITE_OK && i < nId; i++) rc = iiTermById(p, aId[i], &aTerm[i]);
+  pStmt = iiStmt(p, II_STMT_DOC_DELETE, &rc);
+  if (pStmt) {
+    sqlite3_bind_int64(pStmt, 1, iDoc);
+    sqlite3_step(pStmt);
+    iiReset(p, pStmt, &rc);
+  }
+  for (i = 0; rc == SQLITE_OK && i < nId; i++) rc = iiTermPending(p, aTerm[i], iDoc, 0);
+  iiDocMapNote(p, rc, II_NOTE_DELETE, iDoc, iRowid);
+  sqlite3_free(aTerm);
+  sqlite3_free(aId);
+  return rc;
+}
+
+/* Run zSql (sqlite3_mprintf result, freed here) on p's connection. */
+static int iiExec(inverted_index_vtab *p, char *zSql) {
+  char *zErr = NULL;
+  int rc;
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_exec(p->db, zSql, 0, 0, &zErr);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) {
+    nosqlVtabError(&p->base, "%s", zErr ? zErr : sqlite3_errstr(rc));
+    sqlite3_free(zErr);
+  }
+  return rc;
+}
+
+/* The rowid and field values of every source row: the content table or the stored values. */
+static char *iiSourceSql(inverted_index_vtab *p) {
+  int rc = SQLITE_OK, i;
+  NosqlBuffer b = {0, 0, 0};
+  /* Content columns are qualified so that a missing one is an error, not a string literal. */
+  nosqlBufferAppendf(&rc, &b, "SELECT %s", p->zContent ? "c.rowid" : "id");
+  for (i = 0; i < p->nField; i++) {
+    if (p->zContent)
+      nosqlBufferAppendf(&rc, &b, ", c.\"%w\"", p->azField[i]);
+    else
+      nosqlBufferAppendf(&rc, &b, ", c%d", i);
+  }
+  if (p->zContent)
+    nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" AS c ORDER BY c.rowid", p->zDb, p->zContent);
+  else
+    nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_docs\" ORDER BY id", p->zDb, p->zName);
+  if (rc != SQLITE_OK) nosqlBufferFree(&b);
+  return (char *)b.a;
+}
+
+/* 'rebuild': reindex every row of the source from scratch. */
+static int iiRebuild(inverted_index_vtab *p) {
+  int rc = SQLITE_OK, i;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_value **aCopy = NULL; /* Stored values, when they are the source */
+  sqlite3_int64 nCopy = 0, nAlloc = 0, k;
+  char *zSql = iiSourceSql(p);
+  int nCol = p->nField + 1;
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) {
+    nosqlVtabError(&p->base, "inverted_index: rebuild: %s", sqlite3_errmsg(p->db));
+    return rc;
+  }
+  if (!p->zContent) {
+    /* The stored values are deleted below: copy them first. */
+    while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+      if (nCopy + nCol > nAlloc) {
+        sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 64 * nCol;
+        sqlite3_value **aNew =
+            (sqlite3_value **)sqlite3_realloc64(aCopy, sizeof(sqlite3_value *) * (size_t)nNew);
+        if (aNew == NULL) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+        aCopy = aNew;
+        nAlloc = nNew;
+      }
+      for (i = 0; i < nCol; i++) {
+        aCopy[nCopy++] = sqlite3_value_dup(sqlite3_column_value(pStmt, i));
+        if (aCopy[nCopy - 1] == NULL) rc = SQLITE_NOMEM;
+      }
+    }
+    if (rc == SQLITE_OK) rc = sqlite3_reset(pStmt);
+  }
+  iiCacheClear(p);
+  if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_docs\"", p->zDb, p->zName));
+  if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\"", p->zDb, p->zName));
+  if (p->zContent) {
+    sqlite3_value **ap = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)nCol);
+    if (ap == NULL) rc = SQLITE_NOMEM;
+    while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+      for (i = 0; i < nCol; i++) ap[i] = sqlite3_column_value(pStmt, i);
+      if (sqlite3_value_type(ap[0]) != SQLITE_INTEGER) {
+        nosqlVtabError(&p->base, "inverted_index: rebuild: content table %s has a non-integer rowid",
+                       p->zContent);
+        rc = SQLITE_ERROR;
+      } else {
+        rc = iiWriteDoc(p, 0, 0, sqlite3_value_int64(ap[0]), ap + 1);
+      }
+    }
+    sqlite3_free(ap);
+  } else {
+    for (k = 0; rc == SQLITE_OK && k < nCopy; k += nCol) {
+      rc = iiWriteDoc(p, 0, 0, sqlite3_value_int64(aCopy[k]), aCopy + k + 1);
+    }
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
+      nosqlVtabError(&p->base, "inverted_index: rebuild: %s", sqlite3_errmsg(p->db));
+      rc = rc2;
+    }
+  }
+  for (k = 0; k < nCopy; k++) sqlite3_value_free(aCopy[k]);
+  sqlite3_free(aCopy);
+  if (rc == SQLITE_OK) rc = iiFlush(p);
+  return rc;
+}
+
+/*
+** Accumulate, into each cached term's pAdd (used as scratch, never on the
+** dirty list), the documents whose direct index names it. Reloads the
+** caches from disk first; the caller clears them afterwards unless it
+** flushes pAdd as pending additions (bPending).
+*/
+static int iiPostingsFromDirect(inverted_index_vtab *p, int bPending) {
+  int rc;
+  uint32_t iDoc;
+  IiDocMap *pMap;
+  iiCacheClear(p);
+  rc = iiDocMapLoad(p);
+  if (rc == SQLITE_OK) rc = iiDirectLoad(p, p->pMap);
+  if (rc != SQLITE_OK) return rc;
+  pMap = p->pMap;
+  pMap->nRef++;
+  for (iDoc = 0; rc == SQLITE_OK && iDoc < pMap->nDoc; iDoc++) {
+    uint64_t k;
+    for (k = pMap->aOff[iDoc]; rc == SQLITE_OK && k < pMap->aOff[iDoc + 1]; k++) {
+      IiTerm *t = NULL;
+      rc = iiTermById(p, pMap->aTermId[k], &t);
+      if (rc != SQLITE_OK) break;
+      if (bPending) {
+        rc = iiTermPending(p, t, iDoc, 1);
+      } else {
+        if (t->pAdd == NULL) t->pAdd = roaring_bitmap_create();
+        if (t->pAdd == NULL) rc = SQLITE_NOMEM;
+        if (rc == SQLITE_OK) roaring_bitmap_add(t->pAdd, iDoc);
+      }
+    }
+  }
+  iiDocMapUnref(pMap);
+  return rc;
+}
+
+/* 'optimize': renumber documents in rowid order and rewrite every posting list compactly. */
+static int iiOptimize(inverted_index_vtab *p) {
+  int rc = iiFlush(p);
+  const char *zDb = p->zDb, *zN = p->zName;
+  if (rc == SQLITE_OK)
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = -1 - doc", zDb, zN));
+  if (rc == SQLITE_OK) {
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = r.n FROM (SELECT id AS rid, "
+                                   "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS r "
+                                   "WHERE id = r.rid",
+                                   zDb, zN, zDb, zN));
+  }
+  if (rc == SQLITE_OK) {
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET docs = 0, postings = NULL", zDb, zN));
+  }
+  if (rc == SQLITE_OK) rc = iiPostingsFromDirect(p, 1);
+  if (rc == SQLITE_OK) rc = iiFlush(p);
+  if (rc == SQLITE_OK)
+    rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\" WHERE docs = 0", zDb, zN));
+  iiCacheClear(p);
+  return rc;
+}
+
+static int iiCmpI64(const void *a, const void *b) {
+  sqlite3_int64 x = *(const sqlite3_int64 *)a, y = *(const sqlite3_int64 *)b;
+  return x < y ? -1 : x > y;
+}
+
+/*
+** 'integrity-check': every blob decodes; every posting list equals the
+** documents whose direct index names the term, with the right count; the
+** direct index of every source row (content table or stored values)
+** holds exactly the terms of its values.
+*/
+static int iiIntegrityCheck(inverted_index_vtab *p) {
+  int rc = iiFlush(p);
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  sqlite3_int64 nSource = 0;
+  sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
+  if (apVal == NULL) return SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = iiPostingsFromDirect(p, 0);
+  zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\"", p->zDb, p->zName);
+  if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    IiTerm *t = NULL;
+    rc = iiTermById(p, sqlite3_column_int64(pStmt, 0), &t);
+    if (rc == SQLITE_OK) rc = iiTermLoad(p, t);
+    if (rc == SQLITE_OK &&
+        !(t->pAdd ? roaring_bitmap_equals(t->pPost, t->pAdd) : roaring_bitmap_is_empty(t->pPost))) {
+      nosqlVtabError(
+          &p->base,
+          "inverted_index: integrity-check failed: the posting list of %s:'%q' does not match the direct "
+          "index in %s_docs",
+          p->azField[t->iField], t->zTerm, p->zName);
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+  }
+  sqlite3_finalize(pStmt);
+  pStmt = NULL;
+  /* The direct index against the source values. */
+  zSql = iiSourceSql(p);
+  if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  if (rc != SQLITE_OK && rc != SQLITE_CORRUPT_VTAB && p->base.zErrMsg == NULL) {
+    nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
+  }
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
+    IiValues v = {0, 0, 0};
+    char *zErr = NULL;
+    uint32_t iDoc, *aId = NULL;
+    int nId = 0, bFound = 0, i, nWant = 0, bMatch = 1;
+    sqlite3_int64 *aWant = NULL;
+    nSource++;
+    for (i = 0; i < p->nField; i++) apVal[i] = sqlite3_column_value(pStmt, i + 1);
+    rc = iiParseValues(p, apVal, &v, &zErr);
+    if (rc == SQLITE_ERROR) {
+      nosqlVtabError(&p->base, "inverted_index: integrity-check failed: row %lld: %s", iRowid,
+                     zErr ? zErr : "");
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+    sqlite3_free(zErr);
+    if (rc == SQLITE_OK) rc = iiDocByRowid(p, iRowid, &bFound, &iDoc, &aId, &nId);
+    if (rc == SQLITE_OK) {
+      aWant = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((size_t)v.nTerm + 1));
+      if (aWant == NULL) rc = SQLITE_NOMEM;
+    }
+    for (i = 0; rc == SQLITE_OK && bFound && i < v.nTerm; i++) {
+      IiTerm *t = NULL;
+      rc = iiTermByName(p, v.aTerm[i].iField, (const char *)p->terms.a + v.aTerm[i].iOff, v.aTerm[i].nTerm, 0,
+                        &t);
+      if (t == NULL)
+        bMatch = 0;
+      else
+        aWant[nWant++] = t->id;
+    }
+    if (rc == SQLITE_OK) {
+      qsort(aWant, (size_t)nWant, sizeof(sqlite3_int64), iiCmpI64);
+      for (i = 1; i < nWant; i++) {
+        if (aWant[i] == aWant[i - 1]) {
+          memmove(&aWant[i], &aWant[i + 1], sizeof(sqlite3_int64) * (size_t)(nWant - i - 1));
+          nWant--;
+          i--;
+        }
+      }
+      if (!bFound || nWant != nId) bMatch = 0;
+      for (i = 0; bMatch && i < nId; i++) bMatch = aWant[i] == aId[i];
+      if (!bMatch) {
+        nosqlVtabError(
+            &p->base,
+            "inverted_index: integrity-check failed: the index of row %lld does not match its values",
+            iRowid);
+        rc = SQLITE_CORRUPT_VTAB;
+      }
+    }
+    sqlite3_free(aWant);
+    sqlite3_free(aId);
+    iiValuesFree(&v);
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
+      nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
+      rc = rc2;
+    }
+  }
+  if (rc == SQLITE_OK && p->pMap && (uint64_t)nSource != roaring_bitmap_get_cardinality(p->pMap->pLive)) {
+    nosqlVtabError(&p->base,
+                   "inverted_index: integrity-check failed: %lld source rows, %llu indexed documents",
+                   nSource, (unsigned long long)roaring_bitmap_get_cardinality(p->pMap->pLive));
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  sqlite3_free(apVal);
+  iiCacheClear(p);
+  return rc;
+}
+
+/*--------------------------------------------------------------------------
+** The inverted_index module.
+*/
+
+/* Remove quotes ('x', "x", `x`, [x]) from an argument: a new string, or NULL on OOM. */
+static char *iiDequote(const char *z, int n) {
+  char q, qEnd;
+  char *zOut;
+  int i, j = 0;
+  while (n > 0 && iiIsSpace(*z)) z++, n--;
+  while (n > 0 && iiIsSpace(z[n - 1])) n--;
+  q = n >= 2 ? z[0] : 0;
+  qEnd = q == '[' ? ']' : q;
+  zOut = (char *)sqlite3_malloc64((size_t)n + 1);
+  if (zOut == NULL) return NULL;
+  if ((q == '\'' || q == '"' || q == '`' || q == '[') && z[n - 1] == qEnd) {
+    for (i = 1; i < n - 1; i++) {
+      zOut[j++] = z[i];
+      if (z[i] == qEnd && q != '[' && i + 1 < n - 1 && z[i + 1] == qEnd) i++;
+    }
+  } else {
+    memcpy(zOut, z, (size_t)n);
+    j = n;
+  }
+  zOut[j] = 0;
+  return zOut;
+}
+
+static void iiVtabFree(inverted_index_vtab *p) {
+  int i;
+  if (p == NULL) return;
+  if (p->pGlobal) {
+    inverted_index_vtab **pp = &p->pGlobal->pFirst;
+    while (*pp && *pp != p) pp = &(*pp)->pNext;
+    if (*pp) *pp = p->pNext;
+  }
+  for (i = 0; i < II_N_STMT; i++) sqlite3_finalize(p->aStmt[i]);
+  iiCacheClear(p);
+  for (i = 0; i < p->nField; i++) sqlite3_free(p->azField[i]);
+  sqlite3_free(p->azField);
+  sqlite3_free(p->zContent);
+  sqlite3_free(p->zDb);
+  sqlite3_free(p->zName);
+  if (p->pEmpty) roaring_bitmap_free(p->pEmpty);
+  nosqlBufferFree(&p->terms);
+  sqlite3_free(p->base.zErrMsg);
+  sqlite3_free(p);
+}
+
+/* xCreate (bCreate) and xConnect: parse the arguments, declare the table. */
+static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                  char **pzErr, int bCreate) {
+  inverted_index_vtab *p;
+  int rc = SQLITE_OK, i, j;
+  NosqlBuffer decl = {0, 0, 0};
+  *ppVtab = NULL;
+  p = (inverted_index_vtab *)sqlite3_malloc64(sizeof(*p));
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->iDataVersion = -1;
+  p->zDb = sqlite3_mprintf("%s", argv[1]);
+  p->zName = sqlite3_mprintf("%s", argv[2]);
+  p->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)(argc > 3 ? argc : 1));
+  p->pEmpty = roaring_bitmap_create();
+  if (p->zDb == NULL || p->zName == NULL || p->azField == NULL || p->pEmpty == NULL) rc = SQLITE_NOMEM;
+  for (i = 3; rc == SQLITE_OK && i < argc; i++) {
+    const char *zArg = argv[i];
+    const char *zEq = strchr(zArg, '=');
+    if (zEq && zArg[0] != '"' && zArg[0] != '\'' && zArg[0] != '`' && zArg[0] != '[') {
+      char *zKey = iiDequote(zArg, (int)(zEq - zArg));
+      char *zVal = iiDequote(zEq + 1, (int)strlen(zEq + 1));
+      if (zKey == NULL || zVal == NULL) {
+        rc = SQLITE_NOMEM;
+      } else if (sqlite3_stricmp(zKey, "content") != 0) {
+        *pzErr = sqlite3_mprintf("inverted_index: unknown option '%s'", zKey);
+        rc = SQLITE_ERROR;
+      } else if (zVal[0] == 0) {
+        *pzErr = sqlite3_mprintf("inverted_index: content= needs a table name");
+        rc = SQLITE_ERROR;
+      } else {
+        sqlite3_free(p->zContent);
+        p->zContent = zVal;
+        zVal = NULL;
+      }
+      sqlite3_free(zKey);
+      sqlite3_free(zVal);
+    } else {
+      char *zField = iiDequote(zArg, (int)strlen(zArg));
+      if (zField == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      p->azField[p->nField++] = zField;
+      if (zField[0] == 0) {
+        *pzErr = sqlite3_mprintf("inverted_index: empty field name");
+        rc = SQLITE_ERROR;
+      } else if (sqlite3_stricmp(zField, "rowid") == 0 || sqlite3_stricmp(zField, "oid") == 0 ||
+                 sqlite3_stricmp(zField, "_rowid_") == 0) {
+        *pzErr = sqlite3_mprintf("inverted_index: field name '%s' is reserved", zField);
+        rc = SQLITE_ERROR;
+      } else if (sqlite3_stricmp(zField, p->zName) == 0) {
+        *pzErr = sqlite3_mprintf("inverted_index: field '%s' has the table's name", zField);
+        rc = SQLITE_ERROR;
+      }
+      for (j = 0; rc == SQLITE_OK && j < p->nField - 1; j++) {
+        if (sqlite3_stricmp(p->azField[j], zField) == 0) {
+          *pzErr = sqlite3_mprintf("inverted_index: duplicate field '%s'", zField);
+          rc = SQLITE_ERROR;
+        }
+      }
+    }
+  }
+  if (rc == SQLITE_OK && p->nField == 0) {
+    *pzErr = sqlite3_mprintf("inverted_index: at least one field is required");
+    rc = SQLITE_ERROR;
+  }
+  if (rc == SQLITE_OK && bCreate) {
+    NosqlBuffer b = {0, 0, 0};
+    nosqlBufferAppendf(
+        &rc, &b,
+        "CREATE TABLE \"%w\".\"%w_terms\"(id INTEGER PRIMARY KEY, field INTEGER NOT NULL, term TEXT "
+        "NOT NULL, docs INTEGER NOT NULL, postings BLOB, UNIQUE(field, term));"
+        "CREATE TABLE \"%w\".\"%w_docs\"(doc INTEGER PRIMARY KEY, id INTEGER NOT NULL UNIQUE, terms BLOB",
+        p->zDb, p->zName, p->zDb, p->zName);
+    for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
+    nosqlBufferAppendf(&rc, &b, ");");
+    if (rc == SQLITE_OK) rc = sqlite3_exec(db, (const char *)b.a, 0, 0, pzErr);
+    nosqlBufferFree(&b);
+  }
+  if (rc == SQLITE_OK) {
+    nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(");
+    for (i = 0; i < p->nField; i++) nosqlBufferAppendf(&rc, &decl, "\"%w\", ", p->azField[i]);
+    nosqlBufferAppendf(&rc, &decl, "\"%w\" HIDDEN)", p->zName);
+    if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
+    if (rc != SQLITE_OK && *pzErr == NULL) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  }
+  nosqlBufferFree(&decl);
+  if (rc != SQLITE_OK) {
+    iiVtabFree(p);
+    return rc;
+  }
+  p->pGlobal = (IiGlobal *)pAux;
+  p->pNext = p->pGlobal->pFirst;
+  p->pGlobal->pFirst = p;
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+static int iiCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                    char **pzErr) {
+  return iiInit(db, pAux, argc, argv, ppVtab, pzErr, 1);
+}
+static int iiConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                     char **pzErr) {
+  return iiInit(db, pAux, argc, argv, ppVtab, pzErr, 0);
+}
+
+static int iiDisconnect(sqlite3_vtab *pVtab) {
+  iiVtabFree((inverted_index_vtab *)pVtab);
+  return SQLITE_OK;
+}
+
+static int iiDestroy(sqlite3_vtab *pVtab) {
+  inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
+  int rc = iiExec(
+      p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_docs\";DROP TABLE IF EXISTS \"%w\".\"%w_terms\";",
+                         p->zDb, p->zName, p->zDb, p->zName));
+  if (rc == SQLITE_OK) iiVtabFree(p);
+  return rc;
+}
+
+/*
+** Plan encoding, decoded in the same order by iiFilter. idxNum bits say
+** which arguments follow, in this order in argv[]:
+**
+**   II_PLAN_MATCH  0x01  the query (a MATCH on the hidden column)
+**   II_PLAN_EQ     0x02  rowid = X
+**   II_PLAN_LO     0x04  rowid > X or rowid >= X
+**   II_PLAN_HI     0x08  rowid < X or rowid <= X
+**
+** Rowid bounds narrow the scan but are not omitted: SQLite checks each
+** row again, so a bound is applied inclusively and non-integer values
+** only widen it. Rows always come in rowid order (ORDER BY rowid consumed).
+*/
+#define II_PLAN_MATCH 0x01
+#define II_PLAN_EQ 0x02
+#define II_PLAN_LO 0x04
+#define II_PLAN_HI 0x08
+
+static int iiBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
+  int aCons[4] = {-1, -1, -1, -1}; /* Constraint index per plan bit, in argv order */
+  int i, nArg = 0, bMatchUnusable = 0;
+  double rCost = 1e6, rRows = 1e6;
+  pInfo->idxNum = 0;
+  for (i = 0; i < pInfo->nConstraint; i++) {
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if (pC->iColumn == p->nField && pC->op == SQLITE_INDEX_CONSTRAINT_MATCH) {
+      if (!pC->usable)
+        bMatchUnusable = 1;
+      else if (aCons[0] < 0)
+        aCons[0] = i;
+      continue;
+    }
+    if (!pC->usable || pC->iColumn >= 0) continue;
+    if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && aCons[1] < 0) aCons[1] = i;
+    if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && aCons[2] < 0)
+      aCons[2] = i;
+    if ((pC->op == SQLITE_INDEX_CONSTRAINT_LT || pC->op == SQLITE_INDEX_CONSTRAINT_LE) && aCons[3] < 0)
+      aCons[3] = i;
+  }
+  if (bMatchUnusable && aCons[0] < 0) return SQLITE_CONSTRAINT;
+  for (i = 0; i < 4; i++) {
+    if (aCons[i] < 0) continue;
+    pInfo->idxNum |= 1 << i;
+    pInfo->aConstraintUsage[aCons[i]].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[aCons[i]].omit = i == 0;
+  }
+  if (pInfo->idxNum & II_PLAN_MATCH) {
+    rCost /= 100;
+    rRows /= 100;
+  }
+  if (pInfo->idxNum & II_PLAN_EQ) {
+    rCost = 10;
+    rRows = 1;
+  } else {
+    if (pInfo->idxNum & II_PLAN_LO) rCost /= 4, rRows /= 4;
+    if (pInfo->idxNum & II_PLAN_HI) rCost /= 4, rRows /= 4;
+  }
+  if (pInfo->nOrderBy == 1 && pInfo->aOrderBy[0].iColumn < 0 && !pInfo->aOrderBy[0].desc) {
+    pInfo->orderByConsumed = 1;
+  }
+  pInfo->estimatedCost = rCost;
+  pInfo->estimatedRows = (sqlite3_int64)rRows;
+  return SQLITE_OK;
+}
+
+static int iiOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur) {
+  inverted_index_cursor *pCur = (inverted_index_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  (void)pVtab;
+  if (pCur == NULL) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof(*pCur));
+  pCur->bEof = 1;
+  *ppCur = &pCur->base;
+  return SQLITE_OK;
+}
+
+static void iiCursorReset(inverted_index_cursor *pCur) {
+  iiDocMapUnref(pCur->pMap);
+  pCur->pMap = NULL;
+  if (pCur->pResult) roaring_bitmap_free(pCur->pResult);
+  pCur->pResult = NULL;
+  sqlite3_free(pCur->aRow);
+  pCur->aRow = NULL;
+  pCur->nRow = pCur->iRow = 0;
+  pCur->bEof = 1;
+  pCur->bColRow = 0;
+}
+
+static int iiClose(sqlite3_vtab_cursor *cur) {
+  inverted_index_cursor *pCur = (inverted_index_cursor *)cur;
+  iiCursorReset(pCur);
+  sqlite3_finalize(pCur->pCol);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+/* Position the cursor on its current entry, or at EOF. */
+static void iiCursorSettle(inverted_index_cursor *pCur) {
+  pCur->bColRow = 0;
+  if (pCur->pCol) sqlite3_reset(pCur->pCol);
+  if (pCur->bSorted) {
+    if (pCur->iRow >= pCur->nRow) {
+      pCur->bEof = 1;
+      return;
+    }
+    pCur->iDoc = pCur->aRow[pCur->iRow].iDoc;
+    pCur->iRowid = pCur->aRow[pCur->iRow].iRowid;
+    return;
+  }
+  if (!pCur->it.has_value || pCur->it.current_value >= pCur->pMap->nDoc) {
+    pCur->bEof = 1;
+    return;
+  }
+  pCur->iDoc = pCur->it.current_value;
+  pCur->iRowid = pCur->pMap->aRowid[pCur->iDoc];
+  if (pCur->iRowid > pCur->iHi) pCur->bEof = 1;
+}
+
+static int iiNext(sqlite3_vtab_cursor *cur) {
+  inverted_index_cursor *pCur = (inverted_index_cursor *)cur;
+  if (pCur->bSorted)
+    pCur->iRow++;
+  else
+    roaring_advance_uint32_iterator(&pCur->it);
+  iiCursorSettle(pCur);
+  return SQLITE_OK;
+}
+
+static int iiEof(sqlite3_vtab_cursor *cur) { return ((inverted_index_cursor *)cur)->bEof; }
+
+/* A rowid bound from a constraint value: integers exactly, reals widened, others: none. */
+static int iiBound(sqlite3_value *pVal, int bLower, sqlite3_int64 *piOut) {
+  int eType = sqlite3_value_numeric_type(pVal);
+  if (eType == SQLITE_INTEGER) {
+    *piOut = sqlite3_value_int64(pVal);
+    return 1;
+  }
+  if (eType == SQLITE_FLOAT) {
+    double r = sqlite3_value_double(pVal);
+    sqlite3_int64 t;
+    if (r != r) return 0; /* NaN: no bound */
+    if (r >= 9.2e18) {
+      t = (sqlite3_int64)0x7fffffffffffffffll;
+    } else if (r <= -9.2e18) {
+      t = (sqlite3_int64)(-0x7fffffffffffffffll - 1);
+    } else {
+      t = (sqlite3_int64)r;
+      if (bLower && (double)t > r) t--;
+      if (!bLower && (double)t < r) t++;
+    }
+    *piOut = t;
+    return 1;
+  }
+  return 0;
+}
+
+static int iiCmpRow(const void *a, const void *b) {
+  sqlite3_int64 x = ((const IiRow *)a)->iRowid, y = ((const IiRow *)b)->iRowid;
+  return x < y ? -1 : x > y;
+}
+
+static int iiFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                    sqlite3_value **argv) {
+  inverted_index_cursor *pCur = (inverted_index_cursor *)cur;
+  inverted_index_vtab *p = (inverted_index_vtab *)cur->pVtab;
+  const char *zQuery = NULL;
+  sqlite3_int64 iLo = (sqlite3_int64)(-0x7fffffffffffffffll - 1), iHi = 0x7fffffffffffffffll, v;
+  int iArg = 0, rc;
+  char *zErr = NULL;
+  IiDocMap *pMap;
+  (void)idxStr;
+  (void)argc;
+  iiCursorReset(pCur);
+  if (idxNum & II_PLAN_MATCH) {
+    if (sqlite3_value_type(argv[iArg]) == SQLITE_NULL) return SQLITE_OK; /* MATCH NULL: no rows */
+    zQuery = (const char *)sqlite3_value_text(argv[iArg++]);
+    if (zQuery == NULL) return SQLITE_NOMEM;
+  }
+  if (idxNum & II_PLAN_EQ) {
+    if (iiBound(argv[iArg], 1, &v)) iLo = v;
+    if (iiBound(argv[iArg++], 0, &v)) iHi = v;
+  }
+  if ((idxNum & II_PLAN_LO) && iiBound(argv[iArg++], 1, &v) && v > iLo) iLo = v;
+  if ((idxNum & II_PLAN_HI) && iiBound(argv[iArg++], 0, &v) && v < iHi) iHi = v;
+
+  rc = iiReadBegin(p);
+  if (rc == SQLITE_OK) rc = iiEvalQuery(p, zQuery, &pCur->pResult, &zErr);
+  if (zErr) {
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = zErr;
+  }
+  if (rc != SQLITE_OK) return rc;
+  pMap = pCur->pMap = p->pMap;
+  pMap->nRef++;
+  pCur->iHi = iHi;
+  pCur->bEof = 0;
+  if (iLo > iHi) {
+    pCur->bEof = 1;
+  } else if (pMap->bOrdered) {
+    /* Document numbers follow rowids: start at the first rowid >= iLo. */
+    uint32_t lo = 0, hi = pMap->nDoc;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (pMap->aRowid[mid] < iLo)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    pCur->bSorted = 0;
+    roaring_init_iterator(pCur->pResult, &pCur->it);
+    if (lo > 0) roaring_move_uint32_iterator_equalorlarger(&pCur->it, lo);
+    iiCursorSettle(pCur);
+  } else {
+    roaring_uint32_iterator_t it;
+    uint64_t nMax = roaring_bitmap_get_cardinality(pCur->pResult);
+    pCur->bSorted = 1;
+    pCur->aRow = (IiRow *)sqlite3_malloc64(sizeof(IiRow) * (nMax + 1));
+    if (pCur->aRow == NULL) return SQLITE_NOMEM;
+    for (roaring_init_iterator(pCur->pResult, &it); it.has_value; roaring_advance_uint32_iterator(&it)) {
+      sqlite3_int64 iRowid;
+      if (it.current_value >= pMap->nDoc) break;
+      iRowid = pMap->aRowid[it.current_value];
+      if (iRowid < iLo || iRowid > iHi) continue;
+      pCur->aRow[pCur->nRow].iRowid = iRowid;
+      pCur->aRow[pCur->nRow].iDoc = it.current_value;
+      pCur->nRow++;
+    }
+    qsort(pCur->aRow, pCur->nRow, sizeof(IiRow), iiCmpRow);
+    iiCursorSettle(pCur);
+  }
+  return SQLITE_OK;
+}
+
+static int iiColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol) {
+  inverted_index_cursor *pCur = (inverted_index_cursor *)cur;
+  inverted_index_vtab *p = (inverted_index_vtab *)cur->pVtab;
+  int rc = SQLITE_OK;
+  if (iCol < 0 || iCol >= p->nField) return SQLITE_OK; /* The hidden column reads as NULL */
+  if (pCur->pCol == NULL) {
+    int i;
+    NosqlBuffer b = {0, 0, 0};
+    nosqlBufferAppendf(&rc, &b, "SELECT ");
+    for (i = 0; i < p->nField; i++) {
+      if (p->zContent)
+        nosqlBufferAppendf(&rc, &b, "%sc.\"%w\"", i ? ", " : "", p->azField[i]);
+      else
+        nosqlBufferAppendf(&rc, &b, "%sc%d", i ? ", " : "", i);
+    }
+    if (p->zContent)
+      nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" AS c WHERE c.rowid = ?1", p->zDb, p->zContent);
+    else
+      nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_docs\" WHERE doc = ?1", p->zDb, p->zName);
+    if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, (const char *)b.a, -1, &pCur->pCol, 0);
+    nosqlBufferFree(&b);
+    if (rc != SQLITE_OK) {
+      nosqlVtabError(cur->pVtab, "%s", sqlite3_errmsg(p->db));
+      return rc;
+    }
+  }
+  if (!pCur->bColRow) {
+    sqlite3_reset(pCur->pCol);
+    sqlite3_bind_int64(pCur->pCol, 1, p->zContent ? pCur->iRowid : (sqlite3_int64)pCur->iDoc);
+    rc = sqlite3_step(pCur->pCol);
+    if (rc == SQLITE_ROW) {
+      pCur->bColRow = 1;
+      rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+      /* A content= row that the application deleted without telling the index. */
+      return SQLITE_OK;
+    } else {
+      nosqlVtabError(cur->pVtab, "%s", sqlite3_errmsg(p->db));
+      return rc;
+    }
+  }
+  sqlite3_result_value(ctx, sqlite3_column_value(pCur->pCol, iCol));
+  return rc;
+}
+
+static int iiRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
+  *pRowid = ((inverted_index_cursor *)cur)->iRowid;
+  return SQLITE_OK;
+}
+
+/* A special command, INSERT INTO t(t [, rowid]) VALUES(cmd [, rowid]). */
+static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value *pRowid) {
+  const char *zCmd = (const char *)sqlite3_value_text(pCmd);
+  if (zCmd == NULL) return SQLITE_NOMEM;
+  if (sqlite3_stricmp(zCmd, "rebuild") == 0) return iiRebuild(p);
+  if (sqlite3_stricmp(zCmd, "integrity-check") == 0) return iiIntegrityCheck(p);
+  if (sqlite3_stricmp(zCmd, "optimize") == 0) return iiOptimize(p);
+  if (sqlite3_stricmp(zCmd, "delete") == 0) {
+    if (sqlite3_value_type(pRowid) != SQLITE_INTEGER) {
+      nosqlVtabError(&p->base, "inverted_index: 'delete' needs the rowid of the document");
+      return SQLITE_ERROR;
+    }
+    return iiDeleteDoc(p, sqlite3_value_int64(pRowid));
+  }
+  {
+    char *zQ = nosqlValueQuote(pCmd);
+    nosqlVtabError(
+        &p->base,
+        "inverted_index: unknown command %s (expected 'rebuild', 'integrity-check', 'optimize' or 'delete')",
+        zQ);
+    sqlite3_free(zQ);
+  }
+  return SQLITE_ERROR;
+}
+
+static int iiUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite3_int64 *pRowid) {
+  inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
+  int rc = SQLITE_OK;
+  if (argc == 1) return iiDeleteDoc(p, sqlite3_value_int64(argv[0]));
+  if (sqlite3_value_type(argv[2 + p->nField]) != SQLITE_NULL) {
+    if (sqlite3_value_type(argv[0]) != SQLITE_NULL) {
+      nosqlVtabError(pVtab, "inverted_index: the column %s takes commands in INSERT only", p->zName);
+      return SQLITE_ERROR;
+    }
+    return iiCommand(p, argv[2 + p->nField], argv[1]);
+  }
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+    sqlite3_int64 iRowid;
+    if (sqlite3_value_type(argv[1]) == SQLITE_NULL) {
+      int bNull;
+      rc = iiScalar(p, II_STMT_MAX_ROWID, &iRowid, &bNull);
+      if (rc != SQLITE_OK) return rc;
+      if (bNull) iRowid = 0;
+      if (iRowid == 0x7fffffffffffffffll) {
+        nosqlVtabError(pVtab, "inverted_index: no rowid left after 9223372036854775807; give one");
+        return SQLITE_FULL;
+      }
+      iRowid++;
+    } else if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER) {
+      char *zQ = nosqlValueQuote(argv[1]);
+      nosqlVtabError(pVtab, "inverted_index: rowid %s is not an integer", zQ);
+      sqlite3_free(zQ);
+      return SQLITE_MISMATCH;
+    } else {
+      iRowid = sqlite3_value_int64(argv[1]);
+    }
+    rc = iiWriteDoc(p, 0, 0, iRowid, argv + 2);
+    *pRowid = iRowid;
+    return rc;
+  }
+  if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER) {
+    char *zQ = nosqlValueQuote(argv[1]);
+    nosqlVtabError(pVtab, "inverted_index: rowid %s is not an integer", zQ);
+    sqlite3_free(zQ);
+    return SQLITE_MISMATCH;
+  }
+  return iiWriteDoc(p, 1, sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]), argv + 2);
+}
+
+static int iiBegin(sqlite3_vtab *pVtab) { return iiCacheCheck((inverted_index_vtab *)pVtab); }
+static int iiSync(sqlite3_vtab *pVtab) { return iiFlush((inverted_index_vtab *)pVtab); }
+static int iiCommit(sqlite3_vtab *pVtab) {
+  (void)pVtab;
+  return SQLITE_OK;
+}
+static int iiRollback(sqlite3_vtab *pVtab) {
+  iiCacheClear((inverted_index_vtab *)pVtab);
+  return SQLITE_OK;
+}
+static int iiSavepoint(sqlite3_vtab *pVtab, int iSavepoint) {
+  (void)iSavepoint;
+  return iiFlush((inverted_index_vtab *)pVtab);
+}
+static int iiRelease(sqlite3_vtab *pVtab, int iSavepoint) {
+  (void)pVtab;
+  (void)iSavepoint;
+  return SQLITE_OK;
+}
+static int iiRollbackTo(sqlite3_vtab *pVtab, int iSavepoint) {
+  (void)iSavepoint;
+  iiCacheClear((inverted_index_vtab *)pVtab);
+  return SQLITE_OK;
+}
+
+static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
+  inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
+  int rc, i;
+  char *zName;
+  rc = iiFlush(p);
+  if (rc == SQLITE_OK) {
+    rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_docs\" RENAME TO \"%w_docs\";"
+                                   "ALTER TABLE \"%w\".\"%w_terms\" RENAME TO \"%w_terms\";",
+                                   p->zDb, p->zName, zNew, p->zDb, p->zName, zNew));
+  }
+  if (rc != SQLITE_OK) return rc;
+  zName = sqlite3_mprintf("%s", zNew);
+  if (zName == NULL) return SQLITE_NOMEM;
+  for (i = 0; i < II_N_STMT; i++) {
+    sqlite3_finalize(p->aStmt[i]);
+    p->aStmt[i] = NULL;
+  }
+  sqlite3_free(p->zName);
+  p->zName = zName;
+  return SQLITE_OK;
+}
+
+static int iiShadowName(const char *zSuffix) {
+  return sqlite3_stricmp(zSuffix, "docs") == 0 || sqlite3_stricmp(zSuffix, "terms") == 0;
+}
+
+static sqlite3_module iiModule = {
+    3,            /* iVersion: xShadowName */
+    iiCreate,     /* xCreate */
+    iiConnect,    /* xConnect */
+    iiBestIndex,  /* xBestIndex */
+    iiDisconnect, /* xDisconnect */
+    iiDestroy,    /* xDestroy */
+    iiOpen,       /* xOpen */
+    iiClose,      /* xClose */
+    iiFilter,     /* xFilter */
+    iiNext,       /* xNext */
+    iiEof,        /* xEof */
+    iiColumn,     /* xColumn */
+    iiRowid,      /* xRowid */
+    iiUpdate,     /* xUpdate */
+    iiBegin,      /* xBegin */
+    iiSync,       /* xSync */
+    iiCommit,     /* xCommit */
+    iiRollback,   /* xRollback */
+    0,            /* xFindFunction */
+    iiRename,     /* xRename */
+    iiSavepoint,  /* xSavepoint */
+    iiRelease,    /* xRelease */
+    iiRollbackTo, /* xRollbackTo */
+    iiShadowName, /* xShadowName */
+};
+
+/*--------------------------------------------------------------------------
+** Companions: the facets and vocabulary tables and inverted_index_count().
+*/
+
+/*
+** The inverted_index table zName of schema zDb (NULL: any) on db,
+** connecting it first if this connection has not used it yet. Returns
+** NULL with *pzErr set if there is no such inverted_index table.
+*/
+static inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *zDb, const char *zName,
+                                        const char *zWho, char **pzErr) {
+  int iPass;
+  *pzErr = NULL;
+  for (iPass = 0; iPass < 2; iPass++) {
+    inverted_index_vtab *p;
+    sqlite3_stmt *pStmt = NULL;
+    char *zSql;
+    for (p = pG->pFirst; p; p = p->pNext) {
+      if (p->db == db && (zDb == NULL || sqlite3_stricmp(p->zDb, zDb) == 0) &&
+          sqlite3_stricmp(p->zName, zName) == 0)
+        return p;
+    }
+    if (iPass) break;
+    /* Preparing a statement on the table connects it. */
+    zSql = zDb ? sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\"", zDb, zName)
+               : sqlite3_mprintf("SELECT 1 FROM \"%w\"", zName);
+    if (zSql == NULL) return NULL;
+    if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) {
+      *pzErr = sqlite3_mprintf("%s: no such table: %s", zWho, zName);
+      sqlite3_free(zSql);
+      return NULL;
+    }
+    sqlite3_finalize(pStmt);
+    sqlite3_free(zSql);
+  }
+  *pzErr = sqlite3_mprintf("%s: '%s' is not an inverted_index table", zWho, zName);
+  return NULL;
+}
+
+/* Move the index's error message (or errstr(rc)) into a companion's vtab. */
+static void iiPassError(sqlite3_vtab *pTo, inverted_index_vtab *p, int rc) {
+  if (p && p->base.zErrMsg) {
+    sqlite3_free(pTo->zErrMsg);
+    pTo->zErrMsg = p->base.zErrMsg;
+    p->base.zErrMsg = NULL;
+  } else if (pTo->zErrMsg == NULL) {
+    nosqlVtabError(pTo, "%s", sqlite3_errstr(rc));
+  }
+}
+
+/* A companion table: the name of the index it reports on. */
+typedef struct ii_companion_vtab ii_companion_vtab;
+struct ii_companion_vtab {
+  sqlite3_vtab base; /* Base class - must be first */
+  sqlite3 *db;       /* The connection */
+  IiGlobal *pGlobal; /* Registry of index tables */
+  char *zDb;         /* Schema of the index */
+  char *zIndex;      /* Name of the index */
+  int bFacets;       /* True: facets table; false: vocabulary table */
+};
+
+/* One row of the facets table. */
+typedef struct IiFacetRow IiFacetRow;
+struct IiFacetRow {
+  int iField;         /* Field index */
+  sqlite3_int64 iOff; /* The term: offset in the cursor's arena */
+  int nTerm;          /* Bytes of the term */
+  int iQuery;         /* Which audience (index into azQuery) */
+  sqlite3_int64 nDoc; /* Documents of the audience with this term */
+};
+
+typedef struct ii_companion_cursor ii_companion_cursor;
+struct ii_companion_cursor {
+  sqlite3_vtab_cursor base; /* Base class - must be first */
+  IiFacetRow *aRow;         /* Facets: the rows */
+  sqlite3_int64 nRow;       /* Facets: rows in aRow */
+  sqlite3_int64 iRow;       /* Current row (both tables); also the rowid */
+  NosqlBuffer arena;        /* Facets: term bytes */
+  char **azQuery;           /* Facets: the audiences' queries (NULL: all documents) */
+  int nQuery;               /* Facets: entries of azQuery */
+  const char *zMethod;      /* Facets: "bitmap" or "direct" (static) */
+  char **azField;           /* Copy of the index's field names */
+  int nField;               /* Entries of azField */
+  sqlite3_stmt *pVocab;     /* Vocabulary: the dictionary scan */
+  int bEof;                 /* True past the last row */
+};
+
+#define II_FACETS_COL_FIELD 0
+#define II_FACETS_COL_TERM 1
+#define II_FACETS_COL_DOCS 2
+#define II_FACETS_COL_QUERY 3
+#define II_FACETS_COL_METHOD 4
+
+static int iiCompanionInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                           char **pzErr) {
+  ii_companion_vtab *p;
+  int bFacets = sqlite3_stricmp(argv[0], "inverted_index_facets") == 0;
+  int rc;
+  *ppVtab = NULL;
+  if (argc != 4) {
+    *pzErr = sqlite3_mprintf("%s: expected one argument, the name of an inverted_index table", argv[0]);
+    return SQLITE_ERROR;
+  }
+  rc = sqlite3_declare_vtab(db, bFacets ? "CREATE TABLE x(field TEXT, term TEXT, docs INTEGER, query HIDDEN, "
+                                          "method HIDDEN)"
+                                        : "CREATE TABLE x(field TEXT, term TEXT, docs INTEGER)");
+  if (rc != SQLITE_OK) return rc;
+  p = (ii_companion_vtab *)sqlite3_malloc64(sizeof(*p));
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->pGlobal = (IiGlobal *)pAux;
+  p->bFacets = bFacets;
+  p->zDb = sqlite3_mprintf("%s", argv[1]);
+  p->zIndex = iiDequote(argv[3], (int)strlen(argv[3]));
+  if (p->zDb == NULL || p->zIndex == NULL) {
+    sqlite3_free(p->zDb);
+    sqlite3_free(p->zIndex);
+    sqlite3_free(p);
+    return SQLITE_NOMEM;
+  }
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+static int iiCompanionDisconnect(sqlite3_vtab *pVtab) {
+  ii_companion_vtab *p = (ii_companion_vtab *)pVtab;
+  sqlite3_free(p->zDb);
+  sqlite3_free(p->zIndex);
+  sqlite3_free(p);
+  return SQLITE_OK;
+}
+
+/*
+** Facets plan, decoded in the same order by iiFacetsFilter: idxNum bits
+** say which arguments follow in argv[]:
+**
+**   0x01  field = X
+**   0x02  query = X, or query IN (...) processed all at once (the batch)
+**   0x04  method = X ('bitmap' or 'direct'; default: the cheaper estimate)
+**
+** The vocabulary table uses no constraint (idxNum 0).
+*/
+static int iiCompanionBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  ii_companion_vtab *p = (ii_companion_vtab *)pVtab;
+  int aCons[3] = {-1, -1, -1};
+  int i, nArg = 0;
+  pInfo->idxNum = 0;
+  pInfo->estimatedCost = 1e5;
+  pInfo->estimatedRows = 1000;
+  if (!p->bFacets) return SQLITE_OK;
+  for (i = 0; i < pInfo->nConstraint; i++) {
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    int k = pC->iColumn == II_FACETS_COL_FIELD    ? 0
+            : pC->iColumn == II_FACETS_COL_QUERY  ? 1
+            : pC->iColumn == II_FACETS_COL_METHOD ? 2
+                                                  : -1;
+    if (k < 0 || pC->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (!pC->usable) {
+      if (k == 1) return SQLITE_CONSTRAINT; /* The audience must be known when the scan starts */
+      continue;
+    }
+    if (aCons[k] < 0) aCons[k] = i;
+  }
+  for (i = 0; i < 3; i++) {
+    if (aCons[i] < 0) continue;
+    pInfo->idxNum |= 1 << i;
+    pInfo->aConstraintUsage[aCons[i]].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[aCons[i]].omit = 1;
+    if (i == 1) sqlite3_vtab_in(pInfo, aCons[i], 1);
+  }
+  if (pInfo->idxNum & 1) pInfo->estimatedCost /= 10;
+  if (pInfo->idxNum & 2) pInfo->estimatedCost /= 2;
+  return SQLITE_OK;
+}
+
+static int iiCompanionOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur) {
+  ii_companion_cursor *pCur = (ii_companion_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  (void)pVtab;
+  if (pCur == NULL) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof(*pCur));
+  pCur->bEof = 1;
+  *ppCur = &pCur->base;
+  return SQLITE_OK;
+}
+
+static void iiCompanionReset(ii_companion_cursor *pCur) {
+  int i;
+  sqlite3_free(pCur->aRow);
+  pCur->aRow = NULL;
+  pCur->nRow = pCur->iRow = 0;
+  nosqlBufferFree(&pCur->arena);
+  for (i = 0; i < pCur->nQuery; i++) sqlite3_free(pCur->azQuery[i]);
+  sqlite3_free(pCur->azQuery);
+  pCur->azQuery = NULL;
+  pCur->nQuery = 0;
+  for (i = 0; i < pCur->nField; i++) sqlite3_free(pCur->azField[i]);
+  sqlite3_free(pCur->azField);
+  pCur->azField = NULL;
+  pCur->nField = 0;
+  sqlite3_finalize(pCur->pVocab);
+  pCur->pVocab = NULL;
+  pCur->bEof = 1;
+}
+
+static int iiCompanionClose(sqlite3_vtab_cursor *cur) {
+  iiCompanionReset((ii_companion_cursor *)cur);
+  sqlite3_free(cur);
+  return SQLITE_OK;
+}
+
+/* Copy the index's field names into the cursor (the index may go away). */
+static int iiCompanionFields(ii_companion_cursor *pCur, inverted_index_vtab *p) {
+  int i;
+  pCur->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)p->nField);
+  if (pCur->azField == NULL) return SQLITE_NOMEM;
+  for (i = 0; i < p->nField; i++) {
+    pCur->azField[i] = sqlite3_mprintf("%s", p->azField[i]);
+    if (pCur->azField[i] == NULL) return SQLITE_NOMEM;
+    pCur->nField++;
+  }
+  return SQLITE_OK;
+}
+
+/* Add the query z (NULL: all documents) to the cursor's audiences. */
+static int iiFacetsAddQuery(ii_companion_cursor *pCur, const char *z) {
+  char **aNew = (char **)sqlite3_realloc64(pCur->azQuery, sizeof(char *) * ((size_t)pCur->nQuery + 1));
+  if (aNew == NULL) return SQLITE_NOMEM;
+  pCur->azQuery = aNew;
+  aNew[pCur->nQuery] = NULL;
+  if (z) {
+    aNew[pCur->nQuery] = sqlite3_mprintf("%s", z);
+    if (aNew[pCur->nQuery] == NULL) return SQLITE_NOMEM;
+  }
+  pCur->nQuery++;
+  return SQLITE_OK;
+}
+
+/*
+** Facets of field iField for the audiences aAud[0..nAud): append rows with
+** a non-zero count. eMethod: 0 choose, 1 bitmap, 2 direct.
+*/
+static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int iField,
+                         roaring_bitmap_t **aAud, int nAud, int eMethod) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 *aId = NULL, *aOff = NULL, nAlloc = 0, nTerm = 0, t, nDocsField = 0, nAlloc2;
+  int *aLen = NULL;
+  int64_t *aCount = NULL;
+  sqlite3_int64 iMaxId = 0;
+  double rAud = 0, rLive = (double)roaring_bitmap_get_cardinality(p->pMap->pLive), rUncached = 0;
+  int q;
+  char *zSql = sqlite3_mprintf(
+      "SELECT id, term, docs FROM \"%w\".\"%w_terms\" WHERE field = ?1 AND docs > 0 "
+      "ORDER BY term",
+      p->zDb, p->zName);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) sqlite3_bind_int(pStmt, 1, iField);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    if (nTerm == nAlloc) {
+      sqlite3_int64 *a1, *a2;
+      int *a3;
+      nAlloc2 = nAlloc ? nAlloc * 2 : 64;
+      a1 = (sqlite3_int64 *)sqlite3_realloc64(aId, sizeof(sqlite3_int64) * (size_t)nAlloc2);
+      if (a1) aId = a1;
+      a2 = (sqlite3_int64 *)sqlite3_realloc64(aOff, sizeof(sqlite3_int64) * (size_t)nAlloc2);
+      if (a2) aOff = a2;
+      a3 = (int *)sqlite3_realloc64(aLen, sizeof(int) * (size_t)nAlloc2);
+      if (a3) aLen = a3;
+      if (!a1 || !a2 || !a3) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      nAlloc = nAlloc2;
+    }
+    aId[nTerm] = sqlite3_column_int64(pStmt, 0);
+    aOff[nTerm] = pCur->arena.n;
+    aLen[nTerm] = sqlite3_column_bytes(pStmt, 1);
+    nosqlBufferAppend(&rc, &pCur->arena, sqlite3_column_text(pStmt, 1), aLen[nTerm]);
+    nDocsField += sqlite3_column_int64(pStmt, 2);
+    if (aId[nTerm] > iMaxId) iMaxId = aId[nTerm];
+    if (p->nSlot) {
+      IiTerm *u = p->aById[iiSlotById(p, aId[nTerm])];
+      if (u == NULL || u->pPost == NULL) rUncached += (double)sqlite3_column_int64(pStmt, 2);
+    } else {
+      rUncached += (double)sqlite3_column_int64(pStmt, 2);
+    }
+    nTerm++;
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  if (rc == SQLITE_OK && nTerm > 0) {
+    aCount = (int64_t *)sqlite3_malloc64(sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
+    if (aCount == NULL)
+      rc = SQLITE_NOMEM;
+    else
+      memset(aCount, 0, sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
+  }
+  if (rc == SQLITE_OK && nTerm > 0 && eMethod == 0) {
+    /*
+    ** Estimated nanoseconds of each method, constants from tests/bench
+    ** (500k documents, 20 terms each): an intersection count costs about
+    ** 8 us per term and audience plus 0.6 us per audience container; the
+    ** direct walk about 8.5 ns per term of each audience document, plus
+    ** 15 ns per posting to load the direct index once.
+    */
+    double rPerDoc = rLive > 0 ? (double)nDocsField * p->nField / rLive : 0;
+    double rBitmap = rUncached * 0.2, rDirect;
+    for (q = 0; q < nAud; q++) {
+      rAud += (double)roaring_bitmap_get_cardinality(aAud[q]);
+      rBitmap += (double)nTerm * (8000.0 + 600.0 * aAud[q]->high_low_container.size);
+    }
+    rDirect = (p->pMap->aOff ? 0.0 : rLive * rPerDoc * 15.0) +
+              rAud * (rPerDoc * 8.5 + (nAud > 1 ? nAud * 10.0 : 0));
+    eMethod = rDirect < rBitmap ? 2 : 1;
+  }
+  if (rc == SQLITE_OK && nTerm > 0 && eMethod == 1) {
+    const roaring_bitmap_t **aPost =
+        (const roaring_bitmap_t **)sqlite3_malloc64(sizeof(void *) * (size_t)nTerm);
+    if (aPost == NULL) rc = SQLITE_NOMEM;
+    for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
+      IiTerm *u = NULL;
+      rc = iiTermById(p, aId[t], &u);
+      if (rc == SQLITE_OK) rc = iiTermLoad(p, u);
+      if (rc == SQLITE_OK) aPost[t] = u->pPost;
+    }
+    if (rc == SQLITE_OK)
+      iiFacetBitmap((const roaring_bitmap_t *const *)aAud, nAud, aPost, (int)nTerm, aCount);
+    sqlite3_free(aPost);
+    pCur->zMethod = "bitmap";
+  } else if (rc == SQLITE_OK && nTerm > 0) {
+    int32_t *aSlot = NULL;
+    rc = iiDirectLoad(p, p->pMap);
+    if (rc == SQLITE_OK) {
+      aSlot = (int32_t *)sqlite3_malloc64(sizeof(int32_t) * ((size_t)iMaxId + 1));
+      if (aSlot == NULL) rc = SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_OK) {
+      memset(aSlot, 0xff, sizeof(int32_t) * ((size_t)iMaxId + 1));
+      for (t = 0; t < nTerm; t++) aSlot[aId[t]] = (int32_t)t;
+      rc = iiFacetDirect((const roaring_bitmap_t *const *)aAud, nAud, p->pMap->aOff, p->pMap->nDoc,
+                         p->pMap->aTermId, aSlot, (uint32_t)iMaxId + 1, (int)nTerm, aCount);
+    }
+    sqlite3_free(aSlot);
+    pCur->zMethod = "direct";
+  }
+  for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
+    for (q = 0; q < nAud; q++) {
+      int64_t n = aCount[(size_t)q * (size_t)nTerm + (size_t)t];
+      IiFacetRow *r;
+      if (n == 0) continue;
+      if ((pCur->nRow & (pCur->nRow - 1)) == 0) {
+        IiFacetRow *aNew = (IiFacetRow *)sqlite3_realloc64(
+            pCur->aRow, sizeof(IiFacetRow) * (size_t)(pCur->nRow ? pCur->nRow * 2 : 1));
+        if (aNew == NULL) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+        pCur->aRow = aNew;
+      }
+      r = &pCur->aRow[pCur->nRow++];
+      r->iField = iField;
+      r->iOff = aOff[t];
+      r->nTerm = aLen[t];
+      r->iQuery = q;
+      r->nDoc = n;
+    }
+  }
+  sqlite3_free(aCount);
+  sqlite3_free(aId);
+  sqlite3_free(aOff);
+  sqlite3_free(aLen);
+  return rc;
+}
+
+static int iiCompanionFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                             sqlite3_value **argv) {
+  ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
+  ii_companion_vtab *pTab = (ii_companion_vtab *)cur->pVtab;
+  const char *zWho = pTab->bFacets ? "inverted_index_facets" : "inverted_index_vocab";
+  inverted_index_vtab *p;
+  char *zErr = NULL;
+  int rc = SQLITE_OK, iArg = 0, iField = -1, eMethod = 0, i;
+  roaring_bitmap_t **aAud = NULL;
+  (void)idxStr;
+  (void)argc;
+  iiCompanionReset(pCur);
+  p = iiFindIndex(pTab->pGlobal, pTab->db, pTab->zDb, pTab->zIndex, zWho, &zErr);
+  if (p == NULL) {
+    sqlite3_free(cur->pVtab->zErrMsg);
+    cur->pVtab->zErrMsg = zErr;
+    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  rc = iiReadBegin(p);
+  if (rc == SQLITE_OK) rc = iiCompanionFields(pCur, p);
+  if (rc != SQLITE_OK) {
+    iiPassError(cur->pVtab, p, rc);
+    return rc;
+  }
+  if (!pTab->bFacets) {
+    char *zSql = sqlite3_mprintf(
+        "SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 "
+        "ORDER BY field, term",
+        p->zDb, p->zName);
+    if (zSql == NULL) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v2(p->db, zSql, -1, &pCur->pVocab, 0);
+    sqlite3_free(zSql);
+    if (rc != SQLITE_OK) {
+      nosqlVtabError(cur->pVtab, "%s", sqlite3_errmsg(p->db));
+      return rc;
+    }
+    pCur->bEof = 0;
+    pCur->iRow = 0;
+    return cur->pVtab->pModule->xNext(cur);
+  }
+  if (idxNum & 0x01) {
+    const char *zField = (const char *)sqlite3_value_text(argv[iArg++]);
+    if (zField == NULL) return SQLITE_OK; /* field = NULL: no rows */
+    for (iField = 0; iField < p->nField && sqlite3_stricmp(p->azField[iField], zField) != 0; iField++) {
+    }
+    if (iField == p->nField) {
+      nosqlVtabError(cur->pVtab, "%s: unknown field '%s' in %s", zWho, zField, p->zName);
+      return SQLITE_ERROR;
+    }
+  }
+  if (idxNum & 0x02) {
+    sqlite3_value *pList = argv[iArg++];
+    sqlite3_value *pVal = NULL;
+    int rcIn = sqlite3_vtab_in_first(pList, &pVal);
+    if (rcIn == SQLITE_OK || rcIn == SQLITE_DONE) {
+      /* query IN (...): every audience in this one scan. */
+      while (rcIn == SQLITE_OK && rc == SQLITE_OK && pVal) {
+        if (sqlite3_value_type(pVal) != SQLITE_NULL)
+          rc = iiFacetsAddQuery(pCur, (const char *)sqlite3_value_text(pVal));
+        rcIn = sqlite3_vtab_in_next(pList, &pVal);
+      }
+      if (rc == SQLITE_OK && rcIn != SQLITE_OK && rcIn != SQLITE_DONE) rc = rcIn;
+    } else if (sqlite3_value_type(pList) != SQLITE_NULL) {
+      rc = iiFacetsAddQuery(pCur, (const char *)sqlite3_value_text(pList));
+    }
+    if (rc != SQLITE_OK) return rc;
+    if (pCur->nQuery == 0) return SQLITE_OK; /* query = NULL: no rows */
+  } else {
+    rc = iiFacetsAddQuery(pCur, NULL);
+    if (rc != SQLITE_OK) return rc;
+  }
+  if (idxNum & 0x04) {
+    const char *zMethod = (const char *)sqlite3_value_text(argv[iArg++]);
+    if (zMethod && sqlite3_stricmp(zMethod, "bitmap") == 0) {
+      eMethod = 1;
+    } else if (zMethod && sqlite3_stricmp(zMethod, "direct") == 0) {
+      eMethod = 2;
+    } else if (zMethod) {
+      nosqlVtabError(cur->pVtab, "%s: unknown method '%s' (expected 'bitmap' or 'direct')", zWho, zMethod);
+      return SQLITE_ERROR;
+    }
+  }
+  aAud = (roaring_bitmap_t **)sqlite3_malloc64(sizeof(roaring_bitmap_t *) * (size_t)pCur->nQuery);
+  if (aAud == NULL) return SQLITE_NOMEM;
+  memset(aAud, 0, sizeof(roaring_bitmap_t *) * (size_t)pCur->nQuery);
+  for (i = 0; rc == SQLITE_OK && i < pCur->nQuery; i++) {
+    rc = iiEvalQuery(p, pCur->azQuery[i], &aAud[i], &zErr);
+    if (zErr) {
+      sqlite3_free(cur->pVtab->zErrMsg);
+      cur->pVtab->zErrMsg = zErr;
+      zErr = NULL;
+    } else if (rc != SQLITE_OK) {
+      iiPassError(cur->pVtab, p, rc);
+    }
+  }
+  for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+    if (iField >= 0 && i != iField) continue;
+    rc = iiFacetsField(pCur, p, i, aAud, pCur->nQuery, eMethod);
+    if (rc != SQLITE_OK) iiPassError(cur->pVtab, p, rc);
+  }
+  for (i = 0; i < pCur->nQuery; i++) {
+    if (aAud[i]) roaring_bitmap_free(aAud[i]);
+  }
+  sqlite3_free(aAud);
+  if (rc != SQLITE_OK) return rc;
+  pCur->iRow = 0;
+  pCur->bEof = pCur->nRow == 0;
+  return SQLITE_OK;
+}
+
+static int iiCompanionNext(sqlite3_vtab_cursor *cur) {
+  ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
+  if (pCur->pVocab) {
+    int rc = sqlite3_step(pCur->pVocab);
+    pCur->iRow++;
+    if (rc == SQLITE_ROW) {
+      int iField = sqlite3_column_int(pCur->pVocab, 0);
+      if (iField < 0 || iField >= pCur->nField) {
+        nosqlVtabError(cur->pVtab, "inverted_index_vocab: corrupt dictionary: field number %d", iField);
+        return SQLITE_CORRUPT_VTAB;
+      }
+      return SQLITE_OK;
+    }
+    pCur->bEof = 1;
+    if (rc != SQLITE_DONE) {
+      nosqlVtabError(cur->pVtab, "%s", sqlite3_errmsg(((ii_companion_vtab *)cur->pVtab)->db));
+      return rc;
+    }
+    return SQLITE_OK;
+  }
+  pCur->iRow++;
+  pCur->bEof = pCur->iRow >= pCur->nRow;
+  return SQLITE_OK;
+}
+
+static int iiCompanionEof(sqlite3_vtab_cursor *cur) { return ((ii_companion_cursor *)cur)->bEof; }
+
+static int iiCompanionColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol) {
+  ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
+  if (pCur->pVocab) {
+    if (iCol == II_FACETS_COL_FIELD) {
+      sqlite3_result_text(ctx, pCur->azField[sqlite3_column_int(pCur->pVocab, 0)], -1, SQLITE_TRANSIENT);
+    } else {
+      sqlite3_result_value(ctx, sqlite3_column_value(pCur->pVocab, iCol));
+    }
+    return SQLITE_OK;
+  }
+  {
+    IiFacetRow *r = &pCur->aRow[pCur->iRow];
+    switch (iCol) {
+      case II_FACETS_COL_FIELD:
+        sqlite3_result_text(ctx, pCur->azField[r->iField], -1, SQLITE_TRANSIENT);
+        break;
+      case II_FACETS_COL_TERM:
+        sqlite3_result_text(ctx, (const char *)pCur->arena.a + r->iOff, r->nTerm, SQLITE_TRANSIENT);
+        break;
+      case II_FACETS_COL_DOCS:
+        sqlite3_result_int64(ctx, r->nDoc);
+        break;
+      case II_FACETS_COL_QUERY:
+        if (pCur->azQuery[r->iQuery])
+          sqlite3_result_text(ctx, pCur->azQuery[r->iQuery], -1, SQLITE_TRANSIENT);
+        break;
+      default:
+        sqlite3_result_text(ctx, pCur->zMethod, -1, SQLITE_STATIC);
+        break;
+    }
+  }
+  return SQLITE_OK;
+}
+
+static int iiCompanionRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
+  *pRowid = ((ii_companion_cursor *)cur)->iRow + 1;
+  return SQLITE_OK;
+}
+
+static sqlite3_module iiCompanionModule = {
+    0,                     /* iVersion */
+    iiCompanionInit,       /* xCreate */
+    iiCompanionInit,       /* xConnect */
+    iiCompanionBestIndex,  /* xBestIndex */
+    iiCompanionDisconnect, /* xDisconnect */
+    iiCompanionDisconnect, /* xDestroy */
+    iiCompanionOpen,       /* xOpen */
+    iiCompanionClose,      /* xClose */
+    iiCompanionFilter,     /* xFilter */
+    iiCompanionNext,       /* xNext */
+    iiCompanionEof,        /* xEof */
+    iiCompanionColumn,     /* xColumn */
+    iiCompanionRowid,      /* xRowid */
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+};
+
+/* inverted_index_count(table, query): the size of an audience, from cardinalities. */
+static void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  IiGlobal *pG = (IiGlobal *)sqlite3_user_data(ctx);
+  const char *zTable, *zQuery;
+  char *zErr = NULL;
+  inverted_index_vtab *p;
+  roaring_bitmap_t *pSet = NULL;
+  int rc;
+  (void)argc;
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
+  zTable = (const char *)sqlite3_value_text(argv[0]);
+  zQuery = (const char *)sqlite3_value_text(argv[1]);
+  if (zTable == NULL || zQuery == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  p = iiFindIndex(pG, sqlite3_context_db_handle(ctx), NULL, zTable, "inverted_index_count", &zErr);
+  if (p == NULL) {
+    if (zErr)
+      sqlite3_result_error(ctx, zErr, -1);
+    else
+      sqlite3_result_error_nomem(ctx);
+    sqlite3_free(zErr);
+    return;
+  }
+  rc = iiReadBegin(p);
+  if (rc == SQLITE_OK) rc = iiEvalQuery(p, zQuery, &pSet, &zErr);
+  if (rc == SQLITE_OK) {
+    sqlite3_result_int64(ctx, (sqlite3_int64)roaring_bitmap_get_cardinality(pSet));
+  } else if (zErr) {
+    sqlite3_result_error(ctx, zErr, -1);
+  } else if (p->base.zErrMsg) {
+    sqlite3_result_error(ctx, p->base.zErrMsg, -1);
+    sqlite3_result_error_code(ctx, rc);
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = NULL;
+  } else {
+    sqlite3_result_error_code(ctx, rc);
+  }
+  sqlite3_free(zErr);
+  if (pSet) roaring_bitmap_free(pSet);
+}
+
+static void iiGlobalUnref(void *pArg) {
+  IiGlobal *pG = (IiGlobal *)pArg;
+  if (--pG->nRef == 0) sqlite3_free(pG);
+}
+
+int invertedIndexRegister(sqlite3 *db) {
+  int rc;
+  IiGlobal *pG = (IiGlobal *)sqlite3_malloc64(sizeof(IiGlobal));
+  if (pG == NULL) return SQLITE_NOMEM;
+  memset(pG, 0, sizeof(*pG));
+  pG->nRef = 4; /* Each registration below releases one reference, even on failure */
+  rc = sqlite3_create_module_v2(db, "inverted_index", &iiModule, pG, iiGlobalUnref);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_create_module_v2(db, "inverted_index_facets", &iiCompanionModule, pG, iiGlobalUnref);
+  } else {
+    pG->nRef--;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_create_module_v2(db, "inverted_index_vocab", &iiCompanionModule, pG, iiGlobalUnref);
+  } else {
+    pG->nRef--;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_create_function_v2(db, "inverted_index_count", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, pG,
+                                    iiCountFunc, 0, 0, iiGlobalUnref);
+  } else {
+    iiGlobalUnref(pG);
+  }
+  return rc;
+}

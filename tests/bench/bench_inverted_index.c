@@ -1,0 +1,394 @@
+/*
+** bench_inverted_index.c: technique 10, inverted search and direct
+** aggregation. Documents with 20 keyword terms (4 fields x 5 terms drawn
+** from a Zipf vocabulary of 2500 terms per field), 200k then 500k of them,
+** stored three ways in one database:
+**
+**   relational   user_attr(user_id, field, value) WITHOUT ROWID, keyed
+**                (field, value, user_id), plus an index (user_id, ...)
+**   FTS5         one row per document, one token per field:term
+**   NoSQL        inverted_index (roaring-bitmap postings)
+**
+** Questions: AND and OR of two frequent terms (time per input posting);
+** a skewed AND (1:1000, time per posting of the small list); the size of
+** an audience; the facet report (unique documents per term of a field
+** within an audience) against GROUP BY count(DISTINCT); and, printed as
+** its own table, build time per term and bytes of each structure.
+*/
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define II_BENCH_FIELDS 4    /* Keyword fields per document */
+#define II_BENCH_PER_FIELD 5 /* Terms drawn per field (duplicates collapse) */
+#define II_BENCH_VOCAB 2500  /* Terms per field */
+
+/* The generated documents: aTerm[doc][field][k], term ranks 0..VOCAB-1. */
+typedef struct IiBenchData IiBenchData;
+struct IiBenchData {
+  int nDoc;                                        /* Documents */
+  uint16_t *aTerm;                                 /* nDoc * FIELDS * PER_FIELD term ranks */
+  int64_t aCount[II_BENCH_FIELDS][II_BENCH_VOCAB]; /* Documents per term */
+};
+
+static double iiBenchNow(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Zipf (s = 1) ranks by inverse CDF. */
+static void iiBenchGenerate(IiBenchData *p, int nDoc) {
+  double aCdf[II_BENCH_VOCAB];
+  double rSum = 0;
+  uint64_t seed = 20240610;
+  int i, f, k;
+  for (i = 0; i < II_BENCH_VOCAB; i++) rSum += 1.0 / (i + 1);
+  for (i = 0, aCdf[0] = 0; i < II_BENCH_VOCAB; i++) aCdf[i] = (i ? aCdf[i - 1] : 0) + 1.0 / (i + 1) / rSum;
+  memset(p, 0, sizeof(*p));
+  p->nDoc = nDoc;
+  p->aTerm = (uint16_t *)malloc(sizeof(uint16_t) * (size_t)nDoc * II_BENCH_FIELDS * II_BENCH_PER_FIELD);
+  if (p->aTerm == NULL) exit(2);
+  for (i = 0; i < nDoc; i++) {
+    for (f = 0; f < II_BENCH_FIELDS; f++) {
+      uint16_t *a = &p->aTerm[((size_t)i * II_BENCH_FIELDS + f) * II_BENCH_PER_FIELD];
+      for (k = 0; k < II_BENCH_PER_FIELD; k++) {
+        double u = (double)(benchRand(&seed) >> 11) / 9007199254740992.0;
+        int lo = 0, hi = II_BENCH_VOCAB - 1, j;
+        while (lo < hi) {
+          int mid = (lo + hi) / 2;
+          if (aCdf[mid] < u)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        a[k] = (uint16_t)lo;
+        for (j = 0; j < k && a[j] != a[k]; j++) {
+        }
+        if (j == k) p->aCount[f][lo]++;
+      }
+    }
+  }
+}
+
+/* The term of field f whose document count is closest to n. */
+static int iiBenchTermNear(const IiBenchData *p, int f, int64_t n) {
+  int i, iBest = 0;
+  for (i = 1; i < II_BENCH_VOCAB; i++) {
+    if (llabs(p->aCount[f][i] - n) < llabs(p->aCount[f][iBest] - n)) iBest = i;
+  }
+  return iBest;
+}
+
+static sqlite3_int64 iiBenchBytes(sqlite3 *db) {
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 n = 0;
+  sqlite3_prepare_v2(
+      db, "SELECT (SELECT page_count FROM pragma_page_count) * (SELECT page_size FROM pragma_page_size)", -1,
+      &pStmt, 0);
+  if (pStmt && sqlite3_step(pStmt) == SQLITE_ROW) n = sqlite3_column_int64(pStmt, 0);
+  sqlite3_finalize(pStmt);
+  return n;
+}
+
+static void iiBenchPrepare(sqlite3 *db, const char *zSql, sqlite3_stmt **ppStmt) {
+  if (sqlite3_prepare_v2(db, zSql, -1, ppStmt, 0) != SQLITE_OK) {
+    fprintf(stderr, "bench: %s\n  in: %s\n", sqlite3_errmsg(db), zSql);
+    exit(2);
+  }
+}
+
+static void iiBenchStep(sqlite3 *db, sqlite3_stmt *pStmt) {
+  if (sqlite3_step(pStmt) != SQLITE_DONE) {
+    fprintf(stderr, "bench: %s\n", sqlite3_errmsg(db));
+    exit(2);
+  }
+  sqlite3_reset(pStmt);
+}
+
+/* Build the three structures, printing build time per term and bytes. */
+static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
+  static const char *azName[] = {"relational: user_attr + index", "FTS5", "inverted_index"};
+  double aTime[3];
+  sqlite3_int64 aBytes[3];
+  int64_t nTerm = 0;
+  int s, i, f, k;
+  (void)pB;
+  for (i = 0; i < p->nDoc; i++) {
+    for (f = 0; f < II_BENCH_FIELDS; f++) {
+      const uint16_t *a = &p->aTerm[((size_t)i * II_BENCH_FIELDS + f) * II_BENCH_PER_FIELD];
+      for (k = 0; k < II_BENCH_PER_FIELD; k++) {
+        int j;
+        for (j = 0; j < k && a[j] != a[k]; j++) {
+        }
+        if (j == k) nTerm++;
+      }
+    }
+  }
+  benchExec(db,
+            "CREATE TABLE user_attr(user_id INTEGER NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL,"
+            " PRIMARY KEY (field, value, user_id)) WITHOUT ROWID;"
+            "CREATE INDEX user_attr_user ON user_attr(user_id, field, value);"
+            "CREATE VIRTUAL TABLE docs_fts USING fts5(tokens, detail=none);"
+            "CREATE VIRTUAL TABLE aud USING inverted_index(f0, f1, f2, f3);"
+            "CREATE VIRTUAL TABLE aud_facets USING inverted_index_facets(aud);");
+  for (s = 0; s < 3; s++) {
+    sqlite3_stmt *pIns = NULL;
+    sqlite3_int64 nBefore = iiBenchBytes(db);
+    double t0 = iiBenchNow();
+    char zBuf[512];
+    benchExec(db, "BEGIN");
+    if (s == 0) {
+      iiBenchPrepare(db, "INSERT OR IGNORE INTO user_attr VALUES (?1, ?2, ?3)", &pIns);
+    } else if (s == 1) {
+      iiBenchPrepare(db, "INSERT INTO docs_fts(rowid, tokens) VALUES (?1, ?2)", &pIns);
+    } else {
+      iiBenchPrepare(db, "INSERT INTO aud(rowid, f0, f1, f2, f3) VALUES (?1, ?2, ?3, ?4, ?5)", &pIns);
+    }
+    for (i = 0; i < p->nDoc; i++) {
+      int n = 0;
+      sqlite3_bind_int64(pIns, 1, i + 1);
+      for (f = 0; f < II_BENCH_FIELDS; f++) {
+        const uint16_t *a = &p->aTerm[((size_t)i * II_BENCH_FIELDS + f) * II_BENCH_PER_FIELD];
+        if (s == 2) n = 0;
+        if (s == 2) n += snprintf(zBuf + n, sizeof(zBuf) - (size_t)n, "[");
+        for (k = 0; k < II_BENCH_PER_FIELD; k++) {
+          if (s == 0) {
+            char zVal[16];
+            snprintf(zVal, sizeof(zVal), "t%d", a[k]);
+            sqlite3_bind_text(pIns, 2, "f0\0f1\0f2\0f3" + 3 * f, 2, SQLITE_STATIC);
+            sqlite3_bind_text(pIns, 3, zVal, -1, SQLITE_TRANSIENT);
+            iiBenchStep(db, pIns);
+            sqlite3_bind_int64(pIns, 1, i + 1);
+          } else if (s == 1) {
+            n += snprintf(zBuf + n, sizeof(zBuf) - (size_t)n, "%sf%dt%d", n ? " " : "", f, a[k]);
+          } else {
+            n += snprintf(zBuf + n, sizeof(zBuf) - (size_t)n, "%s\"t%d\"", k ? "," : "", a[k]);
+          }
+        }
+        if (s == 2) {
+          n += snprintf(zBuf + n, sizeof(zBuf) - (size_t)n, "]");
+          sqlite3_bind_text(pIns, 2 + f, zBuf, n, SQLITE_TRANSIENT);
+        }
+      }
+      if (s == 1) sqlite3_bind_text(pIns, 2, zBuf, n, SQLITE_TRANSIENT);
+      if (s != 0) iiBenchStep(db, pIns);
+    }
+    sqlite3_finalize(pIns);
+    benchExec(db, "COMMIT");
+    aTime[s] = iiBenchNow() - t0;
+    aBytes[s] = iiBenchBytes(db) - nBefore;
+  }
+  printf("\n### inverted_index: build (%d documents, %lld distinct document terms)\n\n", p->nDoc,
+         (long long)nTerm);
+  printf(
+      "| structure | build ms | ns/term | bytes | bytes/term | ratio (time) "
+      "|\n|---|---:|---:|---:|---:|---:|\n");
+  for (s = 0; s < 3; s++) {
+    printf("| %s | %.0f | %.0f | %lld | %.2f | %.2fx |\n", azName[s], aTime[s] * 1e3,
+           aTime[s] * 1e9 / (double)nTerm, (long long)aBytes[s], (double)aBytes[s] / (double)nTerm,
+           aTime[s] / aTime[0]);
+  }
+  {
+    /* The first query of a connection loads the document map and the posting lists it needs. */
+    double t0 = iiBenchNow();
+    benchExec(db, "SELECT count(*) FROM aud WHERE aud MATCH 'f0:t0'");
+    sqlite3_stmt *pStmt = NULL;
+    printf("\nFirst query after the build (loads the document map): %.1f ms.\n", (iiBenchNow() - t0) * 1e3);
+    iiBenchPrepare(
+        db,
+        "SELECT (SELECT sum(length(postings)) FROM aud_terms), (SELECT sum(length(terms)) FROM aud_docs),"
+        " (SELECT sum(length(c0) + length(c1) + length(c2) + length(c3)) FROM aud_docs)",
+        &pStmt);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) {
+      printf(
+          "inverted_index payload per term: posting lists %.2f bytes, direct index %.2f, stored values "
+          "%.2f.\n",
+          sqlite3_column_double(pStmt, 0) / (double)nTerm, sqlite3_column_double(pStmt, 1) / (double)nTerm,
+          sqlite3_column_double(pStmt, 2) / (double)nTerm);
+    }
+    sqlite3_finalize(pStmt);
+  }
+  fflush(stdout);
+}
+
+/*
+** The facet report of field f2 for the audience "f<iField>:t<iTerm>" (nAud
+** documents): GROUP BY count(DISTINCT) against the facets table's methods.
+*/
+static void iiBenchFacets(Bench *pB, sqlite3 *db, const IiBenchData *p, const char *zWhich, int iField,
+                          int iTerm, int64_t nAud) {
+  char zSize[96], zTitle[96];
+  char *z[4];
+  int i;
+  snprintf(zSize, sizeof(zSize), "%d docs, audience %lld, field of %d terms", p->nDoc, (long long)nAud,
+           II_BENCH_VOCAB);
+  snprintf(zTitle, sizeof(zTitle), "inverted_index: facet report (%s audience)", zWhich);
+  z[0] = sqlite3_mprintf(
+      "SELECT a.value, count(DISTINCT a.user_id) FROM user_attr a WHERE a.field = 'f2' AND a.user_id IN "
+      "(SELECT user_id FROM user_attr WHERE field = 'f%d' AND value = 't%d') GROUP BY a.value",
+      iField, iTerm);
+  for (i = 1; i < 4; i++) {
+    static const char *azMethod[] = {"", " AND method = 'bitmap'", " AND method = 'direct'", ""};
+    z[i] = sqlite3_mprintf("SELECT term, docs FROM aud_facets WHERE field = 'f2' AND query = 'f%d:t%d'%s",
+                           iField, iTerm, azMethod[i]);
+  }
+  {
+    const BenchVariant aVar[] = {{"relational: GROUP BY count(DISTINCT)", z[0], 0, 0},
+                                 {"facets: bitmap intersections", z[1], 0, 0},
+                                 {"facets: direct index", z[2], 0, 0},
+                                 {"facets: chosen by the estimate", z[3], 0, 0}};
+    benchCompare(pB, zTitle, db, zSize, (double)(nAud > 0 ? nAud : 1), "audience doc", aVar, 4);
+  }
+  for (i = 0; i < 4; i++) sqlite3_free(z[i]);
+}
+
+/* The timed questions, on the terms the generated counts make representative. */
+static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
+  char zSize[96];
+  int a0 = iiBenchTermNear(p, 0, p->aCount[0][0]); /* most frequent of f0 */
+  int b1 = iiBenchTermNear(p, 1, p->aCount[1][1]); /* second of f1 */
+  int64_t nA = p->aCount[0][a0], nB = p->aCount[1][b1];
+  int s1 = iiBenchTermNear(p, 1, nA / 1000 > 0 ? nA / 1000 : 1); /* the skewed small list */
+  int64_t nS = p->aCount[1][s1];
+  char *z[30] = {0};
+  int i;
+
+  snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |B| = %lld", p->nDoc, (long long)nA, (long long)nB);
+  z[0] = sqlite3_mprintf(
+      "SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' INTERSECT "
+      "SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d'",
+      a0, b1);
+  z[1] = sqlite3_mprintf("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d AND f1t%d'", a0, b1);
+  z[2] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d'", a0, b1);
+  {
+    const BenchVariant aVar[] = {{"relational: INTERSECT", z[0], 0, 0},
+                                 {"FTS5 MATCH", z[1], 0, 0},
+                                 {"inverted_index MATCH", z[2], 0, 0}};
+    benchCompare(pB, "inverted_index: AND of two frequent terms", db, zSize, (double)(nA + nB), "posting",
+                 aVar, 3);
+  }
+  z[3] = sqlite3_mprintf(
+      "SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' UNION "
+      "SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d'",
+      a0, b1);
+  z[4] = sqlite3_mprintf("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d OR f1t%d'", a0, b1);
+  z[5] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d OR f1:t%d'", a0, b1);
+  {
+    const BenchVariant aVar[] = {
+        {"relational: UNION", z[3], 0, 0}, {"FTS5 MATCH", z[4], 0, 0}, {"inverted_index MATCH", z[5], 0, 0}};
+    benchCompare(pB, "inverted_index: OR of two frequent terms", db, zSize, (double)(nA + nB), "posting",
+                 aVar, 3);
+  }
+  z[21] = sqlite3_mprintf(
+      "SELECT count(*) FROM (SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' "
+      "UNION SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d')",
+      a0, b1);
+  z[22] = sqlite3_mprintf("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'f0t%d OR f1t%d'", a0, b1);
+  z[23] = sqlite3_mprintf("SELECT count(*) FROM aud WHERE aud MATCH 'f0:t%d OR f1:t%d'", a0, b1);
+  z[24] = sqlite3_mprintf("SELECT inverted_index_count('aud', 'f0:t%d OR f1:t%d')", a0, b1);
+  {
+    const BenchVariant aVar[] = {{"relational: count(*) of UNION", z[21], 0, 0},
+                                 {"FTS5 count(*)", z[22], 0, 0},
+                                 {"inverted_index count(*) (rows stepped)", z[23], 0, 0},
+                                 {"inverted_index_count() (cardinality)", z[24], 0, 0}};
+    benchCompare(pB, "inverted_index: OR of two frequent terms, count(*)", db, zSize, (double)(nA + nB),
+                 "posting", aVar, 4);
+  }
+  snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |S| = %lld", p->nDoc, (long long)nA, (long long)nS);
+  z[6] = sqlite3_mprintf(
+      "SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d' INTERSECT "
+      "SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d'",
+      s1, a0);
+  z[7] = sqlite3_mprintf("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d AND f1t%d'", a0, s1);
+  z[8] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d'", a0, s1);
+  {
+    const BenchVariant aVar[] = {{"relational: INTERSECT (small list first)", z[6], 0, 0},
+                                 {"FTS5 MATCH", z[7], 0, 0},
+                                 {"inverted_index MATCH", z[8], 0, 0}};
+    benchCompare(pB, "inverted_index: skewed AND (1:1000)", db, zSize, (double)(nS > 0 ? nS : 1),
+                 "small posting", aVar, 3);
+  }
+  snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |B| = %lld", p->nDoc, (long long)nA, (long long)nB);
+  z[9] = sqlite3_mprintf(
+      "SELECT count(*) FROM (SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' "
+      "INTERSECT SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d')",
+      a0, b1);
+  z[10] = sqlite3_mprintf("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'f0t%d AND f1t%d'", a0, b1);
+  z[11] = sqlite3_mprintf("SELECT count(*) FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d'", a0, b1);
+  z[12] = sqlite3_mprintf("SELECT inverted_index_count('aud', 'f0:t%d AND f1:t%d')", a0, b1);
+  {
+    const BenchVariant aVar[] = {{"relational: count(*) of INTERSECT", z[9], 0, 0},
+                                 {"FTS5 count(*)", z[10], 0, 0},
+                                 {"inverted_index count(*) (rows stepped)", z[11], 0, 0},
+                                 {"inverted_index_count() (cardinality)", z[12], 0, 0}};
+    benchCompare(pB, "inverted_index: count(*) of an audience", db, zSize, (double)(nA + nB), "posting", aVar,
+                 4);
+  }
+  /* Pagination: the next 10 rows after the middle rowid of an AND. */
+  snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |B| = %lld, 10 rows", p->nDoc, (long long)nA,
+           (long long)nB);
+  z[25] = sqlite3_mprintf(
+      "SELECT user_id FROM (SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' AND user_id > "
+      "%d "
+      "INTERSECT SELECT user_id FROM user_attr WHERE field = 'f1' AND value = 't%d' AND user_id > %d) "
+      "ORDER BY user_id LIMIT 10",
+      a0, p->nDoc / 2, b1, p->nDoc / 2);
+  z[26] = sqlite3_mprintf(
+      "SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d AND f1t%d' AND rowid > %d ORDER BY rowid LIMIT "
+      "10",
+      a0, b1, p->nDoc / 2);
+  z[27] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d' AND rowid > %d LIMIT 10",
+                          a0, b1, p->nDoc / 2);
+  {
+    const BenchVariant aVar[] = {{"relational: INTERSECT of rowid ranges", z[25], 0, 0},
+                                 {"FTS5 MATCH, rowid range", z[26], 0, 0},
+                                 {"inverted_index MATCH, rowid range", z[27], 0, 0}};
+    benchCompare(pB, "inverted_index: pagination (rowid > X LIMIT 10 of an AND)", db, zSize, 10.0, "row",
+                 aVar, 3);
+  }
+  /* The report: unique documents per term of f2, for a large and a small audience. */
+  iiBenchFacets(pB, db, p, "large", 0, a0, nA);
+  iiBenchFacets(pB, db, p, "small", 1, s1, nS);
+  /* The batch form: the report for 4 audiences (terms of ranks 2..5 of f0), one scan against one GROUP BY. */
+  snprintf(zSize, sizeof(zSize), "%d docs, audiences %lld + %lld + %lld + %lld", p->nDoc,
+           (long long)p->aCount[0][1], (long long)p->aCount[0][2], (long long)p->aCount[0][3],
+           (long long)p->aCount[0][4]);
+  z[28] = sqlite3_mprintf(
+      "SELECT q.value, a.value, count(DISTINCT a.user_id) FROM user_attr q JOIN user_attr a "
+      "ON a.user_id = q.user_id AND a.field = 'f2' WHERE q.field = 'f0' AND q.value IN ('t1', 't2', 't3', "
+      "'t4') "
+      "GROUP BY q.value, a.value");
+  z[29] = sqlite3_mprintf(
+      "SELECT substr(query, 4), term, docs FROM aud_facets WHERE field = 'f2' "
+      "AND query IN ('f0:t1', 'f0:t2', 'f0:t3', 'f0:t4')");
+  {
+    const BenchVariant aVar[] = {{"relational: one GROUP BY count(DISTINCT) over 4 audiences", z[28], 0, 0},
+                                 {"facets: query IN (4 audiences), one scan", z[29], 0, 0}};
+    benchCompare(pB, "inverted_index: batch facet report (4 audiences)", db, zSize,
+                 (double)(p->aCount[0][1] + p->aCount[0][2] + p->aCount[0][3] + p->aCount[0][4]),
+                 "audience doc", aVar, 2);
+  }
+  for (i = 0; i < 30; i++) sqlite3_free(z[i]);
+}
+
+void benchInvertedIndex(Bench *p) {
+  int64_t aSize[2];
+  int iSize;
+  aSize[0] = benchSize(p, 200000, 400);
+  aSize[1] = benchSize(p, 500000, 1000);
+  for (iSize = 0; iSize < 2; iSize++) {
+    sqlite3 *db = benchOpen();
+    IiBenchData *pData = (IiBenchData *)malloc(sizeof(IiBenchData));
+    if (pData == NULL) exit(2);
+    iiBenchGenerate(pData, (int)aSize[iSize]);
+    iiBenchBuild(p, db, pData);
+    iiBenchQueries(p, db, pData);
+    free(pData->aTerm);
+    free(pData);
+    sqlite3_close(db);
+  }
+}

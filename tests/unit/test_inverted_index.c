@@ -1,0 +1,348 @@
+/*
+** test_inverted_index.c: unit tests of the pure cores of ext/inverted_index.c
+** and ext/roaring_sql.c: blob frames, the portable-format validator (with
+** every truncation and every single-byte change of valid blobs), the query
+** parser and evaluator against brute force, and the two facet kernels.
+*/
+#include <roaring/roaring.h>
+#include <stdlib.h>
+
+#include "nosqlInt.h"
+#include "unit.h"
+
+void unitApiInit(void);
+
+static uint64_t unitRand(uint64_t *p) {
+  uint64_t z = (*p += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* A bitmap with runs, arrays and a bitset container. */
+static roaring_bitmap_t *unitSampleBitmap(void) {
+  roaring_bitmap_t *p = roaring_bitmap_create();
+  uint32_t i;
+  for (i = 0; i < 100; i++) roaring_bitmap_add(p, i * 7);           /* array */
+  for (i = 70000; i < 75000; i++) roaring_bitmap_add(p, i);         /* run */
+  for (i = 0; i < 6000; i++) roaring_bitmap_add(p, 200000 + i * 3); /* bitset */
+  return p;
+}
+
+static void testFrames(void) {
+  roaring_bitmap_t *p = unitSampleBitmap();
+  size_t n = 0, i;
+  unsigned char *a = iiBitmapFrame(p, &n);
+  int rc = SQLITE_OK;
+  roaring_bitmap_t *q;
+  CHECK(a != NULL);
+  q = iiBitmapUnframe(a, n, &rc);
+  CHECK_INT(rc, SQLITE_OK);
+  CHECK(q && roaring_bitmap_equals(p, q));
+  if (q) roaring_bitmap_free(q);
+  /* Every truncation and every single-byte change is caught. */
+  for (i = 0; i < n; i++) {
+    rc = SQLITE_OK;
+    q = iiBitmapUnframe(a, i, &rc);
+    if (q != NULL || rc != SQLITE_CORRUPT) {
+      CHECK(0);
+      break;
+    }
+  }
+  for (i = 0; i < n; i++) {
+    unsigned char c = a[i];
+    a[i] ^= 0x5a;
+    rc = SQLITE_OK;
+    q = iiBitmapUnframe(a, n, &rc);
+    a[i] = c;
+    if (q != NULL || rc != SQLITE_CORRUPT) {
+      CHECK(0);
+      break;
+    }
+  }
+  CHECK_INT(i, n);
+  sqlite3_free(a);
+  roaring_bitmap_free(p);
+}
+
+static void testValidator(void) {
+  roaring_bitmap_t *p = unitSampleBitmap();
+  int iRun;
+  uint64_t seed = 7;
+  for (iRun = 0; iRun < 2; iRun++) {
+    size_t n, i, nReject = 0, nAccept = 0;
+    unsigned char *a;
+    if (iRun) roaring_bitmap_run_optimize(p);
+    n = roaring_bitmap_portable_size_in_bytes(p);
+    a = (unsigned char *)malloc(n);
+    roaring_bitmap_portable_serialize(p, (char *)a);
+    CHECK_INT(roaringValidate(a, n), 0);
+    for (i = 0; i < n && roaringValidate(a, i) == 1; i++) {
+    }
+    CHECK_INT(i, n); /* every truncation is rejected */
+    /* Single-byte changes: rejected, or accepted only if CRoaring decodes the same count of bytes. */
+    for (i = 0; i < n; i++) {
+      unsigned char c = a[i];
+      a[i] = (unsigned char)(unitRand(&seed) | 1) ^ c;
+      if (roaringValidate(a, n)) {
+        nReject++;
+      } else {
+        roaring_bitmap_t *q = roaring_bitmap_portable_deserialize_safe((const char *)a, n);
+        if (q && roaring_bitmap_portable_size_in_bytes(q) == n) nAccept++;
+        if (q) roaring_bitmap_free(q);
+      }
+      a[i] = c;
+    }
+    CHECK(nReject > 0);
+    CHECK(nAccept + nReject == n);
+    free(a);
+  }
+  /* Random garbage is rejected without reading past the end. */
+  {
+    unsigned char aBuf[64];
+    int k, nBadAccept = 0;
+    for (k = 0; k < 2000; k++) {
+      size_t j, nLen = (size_t)(unitRand(&seed) % sizeof(aBuf));
+      for (j = 0; j < nLen; j++) aBuf[j] = (unsigned char)unitRand(&seed);
+      if (nLen >= 4 && k % 2) {
+        aBuf[0] = 0x3A;
+        aBuf[1] = 0x30;
+        aBuf[2] = 0;
+        aBuf[3] = 0;
+      }
+      if (roaringValidate(aBuf, nLen) == 0) {
+        roaring_bitmap_t *q = roaring_bitmap_portable_deserialize_safe((const char *)aBuf, nLen);
+        if (q == NULL) nBadAccept++;
+        if (q) roaring_bitmap_free(q);
+      }
+    }
+    CHECK_INT(nBadAccept, 0);
+  }
+  roaring_bitmap_free(p);
+}
+
+/* The fake index of the query tests: field f, term "tK" holds the docs d with (d * (K + 1) + f) % 5 == 0. */
+#define UNIT_NDOC 200
+static roaring_bitmap_t *aUnitPost[3][8];
+
+static int unitLoader(void *pCtx, int iField, const char *zTerm, int nTerm,
+                      const struct roaring_bitmap_s **pp) {
+  (void)pCtx;
+  if (nTerm != 2 || zTerm[0] != 't' || zTerm[1] < '0' || zTerm[1] > '7') return SQLITE_ERROR;
+  *pp = aUnitPost[iField][zTerm[1] - '0'];
+  return SQLITE_OK;
+}
+
+static int unitHas(int f, int k, uint32_t d) { return (d * (uint32_t)(k + 1) + (uint32_t)f) % 5 == 0; }
+
+static void testQueries(void) {
+  static const char *azField[] = {"a", "b", "c"};
+  roaring_bitmap_t *pAll = roaring_bitmap_create();
+  char *zErr = NULL;
+  int rc, f, k;
+  uint32_t d;
+  IiExpr *pExpr;
+  for (d = 0; d < UNIT_NDOC; d++) roaring_bitmap_add(pAll, d);
+  for (f = 0; f < 3; f++) {
+    for (k = 0; k < 8; k++) {
+      aUnitPost[f][k] = roaring_bitmap_create();
+      for (d = 0; d < UNIT_NDOC; d++) {
+        if (unitHas(f, k, d)) roaring_bitmap_add(aUnitPost[f][k], d);
+      }
+    }
+  }
+  /* Random queries of three terms in every shape, against brute force. */
+  {
+    static const char *azShape[] = {"%s AND %s AND %s",     "%s OR %s OR %s",        "%s AND NOT %s OR %s",
+                                    "NOT (%s OR %s) %s",    "(%s OR NOT %s) AND %s", "NOT %s NOT %s NOT %s",
+                                    "((%s)) OR (%s AND %s)"};
+    uint64_t seed = 99;
+    int iCase, nBad = 0;
+    for (iCase = 0; iCase < 700; iCase++) {
+      int aF[3], aK[3], j, iShape = iCase % 7;
+      char azT[3][8];
+      char *zQ;
+      roaring_bitmap_t *pGot;
+      for (j = 0; j < 3; j++) {
+        aF[j] = (int)(unitRand(&seed) % 3);
+        aK[j] = (int)(unitRand(&seed) % 8);
+        snprintf(azT[j], sizeof(azT[j]), "%s:t%d", azField[aF[j]], aK[j]);
+      }
+      zQ = sqlite3_mprintf(azShape[iShape], azT[0], azT[1], azT[2]);
+      pExpr = iiQueryParse(zQ, 3, azField, &zErr, &rc);
+      CHECK(pExpr != NULL);
+      rc = SQLITE_OK;
+      pGot = pExpr ? iiQueryEval(pExpr, pAll, unitLoader, 0, &rc) : NULL;
+      for (d = 0; pGot && d < UNIT_NDOC; d++) {
+        int x = unitHas(aF[0], aK[0], d), y = unitHas(aF[1], aK[1], d), z = unitHas(aF[2], aK[2], d), bWant;
+        switch (iShape) {
+          case 0:
+            bWant = x && y && z;
+            break;
+          case 1:
+            bWant = x || y || z;
+            break;
+          case 2:
+            bWant = (x && !y) || z;
+            break;
+          case 3:
+            bWant = !(x || y) && z;
+            break;
+          case 4:
+            bWant = (x || !y) && z;
+            break;
+          case 5:
+            bWant = !x && !y && !z;
+            break;
+          default:
+            bWant = x || (y && z);
+            break;
+        }
+        if (bWant != (int)roaring_bitmap_contains(pGot, d)) nBad++;
+      }
+      if (pGot) roaring_bitmap_free(pGot);
+      iiQueryFree(pExpr);
+      sqlite3_free(zQ);
+      sqlite3_free(zErr);
+      zErr = NULL;
+    }
+    CHECK_INT(nBad, 0);
+  }
+  /* Errors name the position. */
+  pExpr = iiQueryParse("a:t1 AND (b:t2", 3, azField, &zErr, &rc);
+  CHECK(pExpr == NULL);
+  CHECK_INT(rc, SQLITE_ERROR);
+  CHECK_STR(zErr, "inverted_index: expected ')' at position 15 in query 'a:t1 AND (b:t2'");
+  sqlite3_free(zErr);
+  pExpr = iiQueryParse("A:t1", 3, azField, &zErr, &rc);
+  CHECK(pExpr != NULL);
+  iiQueryFree(pExpr);
+  for (f = 0; f < 3; f++) {
+    for (k = 0; k < 8; k++) roaring_bitmap_free(aUnitPost[f][k]);
+  }
+  roaring_bitmap_free(pAll);
+}
+
+/* The two facet kernels agree with each other and with brute force. */
+static void testFacets(void) {
+  enum { nDoc = 3000, nTermAll = 40, nTermField = 10 };
+  roaring_bitmap_t *aPost[nTermAll];
+  roaring_bitmap_t *aAud[3];
+  uint64_t aOff[nDoc + 1];
+  uint32_t *aTermId = (uint32_t *)malloc(sizeof(uint32_t) * nDoc * 8);
+  int32_t aSlot[nTermAll];
+  int64_t aA[3 * nTermField], aB[3 * nTermField], aC[3 * nTermField];
+  uint64_t seed = 5, nPost = 0;
+  uint32_t d;
+  int t, q;
+  for (t = 0; t < nTermAll; t++) aPost[t] = roaring_bitmap_create();
+  for (q = 0; q < 3; q++) aAud[q] = roaring_bitmap_create();
+  for (d = 0; d < nDoc; d++) {
+    int j;
+    aOff[d] = nPost;
+    for (j = 0; j < 8; j++) {
+      uint32_t id = (uint32_t)(unitRand(&seed) % nTermAll);
+      if (roaring_bitmap_contains(aPost[id], d)) continue;
+      roaring_bitmap_add(aPost[id], d);
+      aTermId[nPost++] = id;
+    }
+    for (q = 0; q < 3; q++) {
+      if (unitRand(&seed) % (uint64_t)(q + 2) == 0) roaring_bitmap_add(aAud[q], d);
+    }
+  }
+  aOff[nDoc] = nPost;
+  /* The field's terms are ids 5..14. */
+  for (t = 0; t < nTermAll; t++) aSlot[t] = (t >= 5 && t < 5 + nTermField) ? t - 5 : -1;
+  memset(aA, 0, sizeof(aA));
+  memset(aB, 0, sizeof(aB));
+  memset(aC, 0, sizeof(aC));
+  iiFacetBitmap((const struct roaring_bitmap_s *const *)aAud, 3,
+                (const struct roaring_bitmap_s *const *)&aPost[5], nTermField, aA);
+  CHECK_INT(iiFacetDirect((const struct roaring_bitmap_s *const *)aAud, 3, aOff, nDoc, aTermId, aSlot,
+                          nTermAll, nTermField, aB),
+            SQLITE_OK);
+  for (q = 0; q < 3; q++) {
+    for (t = 0; t < nTermField; t++) {
+      for (d = 0; d < nDoc; d++) {
+        if (roaring_bitmap_contains(aAud[q], d) && roaring_bitmap_contains(aPost[5 + t], d))
+          aC[q * nTermField + t]++;
+      }
+    }
+  }
+  CHECK(memcmp(aA, aC, sizeof(aA)) == 0);
+  CHECK(memcmp(aB, aC, sizeof(aB)) == 0);
+  /* One audience takes the single-audience path. */
+  memset(aB, 0, sizeof(aB));
+  iiFacetDirect((const struct roaring_bitmap_s *const *)&aAud[1], 1, aOff, nDoc, aTermId, aSlot, nTermAll,
+                nTermField, aB);
+  CHECK(memcmp(aB, aC + nTermField, sizeof(int64_t) * nTermField) == 0);
+  for (t = 0; t < nTermAll; t++) roaring_bitmap_free(aPost[t]);
+  for (q = 0; q < 3; q++) roaring_bitmap_free(aAud[q]);
+  free(aTermId);
+}
+
+static void testChecksum(void) {
+  unsigned char a[100];
+  uint32_t h;
+  int i;
+  for (i = 0; i < 100; i++) a[i] = (unsigned char)i;
+  h = iiChecksum(a, 100);
+  CHECK(h == iiChecksum(a, 100));
+  a[57] ^= 1;
+  CHECK(h != iiChecksum(a, 100));
+  CHECK(iiChecksum(a, 0) != iiChecksum(a, 1));
+}
+
+/* Random strings over the query alphabet: a tree or an error, never a crash or a leak. */
+static void testParserFuzz(void) {
+  static const char *azField[] = {"a", "b"};
+  static const char aAlpha[] = "ab:\"() ANDORT x";
+  uint64_t seed = 11;
+  int k, nTree = 0, nError = 0, nOther = 0;
+  for (k = 0; k < 20000; k++) {
+    static const char *azTok[] = {"a:x", "b:\"y z\"", "AND", "OR", "NOT", "(", ")", "a:", "\"", "c:x", "B:y"};
+    char z[80];
+    int i, n = (int)(unitRand(&seed) % 39), rc;
+    char *zErr = NULL;
+    IiExpr *pExpr;
+    if (k % 2) {
+      /* Characters of the query alphabet. */
+      for (i = 0; i < n; i++) z[i] = aAlpha[unitRand(&seed) % (sizeof(aAlpha) - 1)];
+      z[n] = 0;
+    } else {
+      /* Tokens separated by spaces, so that many strings are valid. */
+      int nTok = 1 + (int)(unitRand(&seed) % 7);
+      z[0] = 0;
+      for (i = 0; i < nTok; i++) {
+        int iTok = (int)(unitRand(&seed) % (sizeof(azTok) / sizeof(azTok[0])));
+        if (unitRand(&seed) % 3) iTok = (int)(unitRand(&seed) % 5) == 0 ? 0 : iTok % 7;
+        strcat(z, i ? " " : "");
+        strcat(z, azTok[iTok]);
+      }
+    }
+    pExpr = iiQueryParse(z, 2, azField, &zErr, &rc);
+    if (pExpr && rc == SQLITE_OK && zErr == NULL) {
+      nTree++;
+    } else if (pExpr == NULL && rc == SQLITE_ERROR && zErr && strncmp(zErr, "inverted_index: ", 16) == 0) {
+      nError++;
+    } else {
+      nOther++;
+    }
+    iiQueryFree(pExpr);
+    sqlite3_free(zErr);
+  }
+  CHECK_INT(nOther, 0);
+  CHECK(nTree > 100);
+  CHECK(nError > 100);
+}
+
+int main(void) {
+  unitApiInit();
+  RUN(testChecksum);
+  RUN(testFrames);
+  RUN(testValidator);
+  RUN(testQueries);
+  RUN(testFacets);
+  RUN(testParserFuzz);
+  return unitReport();
+}
