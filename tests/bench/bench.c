@@ -90,10 +90,23 @@ int benchSumStmt(BenchSum *pSum, sqlite3_stmt *pStmt) {
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static double benchNow(void) {
+double benchNow(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int benchSumEachId(sqlite3 *db, const char *zSql, const int64_t *aId, int nId, BenchSum *pSum) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  int i;
+  for (i = 0; rc == SQLITE_OK && i < nId; i++) {
+    sqlite3_bind_int64(pStmt, 1, aId[i]);
+    rc = benchSumStmt(pSum, pStmt);
+    sqlite3_reset(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
 }
 
 static int benchCmpDouble(const void *a, const void *b) {

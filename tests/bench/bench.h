@@ -61,6 +61,12 @@ void benchExec(sqlite3 *db, const char *zSql);
 /* Step pStmt to the end, adding each row to pSum. Returns SQLITE_OK or an error. */
 int benchSumStmt(BenchSum *pSum, sqlite3_stmt *pStmt);
 
+/* Run zSql once per id in aId[0..nId) (bound to ?1), adding every row to pSum. */
+int benchSumEachId(sqlite3 *db, const char *zSql, const int64_t *aId, int nId, BenchSum *pSum);
+
+/* Monotonic wall-clock time in seconds. */
+double benchNow(void);
+
 /* Add one row given as (values) to pSum. */
 void benchSumRow(BenchSum *pSum, const void *a, int n);
 

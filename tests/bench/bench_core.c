@@ -21,16 +21,7 @@ struct CoreIds {
 
 static int coreOnePerId(sqlite3 *db, void *pArg, BenchSum *pSum) {
   CoreIds *p = (CoreIds *)pArg;
-  sqlite3_stmt *pStmt = NULL;
-  int rc = sqlite3_prepare_v2(db, "SELECT id, score FROM users WHERE id = ?1", -1, &pStmt, 0);
-  int i;
-  for (i = 0; rc == SQLITE_OK && i < p->nId; i++) {
-    sqlite3_bind_int64(pStmt, 1, p->aId[i]);
-    rc = benchSumStmt(pSum, pStmt);
-    sqlite3_reset(pStmt);
-  }
-  sqlite3_finalize(pStmt);
-  return rc;
+  return benchSumEachId(db, "SELECT id, score FROM users WHERE id = ?1", p->aId, p->nId, pSum);
 }
 
 static int coreBatched(sqlite3 *db, void *pArg, BenchSum *pSum) {

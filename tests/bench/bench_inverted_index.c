@@ -34,12 +34,6 @@ struct IiBenchData {
   int64_t aCount[II_BENCH_FIELDS][II_BENCH_VOCAB]; /* Documents per term */
 };
 
-static double iiBenchNow(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Zipf (s = 1) ranks by inverse CDF. */
 static void iiBenchGenerate(IiBenchData *p, int nDoc) {
   double aCdf[II_BENCH_VOCAB];
@@ -138,7 +132,7 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   for (s = 0; s < 3; s++) {
     sqlite3_stmt *pIns = NULL;
     sqlite3_int64 nBefore = iiBenchBytes(db);
-    double t0 = iiBenchNow();
+    double t0 = benchNow();
     char zBuf[512];
     benchExec(db, "BEGIN");
     if (s == 0) {
@@ -179,7 +173,7 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
     }
     sqlite3_finalize(pIns);
     benchExec(db, "COMMIT");
-    aTime[s] = iiBenchNow() - t0;
+    aTime[s] = benchNow() - t0;
     aBytes[s] = iiBenchBytes(db) - nBefore;
   }
   printf("\n### inverted_index: build (%d documents, %lld distinct document terms)\n\n", p->nDoc,
@@ -194,10 +188,10 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   }
   {
     /* The first query of a connection loads the document map and the posting lists it needs. */
-    double t0 = iiBenchNow();
+    double t0 = benchNow();
     benchExec(db, "SELECT count(*) FROM aud WHERE aud MATCH 'f0:t0'");
     sqlite3_stmt *pStmt = NULL;
-    printf("\nFirst query after the build (loads the document map): %.1f ms.\n", (iiBenchNow() - t0) * 1e3);
+    printf("\nFirst query after the build (loads the document map): %.1f ms.\n", (benchNow() - t0) * 1e3);
     iiBenchPrepare(
         db,
         "SELECT (SELECT sum(length(postings)) FROM aud_terms), (SELECT sum(length(terms)) FROM aud_docs),"

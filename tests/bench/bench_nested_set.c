@@ -36,24 +36,9 @@ struct NsetIns {
   const char *zSql; /* The INSERT, ?1 id ?2 parent */
 };
 
-static double nsetNow(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Run zSql once per id (bound to ?1), summing the rows. */
 static int nsetPerId(sqlite3 *db, const NsetIds *p, const char *zSql, BenchSum *pSum) {
-  sqlite3_stmt *pStmt = NULL;
-  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  int i;
-  for (i = 0; rc == SQLITE_OK && i < p->nId; i++) {
-    sqlite3_bind_int64(pStmt, 1, p->aId[i]);
-    rc = benchSumStmt(pSum, pStmt);
-    sqlite3_reset(pStmt);
-  }
-  sqlite3_finalize(pStmt);
-  return rc;
+  return benchSumEachId(db, zSql, p->aId, p->nId, pSum);
 }
 
 static int nsetSubtreeCte(sqlite3 *db, void *pArg, BenchSum *pSum) {
@@ -187,9 +172,9 @@ static int64_t nsetQueryInt(sqlite3 *db, const char *zSql) {
 
 /* Time one statement (set-up work measured once). */
 static double nsetTimeExec(sqlite3 *db, const char *zSql) {
-  double t0 = nsetNow();
+  double t0 = benchNow();
   benchExec(db, zSql);
-  return nsetNow() - t0;
+  return benchNow() - t0;
 }
 
 void benchNestedSet(Bench *p) {
