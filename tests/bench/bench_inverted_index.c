@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define II_BENCH_FIELDS 4    /* Keyword fields per document */
 #define II_BENCH_PER_FIELD 5 /* Terms drawn per field (duplicates collapse) */

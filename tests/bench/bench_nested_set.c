@@ -16,7 +16,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 /* Nodes a query workload runs over. */
 typedef struct NsetIds NsetIds;
