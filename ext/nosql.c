@@ -39,6 +39,7 @@ static const struct NosqlFeature {
   int (*xRegister)(sqlite3 *); /* Registers its functions and modules */
 } aNosqlFeature[] = {
     {"core", nosqlCoreRegister},
+    {"ckey", ckeyRegister},
 };
 
 #ifdef _WIN32
