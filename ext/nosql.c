@@ -40,6 +40,7 @@ static const struct NosqlFeature {
 } aNosqlFeature[] = {
     {"core", nosqlCoreRegister},
     {"ckey", ckeyRegister},
+    {"composite_scan", compositeScanRegister},
 };
 
 #ifdef _WIN32
