@@ -41,6 +41,8 @@ static const struct NosqlFeature {
     {"core", nosqlCoreRegister},
     {"ckey", ckeyRegister},
     {"composite_scan", compositeScanRegister},
+    {"hll", hllRegister},
+    {"kv", kvRegister},
 };
 
 #ifdef _WIN32

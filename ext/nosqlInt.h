@@ -132,6 +132,35 @@ void ckeyAppendEscaped(int *pRc, NosqlBuffer *pBuf, const unsigned char *z, sqli
 int ckeySepArg(sqlite3_value *pVal);
 
 /**************************************************************************
+** Interface to code in ext/hll.c (HyperLogLog)
+*/
+
+/* 64-bit hashes of bytes (seed separates value types) and of an integer. */
+uint64_t hllHashBytes(const void *pData, size_t n, uint64_t seed);
+uint64_t hllHashInt(int64_t v);
+/* Add hash h to the 2^p one-byte registers aReg[]. */
+void hllAdd(unsigned char *aReg, int p, uint64_t h);
+/* The cardinality estimate of 2^p registers (Ertl's improved estimator). */
+double hllEstimate(const unsigned char *aReg, int p);
+/* Bytes of a serialized sketch of precision p. */
+int hllSketchBytes(int p);
+/* Write registers as a sketch into aOut (hllSketchBytes(p) bytes). */
+void hllSerialize(const unsigned char *aReg, int p, unsigned char *aOut);
+/*
+** Validate the sketch a[0..n) and, if aReg is not NULL, unpack its
+** registers there (room for 2^p). Returns NULL and sets *pp, or a static
+** description of what is wrong.
+*/
+const char *hllDeserialize(const unsigned char *a, int n, unsigned char *aReg, int *pp);
+
+/**************************************************************************
+** Interface to code in ext/kv.c (counters)
+*/
+
+/* Adds by to *pValue unless the sum leaves the int64 range; returns 0 then (Redis INCRBY). */
+int kvAddChecked(sqlite3_int64 *pValue, sqlite3_int64 by);
+
+/**************************************************************************
 ** Registration functions: one per feature file, called in the order of the
 ** static table in ext/nosql.c. Each returns an SQLite result code.
 */
