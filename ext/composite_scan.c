@@ -790,13 +790,20 @@ static void cscanAppendPart(int *pRc, cscan_vtab *p, NosqlBuffer *pBuf, int eTyp
   }
 }
 
-/* Set pB to a copy of a[0..n) (bIncl), or to its strinc successor (exclusive of a's extensions). */
-static void cscanSetBound(int *pRc, CscanBound *pB, const unsigned char *a, sqlite3_int64 n, int bIncl,
-                          int bSucc) {
+/*
+** Set pB to a[0..n), or with bSucc to the end of the keys whose leading
+** parts are exactly the whole parts a[0..n): a || 0xFF for ckey keys (a
+** following part starts with a type code below 0xFF, while 0xFF after a
+** text or blob terminator would continue that part: 0x00 0xFF is an
+** escaped 0x00), the strinc successor for delimited keys (a ends with an
+** unescaped separator).
+*/
+static void cscanSetBound(int *pRc, cscan_vtab *p, CscanBound *pB, const unsigned char *a, sqlite3_int64 n,
+                          int bIncl, int bSucc) {
   nosqlBufferReset(&pB->b);
   pB->bSet = 1;
   pB->bIncl = bIncl;
-  if (bSucc) {
+  if (bSucc && p->cSep >= 0) {
     int nOut;
     nosqlBufferGrow(pRc, &pB->b, n);
     if (*pRc != SQLITE_OK) return;
@@ -807,7 +814,9 @@ static void cscanSetBound(int *pRc, CscanBound *pB, const unsigned char *a, sqli
     }
     pB->b.n = nOut;
   } else {
+    static const unsigned char aFF[1] = {0xFF};
     nosqlBufferAppend(pRc, &pB->b, a, n);
+    if (bSucc) nosqlBufferAppend(pRc, &pB->b, aFF, 1);
   }
 }
 
@@ -820,7 +829,7 @@ static int cscanCmp(const unsigned char *a, sqlite3_int64 na, const unsigned cha
 }
 
 /* Narrow pB (a lower bound if bLower) by a key constraint value. */
-static void cscanNarrow(int *pRc, CscanBound *pB, const unsigned char *a, sqlite3_int64 n, int bIncl, int bLower) {
+static void cscanNarrow(int *pRc, cscan_vtab *p, CscanBound *pB, const unsigned char *a, sqlite3_int64 n, int bIncl, int bLower) {
   if (pB->bSet) {
     int c = cscanCmp(a, n, pB->b.a, pB->b.n);
     if (bLower ? c < 0 : c > 0) return;
@@ -829,7 +838,7 @@ static void cscanNarrow(int *pRc, CscanBound *pB, const unsigned char *a, sqlite
       return;
     }
   }
-  cscanSetBound(pRc, pB, a, n, bIncl, 0);
+  cscanSetBound(pRc, p, pB, a, n, bIncl, 0);
 }
 
 /* Bind a bound's bytes as text (delimited keys) or a blob (ckey keys). */
@@ -961,13 +970,13 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
     }
   }
   if (!bEmpty && nEq == p->nPart) {
-    cscanSetBound(&rc, &lo, prefix.a, prefix.n, 1, 0);
-    cscanSetBound(&rc, &hi, prefix.a, prefix.n, 1, 0);
+    cscanSetBound(&rc, p, &lo, prefix.a, prefix.n, 1, 0);
+    cscanSetBound(&rc, p, &hi, prefix.a, prefix.n, 1, 0);
   } else if (!bEmpty) {
     int bLast = nEq == p->nPart - 1;
     if (nEq > 0) {
-      cscanSetBound(&rc, &lo, prefix.a, prefix.n, 1, 0);
-      cscanSetBound(&rc, &hi, prefix.a, prefix.n, 0, 1);
+      cscanSetBound(&rc, p, &lo, prefix.a, prefix.n, 1, 0);
+      cscanSetBound(&rc, p, &hi, prefix.a, prefix.n, 0, 1);
     }
     if ((idxNum & (CSCAN_LO | CSCAN_HI)) && p->cSep < 0) {
       /* A range excludes NULL parts (code 0x00); a lower bound may raise this. */
@@ -975,7 +984,7 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
       NosqlBuffer b = {0, 0, 0};
       nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
       nosqlBufferAppend(&rc, &b, aOne, 1);
-      if (rc == SQLITE_OK) cscanSetBound(&rc, &lo, b.a, b.n, 1, 0);
+      if (rc == SQLITE_OK) cscanSetBound(&rc, p, &lo, b.a, b.n, 1, 0);
       nosqlBufferFree(&b);
     }
     for (i = 0; i < 2 && !bEmpty; i++) {
@@ -1009,14 +1018,14 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
       ** where the key is b itself.
       */
       if (p->cSep >= 0 && bLast) {
-        cscanSetBound(&rc, bLower ? &lo : &hi, b.a, b.n, bIncl, 0);
+        cscanSetBound(&rc, p, bLower ? &lo : &hi, b.a, b.n, bIncl, 0);
       } else if (bLower) {
-        cscanSetBound(&rc, &lo, b.a, b.n, 1, !bIncl);
+        cscanSetBound(&rc, p, &lo, b.a, b.n, 1, !bIncl);
         if (!lo.bSet) bEmpty = 1; /* Nothing follows an all-0xFF prefix */
       } else {
         CscanBound t;
         memset(&t, 0, sizeof(t));
-        cscanSetBound(&rc, &t, b.a, b.n, 0, bIncl);
+        cscanSetBound(&rc, p, &t, b.a, b.n, 0, bIncl);
         if (t.bSet) {
           nosqlBufferFree(&hi.b);
           hi = t;
@@ -1056,8 +1065,8 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
                                                       : (const unsigned char *)sqlite3_value_blob(pVal);
       sqlite3_int64 n = sqlite3_value_bytes(pVal);
       if (a == NULL) a = (const unsigned char *)"";
-      if (i != 1) cscanNarrow(&rc, &lo, a, n, bIncl, 1);
-      if (i != 0) cscanNarrow(&rc, &hi, a, n, bIncl, 0);
+      if (i != 1) cscanNarrow(&rc, p, &lo, a, n, bIncl, 1);
+      if (i != 0) cscanNarrow(&rc, p, &hi, a, n, bIncl, 0);
     }
   }
 
