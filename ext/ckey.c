@@ -9,7 +9,10 @@
 **   ckey_length(key)           -> INT   number of parts
 **   ckey_prefix(key, n)        -> BLOB  the first n parts (n < 0: all but -n)
 **   ckey_prefix_end(prefix)    -> BLOB  the smallest key greater than every
-**                                       key that starts with prefix
+**                                       key that starts with prefix's bytes
+**   ckey_range_end(prefix)     -> BLOB  prefix || 0xFF: [prefix, this) holds
+**                                       the keys whose leading parts are
+**                                       exactly prefix's parts
 **   ckey_join(sep, v1, ...)    -> TEXT  a delimited text key, sep and '\'
 **                                       inside a part escaped with '\'
 **   count_distinct_sorted(x)   -> INT   aggregate: distinct values of an
@@ -542,6 +545,23 @@ static void ckeyPrefixEndFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
     sqlite3_result_blob(ctx, aOut, nOut, sqlite3_free);
 }
 
+/* ckey_range_end(prefix): prefix || 0xFF, the end of the keys that extend prefix by whole parts. */
+static void ckeyRangeEndFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  const unsigned char *a;
+  unsigned char *aOut;
+  int n;
+  if (!ckeyArg(ctx, "ckey_range_end", argv[0], &a, &n)) return;
+  if (ckeySplit(ctx, "ckey_range_end", argv[0], a, n, NULL, 0) < 0) return;
+  aOut = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
+  if (aOut == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  if (n > 0) memcpy(aOut, a, (size_t)n);
+  aOut[n] = 0xFF;
+  sqlite3_result_blob(ctx, aOut, n + 1, sqlite3_free);
+}
+
 void ckeyAppendEscaped(int *pRc, NosqlBuffer *pBuf, const unsigned char *z, sqlite3_int64 n, int cSep) {
   sqlite3_int64 i, iStart = 0;
   for (i = 0; i < n; i++) {
@@ -719,6 +739,7 @@ int ckeyRegister(sqlite3 *db) {
       {"ckey_length", 1, ckeyLengthFunc},
       {"ckey_prefix", 2, ckeyPrefixFunc},
       {"ckey_prefix_end", 1, ckeyPrefixEndFunc},
+      {"ckey_range_end", 1, ckeyRangeEndFunc},
       {"ckey_join", -1, ckeyJoinFunc},
   };
   size_t i;
