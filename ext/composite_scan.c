@@ -9,7 +9,8 @@
 **   CREATE VIRTUAL TABLE by_user USING composite_scan(
 **       clicks, k, user_id INTEGER, site TEXT, ts INTEGER);
 **
-** Arguments: an existing table of the same schema, its key column, then one
+** Arguments: an existing table (of the same schema, or "schema.table"),
+** its key column, then one
 ** name per key part, optionally followed by a type, then options:
 **
 **   sep=X     the key column holds delimited text such as
@@ -142,6 +143,7 @@ struct cscan_cursor {
   int aOff[CSCAN_MAX_PART];  /* Offset of each part in aKey */
   int aLen[CSCAN_MAX_PART];  /* Length of each part (escaped, no separator) */
   CkeyPart aPart[CSCAN_MAX_PART]; /* Decoded parts (ckey keys) */
+  NosqlBuffer scratch;       /* NUL-terminated copy of a text result */
 };
 
 /* One end of the key range being built in xFilter. */
@@ -373,8 +375,17 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
     rc = SQLITE_ERROR;
     goto connect_done;
   }
-  p->zSchema = sqlite3_mprintf("%s", argv[1]);
-  p->zBase = cscanDequote(argv[3], (int)strlen(argv[3]));
+  {
+    /* "schema.table" names the base table's schema; by default it is the virtual table's. */
+    const char *zDot = strchr(argv[3], '.');
+    if (zDot && argv[3][0] != '"' && argv[3][0] != '[' && argv[3][0] != '`' && argv[3][0] != '\'') {
+      p->zSchema = cscanDequote(argv[3], (int)(zDot - argv[3]));
+      p->zBase = cscanDequote(zDot + 1, (int)strlen(zDot + 1));
+    } else {
+      p->zSchema = sqlite3_mprintf("%s", argv[1]);
+      p->zBase = cscanDequote(argv[3], (int)strlen(argv[3]));
+    }
+  }
   p->zKey = cscanDequote(argv[4], (int)strlen(argv[4]));
   if (p->zSchema == NULL || p->zBase == NULL || p->zKey == NULL) {
     rc = SQLITE_NOMEM;
@@ -698,6 +709,7 @@ static void cscanRelease(cscan_cursor *pCur) {
 
 static int cscanClose(sqlite3_vtab_cursor *pCursor) {
   cscanRelease((cscan_cursor *)pCursor);
+  nosqlBufferFree(&((cscan_cursor *)pCursor)->scratch);
   sqlite3_free(pCursor);
   return SQLITE_OK;
 }
@@ -887,22 +899,38 @@ static int cscanSplitRow(cscan_cursor *pCur) {
     if (eType != SQLITE_TEXT) {
       zWhy = "is not text";
     } else {
-      z = sqlite3_value_text(pKey);
-      if (z == NULL) return SQLITE_NOMEM;
+      /* value_blob, not value_text: a text read from a page has no NUL, and value_text would copy it. */
+      z = (const unsigned char *)sqlite3_value_blob(pKey);
+      if (z == NULL) z = (const unsigned char *)"";
       pCur->aKey = z;
       pCur->nKey = sqlite3_value_bytes(pKey);
-      for (i = 0; i <= pCur->nKey && zWhy == NULL; i++) {
-        if (i < pCur->nKey && z[i] == '\\') {
-          if (i + 1 >= pCur->nKey || (z[i + 1] != p->cSep && z[i + 1] != '\\'))
-            zWhy = "has a '\\' that escapes neither the separator nor '\\'";
-          i++;
-        } else if (i == pCur->nKey || z[i] == p->cSep) {
+      if (memchr(z, '\\', (size_t)pCur->nKey) == NULL) {
+        /* No escapes (the common case): split at each separator with memchr. */
+        for (;;) {
+          const unsigned char *zSep = (const unsigned char *)memchr(&z[iStart], p->cSep, (size_t)(pCur->nKey - iStart));
+          i = zSep ? (int)(zSep - z) : pCur->nKey;
           if (nFound < p->nPart) {
             pCur->aOff[nFound] = iStart;
             pCur->aLen[nFound] = i - iStart;
           }
           nFound++;
+          if (zSep == NULL) break;
           iStart = i + 1;
+        }
+      } else {
+        for (i = 0; i <= pCur->nKey && zWhy == NULL; i++) {
+          if (i < pCur->nKey && z[i] == '\\') {
+            if (i + 1 >= pCur->nKey || (z[i + 1] != p->cSep && z[i + 1] != '\\'))
+              zWhy = "has a '\\' that escapes neither the separator nor '\\'";
+            i++;
+          } else if (i == pCur->nKey || z[i] == p->cSep) {
+            if (nFound < p->nPart) {
+              pCur->aOff[nFound] = iStart;
+              pCur->aLen[nFound] = i - iStart;
+            }
+            nFound++;
+            iStart = i + 1;
+          }
         }
       }
     }
@@ -1111,6 +1139,28 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
 
 static int cscanEof(sqlite3_vtab_cursor *pCursor) { return ((cscan_cursor *)pCursor)->bEof; }
 
+/*
+** Result text z[0..n) that lives in the inner statement's row. It is
+** copied through the cursor's buffer with a NUL after it and handed over
+** with length -1: SQLite then marks the value NUL-terminated, and
+** sqlite3_value_text() on it (length(), the application reading it) does
+** not have to copy it once more. Text holding a NUL byte keeps its length.
+*/
+static void cscanResultText(cscan_cursor *pCur, sqlite3_context *ctx, const unsigned char *z, int n) {
+  int rc = SQLITE_OK;
+  if (n == 0 || memchr(z, 0, (size_t)n) != NULL) {
+    sqlite3_result_text(ctx, n ? (const char *)z : "", n, SQLITE_TRANSIENT);
+    return;
+  }
+  nosqlBufferReset(&pCur->scratch);
+  nosqlBufferAppend(&rc, &pCur->scratch, z, n);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, (const char *)pCur->scratch.a, -1, SQLITE_TRANSIENT);
+}
+
 static int cscanColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
   cscan_cursor *pCur = (cscan_cursor *)pCursor;
   cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
@@ -1133,7 +1183,7 @@ static int cscanColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int i
         unsigned char *a;
         if (pPart->nData == pPart->nRaw) {
           if (pPart->eType == SQLITE_TEXT)
-            sqlite3_result_text(ctx, (const char *)pPart->z, pPart->nData, SQLITE_TRANSIENT);
+            cscanResultText(pCur, ctx, pPart->z, pPart->nData);
           else
             sqlite3_result_blob(ctx, pPart->z, pPart->nData, SQLITE_TRANSIENT);
           break;
@@ -1152,7 +1202,7 @@ static int cscanColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int i
     const unsigned char *z = &pCur->aKey[pCur->aOff[iCol]];
     int n = pCur->aLen[iCol];
     if (memchr(z, '\\', (size_t)n) == NULL) {
-      sqlite3_result_text(ctx, (const char *)z, n, SQLITE_TRANSIENT);
+      cscanResultText(pCur, ctx, z, n);
     } else {
       char *a = (char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
       int i, j = 0;

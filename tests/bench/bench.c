@@ -22,6 +22,7 @@ static const struct BenchWorkload {
   void (*xRun)(Bench *p); /* Builds data and calls benchCompare() */
 } aWorkload[] = {
     {"core", benchCore},
+    {"ckey", benchCkey},
 };
 
 #define BENCH_MAX_VARIANT 8

@@ -77,5 +77,6 @@ uint64_t benchRand(uint64_t *pState);
 
 /* The workloads: one function per feature, listed in bench.c. */
 void benchCore(Bench *p);
+void benchCkey(Bench *p);
 
 #endif /* NOSQL_BENCH_H */
