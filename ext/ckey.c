@@ -729,8 +729,8 @@ static void ckeyDistinctFinal(sqlite3_context *ctx) {
 
 int ckeyRegister(sqlite3 *db) {
   static const struct {
-    const char *zName; /* SQL name */
-    int nArg;          /* Number of arguments, -1 for any */
+    const char *zName;                                       /* SQL name */
+    int nArg;                                                /* Number of arguments, -1 for any */
     void (*xFunc)(sqlite3_context *, int, sqlite3_value **); /* Implementation */
   } aFunc[] = {
       {"ckey", -1, ckeyFunc},

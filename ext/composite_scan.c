@@ -116,34 +116,34 @@ typedef struct CscanBound CscanBound;
 #define CSCAN_EST_ROWS 1000000.0
 
 struct cscan_vtab {
-  sqlite3_vtab base;                     /* Base class - must be first */
-  sqlite3 *db;                           /* The connection */
-  char *zSchema;                         /* Schema of the base table */
-  char *zBase;                           /* Base table name */
-  char *zKey;                            /* Key column name */
-  int cSep;                              /* Separator of text keys, or -1 for ckey blobs */
-  int nPart;                             /* Key parts declared */
-  int aType[CSCAN_MAX_PART];             /* CSCAN_* type of each part */
-  int nBaseCol;                          /* Columns of the base table */
-  int iKeyCol;                           /* Index of the key among the base columns */
-  int bIndexed;                          /* True if an index orders the key column */
-  char *zSelect;                         /* "SELECT key, c1, ... FROM base" */
-  char zColl[2][32];                     /* Collation names of mid and last parts (sep mode) */
-  sqlite3_stmt *aStmt[CSCAN_N_SHAPE];    /* Cached inner statements, or NULL */
+  sqlite3_vtab base;                  /* Base class - must be first */
+  sqlite3 *db;                        /* The connection */
+  char *zSchema;                      /* Schema of the base table */
+  char *zBase;                        /* Base table name */
+  char *zKey;                         /* Key column name */
+  int cSep;                           /* Separator of text keys, or -1 for ckey blobs */
+  int nPart;                          /* Key parts declared */
+  int aType[CSCAN_MAX_PART];          /* CSCAN_* type of each part */
+  int nBaseCol;                       /* Columns of the base table */
+  int iKeyCol;                        /* Index of the key among the base columns */
+  int bIndexed;                       /* True if an index orders the key column */
+  char *zSelect;                      /* "SELECT key, c1, ... FROM base" */
+  char zColl[2][32];                  /* Collation names of mid and last parts (sep mode) */
+  sqlite3_stmt *aStmt[CSCAN_N_SHAPE]; /* Cached inner statements, or NULL */
 };
 
 struct cscan_cursor {
-  sqlite3_vtab_cursor base;  /* Base class - must be first */
-  sqlite3_stmt *pStmt;       /* Inner statement over the base table, or NULL */
-  int iShape;                /* Cache slot pStmt goes back to */
-  int bEof;                  /* True at the end of the rows */
-  sqlite3_int64 iRow;        /* Row counter, the rowid */
-  const unsigned char *aKey; /* Key of the current row (owned by pStmt) */
-  int nKey;                  /* Bytes in aKey */
-  int aOff[CSCAN_MAX_PART];  /* Offset of each part in aKey */
-  int aLen[CSCAN_MAX_PART];  /* Length of each part (escaped, no separator) */
+  sqlite3_vtab_cursor base;       /* Base class - must be first */
+  sqlite3_stmt *pStmt;            /* Inner statement over the base table, or NULL */
+  int iShape;                     /* Cache slot pStmt goes back to */
+  int bEof;                       /* True at the end of the rows */
+  sqlite3_int64 iRow;             /* Row counter, the rowid */
+  const unsigned char *aKey;      /* Key of the current row (owned by pStmt) */
+  int nKey;                       /* Bytes in aKey */
+  int aOff[CSCAN_MAX_PART];       /* Offset of each part in aKey */
+  int aLen[CSCAN_MAX_PART];       /* Length of each part (escaped, no separator) */
   CkeyPart aPart[CSCAN_MAX_PART]; /* Decoded parts (ckey keys) */
-  NosqlBuffer scratch;       /* NUL-terminated copy of a text result */
+  NosqlBuffer scratch;            /* NUL-terminated copy of a text result */
 };
 
 /* One end of the key range being built in xFilter. */
@@ -272,7 +272,8 @@ static int cscanAffinity(const char *zType) {
   char z[64];
   int i;
   if (zType == NULL || zType[0] == 0) return 'b';
-  for (i = 0; zType[i] && i < 63; i++) z[i] = (char)(zType[i] >= 'a' && zType[i] <= 'z' ? zType[i] - 32 : zType[i]);
+  for (i = 0; i < 63 && zType[i]; i++)
+    z[i] = (char)(zType[i] >= 'a' && zType[i] <= 'z' ? zType[i] - 32 : zType[i]);
   z[i] = 0;
   if (strstr(z, "INT")) return 'i';
   if (strstr(z, "CHAR") || strstr(z, "CLOB") || strstr(z, "TEXT")) return 't';
@@ -310,15 +311,16 @@ static int cscanParsePart(cscan_vtab *p, const char *zArg, char **pzName, int *p
   } else if (sqlite3_stricmp(zType, "BLOB") == 0) {
     *peType = CSCAN_BLOB;
   } else {
-    *pzErr = sqlite3_mprintf("composite_scan: part %s has type '%s'; expected INTEGER, REAL, TEXT, BLOB or ANY",
-                             *pzName, zType);
+    *pzErr = sqlite3_mprintf(
+        "composite_scan: part %s has type '%s'; expected INTEGER, REAL, TEXT, BLOB or ANY", *pzName, zType);
     sqlite3_free(zType);
     return SQLITE_ERROR;
   }
   if (p->cSep >= 0 && *peType != CSCAN_TEXT) {
-    *pzErr = sqlite3_mprintf("composite_scan: part %s is declared %s, but the parts of delimited text keys "
-                             "(sep=) are TEXT",
-                             *pzName, zType);
+    *pzErr = sqlite3_mprintf(
+        "composite_scan: part %s is declared %s, but the parts of delimited text keys "
+        "(sep=) are TEXT",
+        *pzName, zType);
     sqlite3_free(zType);
     return SQLITE_ERROR;
   }
@@ -416,7 +418,8 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
     }
   }
   if (nArgPart > CSCAN_MAX_PART) {
-    *pzErr = sqlite3_mprintf("composite_scan: %d key parts; at most %d are supported", nArgPart, CSCAN_MAX_PART);
+    *pzErr =
+        sqlite3_mprintf("composite_scan: %d key parts; at most %d are supported", nArgPart, CSCAN_MAX_PART);
     rc = SQLITE_ERROR;
     goto connect_done;
   }
@@ -443,8 +446,8 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
     goto connect_done;
   }
   if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) {
-    *pzErr = sqlite3_mprintf("composite_scan: key column %s has collation %s; key order needs BINARY", p->zKey,
-                             zColl);
+    *pzErr = sqlite3_mprintf("composite_scan: key column %s has collation %s; key order needs BINARY",
+                             p->zKey, zColl);
     rc = SQLITE_ERROR;
     goto connect_done;
   }
@@ -558,12 +561,15 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     if (!pC->usable) continue;
     if (pC->iColumn >= 0 && pC->iColumn < p->nPart) {
-      if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && aEq[pC->iColumn] < 0 && cscanServable(p, pInfo, i, pC->iColumn))
+      if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && aEq[pC->iColumn] < 0 &&
+          cscanServable(p, pInfo, i, pC->iColumn))
         aEq[pC->iColumn] = i;
     } else if (pC->iColumn == iKeyCol) {
       if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && iKeq < 0) iKeq = i;
-      if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && iKlo < 0) iKlo = i;
-      if ((pC->op == SQLITE_INDEX_CONSTRAINT_LT || pC->op == SQLITE_INDEX_CONSTRAINT_LE) && iKhi < 0) iKhi = i;
+      if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && iKlo < 0)
+        iKlo = i;
+      if ((pC->op == SQLITE_INDEX_CONSTRAINT_LT || pC->op == SQLITE_INDEX_CONSTRAINT_LE) && iKhi < 0)
+        iKhi = i;
     }
   }
   while (nEq < p->nPart && aEq[nEq] >= 0) nEq++;
@@ -672,7 +678,8 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
                               (idxNum & CSCAN_KHI) ? ((idxNum & CSCAN_KHI_INCL) ? "<=" : "<") : "");
     }
   }
-  if (zPlan && pInfo->orderByConsumed) zPlan = sqlite3_mprintf("%z %s", zPlan, (idxNum & CSCAN_DESC) ? "desc" : "asc");
+  if (zPlan && pInfo->orderByConsumed)
+    zPlan = sqlite3_mprintf("%z %s", zPlan, (idxNum & CSCAN_DESC) ? "desc" : "asc");
   if (zPlan && !p->bIndexed) zPlan = sqlite3_mprintf("%z; no index on key", zPlan);
   if (zPlan == NULL) return SQLITE_NOMEM;
   pInfo->idxStr = zPlan;
@@ -726,8 +733,8 @@ static int cscanClose(sqlite3_vtab_cursor *pCursor) {
 ** pVal itself, or a new value in *ppOut that the caller frees. eOp is the
 ** constraint's operator: SQLITE_INDEX_CONSTRAINT_EQ/GT/GE/LT/LE.
 */
-static int cscanNormalize(int eType, int eOp, sqlite3_value *pVal, sqlite3_value **ppNew, sqlite3_int64 *piOut,
-                          double *prOut) {
+static int cscanNormalize(int eType, int eOp, sqlite3_value *pVal, sqlite3_value **ppNew,
+                          sqlite3_int64 *piOut, double *prOut) {
   int bLower = eOp == SQLITE_INDEX_CONSTRAINT_GT || eOp == SQLITE_INDEX_CONSTRAINT_GE;
   int bUpper = eOp == SQLITE_INDEX_CONSTRAINT_LT || eOp == SQLITE_INDEX_CONSTRAINT_LE;
   int eVal;
@@ -841,7 +848,8 @@ static int cscanCmp(const unsigned char *a, sqlite3_int64 na, const unsigned cha
 }
 
 /* Narrow pB (a lower bound if bLower) by a key constraint value. */
-static void cscanNarrow(int *pRc, cscan_vtab *p, CscanBound *pB, const unsigned char *a, sqlite3_int64 n, int bIncl, int bLower) {
+static void cscanNarrow(int *pRc, cscan_vtab *p, CscanBound *pB, const unsigned char *a, sqlite3_int64 n,
+                        int bIncl, int bLower) {
   if (pB->bSet) {
     int c = cscanCmp(a, n, pB->b.a, pB->b.n);
     if (bLower ? c < 0 : c > 0) return;
@@ -856,7 +864,8 @@ static void cscanNarrow(int *pRc, cscan_vtab *p, CscanBound *pB, const unsigned 
 /* Bind a bound's bytes as text (delimited keys) or a blob (ckey keys). */
 static int cscanBind(cscan_vtab *p, sqlite3_stmt *pStmt, int iVar, const CscanBound *pB) {
   const char *a = pB->b.a ? (const char *)pB->b.a : "";
-  if (p->cSep >= 0) return sqlite3_bind_text64(pStmt, iVar, a, (sqlite3_uint64)pB->b.n, SQLITE_TRANSIENT, SQLITE_UTF8);
+  if (p->cSep >= 0)
+    return sqlite3_bind_text64(pStmt, iVar, a, (sqlite3_uint64)pB->b.n, SQLITE_TRANSIENT, SQLITE_UTF8);
   return sqlite3_bind_blob64(pStmt, iVar, a, (sqlite3_uint64)pB->b.n, SQLITE_TRANSIENT);
 }
 
@@ -907,7 +916,8 @@ static int cscanSplitRow(cscan_cursor *pCur) {
       if (memchr(z, '\\', (size_t)pCur->nKey) == NULL) {
         /* No escapes (the common case): split at each separator with memchr. */
         for (;;) {
-          const unsigned char *zSep = (const unsigned char *)memchr(&z[iStart], p->cSep, (size_t)(pCur->nKey - iStart));
+          const unsigned char *zSep =
+              (const unsigned char *)memchr(&z[iStart], p->cSep, (size_t)(pCur->nKey - iStart));
           i = zSep ? (int)(zSep - z) : pCur->nKey;
           if (nFound < p->nPart) {
             pCur->aOff[nFound] = iStart;
@@ -1089,8 +1099,8 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
     if (e == CSCAN_EMPTY) {
       bEmpty = 1;
     } else if (e == CSCAN_BOUND) {
-      const unsigned char *a = eKeyType == CSCAN_TEXT ? sqlite3_value_text(pVal)
-                                                      : (const unsigned char *)sqlite3_value_blob(pVal);
+      const unsigned char *a =
+          eKeyType == CSCAN_TEXT ? sqlite3_value_text(pVal) : (const unsigned char *)sqlite3_value_blob(pVal);
       sqlite3_int64 n = sqlite3_value_bytes(pVal);
       if (a == NULL) a = (const unsigned char *)"";
       if (i != 1) cscanNarrow(&rc, p, &lo, a, n, bIncl, 1);
@@ -1250,4 +1260,6 @@ static sqlite3_module cscanModule = {
     0,               /* xShadowName */
 };
 
-int compositeScanRegister(sqlite3 *db) { return sqlite3_create_module(db, "composite_scan", &cscanModule, 0); }
+int compositeScanRegister(sqlite3 *db) {
+  return sqlite3_create_module(db, "composite_scan", &cscanModule, 0);
+}

@@ -161,8 +161,8 @@ const char *hllDeserialize(const unsigned char *a, int n, unsigned char *aReg, i
 /* The state of every hll aggregate: registers at one precision. */
 typedef struct HllAgg HllAgg;
 struct HllAgg {
-  int p;                 /* Precision; 0 until the first row */
-  unsigned char *aReg;   /* 2^p registers, one byte each */
+  int p;               /* Precision; 0 until the first row */
+  unsigned char *aReg; /* 2^p registers, one byte each */
 };
 
 /* Hash an SQL value; 5 and 5.0 hash alike, text and blob apart. */
@@ -258,7 +258,8 @@ static int hllReadArg(sqlite3_context *ctx, const char *zFunc, sqlite3_value *pV
   if (sqlite3_value_type(pVal) != SQLITE_BLOB) {
     zWhy = "not a blob";
   } else {
-    zWhy = hllDeserialize((const unsigned char *)sqlite3_value_blob(pVal), sqlite3_value_bytes(pVal), aReg, pp);
+    zWhy =
+        hllDeserialize((const unsigned char *)sqlite3_value_blob(pVal), sqlite3_value_bytes(pVal), aReg, pp);
   }
   if (zWhy) {
     char *zVal = nosqlValueQuote(pVal);
@@ -281,7 +282,8 @@ static void hllMergeStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
   if (!hllReadArg(ctx, "hll_merge", argv[0], NULL, &p)) return;
   if (pAgg->p && pAgg->p != p) {
-    nosqlResultError(ctx, "hll_merge: sketch precision %d differs from %d of the sketches before it", p, pAgg->p);
+    nosqlResultError(ctx, "hll_merge: sketch precision %d differs from %d of the sketches before it", p,
+                     pAgg->p);
     return;
   }
   if (!hllInit(ctx, "hll_merge", pAgg, NULL, p)) return;
@@ -328,6 +330,7 @@ int hllRegister(sqlite3 *db) {
   }
   if (rc == SQLITE_OK)
     rc = sqlite3_create_function(db, "hll_merge", 1, NOSQL_PURE, 0, 0, hllMergeStep, hllSketchFinal);
-  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "hll_estimate", 1, NOSQL_PURE, 0, hllEstimateFunc, 0, 0);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function(db, "hll_estimate", 1, NOSQL_PURE, 0, hllEstimateFunc, 0, 0);
   return rc;
 }

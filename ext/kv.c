@@ -162,7 +162,8 @@ static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   rc = kvRead(ctx, "kv_incr", pS, argv[0], &v, &bFound);
   if (rc == SQLITE_OK && !kvAddChecked(&v, by)) {
     char *zName = nosqlValueQuote(argv[0]);
-    nosqlResultError(ctx, "kv_incr: increment or decrement would overflow: counter %s is %lld, increment %lld",
+    nosqlResultError(ctx,
+                     "kv_incr: increment or decrement would overflow: counter %s is %lld, increment %lld",
                      zName ? zName : "?", v, by);
     sqlite3_free(zName);
     rc = SQLITE_MISMATCH;
@@ -191,7 +192,8 @@ static void kvGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   pS = kvStmts(ctx, 0, &rc);
   if (pS == NULL) {
     /* No table yet: no counter has been incremented. */
-    if (rc != SQLITE_NOMEM && sqlite3_strglob("no such table*", sqlite3_errmsg(sqlite3_context_db_handle(ctx))) == 0)
+    if (rc != SQLITE_NOMEM &&
+        sqlite3_strglob("no such table*", sqlite3_errmsg(sqlite3_context_db_handle(ctx))) == 0)
       return;
     kvError(ctx, "kv_get", rc);
     return;

@@ -95,14 +95,14 @@ extern const char nosqlVersionText[];
 /* One decoded part of a key; points into the key, which must outlive it. */
 typedef struct CkeyPart CkeyPart;
 struct CkeyPart {
-  int eType;                /* SQLITE_NULL, _INTEGER, _FLOAT, _TEXT or _BLOB */
-  sqlite3_int64 iVal;       /* The integer, when eType is SQLITE_INTEGER */
-  double rVal;              /* The real, when eType is SQLITE_FLOAT */
-  const unsigned char *z;   /* Escaped bytes of text/blob (no type code, no terminator) */
-  int nRaw;                 /* Bytes at z, escapes included */
-  int nData;                /* Bytes once unescaped (nRaw minus the 0xFF escapes) */
-  int iStart;               /* Offset of the type code in the key */
-  int nByte;                /* Bytes of the whole part, type code and terminator included */
+  int eType;              /* SQLITE_NULL, _INTEGER, _FLOAT, _TEXT or _BLOB */
+  sqlite3_int64 iVal;     /* The integer, when eType is SQLITE_INTEGER */
+  double rVal;            /* The real, when eType is SQLITE_FLOAT */
+  const unsigned char *z; /* Escaped bytes of text/blob (no type code, no terminator) */
+  int nRaw;               /* Bytes at z, escapes included */
+  int nData;              /* Bytes once unescaped (nRaw minus the 0xFF escapes) */
+  int iStart;             /* Offset of the type code in the key */
+  int nByte;              /* Bytes of the whole part, type code and terminator included */
 };
 
 /* Write the encoding of an integer / a real into a[] (CKEY_MAX_INT bytes); returns its length. */

@@ -23,9 +23,9 @@
 /* The in-memory values of the hll C-kernel variant. */
 typedef struct CkeyHllArg CkeyHllArg;
 struct CkeyHllArg {
-  int64_t *aVal;   /* Values, with repeats */
-  int64_t nVal;    /* Number of values */
-  int64_t nExact;  /* Distinct values among them */
+  int64_t *aVal;  /* Values, with repeats */
+  int64_t nVal;   /* Number of values */
+  int64_t nExact; /* Distinct values among them */
 };
 
 /* hll C core: hash and add every value, then check the estimate like the SQL variants. */
@@ -40,8 +40,9 @@ static int ckeyHllKernel(sqlite3 *db, void *pArg, BenchSum *pSum) {
   for (i = 0; i < p->nVal; i++) hllAdd(aReg, 14, hllHashInt(p->aVal[i]));
   rEst = hllEstimate(aReg, 14);
   free(aReg);
-  benchSumRow(pSum, aBuf,
-              snprintf(aBuf, sizeof(aBuf), "%d|", fabs(rEst - (double)p->nExact) <= 0.024 * (double)p->nExact));
+  benchSumRow(
+      pSum, aBuf,
+      snprintf(aBuf, sizeof(aBuf), "%d|", fabs(rEst - (double)p->nExact) <= 0.024 * (double)p->nExact));
   return SQLITE_OK;
 }
 
@@ -60,7 +61,8 @@ static int ckeyIncrLoop(sqlite3 *db, void *pArg, BenchSum *pSum) {
   int rc = sqlite3_prepare_v2(db, p->zSql, -1, &pStmt, 0);
   for (i = 0; rc == SQLITE_OK && i < p->nCall; i++) {
     rc = sqlite3_step(pStmt);
-    rc = rc == SQLITE_ROW ? sqlite3_reset(pStmt) : (sqlite3_reset(pStmt), rc == SQLITE_DONE ? SQLITE_ERROR : rc);
+    rc = rc == SQLITE_ROW ? sqlite3_reset(pStmt)
+                          : (sqlite3_reset(pStmt), rc == SQLITE_DONE ? SQLITE_ERROR : rc);
   }
   sqlite3_finalize(pStmt);
   if (rc == SQLITE_OK) benchSumRow(pSum, aBuf, snprintf(aBuf, sizeof(aBuf), "%lld|", (long long)p->nCall));
@@ -89,7 +91,8 @@ void benchCkey(Bench *p) {
       "INSERT INTO states SELECT 'S' || printf('%%02d', value * 5) FROM json_each('[0,1,2,3,4,5,6,7,8,9]');"
       "CREATE TABLE prefixes(s TEXT, c TEXT);"
       "WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %d)"
-      " INSERT INTO prefixes SELECT 'S' || printf('%%02d', (i * 17) %% 50), 'City ' || printf('%%03d', (i * 31) %% 100)"
+      " INSERT INTO prefixes SELECT 'S' || printf('%%02d', (i * 17) %% 50), 'City ' || printf('%%03d', (i * "
+      "31) %% 100)"
       " FROM c;"
       "ANALYZE;",
       (long long)nRow - 1, CKEY_N_PREFIX - 1);
@@ -100,10 +103,11 @@ void benchCkey(Bench *p) {
     const BenchVariant aVar[] = {
         {"relational: composite index (state, city, user_id) range",
          "SELECT n.user_id, n.visits FROM states JOIN norm n ON n.state = states.s", 0, 0},
-        {"composite_scan: key range", "SELECT r.user_id, r.visits FROM states JOIN by_region r ON r.state = states.s",
-         0, 0},
+        {"composite_scan: key range",
+         "SELECT r.user_id, r.visits FROM states JOIN by_region r ON r.state = states.s", 0, 0},
         {"GLOB with the prefix built per row: no index",
-         "SELECT substr(u.key, 14), u.visits FROM states JOIN user_stats u ON u.key GLOB states.s || ':*'", 0, 0},
+         "SELECT substr(u.key, 14), u.visits FROM states JOIN user_stats u ON u.key GLOB states.s || ':*'", 0,
+         0},
     };
     int64_t nOut = nRow / 5;
     snprintf(zSize, sizeof(zSize), "%lld rows, 10 of 50 states", (long long)nRow);
@@ -114,31 +118,38 @@ void benchCkey(Bench *p) {
         {"relational: composite index (state, city, user_id) range",
          "SELECT n.user_id, n.visits FROM prefixes p JOIN norm n ON n.state = p.s AND n.city = p.c", 0, 0},
         {"composite_scan: key range",
-         "SELECT r.user_id, r.visits FROM prefixes p JOIN by_region r ON r.state = p.s AND r.city = p.c", 0, 0},
+         "SELECT r.user_id, r.visits FROM prefixes p JOIN by_region r ON r.state = p.s AND r.city = p.c", 0,
+         0},
         {"GLOB with the prefix built per row: no index",
-         "SELECT substr(u.key, 14), u.visits FROM prefixes p JOIN user_stats u ON u.key GLOB p.s || ':' || p.c || ':*'",
+         "SELECT substr(u.key, 14), u.visits FROM prefixes p JOIN user_stats u ON u.key GLOB p.s || ':' || "
+         "p.c || ':*'",
          0, 0},
         {"LIKE prefix (cannot use the index)",
-         "SELECT substr(u.key, 14), u.visits FROM prefixes p JOIN user_stats u ON u.key LIKE p.s || ':' || p.c || ':%'",
+         "SELECT substr(u.key, 14), u.visits FROM prefixes p JOIN user_stats u ON u.key LIKE p.s || ':' || "
+         "p.c || ':%'",
          0, 0},
     };
     snprintf(zSize, sizeof(zSize), "%lld rows, %d prefixes of ~%lld rows", (long long)nRow, CKEY_N_PREFIX,
              (long long)(nRow / 5000));
-    benchCompare(p, "composite keys: selective prefix (state, city)", db, zSize, CKEY_N_PREFIX, "prefix", aVar, 4);
+    benchCompare(p, "composite keys: selective prefix (state, city)", db, zSize, CKEY_N_PREFIX, "prefix",
+                 aVar, 4);
   }
 
   /* Clicks: nClick events of nUser users on 100 sites. */
   zSql = sqlite3_mprintf(
       "CREATE TABLE clicks(user_id INTEGER, site TEXT, ts INTEGER);"
       "WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %lld)"
-      " INSERT INTO clicks SELECT (i * 2654435761) %% %lld, 'site' || printf('%%03d', (i * 40503) %% 100 %% (1 + i %% 100)), i"
+      " INSERT INTO clicks SELECT (i * 2654435761) %% %lld, 'site' || printf('%%03d', (i * 40503) %% 100 %% "
+      "(1 + i %% 100)), i"
       " FROM c;"
       "CREATE TABLE clicks_by_site(k BLOB PRIMARY KEY) WITHOUT ROWID;"
       "INSERT INTO clicks_by_site SELECT ckey(site, user_id, ts) FROM clicks;"
       "CREATE TABLE clicks_by_user(k BLOB PRIMARY KEY) WITHOUT ROWID;"
       "INSERT INTO clicks_by_user SELECT ckey(user_id, site, ts) FROM clicks;"
-      "CREATE VIRTUAL TABLE site_frames USING composite_scan(clicks_by_site, k, site TEXT, user_id INTEGER, ts INTEGER);"
-      "CREATE VIRTUAL TABLE user_frames USING composite_scan(clicks_by_user, k, user_id INTEGER, site TEXT, ts INTEGER);",
+      "CREATE VIRTUAL TABLE site_frames USING composite_scan(clicks_by_site, k, site TEXT, user_id INTEGER, "
+      "ts INTEGER);"
+      "CREATE VIRTUAL TABLE user_frames USING composite_scan(clicks_by_user, k, user_id INTEGER, site TEXT, "
+      "ts INTEGER);",
       (long long)nClick - 1, (long long)nUser);
   benchExec(db, zSql);
   sqlite3_free(zSql);
@@ -149,8 +160,9 @@ void benchCkey(Bench *p) {
         {"site-prefixed keys: one pass, count_distinct_sorted",
          "SELECT site, count_distinct_sorted(user_id) FROM site_frames GROUP BY site", 0, 0},
         {"user-prefixed keys: one pass, then distinct pairs by site",
-         "SELECT site, count(*) FROM (SELECT user_id, site FROM user_frames GROUP BY user_id, site) GROUP BY site", 0,
-         0},
+         "SELECT site, count(*) FROM (SELECT user_id, site FROM user_frames GROUP BY user_id, site) GROUP BY "
+         "site",
+         0, 0},
     };
     snprintf(zSize, sizeof(zSize), "%lld clicks, %lld users, 100 sites", (long long)nClick, (long long)nUser);
     benchCompare(p, "composite keys: unique users per site", db, zSize, (double)nClick, "row", aVar, 3);
@@ -178,8 +190,8 @@ void benchCkey(Bench *p) {
     sqlite3_finalize(pStmt);
     zExact = sqlite3_mprintf("SELECT abs(count(DISTINCT user_id) - %lld) <= 0.024 * %lld FROM clicks",
                              (long long)arg.nExact, (long long)arg.nExact);
-    zHll = sqlite3_mprintf("SELECT abs(hll_count(user_id) - %lld) <= 0.024 * %lld FROM clicks", (long long)arg.nExact,
-                           (long long)arg.nExact);
+    zHll = sqlite3_mprintf("SELECT abs(hll_count(user_id) - %lld) <= 0.024 * %lld FROM clicks",
+                           (long long)arg.nExact, (long long)arg.nExact);
     {
       const BenchVariant aVar[] = {
           {"relational: COUNT(DISTINCT)", zExact, 0, 0},
@@ -187,8 +199,8 @@ void benchCkey(Bench *p) {
           {"hll C core (hllAdd on in-memory values)", 0, ckeyHllKernel, &arg},
       };
       snprintf(zSize, sizeof(zSize), "%lld values, %lld distinct", (long long)nClick, (long long)arg.nExact);
-      benchCompare(p, "composite keys: distinct count, exact vs HyperLogLog", db, zSize, (double)nClick, "row", aVar,
-                   3);
+      benchCompare(p, "composite keys: distinct count, exact vs HyperLogLog", db, zSize, (double)nClick,
+                   "row", aVar, 3);
     }
     sqlite3_free(zExact);
     sqlite3_free(zHll);
@@ -198,9 +210,10 @@ void benchCkey(Bench *p) {
   /* Counters. */
   {
     int64_t nCall = benchSize(p, 200000, 1000);
-    CkeyIncrArg aUpsert = {"INSERT INTO seq VALUES ('a', 1) ON CONFLICT(name) DO UPDATE SET value = value + 1 "
-                           "RETURNING value",
-                           nCall};
+    CkeyIncrArg aUpsert = {
+        "INSERT INTO seq VALUES ('a', 1) ON CONFLICT(name) DO UPDATE SET value = value + 1 "
+        "RETURNING value",
+        nCall};
     CkeyIncrArg aKvLoop = {"SELECT kv_incr('b')", nCall};
     char *zOne = sqlite3_mprintf(
         "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %lld) "
