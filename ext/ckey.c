@@ -753,3 +753,15 @@ int ckeyRegister(sqlite3 *db) {
   }
   return rc;
 }
+
+/*
+** The feature "composite_keys" of ext/nosql.c's table: the functions of
+** this file, then composite_scan, hll and kv, stopping at the first failure.
+*/
+int compositeKeysRegister(sqlite3 *db) {
+  int rc = ckeyRegister(db);
+  if (rc == SQLITE_OK) rc = compositeScanRegister(db);
+  if (rc == SQLITE_OK) rc = hllRegister(db);
+  if (rc == SQLITE_OK) rc = kvRegister(db);
+  return rc;
+}

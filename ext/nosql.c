@@ -38,8 +38,8 @@ static const struct NosqlFeature {
   const char *zName;           /* Feature name, as in docs/<name>.md */
   int (*xRegister)(sqlite3 *); /* Registers its functions and modules */
 } aNosqlFeature[] = {
-    {"core", nosqlCoreRegister}, {"ckey", ckeyRegister}, {"composite_scan", compositeScanRegister},
-    {"hll", hllRegister},        {"kv", kvRegister},
+    {"core", nosqlCoreRegister},
+    {"composite_keys", compositeKeysRegister},
 };
 
 #ifdef _WIN32

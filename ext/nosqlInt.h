@@ -165,6 +165,8 @@ int kvAddChecked(sqlite3_int64 *pValue, sqlite3_int64 by);
 ** static table in ext/nosql.c. Each returns an SQLite result code.
 */
 int nosqlCoreRegister(sqlite3 *db);
+/* Composite keys (docs/composite_keys.md): ckey, composite_scan, hll and kv, in that order. */
+int compositeKeysRegister(sqlite3 *db);
 int ckeyRegister(sqlite3 *db);
 int compositeScanRegister(sqlite3 *db);
 int hllRegister(sqlite3 *db);
