@@ -15,8 +15,8 @@
 **   CREATE TABLE nosql_counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL)
 **     WITHOUT ROWID;
 **
-** kv_incr reads the row, adds in C with an overflow check, and writes it
-** back, on the caller's connection: inside an explicit transaction a
+** kv_incr reads the row, adds in C with an overflow check, and updates it
+** (or inserts it, the first time), on the caller's connection: inside an explicit transaction a
 ** ROLLBACK undoes the increment; in autocommit mode it commits with the
 ** statement that called it. A result outside the signed 64-bit range is an
 ** error, as in Redis ("increment or decrement would overflow"), and leaves
@@ -50,13 +50,15 @@ int kvAddChecked(sqlite3_int64 *pValue, sqlite3_int64 by) {
 typedef struct KvStmts KvStmts;
 struct KvStmts {
   sqlite3_stmt *pGet; /* SELECT value FROM nosql_counters WHERE name = ?1 */
-  sqlite3_stmt *pPut; /* INSERT OR REPLACE the new value ?2 of ?1 */
+  sqlite3_stmt *pPut; /* UPDATE counter ?1 to the new value ?2 */
+  sqlite3_stmt *pNew; /* INSERT counter ?1 with its first value ?2 */
 };
 
 static void kvStmtsFree(void *p) {
   KvStmts *pS = (KvStmts *)p;
   sqlite3_finalize(pS->pGet);
   sqlite3_finalize(pS->pPut);
+  sqlite3_finalize(pS->pNew);
   sqlite3_free(pS);
 }
 
@@ -75,12 +77,29 @@ static int kvPrepare(sqlite3 *db, KvStmts *pS, int bCreate) {
     rc = sqlite3_prepare_v3(db, "SELECT value FROM main.nosql_counters WHERE name = ?1", -1,
                             SQLITE_PREPARE_PERSISTENT, &pS->pGet, 0);
     if (rc == SQLITE_OK && bCreate) {
-      rc = sqlite3_prepare_v3(db, "INSERT OR REPLACE INTO main.nosql_counters(name, value) VALUES (?1, ?2)",
-                              -1, SQLITE_PREPARE_PERSISTENT, &pS->pPut, 0);
+      rc = sqlite3_prepare_v3(db, "UPDATE main.nosql_counters SET value = ?2 WHERE name = ?1", -1,
+                              SQLITE_PREPARE_PERSISTENT, &pS->pPut, 0);
+    }
+    if (rc == SQLITE_OK && bCreate) {
+      rc = sqlite3_prepare_v3(db, "INSERT INTO main.nosql_counters(name, value) VALUES (?1, ?2)", -1,
+                              SQLITE_PREPARE_PERSISTENT, &pS->pNew, 0);
     }
     if (rc == SQLITE_OK || !bCreate) return rc;
   }
   return rc;
+}
+
+/*
+** Bind the counter name as text without copying it: the argument outlives
+** the step, and every call binds again before stepping.
+*/
+static void kvBindName(sqlite3_stmt *pStmt, sqlite3_value *pName) {
+  const char *z = (const char *)sqlite3_value_text(pName);
+  if (z == NULL) {
+    sqlite3_bind_null(pStmt, 1);
+    return;
+  }
+  sqlite3_bind_text(pStmt, 1, z, sqlite3_value_bytes(pName), SQLITE_STATIC);
 }
 
 /*
@@ -92,7 +111,7 @@ static int kvRead(sqlite3_context *ctx, const char *zFunc, KvStmts *pS, sqlite3_
                   sqlite3_int64 *piValue, int *pbFound) {
   int rc;
   *pbFound = 0;
-  sqlite3_bind_value(pS->pGet, 1, pName);
+  kvBindName(pS->pGet, pName);
   rc = sqlite3_step(pS->pGet);
   if (rc == SQLITE_ROW) {
     *pbFound = 1;
@@ -168,12 +187,13 @@ static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_free(zName);
     rc = SQLITE_MISMATCH;
   } else if (rc == SQLITE_OK) {
-    sqlite3_bind_value(pS->pPut, 1, argv[0]);
-    sqlite3_bind_int64(pS->pPut, 2, v);
-    rc = sqlite3_step(pS->pPut);
-    if (rc == SQLITE_DONE) rc = sqlite3_reset(pS->pPut);
+    sqlite3_stmt *pW = bFound ? pS->pPut : pS->pNew;
+    kvBindName(pW, argv[0]);
+    sqlite3_bind_int64(pW, 2, v);
+    rc = sqlite3_step(pW);
+    if (rc == SQLITE_DONE) rc = sqlite3_reset(pW);
     if (rc != SQLITE_OK) {
-      sqlite3_reset(pS->pPut);
+      sqlite3_reset(pW);
       kvError(ctx, "kv_incr", rc);
     } else {
       sqlite3_result_int64(ctx, v);
