@@ -299,8 +299,7 @@ static int ckeySplit(sqlite3_context *ctx, const char *zFunc, sqlite3_value *pKe
   return nFound;
 }
 
-/* Set the result to one decoded part, with its SQLite type. */
-static void ckeyResultPart(sqlite3_context *ctx, const CkeyPart *p) {
+void ckeyResultPart(sqlite3_context *ctx, const CkeyPart *p) {
   switch (p->eType) {
     case SQLITE_NULL:
       sqlite3_result_null(ctx);

@@ -722,23 +722,23 @@ static int cscanClose(sqlite3_vtab_cursor *pCursor) {
 }
 
 /* Normalized constraint value: what a bound means for a part of a declared type. */
-#define CSCAN_BOUND 0 /* Use the converted value */
-#define CSCAN_EMPTY 1 /* No row can satisfy the constraint */
-#define CSCAN_NONE 2  /* Every non-NULL value satisfies it: no bound */
+#define CSCAN_BOUND 0      /* Use the converted value */
+#define CSCAN_EMPTY 1      /* No row can satisfy the constraint */
+#define CSCAN_NONE 2       /* Every non-NULL value satisfies it: no bound */
+#define CSCAN_BOUND_INCL 3 /* Use the converted (rounded) value, inclusive whatever the operator */
 
 /*
 ** Convert constraint value pVal for a part (or key) of type eType, under
 ** SQLite's comparison rules (the column's affinity applies to the value;
-** numbers < text < blob). On CSCAN_BOUND, *ppOut is the value to encode:
-** pVal itself, or a new value in *ppOut that the caller frees. eOp is the
-** constraint's operator: SQLITE_INDEX_CONSTRAINT_EQ/GT/GE/LT/LE.
+** numbers < text < blob). Returns CSCAN_EMPTY, CSCAN_NONE, or
+** CSCAN_BOUND(_INCL) with the value to encode: *piOut for an INTEGER part,
+** *prOut for a REAL one, pVal itself (as text or blob) otherwise. eOp is
+** the constraint's operator: SQLITE_INDEX_CONSTRAINT_EQ/GT/GE/LT/LE.
 */
-static int cscanNormalize(int eType, int eOp, sqlite3_value *pVal, sqlite3_value **ppNew,
-                          sqlite3_int64 *piOut, double *prOut) {
+static int cscanNormalize(int eType, int eOp, sqlite3_value *pVal, sqlite3_int64 *piOut, double *prOut) {
   int bLower = eOp == SQLITE_INDEX_CONSTRAINT_GT || eOp == SQLITE_INDEX_CONSTRAINT_GE;
   int bUpper = eOp == SQLITE_INDEX_CONSTRAINT_LT || eOp == SQLITE_INDEX_CONSTRAINT_LE;
   int eVal;
-  *ppNew = NULL;
   if (sqlite3_value_type(pVal) == SQLITE_NULL) return CSCAN_EMPTY;
   if (eType == CSCAN_INTEGER || eType == CSCAN_REAL) {
     eVal = sqlite3_value_numeric_type(pVal); /* Numeric affinity of the column */
@@ -761,9 +761,9 @@ static int cscanNormalize(int eType, int eOp, sqlite3_value *pVal, sqlite3_value
         return CSCAN_BOUND;
       }
       if (eOp == SQLITE_INDEX_CONSTRAINT_EQ) return CSCAN_EMPTY;
-      /* x > 5.5 is x >= 6; x < 5.5 is x <= 5 (the caller keeps the operator's strictness off). */
+      /* x > 5.5 is x >= 6; x < 5.5 is x <= 5. */
       *piOut = (sqlite3_int64)(bLower ? (r > 0 ? rInt + 1 : rInt) : (r > 0 ? rInt : rInt - 1));
-      return CSCAN_BOUND + 10; /* Inclusive bound on the rounded value */
+      return CSCAN_BOUND_INCL;
     }
   }
   eVal = sqlite3_value_type(pVal);
@@ -997,10 +997,9 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
 
   /* The equality run becomes a prefix. */
   for (i = 0; i < nEq && !bEmpty; i++) {
-    sqlite3_value *pNew = NULL;
     sqlite3_int64 iVal = 0;
     double rVal = 0;
-    int e = cscanNormalize(p->aType[i], SQLITE_INDEX_CONSTRAINT_EQ, argv[iArg++], &pNew, &iVal, &rVal);
+    int e = cscanNormalize(p->aType[i], SQLITE_INDEX_CONSTRAINT_EQ, argv[iArg++], &iVal, &rVal);
     if (e != CSCAN_BOUND) {
       bEmpty = 1;
     } else {
@@ -1028,7 +1027,6 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
     for (i = 0; i < 2 && !bEmpty; i++) {
       int bLower = i == 0;
       int bIncl, e;
-      sqlite3_value *pNew = NULL;
       sqlite3_int64 iVal = 0;
       double rVal = 0;
       NosqlBuffer b = {0, 0, 0};
@@ -1037,13 +1035,13 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
       e = cscanNormalize(p->aType[nEq],
                          bLower ? (bIncl ? SQLITE_INDEX_CONSTRAINT_GE : SQLITE_INDEX_CONSTRAINT_GT)
                                 : (bIncl ? SQLITE_INDEX_CONSTRAINT_LE : SQLITE_INDEX_CONSTRAINT_LT),
-                         argv[iArg++], &pNew, &iVal, &rVal);
+                         argv[iArg++], &iVal, &rVal);
       if (e == CSCAN_EMPTY) {
         bEmpty = 1;
         continue;
       }
       if (e == CSCAN_NONE) continue;
-      if (e == CSCAN_BOUND + 10) bIncl = 1; /* A rounded integer bound is inclusive */
+      if (e == CSCAN_BOUND_INCL) bIncl = 1;
       nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
       cscanAppendPart(&rc, p, &b, p->aType[nEq], argv[iArg - 1], iVal, rVal, bLast);
       if (rc != SQLITE_OK) {
@@ -1079,7 +1077,7 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
     static const int aFlag[3] = {CSCAN_KLO, CSCAN_KHI, CSCAN_KEQ};
     int eKeyType = p->cSep >= 0 ? CSCAN_TEXT : CSCAN_BLOB;
     int eOp, e, bIncl;
-    sqlite3_value *pVal, *pNew = NULL;
+    sqlite3_value *pVal;
     sqlite3_int64 iVal = 0;
     double rVal = 0;
     if (!(idxNum & aFlag[i])) continue;
@@ -1095,7 +1093,7 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
       bIncl = 1;
       eOp = SQLITE_INDEX_CONSTRAINT_EQ;
     }
-    e = cscanNormalize(eKeyType, eOp, pVal, &pNew, &iVal, &rVal);
+    e = cscanNormalize(eKeyType, eOp, pVal, &iVal, &rVal);
     if (e == CSCAN_EMPTY) {
       bEmpty = 1;
     } else if (e == CSCAN_BOUND) {
@@ -1180,33 +1178,10 @@ static int cscanColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int i
   }
   if (p->cSep < 0) {
     const CkeyPart *pPart = &pCur->aPart[iCol];
-    switch (pPart->eType) {
-      case SQLITE_NULL:
-        break;
-      case SQLITE_INTEGER:
-        sqlite3_result_int64(ctx, pPart->iVal);
-        break;
-      case SQLITE_FLOAT:
-        sqlite3_result_double(ctx, pPart->rVal);
-        break;
-      default: {
-        unsigned char *a;
-        if (pPart->nData == pPart->nRaw) {
-          if (pPart->eType == SQLITE_TEXT)
-            cscanResultText(pCur, ctx, pPart->z, pPart->nData);
-          else
-            sqlite3_result_blob(ctx, pPart->z, pPart->nData, SQLITE_TRANSIENT);
-          break;
-        }
-        a = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)pPart->nData + 1);
-        if (a == NULL) return SQLITE_NOMEM;
-        ckeyUnescape(pPart->z, pPart->nRaw, a);
-        if (pPart->eType == SQLITE_TEXT)
-          sqlite3_result_text(ctx, (const char *)a, pPart->nData, sqlite3_free);
-        else
-          sqlite3_result_blob(ctx, a, pPart->nData, sqlite3_free);
-        break;
-      }
+    if (pPart->eType == SQLITE_TEXT && pPart->nData == pPart->nRaw) {
+      cscanResultText(pCur, ctx, pPart->z, pPart->nData); /* The common case, without a copy more */
+    } else {
+      ckeyResultPart(ctx, pPart);
     }
   } else {
     const unsigned char *z = &pCur->aKey[pCur->aOff[iCol]];

@@ -118,6 +118,8 @@ void ckeyAppendValue(int *pRc, NosqlBuffer *pBuf, sqlite3_value *pVal);
 ** a part ckey() can make ("truncated integer", ...), *piOff unchanged.
 */
 const char *ckeyParse(const unsigned char *a, int n, int *piOff, CkeyPart *pPart);
+/* Set the result of ctx to a decoded part, with its SQLite type (text and blobs copied). */
+void ckeyResultPart(sqlite3_context *ctx, const CkeyPart *pPart);
 /* Copy the nRaw escaped bytes at z to aOut (room for nData bytes), removing escapes. */
 void ckeyUnescape(const unsigned char *z, int nRaw, unsigned char *aOut);
 /*
