@@ -62,7 +62,11 @@ static void kvStmtsFree(void *p) {
   sqlite3_free(pS);
 }
 
-/* Prepare the statements; with bCreate, create the table if they cannot be prepared. */
+/*
+** Prepare the read statement; with bCreate, create the table if it cannot
+** be prepared. The write statements are prepared when first needed
+** (kvWriter), so that a statement that only updates prepares two, not three.
+*/
 static int kvPrepare(sqlite3 *db, KvStmts *pS, int bCreate) {
   int bRetry;
   int rc = SQLITE_OK;
@@ -76,17 +80,21 @@ static int kvPrepare(sqlite3 *db, KvStmts *pS, int bCreate) {
     }
     rc = sqlite3_prepare_v3(db, "SELECT value FROM main.nosql_counters WHERE name = ?1", -1,
                             SQLITE_PREPARE_PERSISTENT, &pS->pGet, 0);
-    if (rc == SQLITE_OK && bCreate) {
-      rc = sqlite3_prepare_v3(db, "UPDATE main.nosql_counters SET value = ?2 WHERE name = ?1", -1,
-                              SQLITE_PREPARE_PERSISTENT, &pS->pPut, 0);
-    }
-    if (rc == SQLITE_OK && bCreate) {
-      rc = sqlite3_prepare_v3(db, "INSERT INTO main.nosql_counters(name, value) VALUES (?1, ?2)", -1,
-                              SQLITE_PREPARE_PERSISTENT, &pS->pNew, 0);
-    }
     if (rc == SQLITE_OK || !bCreate) return rc;
   }
   return rc;
+}
+
+/* The UPDATE (bFound) or INSERT statement, prepared on first use; NULL on error (*pRc set). */
+static sqlite3_stmt *kvWriter(sqlite3 *db, KvStmts *pS, int bFound, int *pRc) {
+  sqlite3_stmt **pp = bFound ? &pS->pPut : &pS->pNew;
+  if (*pp == NULL) {
+    *pRc = sqlite3_prepare_v3(db,
+                              bFound ? "UPDATE main.nosql_counters SET value = ?2 WHERE name = ?1"
+                                     : "INSERT INTO main.nosql_counters(name, value) VALUES (?1, ?2)",
+                              -1, SQLITE_PREPARE_PERSISTENT, pp, 0);
+  }
+  return *pp;
 }
 
 /*
@@ -187,13 +195,15 @@ static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_free(zName);
     rc = SQLITE_MISMATCH;
   } else if (rc == SQLITE_OK) {
-    sqlite3_stmt *pW = bFound ? pS->pPut : pS->pNew;
-    kvBindName(pW, argv[0]);
-    sqlite3_bind_int64(pW, 2, v);
-    rc = sqlite3_step(pW);
-    if (rc == SQLITE_DONE) rc = sqlite3_reset(pW);
+    sqlite3_stmt *pW = kvWriter(sqlite3_context_db_handle(ctx), pS, bFound, &rc);
+    if (pW) {
+      kvBindName(pW, argv[0]);
+      sqlite3_bind_int64(pW, 2, v);
+      rc = sqlite3_step(pW);
+      if (rc == SQLITE_DONE) rc = sqlite3_reset(pW);
+      if (rc != SQLITE_OK) sqlite3_reset(pW);
+    }
     if (rc != SQLITE_OK) {
-      sqlite3_reset(pW);
       kvError(ctx, "kv_incr", rc);
     } else {
       sqlite3_result_int64(ctx, v);
