@@ -38,9 +38,15 @@ static const struct NosqlFeature {
   const char *zName;           /* Feature name, as in docs/<name>.md */
   int (*xRegister)(sqlite3 *); /* Registers its functions and modules */
 } aNosqlFeature[] = {
-    {"core", nosqlCoreRegister},  {"mpath", mpathRegister},
-    {"geohash", geohashRegister}, {"nested_set", nestedSetRegister},
-    {"roaring", roaringRegister}, {"inverted_index", invertedIndexRegister},
+    /* clang-format off: one feature per line */
+    {"core", nosqlCoreRegister},
+    {"geohash", geohashRegister},
+    {"inverted_index", invertedIndexRegister},
+    {"roaring", roaringRegister},
+    {"composite_keys", compositeKeysRegister},
+    {"mpath", mpathRegister},
+    {"nested_set", nestedSetRegister},
+    /* clang-format on */
 };
 
 #ifdef _WIN32

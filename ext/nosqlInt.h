@@ -399,4 +399,93 @@ int iiFacetDirect(const struct roaring_bitmap_s *const *aAud, int nAud, const ui
 int roaringRegister(sqlite3 *db);
 int invertedIndexRegister(sqlite3 *db);
 
+/**************************************************************************
+** Interface to code in ext/ckey.c (FoundationDB tuple-layer keys)
+*/
+
+/* Type codes of the tuple layer used by ckey(); docs/composite_keys.md. */
+#define CKEY_NULL 0x00     /* NULL, no payload */
+#define CKEY_BLOB 0x01     /* Bytes, 0x00 escaped as 0x00 0xFF, 0x00-terminated */
+#define CKEY_TEXT 0x02     /* UTF-8, escaped and terminated as blobs */
+#define CKEY_INT_ZERO 0x14 /* Integer zero; 0x14 +- n: n-byte positive/negative */
+#define CKEY_REAL 0x21     /* IEEE double, sign-flipped, big-endian */
+#define CKEY_MAX_INT 9     /* Longest integer or real encoding in bytes */
+
+/* One decoded part of a key; points into the key, which must outlive it. */
+typedef struct CkeyPart CkeyPart;
+struct CkeyPart {
+  int eType;              /* SQLITE_NULL, _INTEGER, _FLOAT, _TEXT or _BLOB */
+  sqlite3_int64 iVal;     /* The integer, when eType is SQLITE_INTEGER */
+  double rVal;            /* The real, when eType is SQLITE_FLOAT */
+  const unsigned char *z; /* Escaped bytes of text/blob (no type code, no terminator) */
+  int nRaw;               /* Bytes at z, escapes included */
+  int nData;              /* Bytes once unescaped (nRaw minus the 0xFF escapes) */
+  int iStart;             /* Offset of the type code in the key */
+  int nByte;              /* Bytes of the whole part, type code and terminator included */
+};
+
+/* Write the encoding of an integer / a real into a[] (CKEY_MAX_INT bytes); returns its length. */
+int ckeyEncodeInt(unsigned char *a, sqlite3_int64 v);
+int ckeyEncodeReal(unsigned char *a, double r);
+/* Append a text (eCode CKEY_TEXT) or blob (CKEY_BLOB) part: code, escaped bytes, terminator. */
+void ckeyAppendBytes(int *pRc, NosqlBuffer *pBuf, int eCode, const unsigned char *z, sqlite3_int64 n);
+/* Append the encoding of one SQL value. */
+void ckeyAppendValue(int *pRc, NosqlBuffer *pBuf, sqlite3_value *pVal);
+/*
+** Decode the part that starts at a[*piOff] (of n bytes), advance *piOff
+** past it. Returns NULL, or a static description of why the bytes are not
+** a part ckey() can make ("truncated integer", ...), *piOff unchanged.
+*/
+const char *ckeyParse(const unsigned char *a, int n, int *piOff, CkeyPart *pPart);
+/* Set the result of ctx to a decoded part, with its SQLite type (text and blobs copied). */
+void ckeyResultPart(sqlite3_context *ctx, const CkeyPart *pPart);
+/* Copy the nRaw escaped bytes at z to aOut (room for nData bytes), removing escapes. */
+void ckeyUnescape(const unsigned char *z, int nRaw, unsigned char *aOut);
+/*
+** The strinc successor of a[0..n): drop trailing 0xFF bytes, add one to the
+** last byte. Writes it to aOut (room for n bytes) and returns its length,
+** or -1 when a[] is empty or all 0xFF (no successor exists).
+*/
+int ckeyStrinc(const unsigned char *a, int n, unsigned char *aOut);
+/* Append z[0..n) to a delimited key: cSep and '\' get a '\' before them. */
+void ckeyAppendEscaped(int *pRc, NosqlBuffer *pBuf, const unsigned char *z, sqlite3_int64 n, int cSep);
+/* The separator a text argument names (one ASCII byte other than '\\'), or -1. */
+int ckeySepArg(sqlite3_value *pVal);
+
+/**************************************************************************
+** Interface to code in ext/hll.c (HyperLogLog)
+*/
+
+/* 64-bit hashes of bytes (seed separates value types) and of an integer. */
+uint64_t hllHashBytes(const void *pData, size_t n, uint64_t seed);
+uint64_t hllHashInt(int64_t v);
+/* Add hash h to the 2^p one-byte registers aReg[]. */
+void hllAdd(unsigned char *aReg, int p, uint64_t h);
+/* The cardinality estimate of 2^p registers (Ertl's improved estimator). */
+double hllEstimate(const unsigned char *aReg, int p);
+/* Bytes of a serialized sketch of precision p. */
+int hllSketchBytes(int p);
+/* Write registers as a sketch into aOut (hllSketchBytes(p) bytes). */
+void hllSerialize(const unsigned char *aReg, int p, unsigned char *aOut);
+/*
+** Validate the sketch a[0..n) and, if aReg is not NULL, unpack its
+** registers there (room for 2^p). Returns NULL and sets *pp, or a static
+** description of what is wrong.
+*/
+const char *hllDeserialize(const unsigned char *a, int n, unsigned char *aReg, int *pp);
+
+/**************************************************************************
+** Interface to code in ext/kv.c (counters)
+*/
+
+/* Adds by to *pValue unless the sum leaves the int64 range; returns 0 then (Redis INCRBY). */
+int kvAddChecked(sqlite3_int64 *pValue, sqlite3_int64 by);
+
+/* Composite keys (docs/composite_keys.md): ckey, composite_scan, hll and kv, in that order. */
+int compositeKeysRegister(sqlite3 *db);
+int ckeyRegister(sqlite3 *db);
+int compositeScanRegister(sqlite3 *db);
+int hllRegister(sqlite3 *db);
+int kvRegister(sqlite3 *db);
+
 #endif /* NOSQL_INT_H */

@@ -26,6 +26,7 @@ static const struct BenchWorkload {
     {"geohash", benchGeohash},
     {"nested_set", benchNestedSet},
     {"inverted_index", benchInvertedIndex},
+    {"ckey", benchCkey},
 };
 
 #define BENCH_MAX_VARIANT 8

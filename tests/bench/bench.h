@@ -87,5 +87,6 @@ void benchMpath(Bench *p);
 void benchGeohash(Bench *p);
 void benchNestedSet(Bench *p);
 void benchInvertedIndex(Bench *p);
+void benchCkey(Bench *p);
 
 #endif /* NOSQL_BENCH_H */

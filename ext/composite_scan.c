@@ -1,0 +1,1244 @@
+/*
+** composite_scan.c: prefix and range scans over composite keys, the
+** ordered key-value store's way of querying (technique 8 of the article;
+** HBase/Bigtable row-prefix scans, DynamoDB begins_with with continuation,
+** Cassandra clustering keys).
+**
+**   CREATE VIRTUAL TABLE by_region USING composite_scan(
+**       user_stats, key, state, city, user_id, sep=':');
+**   CREATE VIRTUAL TABLE by_user USING composite_scan(
+**       clicks, k, user_id INTEGER, site TEXT, ts INTEGER);
+**
+** Arguments: an existing table (of the same schema, or "schema.table"),
+** its key column, then one
+** name per key part, optionally followed by a type, then options:
+**
+**   sep=X     the key column holds delimited text such as
+**             'CA:San Francisco:1042' with separator X (one ASCII character
+**             other than '\'). A separator or '\' inside a part is written
+**             with a '\' before it (ckey_join() does it); a key with a bare
+**             '\', a dangling escape or the wrong number of parts is an
+**             error when it is read. Parts are TEXT.
+**   (no sep)  the key column holds ckey() blobs. Each part may be declared
+**             INTEGER, REAL, TEXT, BLOB or ANY (the default). A typed part
+**             holds that type or NULL (anything else is an error when read)
+**             and serves equality, ranges and ORDER BY; an ANY part is
+**             returned as stored and only filtered by SQLite, because the
+**             tuple order of mixed types (NULL < BLOB < TEXT < INTEGER <
+**             REAL) is not SQLite's.
+**
+** The virtual table is read-only and behaves as
+**
+**   CREATE TABLE by_region(
+**     state TEXT COLLATE composite_scan_3a,  -- key parts first; see below
+**     city TEXT COLLATE composite_scan_3a,
+**     user_id TEXT COLLATE composite_scan_3a_last,
+**     key, visits, ...                        -- then every base column
+**   );
+**
+** How it works. Equality on a leading run of parts, then a range (>, >=,
+** <, <=) on the next part, become one range [lo, hi) of key values, and the
+** scan runs "SELECT key, ... FROM base WHERE key >= ?lo AND key < ?hi ORDER
+** BY key [DESC]" on the base table, which its index on the key answers as a
+** B-tree range: no LIKE or GLOB, so '%', '_', '*', '[' and 0xFF bytes in
+** keys are plain data. Rows come in key order; ORDER BY the parts (after
+** the equality ones), ascending or descending, or by the key column, is
+** consumed. Constraints on the key column itself (>, >=, <, <=, =) narrow
+** the same range: that is the continuation of a paginated scan ("WHERE
+** state = 'CA' AND key > :last_key ORDER BY key LIMIT 20", and "key <
+** :first_key ORDER BY key DESC" for the previous page). Any other
+** constraint is left to SQLite as a filter on the scanned rows, and the
+** cost estimate counts those rows.
+**
+** Delimited text keys sort as whole strings, so a part followed by its
+** separator compares against the next key's part followed by its
+** separator: with sep=':' the key 'San Francisco2:...' sorts before
+** 'San Francisco:...' because '2' < ':'. The part columns carry the
+** collation composite_scan_XX (XX the separator in hex; the last part:
+** composite_scan_XX_last), registered on first use, which compares exactly
+** that way: comparisons, ranges and ORDER BY on a part then agree with the
+** key order, and the scan stays one range.
+**
+** Without an index whose first column is the key (BINARY collation) the
+** scan still answers correctly, with a full scan and a sort of the base
+** table; the plan string then says "no index on key" and the cost is that
+** of a full scan.
+**
+** Plan encoding (idxNum bits; xFilter's argv[] follows in this order):
+**
+**   bits 0-7   nEq: equality values on parts 0..nEq-1     argv: one each
+**   CSCAN_LO   a lower bound (>, >=) on part nEq           argv: one
+**   CSCAN_HI   an upper bound (<, <=) on part nEq          argv: one
+**   CSCAN_KLO  a lower bound on the key column             argv: one
+**   CSCAN_KHI  an upper bound on the key column            argv: one
+**   CSCAN_KEQ  equality on the key column                  argv: one
+**   CSCAN_*_INCL  the bound before it is inclusive (>=, <=)
+**   CSCAN_DESC    rows in descending key order
+**
+** idxStr repeats the plan for EXPLAIN QUERY PLAN, e.g.
+** "eq=2 range=(>=,<) key=(>) desc", or "full scan", with "; no index on
+** key" appended when the base table has no usable index.
+*/
+#include "nosqlInt.h"
+
+#include <string.h>
+
+typedef struct cscan_vtab cscan_vtab;
+typedef struct cscan_cursor cscan_cursor;
+typedef struct CscanBound CscanBound;
+
+#define CSCAN_MAX_PART 32 /* Most key parts a table may declare */
+
+/* Declared type of a part (ckey keys); delimited keys are all CSCAN_TEXT. */
+#define CSCAN_ANY 0
+#define CSCAN_INTEGER SQLITE_INTEGER
+#define CSCAN_REAL SQLITE_FLOAT
+#define CSCAN_TEXT SQLITE_TEXT
+#define CSCAN_BLOB SQLITE_BLOB
+
+/* idxNum bits; see the plan encoding above. */
+#define CSCAN_NEQ_MASK 0xFF
+#define CSCAN_LO 0x100
+#define CSCAN_LO_INCL 0x200
+#define CSCAN_HI 0x400
+#define CSCAN_HI_INCL 0x800
+#define CSCAN_KLO 0x1000
+#define CSCAN_KLO_INCL 0x2000
+#define CSCAN_KHI 0x4000
+#define CSCAN_KHI_INCL 0x8000
+#define CSCAN_KEQ 0x10000
+#define CSCAN_DESC 0x20000
+
+/* Inner statements cached per shape: lower bound none/>=/> x upper none/<=/< x asc/desc. */
+#define CSCAN_N_SHAPE 18
+
+/* Base table rows assumed by the cost model (no statistics are read). */
+#define CSCAN_EST_ROWS 1000000.0
+
+struct cscan_vtab {
+  sqlite3_vtab base;                  /* Base class - must be first */
+  sqlite3 *db;                        /* The connection */
+  char *zSchema;                      /* Schema of the base table */
+  char *zBase;                        /* Base table name */
+  char *zKey;                         /* Key column name */
+  int cSep;                           /* Separator of text keys, or -1 for ckey blobs */
+  int nPart;                          /* Key parts declared */
+  int aType[CSCAN_MAX_PART];          /* CSCAN_* type of each part */
+  int nBaseCol;                       /* Columns of the base table */
+  int iKeyCol;                        /* Index of the key among the base columns */
+  int bIndexed;                       /* True if an index orders the key column */
+  char *zSelect;                      /* "SELECT key, c1, ... FROM base" */
+  char zColl[2][32];                  /* Collation names of mid and last parts (sep mode) */
+  sqlite3_stmt *aStmt[CSCAN_N_SHAPE]; /* Cached inner statements, or NULL */
+};
+
+struct cscan_cursor {
+  sqlite3_vtab_cursor base;       /* Base class - must be first */
+  sqlite3_stmt *pStmt;            /* Inner statement over the base table, or NULL */
+  int iShape;                     /* Cache slot pStmt goes back to */
+  int bEof;                       /* True at the end of the rows */
+  sqlite3_int64 iRow;             /* Row counter, the rowid */
+  const unsigned char *aKey;      /* Key of the current row (owned by pStmt) */
+  int nKey;                       /* Bytes in aKey */
+  int aOff[CSCAN_MAX_PART];       /* Offset of each part in aKey */
+  int aLen[CSCAN_MAX_PART];       /* Length of each part (escaped, no separator) */
+  CkeyPart aPart[CSCAN_MAX_PART]; /* Decoded parts (ckey keys) */
+  NosqlBuffer scratch;            /* NUL-terminated copy of a text result */
+};
+
+/* One end of the key range being built in xFilter. */
+struct CscanBound {
+  NosqlBuffer b; /* The bound's bytes */
+  int bSet;      /* False: unbounded */
+  int bIncl;     /* True: the bound itself is in the range */
+};
+
+/**************************************************************************
+** The collation of delimited-key parts: compares escape(a) || sep with
+** escape(b) || sep (mid parts) or escape(a) with escape(b) (the last part),
+** which is how the parts compare inside whole keys.
+*/
+
+/* A reader of the escaped form of a part, followed by an optional terminator. */
+typedef struct CscanEsc CscanEsc;
+struct CscanEsc {
+  const unsigned char *z; /* Unescaped part */
+  int n;                  /* Bytes at z */
+  int i;                  /* Next byte of z to read */
+  int bPend;              /* True when z[i] is due after its '\' */
+  int cTerm;              /* Terminator byte still to come, or -1 */
+  int cSep;               /* The separator */
+};
+
+static int cscanEscNext(CscanEsc *p) {
+  if (p->i < p->n) {
+    int c = p->z[p->i];
+    if ((c == p->cSep || c == '\\') && !p->bPend) {
+      p->bPend = 1;
+      return '\\';
+    }
+    p->bPend = 0;
+    p->i++;
+    return c;
+  }
+  if (p->cTerm >= 0) {
+    int c = p->cTerm;
+    p->cTerm = -1;
+    return c;
+  }
+  return -1;
+}
+
+/* pArg: the separator, plus 0x100 for the last part's collation. */
+static int cscanCollate(void *pArg, int nA, const void *zA, int nB, const void *zB) {
+  int iArg = (int)(intptr_t)pArg;
+  int cSep = iArg & 0xFF;
+  CscanEsc a = {(const unsigned char *)zA, nA, 0, 0, (iArg & 0x100) ? -1 : cSep, cSep};
+  CscanEsc b = {(const unsigned char *)zB, nB, 0, 0, (iArg & 0x100) ? -1 : cSep, cSep};
+  for (;;) {
+    int ca = cscanEscNext(&a);
+    int cb = cscanEscNext(&b);
+    if (ca != cb) return ca - cb;
+    if (ca < 0) return 0;
+  }
+}
+
+/* Register the two collations of separator cSep unless they exist. */
+static int cscanCollationInit(sqlite3 *db, cscan_vtab *p) {
+  int k;
+  for (k = 0; k < 2; k++) {
+    sqlite3_stmt *pStmt = NULL;
+    char *zSql;
+    int rc;
+    sqlite3_snprintf((int)sizeof(p->zColl[k]), p->zColl[k], "composite_scan_%02x%s", p->cSep,
+                     k ? "_last" : "");
+    zSql = sqlite3_mprintf("SELECT 1 FROM pragma_collation_list WHERE name = %Q", p->zColl[k]);
+    if (zSql == NULL) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK) rc = sqlite3_step(pStmt) == SQLITE_ROW ? SQLITE_OK : SQLITE_NOTFOUND;
+    sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) continue; /* Registered by an earlier table */
+    rc = sqlite3_create_collation_v2(db, p->zColl[k], SQLITE_UTF8,
+                                     (void *)(intptr_t)(p->cSep | (k ? 0x100 : 0)), cscanCollate, 0);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
+/**************************************************************************
+** Construction.
+*/
+
+static void cscanFree(cscan_vtab *p) {
+  int i;
+  if (p == NULL) return;
+  for (i = 0; i < CSCAN_N_SHAPE; i++) sqlite3_finalize(p->aStmt[i]);
+  sqlite3_free(p->zSchema);
+  sqlite3_free(p->zBase);
+  sqlite3_free(p->zKey);
+  sqlite3_free(p->zSelect);
+  sqlite3_free(p);
+}
+
+/* Copy an argument, removing one level of '...', "..." or [...] quoting. */
+static char *cscanDequote(const char *z, int n) {
+  char *zOut;
+  int i, j = 0;
+  char q = 0;
+  while (n > 0 && (z[0] == ' ' || z[0] == '\t')) z++, n--;
+  while (n > 0 && (z[n - 1] == ' ' || z[n - 1] == '\t')) n--;
+  if (n >= 2 && (z[0] == '\'' || z[0] == '"' || z[0] == '`' || z[0] == '[')) {
+    q = z[0] == '[' ? ']' : z[0];
+    if (z[n - 1] == q) {
+      z++;
+      n -= 2;
+    } else {
+      q = 0;
+    }
+  }
+  zOut = sqlite3_malloc64((sqlite3_uint64)n + 1);
+  if (zOut == NULL) return NULL;
+  for (i = 0; i < n; i++) {
+    zOut[j++] = z[i];
+    if (q && q != ']' && z[i] == q && i + 1 < n && z[i + 1] == q) i++;
+  }
+  zOut[j] = 0;
+  return zOut;
+}
+
+/* The affinity SQLite gives a declared type: 'i', 't', 'b' (none), 'r', 'n'. */
+static int cscanAffinity(const char *zType) {
+  char z[64];
+  int i;
+  if (zType == NULL || zType[0] == 0) return 'b';
+  for (i = 0; i < 63 && zType[i]; i++)
+    z[i] = (char)(zType[i] >= 'a' && zType[i] <= 'z' ? zType[i] - 32 : zType[i]);
+  z[i] = 0;
+  if (strstr(z, "INT")) return 'i';
+  if (strstr(z, "CHAR") || strstr(z, "CLOB") || strstr(z, "TEXT")) return 't';
+  if (strstr(z, "BLOB")) return 'b';
+  if (strstr(z, "REAL") || strstr(z, "FLOA") || strstr(z, "DOUB")) return 'r';
+  return 'n';
+}
+
+/* Parse "name [TYPE]" of a part into zName (caller frees) and *peType. */
+static int cscanParsePart(cscan_vtab *p, const char *zArg, char **pzName, int *peType, char **pzErr) {
+  const char *zSp = zArg;
+  int nName;
+  char *zType = NULL;
+  while (*zSp == ' ') zSp++;
+  if (*zSp == '"' || *zSp == '`' || *zSp == '[') {
+    char q = *zSp == '[' ? ']' : *zSp;
+    const char *zEnd = strchr(zSp + 1, q);
+    zSp = zEnd ? zEnd + 1 : zSp + strlen(zSp);
+  } else {
+    while (*zSp && *zSp != ' ' && *zSp != '\t') zSp++;
+  }
+  nName = (int)(zSp - zArg);
+  *pzName = cscanDequote(zArg, nName);
+  if (*pzName == NULL) return SQLITE_NOMEM;
+  zType = cscanDequote(zSp, (int)strlen(zSp));
+  if (zType == NULL) return SQLITE_NOMEM;
+  if (zType[0] == 0 || sqlite3_stricmp(zType, "ANY") == 0) {
+    *peType = p->cSep >= 0 ? CSCAN_TEXT : CSCAN_ANY;
+  } else if (sqlite3_stricmp(zType, "INTEGER") == 0 || sqlite3_stricmp(zType, "INT") == 0) {
+    *peType = CSCAN_INTEGER;
+  } else if (sqlite3_stricmp(zType, "REAL") == 0) {
+    *peType = CSCAN_REAL;
+  } else if (sqlite3_stricmp(zType, "TEXT") == 0) {
+    *peType = CSCAN_TEXT;
+  } else if (sqlite3_stricmp(zType, "BLOB") == 0) {
+    *peType = CSCAN_BLOB;
+  } else {
+    *pzErr = sqlite3_mprintf(
+        "composite_scan: part %s has type '%s'; expected INTEGER, REAL, TEXT, BLOB or ANY", *pzName, zType);
+    sqlite3_free(zType);
+    return SQLITE_ERROR;
+  }
+  if (p->cSep >= 0 && *peType != CSCAN_TEXT) {
+    *pzErr = sqlite3_mprintf(
+        "composite_scan: part %s is declared %s, but the parts of delimited text keys "
+        "(sep=) are TEXT",
+        *pzName, zType);
+    sqlite3_free(zType);
+    return SQLITE_ERROR;
+  }
+  sqlite3_free(zType);
+  return SQLITE_OK;
+}
+
+/* True if an index (or the primary key) orders zKey first with BINARY collation. */
+static int cscanHasIndex(sqlite3 *db, cscan_vtab *p, int *pRc) {
+  sqlite3_stmt *pStmt = NULL;
+  int bFound = 0;
+  char *zSql = sqlite3_mprintf(
+      "SELECT 1 FROM pragma_index_list(%Q, %Q) il, pragma_index_xinfo(il.name, %Q) ix"
+      " WHERE ix.seqno = 0 AND ix.name = %Q COLLATE NOCASE AND ix.coll = 'BINARY' AND il.partial = 0",
+      p->zBase, p->zSchema, p->zSchema, p->zKey);
+  if (zSql == NULL) {
+    *pRc = SQLITE_NOMEM;
+    return 0;
+  }
+  *pRc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (*pRc == SQLITE_OK) {
+    bFound = sqlite3_step(pStmt) == SQLITE_ROW;
+    *pRc = sqlite3_finalize(pStmt);
+  }
+  return bFound;
+}
+
+/*
+** xCreate and xConnect: argv[3] base table, argv[4] key column, then parts
+** and options.
+*/
+static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                        char **pzErr) {
+  (void)pAux;
+  cscan_vtab *p;
+  NosqlBuffer decl = {0, 0, 0};
+  NosqlBuffer sel = {0, 0, 0};
+  char *azName[CSCAN_MAX_PART];
+  const char *zDeclType = NULL, *zColl = NULL;
+  int bNotNull, bPk, bAutoinc;
+  int rc = SQLITE_OK;
+  int i, nArgPart = 0;
+  sqlite3_stmt *pCols = NULL;
+
+  memset(azName, 0, sizeof(azName));
+  p = (cscan_vtab *)sqlite3_malloc64(sizeof(*p));
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->cSep = -1;
+  if (argc < 6) {
+    *pzErr = sqlite3_mprintf("composite_scan: expected (table, key column, part, ...), got %d arguments",
+                             argc - 3);
+    rc = SQLITE_ERROR;
+    goto connect_done;
+  }
+  {
+    /* "schema.table" names the base table's schema; by default it is the virtual table's. */
+    const char *zDot = strchr(argv[3], '.');
+    if (zDot && argv[3][0] != '"' && argv[3][0] != '[' && argv[3][0] != '`' && argv[3][0] != '\'') {
+      p->zSchema = cscanDequote(argv[3], (int)(zDot - argv[3]));
+      p->zBase = cscanDequote(zDot + 1, (int)strlen(zDot + 1));
+    } else {
+      p->zSchema = sqlite3_mprintf("%s", argv[1]);
+      p->zBase = cscanDequote(argv[3], (int)strlen(argv[3]));
+    }
+  }
+  p->zKey = cscanDequote(argv[4], (int)strlen(argv[4]));
+  if (p->zSchema == NULL || p->zBase == NULL || p->zKey == NULL) {
+    rc = SQLITE_NOMEM;
+    goto connect_done;
+  }
+  /* Options first, so that parts know the key format. */
+  for (i = 5; i < argc; i++) {
+    const char *z = argv[i];
+    while (*z == ' ') z++;
+    if (sqlite3_strnicmp(z, "sep", 3) == 0 && (z[3] == '=' || z[3] == ' ')) {
+      const char *zEq = strchr(z, '=');
+      char *zVal = zEq ? cscanDequote(zEq + 1, (int)strlen(zEq + 1)) : NULL;
+      if (zEq && zVal == NULL) {
+        rc = SQLITE_NOMEM;
+        goto connect_done;
+      }
+      if (zVal == NULL || strlen(zVal) != 1 || zVal[0] == '\\' || (unsigned char)zVal[0] >= 0x80) {
+        *pzErr = sqlite3_mprintf("composite_scan: separator %s is not one ASCII character other than '\\'",
+                                 zEq ? zEq + 1 : "(missing)");
+        sqlite3_free(zVal);
+        rc = SQLITE_ERROR;
+        goto connect_done;
+      }
+      p->cSep = (unsigned char)zVal[0];
+      sqlite3_free(zVal);
+    } else {
+      nArgPart++;
+    }
+  }
+  if (nArgPart > CSCAN_MAX_PART) {
+    *pzErr =
+        sqlite3_mprintf("composite_scan: %d key parts; at most %d are supported", nArgPart, CSCAN_MAX_PART);
+    rc = SQLITE_ERROR;
+    goto connect_done;
+  }
+  if (nArgPart == 0) {
+    *pzErr = sqlite3_mprintf("composite_scan: no key parts declared after the key column");
+    rc = SQLITE_ERROR;
+    goto connect_done;
+  }
+  for (i = 5; i < argc; i++) {
+    const char *z = argv[i];
+    while (*z == ' ') z++;
+    if (sqlite3_strnicmp(z, "sep", 3) == 0 && (z[3] == '=' || z[3] == ' ')) continue;
+    rc = cscanParsePart(p, z, &azName[p->nPart], &p->aType[p->nPart], pzErr);
+    p->nPart++;
+    if (rc != SQLITE_OK) goto connect_done;
+  }
+
+  /* The base table and its key column. */
+  rc = sqlite3_table_column_metadata(db, p->zSchema, p->zBase, p->zKey, &zDeclType, &zColl, &bNotNull, &bPk,
+                                     &bAutoinc);
+  if (rc != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("composite_scan: no column %s in table %s.%s", p->zKey, p->zSchema, p->zBase);
+    rc = SQLITE_ERROR;
+    goto connect_done;
+  }
+  if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) {
+    *pzErr = sqlite3_mprintf("composite_scan: key column %s has collation %s; key order needs BINARY",
+                             p->zKey, zColl);
+    rc = SQLITE_ERROR;
+    goto connect_done;
+  }
+  if (cscanAffinity(zDeclType) != 't' && cscanAffinity(zDeclType) != 'b') {
+    *pzErr = sqlite3_mprintf(
+        "composite_scan: key column %s is declared %s, whose numeric affinity would turn keys into numbers; "
+        "declare it TEXT or BLOB",
+        p->zKey, zDeclType);
+    rc = SQLITE_ERROR;
+    goto connect_done;
+  }
+  p->bIndexed = cscanHasIndex(db, p, &rc);
+  if (rc != SQLITE_OK) goto connect_done;
+  if (p->cSep >= 0) {
+    rc = cscanCollationInit(db, p);
+    if (rc != SQLITE_OK) goto connect_done;
+  }
+
+  /* The declaration: parts, then the base table's columns. */
+  nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(");
+  for (i = 0; i < p->nPart; i++) {
+    static const char *azType[] = {"", "INTEGER", "REAL", "TEXT", "BLOB"};
+    nosqlBufferAppendf(&rc, &decl, "%s\"%w\" %s", i ? ", " : "", azName[i], azType[p->aType[i]]);
+    if (p->cSep >= 0) nosqlBufferAppendf(&rc, &decl, " COLLATE \"%w\"", p->zColl[i == p->nPart - 1]);
+  }
+  nosqlBufferAppendf(&rc, &sel, "SELECT \"%w\"", p->zKey);
+  if (rc == SQLITE_OK) {
+    char *zSql = sqlite3_mprintf("SELECT name, type FROM pragma_table_info(%Q, %Q)", p->zBase, p->zSchema);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pCols, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  while (rc == SQLITE_OK && sqlite3_step(pCols) == SQLITE_ROW) {
+    const char *zName = (const char *)sqlite3_column_text(pCols, 0);
+    const char *zType = (const char *)sqlite3_column_text(pCols, 1);
+    int k;
+    if (zName == NULL) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    for (k = 0; k < p->nPart; k++) {
+      if (sqlite3_stricmp(zName, azName[k]) == 0) {
+        *pzErr = sqlite3_mprintf("composite_scan: part name %s is also a column of %s; rename the part",
+                                 azName[k], p->zBase);
+        rc = SQLITE_ERROR;
+      }
+    }
+    if (sqlite3_stricmp(zName, p->zKey) == 0) p->iKeyCol = p->nBaseCol;
+    nosqlBufferAppendf(&rc, &decl, ", \"%w\" %s", zName, zType ? zType : "");
+    nosqlBufferAppendf(&rc, &sel, ", \"%w\"", zName);
+    p->nBaseCol++;
+  }
+  if (pCols) {
+    int rc2 = sqlite3_finalize(pCols);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  nosqlBufferAppendf(&rc, &decl, ")");
+  nosqlBufferAppendf(&rc, &sel, " FROM \"%w\".\"%w\"", p->zSchema, p->zBase);
+  if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
+  if (rc == SQLITE_OK) {
+    p->zSelect = (char *)sel.a;
+    sel.a = NULL;
+  } else if (*pzErr == NULL) {
+    *pzErr = sqlite3_mprintf("composite_scan: %s", sqlite3_errmsg(db));
+  }
+
+connect_done:
+  for (i = 0; i < CSCAN_MAX_PART; i++) sqlite3_free(azName[i]);
+  nosqlBufferFree(&decl);
+  nosqlBufferFree(&sel);
+  if (rc != SQLITE_OK) {
+    cscanFree(p);
+    return rc;
+  }
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+static int cscanDisconnect(sqlite3_vtab *pVtab) {
+  cscanFree((cscan_vtab *)pVtab);
+  return SQLITE_OK;
+}
+
+/**************************************************************************
+** Planning. See the plan encoding in the header comment.
+*/
+
+/* True if constraint i on part iPart can be served (type and collation fit). */
+static int cscanServable(cscan_vtab *p, sqlite3_index_info *pInfo, int i, int iPart) {
+  const char *zColl;
+  if (p->aType[iPart] == CSCAN_ANY) return 0;
+  if (p->aType[iPart] != CSCAN_TEXT) return 1;
+  zColl = sqlite3_vtab_collation(pInfo, i);
+  if (p->cSep < 0) return zColl == NULL || sqlite3_stricmp(zColl, "BINARY") == 0;
+  return zColl && sqlite3_stricmp(zColl, p->zColl[iPart == p->nPart - 1]) == 0;
+}
+
+static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  cscan_vtab *p = (cscan_vtab *)pVtab;
+  int aEq[CSCAN_MAX_PART];
+  int iLo = -1, iHi = -1, iKlo = -1, iKhi = -1, iKeq = -1;
+  int nEq = 0, nArg = 0, bIn = 0;
+  int idxNum = 0;
+  int iKeyCol = p->nPart + p->iKeyCol;
+  double rRows = CSCAN_EST_ROWS;
+  char *zPlan;
+  int i;
+
+  for (i = 0; i < p->nPart; i++) aEq[i] = -1;
+  for (i = 0; i < pInfo->nConstraint; i++) {
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if (!pC->usable) continue;
+    if (pC->iColumn >= 0 && pC->iColumn < p->nPart) {
+      if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && aEq[pC->iColumn] < 0 &&
+          cscanServable(p, pInfo, i, pC->iColumn))
+        aEq[pC->iColumn] = i;
+    } else if (pC->iColumn == iKeyCol) {
+      if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && iKeq < 0) iKeq = i;
+      if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && iKlo < 0)
+        iKlo = i;
+      if ((pC->op == SQLITE_INDEX_CONSTRAINT_LT || pC->op == SQLITE_INDEX_CONSTRAINT_LE) && iKhi < 0)
+        iKhi = i;
+    }
+  }
+  while (nEq < p->nPart && aEq[nEq] >= 0) nEq++;
+  if (nEq < p->nPart) {
+    for (i = 0; i < pInfo->nConstraint; i++) {
+      const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+      if (!pC->usable || pC->iColumn != nEq || !cscanServable(p, pInfo, i, nEq)) continue;
+      if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && iLo < 0) iLo = i;
+      if ((pC->op == SQLITE_INDEX_CONSTRAINT_LT || pC->op == SQLITE_INDEX_CONSTRAINT_LE) && iHi < 0) iHi = i;
+    }
+  }
+
+  /* argv[] order: equality values, part bounds, key bounds. */
+  for (i = 0; i < nEq; i++) {
+    pInfo->aConstraintUsage[aEq[i]].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[aEq[i]].omit = 1;
+    if (sqlite3_vtab_in(pInfo, aEq[i], -1)) bIn = 1;
+    rRows /= 10.0;
+  }
+  idxNum = nEq;
+  if (iLo >= 0) {
+    pInfo->aConstraintUsage[iLo].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[iLo].omit = 1;
+    idxNum |= CSCAN_LO | (pInfo->aConstraint[iLo].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_LO_INCL : 0);
+    rRows /= 3.0;
+  }
+  if (iHi >= 0) {
+    pInfo->aConstraintUsage[iHi].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[iHi].omit = 1;
+    idxNum |= CSCAN_HI | (pInfo->aConstraint[iHi].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_HI_INCL : 0);
+    rRows /= 3.0;
+  }
+  if (iKlo >= 0) {
+    pInfo->aConstraintUsage[iKlo].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[iKlo].omit = 1;
+    idxNum |= CSCAN_KLO | (pInfo->aConstraint[iKlo].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_KLO_INCL : 0);
+    rRows /= 2.0;
+  }
+  if (iKhi >= 0) {
+    pInfo->aConstraintUsage[iKhi].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[iKhi].omit = 1;
+    idxNum |= CSCAN_KHI | (pInfo->aConstraint[iKhi].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_KHI_INCL : 0);
+    rRows /= 2.0;
+  }
+  if (iKeq >= 0) {
+    pInfo->aConstraintUsage[iKeq].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[iKeq].omit = 1;
+    if (sqlite3_vtab_in(pInfo, iKeq, -1)) bIn = 1;
+    idxNum |= CSCAN_KEQ;
+    rRows = 1.0;
+  }
+  if (rRows < 1.0) rRows = 1.0;
+
+  /*
+  ** ORDER BY: parts after the equality run, in order, one direction, or the
+  ** key column (as the last term). Parts fixed by equality may appear
+  ** anywhere. ANY parts are never ordered by the scan.
+  */
+  if (pInfo->nOrderBy > 0 && !bIn) {
+    int iNext = nEq, bOk = 1, bDesc = pInfo->aOrderBy[0].desc;
+    int bDone = 0;
+    for (i = 0; i < pInfo->nOrderBy && bOk; i++) {
+      int iCol = pInfo->aOrderBy[i].iColumn;
+      if (bDone) {
+        bOk = 0;
+      } else if (iCol >= 0 && iCol < nEq) {
+        continue;
+      } else if (pInfo->aOrderBy[i].desc != bDesc) {
+        bOk = 0;
+      } else if (iCol == iKeyCol) {
+        bDone = 1;
+      } else if (iCol == iNext && p->aType[iCol] != CSCAN_ANY) {
+        iNext++;
+      } else {
+        bOk = 0;
+      }
+    }
+    if (bOk) {
+      pInfo->orderByConsumed = 1;
+      if (bDesc) idxNum |= CSCAN_DESC;
+    }
+  }
+
+  pInfo->idxNum = idxNum;
+  pInfo->estimatedRows = (sqlite3_int64)rRows;
+  if (p->bIndexed) {
+    pInfo->estimatedCost = (idxNum & ~CSCAN_DESC) ? 20.0 + rRows : CSCAN_EST_ROWS;
+  } else {
+    /* A full scan of the base table, then a sort by key. */
+    pInfo->estimatedCost = CSCAN_EST_ROWS * 2.0 + rRows * 20.0;
+  }
+  if (nEq == 0 && !(idxNum & (CSCAN_LO | CSCAN_HI | CSCAN_KLO | CSCAN_KHI | CSCAN_KEQ))) {
+    zPlan = sqlite3_mprintf("full scan");
+  } else {
+    zPlan = sqlite3_mprintf("eq=%d", nEq);
+    if (zPlan && (idxNum & (CSCAN_LO | CSCAN_HI))) {
+      zPlan = sqlite3_mprintf("%z range=(%s%s%s)", zPlan,
+                              (idxNum & CSCAN_LO) ? ((idxNum & CSCAN_LO_INCL) ? ">=" : ">") : "",
+                              (idxNum & CSCAN_LO) && (idxNum & CSCAN_HI) ? "," : "",
+                              (idxNum & CSCAN_HI) ? ((idxNum & CSCAN_HI_INCL) ? "<=" : "<") : "");
+    }
+    if (zPlan && (idxNum & (CSCAN_KLO | CSCAN_KHI | CSCAN_KEQ))) {
+      zPlan = sqlite3_mprintf("%z key=(%s%s%s%s)", zPlan, (idxNum & CSCAN_KEQ) ? "=" : "",
+                              (idxNum & CSCAN_KLO) ? ((idxNum & CSCAN_KLO_INCL) ? ">=" : ">") : "",
+                              (idxNum & CSCAN_KLO) && (idxNum & CSCAN_KHI) ? "," : "",
+                              (idxNum & CSCAN_KHI) ? ((idxNum & CSCAN_KHI_INCL) ? "<=" : "<") : "");
+    }
+  }
+  if (zPlan && pInfo->orderByConsumed)
+    zPlan = sqlite3_mprintf("%z %s", zPlan, (idxNum & CSCAN_DESC) ? "desc" : "asc");
+  if (zPlan && !p->bIndexed) zPlan = sqlite3_mprintf("%z; no index on key", zPlan);
+  if (zPlan == NULL) return SQLITE_NOMEM;
+  pInfo->idxStr = zPlan;
+  pInfo->needToFreeIdxStr = 1;
+  return SQLITE_OK;
+}
+
+/**************************************************************************
+** Scanning.
+*/
+
+static int cscanOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  (void)pVtab;
+  cscan_cursor *pCur = (cscan_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  if (pCur == NULL) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof(*pCur));
+  pCur->bEof = 1;
+  *ppCursor = &pCur->base;
+  return SQLITE_OK;
+}
+
+/* Hand the cursor's inner statement back to the vtab's cache. */
+static void cscanRelease(cscan_cursor *pCur) {
+  cscan_vtab *p = (cscan_vtab *)pCur->base.pVtab;
+  if (pCur->pStmt == NULL) return;
+  sqlite3_reset(pCur->pStmt);
+  sqlite3_clear_bindings(pCur->pStmt);
+  if (p->aStmt[pCur->iShape] == NULL) {
+    p->aStmt[pCur->iShape] = pCur->pStmt;
+  } else {
+    sqlite3_finalize(pCur->pStmt);
+  }
+  pCur->pStmt = NULL;
+}
+
+static int cscanClose(sqlite3_vtab_cursor *pCursor) {
+  cscanRelease((cscan_cursor *)pCursor);
+  nosqlBufferFree(&((cscan_cursor *)pCursor)->scratch);
+  sqlite3_free(pCursor);
+  return SQLITE_OK;
+}
+
+/* Normalized constraint value: what a bound means for a part of a declared type. */
+#define CSCAN_BOUND 0      /* Use the converted value */
+#define CSCAN_EMPTY 1      /* No row can satisfy the constraint */
+#define CSCAN_NONE 2       /* Every non-NULL value satisfies it: no bound */
+#define CSCAN_BOUND_INCL 3 /* Use the converted (rounded) value, inclusive whatever the operator */
+
+/*
+** Convert constraint value pVal for a part (or key) of type eType, under
+** SQLite's comparison rules (the column's affinity applies to the value;
+** numbers < text < blob). Returns CSCAN_EMPTY, CSCAN_NONE, or
+** CSCAN_BOUND(_INCL) with the value to encode: *piOut for an INTEGER part,
+** *prOut for a REAL one, pVal itself (as text or blob) otherwise. eOp is
+** the constraint's operator: SQLITE_INDEX_CONSTRAINT_EQ/GT/GE/LT/LE.
+*/
+static int cscanNormalize(int eType, int eOp, sqlite3_value *pVal, sqlite3_int64 *piOut, double *prOut) {
+  int bLower = eOp == SQLITE_INDEX_CONSTRAINT_GT || eOp == SQLITE_INDEX_CONSTRAINT_GE;
+  int bUpper = eOp == SQLITE_INDEX_CONSTRAINT_LT || eOp == SQLITE_INDEX_CONSTRAINT_LE;
+  int eVal;
+  if (sqlite3_value_type(pVal) == SQLITE_NULL) return CSCAN_EMPTY;
+  if (eType == CSCAN_INTEGER || eType == CSCAN_REAL) {
+    eVal = sqlite3_value_numeric_type(pVal); /* Numeric affinity of the column */
+    if (eVal == SQLITE_TEXT || eVal == SQLITE_BLOB) return bUpper ? CSCAN_NONE : CSCAN_EMPTY;
+    if (eType == CSCAN_REAL) {
+      *prOut = sqlite3_value_double(pVal);
+      return CSCAN_BOUND;
+    }
+    if (eVal == SQLITE_INTEGER) {
+      *piOut = sqlite3_value_int64(pVal);
+      return CSCAN_BOUND;
+    } else {
+      double r = sqlite3_value_double(pVal);
+      double rInt;
+      if (r >= 9223372036854775808.0) return bUpper ? CSCAN_NONE : CSCAN_EMPTY;
+      if (r < -9223372036854775808.0) return bLower ? CSCAN_NONE : CSCAN_EMPTY;
+      rInt = (double)(sqlite3_int64)r; /* Truncated toward zero */
+      if (rInt == r) {
+        *piOut = (sqlite3_int64)r;
+        return CSCAN_BOUND;
+      }
+      if (eOp == SQLITE_INDEX_CONSTRAINT_EQ) return CSCAN_EMPTY;
+      /* x > 5.5 is x >= 6; x < 5.5 is x <= 5. */
+      *piOut = (sqlite3_int64)(bLower ? (r > 0 ? rInt + 1 : rInt) : (r > 0 ? rInt : rInt - 1));
+      return CSCAN_BOUND_INCL;
+    }
+  }
+  eVal = sqlite3_value_type(pVal);
+  if (eType == CSCAN_TEXT) {
+    if (eVal == SQLITE_BLOB) return bUpper ? CSCAN_NONE : CSCAN_EMPTY;
+    return CSCAN_BOUND; /* Numbers take the column's TEXT affinity: encoded as their text */
+  }
+  /* BLOB: numbers and text sort below every blob. */
+  if (eVal != SQLITE_BLOB) return bLower ? CSCAN_NONE : CSCAN_EMPTY;
+  return CSCAN_BOUND;
+}
+
+/* Append one part value (already normalized) to a key prefix. */
+static void cscanAppendPart(int *pRc, cscan_vtab *p, NosqlBuffer *pBuf, int eType, sqlite3_value *pVal,
+                            sqlite3_int64 iVal, double rVal, int bLast) {
+  if (p->cSep >= 0) {
+    const unsigned char *z = sqlite3_value_text(pVal);
+    if (z == NULL) {
+      *pRc = SQLITE_NOMEM;
+      return;
+    }
+    ckeyAppendEscaped(pRc, pBuf, z, sqlite3_value_bytes(pVal), p->cSep);
+    if (!bLast) {
+      char c = (char)p->cSep;
+      nosqlBufferAppend(pRc, pBuf, &c, 1);
+    }
+  } else if (eType == CSCAN_INTEGER) {
+    unsigned char a[CKEY_MAX_INT];
+    nosqlBufferAppend(pRc, pBuf, a, ckeyEncodeInt(a, iVal));
+  } else if (eType == CSCAN_REAL) {
+    unsigned char a[CKEY_MAX_INT];
+    nosqlBufferAppend(pRc, pBuf, a, ckeyEncodeReal(a, rVal));
+  } else if (eType == CSCAN_TEXT) {
+    const unsigned char *z = sqlite3_value_text(pVal);
+    if (z == NULL) {
+      *pRc = SQLITE_NOMEM;
+      return;
+    }
+    ckeyAppendBytes(pRc, pBuf, CKEY_TEXT, z, sqlite3_value_bytes(pVal));
+  } else {
+    const unsigned char *z = (const unsigned char *)sqlite3_value_blob(pVal);
+    ckeyAppendBytes(pRc, pBuf, CKEY_BLOB, z ? z : (const unsigned char *)"", sqlite3_value_bytes(pVal));
+  }
+}
+
+/*
+** Set pB to a[0..n), or with bSucc to the end of the keys whose leading
+** parts are exactly the whole parts a[0..n): a || 0xFF for ckey keys (a
+** following part starts with a type code below 0xFF, while 0xFF after a
+** text or blob terminator would continue that part: 0x00 0xFF is an
+** escaped 0x00), the strinc successor for delimited keys (a ends with an
+** unescaped separator).
+*/
+static void cscanSetBound(int *pRc, cscan_vtab *p, CscanBound *pB, const unsigned char *a, sqlite3_int64 n,
+                          int bIncl, int bSucc) {
+  nosqlBufferReset(&pB->b);
+  pB->bSet = 1;
+  pB->bIncl = bIncl;
+  if (bSucc && p->cSep >= 0) {
+    int nOut;
+    nosqlBufferGrow(pRc, &pB->b, n);
+    if (*pRc != SQLITE_OK) return;
+    nOut = ckeyStrinc(a, (int)n, pB->b.a);
+    if (nOut < 0) {
+      pB->bSet = 0; /* No successor: unbounded */
+      return;
+    }
+    pB->b.n = nOut;
+  } else {
+    static const unsigned char aFF[1] = {0xFF};
+    nosqlBufferAppend(pRc, &pB->b, a, n);
+    if (bSucc) nosqlBufferAppend(pRc, &pB->b, aFF, 1);
+  }
+}
+
+/* Compare bytes a[0..na) and b[0..nb) as memcmp with shorter-first. */
+static int cscanCmp(const unsigned char *a, sqlite3_int64 na, const unsigned char *b, sqlite3_int64 nb) {
+  sqlite3_int64 n = na < nb ? na : nb;
+  int c = n > 0 ? memcmp(a, b, (size_t)n) : 0;
+  if (c) return c;
+  return na < nb ? -1 : na > nb;
+}
+
+/* Narrow pB (a lower bound if bLower) by a key constraint value. */
+static void cscanNarrow(int *pRc, cscan_vtab *p, CscanBound *pB, const unsigned char *a, sqlite3_int64 n,
+                        int bIncl, int bLower) {
+  if (pB->bSet) {
+    int c = cscanCmp(a, n, pB->b.a, pB->b.n);
+    if (bLower ? c < 0 : c > 0) return;
+    if (c == 0) {
+      if (!bIncl) pB->bIncl = 0;
+      return;
+    }
+  }
+  cscanSetBound(pRc, p, pB, a, n, bIncl, 0);
+}
+
+/* Bind a bound's bytes as text (delimited keys) or a blob (ckey keys). */
+static int cscanBind(cscan_vtab *p, sqlite3_stmt *pStmt, int iVar, const CscanBound *pB) {
+  const char *a = pB->b.a ? (const char *)pB->b.a : "";
+  if (p->cSep >= 0)
+    return sqlite3_bind_text64(pStmt, iVar, a, (sqlite3_uint64)pB->b.n, SQLITE_TRANSIENT, SQLITE_UTF8);
+  return sqlite3_bind_blob64(pStmt, iVar, a, (sqlite3_uint64)pB->b.n, SQLITE_TRANSIENT);
+}
+
+/* Read the current row's key and split it into parts; an error names the key. */
+static int cscanSplitRow(cscan_cursor *pCur) {
+  cscan_vtab *p = (cscan_vtab *)pCur->base.pVtab;
+  sqlite3_value *pKey = sqlite3_column_value(pCur->pStmt, 0);
+  int eType = sqlite3_value_type(pKey);
+  const char *zWhy = NULL;
+  int nFound = 0;
+  if (p->cSep < 0) {
+    int iOff = 0;
+    if (eType != SQLITE_BLOB) {
+      zWhy = "is not a ckey() blob";
+    } else {
+      pCur->aKey = (const unsigned char *)sqlite3_value_blob(pKey);
+      pCur->nKey = sqlite3_value_bytes(pKey);
+      while (iOff < pCur->nKey) {
+        CkeyPart part;
+        zWhy = ckeyParse(pCur->aKey, pCur->nKey, &iOff, &part);
+        if (zWhy) break;
+        if (nFound < p->nPart) {
+          if (part.eType != SQLITE_NULL && p->aType[nFound] != CSCAN_ANY && part.eType != p->aType[nFound]) {
+            static const char *azType[] = {"", "an integer", "a real", "a text", "a blob"};
+            char *zVal = nosqlValueQuote(pKey);
+            nosqlVtabError(pCur->base.pVtab, "composite_scan: key %s in %s has %s as part %d, declared %s",
+                           zVal ? zVal : "?", p->zBase, azType[part.eType], nFound + 1,
+                           azType[p->aType[nFound]] + (p->aType[nFound] == CSCAN_INTEGER ? 3 : 2));
+            sqlite3_free(zVal);
+            return SQLITE_ERROR;
+          }
+          pCur->aPart[nFound] = part;
+        }
+        nFound++;
+      }
+    }
+  } else {
+    const unsigned char *z;
+    int i, iStart = 0;
+    if (eType != SQLITE_TEXT) {
+      zWhy = "is not text";
+    } else {
+      /* value_blob, not value_text: a text read from a page has no NUL, and value_text would copy it. */
+      z = (const unsigned char *)sqlite3_value_blob(pKey);
+      if (z == NULL) z = (const unsigned char *)"";
+      pCur->aKey = z;
+      pCur->nKey = sqlite3_value_bytes(pKey);
+      if (memchr(z, '\\', (size_t)pCur->nKey) == NULL) {
+        /* No escapes (the common case): split at each separator with memchr. */
+        for (;;) {
+          const unsigned char *zSep =
+              (const unsigned char *)memchr(&z[iStart], p->cSep, (size_t)(pCur->nKey - iStart));
+          i = zSep ? (int)(zSep - z) : pCur->nKey;
+          if (nFound < p->nPart) {
+            pCur->aOff[nFound] = iStart;
+            pCur->aLen[nFound] = i - iStart;
+          }
+          nFound++;
+          if (zSep == NULL) break;
+          iStart = i + 1;
+        }
+      } else {
+        for (i = 0; i <= pCur->nKey && zWhy == NULL; i++) {
+          if (i < pCur->nKey && z[i] == '\\') {
+            if (i + 1 >= pCur->nKey || (z[i + 1] != p->cSep && z[i + 1] != '\\'))
+              zWhy = "has a '\\' that escapes neither the separator nor '\\'";
+            i++;
+          } else if (i == pCur->nKey || z[i] == p->cSep) {
+            if (nFound < p->nPart) {
+              pCur->aOff[nFound] = iStart;
+              pCur->aLen[nFound] = i - iStart;
+            }
+            nFound++;
+            iStart = i + 1;
+          }
+        }
+      }
+    }
+  }
+  if (zWhy == NULL && nFound != p->nPart) {
+    char *zVal = nosqlValueQuote(pKey);
+    nosqlVtabError(pCur->base.pVtab, "composite_scan: key %s in %s has %d parts, expected %d%s",
+                   zVal ? zVal : "?", p->zBase, nFound, p->nPart,
+                   p->cSep >= 0 && nFound > p->nPart ? " (is a separator inside a part not escaped?)" : "");
+    sqlite3_free(zVal);
+    return SQLITE_ERROR;
+  }
+  if (zWhy) {
+    char *zVal = nosqlValueQuote(pKey);
+    nosqlVtabError(pCur->base.pVtab, "composite_scan: key %s in %s %s", zVal ? zVal : "?", p->zBase, zWhy);
+    sqlite3_free(zVal);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+static int cscanNext(sqlite3_vtab_cursor *pCursor) {
+  cscan_cursor *pCur = (cscan_cursor *)pCursor;
+  int rc;
+  if (pCur->pStmt == NULL) {
+    pCur->bEof = 1;
+    return SQLITE_OK;
+  }
+  rc = sqlite3_step(pCur->pStmt);
+  if (rc == SQLITE_ROW) {
+    pCur->iRow++;
+    return cscanSplitRow(pCur);
+  }
+  pCur->bEof = 1;
+  if (rc == SQLITE_DONE) return SQLITE_OK;
+  nosqlVtabError(pCursor->pVtab, "composite_scan: %s", sqlite3_errmsg(((cscan_vtab *)pCursor->pVtab)->db));
+  return rc;
+}
+
+static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                       sqlite3_value **argv) {
+  (void)idxStr;
+  (void)argc;
+  cscan_cursor *pCur = (cscan_cursor *)pCursor;
+  cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
+  int nEq = idxNum & CSCAN_NEQ_MASK;
+  int iArg = 0, i, rc = SQLITE_OK, bEmpty = 0;
+  NosqlBuffer prefix = {0, 0, 0};
+  CscanBound lo, hi;
+
+  memset(&lo, 0, sizeof(lo));
+  memset(&hi, 0, sizeof(hi));
+  cscanRelease(pCur);
+  pCur->bEof = 1;
+  pCur->iRow = 0;
+
+  /* The equality run becomes a prefix. */
+  for (i = 0; i < nEq && !bEmpty; i++) {
+    sqlite3_int64 iVal = 0;
+    double rVal = 0;
+    int e = cscanNormalize(p->aType[i], SQLITE_INDEX_CONSTRAINT_EQ, argv[iArg++], &iVal, &rVal);
+    if (e != CSCAN_BOUND) {
+      bEmpty = 1;
+    } else {
+      cscanAppendPart(&rc, p, &prefix, p->aType[i], argv[iArg - 1], iVal, rVal, i == p->nPart - 1);
+    }
+  }
+  if (!bEmpty && nEq == p->nPart) {
+    cscanSetBound(&rc, p, &lo, prefix.a, prefix.n, 1, 0);
+    cscanSetBound(&rc, p, &hi, prefix.a, prefix.n, 1, 0);
+  } else if (!bEmpty) {
+    int bLast = nEq == p->nPart - 1;
+    if (nEq > 0) {
+      cscanSetBound(&rc, p, &lo, prefix.a, prefix.n, 1, 0);
+      cscanSetBound(&rc, p, &hi, prefix.a, prefix.n, 0, 1);
+    }
+    if ((idxNum & (CSCAN_LO | CSCAN_HI)) && p->cSep < 0) {
+      /* A range excludes NULL parts (code 0x00); a lower bound may raise this. */
+      static const unsigned char aOne[1] = {0x01};
+      NosqlBuffer b = {0, 0, 0};
+      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
+      nosqlBufferAppend(&rc, &b, aOne, 1);
+      if (rc == SQLITE_OK) cscanSetBound(&rc, p, &lo, b.a, b.n, 1, 0);
+      nosqlBufferFree(&b);
+    }
+    for (i = 0; i < 2 && !bEmpty; i++) {
+      int bLower = i == 0;
+      int bIncl, e;
+      sqlite3_int64 iVal = 0;
+      double rVal = 0;
+      NosqlBuffer b = {0, 0, 0};
+      if (!(idxNum & (bLower ? CSCAN_LO : CSCAN_HI))) continue;
+      bIncl = (idxNum & (bLower ? CSCAN_LO_INCL : CSCAN_HI_INCL)) != 0;
+      e = cscanNormalize(p->aType[nEq],
+                         bLower ? (bIncl ? SQLITE_INDEX_CONSTRAINT_GE : SQLITE_INDEX_CONSTRAINT_GT)
+                                : (bIncl ? SQLITE_INDEX_CONSTRAINT_LE : SQLITE_INDEX_CONSTRAINT_LT),
+                         argv[iArg++], &iVal, &rVal);
+      if (e == CSCAN_EMPTY) {
+        bEmpty = 1;
+        continue;
+      }
+      if (e == CSCAN_NONE) continue;
+      if (e == CSCAN_BOUND_INCL) bIncl = 1;
+      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
+      cscanAppendPart(&rc, p, &b, p->aType[nEq], argv[iArg - 1], iVal, rVal, bLast);
+      if (rc != SQLITE_OK) {
+        nosqlBufferFree(&b);
+        break;
+      }
+      /*
+      ** Keys with this part equal to the value all start with b (the
+      ** encodings are prefix-free), except the last part of a text key,
+      ** where the key is b itself.
+      */
+      if (p->cSep >= 0 && bLast) {
+        cscanSetBound(&rc, p, bLower ? &lo : &hi, b.a, b.n, bIncl, 0);
+      } else if (bLower) {
+        cscanSetBound(&rc, p, &lo, b.a, b.n, 1, !bIncl);
+        if (!lo.bSet) bEmpty = 1; /* Nothing follows an all-0xFF prefix */
+      } else {
+        CscanBound t;
+        memset(&t, 0, sizeof(t));
+        cscanSetBound(&rc, p, &t, b.a, b.n, 0, bIncl);
+        if (t.bSet) {
+          nosqlBufferFree(&hi.b);
+          hi = t;
+        } else {
+          nosqlBufferFree(&t.b);
+        }
+      }
+      nosqlBufferFree(&b);
+    }
+  }
+  /* Key-column constraints narrow the range (continuation). */
+  for (i = 0; i < 3 && rc == SQLITE_OK; i++) {
+    static const int aFlag[3] = {CSCAN_KLO, CSCAN_KHI, CSCAN_KEQ};
+    int eKeyType = p->cSep >= 0 ? CSCAN_TEXT : CSCAN_BLOB;
+    int eOp, e, bIncl;
+    sqlite3_value *pVal;
+    sqlite3_int64 iVal = 0;
+    double rVal = 0;
+    if (!(idxNum & aFlag[i])) continue;
+    pVal = argv[iArg++];
+    if (bEmpty) continue;
+    if (i == 0) {
+      bIncl = (idxNum & CSCAN_KLO_INCL) != 0;
+      eOp = bIncl ? SQLITE_INDEX_CONSTRAINT_GE : SQLITE_INDEX_CONSTRAINT_GT;
+    } else if (i == 1) {
+      bIncl = (idxNum & CSCAN_KHI_INCL) != 0;
+      eOp = bIncl ? SQLITE_INDEX_CONSTRAINT_LE : SQLITE_INDEX_CONSTRAINT_LT;
+    } else {
+      bIncl = 1;
+      eOp = SQLITE_INDEX_CONSTRAINT_EQ;
+    }
+    e = cscanNormalize(eKeyType, eOp, pVal, &iVal, &rVal);
+    if (e == CSCAN_EMPTY) {
+      bEmpty = 1;
+    } else if (e == CSCAN_BOUND) {
+      const unsigned char *a =
+          eKeyType == CSCAN_TEXT ? sqlite3_value_text(pVal) : (const unsigned char *)sqlite3_value_blob(pVal);
+      sqlite3_int64 n = sqlite3_value_bytes(pVal);
+      if (a == NULL) a = (const unsigned char *)"";
+      if (i != 1) cscanNarrow(&rc, p, &lo, a, n, bIncl, 1);
+      if (i != 0) cscanNarrow(&rc, p, &hi, a, n, bIncl, 0);
+    }
+  }
+
+  if (rc == SQLITE_OK && !bEmpty) {
+    /* The inner statement of this shape: cached, or prepared now. */
+    static const char *azLo[3] = {"", "\"%w\" >= ?1", "\"%w\" > ?1"};
+    static const char *azHi[3] = {"", "\"%w\" <= ?2", "\"%w\" < ?2"};
+    int eLo = lo.bSet ? (lo.bIncl ? 1 : 2) : 0;
+    int eHi = hi.bSet ? (hi.bIncl ? 1 : 2) : 0;
+    int bDesc = (idxNum & CSCAN_DESC) != 0;
+    pCur->iShape = eLo + 3 * eHi + 9 * bDesc;
+    if (p->aStmt[pCur->iShape]) {
+      pCur->pStmt = p->aStmt[pCur->iShape];
+      p->aStmt[pCur->iShape] = NULL;
+    } else {
+      NosqlBuffer sql = {0, 0, 0};
+      nosqlBufferAppendf(&rc, &sql, "%s", p->zSelect);
+      if (eLo || eHi) nosqlBufferAppendf(&rc, &sql, " WHERE ");
+      if (eLo) nosqlBufferAppendf(&rc, &sql, azLo[eLo], p->zKey);
+      if (eLo && eHi) nosqlBufferAppendf(&rc, &sql, " AND ");
+      if (eHi) nosqlBufferAppendf(&rc, &sql, azHi[eHi], p->zKey);
+      nosqlBufferAppendf(&rc, &sql, " ORDER BY \"%w\"%s", p->zKey, bDesc ? " DESC" : "");
+      if (rc == SQLITE_OK) {
+        rc = sqlite3_prepare_v3(p->db, (const char *)sql.a, -1, SQLITE_PREPARE_PERSISTENT, &pCur->pStmt, 0);
+      }
+      nosqlBufferFree(&sql);
+    }
+    if (rc == SQLITE_OK && lo.bSet) rc = cscanBind(p, pCur->pStmt, 1, &lo);
+    if (rc == SQLITE_OK && hi.bSet) rc = cscanBind(p, pCur->pStmt, 2, &hi);
+  }
+  nosqlBufferFree(&prefix);
+  nosqlBufferFree(&lo.b);
+  nosqlBufferFree(&hi.b);
+  if (rc != SQLITE_OK) {
+    nosqlVtabError(pCursor->pVtab, "composite_scan: %s", sqlite3_errmsg(p->db));
+    return rc;
+  }
+  if (bEmpty) return SQLITE_OK;
+  pCur->bEof = 0;
+  return cscanNext(pCursor);
+}
+
+static int cscanEof(sqlite3_vtab_cursor *pCursor) { return ((cscan_cursor *)pCursor)->bEof; }
+
+/*
+** Result text z[0..n) that lives in the inner statement's row. It is
+** copied through the cursor's buffer with a NUL after it and handed over
+** with length -1: SQLite then marks the value NUL-terminated, and
+** sqlite3_value_text() on it (length(), the application reading it) does
+** not have to copy it once more. Text holding a NUL byte keeps its length.
+*/
+static void cscanResultText(cscan_cursor *pCur, sqlite3_context *ctx, const unsigned char *z, int n) {
+  int rc = SQLITE_OK;
+  if (n == 0 || memchr(z, 0, (size_t)n) != NULL) {
+    sqlite3_result_text(ctx, n ? (const char *)z : "", n, SQLITE_TRANSIENT);
+    return;
+  }
+  nosqlBufferReset(&pCur->scratch);
+  nosqlBufferAppend(&rc, &pCur->scratch, z, n);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, (const char *)pCur->scratch.a, -1, SQLITE_TRANSIENT);
+}
+
+static int cscanColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
+  cscan_cursor *pCur = (cscan_cursor *)pCursor;
+  cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
+  if (iCol >= p->nPart) {
+    sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, 1 + iCol - p->nPart));
+    return SQLITE_OK;
+  }
+  if (p->cSep < 0) {
+    const CkeyPart *pPart = &pCur->aPart[iCol];
+    if (pPart->eType == SQLITE_TEXT && pPart->nData == pPart->nRaw) {
+      cscanResultText(pCur, ctx, pPart->z, pPart->nData); /* The common case, without a copy more */
+    } else {
+      ckeyResultPart(ctx, pPart);
+    }
+  } else {
+    const unsigned char *z = &pCur->aKey[pCur->aOff[iCol]];
+    int n = pCur->aLen[iCol];
+    if (memchr(z, '\\', (size_t)n) == NULL) {
+      cscanResultText(pCur, ctx, z, n);
+    } else {
+      char *a = (char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
+      int i, j = 0;
+      if (a == NULL) return SQLITE_NOMEM;
+      for (i = 0; i < n; i++) {
+        if (z[i] == '\\') i++; /* cscanSplitRow checked that an escaped byte follows */
+        a[j++] = (char)z[i];
+      }
+      sqlite3_result_text(ctx, a, j, sqlite3_free);
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* The rowid is the row's position in this scan: base tables may have none. */
+static int cscanRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
+  *pRowid = ((cscan_cursor *)pCursor)->iRow;
+  return SQLITE_OK;
+}
+
+static sqlite3_module cscanModule = {
+    0,               /* iVersion */
+    cscanConnect,    /* xCreate */
+    cscanConnect,    /* xConnect */
+    cscanBestIndex,  /* xBestIndex */
+    cscanDisconnect, /* xDisconnect */
+    cscanDisconnect, /* xDestroy */
+    cscanOpen,       /* xOpen */
+    cscanClose,      /* xClose */
+    cscanFilter,     /* xFilter */
+    cscanNext,       /* xNext */
+    cscanEof,        /* xEof */
+    cscanColumn,     /* xColumn */
+    cscanRowid,      /* xRowid */
+    0,               /* xUpdate: read-only; writes go to the base table */
+    0,               /* xBegin */
+    0,               /* xSync */
+    0,               /* xCommit */
+    0,               /* xRollback */
+    0,               /* xFindFunction */
+    0,               /* xRename */
+    0,               /* xSavepoint */
+    0,               /* xRelease */
+    0,               /* xRollbackTo */
+    0,               /* xShadowName */
+};
+
+int compositeScanRegister(sqlite3 *db) {
+  return sqlite3_create_module(db, "composite_scan", &cscanModule, 0);
+}
