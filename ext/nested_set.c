@@ -281,6 +281,7 @@ enum {
   NSET_STMT_LEAVES_ID,   /* Only the ids of NSET_STMT_LEAVES */
   NSET_STMT_CHILDREN_ID, /* Only the ids of NSET_STMT_CHILDREN */
   NSET_STMT_CHAIN,       /* Node ?1 and up to NSET_CHAIN - 1 ancestors, one row */
+  NSET_STMT_CHAIN_ID,    /* Only (id, parent) of each level of NSET_STMT_CHAIN */
   NSET_STMT_LEAVES,      /* Leaves with lft in [?1, ?2], by lft */
   NSET_STMT_CHILDREN,    /* Children of ?1, by lft */
   NSET_STMT_ROOTS,       /* Roots, by lft */
@@ -379,7 +380,7 @@ struct nset_cursor {
 #define NSET_ROW_COLS "id, parent, lft, rgt, depth, is_leaf"
 
 /* Levels of the parent chain one NSET_STMT_CHAIN run reads. */
-#define NSET_CHAIN 8
+#define NSET_CHAIN 5
 
 /*
 ** Read the NSET_ROW_COLS starting at column iCol of pStmt into *pRow.
@@ -453,21 +454,28 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
     case NSET_STMT_CHILDREN_ID:
       return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_node\" WHERE parent = ?1 ORDER BY lft", zCols, zDb,
                              zTab);
-    case NSET_STMT_CHAIN: {
-      /* n0 is node ?1, n<k+1> the parent of n<k>: one statement run reads
-      ** NSET_CHAIN levels of the parent chain (NULLs past a root or a
-      ** missing parent). */
+    case NSET_STMT_CHAIN:
+    case NSET_STMT_CHAIN_ID: {
+      /* n0 is node ?1, n<k+1> the parent of n<k> if it encloses n<k>: one
+      ** statement run reads NSET_CHAIN levels of the parent chain (NULLs
+      ** past a root, a missing parent or one that does not enclose). */
       int rc = SQLITE_OK, i;
       NosqlBuffer b = {0, 0, 0};
       nosqlBufferAppend(&rc, &b, "SELECT ", 7);
       for (i = 0; i < NSET_CHAIN; i++) {
-        nosqlBufferAppendf(&rc, &b, "%sn%d.id, n%d.parent, n%d.lft, n%d.rgt, n%d.depth, n%d.is_leaf", i ? ", " : "",
-                           i, i, i, i, i, i);
+        if (eKind == NSET_STMT_CHAIN_ID) {
+          nosqlBufferAppendf(&rc, &b, "%sn%d.id, n%d.parent", i ? ", " : "", i, i);
+        } else {
+          nosqlBufferAppendf(&rc, &b, "%sn%d.id, n%d.parent, n%d.lft, n%d.rgt, n%d.depth, n%d.is_leaf",
+                             i ? ", " : "", i, i, i, i, i, i);
+        }
       }
       nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_node\" AS n0", zDb, zTab);
       for (i = 1; i < NSET_CHAIN; i++) {
-        nosqlBufferAppendf(&rc, &b, " LEFT JOIN \"%w\".\"%w_node\" AS n%d ON n%d.id = n%d.parent", zDb, zTab, i, i,
-                           i - 1);
+        nosqlBufferAppendf(&rc, &b,
+                           " LEFT JOIN \"%w\".\"%w_node\" AS n%d ON n%d.id = n%d.parent AND n%d.lft < n%d.lft"
+                           " AND n%d.rgt > n%d.rgt",
+                           zDb, zTab, i, i, i - 1, i, i - 1, i, i - 1);
       }
       nosqlBufferAppendf(&rc, &b, " WHERE n0.id = ?1");
       if (rc != SQLITE_OK) {
@@ -2101,6 +2109,7 @@ static int nsetRowMatches(const nset_cursor *pCur, const NsetRow *r) {
 /* Move to the next row of the source, unfiltered. */
 static int nsetSourceNext(nset_cursor *pCur) {
   nset_vtab *p = (nset_vtab *)pCur->base.pVtab;
+  pCur->bFull = !pCur->bIdOnly;
   if (pCur->eSrc == NSET_SRC_ARRAY) {
     if (pCur->iArray >= pCur->nArray) {
       pCur->bEof = 1;
@@ -2125,7 +2134,6 @@ static int nsetSourceNext(nset_cursor *pCur) {
     case SQLITE_ROW:
       if (pCur->bIdOnly) {
         pCur->row.id = sqlite3_column_int64(pCur->pStmt, 0);
-        pCur->bFull = 0;
       } else {
         nsetRowRead(pCur->pStmt, 0, &pCur->row);
       }
@@ -2219,8 +2227,8 @@ static void nsetDepthBound(char cOp, sqlite3_value *pVal, int64_t *piMin, int64_
 ** Node *pT (only its id set on entry) and its ancestors: *pT receives the
 ** node's row, the cursor's array its ancestors, root first; *pbFound says
 ** whether the node exists. The parent chain is read NSET_CHAIN levels per
-** statement run (a run costs far more than a level), and each level is
-** checked to enclose the level below, so corrupt links fail instead of
+** statement run (a run costs far more than a level), and the join admits
+** a parent only if it encloses the level below, so corrupt links fail instead of
 ** looping: lft strictly decreases going up.
 */
 static int nsetLoadAncestors(nset_cursor *pCur, NsetRow *pT, int *pbFound) {
@@ -2229,7 +2237,9 @@ static int nsetLoadAncestors(nset_cursor *pCur, NsetRow *pT, int *pbFound) {
   NsetRow cur;
   int64_t nAlloc = 0, i;
   int bTarget = 1; /* Level 0 of the next run is the target itself */
-  int rc = nsetStmtGet(p, NSET_STMT_CHAIN, &pStmt);
+  int eKind = pCur->bIdOnly ? NSET_STMT_CHAIN_ID : NSET_STMT_CHAIN;
+  int nCol = pCur->bIdOnly ? 2 : 6; /* Columns per level */
+  int rc = nsetStmtGet(p, eKind, &pStmt);
   *pbFound = 0;
   cur.id = pT->id;
   cur.bRoot = 0;
@@ -2239,13 +2249,22 @@ static int nsetLoadAncestors(nset_cursor *pCur, NsetRow *pT, int *pbFound) {
     bRow = sqlite3_step(pStmt) == SQLITE_ROW;
     for (iLevel = 0; bRow && iLevel < NSET_CHAIN; iLevel++) {
       NsetRow up;
-      if (!nsetRowRead(pStmt, iLevel * 6, &up)) break;
+      if (nCol == 2) {
+        sqlite3_value *pVal = sqlite3_column_value(pStmt, iLevel * 2);
+        if (sqlite3_value_type(pVal) == SQLITE_NULL) break;
+        memset(&up, 0, sizeof(up));
+        up.id = sqlite3_value_int64(pVal);
+        pVal = sqlite3_column_value(pStmt, iLevel * 2 + 1);
+        up.bRoot = sqlite3_value_type(pVal) == SQLITE_NULL;
+        up.parent = up.bRoot ? 0 : sqlite3_value_int64(pVal);
+      } else if (!nsetRowRead(pStmt, iLevel * 6, &up)) {
+        break;
+      }
       if (bTarget) {
         *pT = up;
         *pbFound = 1;
         bTarget = 0;
       } else {
-        if (!(up.lft < cur.lft && cur.rgt < up.rgt)) break;
         if (pCur->nArray >= nAlloc) {
           NsetRow *aNew;
           nAlloc = nAlloc ? nAlloc * 2 : 16;
@@ -2275,7 +2294,7 @@ static int nsetLoadAncestors(nset_cursor *pCur, NsetRow *pT, int *pbFound) {
       }
     }
   }
-  nsetStmtPut(p, NSET_STMT_CHAIN, pStmt);
+  nsetStmtPut(p, eKind, pStmt);
   for (i = 0; rc == SQLITE_OK && i < pCur->nArray / 2; i++) {
     NsetRow tmp = pCur->aArray[i];
     pCur->aArray[i] = pCur->aArray[pCur->nArray - 1 - i];
@@ -2351,7 +2370,7 @@ static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxS
                  pCur->nFilter > 1 || (pCur->nFilter == 1 && (cDriver == 0 || strchr("iDSLCA", cDriver) == NULL));
   /* Without a per-row check, a plan that reads only ids can scan ids. */
   pCur->bIdOnly =
-      (idxNum & NSET_PLAN_ID_ONLY) && !pCur->bCheck && (cDriver == 0 || strchr("DSLC", cDriver) != NULL);
+      (idxNum & NSET_PLAN_ID_ONLY) && !pCur->bCheck && (cDriver == 0 || strchr("DSLCA", cDriver) != NULL);
   pCur->bFull = !pCur->bIdOnly;
 
   switch (cDriver) {
