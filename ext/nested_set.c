@@ -442,14 +442,15 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
   switch (eKind) {
     case NSET_STMT_RANGE:
     case NSET_STMT_RANGE_ID:
-      return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_node\" WHERE lft BETWEEN ?1 AND ?2 ORDER BY lft", zCols,
-                             zDb, zTab);
+      return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_node\" WHERE lft BETWEEN ?1 AND ?2 ORDER BY lft",
+                             zCols, zDb, zTab);
     case NSET_STMT_LEAVES:
     case NSET_STMT_LEAVES_ID:
       if (nsetLeafIndex(p) == NULL) return NULL;
-      return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
-                             " WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
-                             zCols, zDb, zTab, p->zLeafIdx);
+      return sqlite3_mprintf(
+          "SELECT %s FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
+          " WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
+          zCols, zDb, zTab, p->zLeafIdx);
     case NSET_STMT_CHILDREN:
     case NSET_STMT_CHILDREN_ID:
       return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_node\" WHERE parent = ?1 ORDER BY lft", zCols, zDb,
@@ -2124,8 +2125,8 @@ static int nsetSourceNext(nset_cursor *pCur) {
   }
   /* Depth pruning: below a node at the depth limit, nothing qualifies, so
   ** a range scan seeks past its subtree. */
-  if (pCur->bRange && !pCur->bIdOnly && !pCur->bEof && pCur->row.depth >= pCur->iMaxDepth && !pCur->row.bLeaf &&
-      pCur->row.rgt < pCur->iRangeHi) {
+  if (pCur->bRange && !pCur->bIdOnly && !pCur->bEof && pCur->row.depth >= pCur->iMaxDepth &&
+      !pCur->row.bLeaf && pCur->row.rgt < pCur->iRangeHi) {
     sqlite3_reset(pCur->pStmt);
     sqlite3_bind_int64(pCur->pStmt, 1, pCur->row.rgt + 1);
     sqlite3_bind_int64(pCur->pStmt, 2, pCur->iRangeHi);
@@ -2367,7 +2368,8 @@ static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxS
   ** admits (siblings_of excepted: the children of the parent include the
   ** node itself), so a lone driver needs no per-row check. */
   pCur->bCheck = pCur->iMinDepth != INT64_MIN || pCur->iMaxDepth != INT64_MAX || pCur->bRootsOnly ||
-                 pCur->nFilter > 1 || (pCur->nFilter == 1 && (cDriver == 0 || strchr("iDSLCA", cDriver) == NULL));
+                 pCur->nFilter > 1 ||
+                 (pCur->nFilter == 1 && (cDriver == 0 || strchr("iDSLCA", cDriver) == NULL));
   /* Without a per-row check, a plan that reads only ids can scan ids. */
   pCur->bIdOnly =
       (idxNum & NSET_PLAN_ID_ONLY) && !pCur->bCheck && (cDriver == 0 || strchr("DSLCA", cDriver) != NULL);
@@ -2400,7 +2402,8 @@ static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxS
       rc = nsetStartStmt(pCur, pCur->bIdOnly ? NSET_STMT_RANGE_ID : NSET_STMT_RANGE, 2, t->lft, t->rgt);
       break;
     case 'D':
-      rc = nsetStartStmt(pCur, pCur->bIdOnly ? NSET_STMT_RANGE_ID : NSET_STMT_RANGE, 2, t->lft + 1, t->rgt - 1);
+      rc = nsetStartStmt(pCur, pCur->bIdOnly ? NSET_STMT_RANGE_ID : NSET_STMT_RANGE, 2, t->lft + 1,
+                         t->rgt - 1);
       break;
     default:
       if (pCur->bRootsOnly)
