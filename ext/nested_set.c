@@ -2229,8 +2229,8 @@ static void nsetDepthBound(char cOp, sqlite3_value *pVal, int64_t *piMin, int64_
 ** node's row, the cursor's array its ancestors, root first; *pbFound says
 ** whether the node exists. The parent chain is read NSET_CHAIN levels per
 ** statement run (a run costs far more than a level), and the join admits
-** a parent only if it encloses the level below, so corrupt links fail instead of
-** looping: lft strictly decreases going up.
+** a parent only if it encloses the level below, so corrupt links fail
+** instead of looping: lft strictly decreases going up.
 */
 static int nsetLoadAncestors(nset_cursor *pCur, NsetRow *pT, int *pbFound) {
   nset_vtab *p = (nset_vtab *)pCur->base.pVtab;
@@ -2246,9 +2246,11 @@ static int nsetLoadAncestors(nset_cursor *pCur, NsetRow *pT, int *pbFound) {
   cur.bRoot = 0;
   while (rc == SQLITE_OK) {
     int bRow, iLevel;
-    sqlite3_bind_int64(pStmt, 1, bTarget ? pT->id : cur.parent);
+    /* A later run starts again at the last level read, so that the join
+    ** also checks the link between the two runs. */
+    sqlite3_bind_int64(pStmt, 1, cur.id);
     bRow = sqlite3_step(pStmt) == SQLITE_ROW;
-    for (iLevel = 0; bRow && iLevel < NSET_CHAIN; iLevel++) {
+    for (iLevel = bTarget ? 0 : 1; bRow && iLevel < NSET_CHAIN; iLevel++) {
       NsetRow up;
       if (nCol == 2) {
         sqlite3_value *pVal = sqlite3_column_value(pStmt, iLevel * 2);
