@@ -380,7 +380,7 @@ struct nset_cursor {
 #define NSET_ROW_COLS "id, parent, lft, rgt, depth, is_leaf"
 
 /* Levels of the parent chain one NSET_STMT_CHAIN run reads. */
-#define NSET_CHAIN 5
+#define NSET_CHAIN 8
 
 /*
 ** Read the NSET_ROW_COLS starting at column iCol of pStmt into *pRow.
