@@ -277,6 +277,11 @@ static const char *const azNsetReserved[] = {
 /* The cached statements: one pooled handle of each kind per table. */
 enum {
   NSET_STMT_RANGE,       /* Rows with lft in [?1, ?2], by lft */
+  NSET_STMT_RANGE_ID,    /* Only the ids of NSET_STMT_RANGE */
+  NSET_STMT_LEAVES_ID,   /* Only the ids of NSET_STMT_LEAVES */
+  NSET_STMT_CHILDREN_ID, /* Only the ids of NSET_STMT_CHILDREN */
+  NSET_STMT_CHAIN,       /* Node ?1 and up to NSET_CHAIN - 1 ancestors, one row */
+  NSET_STMT_CHAIN_ID,    /* Only (id, parent) of each level of NSET_STMT_CHAIN */
   NSET_STMT_LEAVES,      /* Leaves with lft in [?1, ?2], by lft */
   NSET_STMT_CHILDREN,    /* Children of ?1, by lft */
   NSET_STMT_ROOTS,       /* Roots, by lft */
@@ -362,6 +367,9 @@ struct nset_cursor {
   sqlite3_value *apInput[NSET_N_INPUT]; /* Values of the query inputs, echoed */
   sqlite3_stmt *pPayload;               /* Payload of the current row, or NULL */
   int bPayload;                         /* pPayload holds the current row */
+  int bCheck;                           /* Rows need nsetRowMatches() (the source does not imply it) */
+  int bIdOnly;                          /* The source reads ids only (NSET_PLAN_ID_ONLY) */
+  int bFull;                            /* row holds every field (always, unless bIdOnly) */
 };
 
 /* Labels lie in (0, NSET_LABEL_END); these bound a scan of everything. */
@@ -371,14 +379,28 @@ struct nset_cursor {
 /* The columns every read statement returns, in NsetRow order. */
 #define NSET_ROW_COLS "id, parent, lft, rgt, depth, is_leaf"
 
-static void nsetRowRead(sqlite3_stmt *pStmt, NsetRow *pRow) {
-  pRow->id = sqlite3_column_int64(pStmt, 0);
-  pRow->bRoot = sqlite3_column_type(pStmt, 1) == SQLITE_NULL;
-  pRow->parent = pRow->bRoot ? 0 : sqlite3_column_int64(pStmt, 1);
-  pRow->lft = sqlite3_column_int64(pStmt, 2);
-  pRow->rgt = sqlite3_column_int64(pStmt, 3);
-  pRow->depth = sqlite3_column_int64(pStmt, 4);
-  pRow->bLeaf = sqlite3_column_int(pStmt, 5) != 0;
+/* Levels of the parent chain one NSET_STMT_CHAIN run reads. */
+#define NSET_CHAIN 8
+
+/*
+** Read the NSET_ROW_COLS starting at column iCol of pStmt into *pRow.
+** Returns 0, reading nothing else, when the id there is NULL (a LEFT JOIN
+** of NSET_STMT_CHAIN that found no row). Each column costs one API call
+** (each takes the connection's mutex): the value is read once and then
+** asked for its type and integer.
+*/
+static int nsetRowRead(sqlite3_stmt *pStmt, int iCol, NsetRow *pRow) {
+  sqlite3_value *pVal = sqlite3_column_value(pStmt, iCol);
+  if (sqlite3_value_type(pVal) == SQLITE_NULL) return 0;
+  pRow->id = sqlite3_value_int64(pVal);
+  pVal = sqlite3_column_value(pStmt, iCol + 1);
+  pRow->bRoot = sqlite3_value_type(pVal) == SQLITE_NULL;
+  pRow->parent = pRow->bRoot ? 0 : sqlite3_value_int64(pVal);
+  pRow->lft = sqlite3_column_int64(pStmt, iCol + 2);
+  pRow->rgt = sqlite3_column_int64(pStmt, iCol + 3);
+  pRow->depth = sqlite3_column_int64(pStmt, iCol + 4);
+  pRow->bLeaf = sqlite3_column_int(pStmt, iCol + 5) != 0;
+  return 1;
 }
 
 /*
@@ -405,20 +427,64 @@ static const char *nsetLeafIndex(nset_vtab *p) {
 /* The SQL of a statement kind, from sqlite3_mprintf (caller frees). */
 static char *nsetStmtSql(nset_vtab *p, int eKind) {
   const char *zDb = p->zDb, *zTab = p->zName;
+  /* The _ID variants return the id alone: the scan then stays inside a
+  ** covering index and each row costs one column call. */
+  const char *zCols = NSET_ROW_COLS;
+  switch (eKind) {
+    case NSET_STMT_RANGE_ID:
+    case NSET_STMT_LEAVES_ID:
+    case NSET_STMT_CHILDREN_ID:
+      zCols = "id";
+      break;
+    default:
+      break;
+  }
   switch (eKind) {
     case NSET_STMT_RANGE:
-      return sqlite3_mprintf("SELECT " NSET_ROW_COLS
-                             " FROM \"%w\".\"%w_node\" WHERE lft BETWEEN ?1 AND ?2 ORDER BY lft",
-                             zDb, zTab);
+    case NSET_STMT_RANGE_ID:
+      return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_node\" WHERE lft BETWEEN ?1 AND ?2 ORDER BY lft",
+                             zCols, zDb, zTab);
     case NSET_STMT_LEAVES:
+    case NSET_STMT_LEAVES_ID:
       if (nsetLeafIndex(p) == NULL) return NULL;
-      return sqlite3_mprintf("SELECT " NSET_ROW_COLS
-                             " FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
-                             " WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
-                             zDb, zTab, p->zLeafIdx);
-    case NSET_STMT_CHILDREN:
       return sqlite3_mprintf(
-          "SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE parent = ?1 ORDER BY lft", zDb, zTab);
+          "SELECT %s FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
+          " WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
+          zCols, zDb, zTab, p->zLeafIdx);
+    case NSET_STMT_CHILDREN:
+    case NSET_STMT_CHILDREN_ID:
+      return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_node\" WHERE parent = ?1 ORDER BY lft", zCols, zDb,
+                             zTab);
+    case NSET_STMT_CHAIN:
+    case NSET_STMT_CHAIN_ID: {
+      /* n0 is node ?1, n<k+1> the parent of n<k> if it encloses n<k>: one
+      ** statement run reads NSET_CHAIN levels of the parent chain (NULLs
+      ** past a root, a missing parent or one that does not enclose). */
+      int rc = SQLITE_OK, i;
+      NosqlBuffer b = {0, 0, 0};
+      nosqlBufferAppend(&rc, &b, "SELECT ", 7);
+      for (i = 0; i < NSET_CHAIN; i++) {
+        if (eKind == NSET_STMT_CHAIN_ID) {
+          nosqlBufferAppendf(&rc, &b, "%sn%d.id, n%d.parent", i ? ", " : "", i, i);
+        } else {
+          nosqlBufferAppendf(&rc, &b, "%sn%d.id, n%d.parent, n%d.lft, n%d.rgt, n%d.depth, n%d.is_leaf",
+                             i ? ", " : "", i, i, i, i, i, i);
+        }
+      }
+      nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_node\" AS n0", zDb, zTab);
+      for (i = 1; i < NSET_CHAIN; i++) {
+        nosqlBufferAppendf(&rc, &b,
+                           " LEFT JOIN \"%w\".\"%w_node\" AS n%d ON n%d.id = n%d.parent AND n%d.lft < n%d.lft"
+                           " AND n%d.rgt > n%d.rgt",
+                           zDb, zTab, i, i, i - 1, i, i - 1, i, i - 1);
+      }
+      nosqlBufferAppendf(&rc, &b, " WHERE n0.id = ?1");
+      if (rc != SQLITE_OK) {
+        nosqlBufferFree(&b);
+        return NULL;
+      }
+      return (char *)b.a;
+    }
     case NSET_STMT_ROOTS:
       return sqlite3_mprintf(
           "SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE parent IS NULL ORDER BY lft", zDb, zTab);
@@ -592,7 +658,7 @@ static int nsetFind(nset_vtab *p, int64_t id, NsetRow *pRow, int *pbFound) {
   sqlite3_bind_int64(pStmt, 1, id);
   rc = sqlite3_step(pStmt);
   if (rc == SQLITE_ROW) {
-    nsetRowRead(pStmt, pRow);
+    nsetRowRead(pStmt, 0, pRow);
     *pbFound = 1;
   }
   rc = nsetDbError(p, rc);
@@ -704,7 +770,7 @@ static int nsetCollect(nset_vtab *p, int64_t iFirst, int64_t iEnd, NsetLabel **p
     sqlite3_bind_int64(pStmt, 1, iFirst);
     sqlite3_bind_int64(pStmt, 2, iEnd - 1);
     while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-      nsetRowRead(pStmt, &row);
+      nsetRowRead(pStmt, 0, &row);
       rc = nsetLabelAdd(&a, &n, &nAlloc, row.lft, row.id, 0);
       if (rc == SQLITE_OK && row.rgt < iEnd) rc = nsetLabelAdd(&a, &n, &nAlloc, row.rgt, row.id, 1);
     }
@@ -717,7 +783,7 @@ static int nsetCollect(nset_vtab *p, int64_t iFirst, int64_t iEnd, NsetLabel **p
     if (rc == SQLITE_OK) {
       sqlite3_bind_int64(pStmt, 1, iFirst);
       if (sqlite3_step(pStmt) == SQLITE_ROW) {
-        nsetRowRead(pStmt, &row);
+        nsetRowRead(pStmt, 0, &row);
         bFound = 1;
       }
       rc = nsetDbError(p, sqlite3_reset(pStmt));
@@ -1017,7 +1083,7 @@ static int nsetMove(nset_vtab *p, NsetRow *pX, NsetRow *pParent, NsetRow *pBefor
     int64_t n = 0;
     sqlite3_bind_int64(pStmt, 1, pX->lft);
     sqlite3_bind_int64(pStmt, 2, pX->rgt);
-    while (n < nRow && sqlite3_step(pStmt) == SQLITE_ROW) nsetRowRead(pStmt, &aRow[n++]);
+    while (n < nRow && sqlite3_step(pStmt) == SQLITE_ROW) nsetRowRead(pStmt, 0, &aRow[n++]);
     rc = nsetDbError(p, sqlite3_reset(pStmt));
     nsetStmtPut(p, NSET_STMT_RANGE, pStmt);
     if (rc == SQLITE_OK && n != nRow) rc = nsetCorrupt(p, "the subtree of node %lld changed size", pX->id);
@@ -1383,7 +1449,7 @@ static int nsetIntegrityCheck(nset_vtab *p) {
   sqlite3_bind_int64(pStmt, 2, NSET_ALL_HI);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     int iLeaf = sqlite3_column_int(pStmt, 5);
-    nsetRowRead(pStmt, &r);
+    nsetRowRead(pStmt, 0, &r);
     nRow++;
     if (r.lft <= 0 || r.rgt >= NSET_LABEL_END || sqlite3_column_type(pStmt, 2) != SQLITE_INTEGER ||
         sqlite3_column_type(pStmt, 3) != SQLITE_INTEGER) {
@@ -1837,12 +1903,17 @@ static int nsetRename(sqlite3_vtab *pVtab, const char *zNew) {
 **
 ** idxNum: bits 0-7 hold 1 + the position in idxStr of the constraint that
 ** drives the scan (0: no driver, scan everything in lft order); bit 8
-** (NSET_PLAN_ROOTS) means "parent IS NULL". Every constraint, the driver
-** included, is also applied to each row, so several inputs combine with
-** AND. Every plan returns rows in lft order (preorder; for ancestors, root
+** (NSET_PLAN_ROOTS) means "parent IS NULL"; bit 9 (NSET_PLAN_ID_ONLY)
+** means that the statement reads no structural column but id (payload
+** columns and the inputs are found from the id), so a scan whose driver is
+** its only constraint reads ids alone from a covering index. Every
+** constraint, the driver included, is also applied to each row, so several
+** inputs combine with AND, except where the source already guarantees it.
+** Every plan returns rows in lft order (preorder; for ancestors, root
 ** first), so ORDER BY lft is consumed.
 */
 #define NSET_PLAN_ROOTS 0x100
+#define NSET_PLAN_ID_ONLY 0x200
 
 /* The driver preference: earlier codes make cheaper scans. */
 static const char nsetDriverOrder[] = "iACBLSD";
@@ -1942,6 +2013,14 @@ static int nsetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   pInfo->estimatedCost = rCost;
   pInfo->estimatedRows = (sqlite3_int64)rRows;
   pInfo->idxNum = (iDriver + 1) | (bRoots ? NSET_PLAN_ROOTS : 0);
+  /* Columns parent..is_leaf and before need the whole row. colUsed bit 63
+  ** stands for every column from 63 on. */
+  {
+    sqlite3_uint64 mStruct = (((sqlite3_uint64)1 << (NSET_COL_IS_LEAF + 1)) - 2);
+    int iBefore = NSET_COL_PAYLOAD + p->nPayload + NSET_HID_BEFORE;
+    mStruct |= iBefore >= 63 ? ((sqlite3_uint64)1 << 63) : ((sqlite3_uint64)1 << iBefore);
+    if ((pInfo->colUsed & mStruct) == 0) pInfo->idxNum |= NSET_PLAN_ID_ONLY;
+  }
   if (nArg > 0) {
     pInfo->idxStr = sqlite3_mprintf("%s", aCode);
     if (pInfo->idxStr == NULL) return SQLITE_NOMEM;
@@ -2031,6 +2110,7 @@ static int nsetRowMatches(const nset_cursor *pCur, const NsetRow *r) {
 /* Move to the next row of the source, unfiltered. */
 static int nsetSourceNext(nset_cursor *pCur) {
   nset_vtab *p = (nset_vtab *)pCur->base.pVtab;
+  pCur->bFull = !pCur->bIdOnly;
   if (pCur->eSrc == NSET_SRC_ARRAY) {
     if (pCur->iArray >= pCur->nArray) {
       pCur->bEof = 1;
@@ -2045,15 +2125,19 @@ static int nsetSourceNext(nset_cursor *pCur) {
   }
   /* Depth pruning: below a node at the depth limit, nothing qualifies, so
   ** a range scan seeks past its subtree. */
-  if (pCur->bRange && !pCur->bEof && pCur->row.depth >= pCur->iMaxDepth && !pCur->row.bLeaf &&
-      pCur->row.rgt < pCur->iRangeHi) {
+  if (pCur->bRange && !pCur->bIdOnly && !pCur->bEof && pCur->row.depth >= pCur->iMaxDepth &&
+      !pCur->row.bLeaf && pCur->row.rgt < pCur->iRangeHi) {
     sqlite3_reset(pCur->pStmt);
     sqlite3_bind_int64(pCur->pStmt, 1, pCur->row.rgt + 1);
     sqlite3_bind_int64(pCur->pStmt, 2, pCur->iRangeHi);
   }
   switch (sqlite3_step(pCur->pStmt)) {
     case SQLITE_ROW:
-      nsetRowRead(pCur->pStmt, &pCur->row);
+      if (pCur->bIdOnly) {
+        pCur->row.id = sqlite3_column_int64(pCur->pStmt, 0);
+      } else {
+        nsetRowRead(pCur->pStmt, 0, &pCur->row);
+      }
       pCur->bEof = 0;
       return SQLITE_OK;
     case SQLITE_DONE:
@@ -2071,7 +2155,7 @@ static int nsetNext(sqlite3_vtab_cursor *pCursor) {
   pCur->bPayload = 0;
   do {
     rc = nsetSourceNext(pCur);
-  } while (rc == SQLITE_OK && !pCur->bEof && !nsetRowMatches(pCur, &pCur->row));
+  } while (rc == SQLITE_OK && !pCur->bEof && pCur->bCheck && !nsetRowMatches(pCur, &pCur->row));
   pCur->iRowid++;
   return rc;
 }
@@ -2141,43 +2225,79 @@ static void nsetDepthBound(char cOp, sqlite3_value *pVal, int64_t *piMin, int64_
 }
 
 /*
-** Ancestors of t, root first, into the cursor's array: one primary-key
-** probe per level, each checked to enclose the level below (so corrupt
-** links fail instead of looping: lft strictly decreases going up).
+** Node *pT (only its id set on entry) and its ancestors: *pT receives the
+** node's row, the cursor's array its ancestors, root first; *pbFound says
+** whether the node exists. The parent chain is read NSET_CHAIN levels per
+** statement run (a run costs far more than a level), and the join admits
+** a parent only if it encloses the level below, so corrupt links fail
+** instead of looping: lft strictly decreases going up.
 */
-static int nsetLoadAncestors(nset_cursor *pCur, const NsetRow *t) {
+static int nsetLoadAncestors(nset_cursor *pCur, NsetRow *pT, int *pbFound) {
   nset_vtab *p = (nset_vtab *)pCur->base.pVtab;
   sqlite3_stmt *pStmt = NULL;
-  NsetRow cur = *t;
+  NsetRow cur;
   int64_t nAlloc = 0, i;
-  int rc = nsetStmtGet(p, NSET_STMT_BYID, &pStmt);
-  while (rc == SQLITE_OK && !cur.bRoot) {
-    NsetRow up;
-    int bFound;
-    sqlite3_bind_int64(pStmt, 1, cur.parent);
-    bFound = sqlite3_step(pStmt) == SQLITE_ROW;
-    if (bFound) nsetRowRead(pStmt, &up);
-    rc = nsetDbError(p, sqlite3_reset(pStmt));
-    if (rc != SQLITE_OK) break;
-    if (!bFound || !(up.lft < cur.lft && cur.rgt < up.rgt)) {
-      rc = nsetCorrupt(p, "node %lld has parent %lld, which %s", cur.id, cur.parent,
-                       bFound ? "does not enclose it" : "does not exist");
-      break;
-    }
-    if (pCur->nArray >= nAlloc) {
-      NsetRow *aNew;
-      nAlloc = nAlloc ? nAlloc * 2 : 16;
-      aNew = (NsetRow *)sqlite3_realloc64(pCur->aArray, (sqlite3_uint64)nAlloc * sizeof(NsetRow));
-      if (aNew == NULL) {
-        rc = SQLITE_NOMEM;
+  int bTarget = 1; /* Level 0 of the next run is the target itself */
+  int eKind = pCur->bIdOnly ? NSET_STMT_CHAIN_ID : NSET_STMT_CHAIN;
+  int nCol = pCur->bIdOnly ? 2 : 6; /* Columns per level */
+  int rc = nsetStmtGet(p, eKind, &pStmt);
+  *pbFound = 0;
+  cur.id = pT->id;
+  cur.bRoot = 0;
+  while (rc == SQLITE_OK) {
+    int bRow, iLevel;
+    /* A later run starts again at the last level read, so that the join
+    ** also checks the link between the two runs. */
+    sqlite3_bind_int64(pStmt, 1, cur.id);
+    bRow = sqlite3_step(pStmt) == SQLITE_ROW;
+    for (iLevel = bTarget ? 0 : 1; bRow && iLevel < NSET_CHAIN; iLevel++) {
+      NsetRow up;
+      if (nCol == 2) {
+        sqlite3_value *pVal = sqlite3_column_value(pStmt, iLevel * 2);
+        if (sqlite3_value_type(pVal) == SQLITE_NULL) break;
+        memset(&up, 0, sizeof(up));
+        up.id = sqlite3_value_int64(pVal);
+        pVal = sqlite3_column_value(pStmt, iLevel * 2 + 1);
+        up.bRoot = sqlite3_value_type(pVal) == SQLITE_NULL;
+        up.parent = up.bRoot ? 0 : sqlite3_value_int64(pVal);
+      } else if (!nsetRowRead(pStmt, iLevel * 6, &up)) {
         break;
       }
-      pCur->aArray = aNew;
+      if (bTarget) {
+        *pT = up;
+        *pbFound = 1;
+        bTarget = 0;
+      } else {
+        if (pCur->nArray >= nAlloc) {
+          NsetRow *aNew;
+          nAlloc = nAlloc ? nAlloc * 2 : 16;
+          aNew = (NsetRow *)sqlite3_realloc64(pCur->aArray, (sqlite3_uint64)nAlloc * sizeof(NsetRow));
+          if (aNew == NULL) {
+            rc = SQLITE_NOMEM;
+            break;
+          }
+          pCur->aArray = aNew;
+        }
+        pCur->aArray[pCur->nArray++] = up;
+      }
+      cur = up;
+      if (cur.bRoot) break;
     }
-    pCur->aArray[pCur->nArray++] = up;
-    cur = up;
+    if (rc == SQLITE_OK) rc = nsetDbError(p, sqlite3_reset(pStmt));
+    if (rc != SQLITE_OK || !*pbFound || cur.bRoot) break;
+    if (iLevel < NSET_CHAIN) {
+      /* The chain stopped below a root: the parent is missing or does not
+      ** enclose its child. Find out which, for the message. */
+      NsetRow up;
+      int bUp = 0;
+      rc = nsetFind(p, cur.parent, &up, &bUp);
+      if (rc == SQLITE_OK) {
+        rc = nsetCorrupt(p, "node %lld has parent %lld, which %s", cur.id, cur.parent,
+                         bUp ? "does not enclose it" : "does not exist");
+      }
+    }
   }
-  nsetStmtPut(p, NSET_STMT_BYID, pStmt);
+  nsetStmtPut(p, eKind, pStmt);
   for (i = 0; rc == SQLITE_OK && i < pCur->nArray / 2; i++) {
     NsetRow tmp = pCur->aArray[i];
     pCur->aArray[i] = pCur->aArray[pCur->nArray - 1 - i];
@@ -2207,7 +2327,7 @@ static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxS
   int iDriver = (idxNum & 0xff) - 1;
   int i, rc = SQLITE_OK;
   char cDriver = 0;
-  const NsetRow *t = NULL;
+  NsetRow *t = NULL;
 
   nsetCursorReset(pCur);
   pCur->iRowid = 0;
@@ -2229,8 +2349,9 @@ static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxS
     }
     /* A NULL, non-integer or unknown node matches nothing. */
     if (!nsetValueId(argv[i], &id)) return SQLITE_OK;
-    if (c == 'i' || c == 'C') {
-      /* Only the id is needed; skip the lookup. */
+    if (c == 'i' || c == 'C' || (c == 'A' && i == iDriver)) {
+      /* Only the id is needed; skip the lookup (a driving ancestor_of
+      ** reads its node along with the ancestors). */
       memset(&pCur->aTarget[pCur->nFilter], 0, sizeof(NsetRow));
       pCur->aTarget[pCur->nFilter].id = id;
     } else {
@@ -2245,17 +2366,30 @@ static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxS
     pCur->aCode[pCur->nFilter++] = c;
   }
   if (pCur->iMinDepth > pCur->iMaxDepth) return SQLITE_OK;
+  /* Each driver's source yields exactly the rows its own constraint
+  ** admits (siblings_of excepted: the children of the parent include the
+  ** node itself), so a lone driver needs no per-row check. */
+  pCur->bCheck = pCur->iMinDepth != INT64_MIN || pCur->iMaxDepth != INT64_MAX || pCur->bRootsOnly ||
+                 pCur->nFilter > 1 ||
+                 (pCur->nFilter == 1 && (cDriver == 0 || strchr("iDSLCA", cDriver) == NULL));
+  /* Without a per-row check, a plan that reads only ids can scan ids. */
+  pCur->bIdOnly =
+      (idxNum & NSET_PLAN_ID_ONLY) && !pCur->bCheck && (cDriver == 0 || strchr("DSLCA", cDriver) != NULL);
+  pCur->bFull = !pCur->bIdOnly;
 
   switch (cDriver) {
     case 'i':
       rc = nsetStartStmt(pCur, NSET_STMT_BYID, 1, t->id, 0);
       break;
-    case 'A':
+    case 'A': {
+      int bFound = 0;
       pCur->eSrc = NSET_SRC_ARRAY;
-      rc = nsetLoadAncestors(pCur, t);
+      rc = nsetLoadAncestors(pCur, t, &bFound);
+      if (rc != SQLITE_OK || !bFound) return rc;
       break;
+    }
     case 'C':
-      rc = nsetStartStmt(pCur, NSET_STMT_CHILDREN, 1, t->id, 0);
+      rc = nsetStartStmt(pCur, pCur->bIdOnly ? NSET_STMT_CHILDREN_ID : NSET_STMT_CHILDREN, 1, t->id, 0);
       break;
     case 'B':
       if (t->bRoot)
@@ -2264,19 +2398,21 @@ static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxS
         rc = nsetStartStmt(pCur, NSET_STMT_CHILDREN, 1, t->parent, 0);
       break;
     case 'L':
-      rc = nsetStartStmt(pCur, NSET_STMT_LEAVES, 2, t->lft, t->rgt);
+      rc = nsetStartStmt(pCur, pCur->bIdOnly ? NSET_STMT_LEAVES_ID : NSET_STMT_LEAVES, 2, t->lft, t->rgt);
       break;
     case 'S':
-      rc = nsetStartStmt(pCur, NSET_STMT_RANGE, 2, t->lft, t->rgt);
+      rc = nsetStartStmt(pCur, pCur->bIdOnly ? NSET_STMT_RANGE_ID : NSET_STMT_RANGE, 2, t->lft, t->rgt);
       break;
     case 'D':
-      rc = nsetStartStmt(pCur, NSET_STMT_RANGE, 2, t->lft + 1, t->rgt - 1);
+      rc = nsetStartStmt(pCur, pCur->bIdOnly ? NSET_STMT_RANGE_ID : NSET_STMT_RANGE, 2, t->lft + 1,
+                         t->rgt - 1);
       break;
     default:
       if (pCur->bRootsOnly)
         rc = nsetStartStmt(pCur, NSET_STMT_ROOTS, 0, 0, 0);
       else
-        rc = nsetStartStmt(pCur, NSET_STMT_RANGE, 2, NSET_ALL_LO, NSET_ALL_HI);
+        rc = nsetStartStmt(pCur, pCur->bIdOnly ? NSET_STMT_RANGE_ID : NSET_STMT_RANGE, 2, NSET_ALL_LO,
+                           NSET_ALL_HI);
       break;
   }
   if (rc != SQLITE_OK) return rc;
@@ -2325,6 +2461,15 @@ static int nsetColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iC
       (iCol >= NSET_COL_PAYLOAD + p->nPayload || p->zContent || iCol < NSET_COL_PAYLOAD) &&
       sqlite3_vtab_nochange(ctx)) {
     return SQLITE_OK;
+  }
+  if (!pCur->bFull && ((iCol > NSET_COL_ID && iCol < NSET_COL_PAYLOAD) || iHid == NSET_HID_BEFORE)) {
+    /* The plan promised not to need this (NSET_PLAN_ID_ONLY); read the
+    ** row rather than fail if SQLite asks anyway. */
+    int bFound = 0;
+    rc = nsetFind(p, pCur->row.id, &pCur->row, &bFound);
+    if (rc != SQLITE_OK) return rc;
+    if (!bFound) return nsetCorrupt(p, "node %lld vanished from the node table", pCur->row.id);
+    pCur->bFull = 1;
   }
   switch (iCol) {
     case NSET_COL_ID:
