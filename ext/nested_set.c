@@ -2235,7 +2235,7 @@ static void nsetDepthBound(char cOp, sqlite3_value *pVal, int64_t *piMin, int64_
 static int nsetLoadAncestors(nset_cursor *pCur, NsetRow *pT, int *pbFound) {
   nset_vtab *p = (nset_vtab *)pCur->base.pVtab;
   sqlite3_stmt *pStmt = NULL;
-  NsetRow cur;
+  NsetRow cur = {0}; /* The last level read; zeroed so every path starts defined */
   int64_t nAlloc = 0, i;
   int bTarget = 1; /* Level 0 of the next run is the target itself */
   int eKind = pCur->bIdOnly ? NSET_STMT_CHAIN_ID : NSET_STMT_CHAIN;
