@@ -659,6 +659,211 @@ static int geohashCircleClassify(const void *pCtx, uint64_t prefix, int depth) {
   return GEOHASH_SPLIT;
 }
 
+/*
+** The fast path for circles that reach no pole and span less than a
+** quarter of the longitudes: the walk starts at the deepest level where at
+** most 2 x 2 cells hold the circle's bounding box, not at the whole globe,
+** and goes depth first, so that ranges come out sorted and merge as they
+** come. The cells kept whole at the bottom all have one depth, the
+** shallowest whose cells have their larger side at most rMin everywhere in
+** the box (the old walk's rule, taken where cells are widest).
+**
+** The test that drops a cell needs no trigonometry. For every point of a
+** cell [A, B] x [L, M] (degrees; longitudes unwrapped so that the centre's
+** is within 180 of each edge) the haversine term
+**   a = sin^2(dlat / 2) + cos(lat) cos(lat0) sin^2(dlon / 2)
+** is at least the same sum with dlat and dlon the gaps from the centre to
+** the cell (0 when the centre's latitude or longitude is inside) and cos(lat)
+** its smallest value on the cell, at the edge farther from the equator.
+** Lower bounds of each factor come from sin x >= x - x^3/6 (x >= 0) and
+** cos(lat0 + d) >= cos lat0 (1 - d^2/2) - sin lat0 d - |sin lat0| |d|^3/6,
+** both within x^3/6 of the truth, so the bound is tight on small cells.
+** A cell is dropped when that bound exceeds sin^2 of half the widened
+** radius (the same margin as the exact walk). A cell whose farthest point
+** is inside (an upper bound from sin x <= x) is kept whole: that only
+** saves work, since its sub-cells would all be kept.
+*/
+typedef struct GeohashDisc GeohashDisc;
+struct GeohashDisc {
+  GeohashCover *pCover; /* Where the ranges go */
+  double lat, lon;      /* Centre, degrees; lon in [-180, 180] */
+  double sinLat;        /* sin(lat) */
+  double cosLat;        /* cos(lat) */
+  double aOut;          /* Haversine term of the widened radius: drop a cell whose bound exceeds it */
+  double aIn;           /* Haversine term of the radius: keep whole a cell whose farthest point is within */
+  int depthLeaf;        /* Depth of the smallest cells: kept whole when not dropped */
+};
+
+/* sin(x)^2 from below, for x in [0, pi/2]. */
+static double geohashSinSqLow(double x) {
+  double s = x - x * x * x / 6.0;
+  return s * s;
+}
+
+/* Lower bound of cos(lat0 + d), given sin(lat0) and cos(lat0); d in radians. */
+static double geohashCosLow(const GeohashDisc *c, double d) {
+  double ad = fabs(d);
+  double v = c->cosLat * (1.0 - d * d / 2.0) - c->sinLat * d - fabs(c->sinLat) * ad * ad * ad / 6.0;
+  return v > 0.0 ? v : 0.0;
+}
+
+/* Upper bound of cos(lat0 + d), at most 1. */
+static double geohashCosHigh(const GeohashDisc *c, double d) {
+  double ad = fabs(d), d2 = d * d;
+  double v = c->cosLat * (1.0 - d2 / 2.0 + d2 * d2 / 24.0) - c->sinLat * d + fabs(c->sinLat) * ad * ad * ad / 6.0;
+  return v < 1.0 ? v : 1.0;
+}
+
+/* The larger of two doubles (fmax() is a library call). */
+static double geohashMax(double x, double y) { return x > y ? x : y; }
+
+/*
+** Visit the cell of the given depth and bit prefix code whose south-west
+** corner is (latA, lonA) and size h x w degrees; lonA is unwrapped (within
+** a turn of the true value) so that the cell's edges are within 180
+** degrees of the centre's longitude. All these values are exact.
+*/
+static void geohashDiscVisit(const GeohashDisc *c, int depth, uint64_t code, double latA, double lonA, double h,
+                             double w) {
+  double latB = latA + h, lonB = lonA + w;
+  double gLat = geohashMax(geohashMax(latA - c->lat, c->lat - latB), 0.0);
+  double gLon = geohashMax(geohashMax(lonA - c->lon, c->lon - lonB), 0.0);
+  double latFar = fabs(latA) > fabs(latB) ? latA : latB;
+  double a = geohashSinSqLow(gLat * (GEOHASH_RAD / 2));
+  int bWhole = depth == c->depthLeaf;
+  if (gLon > 0.0) {
+    a += c->cosLat * geohashCosLow(c, (latFar - c->lat) * GEOHASH_RAD) * geohashSinSqLow(gLon * (GEOHASH_RAD / 2));
+  }
+  if (a > c->aOut) return;
+  if (!bWhole) {
+    double fLat = geohashMax(latB - c->lat, c->lat - latA) * (GEOHASH_RAD / 2);
+    double fLon = geohashMax(lonB - c->lon, c->lon - lonA) * (GEOHASH_RAD / 2);
+    double latNear = latA > 0.0 ? latA : (latB < 0.0 ? latB : 0.0);
+    double aFar = fLat * fLat + c->cosLat * geohashCosHigh(c, (latNear - c->lat) * GEOHASH_RAD) * fLon * fLon;
+    bWhole = aFar <= c->aIn;
+  }
+  if (bWhole) {
+    GeohashCover *p = c->pCover;
+    uint64_t lo = code << (GEOHASH_BITS - depth);
+    if (p->nRange > 0 && p->aRange[p->nRange - 1].hi == lo) {
+      p->aRange[p->nRange - 1].hi = (code + 1) << (GEOHASH_BITS - depth);
+    } else {
+      geohashCoverAdd(p, code, depth);
+    }
+    return;
+  }
+  if (depth % 2 == 0) {
+    /* The next bit is a longitude bit: west half first. */
+    w /= 2;
+    geohashDiscVisit(c, depth + 1, 2 * code, latA, lonA, h, w);
+    geohashDiscVisit(c, depth + 1, 2 * code + 1, latA, lonA + w, h, w);
+  } else {
+    h /= 2;
+    geohashDiscVisit(c, depth + 1, 2 * code, latA, lonA, h, w);
+    geohashDiscVisit(c, depth + 1, 2 * code + 1, latA + h, lonA, h, w);
+  }
+}
+
+/*
+** The fast path. Returns 0, having done nothing, when the circle is not one
+** it handles (it reaches a pole, or its box is too wide).
+*/
+static int geohashCoverDisc(GeohashCover *p, double lat, double lon, double radius) {
+  GeohashDisc c;
+  double angle = radius / GEOHASH_EARTH_RADIUS;
+  double wide = angle * (1 + GEOHASH_EPS) + GEOHASH_EPS; /* the widened radius, radians */
+  double latLo, latHi, lonLo, lonHi, dLon, cosNear, rMin, s;
+  int64_t cLo, cHi, rLo, rHi;
+  int depth, i, j, nRoot = 0;
+  struct {
+    uint64_t code;
+    int64_t iLonU;
+    uint32_t iLat;
+  } aRoot[4], t;
+  if (wide >= M_PI / 8) return 0;
+  latLo = lat - wide / GEOHASH_RAD - GEOHASH_EPS;
+  latHi = lat + wide / GEOHASH_RAD + GEOHASH_EPS;
+  if (latLo <= -90.0 || latHi >= 90.0) return 0;
+  s = sin(wide) / cos(lat * GEOHASH_RAD);
+  if (s >= 0.7) return 0; /* more than about 45 degrees east and west */
+  dLon = asin(s) / GEOHASH_RAD * (1 + GEOHASH_EPS) + GEOHASH_EPS;
+  lonLo = lon - dLon;
+  lonHi = lon + dLon;
+  c.pCover = p;
+  c.lat = lat;
+  c.lon = lon;
+  c.sinLat = sin(lat * GEOHASH_RAD);
+  c.cosLat = cos(lat * GEOHASH_RAD);
+  s = sin(wide / 2);
+  c.aOut = s * s * (1 + 1e-12);
+  s = sin(angle / 2);
+  c.aIn = s * s;
+  /* The leaf depth, from the width where cells are widest. */
+  cosNear = cos((latLo > 0.0 ? latLo : (latHi < 0.0 ? -latHi : 0.0)) * GEOHASH_RAD);
+  rMin = angle * GEOHASH_COVER_CELL;
+  for (depth = 0; depth < GEOHASH_BITS; depth++) {
+    double hh = M_PI / (double)((uint64_t)1 << (depth / 2));
+    double ww = 2.0 * M_PI / (double)((uint64_t)1 << ((depth + 1) / 2)) * cosNear;
+    if (hh <= rMin && ww <= rMin) break;
+  }
+  c.depthLeaf = depth;
+  /* The box's cells at the leaf depth (unwrapped longitude indexes offset
+  ** by one turn, so they are >= 0), then up to at most 2 x 2 cells. */
+  {
+    double w = 360.0 / (double)((uint64_t)1 << ((depth + 1) / 2));
+    double h = 180.0 / (double)((uint64_t)1 << (depth / 2));
+    cLo = (int64_t)floor((lonLo + 540.0) / w);
+    cHi = (int64_t)floor((lonHi + 540.0) / w);
+    rLo = (int64_t)floor((latLo + 90.0) / h);
+    rHi = (int64_t)floor((latHi + 90.0) / h);
+  }
+  if (rHi >= ((int64_t)1 << (depth / 2))) return 0;
+  while (cHi - cLo > 1 || rHi - rLo > 1) {
+    if (depth % 2) {
+      cLo >>= 1;
+      cHi >>= 1;
+    } else {
+      rLo >>= 1;
+      rHi >>= 1;
+    }
+    depth--;
+  }
+  if (depth < 4) return 0;
+  for (i = (int)cLo; i <= cHi; i++) {
+    for (j = (int)rLo; j <= rHi; j++) {
+      GeohashCell cell;
+      cell.nLonBit = (depth + 1) / 2;
+      cell.nLatBit = depth / 2;
+      cell.iLon = (uint32_t)i & (uint32_t)(((uint64_t)1 << cell.nLonBit) - 1);
+      cell.iLat = (uint32_t)j;
+      aRoot[nRoot].code = geohashCellBits(&cell) >> (64 - depth);
+      aRoot[nRoot].iLonU = i;
+      aRoot[nRoot].iLat = (uint32_t)j;
+      nRoot++;
+    }
+  }
+  /* In code order (across the antimeridian the eastern cells come first). */
+  for (i = 1; i < nRoot; i++) {
+    for (j = i; j > 0 && aRoot[j - 1].code > aRoot[j].code; j--) {
+      t = aRoot[j];
+      aRoot[j] = aRoot[j - 1];
+      aRoot[j - 1] = t;
+    }
+  }
+  p->nRange = 0;
+  {
+    double w = 360.0 / (double)((uint64_t)1 << ((depth + 1) / 2));
+    double h = 180.0 / (double)((uint64_t)1 << (depth / 2));
+    for (i = 0; i < nRoot; i++) {
+      geohashDiscVisit(&c, depth, aRoot[i].code, -90.0 + h * (double)aRoot[i].iLat,
+                       -540.0 + w * (double)aRoot[i].iLonU, h, w);
+    }
+  }
+  geohashCoverMergeGaps(p, GEOHASH_COVER_MAX);
+  geohashCoverCompact(p, GEOHASH_COVER_TARGET, GEOHASH_COVER_EXTRA);
+  return 1;
+}
+
 void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius) {
   GeohashCircle c;
   c.lat = lat * GEOHASH_RAD;
@@ -674,6 +879,7 @@ void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius) 
     p->aRange[0].hi = (uint64_t)1 << GEOHASH_BITS;
     return;
   }
+  if (geohashCoverDisc(p, lat, lon, radius)) return;
   {
     GeohashBounds aBox[2];
     int n = geohashBoundingBoxes(lat, lon, radius * (1 + GEOHASH_EPS) + 1e-3, aBox);
