@@ -683,6 +683,8 @@ static int geohashCircleClassify(const void *pCtx, uint64_t prefix, int depth) {
 ** is inside (an upper bound from sin x <= x) is kept whole: that only
 ** saves work, since its sub-cells would all be kept.
 */
+#define GEOHASH_DISC_LEAVES 2048 /* Most leaf cells in the circle's box */
+
 typedef struct GeohashDisc GeohashDisc;
 struct GeohashDisc {
   GeohashCover *pCover; /* Where the ranges go */
@@ -818,6 +820,9 @@ static int geohashCoverDisc(GeohashCover *p, double lat, double lon, double radi
     rHi = (int64_t)floor((latHi + 90.0) / h);
   }
   if (rHi >= ((int64_t)1 << (depth / 2))) return 0;
+  /* Near a pole the leaves are slivers, many to a box: the exact walk,
+  ** which coarsens a level that has too many cells, is the better tool. */
+  if ((cHi - cLo + 1) * (rHi - rLo + 1) > GEOHASH_DISC_LEAVES) return 0;
   while (cHi - cLo > 1 || rHi - rLo > 1) {
     if (depth % 2) {
       cLo >>= 1;
