@@ -47,18 +47,25 @@
 ** interleave uses BMI2 pdep when the CPU has it (asked at run time), else
 ** magic-number spreads; batches use AVX2 for the quantisation.
 **
-** geohash_cover() walks the tree of cells one bit at a time from the
-** whole globe down. A cell whose spherical distance to the centre exceeds
-** the radius is dropped; a cell inside the circle, or one small next to the
-** radius (cells shrink until their larger side is at most 1/4 of the
-** radius, which keeps the candidates per hit near 1.2 for uniform data),
-** becomes a range; the rest is split, level by level (a level with too
-** many cells to split keeps them whole: coarser, never wrong). Ranges that
-** touch are merged, and beyond 16 ranges the smallest gaps are merged while
-** that adds at most 10% to the area. The distance test is exact on the
-** sphere (with a margin of a few millimetres for rounding), so no point
-** within the radius is ever missed, at the poles and across the
-** antimeridian alike; a bounding box only speeds up the rejection.
+** geohash_cover() keeps the cells that can hold a point of the circle: a
+** cell inside the circle, or one small next to the radius (border cells
+** shrink until their larger side is at most 1/4 of the radius, which keeps
+** the candidates per hit near 1.3 for uniform data), becomes a range; a
+** cell that may cross the border is split. Ranges that touch are merged,
+** and beyond 16 ranges the smallest gaps are merged while that adds at
+** most 10% to the area. Circles that reach no pole and are less than about
+** 2,500 km across (the usual case) take a fast path: the split starts from
+** the at most 2 x 2 cells that hold the circle's bounding box (two of them
+** on either side of +-180 when it crosses there), goes depth first so that
+** ranges come out sorted, and drops a cell on a lower bound of the
+** haversine distance that needs no trigonometry (a few hundred cells at
+** about 100 instructions each). The other circles take the exact walk:
+** level by level from the whole globe down, with the exact spherical
+** distance from the centre to each cell (a level with too many cells to
+** split keeps them whole: coarser, never wrong). Both tests are
+** conservative, with a margin of a few millimetres for rounding, so no
+** point within the radius is ever missed, at the poles and across the
+** antimeridian alike.
 ** geohash_cover_box() does the same walk with exact integer tests against
 ** the quantised box, split in two when min_lon > max_lon.
 **

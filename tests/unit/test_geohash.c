@@ -315,7 +315,8 @@ static void testCoverCircleSmall(void) {
         lon = testSnap(lon, -180, 360, k);
         break;
       case 2: /* at or next to the antimeridian */
-        lon = i % 12 == 2 ? (i % 24 == 2 ? 180.0 : -180.0) : testUniform(&seed, -1, 1) + (lon > 0 ? 179 : -179);
+        lon =
+            i % 12 == 2 ? (i % 24 == 2 ? 180.0 : -180.0) : testUniform(&seed, -1, 1) + (lon > 0 ? 179 : -179);
         if (lon > 180.0) lon -= 360.0;
         if (lon < -180.0) lon += 360.0;
         break;
