@@ -47,18 +47,25 @@
 ** interleave uses BMI2 pdep when the CPU has it (asked at run time), else
 ** magic-number spreads; batches use AVX2 for the quantisation.
 **
-** geohash_cover() walks the tree of cells one bit at a time from the
-** whole globe down. A cell whose spherical distance to the centre exceeds
-** the radius is dropped; a cell inside the circle, or one small next to the
-** radius (cells shrink until their larger side is at most 1/4 of the
-** radius, which keeps the candidates per hit near 1.2 for uniform data),
-** becomes a range; the rest is split, level by level (a level with too
-** many cells to split keeps them whole: coarser, never wrong). Ranges that
-** touch are merged, and beyond 16 ranges the smallest gaps are merged while
-** that adds at most 10% to the area. The distance test is exact on the
-** sphere (with a margin of a few millimetres for rounding), so no point
-** within the radius is ever missed, at the poles and across the
-** antimeridian alike; a bounding box only speeds up the rejection.
+** geohash_cover() keeps the cells that can hold a point of the circle: a
+** cell inside the circle, or one small next to the radius (border cells
+** shrink until their larger side is at most 1/4 of the radius, which keeps
+** the candidates per hit near 1.3 for uniform data), becomes a range; a
+** cell that may cross the border is split. Ranges that touch are merged,
+** and beyond 16 ranges the smallest gaps are merged while that adds at
+** most 10% to the area. Circles that reach no pole and are less than about
+** 2,500 km across (the usual case) take a fast path: the split starts from
+** the at most 2 x 2 cells that hold the circle's bounding box (two of them
+** on either side of +-180 when it crosses there), goes depth first so that
+** ranges come out sorted, and drops a cell on a lower bound of the
+** haversine distance that needs no trigonometry (a few hundred cells at
+** about 100 instructions each). The other circles take the exact walk:
+** level by level from the whole globe down, with the exact spherical
+** distance from the centre to each cell (a level with too many cells to
+** split keeps them whole: coarser, never wrong). Both tests are
+** conservative, with a margin of a few millimetres for rounding, so no
+** point within the radius is ever missed, at the poles and across the
+** antimeridian alike.
 ** geohash_cover_box() does the same walk with exact integer tests against
 ** the quantised box, split in two when min_lon > max_lon.
 **
@@ -659,6 +666,237 @@ static int geohashCircleClassify(const void *pCtx, uint64_t prefix, int depth) {
   return GEOHASH_SPLIT;
 }
 
+/*
+** The fast path for circles that reach no pole and span less than a
+** quarter of the longitudes: the walk starts at the deepest level where at
+** most 2 x 2 cells hold the circle's bounding box, not at the whole globe,
+** and goes depth first, so that ranges come out sorted and merge as they
+** come. The cells kept whole at the bottom all have one depth, the
+** shallowest whose cells have their larger side at most rMin everywhere in
+** the box (the old walk's rule, taken where cells are widest).
+**
+** The test that drops a cell needs no trigonometry. For every point of a
+** cell [A, B] x [L, M] (degrees; longitudes unwrapped so that the centre's
+** is within 180 of each edge) the haversine term
+**   a = sin^2(dlat / 2) + cos(lat) cos(lat0) sin^2(dlon / 2)
+** is at least the same sum with dlat and dlon the gaps from the centre to
+** the cell (0 when the centre's latitude or longitude is inside) and cos(lat)
+** its smallest value on the cell, at the edge farther from the equator.
+** Lower bounds of each factor come from sin x >= x - x^3/6 (x >= 0) and
+** cos(lat0 + d) >= cos lat0 (1 - d^2/2) - sin lat0 d - |sin lat0| |d|^3/6,
+** both within x^3/6 of the truth, so the bound is tight on small cells.
+** A cell is dropped when that bound exceeds sin^2 of half the widened
+** radius (the same margin as the exact walk). A cell whose farthest point
+** is inside (an upper bound from sin x <= x) is kept whole: that only
+** saves work, since its sub-cells would all be kept.
+*/
+#define GEOHASH_DISC_LEAVES 2048 /* Most leaf cells in the circle's box */
+
+typedef struct GeohashDisc GeohashDisc;
+struct GeohashDisc {
+  GeohashCover *pCover; /* Where the ranges go */
+  double lat, lon;      /* Centre, degrees; lon in [-180, 180] */
+  double sinLat;        /* sin(lat) */
+  double cosLat;        /* cos(lat) */
+  double aOut;          /* Haversine term of the widened radius: drop a cell whose bound exceeds it */
+  double aIn;           /* Haversine term of the radius: keep whole a cell whose farthest point is within */
+  int depthLeaf;        /* Depth of the smallest cells: kept whole when not dropped */
+};
+
+/* sin(x)^2 from below, for x in [0, pi/2]. */
+static double geohashSinSqLow(double x) {
+  double s = x - x * x * x / 6.0;
+  return s * s;
+}
+
+/* The larger of two doubles (fmax() is a library call). */
+static double geohashMax(double x, double y) { return x > y ? x : y; }
+
+/* A cell waiting on the fast path's stack: the cell of that depth and bit
+** prefix whose south-west corner is (latA, lonA), degrees; lonA is
+** unwrapped (within a turn of the true value) so that the cell's edges are
+** within 180 degrees of the centre's longitude. Those values are exact. */
+typedef struct GeohashDiscCell GeohashDiscCell;
+struct GeohashDiscCell {
+  uint64_t code; /* Bit prefix, < 2^depth */
+  double latA;   /* South edge */
+  double lonA;   /* West edge, unwrapped */
+  double h;      /* Height, degrees */
+  double w;      /* Width, degrees */
+  int depth;     /* Bits in code */
+};
+
+/* Room for the depth-first walk: two cells per level below the roots. */
+#define GEOHASH_DISC_STACK (2 * GEOHASH_BITS + 4)
+
+/*
+** Walk the cells below the roots depth first, children in code order, so
+** that the ranges come out sorted and merge as they come. With d the
+** latitude offset from the centre in radians (|d| < 1.2 below a root of
+** depth >= 4, at most 45 degrees tall, near a circle under 23 degrees),
+**   cos(lat0 + d) >= cos lat0 - sin lat0 d - 0.7 d^2
+**   cos(lat0 + d) <= cos lat0 - sin lat0 d + 0.2 d^2
+** from cos d >= 1 - d^2/2, |sin d - d| <= |d|^3/6 and cos lat0 in [0, 1].
+*/
+static void geohashDiscWalk(const GeohashDisc *c, GeohashDiscCell *aStack, int nStack) {
+  GeohashCover *p = c->pCover;
+  while (nStack > 0) {
+    GeohashDiscCell x = aStack[--nStack];
+    double latB = x.latA + x.h, lonB = x.lonA + x.w;
+    double gLat = geohashMax(geohashMax(x.latA - c->lat, c->lat - latB), 0.0);
+    double gLon = geohashMax(geohashMax(x.lonA - c->lon, c->lon - lonB), 0.0);
+    double a = geohashSinSqLow(gLat * (GEOHASH_RAD / 2));
+    int bWhole = x.depth == c->depthLeaf;
+    if (gLon > 0.0) {
+      double d = ((fabs(x.latA) > fabs(latB) ? x.latA : latB) - c->lat) * GEOHASH_RAD;
+      double cosMin = geohashMax(c->cosLat - c->sinLat * d - 0.7 * d * d, 0.0);
+      a += c->cosLat * cosMin * geohashSinSqLow(gLon * (GEOHASH_RAD / 2));
+    }
+    if (a > c->aOut) continue;
+    if (!bWhole) {
+      double fLat = geohashMax(latB - c->lat, c->lat - x.latA) * (GEOHASH_RAD / 2);
+      double fLon = geohashMax(lonB - c->lon, c->lon - x.lonA) * (GEOHASH_RAD / 2);
+      double d = ((x.latA > 0.0 ? x.latA : (latB < 0.0 ? latB : 0.0)) - c->lat) * GEOHASH_RAD;
+      double cosMax = c->cosLat - c->sinLat * d + 0.2 * d * d;
+      bWhole = fLat * fLat + c->cosLat * cosMax * fLon * fLon <= c->aIn;
+    }
+    if (bWhole) {
+      uint64_t lo = x.code << (GEOHASH_BITS - x.depth);
+      if (p->nRange > 0 && p->aRange[p->nRange - 1].hi == lo) {
+        p->aRange[p->nRange - 1].hi = (x.code + 1) << (GEOHASH_BITS - x.depth);
+      } else {
+        geohashCoverAdd(p, x.code, x.depth);
+      }
+      continue;
+    }
+    /* Split: the next bit is a longitude bit at even depths. Push the
+    ** upper half first, so the lower is visited first. */
+    if (x.depth % 2) {
+      x.h /= 2;
+    } else {
+      x.w /= 2;
+    }
+    x.depth++;
+    x.code *= 2;
+    aStack[nStack] = x;
+    aStack[nStack].code++;
+    aStack[nStack].latA = x.depth % 2 ? x.latA : x.latA + x.h;
+    aStack[nStack].lonA = x.depth % 2 ? x.lonA + x.w : x.lonA;
+    aStack[nStack + 1] = x;
+    nStack += 2;
+  }
+}
+
+/*
+** The fast path. Returns 0, having done nothing, when the circle is not one
+** it handles (it reaches a pole, or its box is too wide).
+*/
+static int geohashCoverDisc(GeohashCover *p, double lat, double lon, double radius) {
+  GeohashDisc c;
+  double angle = radius / GEOHASH_EARTH_RADIUS;
+  double wide = angle * (1 + GEOHASH_EPS) + GEOHASH_EPS; /* the widened radius, radians */
+  double latLo, latHi, lonLo, lonHi, dLon, cosNear, rMin, s;
+  int64_t cLo, cHi, rLo, rHi;
+  int depth, i, j, nRoot = 0;
+  struct {
+    uint64_t code;
+    int64_t iLonU;
+    uint32_t iLat;
+  } aRoot[4], t;
+  if (wide >= M_PI / 8) return 0;
+  latLo = lat - wide / GEOHASH_RAD - GEOHASH_EPS;
+  latHi = lat + wide / GEOHASH_RAD + GEOHASH_EPS;
+  if (latLo <= -90.0 || latHi >= 90.0) return 0;
+  s = sin(wide) / cos(lat * GEOHASH_RAD);
+  if (s >= 0.7) return 0; /* more than about 45 degrees east and west */
+  dLon = asin(s) / GEOHASH_RAD * (1 + GEOHASH_EPS) + GEOHASH_EPS;
+  lonLo = lon - dLon;
+  lonHi = lon + dLon;
+  c.pCover = p;
+  c.lat = lat;
+  c.lon = lon;
+  c.sinLat = sin(lat * GEOHASH_RAD);
+  c.cosLat = cos(lat * GEOHASH_RAD);
+  s = sin(wide / 2);
+  c.aOut = s * s * (1 + 1e-12);
+  s = sin(angle / 2);
+  c.aIn = s * s;
+  /* The leaf depth, from the width where cells are widest. */
+  cosNear = cos((latLo > 0.0 ? latLo : (latHi < 0.0 ? -latHi : 0.0)) * GEOHASH_RAD);
+  rMin = angle * GEOHASH_COVER_CELL;
+  for (depth = 0; depth < GEOHASH_BITS; depth++) {
+    double hh = M_PI / (double)((uint64_t)1 << (depth / 2));
+    double ww = 2.0 * M_PI / (double)((uint64_t)1 << ((depth + 1) / 2)) * cosNear;
+    if (hh <= rMin && ww <= rMin) break;
+  }
+  c.depthLeaf = depth;
+  /* The box's cells at the leaf depth (unwrapped longitude indexes offset
+  ** by one turn, so they are >= 0), then up to at most 2 x 2 cells. */
+  {
+    double w = 360.0 / (double)((uint64_t)1 << ((depth + 1) / 2));
+    double h = 180.0 / (double)((uint64_t)1 << (depth / 2));
+    cLo = (int64_t)floor((lonLo + 540.0) / w);
+    cHi = (int64_t)floor((lonHi + 540.0) / w);
+    rLo = (int64_t)floor((latLo + 90.0) / h);
+    rHi = (int64_t)floor((latHi + 90.0) / h);
+  }
+  if (rHi >= ((int64_t)1 << (depth / 2))) return 0;
+  /* Near a pole the leaves are slivers, many to a box: the exact walk,
+  ** which coarsens a level that has too many cells, is the better tool. */
+  if ((cHi - cLo + 1) * (rHi - rLo + 1) > GEOHASH_DISC_LEAVES) return 0;
+  while (cHi - cLo > 1 || rHi - rLo > 1) {
+    if (depth % 2) {
+      cLo >>= 1;
+      cHi >>= 1;
+    } else {
+      rLo >>= 1;
+      rHi >>= 1;
+    }
+    depth--;
+  }
+  if (depth < 4) return 0;
+  for (i = (int)cLo; i <= cHi; i++) {
+    for (j = (int)rLo; j <= rHi; j++) {
+      GeohashCell cell;
+      cell.nLonBit = (depth + 1) / 2;
+      cell.nLatBit = depth / 2;
+      cell.iLon = (uint32_t)i & (uint32_t)(((uint64_t)1 << cell.nLonBit) - 1);
+      cell.iLat = (uint32_t)j;
+      aRoot[nRoot].code = geohashCellBits(&cell) >> (64 - depth);
+      aRoot[nRoot].iLonU = i;
+      aRoot[nRoot].iLat = (uint32_t)j;
+      nRoot++;
+    }
+  }
+  /* In code order (across the antimeridian the eastern cells come first). */
+  for (i = 1; i < nRoot; i++) {
+    for (j = i; j > 0 && aRoot[j - 1].code > aRoot[j].code; j--) {
+      t = aRoot[j];
+      aRoot[j] = aRoot[j - 1];
+      aRoot[j - 1] = t;
+    }
+  }
+  p->nRange = 0;
+  {
+    GeohashDiscCell aStack[GEOHASH_DISC_STACK];
+    double w = 360.0 / (double)((uint64_t)1 << ((depth + 1) / 2));
+    double h = 180.0 / (double)((uint64_t)1 << (depth / 2));
+    for (i = 0; i < nRoot; i++) {
+      GeohashDiscCell *x = &aStack[nRoot - 1 - i]; /* the first root on top */
+      x->code = aRoot[i].code;
+      x->depth = depth;
+      x->latA = -90.0 + h * (double)aRoot[i].iLat;
+      x->lonA = -540.0 + w * (double)aRoot[i].iLonU;
+      x->h = h;
+      x->w = w;
+    }
+    geohashDiscWalk(&c, aStack, nRoot);
+  }
+  geohashCoverMergeGaps(p, GEOHASH_COVER_MAX);
+  geohashCoverCompact(p, GEOHASH_COVER_TARGET, GEOHASH_COVER_EXTRA);
+  return 1;
+}
+
 void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius) {
   GeohashCircle c;
   c.lat = lat * GEOHASH_RAD;
@@ -674,6 +912,7 @@ void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius) 
     p->aRange[0].hi = (uint64_t)1 << GEOHASH_BITS;
     return;
   }
+  if (geohashCoverDisc(p, lat, lon, radius)) return;
   {
     GeohashBounds aBox[2];
     int n = geohashBoundingBoxes(lat, lon, radius * (1 + GEOHASH_EPS) + 1e-3, aBox);

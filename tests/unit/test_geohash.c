@@ -273,6 +273,88 @@ static void testCoverCircle(void) {
   free(p);
 }
 
+/* The point at distance d (metres) from (lat, lon) on bearing t (radians). */
+static void testDestination(double lat, double lon, double d, double t, double *pLat, double *pLon) {
+  double p1 = lat * (M_PI / 180.0), a = d / GEOHASH_EARTH_RADIUS;
+  double s2 = sin(p1) * cos(a) + cos(p1) * sin(a) * cos(t);
+  double p2 = asin(s2 > 1.0 ? 1.0 : (s2 < -1.0 ? -1.0 : s2));
+  double l2 = lon * (M_PI / 180.0) + atan2(sin(t) * sin(a) * cos(p1), cos(a) - sin(p1) * s2);
+  *pLat = p2 * (180.0 / M_PI);
+  *pLon = l2 * (180.0 / M_PI);
+  while (*pLon > 180.0) *pLon -= 360.0;
+  while (*pLon < -180.0) *pLon += 360.0;
+  if (*pLat > 90.0) *pLat = 90.0;
+  if (*pLat < -90.0) *pLat = -90.0;
+}
+
+/* x moved to the nearest multiple of span / 2^k above lo: a cell border. */
+static double testSnap(double x, double lo, double span, int k) {
+  double q = span / (double)((uint64_t)1 << k);
+  return lo + q * floor((x - lo) / q + 0.5);
+}
+
+/*
+** Small and medium circles (1 m to 2000 km), where the cover starts near
+** the circle's own cells: centres anywhere, on cell borders, at +-180 and
+** near the poles; points on the circle's border (within a hair inside,
+** along random bearings), some snapped onto cell borders, which belong to
+** the cell north or east of them.
+*/
+static void testCoverCircleSmall(void) {
+  GeohashCover *p = (GeohashCover *)malloc(sizeof(GeohashCover));
+  uint64_t seed = 5;
+  int i, j, nMissed = 0, nBadForm = 0, nHit = 0, nBorder = 0;
+  if (p == NULL) return;
+  for (i = 0; i < 3000; i++) {
+    double lat = asin(testUniform(&seed, -1, 1)) * (180.0 / M_PI), lon = testUniform(&seed, -180, 180);
+    double r = pow(10.0, testUniform(&seed, 0, 6.3));
+    int k = 1 + (int)(testRand(&seed) % 28);
+    switch (i % 6) {
+      case 1: /* centre on a cell corner */
+        lat = testSnap(lat, -90, 180, k);
+        lon = testSnap(lon, -180, 360, k);
+        break;
+      case 2: /* at or next to the antimeridian */
+        lon =
+            i % 12 == 2 ? (i % 24 == 2 ? 180.0 : -180.0) : testUniform(&seed, -1, 1) + (lon > 0 ? 179 : -179);
+        if (lon > 180.0) lon -= 360.0;
+        if (lon < -180.0) lon += 360.0;
+        break;
+      case 3: /* near a pole, the circle reaching it or not */
+        lat = (lat > 0 ? 1 : -1) * (90.0 - pow(10.0, testUniform(&seed, -4, 1.2)));
+        r = pow(10.0, testUniform(&seed, 0, 5.5));
+        break;
+      default:
+        break;
+    }
+    geohashCoverCircle(p, lat, lon, r);
+    if (!testWellFormed(p)) nBadForm++;
+    for (j = 0; j < 200; j++) {
+      double plat, plon;
+      double d = j % 2 ? r * (1.0 - pow(10.0, -testUniform(&seed, 0, 15))) : r * testUniform(&seed, 0, 1);
+      testDestination(lat, lon, d, testUniform(&seed, 0, 2 * M_PI), &plat, &plon);
+      if (j % 4 == 3) {
+        int kk = 1 + (int)(testRand(&seed) % 30);
+        if (j % 8 == 3) {
+          plat = testSnap(plat, -90, 180, kk);
+        } else {
+          plon = testSnap(plon, -180, 360, kk);
+        }
+      }
+      if (geohashDistance(plat, plon, lat, lon) <= r) {
+        nHit++;
+        if (d > r * 0.999999) nBorder++;
+        if (!testCovered(p, plat, plon)) nMissed++;
+      }
+    }
+  }
+  CHECK_INT(nMissed, 0);
+  CHECK_INT(nBadForm, 0);
+  CHECK(nHit > 200000);
+  CHECK(nBorder > 50000);
+  free(p);
+}
+
 static void testCoverBox(void) {
   GeohashCover *p = (GeohashCover *)malloc(sizeof(GeohashCover));
   uint64_t seed = 4;
@@ -306,6 +388,7 @@ int main(void) {
   RUN(testRangeString);
   RUN(testCurves);
   RUN(testCoverCircle);
+  RUN(testCoverCircleSmall);
   RUN(testCoverBox);
   return unitReport();
 }
