@@ -127,7 +127,7 @@ struct cscan_vtab {
   int nBaseCol;                       /* Columns of the base table */
   int iKeyCol;                        /* Index of the key among the base columns */
   int bIndexed;                       /* True if an index orders the key column */
-  char *zSelect;                      /* "SELECT key, c1, ... FROM base" */
+  char *zSelect;                      /* "SELECT key, c1, ... FROM base", NULL in the key's place */
   char zColl[2][32];                  /* Collation names of mid and last parts (sep mode) */
   sqlite3_stmt *aStmt[CSCAN_N_SHAPE]; /* Cached inner statements, or NULL */
 };
@@ -143,6 +143,7 @@ struct cscan_cursor {
   int aOff[CSCAN_MAX_PART];       /* Offset of each part in aKey */
   int aLen[CSCAN_MAX_PART];       /* Length of each part (escaped, no separator) */
   CkeyPart aPart[CSCAN_MAX_PART]; /* Decoded parts (ckey keys) */
+  int bEsc;                       /* True if the current text key holds a backslash */
   NosqlBuffer scratch;            /* NUL-terminated copy of a text result */
 };
 
@@ -495,9 +496,14 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
         rc = SQLITE_ERROR;
       }
     }
-    if (sqlite3_stricmp(zName, p->zKey) == 0) p->iKeyCol = p->nBaseCol;
     nosqlBufferAppendf(&rc, &decl, ", \"%w\" %s", zName, zType ? zType : "");
-    nosqlBufferAppendf(&rc, &sel, ", \"%w\"", zName);
+    if (sqlite3_stricmp(zName, p->zKey) == 0) {
+      /* The key is the inner statement's column 0 already: do not read it twice per row. */
+      p->iKeyCol = p->nBaseCol;
+      nosqlBufferAppendf(&rc, &sel, ", NULL");
+    } else {
+      nosqlBufferAppendf(&rc, &sel, ", \"%w\"", zName);
+    }
     p->nBaseCol++;
   }
   if (pCols) {
@@ -915,7 +921,8 @@ static int cscanSplitRow(cscan_cursor *pCur) {
       if (z == NULL) z = (const unsigned char *)"";
       pCur->aKey = z;
       pCur->nKey = sqlite3_value_bytes(pKey);
-      if (memchr(z, '\\', (size_t)pCur->nKey) == NULL) {
+      pCur->bEsc = memchr(z, '\\', (size_t)pCur->nKey) != NULL;
+      if (!pCur->bEsc) {
         /* No escapes (the common case): split at each separator with memchr. */
         for (;;) {
           const unsigned char *zSep =
@@ -1164,12 +1171,17 @@ static void cscanResultText(cscan_cursor *pCur, sqlite3_context *ctx, const unsi
     sqlite3_result_text(ctx, n ? (const char *)z : "", n, SQLITE_TRANSIENT);
     return;
   }
-  nosqlBufferReset(&pCur->scratch);
-  nosqlBufferAppend(&rc, &pCur->scratch, z, n);
-  if (rc != SQLITE_OK) {
-    sqlite3_result_error_nomem(ctx);
-    return;
+  if (pCur->scratch.nAlloc <= n) {
+    nosqlBufferReset(&pCur->scratch);
+    nosqlBufferGrow(&rc, &pCur->scratch, n);
+    if (rc != SQLITE_OK) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
   }
+  /* Inline rather than nosqlBufferAppend: this runs once per part and row. */
+  memcpy(pCur->scratch.a, z, (size_t)n);
+  pCur->scratch.a[n] = 0;
   sqlite3_result_text(ctx, (const char *)pCur->scratch.a, -1, SQLITE_TRANSIENT);
 }
 
@@ -1177,7 +1189,9 @@ static int cscanColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int i
   cscan_cursor *pCur = (cscan_cursor *)pCursor;
   cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
   if (iCol >= p->nPart) {
-    sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, 1 + iCol - p->nPart));
+    /* A base column, straight from the inner row; the key is its column 0. */
+    int iInner = iCol - p->nPart == p->iKeyCol ? 0 : 1 + iCol - p->nPart;
+    sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, iInner));
     return SQLITE_OK;
   }
   if (p->cSep < 0) {
@@ -1190,7 +1204,7 @@ static int cscanColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int i
   } else {
     const unsigned char *z = &pCur->aKey[pCur->aOff[iCol]];
     int n = pCur->aLen[iCol];
-    if (memchr(z, '\\', (size_t)n) == NULL) {
+    if (!pCur->bEsc || memchr(z, '\\', (size_t)n) == NULL) {
       cscanResultText(pCur, ctx, z, n);
     } else {
       char *a = (char *)sqlite3_malloc64((sqlite3_uint64)n + 1);

@@ -1,0 +1,167 @@
+/*
+** test_kv.c: kv_incr's per-connection statement cache (ext/kv.c) against
+** the host's sqlite3_close(). The cached statements belong to the
+** kv_counters virtual table, which sqlite3_close() disconnects before it
+** looks for unfinalized statements; so sqlite3_close() (not _v2) must
+** return SQLITE_OK with the cache populated, whatever happened to the
+** counters table. Under ASan with leak detection this also checks that
+** the cache, the cursor statements and the connection state are freed.
+*/
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "nosql.h"
+#include "unit.h"
+
+void unitApiInit(void);
+
+/* Open a connection with the extension; NULL on failure (a failed check). */
+static sqlite3 *kvOpen(const char *zPath) {
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open(zPath, &db);
+  CHECK_INT(rc, SQLITE_OK);
+  return rc == SQLITE_OK ? db : NULL;
+}
+
+/* Run zSql (one statement per call, stepped to the end); returns the first column of its last row. */
+static sqlite3_int64 kvRun(sqlite3 *db, const char *zSql) {
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 v = -999;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  if (rc != SQLITE_OK) printf("prepare %s: %s\n", zSql, sqlite3_errmsg(db));
+  CHECK_INT(rc, SQLITE_OK);
+  while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    v = sqlite3_column_type(pStmt, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(pStmt, 0);
+  }
+  if (rc != SQLITE_DONE) printf("step %s: %s\n", zSql, sqlite3_errmsg(db));
+  CHECK_INT(rc, SQLITE_DONE);
+  sqlite3_finalize(pStmt);
+  return v;
+}
+
+/* Close with sqlite3_close(), which fails on any statement left open; report why. */
+static void kvClose(sqlite3 *db) {
+  int rc = sqlite3_close(db);
+  if (rc != SQLITE_OK) {
+    printf("sqlite3_close: %s\n", sqlite3_errmsg(db));
+    sqlite3_close_v2(db);
+  }
+  CHECK_INT(rc, SQLITE_OK);
+}
+
+/* A statement per call: the cache holds the read, update and insert statements. */
+static void testCacheClose(void) {
+  sqlite3 *db = kvOpen(":memory:");
+  if (db == NULL) return;
+  CHECK_INT(kvRun(db, "SELECT kv_get('a')"), -1); /* No table yet: NULL */
+  CHECK_INT(kvRun(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'nosql_counters'"), 0);
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 1); /* Created lazily, then inserted */
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 2); /* Updated */
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a', 40)"), 42);
+  CHECK_INT(kvRun(db, "SELECT kv_get('a')"), 42);
+  CHECK_INT(kvRun(db, "SELECT value FROM kv_counters WHERE name = 'a'"), 42);
+  kvClose(db);
+}
+
+/* The table created lazily by the first call of the connection, which is also its first statement. */
+static void testLazyClose(void) {
+  sqlite3 *db = kvOpen(":memory:");
+  if (db == NULL) return;
+  CHECK_INT(kvRun(db, "SELECT kv_incr('x', 7)"), 7);
+  kvClose(db);
+}
+
+/* DROP TABLE of the counters table with statements cached on it. */
+static void testDropClose(void) {
+  sqlite3 *db = kvOpen(":memory:");
+  if (db == NULL) return;
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 1);
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 2);
+  kvRun(db, "DROP TABLE nosql_counters");
+  CHECK_INT(kvRun(db, "SELECT kv_get('a')"), -1);
+  CHECK_INT(kvRun(db, "SELECT count(*) FROM kv_counters"), 0);
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 1); /* Recreated */
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 2);
+  kvRun(db, "DROP TABLE nosql_counters");
+  CHECK_INT(kvRun(db, "SELECT kv_incr('b', 5)"), 5); /* Recreated by the first call after the drop */
+  CHECK_INT(kvRun(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'nosql_counters'"), 1);
+  kvRun(db, "DROP TABLE nosql_counters");
+  kvClose(db); /* Cached statements on a dropped table */
+}
+
+/* ATTACH and DETACH around cached statements (they expire and are prepared again). */
+static void testAttachClose(void) {
+  sqlite3 *db = kvOpen(":memory:");
+  if (db == NULL) return;
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 1);
+  kvRun(db, "ATTACH ':memory:' AS aux");
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 2);
+  kvRun(db, "CREATE TABLE aux.nosql_counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 3); /* Still main's table */
+  CHECK_INT(kvRun(db, "SELECT count(*) FROM aux.nosql_counters"), 0);
+  kvRun(db, "DETACH aux");
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 4);
+  kvRun(db, "ATTACH ':memory:' AS aux2");
+  kvClose(db); /* With a database still attached */
+}
+
+/* An open transaction, rolled back by the close; and ROLLBACK through cached statements. */
+static void testTransactionClose(void) {
+  sqlite3 *db = kvOpen(":memory:");
+  if (db == NULL) return;
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 1);
+  kvRun(db, "BEGIN");
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 2);
+  kvRun(db, "ROLLBACK");
+  CHECK_INT(kvRun(db, "SELECT kv_get('a')"), 1);
+  kvRun(db, "BEGIN");
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 2);
+  kvClose(db);
+}
+
+/* A table named kv_counters in main shadows the module: the per-statement fallback still works. */
+static void testShadowedClose(void) {
+  sqlite3 *db = kvOpen(":memory:");
+  if (db == NULL) return;
+  kvRun(db, "CREATE TABLE kv_counters(x)");
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 1);
+  CHECK_INT(kvRun(db, "WITH c(i) AS (VALUES (1), (2), (3)) SELECT kv_incr('a') FROM c"), 4);
+  CHECK_INT(kvRun(db, "SELECT kv_get('a')"), 4);
+  kvRun(db, "DROP TABLE kv_counters"); /* The module is reachable again */
+  CHECK_INT(kvRun(db, "SELECT kv_incr('a')"), 5);
+  kvClose(db);
+}
+
+/* Two connections to one file: each has its own cache, and sees the other's commits. */
+static void testTwoConnections(void) {
+  char zPath[64];
+  sqlite3 *db1, *db2;
+  snprintf(zPath, sizeof(zPath), "/tmp/test_kv_%d.db", (int)getpid());
+  remove(zPath);
+  db1 = kvOpen(zPath);
+  db2 = kvOpen(zPath);
+  if (db1 && db2) {
+    CHECK_INT(kvRun(db1, "SELECT kv_incr('a')"), 1);
+    CHECK_INT(kvRun(db2, "SELECT kv_incr('a')"), 2);
+    CHECK_INT(kvRun(db1, "SELECT kv_incr('a')"), 3);
+    CHECK_INT(kvRun(db2, "SELECT kv_get('a')"), 3);
+  }
+  if (db1) kvClose(db1);
+  if (db2) kvClose(db2);
+  remove(zPath);
+}
+
+int main(void) {
+  unitApiInit();
+  sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
+  RUN(testCacheClose);
+  RUN(testLazyClose);
+  RUN(testDropClose);
+  RUN(testAttachClose);
+  RUN(testTransactionClose);
+  RUN(testShadowedClose);
+  RUN(testTwoConnections);
+  sqlite3_reset_auto_extension();
+  return unitReport();
+}
