@@ -296,13 +296,19 @@ static sqlite3 *sltOpen(Runner *pRun, const char *zDb, char **pzErr) {
   return db;
 }
 
+/*
+** Close every connection. sqlite3_close() (not _v2) is what hosts call, and
+** it fails while a statement is unfinalized: an extension that leaves one
+** behind (a cached statement, say) fails the file here.
+*/
 static void fileCloseAll(SltFile *pF) {
   int i;
   for (i = 0; i < pF->nConn; i++) {
     if (pF->aConn[i].db) {
       if (sqlite3_close(pF->aConn[i].db) != SQLITE_OK) {
-        fprintf(stderr, "%s: connection %s did not close cleanly: %s\n", pF->zPath, pF->aConn[i].zName,
-                sqlite3_errmsg(pF->aConn[i].db));
+        printf("FAIL %s: connection %s did not close: %s\n", pF->zPath, pF->aConn[i].zName,
+               sqlite3_errmsg(pF->aConn[i].db));
+        pF->pRun->nFail++;
         sqlite3_close_v2(pF->aConn[i].db);
       }
       pF->aConn[i].db = NULL;
