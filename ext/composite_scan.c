@@ -699,12 +699,10 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
 */
 
 static int cscanOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  cscan_cursor *pCur = (cscan_cursor *)nosqlCursorNew(sizeof(cscan_cursor), ppCursor);
   (void)pVtab;
-  cscan_cursor *pCur = (cscan_cursor *)sqlite3_malloc64(sizeof(*pCur));
   if (pCur == NULL) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
   pCur->bEof = 1;
-  *ppCursor = &pCur->base;
   return SQLITE_OK;
 }
 

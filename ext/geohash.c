@@ -1487,11 +1487,9 @@ static int geohashDisconnect(sqlite3_vtab *pVtab) {
 }
 
 static int geohashOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
-  geohash_cursor *pCur = (geohash_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  geohash_cursor *pCur = (geohash_cursor *)nosqlCursorNew(sizeof(geohash_cursor), ppCursor);
   (void)pVtab;
   if (pCur == NULL) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
-  *ppCursor = &pCur->base;
   return SQLITE_OK;
 }
 

@@ -2303,12 +2303,10 @@ static int iiBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
 }
 
 static int iiOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur) {
-  inverted_index_cursor *pCur = (inverted_index_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  inverted_index_cursor *pCur = (inverted_index_cursor *)nosqlCursorNew(sizeof(inverted_index_cursor), ppCur);
   (void)pVtab;
   if (pCur == NULL) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
   pCur->bEof = 1;
-  *ppCur = &pCur->base;
   return SQLITE_OK;
 }
 
@@ -2843,12 +2841,10 @@ static int iiCompanionBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) 
 }
 
 static int iiCompanionOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur) {
-  ii_companion_cursor *pCur = (ii_companion_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  ii_companion_cursor *pCur = (ii_companion_cursor *)nosqlCursorNew(sizeof(ii_companion_cursor), ppCur);
   (void)pVtab;
   if (pCur == NULL) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
   pCur->bEof = 1;
-  *ppCur = &pCur->base;
   return SQLITE_OK;
 }
 

@@ -399,11 +399,9 @@ static int kvcBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
 }
 
 static int kvcOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  kvc_cursor *pCur = (kvc_cursor *)nosqlCursorNew(sizeof(kvc_cursor), ppCursor);
   (void)pVtab;
-  kvc_cursor *pCur = (kvc_cursor *)sqlite3_malloc64(sizeof(*pCur));
   if (pCur == NULL) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
-  *ppCursor = &pCur->base;
   return SQLITE_OK;
 }
 

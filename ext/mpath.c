@@ -1443,12 +1443,10 @@ static int mpathRangesBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) 
 }
 
 static int mpathRangesOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
-  mpath_ranges_cursor *pCur = (mpath_ranges_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  mpath_ranges_cursor *pCur = (mpath_ranges_cursor *)nosqlCursorNew(sizeof(mpath_ranges_cursor), ppCursor);
   (void)pVtab;
   if (pCur == NULL) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
   pCur->iRow = 3;
-  *ppCursor = &pCur->base;
   return SQLITE_OK;
 }
 

@@ -2033,12 +2033,10 @@ static int nsetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
 }
 
 static int nsetOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
-  nset_cursor *pCur = (nset_cursor *)sqlite3_malloc64(sizeof(*pCur));
+  nset_cursor *pCur = (nset_cursor *)nosqlCursorNew(sizeof(nset_cursor), ppCursor);
   (void)pVtab;
   if (pCur == NULL) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
   pCur->bEof = 1;
-  *ppCursor = &pCur->base;
   return SQLITE_OK;
 }
 

@@ -73,6 +73,13 @@ void nosqlResultError(sqlite3_context *ctx, const char *zFmt, ...);
 */
 void nosqlVtabError(sqlite3_vtab *pVtab, const char *zFmt, ...);
 
+/*
+** The common xOpen: a zeroed cursor object of nByte bytes whose first
+** member is its sqlite3_vtab_cursor, stored in *ppCursor. Returns it, or
+** NULL on OOM (*ppCursor untouched). Freed by the module's xClose.
+*/
+void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor);
+
 /**************************************************************************
 ** Interface to code in ext/nosql.c
 */

@@ -551,11 +551,9 @@ static int rbIterateDisconnect(sqlite3_vtab *pVtab) {
 }
 
 static int rbIterateOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur) {
-  rb_iterate_cursor *pCur = (rb_iterate_cursor *)sqlite3_malloc(sizeof(*pCur));
+  rb_iterate_cursor *pCur = (rb_iterate_cursor *)nosqlCursorNew(sizeof(rb_iterate_cursor), ppCur);
   (void)pVtab;
   if (pCur == NULL) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
-  *ppCur = &pCur->base;
   return SQLITE_OK;
 }
 

@@ -118,3 +118,11 @@ void nosqlVtabError(sqlite3_vtab *pVtab, const char *zFmt, ...) {
   pVtab->zErrMsg = sqlite3_vmprintf(zFmt, ap);
   va_end(ap);
 }
+
+void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor) {
+  sqlite3_vtab_cursor *pCur = (sqlite3_vtab_cursor *)sqlite3_malloc64((sqlite3_uint64)nByte);
+  if (pCur == NULL) return NULL;
+  memset(pCur, 0, (size_t)nByte);
+  *ppCursor = pCur;
+  return pCur;
+}

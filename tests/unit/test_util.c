@@ -49,10 +49,26 @@ static void testEmptyAppend(void) {
   nosqlBufferFree(&b);
 }
 
+static void testCursorNew(void) {
+  struct {
+    sqlite3_vtab_cursor base; /* Must be first */
+    int aVal[32];             /* Zeroed by nosqlCursorNew */
+  } * pCur;
+  sqlite3_vtab_cursor *pOut = NULL;
+  int i, bZero = 1;
+  pCur = nosqlCursorNew(sizeof(*pCur), &pOut);
+  CHECK(pCur != NULL);
+  CHECK(pOut == &pCur->base);
+  for (i = 0; i < 32; i++) bZero = bZero && pCur->aVal[i] == 0;
+  CHECK(bZero);
+  sqlite3_free(pCur);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testBufferAppend);
   RUN(testStickyError);
   RUN(testEmptyAppend);
+  RUN(testCursorNew);
   return unitReport();
 }
