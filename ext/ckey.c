@@ -387,11 +387,11 @@ static void ckeyAppendJsonString(int *pRc, NosqlBuffer *pBuf, const unsigned cha
 
 /* ckey_decode(key): the parts as a JSON array. */
 static void ckeyDecodeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
   const unsigned char *a;
   int n, iOff = 0;
   int rc = SQLITE_OK;
   NosqlBuffer b = {0, 0, 0};
+  (void)argc;
   if (!ckeyArg(ctx, "ckey_decode", argv[0], &a, &n)) return;
   nosqlBufferAppend(&rc, &b, "[", 1);
   while (iOff < n && rc == SQLITE_OK) {
@@ -461,12 +461,12 @@ static int ckeyIntArg(sqlite3_context *ctx, const char *zFunc, const char *zWhat
 
 /* ckey_part(key, i): part i, 0-based, negative from the end; NULL when out of range. */
 static void ckeyPartFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
   const unsigned char *a;
   int n, nPart;
   sqlite3_int64 i;
   int iOff = 0, k;
   CkeyPart part;
+  (void)argc;
   if (!ckeyArg(ctx, "ckey_part", argv[0], &a, &n)) return;
   if (!ckeyIntArg(ctx, "ckey_part", "index", argv[1], &i)) return;
   nPart = ckeySplit(ctx, "ckey_part", argv[0], a, n, NULL, 0);
@@ -482,9 +482,9 @@ static void ckeyPartFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 
 /* ckey_length(key): the number of parts. */
 static void ckeyLengthFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
   const unsigned char *a;
   int n, nPart;
+  (void)argc;
   if (!ckeyArg(ctx, "ckey_length", argv[0], &a, &n)) return;
   nPart = ckeySplit(ctx, "ckey_length", argv[0], a, n, NULL, 0);
   if (nPart >= 0) sqlite3_result_int(ctx, nPart);
@@ -492,11 +492,11 @@ static void ckeyLengthFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* ckey_prefix(key, n): the first n parts (n < 0: all but the last -n). */
 static void ckeyPrefixFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
   const unsigned char *a;
   int n, nPart, iOff = 0, k;
   sqlite3_int64 nWant;
   CkeyPart part;
+  (void)argc;
   if (!ckeyArg(ctx, "ckey_prefix", argv[0], &a, &n)) return;
   if (!ckeyIntArg(ctx, "ckey_prefix", "count", argv[1], &nWant)) return;
   nPart = ckeySplit(ctx, "ckey_prefix", argv[0], a, n, NULL, 0);
@@ -515,11 +515,11 @@ static void ckeyPrefixFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* ckey_prefix_end(prefix): the strinc successor; text in, text out. */
 static void ckeyPrefixEndFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
   int eType = sqlite3_value_type(argv[0]);
   const unsigned char *a;
   unsigned char *aOut;
   int n, nOut;
+  (void)argc;
   if (eType == SQLITE_NULL) return;
   if (eType != SQLITE_BLOB && eType != SQLITE_TEXT) {
     char *zVal = nosqlValueQuote(argv[0]);
@@ -551,10 +551,10 @@ static void ckeyPrefixEndFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
 
 /* ckey_range_end(prefix): prefix || 0xFF, the end of the keys that extend prefix by whole parts. */
 static void ckeyRangeEndFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
   const unsigned char *a;
   unsigned char *aOut;
   int n;
+  (void)argc;
   if (!ckeyArg(ctx, "ckey_range_end", argv[0], &a, &n)) return;
   if (ckeySplit(ctx, "ckey_range_end", argv[0], a, n, NULL, 0) < 0) return;
   aOut = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
@@ -685,10 +685,10 @@ static int ckeyDistinctCmp(const CkeyDistinct *p, sqlite3_value *pVal, int eType
 }
 
 static void ckeyDistinctStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
   CkeyDistinct *p = (CkeyDistinct *)sqlite3_aggregate_context(ctx, sizeof(*p));
   int eType = sqlite3_value_type(argv[0]);
   int rc = SQLITE_OK;
+  (void)argc;
   if (p == NULL) {
     sqlite3_result_error_nomem(ctx);
     return;

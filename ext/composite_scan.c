@@ -356,7 +356,6 @@ static int cscanHasIndex(sqlite3 *db, cscan_vtab *p, int *pRc) {
 */
 static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                         char **pzErr) {
-  (void)pAux;
   cscan_vtab *p;
   NosqlBuffer decl = {0, 0, 0};
   NosqlBuffer sel = {0, 0, 0};
@@ -366,6 +365,7 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
   int rc = SQLITE_OK;
   int i, nArgPart = 0;
   sqlite3_stmt *pCols = NULL;
+  (void)pAux;
 
   memset(azName, 0, sizeof(azName));
   p = (cscan_vtab *)sqlite3_malloc64(sizeof(*p));
@@ -989,14 +989,14 @@ static int cscanNext(sqlite3_vtab_cursor *pCursor) {
 
 static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
                        sqlite3_value **argv) {
-  (void)idxStr;
-  (void)argc;
   cscan_cursor *pCur = (cscan_cursor *)pCursor;
   cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
   int nEq = idxNum & CSCAN_NEQ_MASK;
   int iArg = 0, i, rc = SQLITE_OK, bEmpty = 0;
   NosqlBuffer prefix = {0, 0, 0};
   CscanBound lo, hi;
+  (void)idxStr;
+  (void)argc;
 
   memset(&lo, 0, sizeof(lo));
   memset(&hi, 0, sizeof(hi));

@@ -271,10 +271,10 @@ static int hllReadArg(sqlite3_context *ctx, const char *zFunc, sqlite3_value *pV
 }
 
 static void hllMergeStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
   HllAgg *pAgg;
   unsigned char *aTmp;
   int p = 0, i, m;
+  (void)argc;
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
   pAgg = (HllAgg *)sqlite3_aggregate_context(ctx, sizeof(*pAgg));
   if (pAgg == NULL) {
@@ -302,10 +302,10 @@ static void hllMergeStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 }
 
 static void hllEstimateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
   unsigned char *aReg;
   const unsigned char *a = (const unsigned char *)sqlite3_value_blob(argv[0]);
   int p = 0;
+  (void)argc;
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
   /* Registers for the precision the header claims; hllDeserialize checks it. */
   if (sqlite3_value_bytes(argv[0]) >= HLL_HEADER && a[3] >= HLL_P_MIN && a[3] <= HLL_P_MAX) p = a[3];

@@ -313,10 +313,10 @@ static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 }
 
 static void kvGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
   sqlite3_int64 v = 0;
   int rc = SQLITE_OK, bFound = 0, bAux = 0;
   KvStmts *pS;
+  (void)argc;
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
   pS = kvStmts(ctx, &bAux);
   if (pS == NULL) {
@@ -340,12 +340,12 @@ static void kvGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 
 static int kvcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                       char **pzErr) {
-  (void)argc;
-  (void)argv;
-  (void)pzErr;
   KvConn *pConn = (KvConn *)pAux;
   kvc_vtab *p;
   int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(name TEXT, value INTEGER)");
+  (void)argc;
+  (void)argv;
+  (void)pzErr;
   if (rc != SQLITE_OK) return rc;
   p = (kvc_vtab *)sqlite3_malloc64(sizeof(*p));
   if (p == NULL) return SQLITE_NOMEM;
@@ -373,8 +373,8 @@ static int kvcDisconnect(sqlite3_vtab *pVtab) {
 ** name (ascending) is consumed.
 */
 static int kvcBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  (void)pVtab;
   int i;
+  (void)pVtab;
   pInfo->idxNum = 0;
   pInfo->estimatedCost = 1000.0;
   pInfo->estimatedRows = 1000;
@@ -472,11 +472,11 @@ static int kvcNext(sqlite3_vtab_cursor *pCursor) {
  * loop. */
 static int kvcFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
                      sqlite3_value **argv) {
-  (void)idxStr;
-  (void)argc;
   kvc_cursor *pCur = (kvc_cursor *)pCursor;
   kvc_vtab *p = (kvc_vtab *)pCursor->pVtab;
   int rc;
+  (void)idxStr;
+  (void)argc;
   kvcReset(pCur);
   pCur->iRow = 0;
   pCur->bOne = idxNum == 1;
