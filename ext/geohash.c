@@ -1487,10 +1487,8 @@ static int geohashDisconnect(sqlite3_vtab *pVtab) {
 }
 
 static int geohashOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
-  geohash_cursor *pCur = (geohash_cursor *)nosqlCursorNew(sizeof(geohash_cursor), ppCursor);
   (void)pVtab;
-  if (pCur == NULL) return SQLITE_NOMEM;
-  return SQLITE_OK;
+  return nosqlCursorNew(sizeof(geohash_cursor), ppCursor) ? SQLITE_OK : SQLITE_NOMEM;
 }
 
 /* Forget the arguments and rows of the previous xFilter. */

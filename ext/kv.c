@@ -399,10 +399,8 @@ static int kvcBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
 }
 
 static int kvcOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
-  kvc_cursor *pCur = (kvc_cursor *)nosqlCursorNew(sizeof(kvc_cursor), ppCursor);
   (void)pVtab;
-  if (pCur == NULL) return SQLITE_NOMEM;
-  return SQLITE_OK;
+  return nosqlCursorNew(sizeof(kvc_cursor), ppCursor) ? SQLITE_OK : SQLITE_NOMEM;
 }
 
 /* Forget the current row and the inner statement. */

@@ -551,10 +551,8 @@ static int rbIterateDisconnect(sqlite3_vtab *pVtab) {
 }
 
 static int rbIterateOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur) {
-  rb_iterate_cursor *pCur = (rb_iterate_cursor *)nosqlCursorNew(sizeof(rb_iterate_cursor), ppCur);
   (void)pVtab;
-  if (pCur == NULL) return SQLITE_NOMEM;
-  return SQLITE_OK;
+  return nosqlCursorNew(sizeof(rb_iterate_cursor), ppCur) ? SQLITE_OK : SQLITE_NOMEM;
 }
 
 static int rbIterateClose(sqlite3_vtab_cursor *cur) {
