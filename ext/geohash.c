@@ -796,7 +796,7 @@ static int geohashCoverDisc(GeohashCover *p, double lat, double lon, double radi
   double angle = radius / GEOHASH_EARTH_RADIUS;
   double wide = angle * (1 + GEOHASH_EPS) + GEOHASH_EPS; /* the widened radius, radians */
   double latLo, latHi, lonLo, lonHi, dLon, cosNear, rMin, s;
-  int64_t cLo, cHi, rLo, rHi;
+  int64_t cLo, cHi, rLo, rHi, iCol, iRow;
   int depth, i, j, nRoot = 0;
   struct {
     uint64_t code;
@@ -855,16 +855,18 @@ static int geohashCoverDisc(GeohashCover *p, double lat, double lon, double radi
     depth--;
   }
   if (depth < 4) return 0;
-  for (i = (int)cLo; i <= cHi; i++) {
-    for (j = (int)rLo; j <= rHi; j++) {
+  /* At most 2 x 2 roots. The indexes stay 64-bit: at longitude 180 and the
+  ** finest depth the unwrapped index reaches 2^31. */
+  for (iCol = cLo; iCol <= cHi; iCol++) {
+    for (iRow = rLo; iRow <= rHi; iRow++) {
       GeohashCell cell;
       cell.nLonBit = (depth + 1) / 2;
       cell.nLatBit = depth / 2;
-      cell.iLon = (uint32_t)i & (uint32_t)(((uint64_t)1 << cell.nLonBit) - 1);
-      cell.iLat = (uint32_t)j;
+      cell.iLon = (uint32_t)((uint64_t)iCol & (((uint64_t)1 << cell.nLonBit) - 1));
+      cell.iLat = (uint32_t)iRow;
       aRoot[nRoot].code = geohashCellBits(&cell) >> (64 - depth);
-      aRoot[nRoot].iLonU = i;
-      aRoot[nRoot].iLat = (uint32_t)j;
+      aRoot[nRoot].iLonU = iCol;
+      aRoot[nRoot].iLat = (uint32_t)iRow;
       nRoot++;
     }
   }

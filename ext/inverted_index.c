@@ -512,7 +512,13 @@ roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, 
       iiFlatten(pExpr, II_OR, &aOp, &nOp, &nAlloc, pRc);
       if (*pRc == SQLITE_OK) {
         aBm = (const roaring_bitmap_t **)sqlite3_malloc64(sizeof(*aBm) * (size_t)nOp);
-        if (aBm == NULL) *pRc = SQLITE_NOMEM;
+        if (aBm == NULL) {
+          *pRc = SQLITE_NOMEM;
+        } else {
+          /* Zeroed: after an error the cleanup below sees the operands
+          ** not yet evaluated as NULL. */
+          memset((void *)aBm, 0, sizeof(*aBm) * (size_t)nOp);
+        }
       }
       for (i = 0; *pRc == SQLITE_OK && i < nOp; i++) {
         if (aOp[i]->eType == II_TERM) {
@@ -525,6 +531,7 @@ roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, 
       }
       if (*pRc == SQLITE_OK) pRet = roaring_bitmap_or_many((size_t)nOp, aBm);
       for (i = 0; aBm && i < nOp; i++) {
+        /* Evaluated operands are owned; borrowed term postings had aOp[i] cleared. */
         if (aOp[i] && aBm[i]) roaring_bitmap_free(aBm[i]);
       }
       sqlite3_free(aBm);

@@ -543,10 +543,14 @@ MpathQuery *mpathLqueryCompile(const char *z, int n, char sep, void *pBuf, char 
   ** it in the text but the separator or the end (not "a{1}"). */
   for (i = 0; i < q->nItem; i++) {
     MpathItem *p = &q->aItem[i];
-    const MpathVariant *v = &q->aVar[p->iVar];
-    int iAfter = v->iOff + v->n;
-    p->bLit = p->nVar == 1 && !p->bNot && p->low == 1 && p->high == 1 && v->flags == 0 &&
-              (iAfter == n || z[iAfter] == sep);
+    const MpathVariant *v;
+    int iAfter;
+    /* A '*' item has no variant: aVar[iVar] is not its own (maybe unset). */
+    p->bLit = 0;
+    if (p->nVar != 1 || p->bNot || p->low != 1 || p->high != 1) continue;
+    v = &q->aVar[p->iVar];
+    iAfter = v->iOff + v->n;
+    p->bLit = v->flags == 0 && (iAfter == n || z[iAfter] == sep);
   }
   return q;
 

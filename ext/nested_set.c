@@ -90,20 +90,28 @@
 /* Largest window: the whole label space. */
 #define NSET_WINDOW_MAX_BITS 62
 
+/*
+** The span hi - lo is taken in unsigned arithmetic: labels read from a
+** damaged table may be anywhere in int64, and the difference of two of them
+** overflows int64 (INT64_MIN labels, say). The results stay in [lo, hi].
+*/
 int64_t nsetStep(int64_t lo, int64_t hi, int64_t nLabel) {
-  int64_t d;
-  if (nLabel <= 0 || hi <= lo) return 0;
-  d = (hi - lo) / (nLabel + NSET_SLACK);
-  if (d == 0) d = (hi - lo) / (nLabel + 1);
+  uint64_t span, d;
+  if (nLabel <= 0 || hi <= lo || nLabel > INT64_MAX - NSET_SLACK) return 0;
+  span = (uint64_t)hi - (uint64_t)lo;
+  d = span / (uint64_t)(nLabel + NSET_SLACK);
+  if (d == 0) d = span / ((uint64_t)nLabel + 1);
   if (d > NSET_STEP) d = NSET_STEP;
-  return d;
+  return (int64_t)d;
 }
 
 int64_t nsetPlace(int64_t lo, int64_t hi, int64_t nLabel, int bHigh, int64_t *pd) {
   int64_t d = nsetStep(lo, hi, nLabel);
   *pd = d;
   if (d == 0) return 0;
-  return bHigh ? hi - nLabel * d : lo + d;
+  /* nLabel * d <= hi - lo, so both results lie in [lo, hi]. */
+  return bHigh ? (int64_t)((uint64_t)hi - (uint64_t)nLabel * (uint64_t)d)
+               : (int64_t)((uint64_t)lo + (uint64_t)d);
 }
 
 int nsetWindowOk(int nBits, int64_t nLabel) {
@@ -609,7 +617,8 @@ static int nsetStmtGet(nset_vtab *p, int eKind, sqlite3_stmt **ppStmt) {
   }
   zSql = nsetStmtSql(p, eKind);
   if (zSql == NULL) {
-    if ((eKind == NSET_STMT_LEAVES || eKind == NSET_STMT_LEAF_FIRST || eKind == NSET_STMT_LEAF_LAST) &&
+    if ((eKind == NSET_STMT_LEAVES || eKind == NSET_STMT_LEAVES_ID || eKind == NSET_STMT_LEAF_FIRST ||
+         eKind == NSET_STMT_LEAF_LAST) &&
         p->zLeafIdx == NULL) {
       return nsetCorrupt(p, "the leaf index of %s_node is missing", p->zName);
     }
@@ -1277,6 +1286,54 @@ static int nsetBuildError(nset_vtab *p, const NsetBuild *b, int eErr) {
 }
 
 /*
+** The node table's indexes: the two plain ones (labels, parent) and the
+** partial leaf index. A missing one is damage: the scans that name it
+** would fail, and the others would silently become full scans. With
+** bRepair the leaf index is created again (the plain ones by their
+** original names); the cached leaf index name is looked up afresh.
+*/
+static int nsetIndexCheck(nset_vtab *p, int bRepair) {
+  sqlite3_stmt *pStmt = NULL;
+  int nPlain = 0, nPartial = 0, rc;
+  char *zSql = sqlite3_mprintf("SELECT partial FROM \"%w\".pragma_index_list('%q_node')", p->zDb, p->zName);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    if (sqlite3_column_int(pStmt, 0)) {
+      nPartial++;
+    } else {
+      nPlain++;
+    }
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
+  pStmt = NULL;
+  if (rc != SQLITE_OK) return nsetDbError(p, rc);
+  sqlite3_free(p->zLeafIdx);
+  p->zLeafIdx = NULL;
+  if (nPlain >= 2 && nPartial >= 1) return SQLITE_OK;
+  if (!bRepair) {
+    return nPartial == 0 ? nsetCorrupt(p, "the leaf index of %s_node is missing", p->zName)
+                         : nsetCorrupt(p, "an index of %s_node is missing", p->zName);
+  }
+  zSql = sqlite3_mprintf(
+      "CREATE INDEX IF NOT EXISTS \"%w\".\"%w_node_lft\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf);"
+      "CREATE INDEX IF NOT EXISTS \"%w\".\"%w_node_parent\" ON \"%w_node\"(parent, lft);",
+      p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zName);
+  if (zSql && nPartial == 0) {
+    zSql = sqlite3_mprintf(
+        "%z CREATE INDEX IF NOT EXISTS \"%w\".\"%w_node_leaf\" ON \"%w_node\""
+        "(lft, rgt, depth, parent, is_leaf) WHERE is_leaf = 1;",
+        zSql, p->zDb, p->zName, p->zName);
+  }
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+  sqlite3_free(zSql);
+  nsetStmtFinalizeAll(p);
+  return nsetDbError(p, rc);
+}
+
+/*
 ** 'rebuild': recompute every label from the parent links. A plain table
 ** keeps its sibling order (the current lft order); content= mode reloads
 ** the structure from the content table, siblings in id order.
@@ -1290,6 +1347,8 @@ static int nsetRebuild(nset_vtab *p) {
   char *zSql;
 
   memset(&b, 0, sizeof(b));
+  rc = nsetIndexCheck(p, 1);
+  if (rc != SQLITE_OK) return rc;
   if (p->zContent) {
     zSql = sqlite3_mprintf("SELECT s.\"%w\", s.\"%w\" FROM \"%w\".\"%w\" AS s ORDER BY 1", p->zContentId,
                            p->zContentParent, p->zDb, p->zContent);
@@ -1445,6 +1504,11 @@ static int nsetIntegrityCheck(nset_vtab *p) {
   int rc = nsetStmtGet(p, NSET_STMT_RANGE, &pStmt);
   NsetRow r;
   if (rc != SQLITE_OK) return rc;
+  rc = nsetIndexCheck(p, 0);
+  if (rc != SQLITE_OK) {
+    nsetStmtPut(p, NSET_STMT_RANGE, pStmt);
+    return rc;
+  }
   sqlite3_bind_int64(pStmt, 1, NSET_ALL_LO);
   sqlite3_bind_int64(pStmt, 2, NSET_ALL_HI);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -2125,6 +2189,11 @@ static int nsetSourceNext(nset_cursor *pCur) {
   ** a range scan seeks past its subtree. */
   if (pCur->bRange && !pCur->bIdOnly && !pCur->bEof && pCur->row.depth >= pCur->iMaxDepth &&
       !pCur->row.bLeaf && pCur->row.rgt < pCur->iRangeHi) {
+    /* The seek must move forward, or a damaged row would loop forever. */
+    if (pCur->row.rgt <= pCur->row.lft) {
+      pCur->bEof = 1;
+      return nsetCorrupt(p, "node %lld has lft %lld >= rgt %lld", pCur->row.id, pCur->row.lft, pCur->row.rgt);
+    }
     sqlite3_reset(pCur->pStmt);
     sqlite3_bind_int64(pCur->pStmt, 1, pCur->row.rgt + 1);
     sqlite3_bind_int64(pCur->pStmt, 2, pCur->iRangeHi);

@@ -24,6 +24,12 @@ static void testStep(void) {
   CHECK_INT(nsetStep(10, 10, 1), 0);
   CHECK_INT(nsetStep(10, 5, 1), 0);
   CHECK_INT(nsetStep(0, 100, 0), 0);
+  /* Labels from a damaged table span all of int64: no signed overflow. */
+  CHECK_INT(nsetStep(INT64_MIN, INT64_MAX, 2), NSET_STEP);
+  CHECK_INT(nsetStep(INT64_MIN, INT64_MIN + 5, 2), 1);
+  CHECK_INT(nsetStep(0, 100, INT64_MAX), 0);
+  CHECK_INT(nsetPlace(INT64_MIN, INT64_MAX, 2, 1, &d), INT64_MAX - 2 * NSET_STEP);
+  CHECK_INT(nsetPlace(INT64_MIN, INT64_MAX, 2, 0, &d), INT64_MIN + NSET_STEP);
   /* Placement: low end for appends, high end for inserts before a sibling. */
   CHECK_INT(nsetPlace(100, 160, 2, 0, &d), 110);
   CHECK_INT(d, 10);
