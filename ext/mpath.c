@@ -1419,28 +1419,20 @@ static int mpathRangesDisconnect(sqlite3_vtab *pVtab) {
 }
 
 /*
-** Plan encoding: idxNum bit 1 set when the sep argument is constrained.
-** argv[0] of xFilter is the prefix, argv[1] (with bit 1) the separator.
-** Without an equality constraint on prefix there is no plan.
+** The plan (ext/plan.c): slot a is prefix (required), slot b sep, both
+** inputs taken by equality in any collation.
 */
+static const NosqlPlanCol aMpathRangesPlan[] = {
+    {MPATH_RANGES_PREFIX, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {MPATH_RANGES_SEP, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
+};
+
 static int mpathRangesBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  int iPrefix = -1, iSep = -1, i;
+  NosqlPlan plan;
+  int rc = nosqlPlanBest(pInfo, aMpathRangesPlan, 2, &plan);
   (void)pVtab;
-  for (i = 0; i < pInfo->nConstraint; i++) {
-    const struct sqlite3_index_constraint *p = &pInfo->aConstraint[i];
-    if (!p->usable || p->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (p->iColumn == MPATH_RANGES_PREFIX) iPrefix = i;
-    if (p->iColumn == MPATH_RANGES_SEP) iSep = i;
-  }
-  if (iPrefix < 0) return SQLITE_CONSTRAINT;
-  pInfo->aConstraintUsage[iPrefix].argvIndex = 1;
-  pInfo->aConstraintUsage[iPrefix].omit = 1;
+  if (rc != SQLITE_OK) return rc;
   pInfo->idxNum = 0;
-  if (iSep >= 0) {
-    pInfo->aConstraintUsage[iSep].argvIndex = 2;
-    pInfo->aConstraintUsage[iSep].omit = 1;
-    pInfo->idxNum = 1;
-  }
   pInfo->estimatedCost = 2;
   pInfo->estimatedRows = 2;
   return SQLITE_OK;
@@ -1468,17 +1460,22 @@ static int mpathRangesFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const cha
   const char *z;
   int n, nLabel;
   char zErr[160];
-  (void)idxStr;
+  NosqlPlanArg aArg[2];
+  (void)idxNum;
   sqlite3_free(pCur->zPrefix);
   pCur->zPrefix = NULL;
   pCur->iRow = 3;
   pCur->sep = '.';
-  if (argc < 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL) return SQLITE_OK;
-  if ((idxNum & 1) && argc > 1) {
-    const char *zSep = (const char *)sqlite3_value_text(argv[1]);
-    if (sqlite3_value_type(argv[1]) == SQLITE_NULL) return SQLITE_OK;
+  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL) {
+    nosqlVtabError(pVtab, "mpath_ranges: bad plan %s", idxStr ? idxStr : "(none)");
+    return SQLITE_ERROR;
+  }
+  if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL) return SQLITE_OK;
+  if (aArg[1].pEq) {
+    const char *zSep = (const char *)sqlite3_value_text(aArg[1].pEq);
+    if (sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) return SQLITE_OK;
     if (zSep == NULL || zSep[0] == 0 || zSep[1] != 0 || !mpathSepValid(zSep[0])) {
-      char *zQuoted = nosqlValueQuote(argv[1]);
+      char *zQuoted = nosqlValueQuote(aArg[1].pEq);
       nosqlVtabError(
           pVtab,
           "mpath_ranges: separator must be one ASCII punctuation character other than - _ * | ! @ %% { } ( "
@@ -1489,12 +1486,12 @@ static int mpathRangesFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const cha
     }
     pCur->sep = zSep[0];
   }
-  z = (const char *)sqlite3_value_text(argv[0]);
-  n = sqlite3_value_bytes(argv[0]);
+  z = (const char *)sqlite3_value_text(aArg[0].pEq);
+  n = sqlite3_value_bytes(aArg[0].pEq);
   if (z == NULL) return SQLITE_NOMEM;
   nLabel = mpathSplit(z, n, pCur->sep, NULL, 0, zErr, sizeof(zErr));
   if (nLabel < 0) {
-    char *zQuoted = nosqlValueQuote(argv[0]);
+    char *zQuoted = nosqlValueQuote(aArg[0].pEq);
     nosqlVtabError(pVtab, "mpath_ranges: %s in %s", zErr, zQuoted ? zQuoted : "?");
     sqlite3_free(zQuoted);
     return SQLITE_ERROR;

@@ -81,6 +81,97 @@ void nosqlVtabError(sqlite3_vtab *pVtab, const char *zFmt, ...);
 void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor);
 
 /**************************************************************************
+** Interface to code in ext/plan.c: the planning helper of every xBestIndex
+** (rules and the idxStr encoding in the header comment of ext/plan.c).
+*/
+
+/* Operators a column can serve (NosqlPlanCol.mOp). */
+#define NOSQL_OP_EQ 0x01     /* = (and IN, one value per xFilter) */
+#define NOSQL_OP_GT 0x02     /* > */
+#define NOSQL_OP_GE 0x04     /* >= */
+#define NOSQL_OP_LT 0x08     /* < */
+#define NOSQL_OP_LE 0x10     /* <= */
+#define NOSQL_OP_INLIST 0x20 /* an IN list arrives whole (sqlite3_vtab_in_first/next) */
+#define NOSQL_OP_RANGE (NOSQL_OP_GT | NOSQL_OP_GE | NOSQL_OP_LT | NOSQL_OP_LE)
+
+/* Most columns one plan describes (slots 'a' .. 'a' + 25 in idxStr). */
+#define NOSQL_PLAN_MAX_COL 26
+
+/* NosqlPlanCol.zColl of a column whose values the module never compares
+** as text itself (hidden inputs): any collation is served. */
+#define NOSQL_COLL_ANY ((const char *)1)
+
+/* What a module serves on one column. */
+typedef struct NosqlPlanCol NosqlPlanCol;
+struct NosqlPlanCol {
+  int iColumn;       /* Column number as in aConstraint[].iColumn (-1 rowid) */
+  unsigned mOp;      /* NOSQL_OP_* bits served */
+  const char *zColl; /* Collation enforced exactly (NULL: BINARY), or NOSQL_COLL_ANY */
+  int bExact;        /* The module's answer is exact: omit SQLite's check */
+  int bRequired;     /* An input: no equality, no plan (SQLITE_CONSTRAINT) */
+};
+
+/*
+** The constraints found for each slot (aCol[] index) by nosqlPlanFind():
+** aConstraint[] indexes or -1. A module may set entries to -1 (a range it
+** cannot use after all) before nosqlPlanCommit(), which fills the rest.
+*/
+typedef struct NosqlPlan NosqlPlan;
+struct NosqlPlan {
+  int nCol;                           /* Slots described */
+  int aiEq[NOSQL_PLAN_MAX_COL];       /* Equality (or IN) constraint per slot */
+  int aiLo[NOSQL_PLAN_MAX_COL];       /* Lower bound (> or >=), when no equality */
+  int aiHi[NOSQL_PLAN_MAX_COL];       /* Upper bound (< or <=), when no equality */
+  int nArg;                           /* After commit: argv[] values xFilter receives */
+  int bInList;                        /* After commit: some equality takes a whole IN list */
+  unsigned mUsed[NOSQL_PLAN_MAX_COL]; /* After commit: per slot, NOSQL_OP_* bits used */
+};
+
+/* One slot's values in xFilter, decoded by nosqlPlanArgs(). */
+typedef struct NosqlPlanArg NosqlPlanArg;
+struct NosqlPlanArg {
+  sqlite3_value *pEq; /* Equality value (an IN list when bInList), or NULL */
+  sqlite3_value *pLo; /* Lower bound, or NULL */
+  sqlite3_value *pHi; /* Upper bound, or NULL */
+  int bInList;        /* pEq is an IN list: sqlite3_vtab_in_first/next */
+  int bLoIncl;        /* pLo is >= (else >) */
+  int bHiIncl;        /* pHi is <= (else <) */
+};
+
+/*
+** Find the constraints of pInfo that aCol[0..nCol) can serve (usable, an
+** operator listed in mOp, a collation the column accepts): per slot one
+** equality, or else one lower and one upper bound. SQLITE_CONSTRAINT when
+** a required slot has no equality; SQLITE_ERROR when nCol is too large.
+*/
+int nosqlPlanFind(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, NosqlPlan *pPlan);
+
+/*
+** Use the constraints left in *pPlan: argvIndex in slot order (equality,
+** lower, upper), omit where the slot is bExact, IN lists taken whole where
+** it has NOSQL_OP_INLIST, and idxStr (allocated, needToFreeIdxStr). The
+** caller sets idxNum, costs and orderByConsumed. SQLITE_OK or SQLITE_NOMEM.
+*/
+int nosqlPlanCommit(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, NosqlPlan *pPlan);
+
+/* nosqlPlanFind() then nosqlPlanCommit(). */
+int nosqlPlanBest(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, NosqlPlan *pPlan);
+
+/*
+** True when the ORDER BY of pInfo is a prefix of the columns aiCol[0..nCol)
+** all in one direction (stored in *pbDesc): a scan in that column order
+** can consume it.
+*/
+int nosqlPlanOrderBy(const sqlite3_index_info *pInfo, const int *aiCol, int nCol, int *pbDesc);
+
+/*
+** Decode idxStr in xFilter: aArg[slot] gets the slot's values (all NULL
+** for an unused slot). SQLITE_ERROR when idxStr does not match argc (a
+** plan from another build: the caller reports it).
+*/
+int nosqlPlanArgs(const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanArg *aArg, int nCol);
+
+/**************************************************************************
 ** Interface to code in ext/nosql.c
 */
 
