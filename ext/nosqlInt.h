@@ -172,6 +172,67 @@ int nosqlPlanOrderBy(const sqlite3_index_info *pInfo, const int *aiCol, int nCol
 int nosqlPlanArgs(const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanArg *aArg, int nCol);
 
 /**************************************************************************
+** Interface to code in ext/graph_source.c: the edge source (a table or
+** view and its columns) shared by every graph function. Layouts, identifier
+** rules and index detection are described in the file's header comment.
+*/
+
+/* Layouts of an edge source. */
+#define GRAPH_LAYOUT_EDGES 0 /* One row per edge: from_col, to_col */
+#define GRAPH_LAYOUT_JSON 1  /* One row per node: to_col a JSON array of neighbours */
+
+/* Directions of a walk (bits). */
+#define GRAPH_DIR_OUT 1
+#define GRAPH_DIR_IN 2
+#define GRAPH_DIR_BOTH 3
+
+typedef struct GraphSource GraphSource;
+struct GraphSource {
+  char *zSchema; /* Schema holding the source ("main", "temp", an attached name) */
+  char *zTable;  /* Table or view name, as declared */
+  char *zFrom;   /* from_col, as declared */
+  char *zTo;     /* to_col, as declared */
+  char *zWeight; /* weight_col, as declared, or NULL */
+  int eLayout;   /* GRAPH_LAYOUT_* */
+  int bView;     /* The source is a view (no index of its own) */
+  int bIdxFrom;  /* Some index of the table has from_col first */
+  int bIdxTo;    /* Some index has to_col first (edges layout only) */
+};
+
+/*
+** Check and resolve the source arguments of function zFunc (named in
+** messages): pTable, pFrom, pTo and pWeight (NULL pointer: no weight) must
+** be non-empty text naming an existing table or view ("name" or
+** "schema.name") and its columns (matched case-insensitively, kept as
+** declared). On error returns SQLITE_ERROR with *pzErr from sqlite3_mprintf
+** ("graph_walk: no such table or view: 'x'", "graph_walk: table 'e' has no
+** column 'dst' (to_col)", "graph_walk: source must be a name, not NULL"),
+** or SQLITE_NOMEM. On success fills *p; free with graphSourceClear().
+*/
+int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlite3_value *pFrom,
+                    sqlite3_value *pTo, sqlite3_value *pWeight, int eLayout, GraphSource *p, char **pzErr);
+void graphSourceClear(GraphSource *p);
+
+/*
+** SQL (sqlite3_mprintf; caller frees; NULL on OOM) whose rows are the
+** neighbours of node ?1 in direction eDir (OUT: to of the edges from ?1;
+** IN: from of the edges to ?1; BOTH: both, UNION ALL). Columns: (0) the
+** neighbour, (1) the weight (NULL without a weight column), (2) in the JSON
+** layout the json_type() of the stored to_col value: 'array' is fine; a row
+** of another type has a NULL neighbour and the caller refuses it. NULL in
+** the edges layout. Edges to NULL are not returned.
+*/
+char *graphSourceNeighbourSql(const GraphSource *p, int eDir);
+
+/*
+** SQL returning every edge once: (0) from, (1) to, (2) weight or NULL,
+** (3) as column 2 above. Rows with a NULL endpoint are not returned,
+** except the JSON layout's non-array values (NULL to, for the caller to
+** refuse).
+*/
+char *graphSourceEdgesSql(const GraphSource *p);
+
+/**************************************************************************
 ** Interface to code in ext/nosql.c
 */
 

@@ -1,0 +1,250 @@
+/*
+** graph_source.c: the edge source shared by every graph function.
+**
+** A graph is read from any table or view of the database: `source` names
+** it ("name" or "schema.name"), `from_col` and `to_col` name two of its
+** columns, and an optional `weight_col` a third. Two layouts:
+**
+**   GRAPH_LAYOUT_EDGES   one row per edge (from_col, to_col): the adjacency
+**                        list as a relational table.
+**   GRAPH_LAYOUT_JSON    one row per node: to_col holds a JSON array of the
+**                        node's neighbours (Katsov's "adjacency list" as a
+**                        document). Each element is an edge. A NULL to_col
+**                        is a node without edges; any other non-array value
+**                        is refused by the caller (column 2/3 of the SQL
+**                        below gives its JSON type).
+**
+** The caller chooses the layout; nothing here guesses it from values.
+**
+** Identifier rules (the same for every graph function): each argument must
+** be text; the table or view must exist (temp, then main, then attached
+** schemas, as SQLite resolves an unqualified name; "schema.name" names one
+** schema); columns are matched case-insensitively and used as declared;
+** every identifier is quoted in the SQL built here, so any name works.
+**
+** Index detection: bIdxFrom (bIdxTo) says that some index of the table has
+** from_col (to_col) as its first column, so each neighbour lookup is one
+** seek. Without one, each lookup scans the table (views: whatever the view's
+** own tables offer).
+*/
+#include "nosqlInt.h"
+
+#include <string.h>
+
+/* Free the strings of p and zero it. */
+void graphSourceClear(GraphSource *p) {
+  sqlite3_free(p->zSchema);
+  sqlite3_free(p->zTable);
+  sqlite3_free(p->zFrom);
+  sqlite3_free(p->zTo);
+  sqlite3_free(p->zWeight);
+  memset(p, 0, sizeof(*p));
+}
+
+/*
+** Find table or view zName (maybe "schema.name"): sets p->zSchema, p->zTable
+** and p->bView. Returns SQLITE_OK, SQLITE_NOTFOUND, or an error code.
+*/
+static int graphSourceFindTable(sqlite3 *db, const char *zName, GraphSource *p) {
+  static const char *zSql =
+      "SELECT schema, name, type FROM pragma_table_list WHERE name = ?1 AND (?2 IS NULL OR schema = ?2)"
+      " AND type IN ('table', 'view') ORDER BY schema = 'temp' DESC, schema = 'main' DESC LIMIT 1";
+  sqlite3_stmt *pStmt = NULL;
+  const char *zDot = strchr(zName, '.');
+  int rc, k;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  /* First the whole name (a table may have a dot in its name), then split. */
+  for (k = 0; rc == SQLITE_OK && k < (zDot ? 2 : 1); k++) {
+    if (k == 0) {
+      sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
+      sqlite3_bind_null(pStmt, 2);
+    } else {
+      sqlite3_bind_text(pStmt, 1, zDot + 1, -1, SQLITE_STATIC);
+      sqlite3_bind_text(pStmt, 2, zName, (int)(zDot - zName), SQLITE_STATIC);
+    }
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      p->zSchema = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
+      p->zTable = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 1));
+      p->bView = sqlite3_stricmp((const char *)sqlite3_column_text(pStmt, 2), "view") == 0;
+      rc = (p->zSchema && p->zTable) ? SQLITE_OK : SQLITE_NOMEM;
+      sqlite3_finalize(pStmt);
+      return rc;
+    }
+    if (rc == SQLITE_DONE) rc = sqlite3_reset(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  return rc == SQLITE_OK ? SQLITE_NOTFOUND : rc;
+}
+
+/*
+** The declared name of column zCol of the source in *pzOut, and whether an
+** index has it first in *pbIdx (may be NULL). SQLITE_NOTFOUND when there is
+** no such column.
+*/
+static int graphSourceFindColumn(sqlite3 *db, const GraphSource *p, const char *zCol, char **pzOut,
+                                 int *pbIdx) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(
+      db, "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, p->zSchema, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 3, zCol, -1, SQLITE_STATIC);
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      *pzOut = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
+      rc = *pzOut ? SQLITE_OK : SQLITE_NOMEM;
+    } else if (rc == SQLITE_DONE) {
+      rc = SQLITE_NOTFOUND;
+    }
+  }
+  sqlite3_finalize(pStmt);
+  if (rc != SQLITE_OK || pbIdx == NULL) return rc;
+  *pbIdx = 0;
+  if (p->bView) return SQLITE_OK;
+  pStmt = NULL;
+  rc = sqlite3_prepare_v2(db,
+                          "SELECT 1 FROM pragma_index_list(?1, ?2) AS l, pragma_index_xinfo(l.name, ?2) AS x"
+                          " WHERE x.seqno = 0 AND x.name = ?3 COLLATE NOCASE LIMIT 1",
+                          -1, &pStmt, 0);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, p->zSchema, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 3, *pzOut, -1, SQLITE_STATIC);
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) *pbIdx = 1;
+    rc = (rc == SQLITE_ROW || rc == SQLITE_DONE) ? SQLITE_OK : rc;
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/* The text of argument pVal named zArg, or NULL with *pzErr set. */
+static const char *graphSourceName(const char *zFunc, const char *zArg, sqlite3_value *pVal, char **pzErr) {
+  const char *z;
+  if (sqlite3_value_type(pVal) != SQLITE_TEXT) {
+    char *zQ = nosqlValueQuote(pVal);
+    *pzErr = sqlite3_mprintf("%s: %s must be a name, not %s", zFunc, zArg, zQ ? zQ : "?");
+    sqlite3_free(zQ);
+    return NULL;
+  }
+  z = (const char *)sqlite3_value_text(pVal);
+  if (z && z[0] == 0) {
+    *pzErr = sqlite3_mprintf("%s: %s must be a name, not ''", zFunc, zArg);
+    return NULL;
+  }
+  if (z == NULL) *pzErr = sqlite3_mprintf("%s: out of memory", zFunc);
+  return z;
+}
+
+int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlite3_value *pFrom,
+                    sqlite3_value *pTo, sqlite3_value *pWeight, int eLayout, GraphSource *p, char **pzErr) {
+  static const char *azArg[4] = {"source", "from_col", "to_col", "weight_col"};
+  sqlite3_value *apVal[4];
+  const char *azName[4] = {0, 0, 0, 0};
+  int rc = SQLITE_OK, i;
+  memset(p, 0, sizeof(*p));
+  *pzErr = NULL;
+  p->eLayout = eLayout;
+  apVal[0] = pTable;
+  apVal[1] = pFrom;
+  apVal[2] = pTo;
+  apVal[3] = pWeight;
+  for (i = 0; i < 4; i++) {
+    if (i == 3 && pWeight == NULL) break;
+    azName[i] = graphSourceName(zFunc, azArg[i], apVal[i], pzErr);
+    if (azName[i] == NULL) return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  rc = graphSourceFindTable(db, azName[0], p);
+  if (rc == SQLITE_NOTFOUND) {
+    *pzErr = sqlite3_mprintf("%s: no such table or view: '%q'", zFunc, azName[0]);
+    rc = SQLITE_ERROR;
+  }
+  for (i = 1; rc == SQLITE_OK && i < 4 && azName[i]; i++) {
+    char **pz = i == 1 ? &p->zFrom : (i == 2 ? &p->zTo : &p->zWeight);
+    int *pbIdx = i == 1 ? &p->bIdxFrom : (i == 2 && eLayout == GRAPH_LAYOUT_EDGES ? &p->bIdxTo : NULL);
+    rc = graphSourceFindColumn(db, p, azName[i], pz, pbIdx);
+    if (rc == SQLITE_NOTFOUND) {
+      *pzErr = sqlite3_mprintf("%s: %s '%q' has no column '%q' (%s)", zFunc, p->bView ? "view" : "table",
+                               p->zTable, azName[i], azArg[i]);
+      rc = SQLITE_ERROR;
+    }
+  }
+  if (rc != SQLITE_OK) {
+    if (*pzErr == NULL && rc != SQLITE_NOMEM) *pzErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
+    graphSourceClear(p);
+  }
+  return rc;
+}
+
+/* The weight expression of alias s: the column, or NULL. */
+static char *graphSourceWeight(const GraphSource *p) {
+  return p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
+}
+
+char *graphSourceNeighbourSql(const GraphSource *p, int eDir) {
+  char *zW = graphSourceWeight(p);
+  char *zOut = NULL, *zIn = NULL, *zRet = NULL;
+  if (zW == NULL) return NULL;
+  if (p->eLayout == GRAPH_LAYOUT_JSON) {
+    /* LEFT JOIN: a node row whose value is not an array still shows its type. */
+    if (eDir & GRAPH_DIR_OUT) {
+      zOut = sqlite3_mprintf(
+          "SELECT j.value, %s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE WHEN "
+          "json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" = ?1 AND (j.value IS NOT "
+          "NULL "
+          "OR coalesce(json_type(s.\"%w\"), 'array') <> 'array')",
+          zW, p->zTo, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, p->zTo);
+    }
+    if (eDir & GRAPH_DIR_IN) {
+      zIn = sqlite3_mprintf(
+          "SELECT s.\"%w\", %s, 'array' FROM \"%w\".\"%w\" AS s, json_each(CASE WHEN json_type(s.\"%w\") = "
+          "'array' THEN s.\"%w\" END) AS j WHERE j.value = ?1 AND s.\"%w\" IS NOT NULL",
+          p->zFrom, zW, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom);
+    }
+  } else {
+    if (eDir & GRAPH_DIR_OUT) {
+      zOut = sqlite3_mprintf(
+          "SELECT s.\"%w\", %s, NULL FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1 AND s.\"%w\" "
+          "IS NOT NULL",
+          p->zTo, zW, p->zSchema, p->zTable, p->zFrom, p->zTo);
+    }
+    if (eDir & GRAPH_DIR_IN) {
+      zIn = sqlite3_mprintf(
+          "SELECT s.\"%w\", %s, NULL FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1 AND s.\"%w\" "
+          "IS NOT NULL",
+          p->zFrom, zW, p->zSchema, p->zTable, p->zTo, p->zFrom);
+    }
+  }
+  if (zOut && zIn) {
+    zRet = sqlite3_mprintf("%s UNION ALL %s", zOut, zIn);
+  } else if ((eDir & GRAPH_DIR_OUT) ? zOut != NULL : zIn != NULL) {
+    zRet = sqlite3_mprintf("%s", zOut ? zOut : zIn);
+  }
+  sqlite3_free(zOut);
+  sqlite3_free(zIn);
+  sqlite3_free(zW);
+  return zRet;
+}
+
+char *graphSourceEdgesSql(const GraphSource *p) {
+  char *zW = graphSourceWeight(p);
+  char *zRet;
+  if (zW == NULL) return NULL;
+  if (p->eLayout == GRAPH_LAYOUT_JSON) {
+    zRet = sqlite3_mprintf(
+        "SELECT s.\"%w\", j.value, %s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE "
+        "WHEN json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" IS NOT NULL AND (j.value "
+        "IS "
+        "NOT NULL OR coalesce(json_type(s.\"%w\"), 'array') <> 'array')",
+        p->zFrom, zW, p->zTo, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, p->zTo);
+  } else {
+    zRet = sqlite3_mprintf(
+        "SELECT s.\"%w\", s.\"%w\", %s, NULL FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT "
+        "NULL AND s.\"%w\" IS NOT NULL",
+        p->zFrom, p->zTo, zW, p->zSchema, p->zTable, p->zFrom, p->zTo);
+  }
+  sqlite3_free(zW);
+  return zRet;
+}

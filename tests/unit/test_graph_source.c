@@ -1,0 +1,190 @@
+/*
+** test_graph_source.c: unit tests of the edge source (ext/graph_source.c):
+** name resolution, error messages, index detection and the SQL it builds,
+** run against an in-memory database.
+*/
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include "nosqlInt.h"
+#include "unit.h"
+
+void unitApiInit(void);
+
+static sqlite3 *db;
+
+/* A text value for the arguments (owned by a static statement row). */
+static sqlite3_value *textValue(const char *z) {
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_value *pVal;
+  sqlite3_prepare_v2(db, "SELECT ?1", -1, &pStmt, 0);
+  if (z) sqlite3_bind_text(pStmt, 1, z, -1, SQLITE_TRANSIENT);
+  sqlite3_step(pStmt);
+  pVal = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+  sqlite3_finalize(pStmt);
+  return pVal;
+}
+
+/* graphSourceInit with text arguments (NULL zW: no weight); returns rc, *pzErr set. */
+static int init(const char *zT, const char *zF, const char *zTo, const char *zW, int eLayout, GraphSource *p,
+                char **pzErr) {
+  sqlite3_value *a = textValue(zT), *b = textValue(zF), *c = textValue(zTo), *d = zW ? textValue(zW) : NULL;
+  int rc = graphSourceInit(db, "graph_test", a, b, c, d, eLayout, p, pzErr);
+  sqlite3_value_free(a);
+  sqlite3_value_free(b);
+  sqlite3_value_free(c);
+  sqlite3_value_free(d);
+  return rc;
+}
+
+/* The rows of zSql with ?1 bound to integer i, as "v,w,t;" text. */
+static char *rows(const char *zSql, int i) {
+  sqlite3_stmt *pStmt = NULL;
+  char *z = sqlite3_mprintf("");
+  if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) {
+    sqlite3_free(z);
+    return sqlite3_mprintf("error: %s", sqlite3_errmsg(db));
+  }
+  if (sqlite3_bind_parameter_count(pStmt) > 0) sqlite3_bind_int(pStmt, 1, i);
+  while (sqlite3_step(pStmt) == SQLITE_ROW) {
+    int k;
+    for (k = 0; k < sqlite3_column_count(pStmt); k++) {
+      const char *zCol = (const char *)sqlite3_column_text(pStmt, k);
+      z = sqlite3_mprintf("%z%s%s", z, zCol ? zCol : "NULL", k + 1 < sqlite3_column_count(pStmt) ? "," : ";");
+    }
+  }
+  sqlite3_finalize(pStmt);
+  return z;
+}
+
+static void testResolve(void) {
+  GraphSource s;
+  char *zErr = NULL;
+  CHECK_INT(init("e", "SRC", "dst", NULL, GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_OK);
+  CHECK_STR(s.zSchema, "main");
+  CHECK_STR(s.zTable, "e");
+  CHECK_STR(s.zFrom, "src");
+  CHECK_INT(s.bIdxFrom, 1);
+  CHECK_INT(s.bIdxTo, 0);
+  CHECK_INT(s.bView, 0);
+  graphSourceClear(&s);
+  /* temp shadows main, as SQLite resolves an unqualified name. */
+  CHECK_INT(init("t", "a", "b", NULL, GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_OK);
+  CHECK_STR(s.zSchema, "temp");
+  graphSourceClear(&s);
+  CHECK_INT(init("main.t", "a", "b", NULL, GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_OK);
+  CHECK_STR(s.zSchema, "main");
+  graphSourceClear(&s);
+  /* A table whose name has a dot and a quote. */
+  CHECK_INT(init("we\"ird.name", "x y", "z", "w", GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_OK);
+  CHECK_STR(s.zTable, "we\"ird.name");
+  CHECK_STR(s.zWeight, "w");
+  CHECK_INT(s.bIdxTo, 1);
+  graphSourceClear(&s);
+  CHECK_INT(init("v", "src", "dst", NULL, GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_OK);
+  CHECK_INT(s.bView, 1);
+  CHECK_INT(s.bIdxFrom, 0);
+  graphSourceClear(&s);
+}
+
+static void testErrors(void) {
+  GraphSource s;
+  char *zErr = NULL;
+  sqlite3_value *pNull = textValue(NULL), *pE = textValue("e");
+  CHECK_INT(init("nope", "a", "b", NULL, GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_ERROR);
+  CHECK_STR(zErr, "graph_test: no such table or view: 'nope'");
+  sqlite3_free(zErr);
+  CHECK_INT(init("e", "src", "nope", NULL, GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_ERROR);
+  CHECK_STR(zErr, "graph_test: table 'e' has no column 'nope' (to_col)");
+  sqlite3_free(zErr);
+  CHECK_INT(init("v", "src", "dst", "nope", GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_ERROR);
+  CHECK_STR(zErr, "graph_test: view 'v' has no column 'nope' (weight_col)");
+  sqlite3_free(zErr);
+  CHECK_INT(init("", "src", "dst", NULL, GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_ERROR);
+  CHECK_STR(zErr, "graph_test: source must be a name, not ''");
+  sqlite3_free(zErr);
+  CHECK_INT(graphSourceInit(db, "graph_test", pNull, pE, pE, NULL, 0, &s, &zErr), SQLITE_ERROR);
+  CHECK_STR(zErr, "graph_test: source must be a name, not NULL");
+  sqlite3_free(zErr);
+  CHECK_INT(graphSourceInit(db, "graph_test", pE, pNull, pE, NULL, 0, &s, &zErr), SQLITE_ERROR);
+  CHECK_STR(zErr, "graph_test: from_col must be a name, not NULL");
+  sqlite3_free(zErr);
+  /* An index is not a table. */
+  CHECK_INT(init("e_src", "src", "dst", NULL, GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_ERROR);
+  sqlite3_free(zErr);
+  sqlite3_value_free(pNull);
+  sqlite3_value_free(pE);
+}
+
+static void testSql(void) {
+  GraphSource s;
+  char *zErr = NULL, *zSql, *z;
+  CHECK_INT(init("e", "src", "dst", NULL, GRAPH_LAYOUT_EDGES, &s, &zErr), SQLITE_OK);
+  zSql = graphSourceNeighbourSql(&s, GRAPH_DIR_OUT);
+  z = rows(zSql, 1);
+  CHECK_STR(z, "2,NULL,NULL;3,NULL,NULL;");
+  sqlite3_free(z);
+  sqlite3_free(zSql);
+  zSql = graphSourceNeighbourSql(&s, GRAPH_DIR_IN);
+  z = rows(zSql, 3);
+  CHECK_STR(z, "1,NULL,NULL;2,NULL,NULL;");
+  sqlite3_free(z);
+  sqlite3_free(zSql);
+  zSql = graphSourceNeighbourSql(&s, GRAPH_DIR_BOTH);
+  z = rows(zSql, 2);
+  CHECK_STR(z, "3,NULL,NULL;1,NULL,NULL;");
+  sqlite3_free(z);
+  sqlite3_free(zSql);
+  zSql = graphSourceEdgesSql(&s);
+  z = rows(zSql, 0);
+  CHECK_STR(z, "1,2,NULL,NULL;1,3,NULL,NULL;2,3,NULL,NULL;");
+  sqlite3_free(z);
+  sqlite3_free(zSql);
+  graphSourceClear(&s);
+
+  CHECK_INT(init("n", "id", "kids", NULL, GRAPH_LAYOUT_JSON, &s, &zErr), SQLITE_OK);
+  zSql = graphSourceNeighbourSql(&s, GRAPH_DIR_OUT);
+  z = rows(zSql, 1);
+  CHECK_STR(z, "2,NULL,array;3,NULL,array;");
+  sqlite3_free(z);
+  z = rows(zSql, 4); /* [] : no rows */
+  CHECK_STR(z, "");
+  sqlite3_free(z);
+  z = rows(zSql, 5); /* NULL kids: no rows */
+  CHECK_STR(z, "");
+  sqlite3_free(z);
+  z = rows(zSql, 6); /* a number: one row the caller refuses */
+  CHECK_STR(z, "NULL,NULL,integer;");
+  sqlite3_free(z);
+  sqlite3_free(zSql);
+  zSql = graphSourceNeighbourSql(&s, GRAPH_DIR_IN);
+  z = rows(zSql, 3);
+  CHECK_STR(z, "1,NULL,array;2,NULL,array;");
+  sqlite3_free(z);
+  sqlite3_free(zSql);
+  zSql = graphSourceEdgesSql(&s);
+  z = rows(zSql, 0);
+  CHECK_STR(z, "1,2,NULL,array;1,3,NULL,array;2,3,NULL,array;6,NULL,NULL,integer;");
+  sqlite3_free(z);
+  sqlite3_free(zSql);
+  graphSourceClear(&s);
+}
+
+int main(void) {
+  unitApiInit();
+  sqlite3_open(":memory:", &db);
+  sqlite3_exec(db,
+               "CREATE TABLE e(src, dst); CREATE INDEX e_src ON e(src);"
+               "INSERT INTO e VALUES (1,2),(1,3),(2,3),(NULL,4),(4,NULL);"
+               "CREATE VIEW v AS SELECT * FROM e;"
+               "CREATE TABLE t(a, b); CREATE TEMP TABLE t(a, b);"
+               "CREATE TABLE \"we\"\"ird.name\"(\"x y\", z, w); CREATE INDEX wz ON \"we\"\"ird.name\"(z);"
+               "CREATE TABLE n(id INTEGER PRIMARY KEY, kids);"
+               "INSERT INTO n VALUES (1,'[2,3]'),(2,'[3,null]'),(3,NULL),(4,'[]'),(5,NULL),(6,'7');",
+               0, 0, 0);
+  RUN(testResolve);
+  RUN(testErrors);
+  RUN(testSql);
+  sqlite3_close(db);
+  return unitReport();
+}
