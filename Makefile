@@ -2,7 +2,9 @@
 #
 #   make          build dist/nosql.so (load it with .load ./dist/nosql)
 #   make demo     build, then run the side-by-side scripts in sql/
-#   make test     build, then run every test, plain and under ASan+UBSan
+#   make test     build, then run every test, plain and under ASan+UBSan, and
+#                 against the oldest and newest SQLite it supports
+#   make test-matrix  the suite against every SQLite of the version matrix
 #   make bench    side-by-side timings (SIZE=0.1 scales the data, ONLY=name picks workloads)
 #   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
 #   make lint     clang-format check and cppcheck
@@ -41,7 +43,7 @@ BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 
 PREREQ := build/prereq.stamp
 
-.PHONY: all static test demo bench lint format clean prereq
+.PHONY: all static test test-matrix demo bench lint format clean prereq
 all: dist/nosql.so
 
 $(PREREQ): Makefile scripts/prereq.sh
@@ -106,8 +108,34 @@ build/static-host: tests/static/host.c dist/libnosql.a dist/nosql.h
 build/bench: $(BENCH_SRC) tests/bench/bench.h $(STATIC_OBJ)
 	$(CC) $(BASE_CFLAGS) -DSQLITE_CORE -DNOSQL_VERSION='"$(VERSION)"' -Iext -o $@ $(BENCH_SRC) $(STATIC_OBJ) $(HOST_LIBS) $(EXT_LIBS)
 
+# --- the SQLite version matrix ------------------------------------------------
+# The runner built against SQLite amalgamations that npm packages of
+# better-sqlite3 bundle (fetched into build/matrix/<npm version>/, never
+# committed; the table is in scripts/sqlite-amalgamation.sh). make test runs
+# the suite against the floor's release line and the newest; make
+# test-matrix against every one; 7.5.0 (SQLite 3.37.2) must refuse to load.
+MATRIX_CI := 7.5.1 13.2.0
+MATRIX_ALL := 7.5.1 9.2.2 11.3.0 13.2.0
+MATRIX_OLD := 7.5.0
+MATRIX_OPTS := -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_MATH_FUNCTIONS
+
+build/matrix/%/sqlite3.c: | $(PREREQ)
+	scripts/sqlite-amalgamation.sh $* $(@D)
+
+build/matrix/%/sqlite3.o: build/matrix/%/sqlite3.c
+	$(CC) -O0 -w $(MATRIX_OPTS) -c -o $@ $<
+
+build/matrix/%/slt: $(RUNNER_SRC) tests/runner/md5.h build/matrix/%/sqlite3.o
+	$(CC) $(BASE_CFLAGS) -Ibuild/matrix/$* -o $@ $(RUNNER_SRC) build/matrix/$*/sqlite3.o -lm -ldl -lpthread
+
+.PRECIOUS: build/matrix/%/sqlite3.c build/matrix/%/sqlite3.o
+
+test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
+	@MATRIX="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)" bash tests/matrix.sh
+
 TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) build/static-host build/bench \
-              build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN)
+              build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) \
+              $(MATRIX_CI:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
 
 test: $(TEST_BUILD)
 	@bash tests/run.sh

@@ -1545,6 +1545,14 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
         return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       }
     }
+    if (bJson && !nosqlJsonStrict(z, n)) {
+      /* Strict JSON whatever the host's json_each accepts (JSON5 from 3.42). */
+      char *zQ = nosqlValueQuote(pVal);
+      *pzErr =
+          sqlite3_mprintf("inverted_index: field '%s': %s is not a JSON array of terms", p->azField[i], zQ);
+      sqlite3_free(zQ);
+      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
     if (bJson) {
       sqlite3_stmt *pJson = iiStmt(p, II_STMT_JSON, &rc);
       int iElem = 0;

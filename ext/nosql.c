@@ -22,6 +22,15 @@ SQLITE_EXTENSION_INIT1
 
 const char nosqlVersionText[] = NOSQL_VERSION;
 
+/*
+** The oldest SQLite the extension loads into: 3.38.0 added
+** sqlite3_vtab_in() (IN lists taken whole by virtual tables) and made the
+** JSON functions part of every default build. Anything newer that the code
+** calls is guarded by a run-time version check at its call site.
+*/
+#define NOSQL_SQLITE_FLOOR 3038000
+#define NOSQL_SQLITE_FLOOR_TEXT "3.38.0"
+
 /* nosql_version(): the version of the loaded extension. */
 static void nosqlVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
@@ -57,6 +66,22 @@ __attribute__((visibility("default")))
     int sqlite3_nosql_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
   size_t i;
   SQLITE_EXTENSION_INIT2(pApi);
+  /* The API table of an older host ends before the newer entry points the
+  ** extension calls: refuse to load rather than jump past its end. */
+  if (sqlite3_libversion_number() < NOSQL_SQLITE_FLOOR) {
+    if (pzErrMsg) {
+      *pzErrMsg = sqlite3_mprintf("nosql: SQLite %s or newer is required; this host runs SQLite %s",
+                                  NOSQL_SQLITE_FLOOR_TEXT, sqlite3_libversion());
+    }
+    return SQLITE_ERROR;
+  }
+  if (sqlite3_compileoption_used("OMIT_JSON")) {
+    if (pzErrMsg) {
+      *pzErrMsg = sqlite3_mprintf("nosql: this host's SQLite %s was built without JSON (SQLITE_OMIT_JSON)",
+                                  sqlite3_libversion());
+    }
+    return SQLITE_ERROR;
+  }
   for (i = 0; i < sizeof(aNosqlFeature) / sizeof(aNosqlFeature[0]); i++) {
     int rc = aNosqlFeature[i].xRegister(db);
     if (rc != SQLITE_OK) {

@@ -80,6 +80,13 @@ void nosqlVtabError(sqlite3_vtab *pVtab, const char *zFmt, ...);
 */
 void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor);
 
+/*
+** True if z[0..n) is one JSON value as RFC 8259 defines it (no JSON5: the
+** host's json_each() accepts JSON5 from SQLite 3.42 on), nested at most
+** 1000 deep, with only whitespace around it.
+*/
+int nosqlJsonStrict(const char *z, int n);
+
 /**************************************************************************
 ** Interface to code in ext/plan.c: the planning helper of every xBestIndex
 ** (rules and the idxStr encoding in the header comment of ext/plan.c).

@@ -126,3 +126,140 @@ void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor) {
   *ppCursor = pCur;
   return pCur;
 }
+
+/*
+** Strict JSON (RFC 8259), for the places where the docs promise it: from
+** 3.42 the host's json_each() also accepts JSON5 (trailing commas, single
+** quotes, comments, hex numbers...), so leaving the check to the host would
+** make answers depend on its version. A recursive descent over at most
+** NOSQL_JSON_MAX_DEPTH nested arrays and objects (SQLite's own limit).
+*/
+#define NOSQL_JSON_MAX_DEPTH 1000
+
+typedef struct NosqlJsonScan NosqlJsonScan;
+struct NosqlJsonScan {
+  const unsigned char *z; /* The text */
+  int n;                  /* Its length in bytes */
+  int i;                  /* Next byte to read */
+};
+
+static void nosqlJsonSpace(NosqlJsonScan *p) {
+  while (p->i < p->n &&
+         (p->z[p->i] == ' ' || p->z[p->i] == '\t' || p->z[p->i] == '\n' || p->z[p->i] == '\r')) {
+    p->i++;
+  }
+}
+
+static int nosqlJsonHex(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A string starting at the opening quote; 1 if well formed. */
+static int nosqlJsonString(NosqlJsonScan *p) {
+  p->i++;
+  while (p->i < p->n) {
+    unsigned char c = p->z[p->i++];
+    if (c == '"') return 1;
+    if (c < 0x20) return 0;
+    if (c == '\\') {
+      if (p->i >= p->n) return 0;
+      c = p->z[p->i++];
+      if (c == 'u') {
+        int k;
+        for (k = 0; k < 4; k++) {
+          if (p->i >= p->n || !nosqlJsonHex(p->z[p->i])) return 0;
+          p->i++;
+        }
+      } else if (strchr("\"\\/bfnrt", c) == NULL || c == 0) {
+        return 0;
+      }
+    }
+  }
+  return 0;
+}
+
+static int nosqlJsonDigits(NosqlJsonScan *p) {
+  int i0 = p->i;
+  while (p->i < p->n && p->z[p->i] >= '0' && p->z[p->i] <= '9') p->i++;
+  return p->i > i0;
+}
+
+static int nosqlJsonNumber(NosqlJsonScan *p) {
+  if (p->z[p->i] == '-') p->i++;
+  if (p->i < p->n && p->z[p->i] == '0') {
+    p->i++;
+  } else if (!nosqlJsonDigits(p)) {
+    return 0;
+  }
+  if (p->i < p->n && p->z[p->i] == '.') {
+    p->i++;
+    if (!nosqlJsonDigits(p)) return 0;
+  }
+  if (p->i < p->n && (p->z[p->i] == 'e' || p->z[p->i] == 'E')) {
+    p->i++;
+    if (p->i < p->n && (p->z[p->i] == '+' || p->z[p->i] == '-')) p->i++;
+    if (!nosqlJsonDigits(p)) return 0;
+  }
+  return 1;
+}
+
+static int nosqlJsonValue(NosqlJsonScan *p, int iDepth) {
+  unsigned char c;
+  nosqlJsonSpace(p);
+  if (p->i >= p->n) return 0;
+  c = p->z[p->i];
+  if (c == '"') return nosqlJsonString(p);
+  if (c == '[' || c == '{') {
+    unsigned char cEnd = c == '[' ? ']' : '}';
+    if (iDepth >= NOSQL_JSON_MAX_DEPTH) return 0;
+    p->i++;
+    nosqlJsonSpace(p);
+    if (p->i < p->n && p->z[p->i] == cEnd) {
+      p->i++;
+      return 1;
+    }
+    for (;;) {
+      if (c == '{') {
+        nosqlJsonSpace(p);
+        if (p->i >= p->n || p->z[p->i] != '"' || !nosqlJsonString(p)) return 0;
+        nosqlJsonSpace(p);
+        if (p->i >= p->n || p->z[p->i] != ':') return 0;
+        p->i++;
+      }
+      if (!nosqlJsonValue(p, iDepth + 1)) return 0;
+      nosqlJsonSpace(p);
+      if (p->i >= p->n) return 0;
+      if (p->z[p->i] == cEnd) {
+        p->i++;
+        return 1;
+      }
+      if (p->z[p->i] != ',') return 0;
+      p->i++;
+    }
+  }
+  if (c == '-' || (c >= '0' && c <= '9')) return nosqlJsonNumber(p);
+  if (p->n - p->i >= 4 && memcmp(&p->z[p->i], "true", 4) == 0) {
+    p->i += 4;
+    return 1;
+  }
+  if (p->n - p->i >= 5 && memcmp(&p->z[p->i], "false", 5) == 0) {
+    p->i += 5;
+    return 1;
+  }
+  if (p->n - p->i >= 4 && memcmp(&p->z[p->i], "null", 4) == 0) {
+    p->i += 4;
+    return 1;
+  }
+  return 0;
+}
+
+int nosqlJsonStrict(const char *z, int n) {
+  NosqlJsonScan s;
+  if (z == NULL || n < 0) return 0;
+  s.z = (const unsigned char *)z;
+  s.n = n;
+  s.i = 0;
+  if (!nosqlJsonValue(&s, 0)) return 0;
+  nosqlJsonSpace(&s);
+  return s.i == s.n;
+}

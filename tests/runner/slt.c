@@ -26,8 +26,14 @@
 **                                 share a label must give the same result.
 **   hash-threshold N              hash results with more than N values
 **   skipif X / onlyif X           condition on the next record; X is an
-**                                 engine name (sqlite, nosql) or "asan"
-**                                 when the runner runs under sanitizers
+**                                 engine name (sqlite, nosql), "asan"
+**                                 when the runner runs under sanitizers,
+**                                 or (nosql) sqlite>=A.B.C / sqlite<A.B.C
+**                                 on the host's SQLite version
+**   EXPLAIN QUERY PLAN queries    (nosql) with 4 columns, rows compare as
+**                                 (depth in the plan tree, 0, 0, detail):
+**                                 ids and the "notused" column move
+**                                 between SQLite versions, plans do not
 **   halt                          stop reading the file
 **   require M                     (nosql) skip the rest of the file unless
 **                                 module or compile option M is present
@@ -617,6 +623,46 @@ static int sltCheckLabel(SltFile *pF, const char *zLabel, const char *zHash, int
   return 1;
 }
 
+/*
+** EXPLAIN QUERY PLAN results (nosql): SQLite numbers plan rows by opcode
+** address and filled the third column ("notused") from 3.48 on, so those
+** move between versions while the plan stays the same. Rows of 4 values are
+** rewritten to (depth, 0, 0, detail): the tree shape and the text of each
+** step are compared, nothing else.
+*/
+static void sltPlanNormalize(SltResult *p) {
+  int nRow = p->nVal / 4, i, j;
+  if (p->nVal % 4 != 0) return;
+  for (i = 0; i < nRow; i++) {
+    int iParent = atoi(p->azVal[4 * i + 1]), iDepth = 0;
+    /* The depth of a row is one more than its parent's (rows come parent first). */
+    for (j = i - 1; j >= 0 && iParent != 0; j--) {
+      if (atoi(p->azVal[4 * j]) == iParent) {
+        iDepth = atoi(p->azVal[4 * j + 2]) + 1;
+        break;
+      }
+    }
+    free(p->azVal[4 * i + 2]);
+    p->azVal[4 * i + 2] = (char *)sltMalloc(16);
+    snprintf(p->azVal[4 * i + 2], 16, "%d", iDepth);
+  }
+  /* Ids are needed above until every depth is known; then drop them. */
+  for (i = 0; i < nRow; i++) {
+    free(p->azVal[4 * i]);
+    free(p->azVal[4 * i + 1]);
+    p->azVal[4 * i] = sltStrdup(p->azVal[4 * i + 2]);
+    p->azVal[4 * i + 1] = sltStrdup("0");
+    free(p->azVal[4 * i + 2]);
+    p->azVal[4 * i + 2] = sltStrdup("0");
+  }
+}
+
+/* True if zSql starts with EXPLAIN QUERY PLAN. */
+static int sltIsPlan(const char *zSql) {
+  while (*zSql == ' ' || *zSql == '\n' || *zSql == '\t') zSql++;
+  return sqlite3_strnicmp(zSql, "EXPLAIN QUERY PLAN", 18) == 0;
+}
+
 /* "query <types> [sort] [label]"; returns the line after the record. */
 static int sltQuery(SltFile *pF, int iLine, char **azTok, int nTok, int bSkip) {
   int iSql = iLine + 1;
@@ -690,6 +736,11 @@ static int sltQuery(SltFile *pF, int iLine, char **azTok, int nTok, int bSkip) {
     goto query_out;
   }
   if (iSqlEnd < iEnd) sltExpected(pF, iSqlEnd + 1, iEnd, &exp);
+  if (res.nCol == 4 && sltIsPlan(zSql)) {
+    sltPlanNormalize(&res);
+    sltPlanNormalize(&exp);
+    resultHash(&res, zHash);
+  }
   {
     char zExpHash[33];
     int nExpHash = exp.nVal == 1 ? sltHashLine(exp.azVal[0], zExpHash) : -1;
@@ -724,7 +775,15 @@ query_out:
 
 /* Whether condition X of skipif/onlyif holds for this run. */
 static int sltCondition(Runner *pRun, const char *zX) {
+  int a = 0, b = 0, c = 0;
   if (strcmp(zX, "sqlite") == 0 || strcmp(zX, "nosql") == 0) return 1;
+  /* (nosql) sqlite>=3.50.0 and sqlite<3.50.0: the host's SQLite version. */
+  if (strncmp(zX, "sqlite>=", 8) == 0 && sscanf(zX + 8, "%d.%d.%d", &a, &b, &c) >= 2) {
+    return sqlite3_libversion_number() >= a * 1000000 + b * 1000 + c;
+  }
+  if (strncmp(zX, "sqlite<", 7) == 0 && sscanf(zX + 7, "%d.%d.%d", &a, &b, &c) >= 2) {
+    return sqlite3_libversion_number() < a * 1000000 + b * 1000 + c;
+  }
   if (strcmp(zX, "asan") == 0) return pRun->bAsan;
   return 0;
 }

@@ -2,6 +2,8 @@
 ** test_util.c: unit tests of ext/util.c, the growable buffer with the
 ** sticky error code.
 */
+#include <stdlib.h>
+
 #include "nosqlInt.h"
 #include "unit.h"
 
@@ -64,11 +66,50 @@ static void testCursorNew(void) {
   sqlite3_free(pCur);
 }
 
+/* Strict JSON: RFC 8259 accepted, JSON5 and malformed text refused. */
+static void testJsonStrict(void) {
+  static const char *azOk[] = {"[]",
+                               " [ ] ",
+                               "[\"a\",1,-0.5e+3,true,false,null]",
+                               "{}",
+                               "{\"a\":[{\"b\":{}}]}",
+                               "\"\\u00e9\\n\"",
+                               "0",
+                               "-0",
+                               "1E9",
+                               "\t\r\n[1]\n"};
+  static const char *azBad[] = {"",        "[",         "[\"a\",]", "['a']",   "[1,]",      "{a:1}",
+                                "[01]",    "[.5]",      "[1.]",     "[0x10]",  "[+1]",      "[NaN]",
+                                "[1e]",    "\"\\x41\"", "[\"\t\"]", "[1] [2]", "// c\n[1]", "[\"\\u12\"]",
+                                "{\"a\"}", "[tru]",     "nul"};
+  size_t i;
+  char *zDeep;
+  for (i = 0; i < sizeof(azOk) / sizeof(azOk[0]); i++)
+    CHECK_INT(nosqlJsonStrict(azOk[i], (int)strlen(azOk[i])), 1);
+  for (i = 0; i < sizeof(azBad) / sizeof(azBad[0]); i++) {
+    CHECK_INT(nosqlJsonStrict(azBad[i], (int)strlen(azBad[i])), 0);
+  }
+  /* Length, not NUL, ends the text. */
+  CHECK_INT(nosqlJsonStrict("[1]x", 3), 1);
+  CHECK_INT(nosqlJsonStrict(NULL, 0), 0);
+  /* 1000 levels are fine, 1001 are not (and no stack overflow at 100000). */
+  zDeep = (char *)malloc(200001);
+  for (i = 0; i < 100000; i++) {
+    zDeep[i] = '[';
+    zDeep[200000 - 1 - i] = ']';
+  }
+  CHECK_INT(nosqlJsonStrict(zDeep + 100000 - 1000, 2000), 1);
+  CHECK_INT(nosqlJsonStrict(zDeep + 100000 - 1001, 2002), 0);
+  CHECK_INT(nosqlJsonStrict(zDeep, 200000), 0);
+  free(zDeep);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testBufferAppend);
   RUN(testStickyError);
   RUN(testEmptyAppend);
   RUN(testCursorNew);
+  RUN(testJsonStrict);
   return unitReport();
 }

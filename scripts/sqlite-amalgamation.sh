@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# scripts/sqlite-amalgamation.sh NPMVERSION DIR: put the SQLite amalgamation
+# (sqlite3.c, sqlite3.h) that the npm package better-sqlite3@NPMVERSION
+# bundles into DIR, for the version matrix (make test-matrix). The package
+# comes from the npm registry; nothing of it is committed.
+#
+#   better-sqlite3   SQLite
+#   7.5.0            3.37.2  (older than the floor: loading must be refused)
+#   7.5.1            3.38.2  (the floor's release line)
+#   9.2.2            3.44.2
+#   11.3.0           3.46.1
+#   13.2.0           3.54.1
+set -eu
+ver=$1
+dir=$2
+if [ -f "$dir/sqlite3.c" ] && [ -f "$dir/sqlite3.h" ]; then exit 0; fi
+if ! command -v npm >/dev/null 2>&1; then
+  # Debian's npm (a machine with Node.js from elsewhere has npm already).
+  "$(dirname "$0")/prereq.sh" npm || exit 1
+fi
+mkdir -p "$dir"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$tmp" && npm pack --silent "better-sqlite3@$ver" >/dev/null 2>&1) || {
+  echo "scripts/sqlite-amalgamation.sh: npm pack better-sqlite3@$ver failed" >&2
+  exit 1
+}
+tar xzf "$tmp"/better-sqlite3-"$ver".tgz -C "$tmp" package/deps
+if [ -f "$tmp/package/deps/sqlite3/sqlite3.c" ]; then
+  cp "$tmp/package/deps/sqlite3/sqlite3.c" "$tmp/package/deps/sqlite3/sqlite3.h" "$dir/"
+elif [ -f "$tmp/package/deps/sqlite3.tar.gz" ]; then
+  tar xzf "$tmp/package/deps/sqlite3.tar.gz" -C "$tmp"
+  cp "$(find "$tmp" -name sqlite3.c | head -n 1)" "$(find "$tmp" -name sqlite3.h | head -n 1)" "$dir/"
+else
+  echo "scripts/sqlite-amalgamation.sh: no sqlite3.c in better-sqlite3@$ver" >&2
+  exit 1
+fi
+grep -m 1 '#define SQLITE_VERSION ' "$dir/sqlite3.h" | sed 's/.*"\(.*\)"/\1/' >"$dir/VERSION"
