@@ -7,6 +7,8 @@
 #   make test-matrix  the suite against every SQLite of the version matrix
 #   make bench    side-by-side timings (SIZE=0.1 scales the data, ONLY=name picks workloads)
 #   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
+#   make install  PREFIX=/usr/local DESTDIR=: extension, static library, header, nosql.pc
+#   make dist     dist/nosql-VERSION-linux-ARCH.tar.gz: stripped nosql.so with CRoaring beside it
 #   make lint     clang-format check and cppcheck
 #
 # Every target first checks its Debian packages (scripts/prereq.sh): as root it
@@ -19,7 +21,7 @@ VERSION := $(shell cat VERSION)
 
 # Debian packages each group of targets needs.
 BUILD_PKGS := gcc make libc6-dev libsqlite3-dev libroaring-dev
-TEST_PKGS := sqlite3 binutils
+TEST_PKGS := sqlite3 binutils pkg-config
 LINT_PKGS := clang-format cppcheck
 
 WARN := -Wall -Wextra
@@ -43,7 +45,7 @@ BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 
 PREREQ := build/prereq.stamp
 
-.PHONY: all static test test-matrix demo bench lint format clean prereq
+.PHONY: all static test test-matrix demo bench lint format clean prereq install uninstall dist
 all: dist/nosql.so
 
 $(PREREQ): Makefile scripts/prereq.sh
@@ -85,6 +87,52 @@ dist/libnosql.a: $(STATIC_OBJ)
 dist/nosql.h: ext/nosql.h
 	@mkdir -p $(@D)
 	cp $< $@
+
+# --- install and release -----------------------------------------------------
+# make install PREFIX=/usr/local DESTDIR=: the loadable extension in
+# $(LIBDIR)/nosql.so, the static library, the header, a pkg-config file and
+# the reference pages. make dist: a tarball with a stripped nosql.so that
+# finds the CRoaring it ships beside itself ($ORIGIN rpath), for hosts
+# without libroaring (Debian 12 is the oldest Debian that packages it).
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DOCDIR ?= $(PREFIX)/share/doc/nosql
+ROARING_SO := $(shell ls /usr/lib/*/libroaring.so.0 /usr/lib/libroaring.so.0 2>/dev/null | head -n 1)
+DIST_NAME := nosql-$(VERSION)-linux-$(shell uname -m)
+
+build/nosql.pc: Makefile VERSION
+	@mkdir -p $(@D)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: nosql' 'Description: NoSQL data-modeling techniques inside SQLite (static library)' \
+	  'Version: $(VERSION)' 'Requires: sqlite3' 'Libs: -L$${libdir} -lnosql -lroaring -lm' \
+	  'Cflags: -I$${includedir}' >$@
+
+install: dist/nosql.so static build/nosql.pc
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(DOCDIR)
+	install -m 755 dist/nosql.so $(DESTDIR)$(LIBDIR)/nosql.so
+	install -m 644 dist/libnosql.a $(DESTDIR)$(LIBDIR)/libnosql.a
+	install -m 644 dist/nosql.h $(DESTDIR)$(INCLUDEDIR)/nosql.h
+	install -m 644 build/nosql.pc $(DESTDIR)$(LIBDIR)/pkgconfig/nosql.pc
+	install -m 644 README.md LICENSE CHANGELOG.md docs/*.md $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/nosql.so $(DESTDIR)$(LIBDIR)/libnosql.a $(DESTDIR)$(INCLUDEDIR)/nosql.h \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/nosql.pc
+	rm -rf $(DESTDIR)$(DOCDIR)
+
+build/dist/nosql.so: $(EXT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -fvisibility=hidden -Wl,-rpath,'$$ORIGIN' -o $@ $(EXT_OBJ) $(EXT_LIBS)
+	strip --strip-unneeded $@
+
+dist: build/dist/nosql.so
+	rm -rf build/$(DIST_NAME) && mkdir -p build/$(DIST_NAME)
+	cp build/dist/nosql.so LICENSE README.md CHANGELOG.md build/$(DIST_NAME)/
+	cp $(ROARING_SO) build/$(DIST_NAME)/libroaring.so.0
+	cp /usr/share/doc/libroaring0/copyright build/$(DIST_NAME)/LICENSE.croaring 2>/dev/null || true
+	tar czf dist/$(DIST_NAME).tar.gz -C build $(DIST_NAME)
+	@echo "dist/$(DIST_NAME).tar.gz"
 
 # --- test programs ----------------------------------------------------------
 build/slt: $(RUNNER_SRC) tests/runner/md5.h | $(PREREQ)

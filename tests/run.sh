@@ -189,6 +189,7 @@ step "exported symbols" exports
 step "python host" python_host
 step "side-by-side scripts (sql/)" demos
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
+step "install, pkg-config and release tarball" bash tests/install.sh
 MATRIX="7.5.1 13.2.0" MATRIX_OLD="7.5.0" step "SQLite versions (floor, newest, too old)" bash tests/matrix.sh
 
 echo "# AddressSanitizer + UndefinedBehaviorSanitizer build"
