@@ -5,6 +5,8 @@
 #   make test     build, then run every test, plain and under ASan+UBSan, and
 #                 against the oldest and newest SQLite it supports
 #   make test-matrix  the suite against every SQLite of the version matrix
+#   make test-hosts   the smoke set from the sqlite3 shell, Python, Tcl, Perl, Ruby (and Node:
+#                     make test-hosts-node builds better-sqlite3 first)
 #   make bench    side-by-side timings (SIZE=0.1 scales the data, ONLY=name picks workloads)
 #   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
 #   make install  PREFIX=/usr/local DESTDIR=: extension, static library, header, nosql.pc
@@ -22,6 +24,8 @@ VERSION := $(shell cat VERSION)
 # Debian packages each group of targets needs.
 BUILD_PKGS := gcc make libc6-dev libsqlite3-dev libroaring-dev
 TEST_PKGS := sqlite3 binutils pkg-config
+# Host languages the smoke set (tests/hosts/) loads the extension from.
+TEST_PKGS += python3 tcl libsqlite3-tcl libdbd-sqlite3-perl ruby-sqlite3
 LINT_PKGS := clang-format cppcheck
 
 WARN := -Wall -Wextra
@@ -45,7 +49,7 @@ BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 
 PREREQ := build/prereq.stamp
 
-.PHONY: all static test test-matrix demo bench lint format clean prereq install uninstall dist
+.PHONY: all static test test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist
 all: dist/nosql.so
 
 $(PREREQ): Makefile scripts/prereq.sh
@@ -150,6 +154,14 @@ build/asan/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit_api.c $(SAN_
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -O1 $(SAN_FLAGS) -Iext -o $@ $< tests/unit/unit_api.c $(SAN_OBJ) $(HOST_LIBS) $(EXT_LIBS)
 
+# Damaged shadow tables: random edits, then every read, write and command.
+build/damage: tests/damaged/damage.c | $(PREREQ)
+	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
+
+build/asan/damage: tests/damaged/damage.c | $(PREREQ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -O1 $(SAN_FLAGS) -o $@ $< $(HOST_LIBS)
+
 build/static-host: tests/static/host.c dist/libnosql.a dist/nosql.h
 	$(CC) $(BASE_CFLAGS) -Idist -o $@ tests/static/host.c dist/libnosql.a $(HOST_LIBS) $(EXT_LIBS)
 
@@ -181,12 +193,21 @@ build/matrix/%/slt: $(RUNNER_SRC) tests/runner/md5.h build/matrix/%/sqlite3.o
 test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
 	@MATRIX="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)" bash tests/matrix.sh
 
-TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) build/static-host build/bench \
-              build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) \
+TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) build/static-host build/bench build/damage \
+              build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage \
               $(MATRIX_CI:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
 
 test: $(TEST_BUILD)
 	@bash tests/run.sh
+
+# The smoke set from every host language installed (make test runs it too).
+test-hosts: dist/nosql.so | $(PREREQ)
+	@bash tests/hosts/run.sh
+
+# Node: builds better-sqlite3 from the npm registry into tests/hosts/node_modules.
+test-hosts-node: dist/nosql.so | $(PREREQ)
+	@bash scripts/node-host.sh
+	@bash tests/hosts/run.sh
 
 # --- demo and bench ---------------------------------------------------------
 demo: dist/nosql.so
@@ -202,13 +223,13 @@ bench: build/bench
 
 # --- lint -------------------------------------------------------------------
 LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \
-                       tests/bench/*.c tests/bench/*.h tests/static/*.c)
+                       tests/bench/*.c tests/bench/*.h tests/static/*.c tests/damaged/*.c)
 lint: | $(PREREQ)
 	@scripts/prereq.sh $(LINT_PKGS)
 	clang-format --dry-run --Werror $(LINT_SRC)
 	cppcheck --quiet --error-exitcode=1 --inline-suppr --std=c11 \
 	  --enable=warning,portability,performance \
-	  --suppress=missingIncludeSystem -I ext ext tests
+	  --suppress=missingIncludeSystem -i tests/hosts/node_modules -I ext ext tests
 
 clean:
 	rm -rf build dist

@@ -3,7 +3,7 @@
 #
 # Plain build: C unit tests, every tests/**/*.test through the runner, the
 # reference check (docs/), the runner's own failure cases, the static-link
-# host, the export list, the side-by-side scripts (sql/*.sql) and a small
+# host, the export list, the host languages (tests/hosts/), the side-by-side scripts (sql/*.sql) and a small
 # benchmark run that checks every variant agrees. Then the unit tests, the
 # .test files, the reference check and the runner's failure cases again
 # with the extension, the runner and the unit tests built with
@@ -152,30 +152,6 @@ demos() {
   echo "$pass passed, $fail failed"
 }
 
-# python_host: Debian's system Python loads the extension as the README shows.
-python_host() {
-  local py=/usr/bin/python3
-  if ! [ -x $py ] || ! $py -c "import sqlite3,sys; sys.exit(0 if hasattr(sqlite3.Connection,'enable_load_extension') else 1)" 2>/dev/null; then
-    echo "SKIP python host: $py is missing or cannot load extensions"
-    echo "0 passed, 0 failed, 1 skipped"
-    return
-  fi
-  local v
-  v=$($py -c "
-import sqlite3
-db = sqlite3.connect(':memory:')
-db.enable_load_extension(True)
-db.load_extension('./dist/nosql')
-db.enable_load_extension(False)
-print(db.execute('SELECT nosql_version()').fetchone()[0])" 2>&1)
-  if [ "$v" = "$(cat VERSION)" ]; then
-    echo "1 passed, 0 failed"
-  else
-    echo "FAIL python host: expected $(cat VERSION), got: $v"
-    echo "0 passed, 1 failed"
-  fi
-}
-
 tests=$(find tests -name '*.test' | sort)
 
 echo "# plain build"
@@ -185,8 +161,9 @@ step "sqllogictest" build/slt --ext dist/nosql $tests
 step "reference (docs/)" build/slt --ext dist/nosql --docs docs
 step "runner failure cases" selftest build/slt dist/nosql
 step "static library host" build/static-host VERSION
+step "damaged shadow tables (500 rounds each)" build/damage --ext dist/nosql --rounds 500
 step "exported symbols" exports
-step "python host" python_host
+step "host languages (tests/hosts/)" bash tests/hosts/run.sh
 step "side-by-side scripts (sql/)" demos
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 step "install, pkg-config and release tarball" bash tests/install.sh
@@ -198,6 +175,7 @@ step "asan unit tests" units build/asan/unit
 step "asan sqllogictest" build/asan/slt --ext build/asan/nosql.so $tests
 step "asan reference (docs/)" build/asan/slt --ext build/asan/nosql.so --docs docs
 step "asan runner failure cases" selftest build/asan/slt build/asan/nosql.so
+step "asan damaged shadow tables (300 rounds each)" build/asan/damage --ext build/asan/nosql.so --rounds 300
 
 echo
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
