@@ -953,8 +953,17 @@ static int iiCacheAdd(inverted_index_vtab *p, IiTerm *t) {
     sqlite3_free(aOldName);
     sqlite3_free(aOldId);
   }
-  p->aByName[iiSlotByName(p, t->iField, t->zTerm, t->nTerm)] = t;
-  p->aById[iiSlotById(p, t->id)] = t;
+  {
+    size_t iName = iiSlotByName(p, t->iField, t->zTerm, t->nTerm), iId = iiSlotById(p, t->id);
+    /* Cached under its name with another id, or its id under another
+    ** name: the dictionary gives two answers for one term. */
+    if (p->aByName[iName] || p->aById[iId]) {
+      iiTermFree(t);
+      return iiCorrupt(p, "dictionary entry", "terms");
+    }
+    p->aByName[iName] = t;
+    p->aById[iId] = t;
+  }
   p->nTermCached++;
   return SQLITE_OK;
 }
@@ -2955,9 +2964,18 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
       nAlloc = nAlloc2;
     }
     aId[nTerm] = sqlite3_column_int64(pStmt, 0);
+    if (aId[nTerm] < 1 || aId[nTerm] > INT32_MAX) {
+      rc = iiCorrupt(p, "dictionary entry", "terms");
+      break;
+    }
     aOff[nTerm] = pCur->arena.n;
     aLen[nTerm] = sqlite3_column_bytes(pStmt, 1);
     nosqlBufferAppend(&rc, &pCur->arena, sqlite3_column_text(pStmt, 1), aLen[nTerm]);
+    /* A term's document count is at most 2^32 (32-bit document numbers). */
+    if (sqlite3_column_int64(pStmt, 2) > ((sqlite3_int64)1 << 32)) {
+      rc = iiCorrupt(p, "dictionary entry", "terms");
+      break;
+    }
     nDocsField += sqlite3_column_int64(pStmt, 2);
     if (aId[nTerm] > iMaxId) iMaxId = aId[nTerm];
     if (p->nSlot) {
@@ -2997,6 +3015,9 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
               rAud * (rPerDoc * 8.5 + (nAud > 1 ? nAud * 10.0 : 0));
     eMethod = rDirect < rBitmap ? 2 : 1;
   }
+  /* The direct walk maps term ids through a dense array: not for ids far
+  ** sparser than the field's terms (damaged or not, no huge allocation). */
+  if (eMethod == 2 && iMaxId > 64 * nTerm + 65536) eMethod = 1;
   if (rc == SQLITE_OK && nTerm > 0 && eMethod == 1) {
     const roaring_bitmap_t **aPost =
         (const roaring_bitmap_t **)sqlite3_malloc64(sizeof(void *) * (size_t)nTerm);

@@ -672,6 +672,18 @@ static int nsetFind(nset_vtab *p, int64_t id, NsetRow *pRow, int *pbFound) {
   }
   rc = nsetDbError(p, rc);
   nsetStmtPut(p, NSET_STMT_BYID, pStmt);
+  /* Labels are read back as bounds of range scans (lft + 1, rgt - 1):
+  ** a stored pair out of order cannot be one. */
+  if (rc == SQLITE_OK && *pbFound && pRow->lft >= pRow->rgt) {
+    *pbFound = 0;
+    return nsetCorrupt(p, "node %lld has lft %lld >= rgt %lld", (long long)id, (long long)pRow->lft,
+                       (long long)pRow->rgt);
+  }
+  /* A child's depth is its parent's + 1: a stored depth must leave room. */
+  if (rc == SQLITE_OK && *pbFound && (pRow->depth < 0 || pRow->depth > INT32_MAX)) {
+    *pbFound = 0;
+    return nsetCorrupt(p, "node %lld has depth %lld", (long long)id, (long long)pRow->depth);
+  }
   return rc;
 }
 
@@ -812,7 +824,7 @@ static int nsetCollect(nset_vtab *p, int64_t iFirst, int64_t iEnd, NsetLabel **p
       row = up;
     }
   }
-  if (rc == SQLITE_OK) {
+  if (rc == SQLITE_OK && n > 1) {
     qsort(a, (size_t)n, sizeof(NsetLabel), nsetLabelCmp);
     for (i = 1; i < n && rc == SQLITE_OK; i++) {
       if (a[i].iLabel == a[i - 1].iLabel) {
@@ -839,6 +851,10 @@ static int nsetCollect(nset_vtab *p, int64_t iFirst, int64_t iEnd, NsetLabel **p
 */
 static int nsetMakeRoom(nset_vtab *p, int64_t lo, int64_t nNeed) {
   int nBits;
+  /* Labels live in [0, 2^62): one read from a damaged row may not. */
+  if (lo < 0 || lo >= ((int64_t)1 << NSET_WINDOW_MAX_BITS)) {
+    return nsetCorrupt(p, "label %lld is outside the label space", (long long)lo);
+  }
   for (nBits = NSET_WINDOW_MIN_BITS; nBits <= NSET_WINDOW_MAX_BITS; nBits++) {
     int64_t iFirst = lo & ~(((int64_t)1 << nBits) - 1);
     int64_t iEnd = iFirst + ((int64_t)1 << nBits);
