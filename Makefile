@@ -11,6 +11,7 @@
 #   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
 #   make install  PREFIX=/usr/local DESTDIR=: extension, static library, header, nosql.pc
 #   make dist     dist/nosql-VERSION-linux-ARCH.tar.gz: stripped nosql.so with CRoaring beside it
+#   make npm      dist/sqlite-nosql-VERSION.tgz: the npm package (getLoadablePath(), load(db))
 #   make lint     clang-format check and cppcheck
 #
 # Every target first checks its Debian packages (scripts/prereq.sh): as root it
@@ -49,7 +50,7 @@ BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 
 PREREQ := build/prereq.stamp
 
-.PHONY: all static test test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist
+.PHONY: all static test test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm
 all: dist/nosql.so
 
 $(PREREQ): Makefile scripts/prereq.sh
@@ -137,6 +138,19 @@ dist: build/dist/nosql.so
 	cp /usr/share/doc/libroaring0/copyright build/$(DIST_NAME)/LICENSE.croaring 2>/dev/null || true
 	tar czf dist/$(DIST_NAME).tar.gz -C build $(DIST_NAME)
 	@echo "dist/$(DIST_NAME).tar.gz"
+
+# The npm package (npm/, sqlite-vec's layout): the stripped extension and
+# CRoaring under lib/linux-<arch>/, packed into dist/sqlite-nosql-VERSION.tgz.
+NPM_CPU := $(shell uname -m | sed -e 's/x86_64/x64/' -e 's/aarch64/arm64/')
+npm: build/dist/nosql.so
+	@command -v npm >/dev/null || { echo "make npm needs Node's npm (apt-get install npm)"; exit 1; }
+	rm -rf build/npm && mkdir -p build/npm/lib/linux-$(NPM_CPU)
+	cp npm/index.cjs npm/index.mjs npm/index.d.ts npm/README.md LICENSE build/npm/
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@CPU@/$(NPM_CPU)/' npm/package.json >build/npm/package.json
+	cp build/dist/nosql.so build/npm/lib/linux-$(NPM_CPU)/nosql.so
+	cp $(ROARING_SO) build/npm/lib/linux-$(NPM_CPU)/libroaring.so.0
+	cd build/npm && npm pack --silent --pack-destination ../../dist >/dev/null
+	@echo "dist/sqlite-nosql-$(VERSION).tgz"
 
 # --- test programs ----------------------------------------------------------
 build/slt: $(RUNNER_SRC) tests/runner/md5.h | $(PREREQ)

@@ -167,6 +167,8 @@ step "host languages (tests/hosts/)" bash tests/hosts/run.sh
 step "side-by-side scripts (sql/)" demos
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 step "install, pkg-config and release tarball" bash tests/install.sh
+step "npm package (packed tarball in better-sqlite3)" bash tests/npm.sh
+step "dqlite cluster (examples/dqlite: leader killed)" bash examples/dqlite/run.sh
 MATRIX="7.5.1 13.2.0" MATRIX_OLD="7.5.0" step "SQLite versions (floor, newest, too old)" bash tests/matrix.sh
 
 echo "# AddressSanitizer + UndefinedBehaviorSanitizer build"

@@ -2,7 +2,8 @@
 # tests/hosts/run.sh: every host language whose SQLite binding is installed
 # loads dist/nosql and runs the shared smoke set (tests/hosts/smoke.tsv):
 # the sqlite3 shell, Debian's python3, Tcl (libsqlite3-tcl), Perl DBD::SQLite
-# (libdbd-sqlite3-perl), Ruby (ruby-sqlite3) and Node with better-sqlite3
+# (libdbd-sqlite3-perl), Ruby (ruby-sqlite3), Go (mattn/go-sqlite3), Java
+# (sqlite-jdbc) and Node with better-sqlite3
 # (when tests/hosts/node_modules has it: make test-hosts-node). A missing
 # host is reported as skipped with the package that provides it. Last line:
 # "N passed, N failed, N skipped" (one count per host).
@@ -60,6 +61,19 @@ shell_host() {
   fi
 }
 
+# Go and Java compile their host program into build/hosts first.
+go_host() {
+  mkdir -p build/hosts
+  (cd tests/hosts && GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOCACHE="$(pwd)/../../build/gocache" \
+    go build -tags libsqlite3 -o ../../build/hosts/go_host go_host.go) || return 1
+  build/hosts/go_host "$@"
+}
+java_host() {
+  mkdir -p build/hosts
+  javac -d build/hosts tests/hosts/Smoke.java || return 1
+  java -cp build/hosts:/usr/share/java/sqlite-jdbc.jar Smoke "$@"
+}
+
 host "sqlite3 shell" "apt-get install sqlite3" "command -v sqlite3" shell_host
 host "python3 (Debian)" "apt-get install python3" \
   "/usr/bin/python3 -c 'import sqlite3,sys; sys.exit(0 if hasattr(sqlite3.Connection, \"enable_load_extension\") else 1)'" \
@@ -68,6 +82,10 @@ host "Tcl" "apt-get install tcl libsqlite3-tcl" "echo 'exit [catch {package requ
   tclsh tests/hosts/tcl.tcl
 host "Perl DBD::SQLite" "apt-get install libdbd-sqlite3-perl" "perl -MDBD::SQLite -e1" perl tests/hosts/perl.pl
 host "Ruby sqlite3" "apt-get install ruby-sqlite3" "ruby -rsqlite3 -e1" ruby tests/hosts/ruby.rb
+host "Go mattn/go-sqlite3" "apt-get install golang-go golang-github-mattn-go-sqlite3-dev" \
+  "command -v go && test -d /usr/share/gocode/src/github.com/mattn/go-sqlite3" go_host
+host "Java sqlite-jdbc" "apt-get install default-jdk-headless libxerial-sqlite-jdbc-java" \
+  "command -v javac && test -f /usr/share/java/sqlite-jdbc.jar" java_host
 host "Node better-sqlite3" "make test-hosts-node" "cd tests/hosts && node -e 'new (require(\"better-sqlite3\"))(\":memory:\")'" \
   node tests/hosts/node.js
 echo "$pass passed, $fail failed, $skip skipped"
