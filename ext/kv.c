@@ -17,12 +17,25 @@
 **   CREATE TABLE nosql_counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL)
 **     WITHOUT ROWID;
 **
-** kv_incr reads the row, adds in C with an overflow check, and updates it
-** (or inserts it, the first time), on the caller's connection: inside an explicit transaction a
-** ROLLBACK undoes the increment; in autocommit mode it commits with the
-** statement that called it. A result outside the signed 64-bit range is an
-** error, as in Redis ("increment or decrement would overflow"), and leaves
-** the counter unchanged; so is an increment that is not an integer.
+** kv_incr is one statement, an upsert that adds in SQL and returns the new
+** value:
+**
+**   INSERT INTO nosql_counters(name, value) VALUES (?1, ?2)
+**     ON CONFLICT(name) DO UPDATE SET value = value + ?2
+**     WHERE typeof(value) = 'integer' AND <no overflow> RETURNING value
+**
+** so the read and the write are one step of one write transaction: two
+** processes incrementing one counter never both read the same value
+** (reading with one statement and writing with another lost updates
+** whenever the outer statement held no transaction, e.g. a bare
+** "SELECT kv_incr('c')": the two inner statements then ran as two
+** transactions). It runs on the caller's connection: inside an explicit
+** transaction a ROLLBACK undoes the increment; in autocommit mode it commits
+** with the statement that called it. A result outside the signed 64-bit
+** range is an error, as in Redis ("increment or decrement would
+** overflow"), and leaves the counter unchanged; so is an increment that is
+** not an integer. When the upsert returns no row (overflow, or a stored
+** value that is not an integer) the row is read again to say which.
 ** Both functions are DIRECTONLY (never callable from triggers, views or
 ** schema) and not deterministic.
 **
@@ -73,9 +86,8 @@ typedef struct kvc_cursor kvc_cursor;
 
 /* The prepared statements of kv_incr and kv_get; any may be NULL (not yet prepared). */
 struct KvStmts {
-  sqlite3_stmt *pGet; /* SELECT value FROM nosql_counters WHERE name = ?1 */
-  sqlite3_stmt *pPut; /* UPDATE counter ?1 to the new value ?2 */
-  sqlite3_stmt *pNew; /* INSERT counter ?1 with its first value ?2 */
+  sqlite3_stmt *pGet;  /* SELECT value FROM nosql_counters WHERE name = ?1 */
+  sqlite3_stmt *pIncr; /* The upsert adding ?2 to counter ?1, RETURNING the new value */
 };
 
 /*
@@ -113,8 +125,7 @@ struct kvc_cursor {
 
 static void kvStmtsClear(KvStmts *pS) {
   sqlite3_finalize(pS->pGet);
-  sqlite3_finalize(pS->pPut);
-  sqlite3_finalize(pS->pNew);
+  sqlite3_finalize(pS->pIncr);
   memset(pS, 0, sizeof(*pS));
 }
 
@@ -129,39 +140,34 @@ static void kvConnUnref(void *p) {
   if (--pConn->nRef == 0) sqlite3_free(pConn);
 }
 
-/*
-** Prepare the read statement; with bCreate, create the table if it cannot
-** be prepared. The write statements are prepared when first needed
-** (kvWriter), so that a statement that only updates prepares two, not three.
-*/
-static int kvPrepare(sqlite3 *db, KvStmts *pS, int bCreate) {
-  int bRetry;
-  int rc = SQLITE_OK;
-  for (bRetry = 0; bRetry < 2; bRetry++) {
-    if (bRetry) {
-      rc = sqlite3_exec(db,
-                        "CREATE TABLE IF NOT EXISTS main.nosql_counters("
-                        "name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
-                        0, 0, 0);
-      if (rc != SQLITE_OK) return rc;
-    }
-    rc = sqlite3_prepare_v3(db, "SELECT value FROM main.nosql_counters WHERE name = ?1", -1,
-                            SQLITE_PREPARE_PERSISTENT, &pS->pGet, 0);
-    if (rc == SQLITE_OK || !bCreate) return rc;
-  }
-  return rc;
+/* Create the counters table (kv_incr's first call in a database). */
+static int kvCreate(sqlite3 *db) {
+  return sqlite3_exec(db,
+                      "CREATE TABLE IF NOT EXISTS main.nosql_counters("
+                      "name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+                      0, 0, 0);
 }
 
-/* The UPDATE (bFound) or INSERT statement, prepared on first use; NULL on error (*pRc set). */
-static sqlite3_stmt *kvWriter(sqlite3 *db, KvStmts *pS, int bFound, int *pRc) {
-  sqlite3_stmt **pp = bFound ? &pS->pPut : &pS->pNew;
-  if (*pp == NULL) {
-    *pRc = sqlite3_prepare_v3(db,
-                              bFound ? "UPDATE main.nosql_counters SET value = ?2 WHERE name = ?1"
-                                     : "INSERT INTO main.nosql_counters(name, value) VALUES (?1, ?2)",
-                              -1, SQLITE_PREPARE_PERSISTENT, pp, 0);
-  }
-  return *pp;
+/* Prepare the read statement (kv_get, and kv_incr's diagnosis of a refused increment). */
+static int kvPrepare(sqlite3 *db, KvStmts *pS) {
+  return sqlite3_prepare_v3(db, "SELECT value FROM main.nosql_counters WHERE name = ?1", -1,
+                            SQLITE_PREPARE_PERSISTENT, &pS->pGet, 0);
+}
+
+/*
+** Prepare the upsert of kv_incr. The WHERE of DO UPDATE refuses a stored
+** non-integer and a sum outside the int64 range (value + ?2 would turn
+** REAL): then the statement returns no row and changes nothing.
+*/
+static int kvIncrPrepare(sqlite3 *db, KvStmts *pS) {
+  return sqlite3_prepare_v3(db,
+                            "INSERT INTO main.nosql_counters(name, value) VALUES (?1, ?2)"
+                            " ON CONFLICT(name) DO UPDATE SET value = value + ?2"
+                            " WHERE typeof(value) = 'integer' AND CASE WHEN ?2 >= 0"
+                            " THEN value <= 9223372036854775807 - ?2"
+                            " ELSE value >= (-9223372036854775807 - 1) - ?2 END"
+                            " RETURNING value",
+                            -1, SQLITE_PREPARE_PERSISTENT, &pS->pIncr, 0);
 }
 
 /*
@@ -207,20 +213,19 @@ static int kvRead(sqlite3_context *ctx, const char *zFunc, KvStmts *pS, sqlite3_
 
 /*
 ** Read counter pName through pS, preparing the read statement if pS has
-** none (bCreate: create the table if it is missing). A kept statement
-** that fails (the table was dropped, say) is discarded and the read is
-** tried once more on a fresh one. After any other failure pS holds no
+** none. A kept statement that fails (the table was dropped, say) is
+** discarded and the read is tried once more on a fresh one. After any other failure pS holds no
 ** statements, so the next call starts afresh.
 */
-static int kvLookup(sqlite3_context *ctx, const char *zFunc, KvStmts *pS, int bCreate, sqlite3_value *pName,
+static int kvLookup(sqlite3_context *ctx, const char *zFunc, KvStmts *pS, sqlite3_value *pName,
                     sqlite3_int64 *piValue, int *pbFound) {
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   int bFresh = pS->pGet == NULL;
-  int rc = bFresh ? kvPrepare(db, pS, bCreate) : SQLITE_OK;
+  int rc = bFresh ? kvPrepare(db, pS) : SQLITE_OK;
   if (rc == SQLITE_OK) rc = kvRead(ctx, zFunc, pS, pName, piValue, pbFound);
   if (rc != SQLITE_OK && rc != SQLITE_MISMATCH && !bFresh) {
     kvStmtsClear(pS);
-    rc = kvPrepare(db, pS, bCreate);
+    rc = kvPrepare(db, pS);
     if (rc == SQLITE_OK) rc = kvRead(ctx, zFunc, pS, pName, piValue, pbFound);
   }
   if (rc != SQLITE_OK && rc != SQLITE_MISMATCH) kvStmtsClear(pS);
@@ -264,9 +269,46 @@ static void kvError(sqlite3_context *ctx, const char *zFunc, int rc) {
   }
 }
 
+/*
+** Add by to counter pName with the upsert, preparing it if need be (and
+** creating the table if it is missing). *pbRow is set when the upsert
+** returned the new value (*piValue); it returns none when the stored value
+** is not an integer or the sum would overflow. A kept statement that fails
+** (the table was dropped, say) is discarded and the call tried once more.
+*/
+static int kvIncrRun(sqlite3 *db, KvStmts *pS, sqlite3_value *pName, sqlite3_int64 by, sqlite3_int64 *piValue,
+                     int *pbRow) {
+  int iTry, rc = SQLITE_OK;
+  *pbRow = 0;
+  for (iTry = 0; iTry < 2; iTry++) {
+    int bFresh = pS->pIncr == NULL;
+    if (bFresh) {
+      rc = kvIncrPrepare(db, pS);
+      if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+        rc = kvCreate(db);
+        if (rc == SQLITE_OK) rc = kvIncrPrepare(db, pS);
+      }
+    }
+    if (rc == SQLITE_OK) {
+      kvBindName(pS->pIncr, pName);
+      sqlite3_bind_int64(pS->pIncr, 2, by);
+      rc = sqlite3_step(pS->pIncr);
+      if (rc == SQLITE_ROW) {
+        *pbRow = 1;
+        *piValue = sqlite3_column_int64(pS->pIncr, 0);
+      }
+      rc = sqlite3_reset(pS->pIncr);
+    }
+    if (rc == SQLITE_OK || bFresh) break;
+    kvStmtsClear(pS);
+  }
+  if (rc != SQLITE_OK) kvStmtsClear(pS);
+  return rc;
+}
+
 static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   sqlite3_int64 by = 1, v = 0;
-  int rc = SQLITE_OK, bFound = 0, bAux = 0;
+  int rc = SQLITE_OK, bRow = 0, bFound = 0, bAux = 0;
   KvStmts *pS;
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
   if (argc > 1) {
@@ -284,30 +326,23 @@ static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  rc = kvLookup(ctx, "kv_incr", pS, 1, argv[0], &v, &bFound);
-  if (rc == SQLITE_OK && !kvAddChecked(&v, by)) {
-    char *zName = nosqlValueQuote(argv[0]);
-    nosqlResultError(ctx,
-                     "kv_incr: increment or decrement would overflow: counter %s is %lld, increment %lld",
-                     zName ? zName : "?", v, by);
-    sqlite3_free(zName);
-    rc = SQLITE_MISMATCH;
-  } else if (rc == SQLITE_OK) {
-    sqlite3_stmt *pW = kvWriter(sqlite3_context_db_handle(ctx), pS, bFound, &rc);
-    if (pW) {
-      kvBindName(pW, argv[0]);
-      sqlite3_bind_int64(pW, 2, v);
-      rc = sqlite3_step(pW);
-      if (rc == SQLITE_DONE) rc = sqlite3_reset(pW);
-      if (rc != SQLITE_OK) sqlite3_reset(pW);
-    }
-    if (rc != SQLITE_OK) {
-      kvError(ctx, "kv_incr", rc);
-    } else {
-      sqlite3_result_int64(ctx, v);
-    }
-  } else if (rc != SQLITE_MISMATCH) {
+  rc = kvIncrRun(sqlite3_context_db_handle(ctx), pS, argv[0], by, &v, &bRow);
+  if (rc != SQLITE_OK) {
     kvError(ctx, "kv_incr", rc);
+  } else if (bRow) {
+    sqlite3_result_int64(ctx, v);
+  } else {
+    /* Nothing changed: read the row to say why (in the same transaction when there is one). */
+    rc = kvLookup(ctx, "kv_incr", pS, argv[0], &v, &bFound);
+    if (rc == SQLITE_OK) {
+      char *zName = nosqlValueQuote(argv[0]);
+      nosqlResultError(ctx,
+                       "kv_incr: increment or decrement would overflow: counter %s is %lld, increment %lld",
+                       zName ? zName : "?", v, by);
+      sqlite3_free(zName);
+    } else if (rc != SQLITE_MISMATCH) {
+      kvError(ctx, "kv_incr", rc);
+    }
   }
   if (bAux) sqlite3_set_auxdata(ctx, 0, pS, kvStmtsFree);
 }
@@ -323,7 +358,7 @@ static void kvGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  rc = kvLookup(ctx, "kv_get", pS, 0, argv[0], &v, &bFound);
+  rc = kvLookup(ctx, "kv_get", pS, argv[0], &v, &bFound);
   if (rc == SQLITE_OK && bFound) sqlite3_result_int64(ctx, v);
   if (rc != SQLITE_OK && rc != SQLITE_MISMATCH) {
     /* No table yet: no counter has been incremented. */

@@ -3,8 +3,8 @@
 #
 # Plain build: C unit tests, every tests/**/*.test through the runner, the
 # reference check (docs/), the runner's own failure cases, the static-link
-# host, the export list, the side-by-side scripts (sql/*.sql) and a small
-# benchmark run that checks every variant agrees. Then the unit tests, the
+# host, the export list, the side-by-side scripts (sql/*.sql), the
+# multi-process atomicity test (tests/concurrency/) and a small benchmark run that checks every variant agrees. Then the unit tests, the
 # .test files, the reference check and the runner's failure cases again
 # with the extension, the runner and the unit tests built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
@@ -188,6 +188,7 @@ step "static library host" build/static-host VERSION
 step "exported symbols" exports
 step "python host" python_host
 step "side-by-side scripts (sql/)" demos
+step "multi-process atomicity (4 processes, WAL and rollback journal)" build/concurrency/kv_incr dist/nosql.so
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 step "install, pkg-config and release tarball" bash tests/install.sh
 MATRIX="7.5.1 13.2.0" MATRIX_OLD="7.5.0" step "SQLite versions (floor, newest, too old)" bash tests/matrix.sh
