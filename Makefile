@@ -176,6 +176,11 @@ build/asan/damage: tests/damaged/damage.c | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -O1 $(SAN_FLAGS) -o $@ $< $(HOST_LIBS)
 
+# Multi-process tests: children fork, each loads dist/nosql.so on its own connection.
+build/concurrency/%: tests/concurrency/%.c | $(PREREQ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
+
 build/static-host: tests/static/host.c dist/libnosql.a dist/nosql.h
 	$(CC) $(BASE_CFLAGS) -Idist -o $@ tests/static/host.c dist/libnosql.a $(HOST_LIBS) $(EXT_LIBS)
 
@@ -207,7 +212,8 @@ build/matrix/%/slt: $(RUNNER_SRC) tests/runner/md5.h build/matrix/%/sqlite3.o
 test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
 	@MATRIX="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)" bash tests/matrix.sh
 
-TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) build/static-host build/bench build/damage \
+CONC_BIN := $(patsubst tests/concurrency/%.c,build/concurrency/%,$(sort $(wildcard tests/concurrency/*.c)))
+TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/static-host build/bench build/damage \
               build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage \
               $(MATRIX_CI:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
 
@@ -237,7 +243,7 @@ bench: build/bench
 
 # --- lint -------------------------------------------------------------------
 LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \
-                       tests/bench/*.c tests/bench/*.h tests/static/*.c tests/damaged/*.c)
+                       tests/bench/*.c tests/bench/*.h tests/static/*.c tests/damaged/*.c tests/concurrency/*.c)
 lint: | $(PREREQ)
 	@scripts/prereq.sh $(LINT_PKGS)
 	clang-format --dry-run --Werror $(LINT_SRC)

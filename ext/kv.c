@@ -17,12 +17,25 @@
 **   CREATE TABLE nosql_counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL)
 **     WITHOUT ROWID;
 **
-** kv_incr reads the row, adds in C with an overflow check, and updates it
-** (or inserts it, the first time), on the caller's connection: inside an explicit transaction a
-** ROLLBACK undoes the increment; in autocommit mode it commits with the
-** statement that called it. A result outside the signed 64-bit range is an
-** error, as in Redis ("increment or decrement would overflow"), and leaves
-** the counter unchanged; so is an increment that is not an integer.
+** kv_incr is one statement, an upsert that adds in SQL and returns the new
+** value:
+**
+**   INSERT INTO nosql_counters(name, value) VALUES (?1, ?2)
+**     ON CONFLICT(name) DO UPDATE SET value = value + ?2
+**     WHERE typeof(value) = 'integer' AND <no overflow> RETURNING value
+**
+** so the read and the write are one step of one write transaction: two
+** processes incrementing one counter never both read the same value
+** (reading with one statement and writing with another lost updates
+** whenever the outer statement held no transaction, e.g. a bare
+** "SELECT kv_incr('c')": the two inner statements then ran as two
+** transactions). It runs on the caller's connection: inside an explicit
+** transaction a ROLLBACK undoes the increment; in autocommit mode it commits
+** with the statement that called it. A result outside the signed 64-bit
+** range is an error, as in Redis ("increment or decrement would
+** overflow"), and leaves the counter unchanged; so is an increment that is
+** not an integer. When the upsert returns no row (overflow, or a stored
+** value that is not an integer) the row is read again to say which.
 ** Both functions are DIRECTONLY (never callable from triggers, views or
 ** schema) and not deterministic.
 **
@@ -73,9 +86,8 @@ typedef struct kvc_cursor kvc_cursor;
 
 /* The prepared statements of kv_incr and kv_get; any may be NULL (not yet prepared). */
 struct KvStmts {
-  sqlite3_stmt *pGet; /* SELECT value FROM nosql_counters WHERE name = ?1 */
-  sqlite3_stmt *pPut; /* UPDATE counter ?1 to the new value ?2 */
-  sqlite3_stmt *pNew; /* INSERT counter ?1 with its first value ?2 */
+  sqlite3_stmt *pGet;  /* SELECT value FROM nosql_counters WHERE name = ?1 */
+  sqlite3_stmt *pIncr; /* The upsert adding ?2 to counter ?1, RETURNING the new value */
 };
 
 /*
@@ -84,8 +96,8 @@ struct KvStmts {
 ** destructor, so the state outlives whichever is dropped first.
 */
 struct KvConn {
-  int nRef;        /* Registrations (and kvRegister while it runs) that hold this state */
-  kvc_vtab *pVtab; /* The connected kv_counters, owner of the cache, or NULL */
+  KvOwner base;    /* Reference count and the keyed statement cache (kv_cas, kv_mget, ...) */
+  kvc_vtab *pVtab; /* The connected kv_counters, owner of the caches, or NULL */
 };
 
 /* The kv_counters virtual table: the statement cache of its connection. */
@@ -94,6 +106,7 @@ struct kvc_vtab {
   sqlite3 *db;       /* The connection */
   KvConn *pConn;     /* Connection state that points back here */
   KvStmts stmts;     /* kv_incr's and kv_get's cached statements */
+  KvCache cache;     /* Statements on user tables, keyed by SQL text */
 };
 
 /*
@@ -113,8 +126,7 @@ struct kvc_cursor {
 
 static void kvStmtsClear(KvStmts *pS) {
   sqlite3_finalize(pS->pGet);
-  sqlite3_finalize(pS->pPut);
-  sqlite3_finalize(pS->pNew);
+  sqlite3_finalize(pS->pIncr);
   memset(pS, 0, sizeof(*pS));
 }
 
@@ -124,44 +136,36 @@ static void kvStmtsFree(void *p) {
   sqlite3_free(p);
 }
 
-static void kvConnUnref(void *p) {
-  KvConn *pConn = (KvConn *)p;
-  if (--pConn->nRef == 0) sqlite3_free(pConn);
+static void kvConnUnref(void *p) { kvOwnerUnref(p); }
+
+/* Create the counters table (kv_incr's first call in a database). */
+static int kvCreate(sqlite3 *db) {
+  return sqlite3_exec(db,
+                      "CREATE TABLE IF NOT EXISTS main.nosql_counters("
+                      "name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+                      0, 0, 0);
+}
+
+/* Prepare the read statement (kv_get, and kv_incr's diagnosis of a refused increment). */
+static int kvPrepare(sqlite3 *db, KvStmts *pS) {
+  return sqlite3_prepare_v3(db, "SELECT value FROM main.nosql_counters WHERE name = ?1", -1,
+                            SQLITE_PREPARE_PERSISTENT, &pS->pGet, 0);
 }
 
 /*
-** Prepare the read statement; with bCreate, create the table if it cannot
-** be prepared. The write statements are prepared when first needed
-** (kvWriter), so that a statement that only updates prepares two, not three.
+** Prepare the upsert of kv_incr. The WHERE of DO UPDATE refuses a stored
+** non-integer and a sum outside the int64 range (value + ?2 would turn
+** REAL): then the statement returns no row and changes nothing.
 */
-static int kvPrepare(sqlite3 *db, KvStmts *pS, int bCreate) {
-  int bRetry;
-  int rc = SQLITE_OK;
-  for (bRetry = 0; bRetry < 2; bRetry++) {
-    if (bRetry) {
-      rc = sqlite3_exec(db,
-                        "CREATE TABLE IF NOT EXISTS main.nosql_counters("
-                        "name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
-                        0, 0, 0);
-      if (rc != SQLITE_OK) return rc;
-    }
-    rc = sqlite3_prepare_v3(db, "SELECT value FROM main.nosql_counters WHERE name = ?1", -1,
-                            SQLITE_PREPARE_PERSISTENT, &pS->pGet, 0);
-    if (rc == SQLITE_OK || !bCreate) return rc;
-  }
-  return rc;
-}
-
-/* The UPDATE (bFound) or INSERT statement, prepared on first use; NULL on error (*pRc set). */
-static sqlite3_stmt *kvWriter(sqlite3 *db, KvStmts *pS, int bFound, int *pRc) {
-  sqlite3_stmt **pp = bFound ? &pS->pPut : &pS->pNew;
-  if (*pp == NULL) {
-    *pRc = sqlite3_prepare_v3(db,
-                              bFound ? "UPDATE main.nosql_counters SET value = ?2 WHERE name = ?1"
-                                     : "INSERT INTO main.nosql_counters(name, value) VALUES (?1, ?2)",
-                              -1, SQLITE_PREPARE_PERSISTENT, pp, 0);
-  }
-  return *pp;
+static int kvIncrPrepare(sqlite3 *db, KvStmts *pS) {
+  return sqlite3_prepare_v3(db,
+                            "INSERT INTO main.nosql_counters(name, value) VALUES (?1, ?2)"
+                            " ON CONFLICT(name) DO UPDATE SET value = value + ?2"
+                            " WHERE typeof(value) = 'integer' AND CASE WHEN ?2 >= 0"
+                            " THEN value <= 9223372036854775807 - ?2"
+                            " ELSE value >= (-9223372036854775807 - 1) - ?2 END"
+                            " RETURNING value",
+                            -1, SQLITE_PREPARE_PERSISTENT, &pS->pIncr, 0);
 }
 
 /*
@@ -207,20 +211,19 @@ static int kvRead(sqlite3_context *ctx, const char *zFunc, KvStmts *pS, sqlite3_
 
 /*
 ** Read counter pName through pS, preparing the read statement if pS has
-** none (bCreate: create the table if it is missing). A kept statement
-** that fails (the table was dropped, say) is discarded and the read is
-** tried once more on a fresh one. After any other failure pS holds no
+** none. A kept statement that fails (the table was dropped, say) is
+** discarded and the read is tried once more on a fresh one. After any other failure pS holds no
 ** statements, so the next call starts afresh.
 */
-static int kvLookup(sqlite3_context *ctx, const char *zFunc, KvStmts *pS, int bCreate, sqlite3_value *pName,
+static int kvLookup(sqlite3_context *ctx, const char *zFunc, KvStmts *pS, sqlite3_value *pName,
                     sqlite3_int64 *piValue, int *pbFound) {
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   int bFresh = pS->pGet == NULL;
-  int rc = bFresh ? kvPrepare(db, pS, bCreate) : SQLITE_OK;
+  int rc = bFresh ? kvPrepare(db, pS) : SQLITE_OK;
   if (rc == SQLITE_OK) rc = kvRead(ctx, zFunc, pS, pName, piValue, pbFound);
   if (rc != SQLITE_OK && rc != SQLITE_MISMATCH && !bFresh) {
     kvStmtsClear(pS);
-    rc = kvPrepare(db, pS, bCreate);
+    rc = kvPrepare(db, pS);
     if (rc == SQLITE_OK) rc = kvRead(ctx, zFunc, pS, pName, piValue, pbFound);
   }
   if (rc != SQLITE_OK && rc != SQLITE_MISMATCH) kvStmtsClear(pS);
@@ -264,9 +267,46 @@ static void kvError(sqlite3_context *ctx, const char *zFunc, int rc) {
   }
 }
 
+/*
+** Add by to counter pName with the upsert, preparing it if need be (and
+** creating the table if it is missing). *pbRow is set when the upsert
+** returned the new value (*piValue); it returns none when the stored value
+** is not an integer or the sum would overflow. A kept statement that fails
+** (the table was dropped, say) is discarded and the call tried once more.
+*/
+static int kvIncrRun(sqlite3 *db, KvStmts *pS, sqlite3_value *pName, sqlite3_int64 by, sqlite3_int64 *piValue,
+                     int *pbRow) {
+  int iTry, rc = SQLITE_OK;
+  *pbRow = 0;
+  for (iTry = 0; iTry < 2; iTry++) {
+    int bFresh = pS->pIncr == NULL;
+    if (bFresh) {
+      rc = kvIncrPrepare(db, pS);
+      if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+        rc = kvCreate(db);
+        if (rc == SQLITE_OK) rc = kvIncrPrepare(db, pS);
+      }
+    }
+    if (rc == SQLITE_OK) {
+      kvBindName(pS->pIncr, pName);
+      sqlite3_bind_int64(pS->pIncr, 2, by);
+      rc = sqlite3_step(pS->pIncr);
+      if (rc == SQLITE_ROW) {
+        *pbRow = 1;
+        *piValue = sqlite3_column_int64(pS->pIncr, 0);
+      }
+      rc = sqlite3_reset(pS->pIncr);
+    }
+    if (rc == SQLITE_OK || bFresh) break;
+    kvStmtsClear(pS);
+  }
+  if (rc != SQLITE_OK) kvStmtsClear(pS);
+  return rc;
+}
+
 static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   sqlite3_int64 by = 1, v = 0;
-  int rc = SQLITE_OK, bFound = 0, bAux = 0;
+  int rc = SQLITE_OK, bRow = 0, bFound = 0, bAux = 0;
   KvStmts *pS;
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
   if (argc > 1) {
@@ -284,30 +324,23 @@ static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  rc = kvLookup(ctx, "kv_incr", pS, 1, argv[0], &v, &bFound);
-  if (rc == SQLITE_OK && !kvAddChecked(&v, by)) {
-    char *zName = nosqlValueQuote(argv[0]);
-    nosqlResultError(ctx,
-                     "kv_incr: increment or decrement would overflow: counter %s is %lld, increment %lld",
-                     zName ? zName : "?", v, by);
-    sqlite3_free(zName);
-    rc = SQLITE_MISMATCH;
-  } else if (rc == SQLITE_OK) {
-    sqlite3_stmt *pW = kvWriter(sqlite3_context_db_handle(ctx), pS, bFound, &rc);
-    if (pW) {
-      kvBindName(pW, argv[0]);
-      sqlite3_bind_int64(pW, 2, v);
-      rc = sqlite3_step(pW);
-      if (rc == SQLITE_DONE) rc = sqlite3_reset(pW);
-      if (rc != SQLITE_OK) sqlite3_reset(pW);
-    }
-    if (rc != SQLITE_OK) {
-      kvError(ctx, "kv_incr", rc);
-    } else {
-      sqlite3_result_int64(ctx, v);
-    }
-  } else if (rc != SQLITE_MISMATCH) {
+  rc = kvIncrRun(sqlite3_context_db_handle(ctx), pS, argv[0], by, &v, &bRow);
+  if (rc != SQLITE_OK) {
     kvError(ctx, "kv_incr", rc);
+  } else if (bRow) {
+    sqlite3_result_int64(ctx, v);
+  } else {
+    /* Nothing changed: read the row to say why (in the same transaction when there is one). */
+    rc = kvLookup(ctx, "kv_incr", pS, argv[0], &v, &bFound);
+    if (rc == SQLITE_OK) {
+      char *zName = nosqlValueQuote(argv[0]);
+      nosqlResultError(ctx,
+                       "kv_incr: increment or decrement would overflow: counter %s is %lld, increment %lld",
+                       zName ? zName : "?", v, by);
+      sqlite3_free(zName);
+    } else if (rc != SQLITE_MISMATCH) {
+      kvError(ctx, "kv_incr", rc);
+    }
   }
   if (bAux) sqlite3_set_auxdata(ctx, 0, pS, kvStmtsFree);
 }
@@ -323,7 +356,7 @@ static void kvGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  rc = kvLookup(ctx, "kv_get", pS, 0, argv[0], &v, &bFound);
+  rc = kvLookup(ctx, "kv_get", pS, argv[0], &v, &bFound);
   if (rc == SQLITE_OK && bFound) sqlite3_result_int64(ctx, v);
   if (rc != SQLITE_OK && rc != SQLITE_MISMATCH) {
     /* No table yet: no counter has been incremented. */
@@ -332,6 +365,291 @@ static void kvGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       kvError(ctx, "kv_get", rc);
   }
   if (bAux) sqlite3_set_auxdata(ctx, 0, pS, kvStmtsFree);
+}
+
+/**************************************************************************
+** The keyed statement cache and the atomic step (interface in nosqlInt.h),
+** shared with ext/doc.c.
+*/
+
+/* Most statements one cache keeps; the least recently used goes first. */
+#define KV_CACHE_MAX 64
+
+/* One cached statement, in a list ordered by last use. */
+struct KvCacheEntry {
+  KvCacheEntry *pNext; /* Next entry (used less recently) */
+  char *zSql;          /* SQL text, the key (sqlite3_malloc64) */
+  sqlite3_stmt *pStmt; /* Prepared with SQLITE_PREPARE_PERSISTENT */
+};
+
+void kvCacheClear(KvCache *p) {
+  while (p->pFirst) {
+    KvCacheEntry *pEntry = p->pFirst;
+    p->pFirst = pEntry->pNext;
+    sqlite3_finalize(pEntry->pStmt);
+    sqlite3_free(pEntry->zSql);
+    sqlite3_free(pEntry);
+  }
+  p->nEntry = 0;
+}
+
+void kvOwnerUnref(void *p) {
+  KvOwner *pOwner = (KvOwner *)p;
+  if (--pOwner->nRef == 0) sqlite3_free(pOwner);
+}
+
+int kvCachePrepare(sqlite3 *db, KvOwner *pOwner, const char *zSql, sqlite3_stmt **ppStmt, int *pbTemp) {
+  KvCache *pCache;
+  KvCacheEntry *pEntry, **pp;
+  int rc;
+  *ppStmt = NULL;
+  *pbTemp = 0;
+  if (pOwner->pCache == NULL) {
+    /* Preparing a statement that names the owner connects it (its xConnect sets pOwner->pCache). */
+    sqlite3_stmt *pStmt = NULL;
+    sqlite3_prepare_v2(db, pOwner->zConnect, -1, &pStmt, 0);
+    sqlite3_finalize(pStmt);
+  }
+  pCache = pOwner->pCache;
+  if (pCache) {
+    for (pp = &pCache->pFirst; *pp; pp = &(*pp)->pNext) {
+      if (strcmp((*pp)->zSql, zSql) != 0) continue;
+      pEntry = *pp;
+      /* In use further up the stack (a nested call): use a private statement instead. */
+      if (sqlite3_stmt_busy(pEntry->pStmt)) break;
+      *pp = pEntry->pNext;
+      pEntry->pNext = pCache->pFirst;
+      pCache->pFirst = pEntry;
+      *ppStmt = pEntry->pStmt;
+      return SQLITE_OK;
+    }
+  }
+  rc = sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, ppStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  if (pCache == NULL || (pEntry = (KvCacheEntry *)sqlite3_malloc64(sizeof(*pEntry))) == NULL) {
+    *pbTemp = 1;
+    return SQLITE_OK;
+  }
+  pEntry->zSql = sqlite3_mprintf("%s", zSql);
+  if (pEntry->zSql == NULL) {
+    sqlite3_free(pEntry);
+    *pbTemp = 1;
+    return SQLITE_OK;
+  }
+  pEntry->pStmt = *ppStmt;
+  pEntry->pNext = pCache->pFirst;
+  pCache->pFirst = pEntry;
+  if (++pCache->nEntry > KV_CACHE_MAX) {
+    /* Drop the least recently used (never the one just added, nor one in use). */
+    for (pp = &pCache->pFirst; (*pp)->pNext; pp = &(*pp)->pNext) {
+    }
+    if (!sqlite3_stmt_busy((*pp)->pStmt)) {
+      KvCacheEntry *pLast = *pp;
+      *pp = NULL;
+      sqlite3_finalize(pLast->pStmt);
+      sqlite3_free(pLast->zSql);
+      sqlite3_free(pLast);
+      pCache->nEntry--;
+    }
+  }
+  return SQLITE_OK;
+}
+
+void kvCacheRelease(sqlite3_stmt *pStmt, int bTemp) {
+  if (bTemp) {
+    sqlite3_finalize(pStmt);
+  } else if (pStmt) {
+    sqlite3_reset(pStmt);
+    sqlite3_clear_bindings(pStmt);
+  }
+}
+
+/*
+** Build zFmt with the quoted table name in place of its one %s: "name"
+** for the whole text, or "schema"."name" (bSplit) split at the first dot.
+*/
+static char *kvTableSql(const char *zFmt, const char *zTable, int bSplit) {
+  const char *zDot = strchr(zTable, '.');
+  char *zIdent, *zSql;
+  if (bSplit) {
+    char *zSchema = sqlite3_mprintf("%.*s", (int)(zDot - zTable), zTable);
+    zIdent = zSchema ? sqlite3_mprintf("\"%w\".\"%w\"", zSchema, zDot + 1) : NULL;
+    sqlite3_free(zSchema);
+  } else {
+    zIdent = sqlite3_mprintf("\"%w\"", zTable);
+  }
+  if (zIdent == NULL) return NULL;
+  zSql = sqlite3_mprintf(zFmt, zIdent);
+  sqlite3_free(zIdent);
+  return zSql;
+}
+
+int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
+                   const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp, char **pzErr) {
+  int bSplit, rc = SQLITE_OK;
+  const char *zMsg;
+  *pzErr = NULL;
+  /* First the whole name (a table may have a dot in its name), then "schema.name". */
+  for (bSplit = 0; bSplit < (strchr(zTable, '.') ? 2 : 1); bSplit++) {
+    char *zSql = kvTableSql(zFmt, zTable, bSplit);
+    if (zSql == NULL) return SQLITE_NOMEM;
+    rc = kvCachePrepare(db, pOwner, zSql, ppStmt, pbTemp);
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
+    if (sqlite3_strglob("no such table: *", sqlite3_errmsg(db)) != 0) break;
+  }
+  zMsg = sqlite3_errmsg(db);
+  if (sqlite3_strglob("no such table: *", zMsg) == 0) {
+    *pzErr = sqlite3_mprintf("%s: no such table: '%q'", zFunc, zTable);
+  } else if (sqlite3_strglob("no such column: *", zMsg) == 0) {
+    const char *zCol = strrchr(zMsg, '.') ? strrchr(zMsg, '.') + 1 : zMsg + 16;
+    *pzErr = sqlite3_mprintf("%s: table '%q' has no column '%q' (expected %s)", zFunc, zTable, zCol, zLayout);
+  } else if (sqlite3_strglob("table * has no column named *", zMsg) == 0) {
+    *pzErr = sqlite3_mprintf("%s: table '%q' has no column '%q' (expected %s)", zFunc, zTable,
+                             strstr(zMsg, " named ") + 7, zLayout);
+  } else if (sqlite3_strglob("ON CONFLICT clause does not match*", zMsg) == 0) {
+    *pzErr = sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)",
+                             zFunc, zTable, zLayout);
+  } else {
+    *pzErr = sqlite3_mprintf("%s: %s", zFunc, zMsg);
+  }
+  return rc;
+}
+
+int kvAtomicBegin(sqlite3 *db, int *pbOwn) {
+  sqlite3_stmt *p;
+  int rc;
+  *pbOwn = 0;
+  if (!sqlite3_get_autocommit(db)) return SQLITE_OK;
+  /* A running writer holds its transaction open until it ends: the step is inside it. */
+  for (p = sqlite3_next_stmt(db, 0); p; p = sqlite3_next_stmt(db, p)) {
+    if (sqlite3_stmt_busy(p) && !sqlite3_stmt_readonly(p)) return SQLITE_OK;
+  }
+  rc = sqlite3_exec(db, "BEGIN IMMEDIATE", 0, 0, 0);
+  if (rc == SQLITE_OK) *pbOwn = 1;
+  return rc;
+}
+
+int kvAtomicEnd(sqlite3 *db, int bOwn, int rc) {
+  if (!bOwn) return rc;
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_exec(db, "COMMIT", 0, 0, 0);
+    if (rc == SQLITE_OK) return rc;
+  }
+  if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
+  return rc;
+}
+
+/**************************************************************************
+** kv_cas and kv_delete_if: conditional writes on a (key PRIMARY KEY, value)
+** table, answering in memcached's words.
+*/
+
+/* The layout the kv_* table functions expect, for error messages. */
+static const char zKvLayout[] = "a (key PRIMARY KEY, value) table";
+
+/* "Equal": the same type and value (BINARY text, whatever the column's affinity and collation). */
+#define KV_SAME "value IS ?2 COLLATE BINARY AND typeof(value) = typeof(?2)"
+
+/* Statement formats; %s is the quoted table. ?1 key, ?2 expected, ?3 new. */
+static const char zKvCasSet[] = "UPDATE %s SET value = ?3 WHERE key = ?1 AND " KV_SAME;
+static const char zKvCasAdd[] = "INSERT INTO %s(key, value) VALUES (?1, ?3) ON CONFLICT(key) DO NOTHING";
+static const char zKvDelete[] = "DELETE FROM %s WHERE key = ?1 AND " KV_SAME;
+static const char zKvGet[] = "SELECT key, value FROM %s WHERE key = ?1";
+
+/*
+** Run statement zFmt on the table named by argv[0] with key argv[1],
+** expected argv[2] and new value pNew (may be NULL): *pnChange gets the
+** rows changed, or, with zFmt NULL, whether the key exists. SQLITE_OK or an
+** error left in *pzErr (or SQLITE_NOMEM).
+*/
+static int kvCondRun(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zFmt, sqlite3_value **argv,
+                     sqlite3_value *pNew, int *pnChange, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  int bTemp = 0;
+  int rc = kvTablePrepare(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), zKvLayout,
+                          zFmt ? zFmt : zKvGet, &pStmt, &bTemp, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_value(pStmt, 1, argv[1]);
+  if (zFmt) {
+    sqlite3_bind_value(pStmt, 2, argv[2]);
+    if (pNew) sqlite3_bind_value(pStmt, 3, pNew);
+  }
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+    *pnChange = zFmt ? sqlite3_changes(db) : rc == SQLITE_ROW;
+    rc = SQLITE_OK;
+  } else {
+    rc = sqlite3_reset(pStmt);
+    if (rc != SQLITE_NOMEM) *pzErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
+  }
+  kvCacheRelease(pStmt, bTemp);
+  return rc;
+}
+
+/*
+** A conditional write: zFmt changes the row iff the stored value is the
+** expected one. When it does not, the write is tried again with the read
+** that tells why, both inside one write transaction (kvAtomicBegin), so
+** the answer is never stale. Returns zYes, "exists" or "not_found".
+*/
+static void kvCondWrite(sqlite3_context *ctx, const char *zFunc, const char *zFmt, sqlite3_value **argv,
+                        sqlite3_value *pNew, const char *zYes) {
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  KvOwner *pOwner = (KvOwner *)sqlite3_user_data(ctx);
+  char *zErr = NULL;
+  int nChange = 0, bFound = 0, bOwn = 0;
+  int rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
+  if (rc == SQLITE_OK && nChange == 0) {
+    rc = kvAtomicBegin(db, &bOwn);
+    if (rc == SQLITE_OK) rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
+    if (rc == SQLITE_OK && nChange == 0) rc = kvCondRun(db, pOwner, zFunc, NULL, argv, NULL, &bFound, &zErr);
+    rc = kvAtomicEnd(db, bOwn, rc);
+    if (rc != SQLITE_OK && zErr == NULL && rc != SQLITE_NOMEM) {
+      zErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
+    }
+  }
+  if (rc == SQLITE_OK) {
+    sqlite3_result_text(ctx, nChange ? zYes : (bFound ? "exists" : "not_found"), -1, SQLITE_STATIC);
+  } else if (zErr) {
+    sqlite3_result_error(ctx, zErr, -1);
+    sqlite3_result_error_code(ctx, rc);
+  } else {
+    sqlite3_result_error_nomem(ctx);
+  }
+  sqlite3_free(zErr);
+}
+
+/* kv_cas(table, key, expected, new): memcached's cas; NULL expected adds a key that must be absent. */
+static void kvCasFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
+  if (sqlite3_value_type(argv[2]) == SQLITE_NULL) {
+    /* One statement: a conflict on the key is the whole answer. */
+    sqlite3 *db = sqlite3_context_db_handle(ctx);
+    char *zErr = NULL;
+    int nChange = 0;
+    int rc =
+        kvCondRun(db, (KvOwner *)sqlite3_user_data(ctx), "kv_cas", zKvCasAdd, argv, argv[3], &nChange, &zErr);
+    if (rc == SQLITE_OK) {
+      sqlite3_result_text(ctx, nChange ? "stored" : "exists", -1, SQLITE_STATIC);
+    } else if (zErr) {
+      sqlite3_result_error(ctx, zErr, -1);
+      sqlite3_result_error_code(ctx, rc);
+    } else {
+      sqlite3_result_error_nomem(ctx);
+    }
+    sqlite3_free(zErr);
+    return;
+  }
+  kvCondWrite(ctx, "kv_cas", zKvCasSet, argv, argv[3], "stored");
+}
+
+/* kv_delete_if(table, key, expected): delete the key iff it holds expected (NULL: a stored NULL). */
+static void kvDeleteIfFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
+  kvCondWrite(ctx, "kv_delete_if", zKvDelete, argv, NULL, "deleted");
 }
 
 /**************************************************************************
@@ -352,7 +670,10 @@ static int kvcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   memset(p, 0, sizeof(*p));
   p->db = db;
   p->pConn = pConn;
-  if (pConn->pVtab == NULL) pConn->pVtab = p;
+  if (pConn->pVtab == NULL) {
+    pConn->pVtab = p;
+    pConn->base.pCache = &p->cache;
+  }
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   *ppVtab = &p->base;
   return SQLITE_OK;
@@ -361,8 +682,12 @@ static int kvcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv
 /* Finalizes the cached statements: sqlite3_close() calls this before it checks for open statements. */
 static int kvcDisconnect(sqlite3_vtab *pVtab) {
   kvc_vtab *p = (kvc_vtab *)pVtab;
-  if (p->pConn->pVtab == p) p->pConn->pVtab = NULL;
+  if (p->pConn->pVtab == p) {
+    p->pConn->pVtab = NULL;
+    p->pConn->base.pCache = NULL;
+  }
   kvStmtsClear(&p->stmts);
+  kvCacheClear(&p->cache);
   sqlite3_free(p);
   return SQLITE_OK;
 }
@@ -535,12 +860,291 @@ static sqlite3_module kvcModule = {
     0,             /* xShadowName */
 };
 
+/**************************************************************************
+** kv_mget(table, keys_json): the values of a JSON array of keys, one index
+** probe per key, in the array's order, missing keys omitted.
+**
+**   CREATE TABLE kv_mget(
+**     key,                 -- the key as stored
+**     value,               -- its value
+**     table_name HIDDEN,   -- the (key PRIMARY KEY, value) table (required)
+**     keys_json HIDDEN     -- a JSON array of strings and numbers (required)
+**   );
+**
+** The keys are read from the array in xFilter; each xNext probes the next
+** one through the cached "SELECT key, value FROM t WHERE key = ?1" and
+** keeps copies of the row, so the statement is free between rows (a join
+** of two kv_mget on one table shares it).
+*/
+typedef struct kv_mget_vtab kv_mget_vtab;
+typedef struct kv_mget_cursor kv_mget_cursor;
+
+struct kv_mget_vtab {
+  sqlite3_vtab base; /* Base class - must be first */
+  sqlite3 *db;       /* The connection */
+  KvConn *pConn;     /* Connection state (the statement cache) */
+};
+
+struct kv_mget_cursor {
+  sqlite3_vtab_cursor base; /* Base class - must be first */
+  char *zTable;             /* The table argument (copy) */
+  sqlite3_value **aKey;     /* The keys, in array order (copies) */
+  int nKey;                 /* Entries in aKey[] */
+  int iKey;                 /* Next key to probe */
+  sqlite3_int64 iRow;       /* 1-based position in the array of the current row's key */
+  sqlite3_value *pRowKey;   /* Current row: the stored key (copy); NULL at EOF */
+  sqlite3_value *pRowValue; /* Current row: its value (copy) */
+};
+
+#define KV_MGET_KEY 0
+#define KV_MGET_VALUE 1
+#define KV_MGET_TABLE 2
+#define KV_MGET_KEYS 3
+
+static int kvMgetConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                         char **pzErr) {
+  kv_mget_vtab *p;
+  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(key, value, table_name HIDDEN, keys_json HIDDEN)");
+  (void)argc;
+  (void)argv;
+  (void)pzErr;
+  if (rc != SQLITE_OK) return rc;
+  p = (kv_mget_vtab *)sqlite3_malloc64(sizeof(*p));
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->pConn = (KvConn *)pAux;
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+static int kvMgetDisconnect(sqlite3_vtab *pVtab) {
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+/* The plan (ext/plan.c): slot a table_name, slot b keys_json, both required inputs. */
+static const NosqlPlanCol aKvMgetPlan[] = {
+    {KV_MGET_TABLE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {KV_MGET_KEYS, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+};
+
+static int kvMgetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  NosqlPlan plan;
+  int rc = nosqlPlanBest(pInfo, aKvMgetPlan, 2, &plan);
+  (void)pVtab;
+  if (rc != SQLITE_OK) return rc;
+  pInfo->idxNum = 0;
+  pInfo->estimatedCost = 100; /* About ten probes */
+  pInfo->estimatedRows = 10;
+  return SQLITE_OK;
+}
+
+static int kvMgetOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  (void)pVtab;
+  return nosqlCursorNew(sizeof(kv_mget_cursor), ppCursor) ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+/* Forget the keys and the current row. */
+static void kvMgetReset(kv_mget_cursor *pCur) {
+  int i;
+  for (i = 0; i < pCur->nKey; i++) sqlite3_value_free(pCur->aKey[i]);
+  sqlite3_free(pCur->aKey);
+  sqlite3_free(pCur->zTable);
+  sqlite3_value_free(pCur->pRowKey);
+  sqlite3_value_free(pCur->pRowValue);
+  pCur->aKey = NULL;
+  pCur->zTable = NULL;
+  pCur->pRowKey = NULL;
+  pCur->pRowValue = NULL;
+  pCur->nKey = pCur->iKey = 0;
+}
+
+static int kvMgetClose(sqlite3_vtab_cursor *pCursor) {
+  kvMgetReset((kv_mget_cursor *)pCursor);
+  sqlite3_free(pCursor);
+  return SQLITE_OK;
+}
+
+/* Probe keys from iKey on until one is found (the row) or none is left (EOF). */
+static int kvMgetNext(sqlite3_vtab_cursor *pCursor) {
+  kv_mget_cursor *pCur = (kv_mget_cursor *)pCursor;
+  kv_mget_vtab *p = (kv_mget_vtab *)pCursor->pVtab;
+  sqlite3_value_free(pCur->pRowKey);
+  sqlite3_value_free(pCur->pRowValue);
+  pCur->pRowKey = pCur->pRowValue = NULL;
+  while (pCur->iKey < pCur->nKey) {
+    sqlite3_stmt *pStmt = NULL;
+    char *zErr = NULL;
+    int bTemp = 0, rc;
+    rc = kvTablePrepare(p->db, &p->pConn->base, "kv_mget", pCur->zTable, zKvLayout, zKvGet, &pStmt, &bTemp,
+                        &zErr);
+    if (rc != SQLITE_OK) {
+      if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
+      sqlite3_free(zErr);
+      return rc;
+    }
+    /* A null element is kept (it holds its position, the rowid) but finds nothing. */
+    if (sqlite3_value_type(pCur->aKey[pCur->iKey]) == SQLITE_NULL) {
+      pCur->iKey++;
+      kvCacheRelease(pStmt, bTemp);
+      continue;
+    }
+    sqlite3_bind_value(pStmt, 1, pCur->aKey[pCur->iKey++]);
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      pCur->pRowKey = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+      pCur->pRowValue = sqlite3_value_dup(sqlite3_column_value(pStmt, 1));
+      pCur->iRow = pCur->iKey;
+      rc = pCur->pRowKey && pCur->pRowValue ? SQLITE_OK : SQLITE_NOMEM;
+    } else if (rc == SQLITE_DONE) {
+      rc = SQLITE_OK;
+    } else {
+      rc = sqlite3_reset(pStmt);
+      nosqlVtabError(pCursor->pVtab, "kv_mget: %s", sqlite3_errmsg(p->db));
+    }
+    kvCacheRelease(pStmt, bTemp);
+    if (rc != SQLITE_OK || pCur->pRowKey) return rc;
+  }
+  return SQLITE_OK;
+}
+
+/* Read the keys of keys_json (pKeys) into pCur->aKey. */
+static int kvMgetKeys(kv_mget_cursor *pCur, sqlite3 *db, sqlite3_value *pKeys) {
+  sqlite3_vtab *pVtab = pCur->base.pVtab;
+  int bBlob = sqlite3_value_type(pKeys) == SQLITE_BLOB;
+  const char *zJson = (const char *)sqlite3_value_text(pKeys);
+  sqlite3_stmt *pStmt = NULL;
+  int rc, nAlloc = 0;
+  if (zJson == NULL) return SQLITE_NOMEM;
+  if (bBlob) {
+    nosqlVtabError(pVtab, "kv_mget: keys_json is a blob, not a JSON array");
+    return SQLITE_ERROR;
+  }
+  if (!nosqlJsonStrict(zJson, sqlite3_value_bytes(pKeys))) {
+    char *zQuoted = nosqlValueQuote(pKeys);
+    nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");
+    sqlite3_free(zQuoted);
+    return SQLITE_ERROR;
+  }
+  rc = sqlite3_prepare_v2(db, "SELECT type, value, json_type(?1), key FROM json_each(?1)", -1, &pStmt, 0);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_value(pStmt, 1, pKeys);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    const char *zType = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zTop = (const char *)sqlite3_column_text(pStmt, 2);
+    rc = SQLITE_OK;
+    if (zTop == NULL || strcmp(zTop, "array") != 0) {
+      char *zQuoted = nosqlValueQuote(pKeys);
+      nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");
+      sqlite3_free(zQuoted);
+      rc = SQLITE_ERROR;
+    } else if (zType == NULL || (strcmp(zType, "text") != 0 && strcmp(zType, "integer") != 0 &&
+                                 strcmp(zType, "real") != 0 && strcmp(zType, "null") != 0)) {
+      nosqlVtabError(pVtab, "kv_mget: element %d of keys_json is %s%s, not a key (a string or a number)",
+                     sqlite3_column_int(pStmt, 3) + 1,
+                     zType && (zType[0] == 'a' || zType[0] == 'o') ? "an " : "", zType ? zType : "?");
+      rc = SQLITE_ERROR;
+    } else {
+      if (pCur->nKey == nAlloc) {
+        int nNew = nAlloc ? nAlloc * 2 : 16;
+        sqlite3_value **aNew =
+            (sqlite3_value **)sqlite3_realloc64(pCur->aKey, sizeof(sqlite3_value *) * nNew);
+        if (aNew == NULL) rc = SQLITE_NOMEM;
+        pCur->aKey = aNew ? aNew : pCur->aKey;
+        nAlloc = aNew ? nNew : nAlloc;
+      }
+      if (rc == SQLITE_OK) {
+        pCur->aKey[pCur->nKey] = sqlite3_value_dup(sqlite3_column_value(pStmt, 1));
+        if (pCur->aKey[pCur->nKey] == NULL)
+          rc = SQLITE_NOMEM;
+        else
+          pCur->nKey++;
+      }
+    }
+  }
+  if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  if (rc != SQLITE_OK && pVtab->zErrMsg == NULL && rc != SQLITE_NOMEM) {
+    nosqlVtabError(pVtab, "kv_mget: %s", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+static int kvMgetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                        sqlite3_value **argv) {
+  kv_mget_cursor *pCur = (kv_mget_cursor *)pCursor;
+  kv_mget_vtab *p = (kv_mget_vtab *)pCursor->pVtab;
+  NosqlPlanArg aArg[2];
+  int rc;
+  (void)idxNum;
+  kvMgetReset(pCur);
+  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
+    nosqlVtabError(pCursor->pVtab, "kv_mget: bad plan %s", idxStr ? idxStr : "(none)");
+    return SQLITE_ERROR;
+  }
+  if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) {
+    return SQLITE_OK;
+  }
+  pCur->zTable = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(aArg[0].pEq));
+  if (pCur->zTable == NULL) return SQLITE_NOMEM;
+  rc = kvMgetKeys(pCur, p->db, aArg[1].pEq);
+  if (rc != SQLITE_OK) return rc;
+  return kvMgetNext(pCursor);
+}
+
+static int kvMgetEof(sqlite3_vtab_cursor *pCursor) { return ((kv_mget_cursor *)pCursor)->pRowKey == NULL; }
+
+static int kvMgetColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
+  kv_mget_cursor *pCur = (kv_mget_cursor *)pCursor;
+  if (iCol == KV_MGET_KEY) sqlite3_result_value(ctx, pCur->pRowKey);
+  if (iCol == KV_MGET_VALUE) sqlite3_result_value(ctx, pCur->pRowValue);
+  if (iCol == KV_MGET_TABLE) sqlite3_result_text(ctx, pCur->zTable, -1, SQLITE_TRANSIENT);
+  return SQLITE_OK;
+}
+
+/* The rowid: the 1-based position of the row's key in keys_json. */
+static int kvMgetRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
+  *pRowid = ((kv_mget_cursor *)pCursor)->iRow;
+  return SQLITE_OK;
+}
+
+static sqlite3_module kvMgetModule = {
+    0,                /* iVersion */
+    0,                /* xCreate: eponymous only */
+    kvMgetConnect,    /* xConnect */
+    kvMgetBestIndex,  /* xBestIndex */
+    kvMgetDisconnect, /* xDisconnect */
+    0,                /* xDestroy */
+    kvMgetOpen,       /* xOpen */
+    kvMgetClose,      /* xClose */
+    kvMgetFilter,     /* xFilter */
+    kvMgetNext,       /* xNext */
+    kvMgetEof,        /* xEof */
+    kvMgetColumn,     /* xColumn */
+    kvMgetRowid,      /* xRowid */
+    0,                /* xUpdate */
+    0,                /* xBegin */
+    0,                /* xSync */
+    0,                /* xCommit */
+    0,                /* xRollback */
+    0,                /* xFindFunction */
+    0,                /* xRename */
+    0,                /* xSavepoint */
+    0,                /* xRelease */
+    0,                /* xRollbackTo */
+    0,                /* xShadowName */
+};
+
 int kvRegister(sqlite3 *db) {
   static const struct {
     const char *zName;                                       /* SQL name */
     int nArg;                                                /* Number of arguments */
     void (*xFunc)(sqlite3_context *, int, sqlite3_value **); /* Implementation */
-  } aFunc[] = {{"kv_incr", 1, kvIncrFunc}, {"kv_incr", 2, kvIncrFunc}, {"kv_get", 1, kvGetFunc}};
+  } aFunc[] = {{"kv_incr", 1, kvIncrFunc},
+               {"kv_incr", 2, kvIncrFunc},
+               {"kv_get", 1, kvGetFunc},
+               {"kv_cas", 4, kvCasFunc},
+               {"kv_delete_if", 3, kvDeleteIfFunc}};
   KvConn *pConn = (KvConn *)sqlite3_malloc64(sizeof(*pConn));
   int rc = SQLITE_OK;
   size_t i;
@@ -550,15 +1154,20 @@ int kvRegister(sqlite3 *db) {
   ** One reference for this function, one per registration: its destructor
   ** drops it when the registration goes, or at once if registering fails.
   */
-  pConn->nRef = 1;
+  pConn->base.nRef = 1;
+  pConn->base.zConnect = "SELECT 1 FROM main.kv_counters";
   for (i = 0; i < sizeof(aFunc) / sizeof(aFunc[0]) && rc == SQLITE_OK; i++) {
-    pConn->nRef++;
+    pConn->base.nRef++;
     rc = sqlite3_create_function_v2(db, aFunc[i].zName, aFunc[i].nArg, NOSQL_EFFECT, pConn, aFunc[i].xFunc, 0,
                                     0, kvConnUnref);
   }
   if (rc == SQLITE_OK) {
-    pConn->nRef++;
+    pConn->base.nRef++;
     rc = sqlite3_create_module_v2(db, "kv_counters", &kvcModule, pConn, kvConnUnref);
+  }
+  if (rc == SQLITE_OK) {
+    pConn->base.nRef++;
+    rc = sqlite3_create_module_v2(db, "kv_mget", &kvMgetModule, pConn, kvConnUnref);
   }
   kvConnUnref(pConn);
   return rc;

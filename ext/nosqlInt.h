@@ -647,6 +647,61 @@ const char *hllDeserialize(const unsigned char *a, int n, unsigned char *aReg, i
 /* Adds by to *pValue unless the sum leaves the int64 range; returns 0 then (Redis INCRBY). */
 int kvAddChecked(sqlite3_int64 *pValue, sqlite3_int64 by);
 
+/*
+** A per-connection cache of prepared statements keyed by their SQL text
+** (statements on user tables: kv_cas, kv_mget, doc_update, ...). A cache
+** belongs to an eponymous virtual table of the connection, whose
+** xDisconnect calls kvCacheClear(): sqlite3_close() disconnects virtual
+** tables before it looks for unfinalized statements (the FTS5 way). The
+** owner's xConnect sets KvOwner.pCache, its xDisconnect clears it.
+*/
+typedef struct KvCache KvCache;
+typedef struct KvCacheEntry KvCacheEntry;
+typedef struct KvOwner KvOwner;
+struct KvCache {
+  KvCacheEntry *pFirst; /* Most recently used first */
+  int nEntry;           /* Entries in the list */
+};
+/* Per-connection state of a family of functions: the user data of each registration. */
+struct KvOwner {
+  int nRef;             /* Registrations holding this (freed by kvOwnerUnref at 0) */
+  KvCache *pCache;      /* The connected owner's cache, or NULL */
+  const char *zConnect; /* SQL whose preparation connects the owner table */
+};
+void kvCacheClear(KvCache *p);
+void kvOwnerUnref(void *pOwner);
+/*
+** The statement for zSql: from pOwner's cache (connecting the owner first
+** if need be), else prepared now with *pbTemp set (no owner, or the cached
+** one is running further up the stack). Give it back with kvCacheRelease.
+*/
+int kvCachePrepare(sqlite3 *db, KvOwner *pOwner, const char *zSql, sqlite3_stmt **ppStmt, int *pbTemp);
+void kvCacheRelease(sqlite3_stmt *pStmt, int bTemp);
+/*
+** kvCachePrepare for zFmt with the quoted table named zTable (a name, or
+** "schema.name" when no table has the whole text as its name) in place of
+** its %s. On failure *pzErr is "<zFunc>: no such table: 'x'", "<zFunc>:
+** table 'x' has no column 'c' (expected <zLayout>)", ... (sqlite3_mprintf).
+*/
+int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
+                   const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp, char **pzErr);
+/*
+** An atomic read-modify-write: kvAtomicBegin opens a write transaction
+** (BEGIN IMMEDIATE, *pbOwn set) when the connection is in autocommit mode
+** and no writing statement is running; otherwise the caller is already
+** inside a transaction that holds what it reads until its write. kvAtomicEnd
+** commits (rc SQLITE_OK) or rolls back what kvAtomicBegin opened; returns rc
+** or the COMMIT's error.
+*/
+int kvAtomicBegin(sqlite3 *db, int *pbOwn);
+int kvAtomicEnd(sqlite3 *db, int bOwn, int rc);
+
+/**************************************************************************
+** Interface to code in ext/doc.c (documents: doc_update, doc_schema,
+** kv_object, kv_pairs; docs/documents.md)
+*/
+int docRegister(sqlite3 *db);
+
 /* Composite keys (docs/composite_keys.md): ckey, composite_scan, hll and kv, in that order. */
 int compositeKeysRegister(sqlite3 *db);
 int ckeyRegister(sqlite3 *db);

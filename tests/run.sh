@@ -3,8 +3,9 @@
 #
 # Plain build: C unit tests, every tests/**/*.test through the runner, the
 # reference check (docs/), the runner's own failure cases, the static-link
-# host, the export list, the host languages (tests/hosts/), the side-by-side scripts (sql/*.sql) and a small
-# benchmark run that checks every variant agrees. Then the unit tests, the
+# host, the export list, the host languages (tests/hosts/), the side-by-side
+# scripts (sql/*.sql), the multi-process atomicity test (tests/concurrency/)
+# and a small benchmark run that checks every variant agrees. Then the unit tests, the
 # .test files, the reference check and the runner's failure cases again
 # with the extension, the runner and the unit tests built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
@@ -165,6 +166,7 @@ step "damaged shadow tables (500 rounds each)" build/damage --ext dist/nosql --r
 step "exported symbols" exports
 step "host languages (tests/hosts/)" bash tests/hosts/run.sh
 step "side-by-side scripts (sql/)" demos
+step "multi-process atomicity (4 processes, WAL and rollback journal)" build/concurrency/kv_incr dist/nosql.so
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 step "install, pkg-config and release tarball" bash tests/install.sh
 step "npm package (packed tarball in better-sqlite3)" bash tests/npm.sh

@@ -152,6 +152,49 @@ static void testTwoConnections(void) {
   remove(zPath);
 }
 
+/*
+** kv_cas, kv_mget and doc_update keep statements per table in the caches
+** owned by kv_counters and doc_schema: sqlite3_close() still succeeds,
+** with tables dropped under them, more tables than the cache holds, and a
+** kv_counters table that shadows the owner (statements prepared per call).
+*/
+static void testTableCacheClose(void) {
+  sqlite3 *db = kvOpen(":memory:");
+  int i;
+  if (db == NULL) return;
+  kvRun(db, "CREATE TABLE kv(key TEXT PRIMARY KEY, value)");
+  kvRun(db, "CREATE TABLE d(key TEXT PRIMARY KEY, doc TEXT, version INTEGER)");
+  kvRun(db, "INSERT INTO d VALUES ('k', '{}', 1)");
+  CHECK_INT(kvRun(db, "SELECT kv_cas('kv', 'a', NULL, 1) = 'stored'"), 1);
+  CHECK_INT(kvRun(db, "SELECT kv_cas('kv', 'a', 1, 2) = 'stored'"), 1);
+  CHECK_INT(kvRun(db, "SELECT kv_cas('kv', 'a', 1, 2) = 'exists'"), 1);
+  CHECK_INT(kvRun(db, "SELECT value FROM kv_mget('kv', '[\"a\"]')"), 2);
+  CHECK_INT(kvRun(db, "SELECT doc_update('d', 'k', '{\"$inc\":{\"n\":1}}')"), 2);
+  CHECK_INT(kvRun(db, "SELECT doc_update('d', 'k', '{\"$inc\":{\"n\":1}}', 2)"), 3);
+  for (i = 0; i < 80; i++) {
+    char zSql[200];
+    snprintf(zSql, sizeof(zSql), "CREATE TABLE t%d(key PRIMARY KEY, value)", i);
+    kvRun(db, zSql);
+    snprintf(zSql, sizeof(zSql), "SELECT kv_cas('t%d', 1, NULL, %d) = 'stored'", i, i);
+    CHECK_INT(kvRun(db, zSql), 1);
+  }
+  CHECK_INT(kvRun(db, "SELECT kv_cas('kv', 'a', 2, 3) = 'stored'"), 1); /* Evicted, prepared again */
+  kvRun(db, "DROP TABLE d");
+  kvClose(db);
+
+  db = kvOpen(":memory:");
+  if (db == NULL) return;
+  kvRun(db, "CREATE TABLE kv_counters(x)");
+  kvRun(db, "CREATE TABLE doc_schema(x)");
+  kvRun(db, "CREATE TABLE kv(key TEXT PRIMARY KEY, value)");
+  kvRun(db, "CREATE TABLE d(key TEXT PRIMARY KEY, doc TEXT, version INTEGER)");
+  kvRun(db, "INSERT INTO d VALUES ('k', '{}', 1)");
+  CHECK_INT(kvRun(db, "SELECT kv_cas('kv', 'a', NULL, 1) = 'stored'"), 1);
+  CHECK_INT(kvRun(db, "SELECT kv_cas('kv', 'a', 0, 1) = 'exists'"), 1);
+  CHECK_INT(kvRun(db, "SELECT doc_update('d', 'k', '{\"$push\":{\"a\":1}}')"), 2);
+  kvClose(db);
+}
+
 int main(void) {
   unitApiInit();
   sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
@@ -162,6 +205,7 @@ int main(void) {
   RUN(testTransactionClose);
   RUN(testShadowedClose);
   RUN(testTwoConnections);
+  RUN(testTableCacheClose);
   sqlite3_reset_auto_extension();
   return unitReport();
 }

@@ -1,0 +1,1473 @@
+/*
+** doc.c: soft-schema documents, techniques 2 ("Aggregates") and 4 ("Atomic
+** Aggregates") of the article: a whole aggregate kept as one JSON document
+** per key and updated in one atomic step, MongoDB's findOneAndUpdate on a
+** table laid out as
+**
+**   CREATE TABLE products(key TEXT PRIMARY KEY, doc TEXT, version INTEGER);
+**
+**   doc_update(table, key, update [, expected_version]) -> INTEGER
+**       applies update to the document of key and returns the new version
+**       (the old one plus one); NULL, changing nothing, when the key is
+**       absent or (with expected_version) the stored version differs.
+**       update is either a JSON merge patch (RFC 7396, an object without
+**       '$' keys: json_patch) or MongoDB update operators ($set, $unset,
+**       $inc, $push with $each, $pull by value, $addToSet with $each) with
+**       dotted paths. docs/documents.md lists what is copied from MongoDB
+**       and what differs.
+**   doc_schema(table, column)    table-valued (path, type, docs, example):
+**       one row per JSON path (SQLite syntax, [*] for array elements) and
+**       json_type() seen in the column, with the number of documents that
+**       have it: the Variety/Compass report of a soft schema.
+**   kv_object(key, value [, sep])  aggregate -> JSON object: folds entries
+**       'UserID_name', 'UserID_email' into {"name":..,"email":..}: the field
+**       is the part of key after the first sep (default '_').
+**   kv_pairs(prefix, doc [, sep])  table-valued (key, field, value): the
+**       reverse, one row prefix || sep || field per top-level member.
+**
+** How doc_update works. The read of the document and version, the
+** operators (applied in C through SQLite's JSON functions, one cached
+** statement each) and the write of the new document and version run as one
+** atomic step: inside BEGIN IMMEDIATE when the connection is in autocommit
+** mode (kvAtomicBegin in ext/kv.c), else inside the caller's transaction,
+** which then holds its read until the write. An error anywhere writes
+** nothing. Documents and updates must be strict JSON (RFC 8259, whatever
+** the host's JSON5 leniency) and JSON objects.
+**
+** Statements are cached per connection, keyed by SQL text (so per table),
+** in the cache owned by the doc_schema eponymous table (ext/kv.c's
+** KvOwner): sqlite3_close() disconnects it, which finalizes them.
+*/
+#include "nosqlInt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Subtype flags newer than the build headers (3.45): unknown bits are ignored by older hosts. */
+#ifndef SQLITE_RESULT_SUBTYPE
+#define SQLITE_RESULT_SUBTYPE 0x001000000
+#endif
+#define DOC_JSON_SUBTYPE 74 /* 'J', the subtype SQLite's JSON functions give JSON text */
+
+/* The layout doc_update expects, for error messages. */
+static const char zDocLayout[] = "a (key PRIMARY KEY, doc, version INTEGER) table";
+
+/* Statements on the document table; %s is the quoted table. */
+static const char zDocRead[] = "SELECT doc, version FROM %s WHERE key = ?1";
+static const char zDocWrite[] = "UPDATE %s SET doc = ?2, version = ?3 WHERE key = ?1";
+
+/*
+** JSON rendering of the members of ?1 at path ?2 (json_each): key, type
+** and the member as JSON text. json_each gives true/false as 1/0 and
+** strings unquoted, so they are turned back into JSON here.
+*/
+static const char zDocMembers[] =
+    "SELECT key, type, CASE type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'null'"
+    " ELSE json_quote(value) END, atom FROM json_each(?1, ?2)";
+
+/* One update being applied: the document as text, and what reports errors. */
+typedef struct DocEdit DocEdit;
+struct DocEdit {
+  sqlite3 *db;     /* The connection */
+  KvOwner *pOwner; /* Statement cache */
+  char *zDoc;      /* The document as JSON text (sqlite3_malloc64) */
+  char *zErr;      /* First error message (sqlite3_mprintf), or NULL */
+  int rc;          /* First error code */
+};
+
+/* Record an error (the first one wins); returns the code. */
+static int docError(DocEdit *p, int rc, const char *zFmt, ...) {
+  if (p->rc == SQLITE_OK) {
+    va_list ap;
+    va_start(ap, zFmt);
+    p->zErr = zFmt ? sqlite3_vmprintf(zFmt, ap) : NULL;
+    va_end(ap);
+    p->rc = rc;
+  }
+  return p->rc;
+}
+
+/*
+** Run a cached one-row JSON statement zSql with ?1 the document, ?2 zPath,
+** ?3 zArg (JSON text or NULL) or pNum. With bReplace the text result
+** becomes the document; otherwise *ppOut gets a copy of the result value
+** (caller frees). Returns p->rc.
+*/
+static int docEval(DocEdit *p, const char *zSql, const char *zPath, const char *zArg, sqlite3_value *pNum,
+                   int bReplace, sqlite3_value **ppOut) {
+  sqlite3_stmt *pStmt = NULL;
+  int bTemp = 0, rc;
+  if (p->rc != SQLITE_OK) return p->rc;
+  rc = kvCachePrepare(p->db, p->pOwner, zSql, &pStmt, &bTemp);
+  if (rc != SQLITE_OK) return docError(p, rc, "doc_update: %s", sqlite3_errmsg(p->db));
+  sqlite3_bind_text(pStmt, 1, p->zDoc, -1, SQLITE_STATIC);
+  if (zPath) sqlite3_bind_text(pStmt, 2, zPath, -1, SQLITE_STATIC);
+  if (zArg) sqlite3_bind_text(pStmt, 3, zArg, -1, SQLITE_STATIC);
+  if (pNum) sqlite3_bind_value(pStmt, 3, pNum);
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW) {
+    if (bReplace) {
+      const char *z = (const char *)sqlite3_column_text(pStmt, 0);
+      char *zNew = z ? sqlite3_mprintf("%s", z) : NULL;
+      if (zNew == NULL) {
+        docError(p, SQLITE_NOMEM, NULL);
+      } else {
+        sqlite3_free(p->zDoc);
+        p->zDoc = zNew;
+      }
+    } else {
+      *ppOut = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+      if (*ppOut == NULL) docError(p, SQLITE_NOMEM, NULL);
+    }
+  } else {
+    rc = sqlite3_reset(pStmt);
+    docError(p, rc == SQLITE_OK ? SQLITE_ERROR : rc, "doc_update: %s", sqlite3_errmsg(p->db));
+  }
+  kvCacheRelease(pStmt, bTemp);
+  return p->rc;
+}
+
+/* The static name of a json_type() result. */
+static const char *docTypeName(const char *z) {
+  static const char *azType[] = {"null", "true", "false", "integer", "real", "text", "array", "object"};
+  size_t i;
+  for (i = 0; z && i < sizeof(azType) / sizeof(azType[0]); i++) {
+    if (strcmp(z, azType[i]) == 0) return azType[i];
+  }
+  return "null";
+}
+
+/* json_type() of the document at zPath into *pzType (static text), NULL when absent. */
+static int docTypeAt(DocEdit *p, const char *zPath, const char **pzType) {
+  sqlite3_value *pType = NULL;
+  *pzType = NULL;
+  if (docEval(p, "SELECT json_type(?1, ?2)", zPath, NULL, NULL, 0, &pType) == SQLITE_OK &&
+      sqlite3_value_type(pType) != SQLITE_NULL) {
+    *pzType = docTypeName((const char *)sqlite3_value_text(pType));
+  }
+  sqlite3_value_free(pType);
+  return p->rc;
+}
+
+/* Set the number at zPath: iNum when bInt, else rNum. */
+static int docSetNumber(DocEdit *p, const char *zPath, int bInt, sqlite3_int64 iNum, double rNum) {
+  sqlite3_stmt *pStmt = NULL;
+  int bTemp = 0, rc;
+  if (p->rc != SQLITE_OK) return p->rc;
+  rc = kvCachePrepare(p->db, p->pOwner, "SELECT json_set(?1, ?2, ?3)", &pStmt, &bTemp);
+  if (rc != SQLITE_OK) return docError(p, rc, "doc_update: %s", sqlite3_errmsg(p->db));
+  sqlite3_bind_text(pStmt, 1, p->zDoc, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, zPath, -1, SQLITE_STATIC);
+  if (bInt) {
+    sqlite3_bind_int64(pStmt, 3, iNum);
+  } else {
+    sqlite3_bind_double(pStmt, 3, rNum);
+  }
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    char *zNew = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 0));
+    if (zNew == NULL) {
+      docError(p, SQLITE_NOMEM, NULL);
+    } else {
+      sqlite3_free(p->zDoc);
+      p->zDoc = zNew;
+    }
+  } else {
+    rc = sqlite3_reset(pStmt);
+    docError(p, rc ? rc : SQLITE_ERROR, "doc_update: %s", sqlite3_errmsg(p->db));
+  }
+  kvCacheRelease(pStmt, bTemp);
+  return p->rc;
+}
+
+/*
+** Translate MongoDB dotted path zField ("a.b.0") into an SQLite JSON path
+** (*pzPath, sqlite3_mprintf) against the current document: a numeric part
+** under an array is an index ([0]), anything else an object key ("b"). With
+** bCreate, the path may continue past missing fields (json_set creates the
+** parents as objects, as MongoDB does) but not through a scalar or past an
+** array's end; without it, *pzPath is NULL when the path leads nowhere.
+*/
+static int docPath(DocEdit *p, const char *zOp, const char *zField, int bCreate, char **pzPath) {
+  const char *z = zField;
+  char *zPath;
+  int bMissing = 0;
+  *pzPath = NULL;
+  if (zField[0] == 0) return docError(p, SQLITE_ERROR, "doc_update: %s: empty field name", zOp);
+  zPath = sqlite3_mprintf("$");
+  while (zPath && p->rc == SQLITE_OK) {
+    const char *zEnd = strchr(z, '.');
+    int n = zEnd ? (int)(zEnd - z) : (int)strlen(z), i, bDigits = n > 0;
+    const char *zType = NULL;
+    char *zNext;
+    for (i = 0; i < n; i++) {
+      if (z[i] < '0' || z[i] > '9') bDigits = 0;
+    }
+    if (n == 0) {
+      docError(p, SQLITE_ERROR, "doc_update: %s: empty field name in '%s'", zOp, zField);
+      break;
+    }
+    if (z[0] == '$') {
+      docError(p, SQLITE_ERROR,
+               "doc_update: %s: field name '%.*s' in '%s' starts with '$' (positional operators are not "
+               "supported)",
+               zOp, n, z, zField);
+      break;
+    }
+    if (memchr(z, '"', (size_t)n)) {
+      docError(p, SQLITE_ERROR, "doc_update: %s: field name '%.*s' contains a double quote", zOp, n, z);
+      break;
+    }
+    if (!bMissing && docTypeAt(p, zPath, &zType) != SQLITE_OK) break;
+    if (zType && strcmp(zType, "array") == 0 && bDigits) {
+      sqlite3_value *pLen = NULL;
+      sqlite3_int64 iIdx = n > 18 ? -1 : atoll(z);
+      if (docEval(p, "SELECT json_array_length(?1, ?2)", zPath, NULL, NULL, 0, &pLen) != SQLITE_OK) break;
+      if (iIdx < 0 || iIdx >= sqlite3_value_int64(pLen)) {
+        sqlite3_int64 nLen = sqlite3_value_int64(pLen);
+        sqlite3_value_free(pLen);
+        if (!bCreate) {
+          bMissing = 1;
+          break;
+        }
+        docError(p, SQLITE_ERROR,
+                 "doc_update: %s: index %.*s of '%s' is past the end of the array (length %lld)", zOp, n, z,
+                 zField, nLen);
+        break;
+      }
+      sqlite3_value_free(pLen);
+      zNext = sqlite3_mprintf("%s[%lld]", zPath, iIdx);
+    } else if (zType == NULL || strcmp(zType, "object") == 0) {
+      if (zType == NULL && !bCreate) {
+        bMissing = 1;
+        break;
+      }
+      bMissing = zType == NULL;
+      zNext = sqlite3_mprintf("%s.\"%.*s\"", zPath, n, z);
+      /* Below a missing field every part is missing too. */
+      if (bMissing) zType = NULL;
+    } else {
+      if (bCreate) {
+        docError(p, SQLITE_ERROR,
+                 "doc_update: %s: cannot create field '%.*s' in '%s': its parent is of type %s", zOp, n, z,
+                 zField, zType);
+      } else {
+        bMissing = 1;
+      }
+      break;
+    }
+    sqlite3_free(zPath);
+    zPath = zNext;
+    if (zEnd == NULL) break;
+    z = zEnd + 1;
+  }
+  if (zPath == NULL) return docError(p, SQLITE_NOMEM, NULL);
+  if (p->rc != SQLITE_OK || (bMissing && !bCreate)) {
+    sqlite3_free(zPath);
+    return p->rc;
+  }
+  *pzPath = zPath;
+  return SQLITE_OK;
+}
+
+/* One member of a JSON object, as read by zDocMembers. */
+typedef struct DocMember DocMember;
+struct DocMember {
+  char *zKey;           /* Member name */
+  const char *zType;    /* json_type() name (static) */
+  char *zJson;          /* The member's value as JSON text */
+  sqlite3_value *pAtom; /* Its SQL value (json_each's atom; NULL for arrays and objects) */
+};
+
+static void docMembersFree(DocMember *a, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    sqlite3_free(a[i].zKey);
+    sqlite3_free(a[i].zJson);
+    sqlite3_value_free(a[i].pAtom);
+  }
+  sqlite3_free(a);
+}
+
+/* The members (or elements) of the JSON text zJson at zPath into *paOut (*pnOut of them). */
+static int docMembers(DocEdit *p, const char *zJson, const char *zPath, DocMember **paOut, int *pnOut) {
+  sqlite3_stmt *pStmt = NULL;
+  DocMember *a = NULL;
+  int n = 0, nAlloc = 0, bTemp = 0, rc;
+  *paOut = NULL;
+  *pnOut = 0;
+  if (p->rc != SQLITE_OK) return p->rc;
+  rc = kvCachePrepare(p->db, p->pOwner, zDocMembers, &pStmt, &bTemp);
+  if (rc != SQLITE_OK) return docError(p, rc, "doc_update: %s", sqlite3_errmsg(p->db));
+  sqlite3_bind_text(pStmt, 1, zJson, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, zPath, -1, SQLITE_STATIC);
+  while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    if (n == nAlloc) {
+      int nNew = nAlloc ? nAlloc * 2 : 8;
+      DocMember *aNew = (DocMember *)sqlite3_realloc64(a, sizeof(DocMember) * (sqlite3_uint64)nNew);
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      a = aNew;
+      nAlloc = nNew;
+    }
+    memset(&a[n], 0, sizeof(a[n]));
+    a[n].zKey = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 0));
+    a[n].zType = docTypeName((const char *)sqlite3_column_text(pStmt, 1));
+    a[n].zJson = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 2));
+    if (sqlite3_column_type(pStmt, 3) != SQLITE_NULL)
+      a[n].pAtom = sqlite3_value_dup(sqlite3_column_value(pStmt, 3));
+    n++;
+    if (a[n - 1].zKey == NULL || a[n - 1].zJson == NULL ||
+        (sqlite3_column_type(pStmt, 3) != SQLITE_NULL && a[n - 1].pAtom == NULL)) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+  }
+  if (rc == SQLITE_DONE) {
+    rc = SQLITE_OK;
+  } else if (rc != SQLITE_NOMEM) {
+    rc = sqlite3_reset(pStmt);
+    docError(p, rc ? rc : SQLITE_ERROR, "doc_update: %s", sqlite3_errmsg(p->db));
+  }
+  kvCacheRelease(pStmt, bTemp);
+  if (rc == SQLITE_NOMEM) docError(p, rc, NULL);
+  if (p->rc != SQLITE_OK) {
+    docMembersFree(a, n);
+    return p->rc;
+  }
+  *paOut = a;
+  *pnOut = n;
+  return SQLITE_OK;
+}
+
+/* True if the type is a JSON number. */
+static int docIsNumber(const char *zType) {
+  return strcmp(zType, "integer") == 0 || strcmp(zType, "real") == 0;
+}
+
+/*
+** MongoDB's equality of two values (for $pull and $addToSet): numbers by
+** value whatever their type (1 equals 1.0), anything else by type and JSON
+** text (so embedded documents compare field by field, in order).
+*/
+static int docSame(const DocMember *a, const DocMember *b) {
+  if (docIsNumber(a->zType) && docIsNumber(b->zType)) {
+    if (a->zType[0] == 'i' && b->zType[0] == 'i') {
+      return sqlite3_value_int64(a->pAtom) == sqlite3_value_int64(b->pAtom);
+    }
+    return sqlite3_value_double(a->pAtom) == sqlite3_value_double(b->pAtom);
+  }
+  return strcmp(a->zType, b->zType) == 0 && strcmp(a->zJson, b->zJson) == 0;
+}
+
+/* True if zJson (a member's JSON) is an object whose first key starts with '$'. */
+static int docIsModifier(DocEdit *p, const DocMember *pM) {
+  DocMember *a = NULL;
+  int n = 0, bMod;
+  if (strcmp(pM->zType, "object") != 0) return 0;
+  if (docMembers(p, pM->zJson, "$", &a, &n) != SQLITE_OK) return 0;
+  bMod = n > 0 && a[0].zKey[0] == '$';
+  docMembersFree(a, n);
+  return bMod;
+}
+
+/* $inc of field pF (its value the increment) at zPath. */
+static int docInc(DocEdit *p, const DocMember *pF, const char *zPath) {
+  const char *zType = NULL;
+  sqlite3_value *pOld = NULL;
+  if (!docIsNumber(pF->zType)) {
+    return docError(p, SQLITE_ERROR, "doc_update: $inc: cannot increment '%s' with non-numeric argument %s",
+                    pF->zKey, pF->zJson);
+  }
+  if (docTypeAt(p, zPath, &zType) != SQLITE_OK) return p->rc;
+  if (zType == NULL) return docEval(p, "SELECT json_set(?1, ?2, ?3)", zPath, NULL, pF->pAtom, 1, NULL);
+  if (!docIsNumber(zType)) {
+    return docError(p, SQLITE_ERROR,
+                    "doc_update: $inc: cannot apply $inc to '%s', a value of non-numeric type %s", pF->zKey,
+                    zType);
+  }
+  if (docEval(p, "SELECT json_extract(?1, ?2)", zPath, NULL, NULL, 0, &pOld) != SQLITE_OK) return p->rc;
+  if (zType[0] == 'i' && pF->zType[0] == 'i') {
+    sqlite3_int64 v = sqlite3_value_int64(pOld);
+    if (!kvAddChecked(&v, sqlite3_value_int64(pF->pAtom))) {
+      docError(p, SQLITE_ERROR, "doc_update: $inc: '%s' would overflow: %lld + %lld", pF->zKey,
+               sqlite3_value_int64(pOld), sqlite3_value_int64(pF->pAtom));
+    } else {
+      docSetNumber(p, zPath, 1, v, 0.0);
+    }
+  } else {
+    docSetNumber(p, zPath, 0, 0, sqlite3_value_double(pOld) + sqlite3_value_double(pF->pAtom));
+  }
+  sqlite3_value_free(pOld);
+  return p->rc;
+}
+
+/*
+** $push, $addToSet ($each or one value) and $pull (one value) of field pF
+** at zPath (NULL: the field is missing and the path leads nowhere).
+*/
+static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const char *zPath) {
+  DocMember *aItem = NULL, *aElem = NULL;
+  int nItem = 0, nElem = 0, i, j;
+  const char *zType = NULL;
+  int bPull = strcmp(zOp, "$pull") == 0, bEach = 0;
+  DocMember one = *pF;
+  if (docIsModifier(p, pF)) {
+    DocMember *aMod = NULL;
+    int nMod = 0;
+    if (bPull) {
+      return docError(
+          p, SQLITE_ERROR,
+          "doc_update: $pull: conditions such as %s are not supported (it removes elements equal to a value)",
+          pF->zJson);
+    }
+    if (docMembers(p, pF->zJson, "$", &aMod, &nMod) != SQLITE_OK) return p->rc;
+    for (i = 0; i < nMod && p->rc == SQLITE_OK; i++) {
+      if (strcmp(aMod[i].zKey, "$each") != 0) {
+        docError(p, SQLITE_ERROR, "doc_update: %s: modifier '%s' is not supported (only $each)", zOp,
+                 aMod[i].zKey);
+      } else if (strcmp(aMod[i].zType, "array") != 0) {
+        docError(p, SQLITE_ERROR, "doc_update: %s: $each needs an array, not %s", zOp, aMod[i].zJson);
+      } else {
+        docMembers(p, aMod[i].zJson, "$", &aItem, &nItem);
+        bEach = 1;
+      }
+    }
+    docMembersFree(aMod, nMod);
+    if (p->rc != SQLITE_OK) {
+      docMembersFree(aItem, nItem);
+      return p->rc;
+    }
+  }
+  if (zPath && docTypeAt(p, zPath, &zType) != SQLITE_OK) goto done;
+  if (zType && strcmp(zType, "array") != 0) {
+    docError(p, SQLITE_ERROR, "doc_update: %s: the field '%s' must be an array but is of type %s", zOp,
+             pF->zKey, zType);
+    goto done;
+  }
+  if (bPull) {
+    NosqlBuffer buf = {0, 0, 0};
+    int rc = SQLITE_OK;
+    if (zType == NULL) goto done; /* Nothing to pull from */
+    if (docMembers(p, p->zDoc, zPath, &aElem, &nElem) != SQLITE_OK) goto done;
+    nosqlBufferAppend(&rc, &buf, "[", 1);
+    for (i = j = 0; i < nElem; i++) {
+      if (docSame(&aElem[i], &one)) continue;
+      if (j++) nosqlBufferAppend(&rc, &buf, ",", 1);
+      nosqlBufferAppend(&rc, &buf, aElem[i].zJson, (sqlite3_int64)strlen(aElem[i].zJson));
+    }
+    nosqlBufferAppend(&rc, &buf, "]", 1);
+    if (rc != SQLITE_OK) {
+      docError(p, rc, NULL);
+    } else {
+      docEval(p, "SELECT json_set(?1, ?2, json(?3))", zPath, (const char *)buf.a, NULL, 1, NULL);
+    }
+    nosqlBufferFree(&buf);
+    goto done;
+  }
+  if (zType == NULL) {
+    /* A missing field becomes an array (its parents objects). */
+    docEval(p, "SELECT json_set(?1, ?2, json('[]'))", zPath, NULL, NULL, 1, NULL);
+  }
+  for (i = 0; i < (bEach ? nItem : 1) && p->rc == SQLITE_OK; i++) {
+    const DocMember *pItem = bEach ? &aItem[i] : &one;
+    if (strcmp(zOp, "$addToSet") == 0) {
+      int bHave = 0;
+      if (docMembers(p, p->zDoc, zPath, &aElem, &nElem) != SQLITE_OK) break;
+      for (j = 0; j < nElem && !bHave; j++) bHave = docSame(&aElem[j], pItem);
+      docMembersFree(aElem, nElem);
+      aElem = NULL;
+      nElem = 0;
+      if (bHave) continue;
+    }
+    docEval(p, "SELECT json_insert(?1, ?2 || '[#]', json(?3))", zPath, pItem->zJson, NULL, 1, NULL);
+  }
+done:
+  docMembersFree(aItem, nItem);
+  docMembersFree(aElem, nElem);
+  return p->rc;
+}
+
+/* Apply MongoDB update operators (the members of zUpdate) to p->zDoc. */
+static int docApplyOperators(DocEdit *p, const DocMember *aOp, int nOp) {
+  static const char *azOp[] = {"$set", "$unset", "$inc", "$push", "$pull", "$addToSet"};
+  int i, k, f;
+  for (i = 0; i < nOp && p->rc == SQLITE_OK; i++) {
+    DocMember *aF = NULL;
+    int nF = 0;
+    for (k = 0; k < (int)(sizeof(azOp) / sizeof(azOp[0])); k++) {
+      if (strcmp(aOp[i].zKey, azOp[k]) == 0) break;
+    }
+    if (k == (int)(sizeof(azOp) / sizeof(azOp[0]))) {
+      return docError(p, SQLITE_ERROR, "doc_update: unknown or unsupported update operator '%s'",
+                      aOp[i].zKey);
+    }
+    if (strcmp(aOp[i].zType, "object") != 0) {
+      return docError(p, SQLITE_ERROR, "doc_update: %s needs an object of fields, not %s", aOp[i].zKey,
+                      aOp[i].zJson);
+    }
+    if (docMembers(p, aOp[i].zJson, "$", &aF, &nF) != SQLITE_OK) break;
+    for (f = 0; f < nF && p->rc == SQLITE_OK; f++) {
+      char *zPath = NULL;
+      int bCreate = k != 1 && k != 4; /* $unset and $pull never create fields */
+      if (docPath(p, azOp[k], aF[f].zKey, bCreate, &zPath) != SQLITE_OK) break;
+      switch (k) {
+        case 0: /* $set */
+          docEval(p, "SELECT json_set(?1, ?2, json(?3))", zPath, aF[f].zJson, NULL, 1, NULL);
+          break;
+        case 1: /* $unset: a missing field is no error */
+          if (zPath) docEval(p, "SELECT json_remove(?1, ?2)", zPath, NULL, NULL, 1, NULL);
+          break;
+        case 2:
+          docInc(p, &aF[f], zPath);
+          break;
+        default:
+          docArrayOp(p, azOp[k], &aF[f], zPath);
+          break;
+      }
+      sqlite3_free(zPath);
+    }
+    docMembersFree(aF, nF);
+  }
+  return p->rc;
+}
+
+/* True if z is strict JSON text holding an object. */
+static int docIsObjectText(const char *z, int n) {
+  int i = 0;
+  if (z == NULL || !nosqlJsonStrict(z, n)) return 0;
+  while (i < n && (z[i] == ' ' || z[i] == '\t' || z[i] == '\n' || z[i] == '\r')) i++;
+  return i < n && z[i] == '{';
+}
+
+/*
+** doc_update(table, key, update [, expected_version]). The update's members
+** are read once, before the transaction; the read, apply and write then
+** run inside it (kvAtomicBegin).
+*/
+static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  DocEdit e;
+  DocMember *aOp = NULL;
+  int nOp = 0, i, nDollar = 0, bOwn = 0, bTemp = 0, bDone = 0;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 iVersion = 0;
+  const char *zTable, *zUpdate;
+  memset(&e, 0, sizeof(e));
+  e.db = sqlite3_context_db_handle(ctx);
+  e.pOwner = (KvOwner *)sqlite3_user_data(ctx);
+  for (i = 0; i < 3; i++) {
+    if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return;
+  }
+  if (argc > 3 && sqlite3_value_type(argv[3]) != SQLITE_NULL &&
+      sqlite3_value_type(argv[3]) != SQLITE_INTEGER) {
+    char *z = nosqlValueQuote(argv[3]);
+    nosqlResultError(ctx, "doc_update: expected_version %s is not an integer", z ? z : "?");
+    sqlite3_free(z);
+    return;
+  }
+  if (sqlite3_value_type(argv[2]) == SQLITE_BLOB) {
+    nosqlResultError(ctx, "doc_update: update is a blob, not a JSON object");
+    return;
+  }
+  zTable = (const char *)sqlite3_value_text(argv[0]);
+  zUpdate = (const char *)sqlite3_value_text(argv[2]);
+  if (zTable == NULL || zUpdate == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  if (!docIsObjectText(zUpdate, sqlite3_value_bytes(argv[2]))) {
+    char *z = nosqlValueQuote(argv[2]);
+    nosqlResultError(ctx, "doc_update: update %s is not a JSON object", z ? z : "?");
+    sqlite3_free(z);
+    return;
+  }
+  docMembers(&e, zUpdate, "$", &aOp, &nOp);
+  for (i = 0; i < nOp; i++) nDollar += aOp[i].zKey[0] == '$';
+  if (e.rc == SQLITE_OK && nDollar > 0 && nDollar < nOp) {
+    for (i = 0; aOp[i].zKey[0] == '$'; i++) {
+    }
+    docError(&e, SQLITE_ERROR, "doc_update: update mixes operators and fields ('%s'): use $set for fields",
+             aOp[i].zKey);
+  }
+
+  if (e.rc == SQLITE_OK) e.rc = kvAtomicBegin(e.db, &bOwn);
+  if (e.rc == SQLITE_OK) {
+    e.rc =
+        kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, zDocLayout, zDocRead, &pStmt, &bTemp, &e.zErr);
+  }
+  if (e.rc == SQLITE_OK) {
+    int rc;
+    sqlite3_bind_value(pStmt, 1, argv[1]);
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      int bBlob = sqlite3_column_type(pStmt, 0) == SQLITE_BLOB;
+      const char *zDoc = (const char *)sqlite3_column_text(pStmt, 0);
+      int nDoc = sqlite3_column_bytes(pStmt, 0);
+      int eVer = sqlite3_column_type(pStmt, 1);
+      char *zKey = NULL;
+      iVersion = sqlite3_column_int64(pStmt, 1);
+      if (eVer != SQLITE_INTEGER && eVer != SQLITE_NULL) {
+        zKey = nosqlValueQuote(argv[1]);
+        docError(&e, SQLITE_ERROR, "doc_update: version of key %s is %s, not an integer", zKey ? zKey : "?",
+                 sqlite3_column_text(pStmt, 1));
+      } else if (argc > 3 && (sqlite3_value_type(argv[3]) == SQLITE_NULL
+                                  ? eVer != SQLITE_NULL
+                                  : (eVer == SQLITE_NULL || iVersion != sqlite3_value_int64(argv[3])))) {
+        bDone = 1; /* Another writer got there first */
+      } else if (bBlob || !docIsObjectText(zDoc, nDoc)) {
+        sqlite3_value *pDoc = sqlite3_column_value(pStmt, 0);
+        char *zQuoted = nosqlValueQuote(pDoc);
+        zKey = nosqlValueQuote(argv[1]);
+        docError(&e, SQLITE_ERROR, "doc_update: the document of key %s is not a JSON object: %s",
+                 zKey ? zKey : "?", zQuoted ? zQuoted : "?");
+        sqlite3_free(zQuoted);
+      } else {
+        e.zDoc = sqlite3_mprintf("%s", zDoc);
+        if (e.zDoc == NULL) docError(&e, SQLITE_NOMEM, NULL);
+      }
+      sqlite3_free(zKey);
+      rc = SQLITE_DONE;
+    } else {
+      bDone = rc == SQLITE_DONE; /* No such key */
+    }
+    if (rc != SQLITE_DONE) docError(&e, sqlite3_reset(pStmt), "doc_update: %s", sqlite3_errmsg(e.db));
+    kvCacheRelease(pStmt, bTemp);
+    pStmt = NULL;
+  }
+  if (e.rc == SQLITE_OK && !bDone) {
+    if (nDollar) {
+      docApplyOperators(&e, aOp, nOp);
+    } else {
+      docEval(&e, "SELECT json_patch(?1, ?3)", NULL, zUpdate, NULL, 1, NULL);
+    }
+  }
+  if (e.rc == SQLITE_OK && !bDone) {
+    int rc =
+        kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, zDocLayout, zDocWrite, &pStmt, &bTemp, &e.zErr);
+    if (rc == SQLITE_OK) {
+      iVersion++;
+      sqlite3_bind_value(pStmt, 1, argv[1]);
+      sqlite3_bind_text(pStmt, 2, e.zDoc, -1, SQLITE_STATIC);
+      sqlite3_bind_int64(pStmt, 3, iVersion);
+      sqlite3_step(pStmt);
+      rc = sqlite3_reset(pStmt);
+      if (rc != SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
+      kvCacheRelease(pStmt, bTemp);
+    } else {
+      e.rc = rc;
+    }
+  }
+  if (bOwn) {
+    int rc = kvAtomicEnd(e.db, bOwn, e.rc);
+    if (rc != SQLITE_OK && e.rc == SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
+  }
+  if (e.rc == SQLITE_NOMEM && e.zErr == NULL) {
+    sqlite3_result_error_nomem(ctx);
+  } else if (e.rc != SQLITE_OK) {
+    sqlite3_result_error(ctx, e.zErr ? e.zErr : "doc_update: out of memory", -1);
+    sqlite3_result_error_code(ctx, e.rc);
+  } else if (!bDone) {
+    sqlite3_result_int64(ctx, iVersion);
+  }
+  sqlite3_free(e.zErr);
+  sqlite3_free(e.zDoc);
+  docMembersFree(aOp, nOp);
+}
+
+/**************************************************************************
+** doc_schema(table, column): the Variety/Compass report of a soft schema.
+**
+**   CREATE TABLE doc_schema(
+**     path,                -- '$', '$.title', '$.tracks[*].title', ...
+**     type,                -- json_type() name
+**     docs,                -- documents having path with that type
+**     example,             -- the first scalar value seen (NULL for arrays and objects)
+**     table_name HIDDEN,   -- the table (required)
+**     column_name HIDDEN   -- its column of JSON documents (required)
+**   );
+**
+** xFilter reads every document once (json_tree each) and counts, per
+** (path, type), the documents that have it: the whole report is built
+** before the first row. Rows come in path order, then type. It is also the
+** owner of this file's statement cache (ext/kv.c's KvOwner).
+*/
+typedef struct doc_schema_vtab doc_schema_vtab;
+typedef struct doc_schema_cursor doc_schema_cursor;
+typedef struct DocPathStat DocPathStat;
+
+struct doc_schema_vtab {
+  sqlite3_vtab base; /* Base class - must be first */
+  sqlite3 *db;       /* The connection */
+  KvOwner *pOwner;   /* This file's per-connection state, pointing at cache when we own it */
+  KvCache cache;     /* doc_update's statements */
+};
+
+/* One (path, type) of the report. */
+struct DocPathStat {
+  char *zKey;              /* path, a NUL, then type (one allocation) */
+  const char *zType;       /* Points into zKey */
+  sqlite3_int64 nDoc;      /* Documents seen with it */
+  sqlite3_int64 iLastDoc;  /* Number of the last document counted (counts each document once) */
+  sqlite3_value *pExample; /* First scalar seen, or NULL */
+};
+
+struct doc_schema_cursor {
+  sqlite3_vtab_cursor base; /* Base class - must be first */
+  DocPathStat *aStat;       /* The report, sorted once built */
+  int nStat;                /* Entries used */
+  int nAlloc;               /* Entries allocated (a power of two: the hash table) */
+  int iRow;                 /* Current row */
+};
+
+#define DOC_SCHEMA_PATH 0
+#define DOC_SCHEMA_TYPE 1
+#define DOC_SCHEMA_DOCS 2
+#define DOC_SCHEMA_EXAMPLE 3
+#define DOC_SCHEMA_TABLE 4
+#define DOC_SCHEMA_COLUMN 5
+
+static int docSchemaConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                            char **pzErr) {
+  KvOwner *pOwner = (KvOwner *)pAux;
+  doc_schema_vtab *p;
+  int rc = sqlite3_declare_vtab(
+      db,
+      "CREATE TABLE x(path TEXT, type TEXT, docs INTEGER, example, table_name HIDDEN, column_name HIDDEN)");
+  (void)argc;
+  (void)argv;
+  (void)pzErr;
+  if (rc != SQLITE_OK) return rc;
+  p = (doc_schema_vtab *)sqlite3_malloc64(sizeof(*p));
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->pOwner = pOwner;
+  if (pOwner->pCache == NULL) pOwner->pCache = &p->cache;
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+/* Finalizes the cached statements: sqlite3_close() calls this before it checks for open statements. */
+static int docSchemaDisconnect(sqlite3_vtab *pVtab) {
+  doc_schema_vtab *p = (doc_schema_vtab *)pVtab;
+  if (p->pOwner->pCache == &p->cache) p->pOwner->pCache = NULL;
+  kvCacheClear(&p->cache);
+  sqlite3_free(p);
+  return SQLITE_OK;
+}
+
+/* The plan (ext/plan.c): slot a table_name, slot b column_name, both required inputs. */
+static const NosqlPlanCol aDocSchemaPlan[] = {
+    {DOC_SCHEMA_TABLE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {DOC_SCHEMA_COLUMN, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+};
+
+static int docSchemaBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  NosqlPlan plan;
+  int rc = nosqlPlanBest(pInfo, aDocSchemaPlan, 2, &plan);
+  (void)pVtab;
+  if (rc != SQLITE_OK) return rc;
+  pInfo->idxNum = 0;
+  pInfo->estimatedCost = 1e6; /* Reads every document */
+  pInfo->estimatedRows = 50;
+  return SQLITE_OK;
+}
+
+static int docSchemaOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  (void)pVtab;
+  return nosqlCursorNew(sizeof(doc_schema_cursor), ppCursor) ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+static void docSchemaReset(doc_schema_cursor *pCur) {
+  int i;
+  for (i = 0; i < pCur->nAlloc; i++) {
+    sqlite3_free(pCur->aStat[i].zKey);
+    sqlite3_value_free(pCur->aStat[i].pExample);
+  }
+  sqlite3_free(pCur->aStat);
+  pCur->aStat = NULL;
+  pCur->nStat = pCur->nAlloc = pCur->iRow = 0;
+}
+
+static int docSchemaClose(sqlite3_vtab_cursor *pCursor) {
+  docSchemaReset((doc_schema_cursor *)pCursor);
+  sqlite3_free(pCursor);
+  return SQLITE_OK;
+}
+
+/* FNV-1a of n bytes. */
+static unsigned docHash(const char *z, int n) {
+  unsigned h = 2166136261u;
+  int i;
+  for (i = 0; i < n; i++) h = (h ^ (unsigned char)z[i]) * 16777619u;
+  return h;
+}
+
+/*
+** The path of a json_tree fullkey with every array index ([12]) outside
+** quoted keys turned into [*], written to aOut (room for strlen(z) + 1).
+*/
+static void docSchemaPath(const char *z, char *aOut) {
+  int bQuote = 0;
+  while (*z) {
+    if (*z == '"') bQuote = !bQuote;
+    if (!bQuote && z[0] == '[' && z[1] >= '0' && z[1] <= '9') {
+      const char *zEnd = z + 1;
+      while (*zEnd >= '0' && *zEnd <= '9') zEnd++;
+      if (*zEnd == ']') {
+        memcpy(aOut, "[*]", 3);
+        aOut += 3;
+        z = zEnd + 1;
+        continue;
+      }
+    }
+    *aOut++ = *z++;
+  }
+  *aOut = 0;
+}
+
+/* Count (zPath, zType) for document iDoc; pAtom is its scalar value or NULL. */
+static int docSchemaAdd(doc_schema_cursor *pCur, const char *zPath, const char *zType, sqlite3_int64 iDoc,
+                        sqlite3_value *pAtom) {
+  int nPath = (int)strlen(zPath), nType = (int)strlen(zType), i;
+  unsigned h;
+  DocPathStat *pS;
+  if (pCur->nStat * 2 >= pCur->nAlloc) {
+    /* Grow the open-addressing table (kept at most half full). */
+    int nNew = pCur->nAlloc ? pCur->nAlloc * 2 : 64;
+    DocPathStat *aNew = (DocPathStat *)sqlite3_malloc64(sizeof(DocPathStat) * (sqlite3_uint64)nNew);
+    if (aNew == NULL) return SQLITE_NOMEM;
+    memset(aNew, 0, sizeof(DocPathStat) * (size_t)nNew);
+    for (i = 0; i < pCur->nAlloc; i++) {
+      DocPathStat *pOld = &pCur->aStat[i];
+      unsigned j;
+      if (pOld->zKey == NULL) continue;
+      j = docHash(pOld->zKey, (int)(pOld->zType - pOld->zKey) + (int)strlen(pOld->zType)) &
+          (unsigned)(nNew - 1);
+      while (aNew[j].zKey) j = (j + 1) & (unsigned)(nNew - 1);
+      aNew[j] = *pOld;
+    }
+    sqlite3_free(pCur->aStat);
+    pCur->aStat = aNew;
+    pCur->nAlloc = nNew;
+  }
+  {
+    char *zKey = (char *)sqlite3_malloc64((sqlite3_uint64)nPath + nType + 2);
+    if (zKey == NULL) return SQLITE_NOMEM;
+    memcpy(zKey, zPath, (size_t)nPath + 1);
+    memcpy(zKey + nPath + 1, zType, (size_t)nType + 1);
+    h = docHash(zKey, nPath + 1 + nType) & (unsigned)(pCur->nAlloc - 1);
+    for (pS = &pCur->aStat[h]; pS->zKey; pS = &pCur->aStat[h]) {
+      if (strcmp(pS->zKey, zPath) == 0 && strcmp(pS->zType, zType) == 0) break;
+      h = (h + 1) & (unsigned)(pCur->nAlloc - 1);
+    }
+    if (pS->zKey == NULL) {
+      pS->zKey = zKey;
+      pS->zType = zKey + nPath + 1;
+      pS->iLastDoc = -1;
+      pCur->nStat++;
+    } else {
+      sqlite3_free(zKey);
+    }
+  }
+  if (pS->iLastDoc != iDoc) {
+    pS->iLastDoc = iDoc;
+    pS->nDoc++;
+  }
+  if (pS->pExample == NULL && pAtom) {
+    pS->pExample = sqlite3_value_dup(pAtom);
+    if (pS->pExample == NULL) return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+static int docSchemaCmp(const void *a, const void *b) {
+  const DocPathStat *x = (const DocPathStat *)a, *y = (const DocPathStat *)b;
+  int c;
+  if (x->zKey == NULL || y->zKey == NULL) return (x->zKey == NULL) - (y->zKey == NULL);
+  c = strcmp(x->zKey, y->zKey);
+  return c ? c : strcmp(x->zType, y->zType);
+}
+
+static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                           sqlite3_value **argv) {
+  doc_schema_cursor *pCur = (doc_schema_cursor *)pCursor;
+  doc_schema_vtab *p = (doc_schema_vtab *)pCursor->pVtab;
+  NosqlPlanArg aArg[2];
+  sqlite3_stmt *pScan = NULL, *pTree = NULL;
+  char *zFmt = NULL, *zErr = NULL, *zPath = NULL;
+  const char *zTable, *zCol;
+  sqlite3_int64 iDoc = 0;
+  int rc, bTemp = 0, nPathAlloc = 0;
+  (void)idxNum;
+  docSchemaReset(pCur);
+  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
+    nosqlVtabError(pCursor->pVtab, "doc_schema: bad plan %s", idxStr ? idxStr : "(none)");
+    return SQLITE_ERROR;
+  }
+  if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) {
+    return SQLITE_OK;
+  }
+  zTable = (const char *)sqlite3_value_text(aArg[0].pEq);
+  zCol = (const char *)sqlite3_value_text(aArg[1].pEq);
+  if (zTable == NULL || zCol == NULL) return SQLITE_NOMEM;
+  /* The scan is prepared per query (not cached): it runs once per report. */
+  /* Qualified, so that a missing column is an error, not a string literal (SQLite's double-quote fallback).
+   */
+  zFmt = sqlite3_mprintf("SELECT doc_schema_t.\"%w\" FROM %%s AS doc_schema_t", zCol);
+  if (zFmt == NULL) return SQLITE_NOMEM;
+  {
+    KvOwner noCache = {1, NULL, ""};
+    rc = kvTablePrepare(p->db, &noCache, "doc_schema", zTable, "a table and one of its columns", zFmt, &pScan,
+                        &bTemp, &zErr);
+  }
+  sqlite3_free(zFmt);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_prepare_v2(p->db, "SELECT fullkey, type, atom FROM json_tree(?1)", -1, &pTree, 0);
+  }
+  while (rc == SQLITE_OK && sqlite3_step(pScan) == SQLITE_ROW) {
+    const char *zDoc;
+    if (sqlite3_column_type(pScan, 0) == SQLITE_NULL) continue;
+    if (sqlite3_column_type(pScan, 0) == SQLITE_BLOB) {
+      zErr = sqlite3_mprintf("doc_schema: a value of column '%q' is a blob, not JSON", zCol);
+      rc = SQLITE_ERROR;
+      break;
+    }
+    zDoc = (const char *)sqlite3_column_text(pScan, 0);
+    if (zDoc == NULL) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    if (!nosqlJsonStrict(zDoc, sqlite3_column_bytes(pScan, 0))) {
+      char *zQuoted = nosqlValueQuote(sqlite3_column_value(pScan, 0));
+      zErr = sqlite3_mprintf("doc_schema: a value of column '%q' is not JSON: %s", zCol,
+                             zQuoted ? zQuoted : "?");
+      sqlite3_free(zQuoted);
+      rc = SQLITE_ERROR;
+      break;
+    }
+    iDoc++;
+    sqlite3_bind_text(pTree, 1, zDoc, sqlite3_column_bytes(pScan, 0), SQLITE_STATIC);
+    while (rc == SQLITE_OK && sqlite3_step(pTree) == SQLITE_ROW) {
+      const char *zKey = (const char *)sqlite3_column_text(pTree, 0);
+      const char *zType = (const char *)sqlite3_column_text(pTree, 1);
+      int nKey = sqlite3_column_bytes(pTree, 0);
+      if (zKey == NULL || zType == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      if (nKey + 1 > nPathAlloc) {
+        char *zNew = (char *)sqlite3_realloc64(zPath, (sqlite3_uint64)nKey + 64);
+        if (zNew == NULL) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+        zPath = zNew;
+        nPathAlloc = nKey + 64;
+      }
+      docSchemaPath(zKey, zPath);
+      rc = docSchemaAdd(pCur, zPath, zType, iDoc,
+                        sqlite3_column_type(pTree, 2) == SQLITE_NULL || zType[0] == 'n'
+                            ? NULL
+                            : sqlite3_column_value(pTree, 2));
+    }
+    if (rc == SQLITE_OK && sqlite3_reset(pTree) != SQLITE_OK) {
+      zErr = sqlite3_mprintf("doc_schema: %s", sqlite3_errmsg(p->db));
+      rc = SQLITE_ERROR;
+    }
+  }
+  if (rc == SQLITE_OK && pScan && sqlite3_reset(pScan) != SQLITE_OK) {
+    zErr = sqlite3_mprintf("doc_schema: %s", sqlite3_errmsg(p->db));
+    rc = SQLITE_ERROR;
+  }
+  sqlite3_free(zPath);
+  sqlite3_finalize(pTree);
+  sqlite3_finalize(pScan);
+  if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
+  sqlite3_free(zErr);
+  if (rc != SQLITE_OK) return rc;
+  /* Empty slots sort last, so the report is aStat[0 .. nStat). */
+  if (pCur->aStat) qsort(pCur->aStat, (size_t)pCur->nAlloc, sizeof(DocPathStat), docSchemaCmp);
+  return SQLITE_OK;
+}
+
+static int docSchemaNext(sqlite3_vtab_cursor *pCursor) {
+  ((doc_schema_cursor *)pCursor)->iRow++;
+  return SQLITE_OK;
+}
+
+static int docSchemaEof(sqlite3_vtab_cursor *pCursor) {
+  doc_schema_cursor *pCur = (doc_schema_cursor *)pCursor;
+  return pCur->iRow >= pCur->nStat;
+}
+
+static int docSchemaColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
+  doc_schema_cursor *pCur = (doc_schema_cursor *)pCursor;
+  DocPathStat *pS = &pCur->aStat[pCur->iRow];
+  switch (iCol) {
+    case DOC_SCHEMA_PATH:
+      sqlite3_result_text(ctx, pS->zKey, -1, SQLITE_TRANSIENT);
+      break;
+    case DOC_SCHEMA_TYPE:
+      sqlite3_result_text(ctx, pS->zType, -1, SQLITE_TRANSIENT);
+      break;
+    case DOC_SCHEMA_DOCS:
+      sqlite3_result_int64(ctx, pS->nDoc);
+      break;
+    case DOC_SCHEMA_EXAMPLE:
+      if (pS->pExample) sqlite3_result_value(ctx, pS->pExample);
+      break;
+    default:
+      break;
+  }
+  return SQLITE_OK;
+}
+
+static int docSchemaRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
+  *pRowid = ((doc_schema_cursor *)pCursor)->iRow + 1;
+  return SQLITE_OK;
+}
+
+static sqlite3_module docSchemaModule = {
+    0,                   /* iVersion */
+    0,                   /* xCreate: eponymous only */
+    docSchemaConnect,    /* xConnect */
+    docSchemaBestIndex,  /* xBestIndex */
+    docSchemaDisconnect, /* xDisconnect */
+    0,                   /* xDestroy */
+    docSchemaOpen,       /* xOpen */
+    docSchemaClose,      /* xClose */
+    docSchemaFilter,     /* xFilter */
+    docSchemaNext,       /* xNext */
+    docSchemaEof,        /* xEof */
+    docSchemaColumn,     /* xColumn */
+    docSchemaRowid,      /* xRowid */
+    0,                   /* xUpdate */
+    0,                   /* xBegin */
+    0,                   /* xSync */
+    0,                   /* xCommit */
+    0,                   /* xRollback */
+    0,                   /* xFindFunction */
+    0,                   /* xRename */
+    0,                   /* xSavepoint */
+    0,                   /* xRelease */
+    0,                   /* xRollbackTo */
+    0,                   /* xShadowName */
+};
+
+/**************************************************************************
+** kv_object(key, value [, sep]): composite-key entries folded into one
+** JSON object. The field is the part of key after the first sep (the whole
+** key when it has none); a later entry for a field replaces an earlier one
+** in place. Values: NULL null, numbers, text as a string (JSON text made
+** by a JSON function, which carries the JSON subtype, as JSON); a blob is
+** an error.
+*/
+typedef struct DocObjAgg DocObjAgg;
+struct DocObjAgg {
+  char **azField; /* Field names (sqlite3_malloc64) */
+  char **azJson;  /* Their values as JSON text */
+  int n;          /* Fields */
+  int nAlloc;     /* Slots allocated */
+  int rc;         /* Sticky error code */
+  char *zErr;     /* Error message, or NULL */
+};
+
+/* Append text z[0..n) as a JSON string to pBuf. */
+static void docJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n) {
+  int i;
+  nosqlBufferAppend(pRc, pBuf, "\"", 1);
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)z[i];
+    if (c == '"' || c == '\\') {
+      char a[2] = {'\\', (char)c};
+      nosqlBufferAppend(pRc, pBuf, a, 2);
+    } else if (c < 0x20) {
+      if (c >= 0x08 && c <= 0x0d && c != 0x0b) {
+        char a[2] = {'\\', "btn?fr"[c - 0x08]};
+        nosqlBufferAppend(pRc, pBuf, a, 2);
+      } else {
+        nosqlBufferAppendf(pRc, pBuf, "\\u%04x", c);
+      }
+    } else {
+      nosqlBufferAppend(pRc, pBuf, &z[i], 1);
+    }
+  }
+  nosqlBufferAppend(pRc, pBuf, "\"", 1);
+}
+
+/* The JSON text of an SQL value (sqlite3_mprintf), or NULL: a blob (*pbBlob) or OOM. */
+static char *docValueJson(sqlite3_value *pVal, int *pbBlob) {
+  NosqlBuffer buf = {0, 0, 0};
+  int rc = SQLITE_OK;
+  *pbBlob = 0;
+  switch (sqlite3_value_type(pVal)) {
+    case SQLITE_NULL:
+      return sqlite3_mprintf("null");
+    case SQLITE_INTEGER:
+      return sqlite3_mprintf("%lld", sqlite3_value_int64(pVal));
+    case SQLITE_FLOAT: {
+      double r = sqlite3_value_double(pVal);
+      char *z = sqlite3_mprintf("%!.15g", r);
+      if (z && strtod(z, NULL) != r) {
+        sqlite3_free(z);
+        z = sqlite3_mprintf("%!.17g", r);
+      }
+      if (z && (strcmp(z, "Inf") == 0 || strcmp(z, "-Inf") == 0)) {
+        sqlite3_free(z);
+        z = sqlite3_mprintf(r > 0 ? "9e999" : "-9e999");
+      }
+      return z;
+    }
+    case SQLITE_BLOB:
+      *pbBlob = 1;
+      return NULL;
+    default:
+      if (sqlite3_value_subtype(pVal) == DOC_JSON_SUBTYPE) {
+        return sqlite3_mprintf("%s", sqlite3_value_text(pVal));
+      }
+      docJsonString(&rc, &buf, (const char *)sqlite3_value_text(pVal), sqlite3_value_bytes(pVal));
+      if (rc != SQLITE_OK) {
+        nosqlBufferFree(&buf);
+        return NULL;
+      }
+      return (char *)buf.a;
+  }
+}
+
+static void kvObjectStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  DocObjAgg *p = (DocObjAgg *)sqlite3_aggregate_context(ctx, sizeof(DocObjAgg));
+  const char *zKey, *zSep = "_", *zField;
+  char *zJson;
+  int i, bBlob = 0;
+  if (p == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  if (p->rc != SQLITE_OK || sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
+  if (argc > 2) {
+    zSep = (const char *)sqlite3_value_text(argv[2]);
+    if (zSep == NULL || zSep[0] == 0) {
+      p->rc = SQLITE_ERROR;
+      p->zErr = sqlite3_mprintf("kv_object: the separator must be a non-empty text");
+      return;
+    }
+  }
+  zKey = (const char *)sqlite3_value_text(argv[0]);
+  if (zKey == NULL) {
+    p->rc = SQLITE_NOMEM;
+    return;
+  }
+  zField = strstr(zKey, zSep);
+  zField = zField ? zField + strlen(zSep) : zKey;
+  zJson = docValueJson(argv[1], &bBlob);
+  if (zJson == NULL) {
+    p->rc = bBlob ? SQLITE_ERROR : SQLITE_NOMEM;
+    if (bBlob)
+      p->zErr = sqlite3_mprintf("kv_object: the value of key '%q' is a blob (JSON has no blobs)", zKey);
+    return;
+  }
+  for (i = 0; i < p->n; i++) {
+    if (strcmp(p->azField[i], zField) == 0) {
+      sqlite3_free(p->azJson[i]);
+      p->azJson[i] = zJson;
+      return;
+    }
+  }
+  if (p->n == p->nAlloc) {
+    int nNew = p->nAlloc ? p->nAlloc * 2 : 8;
+    char **azF = (char **)sqlite3_realloc64(p->azField, sizeof(char *) * (sqlite3_uint64)nNew);
+    char **azJ = azF ? (char **)sqlite3_realloc64(p->azJson, sizeof(char *) * (sqlite3_uint64)nNew) : NULL;
+    if (azF) p->azField = azF;
+    if (azJ) p->azJson = azJ;
+    if (azF == NULL || azJ == NULL) {
+      sqlite3_free(zJson);
+      p->rc = SQLITE_NOMEM;
+      return;
+    }
+    p->nAlloc = nNew;
+  }
+  p->azField[p->n] = sqlite3_mprintf("%s", zField);
+  p->azJson[p->n] = zJson;
+  if (p->azField[p->n] == NULL) {
+    sqlite3_free(zJson);
+    p->rc = SQLITE_NOMEM;
+    return;
+  }
+  p->n++;
+}
+
+static void kvObjectFinal(sqlite3_context *ctx) {
+  DocObjAgg *p = (DocObjAgg *)sqlite3_aggregate_context(ctx, 0);
+  NosqlBuffer buf = {0, 0, 0};
+  int rc = SQLITE_OK, i;
+  if (p && p->rc != SQLITE_OK) {
+    if (p->zErr) {
+      sqlite3_result_error(ctx, p->zErr, -1);
+    } else {
+      sqlite3_result_error_nomem(ctx);
+    }
+  } else {
+    nosqlBufferAppend(&rc, &buf, "{", 1);
+    for (i = 0; p && i < p->n; i++) {
+      if (i) nosqlBufferAppend(&rc, &buf, ",", 1);
+      docJsonString(&rc, &buf, p->azField[i], (int)strlen(p->azField[i]));
+      nosqlBufferAppend(&rc, &buf, ":", 1);
+      nosqlBufferAppend(&rc, &buf, p->azJson[i], (sqlite3_int64)strlen(p->azJson[i]));
+    }
+    nosqlBufferAppend(&rc, &buf, "}", 1);
+    if (rc != SQLITE_OK) {
+      sqlite3_result_error_nomem(ctx);
+    } else {
+      sqlite3_result_text64(ctx, (const char *)buf.a, (sqlite3_uint64)buf.n, SQLITE_TRANSIENT, SQLITE_UTF8);
+      sqlite3_result_subtype(ctx, DOC_JSON_SUBTYPE);
+    }
+    nosqlBufferFree(&buf);
+  }
+  if (p) {
+    for (i = 0; i < p->n; i++) {
+      sqlite3_free(p->azField[i]);
+      sqlite3_free(p->azJson[i]);
+    }
+    sqlite3_free(p->azField);
+    sqlite3_free(p->azJson);
+    sqlite3_free(p->zErr);
+  }
+}
+
+/**************************************************************************
+** kv_pairs(prefix, doc [, sep]): the reverse of kv_object.
+**
+**   CREATE TABLE kv_pairs(
+**     key,             -- prefix || sep || field
+**     field,           -- the member's name
+**     value,           -- its value as json_each gives it (arrays and objects as JSON text)
+**     prefix HIDDEN,   -- required
+**     doc HIDDEN,      -- a JSON object (required)
+**     sep HIDDEN       -- default '_'
+**   );
+*/
+typedef struct kv_pairs_vtab kv_pairs_vtab;
+typedef struct kv_pairs_cursor kv_pairs_cursor;
+struct kv_pairs_vtab {
+  sqlite3_vtab base; /* Base class - must be first */
+  sqlite3 *db;       /* The connection */
+};
+struct kv_pairs_cursor {
+  sqlite3_vtab_cursor base; /* Base class - must be first */
+  sqlite3_stmt *pStmt;      /* json_each over the document, on its current row */
+  char *zPrefix;            /* prefix || sep (copy) */
+  int bEof;                 /* No more rows */
+  sqlite3_int64 iRow;       /* Row number */
+};
+
+#define KV_PAIRS_KEY 0
+#define KV_PAIRS_FIELD 1
+#define KV_PAIRS_VALUE 2
+#define KV_PAIRS_PREFIX 3
+#define KV_PAIRS_DOC 4
+#define KV_PAIRS_SEP 5
+
+static int kvPairsConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                          char **pzErr) {
+  kv_pairs_vtab *pVtab;
+  int rc =
+      sqlite3_declare_vtab(db, "CREATE TABLE x(key, field, value, prefix HIDDEN, doc HIDDEN, sep HIDDEN)");
+  (void)pAux;
+  (void)argc;
+  (void)argv;
+  (void)pzErr;
+  if (rc != SQLITE_OK) return rc;
+  pVtab = (kv_pairs_vtab *)sqlite3_malloc64(sizeof(*pVtab));
+  if (pVtab == NULL) return SQLITE_NOMEM;
+  memset(pVtab, 0, sizeof(*pVtab));
+  pVtab->db = db;
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  *ppVtab = &pVtab->base;
+  return SQLITE_OK;
+}
+
+static int kvPairsDisconnect(sqlite3_vtab *pVtab) {
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+/* The plan (ext/plan.c): slots a prefix and b doc required, c sep optional. */
+static const NosqlPlanCol aKvPairsPlan[] = {
+    {KV_PAIRS_PREFIX, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {KV_PAIRS_DOC, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {KV_PAIRS_SEP, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
+};
+
+static int kvPairsBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  NosqlPlan plan;
+  int rc = nosqlPlanBest(pInfo, aKvPairsPlan, 3, &plan);
+  (void)pVtab;
+  if (rc != SQLITE_OK) return rc;
+  pInfo->idxNum = 0;
+  pInfo->estimatedCost = 10;
+  pInfo->estimatedRows = 10;
+  return SQLITE_OK;
+}
+
+static int kvPairsOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  kv_pairs_cursor *pCur = (kv_pairs_cursor *)nosqlCursorNew(sizeof(kv_pairs_cursor), ppCursor);
+  (void)pVtab;
+  if (pCur == NULL) return SQLITE_NOMEM;
+  pCur->bEof = 1;
+  return SQLITE_OK;
+}
+
+static int kvPairsClose(sqlite3_vtab_cursor *pCursor) {
+  kv_pairs_cursor *pCur = (kv_pairs_cursor *)pCursor;
+  sqlite3_finalize(pCur->pStmt);
+  sqlite3_free(pCur->zPrefix);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+static int kvPairsNext(sqlite3_vtab_cursor *pCursor) {
+  kv_pairs_cursor *pCur = (kv_pairs_cursor *)pCursor;
+  int rc = sqlite3_step(pCur->pStmt);
+  pCur->iRow++;
+  if (rc == SQLITE_ROW) return SQLITE_OK;
+  pCur->bEof = 1;
+  if (rc == SQLITE_DONE) return SQLITE_OK;
+  rc = sqlite3_reset(pCur->pStmt);
+  nosqlVtabError(pCursor->pVtab, "kv_pairs: %s", sqlite3_errmsg(sqlite3_db_handle(pCur->pStmt)));
+  return rc;
+}
+
+static int kvPairsFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                         sqlite3_value **argv) {
+  kv_pairs_cursor *pCur = (kv_pairs_cursor *)pCursor;
+  NosqlPlanArg aArg[3];
+  const char *zSep = "_", *zDoc;
+  int rc, bBlob;
+  (void)idxNum;
+  pCur->bEof = 1;
+  pCur->iRow = 0;
+  sqlite3_free(pCur->zPrefix);
+  pCur->zPrefix = NULL;
+  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 3) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
+    nosqlVtabError(pCursor->pVtab, "kv_pairs: bad plan %s", idxStr ? idxStr : "(none)");
+    return SQLITE_ERROR;
+  }
+  if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) {
+    return SQLITE_OK;
+  }
+  if (aArg[2].pEq) {
+    zSep = (const char *)sqlite3_value_text(aArg[2].pEq);
+    if (sqlite3_value_type(aArg[2].pEq) == SQLITE_NULL) return SQLITE_OK;
+    if (zSep == NULL || zSep[0] == 0) {
+      nosqlVtabError(pCursor->pVtab, "kv_pairs: the separator must be a non-empty text");
+      return SQLITE_ERROR;
+    }
+  }
+  bBlob = sqlite3_value_type(aArg[1].pEq) == SQLITE_BLOB;
+  zDoc = (const char *)sqlite3_value_text(aArg[1].pEq);
+  if (zDoc == NULL) return SQLITE_NOMEM;
+  if (bBlob || !docIsObjectText(zDoc, sqlite3_value_bytes(aArg[1].pEq))) {
+    char *z = nosqlValueQuote(aArg[1].pEq);
+    nosqlVtabError(pCursor->pVtab, "kv_pairs: doc %s is not a JSON object", z ? z : "?");
+    sqlite3_free(z);
+    return SQLITE_ERROR;
+  }
+  pCur->zPrefix = sqlite3_mprintf("%s%s", sqlite3_value_text(aArg[0].pEq), zSep);
+  if (pCur->zPrefix == NULL) return SQLITE_NOMEM;
+  sqlite3_finalize(pCur->pStmt);
+  pCur->pStmt = NULL;
+  rc = sqlite3_prepare_v2(((kv_pairs_vtab *)pCursor->pVtab)->db, "SELECT key, value FROM json_each(?1)", -1,
+                          &pCur->pStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_value(pCur->pStmt, 1, aArg[1].pEq);
+  pCur->bEof = 0;
+  pCur->iRow = 0;
+  return kvPairsNext(pCursor);
+}
+
+static int kvPairsEof(sqlite3_vtab_cursor *pCursor) { return ((kv_pairs_cursor *)pCursor)->bEof; }
+
+static int kvPairsColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
+  kv_pairs_cursor *pCur = (kv_pairs_cursor *)pCursor;
+  switch (iCol) {
+    case KV_PAIRS_KEY: {
+      char *z = sqlite3_mprintf("%s%s", pCur->zPrefix, sqlite3_column_text(pCur->pStmt, 0));
+      if (z == NULL) return SQLITE_NOMEM;
+      sqlite3_result_text(ctx, z, -1, sqlite3_free);
+      break;
+    }
+    case KV_PAIRS_FIELD:
+      sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, 0));
+      break;
+    case KV_PAIRS_VALUE:
+      sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, 1));
+      break;
+    default:
+      break;
+  }
+  return SQLITE_OK;
+}
+
+static int kvPairsRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
+  *pRowid = ((kv_pairs_cursor *)pCursor)->iRow;
+  return SQLITE_OK;
+}
+
+static sqlite3_module kvPairsModule = {
+    0,                 /* iVersion */
+    0,                 /* xCreate: eponymous only */
+    kvPairsConnect,    /* xConnect */
+    kvPairsBestIndex,  /* xBestIndex */
+    kvPairsDisconnect, /* xDisconnect */
+    0,                 /* xDestroy */
+    kvPairsOpen,       /* xOpen */
+    kvPairsClose,      /* xClose */
+    kvPairsFilter,     /* xFilter */
+    kvPairsNext,       /* xNext */
+    kvPairsEof,        /* xEof */
+    kvPairsColumn,     /* xColumn */
+    kvPairsRowid,      /* xRowid */
+    0,                 /* xUpdate */
+    0,                 /* xBegin */
+    0,                 /* xSync */
+    0,                 /* xCommit */
+    0,                 /* xRollback */
+    0,                 /* xFindFunction */
+    0,                 /* xRename */
+    0,                 /* xSavepoint */
+    0,                 /* xRelease */
+    0,                 /* xRollbackTo */
+    0,                 /* xShadowName */
+};
+
+/*
+** The feature "documents": doc_update, doc_schema (the owner of the
+** statement cache), kv_object and kv_pairs.
+*/
+int docRegister(sqlite3 *db) {
+  KvOwner *pOwner = (KvOwner *)sqlite3_malloc64(sizeof(*pOwner));
+  int rc = SQLITE_OK, nArg;
+  if (pOwner == NULL) return SQLITE_NOMEM;
+  memset(pOwner, 0, sizeof(*pOwner));
+  pOwner->zConnect = "SELECT 1 FROM main.doc_schema";
+  /* One reference for this function, one per registration (kv.c's scheme). */
+  pOwner->nRef = 1;
+  for (nArg = 3; nArg <= 4 && rc == SQLITE_OK; nArg++) {
+    pOwner->nRef++;
+    rc = sqlite3_create_function_v2(db, "doc_update", nArg, NOSQL_EFFECT, pOwner, docUpdateFunc, 0, 0,
+                                    kvOwnerUnref);
+  }
+  if (rc == SQLITE_OK) {
+    pOwner->nRef++;
+    rc = sqlite3_create_module_v2(db, "doc_schema", &docSchemaModule, pOwner, kvOwnerUnref);
+  }
+  for (nArg = 2; nArg <= 3 && rc == SQLITE_OK; nArg++) {
+    rc = sqlite3_create_function(db, "kv_object", nArg, NOSQL_PURE | SQLITE_SUBTYPE | SQLITE_RESULT_SUBTYPE,
+                                 0, 0, kvObjectStep, kvObjectFinal);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_create_module(db, "kv_pairs", &kvPairsModule, 0);
+  kvOwnerUnref(pOwner);
+  return rc;
+}
