@@ -4,7 +4,8 @@
 # Plain build: C unit tests, every tests/**/*.test through the runner, the
 # reference check (docs/), the runner's own failure cases, the static-link
 # host, the export list, the side-by-side scripts (sql/*.sql) and a small
-# benchmark run that checks every variant agrees. Then the unit tests, the
+# benchmark run that checks every variant agrees (and its self-test, which
+# shows that the agreement check fails when it should). Then the unit tests, the
 # .test files, the reference check and the runner's failure cases again
 # with the extension, the runner and the unit tests built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
@@ -189,6 +190,7 @@ step "exported symbols" exports
 step "python host" python_host
 step "side-by-side scripts (sql/)" demos
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
+step "bench agreement self-test (disagreements caught)" build/bench --selftest
 step "install, pkg-config and release tarball" bash tests/install.sh
 MATRIX="7.5.1 13.2.0" MATRIX_OLD="7.5.0" step "SQLite versions (floor, newest, too old)" bash tests/matrix.sh
 
