@@ -5,8 +5,9 @@
 # reference check (docs/), the runner's own failure cases, the static-link
 # host, the export list, the side-by-side scripts (sql/*.sql) and a small
 # benchmark run that checks every variant agrees (and its self-test, which
-# shows that the agreement check fails when it should). Then the unit tests, the
-# .test files, the reference check and the runner's failure cases again
+# shows that the agreement check fails when it should), the fuzz corpora
+# replayed. Then the unit tests, the .test files, the reference check, the
+# runner's failure cases and the fuzz corpora again
 # with the extension, the runner and the unit tests built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
 #
@@ -122,6 +123,28 @@ units() {
   echo "$pass passed, $fail failed"
 }
 
+# fuzz_replay DIR: every fuzz target built in DIR (gcc, no libFuzzer) replays
+# its corpus tests/fuzz/corpus/<target>/ (seeds and crash regressions); a
+# crash or a sanitizer report fails the target.
+fuzz_replay() {
+  local pass=0 fail=0 t name out rc n
+  for t in "$1"/fuzz_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    out=$("$t" "tests/fuzz/corpus/$name" 2>&1)
+    rc=$?
+    n=$(echo "$out" | tail -n 1 | sed -n -E 's/^([0-9]+) passed, 0 failed$/\1/p')
+    if [ $rc -ne 0 ] || [ -z "$n" ] || echo "$out" | grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:'; then
+      echo "FAIL $name: exit code $rc replaying tests/fuzz/corpus/$name (rerun: $t -v tests/fuzz/corpus/$name)"
+      echo "$out" | tail -n 30 | sed 's/^/    | /'
+      fail=$((fail + 1))
+    else
+      pass=$((pass + n))
+    fi
+  done
+  echo "$pass passed, $fail failed"
+}
+
 # exports: the shared object exports sqlite3_nosql_init and nothing else.
 exports() {
   local syms
@@ -191,6 +214,7 @@ step "python host" python_host
 step "side-by-side scripts (sql/)" demos
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 step "bench agreement self-test (disagreements caught)" build/bench --selftest
+step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
 step "install, pkg-config and release tarball" bash tests/install.sh
 MATRIX="7.5.1 13.2.0" MATRIX_OLD="7.5.0" step "SQLite versions (floor, newest, too old)" bash tests/matrix.sh
 
@@ -200,6 +224,7 @@ step "asan unit tests" units build/asan/unit
 step "asan sqllogictest" build/asan/slt --ext build/asan/nosql.so $tests
 step "asan reference (docs/)" build/asan/slt --ext build/asan/nosql.so --docs docs
 step "asan runner failure cases" selftest build/asan/slt build/asan/nosql.so
+step "asan fuzz corpora replayed" fuzz_replay build/asan/fuzz-replay
 
 echo
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
