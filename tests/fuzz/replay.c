@@ -59,8 +59,9 @@ int main(int argc, char **argv) {
         if (e->d_name[0] == '.') continue;
         if (n == nAlloc) {
           nAlloc = nAlloc ? nAlloc * 2 : 64;
-          az = (char **)realloc(az, nAlloc * sizeof(char *));
-          if (az == NULL) return 2;
+          char **azNew = (char **)realloc(az, nAlloc * sizeof(char *));
+          if (azNew == NULL) return 2;
+          az = azNew;
         }
         az[n] = (char *)malloc(strlen(argv[k]) + strlen(e->d_name) + 2);
         if (az[n] == NULL) return 2;
