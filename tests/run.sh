@@ -6,7 +6,8 @@
 # host, the export list, the side-by-side scripts (sql/*.sql) and a small
 # benchmark run that checks every variant agrees (and its self-test, which
 # shows that the agreement check fails when it should), the fuzz corpora
-# replayed. Then the unit tests, the .test files, the reference check, the
+# replayed, the crash test (a writer killed with SIGKILL, then every
+# check). Then the unit tests, the .test files, the reference check, the
 # runner's failure cases and the fuzz corpora again
 # with the extension, the runner and the unit tests built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
@@ -215,6 +216,7 @@ step "side-by-side scripts (sql/)" demos
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 step "bench agreement self-test (disagreements caught)" build/bench --selftest
 step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
+step "crash test (SIGKILL mid-write, WAL and rollback journal)" build/crash
 step "install, pkg-config and release tarball" bash tests/install.sh
 MATRIX="7.5.1 13.2.0" MATRIX_OLD="7.5.0" step "SQLite versions (floor, newest, too old)" bash tests/matrix.sh
 
