@@ -13,6 +13,8 @@
 #   make dist     dist/nosql-VERSION-linux-ARCH.tar.gz: stripped nosql.so with CRoaring beside it
 #   make npm      dist/sqlite-nosql-VERSION.tgz: the npm package (getLoadablePath(), load(db))
 #   make lint     clang-format check and cppcheck
+#   make fuzz     libFuzzer targets (clang, ASan+UBSan), FUZZ_TIME seconds each
+#                 (FUZZ_ONLY=name picks targets); new crashes land in build/fuzz/
 #
 # Every target first checks its Debian packages (scripts/prereq.sh): as root it
 # installs what is missing, otherwise it prints the apt-get line to run.
@@ -28,6 +30,7 @@ TEST_PKGS := sqlite3 binutils pkg-config
 # Host languages the smoke set (tests/hosts/) loads the extension from.
 TEST_PKGS += python3 tcl libsqlite3-tcl libdbd-sqlite3-perl ruby-sqlite3
 LINT_PKGS := clang-format cppcheck
+FUZZ_PKGS := clang libclang-rt-dev
 
 WARN := -Wall -Wextra
 BASE_CFLAGS := -O2 -g -fPIC $(WARN) -fvisibility=hidden -std=gnu11
@@ -47,10 +50,11 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 SAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/asan/unit/%)
 RUNNER_SRC := tests/runner/slt.c tests/runner/md5.c
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 
 PREREQ := build/prereq.stamp
 
-.PHONY: all static test test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm
+.PHONY: all static test test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm fuzz
 all: dist/nosql.so
 
 $(PREREQ): Makefile scripts/prereq.sh
@@ -180,12 +184,59 @@ build/asan/damage: tests/damaged/damage.c | $(PREREQ)
 build/concurrency/%: tests/concurrency/%.c | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
+build/crash: tests/crash/crash.c $(EXT_OBJ)
+	$(CC) $(BASE_CFLAGS) -Iext -o $@ $< $(EXT_OBJ) $(HOST_LIBS) $(EXT_LIBS)
 
 build/static-host: tests/static/host.c dist/libnosql.a dist/nosql.h
 	$(CC) $(BASE_CFLAGS) -Idist -o $@ tests/static/host.c dist/libnosql.a $(HOST_LIBS) $(EXT_LIBS)
 
 build/bench: $(BENCH_SRC) tests/bench/bench.h $(STATIC_OBJ)
 	$(CC) $(BASE_CFLAGS) -DSQLITE_CORE -DNOSQL_VERSION='"$(VERSION)"' -Iext -o $@ $(BENCH_SRC) $(STATIC_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
+# --- fuzzing ----------------------------------------------------------------
+# One libFuzzer target per parser and decoder (tests/fuzz/fuzz_*.c, helpers
+# in fuzz.h). make test replays tests/fuzz/corpus/<target>/ through gcc builds
+# of the same targets (replay.c is their main()), plain and with ASan, so it
+# needs no clang; make fuzz builds them with clang -fsanitize=fuzzer and runs
+# each for FUZZ_TIME seconds on a copy of its corpus in build/fuzz/corpus/.
+# A crash is written to build/fuzz/crashes/<target>-*: copy it into
+# tests/fuzz/corpus/<target>/ as a regression once it is fixed.
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_OBJ := $(EXT_SRC:ext/%.c=build/fuzz/obj/%.o)
+FUZZ_TIME ?= 60
+FUZZ_ONLY ?=
+comma := ,
+FUZZ_RUN := $(if $(FUZZ_ONLY),$(filter $(addprefix fuzz_,$(subst $(comma), ,$(FUZZ_ONLY))),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
+
+build/fuzz/prereq.stamp: Makefile scripts/prereq.sh | $(PREREQ)
+	@mkdir -p $(@D)
+	@scripts/prereq.sh $(FUZZ_PKGS)
+	@touch $@
+
+build/fuzz/obj/%.o: ext/%.c VERSION | build/fuzz/prereq.stamp
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(EXT_CFLAGS) -O1 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
+	$(FUZZ_CC) $(BASE_CFLAGS) -O1 $(FUZZ_FLAGS) -fsanitize=fuzzer -Iext -o $@ $< $(FUZZ_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
+build/fuzz-replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/replay.c $(EXT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -Iext -o $@ $< tests/fuzz/replay.c $(EXT_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
+build/asan/fuzz-replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/replay.c $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -O1 $(SAN_FLAGS) -Iext -o $@ $< tests/fuzz/replay.c $(SAN_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
+fuzz: $(FUZZ_RUN:%=build/fuzz/%)
+	@mkdir -p build/fuzz/crashes
+	@for t in $(FUZZ_RUN); do \
+	  mkdir -p build/fuzz/corpus/$$t; \
+	  echo "=== $$t: $(FUZZ_TIME) s"; \
+	  build/fuzz/$$t -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/crashes/$$t- build/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
 
 # --- the SQLite version matrix ------------------------------------------------
 # The runner built against SQLite amalgamations that npm packages of
@@ -214,7 +265,9 @@ test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=bui
 
 CONC_BIN := $(patsubst tests/concurrency/%.c,build/concurrency/%,$(sort $(wildcard tests/concurrency/*.c)))
 TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/static-host build/bench build/damage \
+              $(FUZZ_TARGETS:%=build/fuzz-replay/%) build/crash \
               build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage \
+              $(FUZZ_TARGETS:%=build/asan/fuzz-replay/%) \
               $(MATRIX_CI:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
 
 test: $(TEST_BUILD)
@@ -243,7 +296,8 @@ bench: build/bench
 
 # --- lint -------------------------------------------------------------------
 LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \
-                       tests/bench/*.c tests/bench/*.h tests/static/*.c tests/damaged/*.c tests/concurrency/*.c)
+                       tests/bench/*.c tests/bench/*.h tests/static/*.c tests/damaged/*.c tests/concurrency/*.c \
+                       tests/fuzz/*.c tests/fuzz/*.h tests/crash/*.c)
 lint: | $(PREREQ)
 	@scripts/prereq.sh $(LINT_PKGS)
 	clang-format --dry-run --Werror $(LINT_SRC)
@@ -254,7 +308,7 @@ lint: | $(PREREQ)
 clean:
 	rm -rf build dist
 
--include $(EXT_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(STATIC_OBJ:.o=.d)
+-include $(EXT_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(STATIC_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
 
 format:
 	clang-format -i $(LINT_SRC)

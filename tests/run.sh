@@ -3,10 +3,14 @@
 #
 # Plain build: C unit tests, every tests/**/*.test through the runner, the
 # reference check (docs/), the runner's own failure cases, the static-link
-# host, the export list, the host languages (tests/hosts/), the side-by-side
-# scripts (sql/*.sql), the multi-process atomicity test (tests/concurrency/)
-# and a small benchmark run that checks every variant agrees. Then the unit tests, the
-# .test files, the reference check and the runner's failure cases again
+# host, the damaged-storage harness, the export list, the host languages
+# (tests/hosts/), the side-by-side scripts (sql/*.sql), the multi-process
+# atomicity test (tests/concurrency/), a small benchmark run that checks
+# every variant agrees (and its self-test, which shows that the agreement
+# check fails when it should), the fuzz corpora replayed, the crash test (a
+# writer killed with SIGKILL, then every check), the npm package and the
+# dqlite example. Then the unit tests, the .test files, the reference check,
+# the runner's failure cases, the damage harness and the fuzz corpora again
 # with the extension, the runner and the unit tests built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
 #
@@ -122,6 +126,28 @@ units() {
   echo "$pass passed, $fail failed"
 }
 
+# fuzz_replay DIR: every fuzz target built in DIR (gcc, no libFuzzer) replays
+# its corpus tests/fuzz/corpus/<target>/ (seeds and crash regressions); a
+# crash or a sanitizer report fails the target.
+fuzz_replay() {
+  local pass=0 fail=0 t name out rc n
+  for t in "$1"/fuzz_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    out=$("$t" "tests/fuzz/corpus/$name" 2>&1)
+    rc=$?
+    n=$(echo "$out" | tail -n 1 | sed -n -E 's/^([0-9]+) passed, 0 failed$/\1/p')
+    if [ $rc -ne 0 ] || [ -z "$n" ] || echo "$out" | grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:'; then
+      echo "FAIL $name: exit code $rc replaying tests/fuzz/corpus/$name (rerun: $t -v tests/fuzz/corpus/$name)"
+      echo "$out" | tail -n 30 | sed 's/^/    | /'
+      fail=$((fail + 1))
+    else
+      pass=$((pass + n))
+    fi
+  done
+  echo "$pass passed, $fail failed"
+}
+
 # exports: the shared object exports sqlite3_nosql_init and nothing else.
 exports() {
   local syms
@@ -168,6 +194,9 @@ step "host languages (tests/hosts/)" bash tests/hosts/run.sh
 step "side-by-side scripts (sql/)" demos
 step "multi-process atomicity (4 processes, WAL and rollback journal)" build/concurrency/kv_incr dist/nosql.so
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
+step "bench agreement self-test (disagreements caught)" build/bench --selftest
+step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
+step "crash test (SIGKILL mid-write, WAL and rollback journal)" build/crash
 step "install, pkg-config and release tarball" bash tests/install.sh
 step "npm package (packed tarball in better-sqlite3)" bash tests/npm.sh
 step "dqlite cluster (examples/dqlite: leader killed)" bash examples/dqlite/run.sh
@@ -180,6 +209,7 @@ step "asan sqllogictest" build/asan/slt --ext build/asan/nosql.so $tests
 step "asan reference (docs/)" build/asan/slt --ext build/asan/nosql.so --docs docs
 step "asan runner failure cases" selftest build/asan/slt build/asan/nosql.so
 step "asan damaged shadow tables (300 rounds each)" build/asan/damage --ext build/asan/nosql.so --rounds 300
+step "asan fuzz corpora replayed" fuzz_replay build/asan/fuzz-replay
 
 echo
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"

@@ -2,11 +2,13 @@
 ** bench.c: the benchmark program of `make bench`.
 **
 **   build/bench [--size X] [--reps N] [--only a,b]
+**   build/bench --selftest
 **
 ** --size multiplies each workload's default data size (1 = the sizes the
 ** issues name; 0.01 for a quick run). Output is one markdown table per
 ** workload, ready for docs/benchmarks.md, and a last line
-** "N passed, N failed" counting the result-agreement checks.
+** "N passed, N failed" counting the result-agreement checks. --selftest
+** shows that those checks fail when they should (make test runs it).
 */
 #include "bench.h"
 
@@ -62,11 +64,36 @@ void benchExec(sqlite3 *db, const char *zSql) {
   }
 }
 
-void benchSumRow(BenchSum *pSum, const void *a, int n) {
+/* FNV-1a over a[0..n), continuing from h. */
+static uint64_t benchFnv(uint64_t h, const void *a, size_t n) {
   const unsigned char *z = (const unsigned char *)a;
+  size_t i;
+  for (i = 0; i < n; i++) h = (h ^ z[i]) * 0x100000001b3ull;
+  return h;
+}
+
+void benchSumRow(BenchSum *pSum, const void *a, int n) {
+  pSum->h += benchFnv(0xcbf29ce484222325ull, a, n > 0 ? (size_t)n : 0);
+  pSum->nRow++;
+}
+
+/*
+** Row hashes: per column its storage class, then its whole value
+** (integers and reals as their 8 bytes, text and blobs with their length),
+** so that NULL, 'NULL', 1, 1.0 and '1' all differ and nothing is truncated.
+** benchSumInts() hashes a row of integers exactly as benchSumStmt() hashes
+** the same row read from SQL, so C kernels can agree with SQL variants.
+*/
+static uint64_t benchHashInt(uint64_t h, sqlite3_int64 v) {
+  unsigned char cType = SQLITE_INTEGER;
+  h = benchFnv(h, &cType, 1);
+  return benchFnv(h, &v, sizeof(v));
+}
+
+void benchSumInts(BenchSum *pSum, const int64_t *aVal, int nVal) {
   uint64_t h = 0xcbf29ce484222325ull;
   int i;
-  for (i = 0; i < n; i++) h = (h ^ z[i]) * 0x100000001b3ull;
+  for (i = 0; i < nVal; i++) h = benchHashInt(h, (sqlite3_int64)aVal[i]);
   pSum->h += h;
   pSum->nRow++;
 }
@@ -74,19 +101,29 @@ void benchSumRow(BenchSum *pSum, const void *a, int n) {
 int benchSumStmt(BenchSum *pSum, sqlite3_stmt *pStmt) {
   int rc;
   int nCol = sqlite3_column_count(pStmt);
-  char aBuf[512];
   while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
-    int n = 0;
+    uint64_t h = 0xcbf29ce484222325ull;
     int i;
-    for (i = 0; i < nCol && n < (int)sizeof(aBuf) - 2; i++) {
-      const char *z = (const char *)sqlite3_column_text(pStmt, i);
-      int nz = z ? sqlite3_column_bytes(pStmt, i) : 4;
-      if (nz > (int)sizeof(aBuf) - 2 - n) nz = (int)sizeof(aBuf) - 2 - n;
-      memcpy(&aBuf[n], z ? z : "NULL", (size_t)nz);
-      n += nz;
-      aBuf[n++] = '|';
+    for (i = 0; i < nCol; i++) {
+      int eType = sqlite3_column_type(pStmt, i);
+      unsigned char cType = (unsigned char)eType;
+      if (eType == SQLITE_INTEGER) {
+        h = benchHashInt(h, sqlite3_column_int64(pStmt, i));
+        continue;
+      }
+      h = benchFnv(h, &cType, 1);
+      if (eType == SQLITE_FLOAT) {
+        double r = sqlite3_column_double(pStmt, i);
+        h = benchFnv(h, &r, sizeof(r));
+      } else if (eType != SQLITE_NULL) {
+        const void *a = eType == SQLITE_BLOB ? sqlite3_column_blob(pStmt, i) : sqlite3_column_text(pStmt, i);
+        sqlite3_int64 n = sqlite3_column_bytes(pStmt, i);
+        h = benchFnv(h, &n, sizeof(n));
+        if (n > 0) h = benchFnv(h, a, (size_t)n);
+      }
     }
-    benchSumRow(pSum, aBuf, n);
+    pSum->h += h;
+    pSum->nRow++;
   }
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
@@ -142,7 +179,7 @@ void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSiz
   int aAgree[BENCH_MAX_VARIANT];
   double aMedian[BENCH_MAX_VARIANT];
   int nRep = p->nRep < BENCH_MAX_REP ? p->nRep : BENCH_MAX_REP;
-  int iRep, i;
+  int iRep, i, bEmpty;
 
   if (nVar > BENCH_MAX_VARIANT) nVar = BENCH_MAX_VARIANT;
   for (iRep = 0; iRep < nRep; iRep++) {
@@ -152,10 +189,17 @@ void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSiz
       BenchSum sum;
       aTime[iVar][iRep] = benchRunOnce(db, &aVar[iVar], &sum);
       if (iRep == 0) aSum[iVar] = sum;
-      if (aTime[iVar][iRep] < 0) aSum[iVar].nRow = -1;
+      /* A variant agrees only if every run of it returns the same rows. */
+      if (aTime[iVar][iRep] < 0 || sum.nRow != aSum[iVar].nRow || sum.h != aSum[iVar].h) aSum[iVar].nRow = -1;
     }
   }
   printf("\n### %s (%s)\n\n", zWorkload, zSize);
+  /* Agreement on nothing proves nothing: an empty baseline fails the workload. */
+  bEmpty = aSum[0].nRow == 0;
+  if (bEmpty) {
+    printf("REFUSED %s: the baseline returned no rows, so agreement would prove nothing\n\n", zWorkload);
+    p->nDisagree++;
+  }
   printf("| variant | rows | median ms | ns/%s | ratio | spread | agrees |\n", zUnit);
   printf("|---|---:|---:|---:|---:|---:|---|\n");
   for (i = 0; i < nVar; i++) {
@@ -164,7 +208,7 @@ void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSiz
     rMin = aTime[i][0];
     rMax = aTime[i][nRep - 1];
     aMedian[i] = nRep % 2 ? aTime[i][nRep / 2] : (aTime[i][nRep / 2 - 1] + aTime[i][nRep / 2]) / 2;
-    aAgree[i] = aSum[i].nRow >= 0 && aSum[i].nRow == aSum[0].nRow && aSum[i].h == aSum[0].h;
+    aAgree[i] = !bEmpty && aSum[i].nRow >= 0 && aSum[i].nRow == aSum[0].nRow && aSum[i].h == aSum[0].h;
     if (i > 0) {
       if (aAgree[i])
         p->nAgree++;
@@ -193,6 +237,60 @@ static int benchSelected(const Bench *p, const char *zName) {
   return 0;
 }
 
+/*
+** --selftest: comparisons that must be caught. Each case's variant differs
+** from its baseline in one way an agreement check can miss (a type, a
+** value past the 510th byte, a repeated row, a second run that returns
+** other rows, an empty baseline); the last two cases must agree. Prints
+** "N passed, N failed" (cases judged right) and returns the exit code.
+*/
+static int benchSelfTest(void) {
+  static const struct {
+    const char *zName;  /* What the case shows */
+    const char *zBase;  /* Baseline SQL */
+    const char *zOther; /* The variant compared with it */
+    int bAgree;         /* Expected verdict */
+  } aCase[] = {
+      {"NULL vs 'NULL'", "SELECT NULL", "SELECT 'NULL'", 0},
+      {"integer vs real", "SELECT 1", "SELECT 1.0", 0},
+      {"integer vs text", "SELECT 1", "SELECT '1'", 0},
+      {"blob vs text", "SELECT x'61'", "SELECT 'a'", 0},
+      {"text differing at byte 601", "SELECT printf('%.600c', 'x') || 'a'",
+       "SELECT printf('%.600c', 'x') || 'b'", 0},
+      {"a repeated row", "VALUES (1), (2)", "VALUES (1), (2), (2)", 0},
+      {"columns swapped", "SELECT 1, 2", "SELECT 2, 1", 0},
+      {"a counter whose second run goes on from the first", "VALUES (1), (2), (3)",
+       "SELECT kv_incr('selftest') FROM (VALUES (1), (2), (3))", 0},
+      {"an empty baseline", "SELECT 1 WHERE 0", "SELECT 1 WHERE 0", 0},
+      {"same rows in another order", "VALUES (1, 'a'), (2, NULL), (3, x'00')",
+       "VALUES (3, x'00'), (1, 'a'), (2, NULL)", 1},
+      {"same long text", "SELECT printf('%.600c', 'x') || 'a'", "SELECT printf('%.599c', 'x') || 'xa'", 1},
+  };
+  sqlite3 *db = benchOpen();
+  int nPass = 0, nFail = 0;
+  size_t i;
+  for (i = 0; i < sizeof(aCase) / sizeof(aCase[0]); i++) {
+    Bench b;
+    const BenchVariant aVar[] = {{"baseline", aCase[i].zBase, 0, 0}, {"variant", aCase[i].zOther, 0, 0}};
+    int bAgree;
+    memset(&b, 0, sizeof(b));
+    b.rScale = 1.0;
+    b.nRep = 2;
+    benchCompare(&b, aCase[i].zName, db, "self-test", 1, "run", aVar, 2);
+    bAgree = b.nDisagree == 0 && b.nAgree == 1;
+    if (bAgree == aCase[i].bAgree) {
+      printf("ok %s: %s\n", aCase[i].zName, bAgree ? "agreement seen" : "disagreement detected");
+      nPass++;
+    } else {
+      printf("FAIL %s: the check said %s\n", aCase[i].zName, bAgree ? "agree" : "disagree");
+      nFail++;
+    }
+  }
+  sqlite3_close(db);
+  printf("\n%d passed, %d failed\n", nPass, nFail);
+  return nFail ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   Bench b;
   size_t i;
@@ -207,8 +305,10 @@ int main(int argc, char **argv) {
       b.nRep = atoi(argv[++k]);
     } else if (strcmp(argv[k], "--only") == 0 && k + 1 < argc) {
       b.zOnly = argv[++k];
+    } else if (strcmp(argv[k], "--selftest") == 0) {
+      return benchSelfTest();
     } else {
-      fprintf(stderr, "usage: bench [--size X] [--reps N] [--only a,b]\n");
+      fprintf(stderr, "usage: bench [--size X] [--reps N] [--only a,b] | --selftest\n");
       return 2;
     }
   }

@@ -5,7 +5,8 @@
 ** benchCompare() with its variants: the first is the relational baseline,
 ** the others the NoSQL patterns (or C kernels). The harness runs them
 ** interleaved several times, checks that every variant returns the same
-** rows (an order-free checksum of rendered rows), and prints one markdown
+** rows in every run (an order-free checksum of typed rows; a baseline with
+** no rows fails the workload), and prints one markdown
 ** table row per variant: size, median time, time per unit, ratio to the
 ** baseline, spread ((max - min) / median) and agreement.
 **
@@ -58,7 +59,7 @@ sqlite3 *benchOpen(void);
 /* Run zSql on db, failing the program on error (data set-up). */
 void benchExec(sqlite3 *db, const char *zSql);
 
-/* Step pStmt to the end, adding each row to pSum. Returns SQLITE_OK or an error. */
+/* Step pStmt to the end, adding each row (types and whole values) to pSum. SQLITE_OK or an error. */
 int benchSumStmt(BenchSum *pSum, sqlite3_stmt *pStmt);
 
 /* Run zSql once per id in aId[0..nId) (bound to ?1), adding every row to pSum. */
@@ -67,8 +68,11 @@ int benchSumEachId(sqlite3 *db, const char *zSql, const int64_t *aId, int nId, B
 /* Monotonic wall-clock time in seconds. */
 double benchNow(void);
 
-/* Add one row given as (values) to pSum. */
+/* Add one row given as (values) to pSum: agrees only with other benchSumRow() rows. */
 void benchSumRow(BenchSum *pSum, const void *a, int n);
+
+/* Add one row of nVal integers to pSum, hashed as benchSumStmt() hashes the same SQL row. */
+void benchSumInts(BenchSum *pSum, const int64_t *aVal, int nVal);
 
 /*
 ** Time the variants side by side. zWorkload names the question, zSize

@@ -8,14 +8,17 @@
 **   unique users     per site: COUNT(DISTINCT) GROUP BY (no index) vs one
 **                    pass over site-prefixed keys (count_distinct_sorted)
 **                    vs user-prefixed keys (the article's layout)
-**   hll_count        distinct users, exact vs HyperLogLog in SQL vs the C core
-**   kv_incr          a counter bumped n times: upsert RETURNING vs kv_incr
+**   hll_count        distinct users, exact vs HyperLogLog in SQL vs the C core,
+**                    each checked against a count made in C (sort, unique)
+**   kv_incr          a counter bumped n times: upsert RETURNING vs kv_incr;
+**                    the rows are the values returned (1..n)
 */
 #include "bench.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Rows of the selective-prefix workload's answer: prefixes to look up. */
 #define CKEY_N_PREFIX 20
@@ -32,48 +35,59 @@ struct CkeyHllArg {
 static int ckeyHllKernel(sqlite3 *db, void *pArg, BenchSum *pSum) {
   CkeyHllArg *p = (CkeyHllArg *)pArg;
   unsigned char *aReg = (unsigned char *)calloc(1 << 14, 1);
-  char aBuf[32];
-  int64_t i;
+  int64_t i, bNear;
   double rEst;
   (void)db;
   if (aReg == NULL) return SQLITE_NOMEM;
   for (i = 0; i < p->nVal; i++) hllAdd(aReg, 14, hllHashInt(p->aVal[i]));
   rEst = hllEstimate(aReg, 14);
   free(aReg);
-  benchSumRow(
-      pSum, aBuf,
-      snprintf(aBuf, sizeof(aBuf), "%d|", fabs(rEst - (double)p->nExact) <= 0.024 * (double)p->nExact));
+  bNear = fabs(rEst - (double)p->nExact) <= 0.024 * (double)p->nExact;
+  benchSumInts(pSum, &bNear, 1);
   return SQLITE_OK;
 }
 
-/* The counter workloads: n calls of a prepared statement, one row "n|". */
+/*
+** The counter workloads: nCall increments of a counter that starts at 0,
+** each returning the new value, so the rows are 1..nCall whatever the
+** variant; a counter that loses, repeats or skips a value disagrees. Each
+** run increments a counter of its own (zPrefix and the run number, bound
+** to ?1), so every run starts from 0.
+*/
 typedef struct CkeyIncrArg CkeyIncrArg;
 struct CkeyIncrArg {
-  const char *zSql; /* Statement run once per call (or once, with nStep rows) */
-  int64_t nCall;    /* Calls */
-  int bTxn;         /* True: all calls inside one BEGIN ... COMMIT */
-  int bOnce;        /* True: run zSql once; it makes the nCall calls itself */
+  const char *zSql;    /* Statement run once per call (or once, when bOnce) */
+  const char *zPrefix; /* Counter names are zPrefix followed by the run number */
+  int64_t nCall;       /* Calls */
+  int bTxn;            /* True: all calls inside one BEGIN ... COMMIT */
+  int bOnce;           /* True: run zSql once; it makes the nCall calls itself */
+  int iRun;            /* Runs so far */
 };
 
 static int ckeyIncrLoop(sqlite3 *db, void *pArg, BenchSum *pSum) {
   CkeyIncrArg *p = (CkeyIncrArg *)pArg;
   sqlite3_stmt *pStmt = NULL;
-  char aBuf[32];
+  char zName[48];
   int64_t i;
   int rc = p->bTxn ? sqlite3_exec(db, "BEGIN", 0, 0, 0) : SQLITE_OK;
+  snprintf(zName, sizeof(zName), "%s%d", p->zPrefix, ++p->iRun);
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, p->zSql, -1, &pStmt, 0);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_TRANSIENT);
   for (i = 0; rc == SQLITE_OK && i < (p->bOnce ? 1 : p->nCall); i++) {
-    while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
-    }
-    rc = sqlite3_reset(pStmt);
+    rc = benchSumStmt(pSum, pStmt);
+    sqlite3_reset(pStmt);
   }
   sqlite3_finalize(pStmt);
   if (p->bTxn) {
     int rc2 = sqlite3_exec(db, rc == SQLITE_OK ? "COMMIT" : "ROLLBACK", 0, 0, 0);
     if (rc == SQLITE_OK) rc = rc2;
   }
-  if (rc == SQLITE_OK) benchSumRow(pSum, aBuf, snprintf(aBuf, sizeof(aBuf), "%lld|", (long long)p->nCall));
   return rc;
+}
+
+static int ckeyCmpInt64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
 }
 
 void benchCkey(Bench *p) {
@@ -179,7 +193,7 @@ void benchCkey(Bench *p) {
   {
     CkeyHllArg arg;
     sqlite3_stmt *pStmt = NULL;
-    int64_t i = 0;
+    int64_t i = 0, k;
     char *zExact, *zHll;
     arg.nVal = nClick;
     arg.aVal = (int64_t *)malloc(sizeof(int64_t) * (size_t)nClick);
@@ -187,16 +201,24 @@ void benchCkey(Bench *p) {
     sqlite3_prepare_v2(db, "SELECT user_id FROM clicks", -1, &pStmt, 0);
     while (sqlite3_step(pStmt) == SQLITE_ROW && i < nClick) arg.aVal[i++] = sqlite3_column_int64(pStmt, 0);
     sqlite3_finalize(pStmt);
-    sqlite3_prepare_v2(db, "SELECT count(DISTINCT user_id), hll_count(user_id) FROM clicks", -1, &pStmt, 0);
+    /* The exact count the variants are checked against, computed apart from SQL. */
+    {
+      int64_t *aSorted = (int64_t *)malloc(sizeof(int64_t) * (size_t)nClick);
+      if (aSorted == NULL) exit(2);
+      memcpy(aSorted, arg.aVal, sizeof(int64_t) * (size_t)i);
+      qsort(aSorted, (size_t)i, sizeof(int64_t), ckeyCmpInt64);
+      arg.nExact = 0;
+      for (k = 0; k < i; k++) arg.nExact += k == 0 || aSorted[k] != aSorted[k - 1];
+      free(aSorted);
+    }
+    sqlite3_prepare_v2(db, "SELECT hll_count(user_id) FROM clicks", -1, &pStmt, 0);
     if (sqlite3_step(pStmt) == SQLITE_ROW) {
-      arg.nExact = sqlite3_column_int64(pStmt, 0);
       printf("\nhll_count: %lld distinct, estimate %lld, error %.3f%% (p = 14, standard error 0.81%%)\n",
-             (long long)arg.nExact, (long long)sqlite3_column_int64(pStmt, 1),
-             100.0 * ((double)sqlite3_column_int64(pStmt, 1) - (double)arg.nExact) / (double)arg.nExact);
+             (long long)arg.nExact, (long long)sqlite3_column_int64(pStmt, 0),
+             100.0 * ((double)sqlite3_column_int64(pStmt, 0) - (double)arg.nExact) / (double)arg.nExact);
     }
     sqlite3_finalize(pStmt);
-    zExact = sqlite3_mprintf("SELECT abs(count(DISTINCT user_id) - %lld) <= 0.024 * %lld FROM clicks",
-                             (long long)arg.nExact, (long long)arg.nExact);
+    zExact = sqlite3_mprintf("SELECT count(DISTINCT user_id) = %lld FROM clicks", (long long)arg.nExact);
     zHll = sqlite3_mprintf("SELECT abs(hll_count(user_id) - %lld) <= 0.024 * %lld FROM clicks",
                            (long long)arg.nExact, (long long)arg.nExact);
     {
@@ -218,15 +240,15 @@ void benchCkey(Bench *p) {
   {
     int64_t nCall = benchSize(p, 200000, 1000);
     static const char zUpsert[] =
-        "INSERT INTO seq VALUES ('a', 1) ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value";
+        "INSERT INTO seq VALUES (?1, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value";
     char *zMany = sqlite3_mprintf(
         "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %lld) "
-        "SELECT count(kv_incr('c')) FROM c",
+        "SELECT kv_incr(?1) FROM c",
         (long long)nCall);
     CkeyIncrArg aArg[5] = {
-        {zUpsert, nCall, 0, 0}, {"SELECT kv_incr('b')", nCall, 0, 0},
-        {zUpsert, nCall, 1, 0}, {"SELECT kv_incr('b')", nCall, 1, 0},
-        {zMany, nCall, 1, 1},
+        {zUpsert, "a", nCall, 0, 0, 0}, {"SELECT kv_incr(?1)", "b", nCall, 0, 0, 0},
+        {zUpsert, "c", nCall, 1, 0, 0}, {"SELECT kv_incr(?1)", "d", nCall, 1, 0, 0},
+        {zMany, "e", nCall, 1, 1, 0},
     };
     benchExec(db, "CREATE TABLE seq(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID");
     {

@@ -76,6 +76,29 @@ static int iiBenchTermNear(const IiBenchData *p, int f, int64_t n) {
   return iBest;
 }
 
+/*
+** The term of field f1 whose document count is closest to n among those
+** that share a document with term a0 of field f0, so that the skewed AND
+** has rows to agree on at every size; -1 if a0 is in no document.
+*/
+static int iiBenchTermNearWith(const IiBenchData *p, int a0, int64_t n) {
+  int i, k, iBest = -1;
+  for (i = 0; i < p->nDoc; i++) {
+    const uint16_t *aF0 = &p->aTerm[(size_t)i * II_BENCH_FIELDS * II_BENCH_PER_FIELD];
+    const uint16_t *aF1 = aF0 + II_BENCH_PER_FIELD;
+    for (k = 0; k < II_BENCH_PER_FIELD && aF0[k] != a0; k++) {
+    }
+    if (k == II_BENCH_PER_FIELD) continue;
+    for (k = 0; k < II_BENCH_PER_FIELD; k++) {
+      if (iBest < 0 || llabs(p->aCount[1][aF1[k]] - n) < llabs(p->aCount[1][iBest] - n) ||
+          (llabs(p->aCount[1][aF1[k]] - n) == llabs(p->aCount[1][iBest] - n) && aF1[k] < iBest)) {
+        iBest = aF1[k];
+      }
+    }
+  }
+  return iBest;
+}
+
 static sqlite3_int64 iiBenchBytes(sqlite3 *db) {
   sqlite3_stmt *pStmt = NULL;
   sqlite3_int64 n = 0;
@@ -245,8 +268,8 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   int a0 = iiBenchTermNear(p, 0, p->aCount[0][0]); /* most frequent of f0 */
   int b1 = iiBenchTermNear(p, 1, p->aCount[1][1]); /* second of f1 */
   int64_t nA = p->aCount[0][a0], nB = p->aCount[1][b1];
-  int s1 = iiBenchTermNear(p, 1, nA / 1000 > 0 ? nA / 1000 : 1); /* the skewed small list */
-  int64_t nS = p->aCount[1][s1];
+  int s1 = iiBenchTermNearWith(p, a0, nA / 1000 > 0 ? nA / 1000 : 1); /* the skewed small list */
+  int64_t nS = s1 < 0 ? 0 : p->aCount[1][s1];
   char *z[30] = {0};
   int i;
 

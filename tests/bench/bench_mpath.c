@@ -84,16 +84,17 @@ static int mpathBenchKernel(sqlite3 *db, void *pArg, BenchSum *pSum) {
   while (rc == SQLITE_OK && sqlite3_step(pRoot) == SQLITE_ROW) {
     int64_t iRoot = sqlite3_column_int64(pRoot, 0);
     int64_t nRow = 1, iSum = iRoot;
-    char aBuf[64];
-    int n;
+    int64_t aRow[3];
     sqlite3_bind_value(pSub, 1, sqlite3_column_value(pRoot, 1));
     while (sqlite3_step(pSub) == SQLITE_ROW) {
       iSum += sqlite3_column_int64(pSub, 0);
       nRow++;
     }
     rc = sqlite3_reset(pSub);
-    n = snprintf(aBuf, sizeof(aBuf), "%lld|%lld|%lld|", (long long)iRoot, (long long)nRow, (long long)iSum);
-    benchSumRow(pSum, aBuf, n);
+    aRow[0] = iRoot;
+    aRow[1] = nRow;
+    aRow[2] = iSum;
+    benchSumInts(pSum, aRow, 3);
   }
   sqlite3_finalize(pRoot);
   sqlite3_finalize(pSub);

@@ -173,6 +173,11 @@ static void testQueries(void) {
       CHECK(pExpr != NULL);
       rc = SQLITE_OK;
       pGot = pExpr ? iiQueryEval(pExpr, pAll, unitLoader, 0, &rc) : NULL;
+      if (pGot == NULL) {
+        /* No result to compare is a failure, not a case to skip. */
+        printf("FAIL query '%s': no result (rc %d)\n", zQ, rc);
+        nBad++;
+      }
       for (d = 0; pGot && d < UNIT_NDOC; d++) {
         int x = unitHas(aF[0], aK[0], d), y = unitHas(aF[1], aK[1], d), z = unitHas(aF[2], aK[2], d), bWant;
         switch (iShape) {
