@@ -805,26 +805,37 @@ static unsigned docHash(const char *z, int n) {
 }
 
 /*
-** The path of a json_tree fullkey with every array index ([12]) outside
-** quoted keys turned into [*], written to aOut (room for strlen(z) + 1).
+** The path segment of one json_tree row, appended to *pPath: "[*]" for an
+** array element (an integer key), ".key" for an object member, quoted as
+** SQLite 3.39+ quotes fullkey (unless the key is a letter followed by
+** letters and digits). The path is built here rather than read from
+** json_tree's fullkey, whose quoting differs between SQLite versions.
 */
-static void docSchemaPath(const char *z, char *aOut) {
-  int bQuote = 0;
-  while (*z) {
-    if (*z == '"') bQuote = !bQuote;
-    if (!bQuote && z[0] == '[' && z[1] >= '0' && z[1] <= '9') {
-      const char *zEnd = z + 1;
-      while (*zEnd >= '0' && *zEnd <= '9') zEnd++;
-      if (*zEnd == ']') {
-        memcpy(aOut, "[*]", 3);
-        aOut += 3;
-        z = zEnd + 1;
-        continue;
-      }
-    }
-    *aOut++ = *z++;
+static void docSchemaSegment(int *pRc, NosqlBuffer *pPath, sqlite3_value *pKey) {
+  const unsigned char *z;
+  int n, i, bPlain;
+  if (sqlite3_value_type(pKey) == SQLITE_INTEGER) {
+    nosqlBufferAppend(pRc, pPath, "[*]", 3);
+    return;
   }
-  *aOut = 0;
+  z = sqlite3_value_text(pKey);
+  n = sqlite3_value_bytes(pKey);
+  if (z == NULL) return;
+  bPlain = n > 0 && ((z[0] | 0x20) >= 'a' && (z[0] | 0x20) <= 'z');
+  for (i = 1; bPlain && i < n; i++) {
+    bPlain = ((z[i] | 0x20) >= 'a' && (z[i] | 0x20) <= 'z') || (z[i] >= '0' && z[i] <= '9');
+  }
+  if (bPlain) {
+    nosqlBufferAppend(pRc, pPath, ".", 1);
+    nosqlBufferAppend(pRc, pPath, z, n);
+    return;
+  }
+  nosqlBufferAppend(pRc, pPath, ".\"", 2);
+  for (i = 0; i < n; i++) {
+    if (z[i] == '"' || z[i] == '\\') nosqlBufferAppend(pRc, pPath, "\\", 1);
+    nosqlBufferAppend(pRc, pPath, &z[i], 1);
+  }
+  nosqlBufferAppend(pRc, pPath, "\"", 1);
 }
 
 /* Count (zPath, zType) for document iDoc; pAtom is its scalar value or NULL. */
@@ -896,10 +907,15 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
   doc_schema_vtab *p = (doc_schema_vtab *)pCursor->pVtab;
   NosqlPlanArg aArg[2];
   sqlite3_stmt *pScan = NULL, *pTree = NULL;
-  char *zFmt = NULL, *zErr = NULL, *zPath = NULL;
+  char *zFmt = NULL, *zErr = NULL;
   const char *zTable, *zCol;
   sqlite3_int64 iDoc = 0;
-  int rc, bTemp = 0, nPathAlloc = 0;
+  int rc, bTemp = 0, nStack = 0, nStackAlloc = 0;
+  NosqlBuffer path = {0, 0, 0};
+  struct {
+    sqlite3_int64 iId;   /* json_tree id of an open container */
+    sqlite3_int64 nPath; /* Length of its path in path.a */
+  } *aStack = NULL;
   (void)idxNum;
   docSchemaReset(pCur);
   if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
@@ -924,7 +940,7 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
   }
   sqlite3_free(zFmt);
   if (rc == SQLITE_OK) {
-    rc = sqlite3_prepare_v2(p->db, "SELECT fullkey, type, atom FROM json_tree(?1)", -1, &pTree, 0);
+    rc = sqlite3_prepare_v2(p->db, "SELECT key, type, atom, id, parent FROM json_tree(?1)", -1, &pTree, 0);
   }
   while (rc == SQLITE_OK && sqlite3_step(pScan) == SQLITE_ROW) {
     const char *zDoc;
@@ -949,25 +965,42 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
     }
     iDoc++;
     sqlite3_bind_text(pTree, 1, zDoc, sqlite3_column_bytes(pScan, 0), SQLITE_STATIC);
+    nStack = 0;
     while (rc == SQLITE_OK && sqlite3_step(pTree) == SQLITE_ROW) {
-      const char *zKey = (const char *)sqlite3_column_text(pTree, 0);
+      /* json_tree walks depth first: the parent is on the stack. */
       const char *zType = (const char *)sqlite3_column_text(pTree, 1);
-      int nKey = sqlite3_column_bytes(pTree, 0);
-      if (zKey == NULL || zType == NULL) {
+      sqlite3_int64 iId = sqlite3_column_int64(pTree, 3), iParent = sqlite3_column_int64(pTree, 4);
+      if (zType == NULL) {
         rc = SQLITE_NOMEM;
         break;
       }
-      if (nKey + 1 > nPathAlloc) {
-        char *zNew = (char *)sqlite3_realloc64(zPath, (sqlite3_uint64)nKey + 64);
-        if (zNew == NULL) {
+      if (sqlite3_column_type(pTree, 4) == SQLITE_NULL) {
+        nStack = 0;
+        path.n = 0;
+        nosqlBufferAppend(&rc, &path, "$", 1);
+      } else {
+        while (nStack > 0 && aStack[nStack - 1].iId != iParent) nStack--;
+        path.n = nStack > 0 ? aStack[nStack - 1].nPath : 1;
+        docSchemaSegment(&rc, &path, sqlite3_column_value(pTree, 0));
+      }
+      if (rc == SQLITE_OK && nStack == nStackAlloc) {
+        int nNew = nStackAlloc ? nStackAlloc * 2 : 16;
+        void *aNew = sqlite3_realloc64(aStack, sizeof(aStack[0]) * (sqlite3_uint64)nNew);
+        if (aNew == NULL) {
           rc = SQLITE_NOMEM;
           break;
         }
-        zPath = zNew;
-        nPathAlloc = nKey + 64;
+        aStack = aNew;
+        nStackAlloc = nNew;
       }
-      docSchemaPath(zKey, zPath);
-      rc = docSchemaAdd(pCur, zPath, zType, iDoc,
+      if (rc != SQLITE_OK) break;
+      aStack[nStack].iId = iId;
+      aStack[nStack].nPath = path.n;
+      nStack++;
+      nosqlBufferAppend(&rc, &path, "", 1); /* NUL-terminate; not counted */
+      path.n--;
+      if (rc != SQLITE_OK) break;
+      rc = docSchemaAdd(pCur, (const char *)path.a, zType, iDoc,
                         sqlite3_column_type(pTree, 2) == SQLITE_NULL || zType[0] == 'n'
                             ? NULL
                             : sqlite3_column_value(pTree, 2));
@@ -981,7 +1014,8 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
     zErr = sqlite3_mprintf("doc_schema: %s", sqlite3_errmsg(p->db));
     rc = SQLITE_ERROR;
   }
-  sqlite3_free(zPath);
+  nosqlBufferFree(&path);
+  sqlite3_free(aStack);
   sqlite3_finalize(pTree);
   sqlite3_finalize(pScan);
   if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);

@@ -2168,6 +2168,16 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
       } else if (zVal[0] == 0) {
         *pzErr = sqlite3_mprintf("inverted_index: content= needs a table name");
         rc = SQLITE_ERROR;
+      } else if (p->zContent) {
+        *pzErr = sqlite3_mprintf("inverted_index: content= is given twice");
+        rc = SQLITE_ERROR;
+      } else if (strchr(zVal, '.') && !strchr("\"'`[", zEq[1])) {
+        /* The content table lives in the index's own schema. */
+        *pzErr = sqlite3_mprintf(
+            "inverted_index: content=%s: the content table must be in the index's schema; "
+            "name it without a schema (a table named with a dot must be quoted)",
+            zVal);
+        rc = SQLITE_ERROR;
       } else {
         sqlite3_free(p->zContent);
         p->zContent = zVal;
@@ -2205,6 +2215,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     *pzErr = sqlite3_mprintf("inverted_index: at least one field is required");
     rc = SQLITE_ERROR;
   }
+  if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "inverted_index", argv[1], argv[2], pzErr);
   if (rc == SQLITE_OK && bCreate) {
     NosqlBuffer b = {0, 0, 0};
     nosqlBufferAppendf(
@@ -2716,7 +2727,13 @@ static inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *z
                : sqlite3_mprintf("SELECT 1 FROM \"%w\"", zName);
     if (zSql == NULL) return NULL;
     if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) {
-      *pzErr = sqlite3_mprintf("%s: no such table: %s", zWho, zName);
+      /* A companion names its index at CREATE; renaming the index does not
+      ** reach it (as for fts5vocab): say how to repair it. */
+      int bCompanion = sqlite3_strnicmp(zWho, "inverted_index_", 15) == 0 && strcmp(zWho + 15, "count") != 0;
+      *pzErr = sqlite3_mprintf("%s: no such table: %s%s", zWho, zName,
+                               bCompanion ? " (renamed or dropped? drop this table and create it again "
+                                            "naming the index)"
+                                          : "");
       sqlite3_free(zSql);
       return NULL;
     }

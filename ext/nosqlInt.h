@@ -87,6 +87,21 @@ void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor);
 */
 int nosqlJsonStrict(const char *z, int n);
 
+/*
+** SQLite drops an empty module argument (`USING m(a, )`, `m(a,,b)`) before
+** xCreate sees the list, so a module cannot tell it from the list. These
+** read the CREATE VIRTUAL TABLE text instead. nosqlArgsHaveEmpty() is the
+** pure scan: 1 if the argument list of zSql (the text after the first
+** '(' up to its matching ')', split at top-level commas outside quotes,
+** brackets and comments) has an argument that is only white space or
+** comments. nosqlVtabEmptyArg() looks up the table's text in
+** "zDb".sqlite_schema (xCreate runs after SQLite stored it) and sets *pzErr
+** to "MODULE: empty argument in the column list" when it has one;
+** SQLITE_OK or SQLITE_ERROR.
+*/
+int nosqlArgsHaveEmpty(const char *zSql);
+int nosqlVtabEmptyArg(sqlite3 *db, const char *zModule, const char *zDb, const char *zName, char **pzErr);
+
 /**************************************************************************
 ** Interface to code in ext/plan.c: the planning helper of every xBestIndex
 ** (rules and the idxStr encoding in the header comment of ext/plan.c).

@@ -263,3 +263,83 @@ int nosqlJsonStrict(const char *z, int n) {
   nosqlJsonSpace(&s);
   return s.i == s.n;
 }
+
+/* Skips a quoted token or comment at z[i]; returns the index after it (i if none). */
+static int nosqlSkipQuoted(const char *z, int i) {
+  char c = z[i], cEnd;
+  if (c == '-' && z[i + 1] == '-') {
+    while (z[i] && z[i] != '\n') i++;
+    return i;
+  }
+  if (c == '/' && z[i + 1] == '*') {
+    i += 2;
+    while (z[i] && !(z[i] == '*' && z[i + 1] == '/')) i++;
+    return z[i] ? i + 2 : i;
+  }
+  if (c != '\'' && c != '"' && c != '`' && c != '[') return i;
+  cEnd = c == '[' ? ']' : c;
+  for (i++; z[i]; i++) {
+    if (z[i] == cEnd) {
+      if (cEnd != ']' && z[i + 1] == cEnd) {
+        i++; /* A doubled quote inside the token */
+        continue;
+      }
+      return i + 1;
+    }
+  }
+  return i;
+}
+
+int nosqlArgsHaveEmpty(const char *zSql) {
+  int i = 0, iDepth = 0, bContent = 0, bComma = 0, j;
+  if (zSql == NULL) return 0;
+  /* Find the '(' that opens the argument list (outside quotes). */
+  while (zSql[i] && zSql[i] != '(') {
+    j = nosqlSkipQuoted(zSql, i);
+    i = j > i ? j : i + 1;
+  }
+  if (zSql[i] != '(') return 0;
+  for (i++; zSql[i]; i++) {
+    char c = zSql[i];
+    j = nosqlSkipQuoted(zSql, i);
+    if (j > i) {
+      /* A comment is white space; a quoted token is content. */
+      if (!(c == '-' || c == '/')) bContent = 1;
+      i = j - 1;
+      continue;
+    }
+    if (c == '(') {
+      iDepth++;
+      bContent = 1;
+    } else if (c == ')') {
+      /* The end: "()" has no argument; "(a, )" ends with an empty one. */
+      if (iDepth == 0) return bComma && !bContent;
+      iDepth--;
+    } else if (c == ',' && iDepth == 0) {
+      if (!bContent) return 1;
+      bContent = 0;
+      bComma = 1;
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f') {
+      bContent = 1;
+    }
+  }
+  return 0;
+}
+
+int nosqlVtabEmptyArg(sqlite3 *db, const char *zModule, const char *zDb, const char *zName, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc, bEmpty = 0;
+  char *zSql =
+      sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1", zDb);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) return SQLITE_OK; /* No schema text to check: nothing to refuse */
+  sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
+  if (sqlite3_step(pStmt) == SQLITE_ROW)
+    bEmpty = nosqlArgsHaveEmpty((const char *)sqlite3_column_text(pStmt, 0));
+  sqlite3_finalize(pStmt);
+  if (!bEmpty) return SQLITE_OK;
+  *pzErr = sqlite3_mprintf("%s: empty argument in the column list", zModule);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}

@@ -193,6 +193,7 @@ step "exported symbols" exports
 step "host languages (tests/hosts/)" bash tests/hosts/run.sh
 step "side-by-side scripts (sql/)" demos
 step "multi-process atomicity (4 processes, WAL and rollback journal)" build/concurrency/kv_incr dist/nosql.so
+step "multi-process writers (nested_set, inverted_index)" build/concurrency/writers dist/nosql.so 4 150
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 step "bench agreement self-test (disagreements caught)" build/bench --selftest
 step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay

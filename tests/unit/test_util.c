@@ -104,8 +104,30 @@ static void testJsonStrict(void) {
   free(zDeep);
 }
 
+/* Empty module arguments, which SQLite drops before xCreate. */
+static void testArgsHaveEmpty(void) {
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m(a, b)"), 0);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m(a, )"), 1);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m(a,,b)"), 1);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m( , a)"), 1);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m(a, /* none */ )"), 1);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m(a, -- none\n)"), 1);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m()"), 0);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m"), 0);
+  CHECK_INT(nosqlArgsHaveEmpty(NULL), 0);
+  /* Commas and parentheses inside quotes, brackets and nested lists. */
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m(\"a,\", 'x,,y', [b,], `c,`)"), 0);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m(a NUMERIC(10, 2), b)"), 0);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m(s NESTED(x, ), b)"), 0);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m('it''s', )"), 1);
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE \"t(,)\" USING m(a)"), 0);
+  /* Unterminated text (never stored by SQLite) ends the scan. */
+  CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m('a, "), 0);
+}
+
 int main(void) {
   unitApiInit();
+  RUN(testArgsHaveEmpty);
   RUN(testBufferAppend);
   RUN(testStickyError);
   RUN(testEmptyAppend);
