@@ -634,16 +634,17 @@ static int kvCondRun(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
 ** A conditional write: zFmt changes the row iff the stored value is the
 ** expected one. When it does not, the write is tried again with the read
 ** that tells why, both inside one write transaction (kvAtomicBegin), so
-** the answer is never stale. Returns zYes, "exists" or "not_found".
+** the answer is never stale. Returns zYes, "exists" or "not_found". With
+** bOne, the write alone is the answer (an insert that conflicts: "exists").
 */
 static void kvCondWrite(sqlite3_context *ctx, const char *zFunc, const char *zFmt, sqlite3_value **argv,
-                        sqlite3_value *pNew, const char *zYes) {
+                        sqlite3_value *pNew, const char *zYes, int bOne) {
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   KvOwner *pOwner = (KvOwner *)sqlite3_user_data(ctx);
   char *zErr = NULL;
-  int nChange = 0, bFound = 0, bOwn = 0;
+  int nChange = 0, bFound = bOne, bOwn = 0;
   int rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
-  if (rc == SQLITE_OK && nChange == 0) {
+  if (rc == SQLITE_OK && nChange == 0 && !bOne) {
     rc = kvAtomicBegin(db, pOwner, &bOwn);
     if (rc == SQLITE_OK) rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
     if (rc == SQLITE_OK && nChange == 0) rc = kvCondRun(db, pOwner, zFunc, NULL, argv, NULL, &bFound, &zErr);
@@ -669,30 +670,17 @@ static void kvCasFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
   if (sqlite3_value_type(argv[2]) == SQLITE_NULL) {
     /* One statement: a conflict on the key is the whole answer. */
-    sqlite3 *db = sqlite3_context_db_handle(ctx);
-    char *zErr = NULL;
-    int nChange = 0;
-    int rc =
-        kvCondRun(db, (KvOwner *)sqlite3_user_data(ctx), "kv_cas", zKvCasAdd, argv, argv[3], &nChange, &zErr);
-    if (rc == SQLITE_OK) {
-      sqlite3_result_text(ctx, nChange ? "stored" : "exists", -1, SQLITE_STATIC);
-    } else if (zErr) {
-      sqlite3_result_error(ctx, zErr, -1);
-      sqlite3_result_error_code(ctx, rc);
-    } else {
-      sqlite3_result_error_nomem(ctx);
-    }
-    sqlite3_free(zErr);
-    return;
+    kvCondWrite(ctx, "kv_cas", zKvCasAdd, argv, argv[3], "stored", 1);
+  } else {
+    kvCondWrite(ctx, "kv_cas", zKvCasSet, argv, argv[3], "stored", 0);
   }
-  kvCondWrite(ctx, "kv_cas", zKvCasSet, argv, argv[3], "stored");
 }
 
 /* kv_delete_if(table, key, expected): delete the key iff it holds expected (NULL: a stored NULL). */
 static void kvDeleteIfFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
-  kvCondWrite(ctx, "kv_delete_if", zKvDelete, argv, NULL, "deleted");
+  kvCondWrite(ctx, "kv_delete_if", zKvDelete, argv, NULL, "deleted", 0);
 }
 
 /**************************************************************************
