@@ -217,7 +217,11 @@ static int docPath(DocEdit *p, const char *zOp, const char *zField, int bCreate,
       docError(p, SQLITE_ERROR, "doc_update: %s: field name '%.*s' contains a double quote", zOp, n, z);
       break;
     }
-    if (!bMissing && docTypeAt(p, zPath, &zType) != SQLITE_OK) break;
+    if (z == zField) {
+      zType = "object"; /* The document itself, checked when read */
+    } else if (!bMissing && docTypeAt(p, zPath, &zType) != SQLITE_OK) {
+      break;
+    }
     if (zType && strcmp(zType, "array") == 0 && bDigits) {
       sqlite3_value *pLen = NULL;
       sqlite3_int64 iIdx = n > 18 ? -1 : atoll(z);
@@ -591,7 +595,7 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
              aOp[i].zKey);
   }
 
-  if (e.rc == SQLITE_OK) e.rc = kvAtomicBegin(e.db, &bOwn);
+  if (e.rc == SQLITE_OK) e.rc = kvAtomicBegin(e.db, e.pOwner, &bOwn);
   if (e.rc == SQLITE_OK) {
     e.rc =
         kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, zDocLayout, zDocRead, &pStmt, &bTemp, &e.zErr);
@@ -659,7 +663,7 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
     }
   }
   if (bOwn) {
-    int rc = kvAtomicEnd(e.db, bOwn, e.rc);
+    int rc = kvAtomicEnd(e.db, e.pOwner, bOwn, e.rc);
     if (rc != SQLITE_OK && e.rc == SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
   }
   if (e.rc == SQLITE_NOMEM && e.zErr == NULL) {
@@ -805,37 +809,71 @@ static unsigned docHash(const char *z, int n) {
 }
 
 /*
-** The path segment of one json_tree row, appended to *pPath: "[*]" for an
-** array element (an integer key), ".key" for an object member, quoted as
-** SQLite 3.39+ quotes fullkey (unless the key is a letter followed by
-** letters and digits). The path is built here rather than read from
-** json_tree's fullkey, whose quoting differs between SQLite versions.
+** The path of one json_tree row, kept as a stack over the pre-order walk:
+** the path of a node is its parent's plus ".key" (quoted unless the key is
+** a letter followed by letters and digits, as SQLite 3.46 writes fullkey;
+** older json_tree never quotes) or "[*]" under an array.
 */
-static void docSchemaSegment(int *pRc, NosqlBuffer *pPath, sqlite3_value *pKey) {
-  const unsigned char *z;
-  int n, i, bPlain;
-  if (sqlite3_value_type(pKey) == SQLITE_INTEGER) {
-    nosqlBufferAppend(pRc, pPath, "[*]", 3);
-    return;
+typedef struct DocPathStack DocPathStack;
+struct DocPathStack {
+  NosqlBuffer path;   /* The current path; a[0 .. n) */
+  sqlite3_int64 *aId; /* json_tree id of each node on the stack */
+  int *aLen;          /* Path length of each node on the stack */
+  char *aArray;       /* Whether each node on the stack is an array */
+  int nStack, nAlloc; /* Nodes on the stack, slots allocated */
+};
+
+static void docPathStackFree(DocPathStack *p) {
+  nosqlBufferFree(&p->path);
+  sqlite3_free(p->aId);
+  sqlite3_free(p->aLen);
+  sqlite3_free(p->aArray);
+}
+
+/* Push node iId (child of iParent, or the root when bRoot) named by pKey; its path is then in p->path. */
+static int docPathPush(DocPathStack *p, sqlite3_int64 iId, int bRoot, sqlite3_int64 iParent,
+                       sqlite3_value *pKey, int bArray) {
+  int rc = SQLITE_OK;
+  if (bRoot) {
+    p->nStack = 0;
+    nosqlBufferReset(&p->path);
+    nosqlBufferAppend(&rc, &p->path, "$", 1);
+  } else {
+    while (p->nStack > 0 && p->aId[p->nStack - 1] != iParent) p->nStack--;
+    if (p->nStack == 0) return SQLITE_CORRUPT; /* json_tree's parent is always on the stack */
+    p->path.n = p->aLen[p->nStack - 1];
+    if (p->aArray[p->nStack - 1]) {
+      nosqlBufferAppend(&rc, &p->path, "[*]", 3);
+    } else {
+      const unsigned char *z = sqlite3_value_text(pKey);
+      int n = sqlite3_value_bytes(pKey), i,
+          bPlain = z && n > 0 && ((z[0] | 0x20) >= 'a' && (z[0] | 0x20) <= 'z');
+      for (i = 1; bPlain && i < n; i++) {
+        bPlain = ((z[i] | 0x20) >= 'a' && (z[i] | 0x20) <= 'z') || (z[i] >= '0' && z[i] <= '9');
+      }
+      nosqlBufferAppend(&rc, &p->path, bPlain ? "." : ".\"", bPlain ? 1 : 2);
+      nosqlBufferAppend(&rc, &p->path, z ? (const char *)z : "", n);
+      if (!bPlain) nosqlBufferAppend(&rc, &p->path, "\"", 1);
+    }
   }
-  z = sqlite3_value_text(pKey);
-  n = sqlite3_value_bytes(pKey);
-  if (z == NULL) return;
-  bPlain = n > 0 && ((z[0] | 0x20) >= 'a' && (z[0] | 0x20) <= 'z');
-  for (i = 1; bPlain && i < n; i++) {
-    bPlain = ((z[i] | 0x20) >= 'a' && (z[i] | 0x20) <= 'z') || (z[i] >= '0' && z[i] <= '9');
+  if (rc == SQLITE_OK && p->nStack == p->nAlloc) {
+    int nNew = p->nAlloc ? p->nAlloc * 2 : 16;
+    sqlite3_int64 *aId =
+        (sqlite3_int64 *)sqlite3_realloc64(p->aId, sizeof(sqlite3_int64) * (sqlite3_uint64)nNew);
+    int *aLen = aId ? (int *)sqlite3_realloc64(p->aLen, sizeof(int) * (sqlite3_uint64)nNew) : NULL;
+    char *aArr = aLen ? (char *)sqlite3_realloc64(p->aArray, (sqlite3_uint64)nNew) : NULL;
+    if (aId) p->aId = aId;
+    if (aLen) p->aLen = aLen;
+    if (aArr) p->aArray = aArr;
+    if (aArr == NULL) return SQLITE_NOMEM;
+    p->nAlloc = nNew;
   }
-  if (bPlain) {
-    nosqlBufferAppend(pRc, pPath, ".", 1);
-    nosqlBufferAppend(pRc, pPath, z, n);
-    return;
-  }
-  nosqlBufferAppend(pRc, pPath, ".\"", 2);
-  for (i = 0; i < n; i++) {
-    if (z[i] == '"' || z[i] == '\\') nosqlBufferAppend(pRc, pPath, "\\", 1);
-    nosqlBufferAppend(pRc, pPath, &z[i], 1);
-  }
-  nosqlBufferAppend(pRc, pPath, "\"", 1);
+  if (rc != SQLITE_OK) return rc;
+  p->aId[p->nStack] = iId;
+  p->aLen[p->nStack] = (int)p->path.n;
+  p->aArray[p->nStack] = (char)bArray;
+  p->nStack++;
+  return SQLITE_OK;
 }
 
 /* Count (zPath, zType) for document iDoc; pAtom is its scalar value or NULL. */
@@ -908,15 +946,12 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
   NosqlPlanArg aArg[2];
   sqlite3_stmt *pScan = NULL, *pTree = NULL;
   char *zFmt = NULL, *zErr = NULL;
+  DocPathStack stack;
   const char *zTable, *zCol;
   sqlite3_int64 iDoc = 0;
-  int rc, bTemp = 0, nStack = 0, nStackAlloc = 0;
-  NosqlBuffer path = {0, 0, 0};
-  struct {
-    sqlite3_int64 iId;   /* json_tree id of an open container */
-    sqlite3_int64 nPath; /* Length of its path in path.a */
-  } *aStack = NULL;
+  int rc, bTemp = 0;
   (void)idxNum;
+  memset(&stack, 0, sizeof(stack));
   docSchemaReset(pCur);
   if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
     nosqlVtabError(pCursor->pVtab, "doc_schema: bad plan %s", idxStr ? idxStr : "(none)");
@@ -940,7 +975,7 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
   }
   sqlite3_free(zFmt);
   if (rc == SQLITE_OK) {
-    rc = sqlite3_prepare_v2(p->db, "SELECT key, type, atom, id, parent FROM json_tree(?1)", -1, &pTree, 0);
+    rc = sqlite3_prepare_v2(p->db, "SELECT id, parent, key, type, atom FROM json_tree(?1)", -1, &pTree, 0);
   }
   while (rc == SQLITE_OK && sqlite3_step(pScan) == SQLITE_ROW) {
     const char *zDoc;
@@ -965,45 +1000,21 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
     }
     iDoc++;
     sqlite3_bind_text(pTree, 1, zDoc, sqlite3_column_bytes(pScan, 0), SQLITE_STATIC);
-    nStack = 0;
     while (rc == SQLITE_OK && sqlite3_step(pTree) == SQLITE_ROW) {
-      /* json_tree walks depth first: the parent is on the stack. */
-      const char *zType = (const char *)sqlite3_column_text(pTree, 1);
-      sqlite3_int64 iId = sqlite3_column_int64(pTree, 3), iParent = sqlite3_column_int64(pTree, 4);
+      const char *zType = (const char *)sqlite3_column_text(pTree, 3);
       if (zType == NULL) {
         rc = SQLITE_NOMEM;
         break;
       }
-      if (sqlite3_column_type(pTree, 4) == SQLITE_NULL) {
-        nStack = 0;
-        path.n = 0;
-        nosqlBufferAppend(&rc, &path, "$", 1);
-      } else {
-        while (nStack > 0 && aStack[nStack - 1].iId != iParent) nStack--;
-        path.n = nStack > 0 ? aStack[nStack - 1].nPath : 1;
-        docSchemaSegment(&rc, &path, sqlite3_column_value(pTree, 0));
+      rc = docPathPush(&stack, sqlite3_column_int64(pTree, 0), sqlite3_column_type(pTree, 1) == SQLITE_NULL,
+                       sqlite3_column_int64(pTree, 1), sqlite3_column_value(pTree, 2),
+                       strcmp(zType, "array") == 0);
+      if (rc == SQLITE_OK) {
+        rc = docSchemaAdd(pCur, (const char *)stack.path.a, zType, iDoc,
+                          sqlite3_column_type(pTree, 4) == SQLITE_NULL || zType[0] == 'n'
+                              ? NULL
+                              : sqlite3_column_value(pTree, 4));
       }
-      if (rc == SQLITE_OK && nStack == nStackAlloc) {
-        int nNew = nStackAlloc ? nStackAlloc * 2 : 16;
-        void *aNew = sqlite3_realloc64(aStack, sizeof(aStack[0]) * (sqlite3_uint64)nNew);
-        if (aNew == NULL) {
-          rc = SQLITE_NOMEM;
-          break;
-        }
-        aStack = aNew;
-        nStackAlloc = nNew;
-      }
-      if (rc != SQLITE_OK) break;
-      aStack[nStack].iId = iId;
-      aStack[nStack].nPath = path.n;
-      nStack++;
-      nosqlBufferAppend(&rc, &path, "", 1); /* NUL-terminate; not counted */
-      path.n--;
-      if (rc != SQLITE_OK) break;
-      rc = docSchemaAdd(pCur, (const char *)path.a, zType, iDoc,
-                        sqlite3_column_type(pTree, 2) == SQLITE_NULL || zType[0] == 'n'
-                            ? NULL
-                            : sqlite3_column_value(pTree, 2));
     }
     if (rc == SQLITE_OK && sqlite3_reset(pTree) != SQLITE_OK) {
       zErr = sqlite3_mprintf("doc_schema: %s", sqlite3_errmsg(p->db));
@@ -1014,8 +1025,7 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
     zErr = sqlite3_mprintf("doc_schema: %s", sqlite3_errmsg(p->db));
     rc = SQLITE_ERROR;
   }
-  nosqlBufferFree(&path);
-  sqlite3_free(aStack);
+  docPathStackFree(&stack);
   sqlite3_finalize(pTree);
   sqlite3_finalize(pScan);
   if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);

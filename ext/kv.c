@@ -380,15 +380,23 @@ struct KvCacheEntry {
   KvCacheEntry *pNext; /* Next entry (used less recently) */
   char *zSql;          /* SQL text, the key (sqlite3_malloc64) */
   sqlite3_stmt *pStmt; /* Prepared with SQLITE_PREPARE_PERSISTENT */
+  const char *zFmt;    /* kvTablePrepare's format (a static string), or NULL */
+  char *zTable;        /* kvTablePrepare's table argument (a copy): the fast key, no SQL to build */
 };
+
+/* Free one entry and its statement. */
+static void kvCacheEntryFree(KvCacheEntry *pEntry) {
+  sqlite3_finalize(pEntry->pStmt);
+  sqlite3_free(pEntry->zSql);
+  sqlite3_free(pEntry->zTable);
+  sqlite3_free(pEntry);
+}
 
 void kvCacheClear(KvCache *p) {
   while (p->pFirst) {
     KvCacheEntry *pEntry = p->pFirst;
     p->pFirst = pEntry->pNext;
-    sqlite3_finalize(pEntry->pStmt);
-    sqlite3_free(pEntry->zSql);
-    sqlite3_free(pEntry);
+    kvCacheEntryFree(pEntry);
   }
   p->nEntry = 0;
 }
@@ -430,6 +438,7 @@ int kvCachePrepare(sqlite3 *db, KvOwner *pOwner, const char *zSql, sqlite3_stmt 
     *pbTemp = 1;
     return SQLITE_OK;
   }
+  memset(pEntry, 0, sizeof(*pEntry));
   pEntry->zSql = sqlite3_mprintf("%s", zSql);
   if (pEntry->zSql == NULL) {
     sqlite3_free(pEntry);
@@ -446,9 +455,7 @@ int kvCachePrepare(sqlite3 *db, KvOwner *pOwner, const char *zSql, sqlite3_stmt 
     if (!sqlite3_stmt_busy((*pp)->pStmt)) {
       KvCacheEntry *pLast = *pp;
       *pp = NULL;
-      sqlite3_finalize(pLast->pStmt);
-      sqlite3_free(pLast->zSql);
-      sqlite3_free(pLast);
+      kvCacheEntryFree(pLast);
       pCache->nEntry--;
     }
   }
@@ -488,13 +495,37 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
                    const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp, char **pzErr) {
   int bSplit, rc = SQLITE_OK;
   const char *zMsg;
+  KvCache *pCache = pOwner->pCache;
   *pzErr = NULL;
+  /* The fast path: this format and table name were prepared before (no SQL text to build). */
+  if (pCache) {
+    KvCacheEntry **pp;
+    for (pp = &pCache->pFirst; *pp; pp = &(*pp)->pNext) {
+      KvCacheEntry *pEntry = *pp;
+      if (pEntry->zFmt != zFmt || strcmp(pEntry->zTable, zTable) != 0) continue;
+      if (sqlite3_stmt_busy(pEntry->pStmt)) break;
+      *pp = pEntry->pNext;
+      pEntry->pNext = pCache->pFirst;
+      pCache->pFirst = pEntry;
+      *ppStmt = pEntry->pStmt;
+      *pbTemp = 0;
+      return SQLITE_OK;
+    }
+  }
   /* First the whole name (a table may have a dot in its name), then "schema.name". */
   for (bSplit = 0; bSplit < (strchr(zTable, '.') ? 2 : 1); bSplit++) {
     char *zSql = kvTableSql(zFmt, zTable, bSplit);
     if (zSql == NULL) return SQLITE_NOMEM;
     rc = kvCachePrepare(db, pOwner, zSql, ppStmt, pbTemp);
     sqlite3_free(zSql);
+    if (rc == SQLITE_OK && !*pbTemp) {
+      /* kvCachePrepare left the statement's entry first: key it by (format, table) too. */
+      KvCacheEntry *pFirst = pOwner->pCache->pFirst;
+      if (pFirst->pStmt == *ppStmt && pFirst->zTable == NULL) {
+        pFirst->zTable = sqlite3_mprintf("%s", zTable);
+        if (pFirst->zTable) pFirst->zFmt = zFmt;
+      }
+    }
     if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
     if (sqlite3_strglob("no such table: *", sqlite3_errmsg(db)) != 0) break;
   }
@@ -516,7 +547,19 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
   return rc;
 }
 
-int kvAtomicBegin(sqlite3 *db, int *pbOwn) {
+/* Run a transaction-control statement, cached (it is short but parsed per call otherwise). */
+static int kvAtomicExec(sqlite3 *db, KvOwner *pOwner, const char *zSql) {
+  sqlite3_stmt *pStmt = NULL;
+  int bTemp = 0;
+  int rc = kvCachePrepare(db, pOwner, zSql, &pStmt, &bTemp);
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(pStmt);
+  rc = sqlite3_reset(pStmt);
+  kvCacheRelease(pStmt, bTemp);
+  return rc;
+}
+
+int kvAtomicBegin(sqlite3 *db, KvOwner *pOwner, int *pbOwn) {
   sqlite3_stmt *p;
   int rc;
   *pbOwn = 0;
@@ -525,15 +568,15 @@ int kvAtomicBegin(sqlite3 *db, int *pbOwn) {
   for (p = sqlite3_next_stmt(db, 0); p; p = sqlite3_next_stmt(db, p)) {
     if (sqlite3_stmt_busy(p) && !sqlite3_stmt_readonly(p)) return SQLITE_OK;
   }
-  rc = sqlite3_exec(db, "BEGIN IMMEDIATE", 0, 0, 0);
+  rc = kvAtomicExec(db, pOwner, "BEGIN IMMEDIATE");
   if (rc == SQLITE_OK) *pbOwn = 1;
   return rc;
 }
 
-int kvAtomicEnd(sqlite3 *db, int bOwn, int rc) {
+int kvAtomicEnd(sqlite3 *db, KvOwner *pOwner, int bOwn, int rc) {
   if (!bOwn) return rc;
   if (rc == SQLITE_OK) {
-    rc = sqlite3_exec(db, "COMMIT", 0, 0, 0);
+    rc = kvAtomicExec(db, pOwner, "COMMIT");
     if (rc == SQLITE_OK) return rc;
   }
   if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
@@ -591,20 +634,21 @@ static int kvCondRun(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
 ** A conditional write: zFmt changes the row iff the stored value is the
 ** expected one. When it does not, the write is tried again with the read
 ** that tells why, both inside one write transaction (kvAtomicBegin), so
-** the answer is never stale. Returns zYes, "exists" or "not_found".
+** the answer is never stale. Returns zYes, "exists" or "not_found". With
+** bOne, the write alone is the answer (an insert that conflicts: "exists").
 */
 static void kvCondWrite(sqlite3_context *ctx, const char *zFunc, const char *zFmt, sqlite3_value **argv,
-                        sqlite3_value *pNew, const char *zYes) {
+                        sqlite3_value *pNew, const char *zYes, int bOne) {
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   KvOwner *pOwner = (KvOwner *)sqlite3_user_data(ctx);
   char *zErr = NULL;
-  int nChange = 0, bFound = 0, bOwn = 0;
+  int nChange = 0, bFound = bOne, bOwn = 0;
   int rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
-  if (rc == SQLITE_OK && nChange == 0) {
-    rc = kvAtomicBegin(db, &bOwn);
+  if (rc == SQLITE_OK && nChange == 0 && !bOne) {
+    rc = kvAtomicBegin(db, pOwner, &bOwn);
     if (rc == SQLITE_OK) rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
     if (rc == SQLITE_OK && nChange == 0) rc = kvCondRun(db, pOwner, zFunc, NULL, argv, NULL, &bFound, &zErr);
-    rc = kvAtomicEnd(db, bOwn, rc);
+    rc = kvAtomicEnd(db, pOwner, bOwn, rc);
     if (rc != SQLITE_OK && zErr == NULL && rc != SQLITE_NOMEM) {
       zErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
     }
@@ -626,30 +670,17 @@ static void kvCasFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
   if (sqlite3_value_type(argv[2]) == SQLITE_NULL) {
     /* One statement: a conflict on the key is the whole answer. */
-    sqlite3 *db = sqlite3_context_db_handle(ctx);
-    char *zErr = NULL;
-    int nChange = 0;
-    int rc =
-        kvCondRun(db, (KvOwner *)sqlite3_user_data(ctx), "kv_cas", zKvCasAdd, argv, argv[3], &nChange, &zErr);
-    if (rc == SQLITE_OK) {
-      sqlite3_result_text(ctx, nChange ? "stored" : "exists", -1, SQLITE_STATIC);
-    } else if (zErr) {
-      sqlite3_result_error(ctx, zErr, -1);
-      sqlite3_result_error_code(ctx, rc);
-    } else {
-      sqlite3_result_error_nomem(ctx);
-    }
-    sqlite3_free(zErr);
-    return;
+    kvCondWrite(ctx, "kv_cas", zKvCasAdd, argv, argv[3], "stored", 1);
+  } else {
+    kvCondWrite(ctx, "kv_cas", zKvCasSet, argv, argv[3], "stored", 0);
   }
-  kvCondWrite(ctx, "kv_cas", zKvCasSet, argv, argv[3], "stored");
 }
 
 /* kv_delete_if(table, key, expected): delete the key iff it holds expected (NULL: a stored NULL). */
 static void kvDeleteIfFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
-  kvCondWrite(ctx, "kv_delete_if", zKvDelete, argv, NULL, "deleted");
+  kvCondWrite(ctx, "kv_delete_if", zKvDelete, argv, NULL, "deleted", 0);
 }
 
 /**************************************************************************
@@ -1021,27 +1052,22 @@ static int kvMgetKeys(kv_mget_cursor *pCur, sqlite3 *db, sqlite3_value *pKeys) {
     nosqlVtabError(pVtab, "kv_mget: keys_json is a blob, not a JSON array");
     return SQLITE_ERROR;
   }
-  if (!nosqlJsonStrict(zJson, sqlite3_value_bytes(pKeys))) {
+  while (*zJson == ' ' || *zJson == '\t' || *zJson == '\n' || *zJson == '\r') zJson++;
+  if (*zJson != '[' || !nosqlJsonStrict(zJson, (int)strlen(zJson))) {
     char *zQuoted = nosqlValueQuote(pKeys);
     nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");
     sqlite3_free(zQuoted);
     return SQLITE_ERROR;
   }
-  rc = sqlite3_prepare_v2(db, "SELECT type, value, json_type(?1), key FROM json_each(?1)", -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(db, "SELECT type, value, key FROM json_each(?1)", -1, &pStmt, 0);
   if (rc == SQLITE_OK) rc = sqlite3_bind_value(pStmt, 1, pKeys);
   while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     const char *zType = (const char *)sqlite3_column_text(pStmt, 0);
-    const char *zTop = (const char *)sqlite3_column_text(pStmt, 2);
     rc = SQLITE_OK;
-    if (zTop == NULL || strcmp(zTop, "array") != 0) {
-      char *zQuoted = nosqlValueQuote(pKeys);
-      nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");
-      sqlite3_free(zQuoted);
-      rc = SQLITE_ERROR;
-    } else if (zType == NULL || (strcmp(zType, "text") != 0 && strcmp(zType, "integer") != 0 &&
-                                 strcmp(zType, "real") != 0 && strcmp(zType, "null") != 0)) {
+    if (zType == NULL || (strcmp(zType, "text") != 0 && strcmp(zType, "integer") != 0 &&
+                          strcmp(zType, "real") != 0 && strcmp(zType, "null") != 0)) {
       nosqlVtabError(pVtab, "kv_mget: element %d of keys_json is %s%s, not a key (a string or a number)",
-                     sqlite3_column_int(pStmt, 3) + 1,
+                     sqlite3_column_int(pStmt, 2) + 1,
                      zType && (zType[0] == 'a' || zType[0] == 'o') ? "an " : "", zType ? zType : "?");
       rc = SQLITE_ERROR;
     } else {

@@ -706,10 +706,10 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
 ** and no writing statement is running; otherwise the caller is already
 ** inside a transaction that holds what it reads until its write. kvAtomicEnd
 ** commits (rc SQLITE_OK) or rolls back what kvAtomicBegin opened; returns rc
-** or the COMMIT's error.
+** or the COMMIT's error. pOwner caches the BEGIN and COMMIT statements.
 */
-int kvAtomicBegin(sqlite3 *db, int *pbOwn);
-int kvAtomicEnd(sqlite3 *db, int bOwn, int rc);
+int kvAtomicBegin(sqlite3 *db, KvOwner *pOwner, int *pbOwn);
+int kvAtomicEnd(sqlite3 *db, KvOwner *pOwner, int bOwn, int rc);
 
 /**************************************************************************
 ** Interface to code in ext/doc.c (documents: doc_update, doc_schema,

@@ -115,6 +115,30 @@ SELECT 'jeans by brand (index)' AS question,
             THEN 'agree' ELSE 'DISAGREE' END AS result;
 
 .print
+.print == 4b. The same question on an entity-attribute-value table (the third way to store soft schemas)
+CREATE TABLE attr(id INTEGER, name TEXT, value, PRIMARY KEY (id, name)) WITHOUT ROWID;
+INSERT INTO attr SELECT CAST(substr(p.key, 2) AS INTEGER), j.key, j.value FROM products p, json_each(p.doc) j
+ WHERE j.type NOT IN ('object', 'array');
+INSERT INTO attr SELECT CAST(substr(p.key, 2) AS INTEGER), 'sizes.' || j.key, j.value FROM products p, json_each(p.doc, '$.sizes') j;
+CREATE INDEX attr_name_value ON attr(name, value);
+.print -- EAV: one row per attribute; a query on two attributes is a self-join
+SELECT count(*) AS n FROM attr b JOIN attr w ON w.id = b.id AND w.name = 'sizes.waist' AND w.value = 34
+ WHERE b.name = 'brand' AND b.value = 'Lee';
+.print -- aggregate: both attributes inside one document
+SELECT count(*) AS n FROM products WHERE json_extract(doc, '$.brand') = 'Lee' AND json_extract(doc, '$.sizes.waist') = 34;
+.print -- relational: two columns of one row
+SELECT count(*) AS n FROM jeans WHERE brand = 'Lee' AND waist = 34;
+SELECT 'Lee jeans with waist 34: EAV, document, columns' AS question,
+       CASE WHEN (SELECT group_concat(id) FROM (SELECT b.id FROM attr b JOIN attr w ON w.id = b.id
+                   AND w.name = 'sizes.waist' AND w.value = 34 WHERE b.name = 'brand' AND b.value = 'Lee' ORDER BY b.id))
+               = (SELECT group_concat(id) FROM (SELECT id FROM jeans WHERE brand = 'Lee' AND waist = 34 ORDER BY id))
+             AND (SELECT group_concat(k) FROM (SELECT CAST(substr(key, 2) AS INTEGER) AS k FROM products
+                   WHERE json_extract(doc, '$.brand') = 'Lee' AND json_extract(doc, '$.sizes.waist') = 34 ORDER BY k))
+               = (SELECT group_concat(id) FROM (SELECT id FROM jeans WHERE brand = 'Lee' AND waist = 34 ORDER BY id))
+             AND (SELECT count(*) FROM jeans WHERE brand = 'Lee' AND waist = 34) > 0
+            THEN 'agree' ELSE 'DISAGREE' END AS result;
+
+.print
 .print == 5. Place an order: one atomic document update vs a multi-table transaction
 CREATE TABLE orders_doc(key TEXT PRIMARY KEY, doc TEXT, version INTEGER);
 INSERT INTO orders_doc VALUES ('o1', '{"customer":"c7","lines":[],"total":0}', 0);

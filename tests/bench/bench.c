@@ -29,6 +29,7 @@ static const struct BenchWorkload {
     {"nested_set", benchNestedSet},
     {"inverted_index", benchInvertedIndex},
     {"ckey", benchCkey},
+    {"documents", benchDocuments},
 };
 
 #define BENCH_MAX_VARIANT 8

@@ -92,5 +92,6 @@ void benchGeohash(Bench *p);
 void benchNestedSet(Bench *p);
 void benchInvertedIndex(Bench *p);
 void benchCkey(Bench *p);
+void benchDocuments(Bench *p);
 
 #endif /* NOSQL_BENCH_H */

@@ -209,6 +209,36 @@ static void testTableCacheClose(void) {
   kvClose(db);
 }
 
+/*
+** Results beyond SQLITE_LIMIT_LENGTH are errors that write nothing: a
+** doc_update whose document would grow past the limit, a kv_cas whose new
+** value is over it.
+*/
+static void testLengthLimit(void) {
+  sqlite3 *db = kvOpen(":memory:");
+  sqlite3_stmt *pStmt = NULL;
+  int rc;
+  if (db == NULL) return;
+  kvRun(db, "CREATE TABLE d(key TEXT PRIMARY KEY, doc TEXT, version INTEGER)");
+  kvRun(db, "INSERT INTO d VALUES ('k', '{\"a\":\"xxxxxxxxxx\"}', 1)");
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 2000);
+  rc = sqlite3_prepare_v2(
+      db, "SELECT doc_update('d', 'k', json_object('$set', json_object('b', printf('%.*c', 1990, 'y'))))", -1,
+      &pStmt, 0);
+  CHECK_INT(rc, SQLITE_OK);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(pStmt);
+    CHECK(rc != SQLITE_ROW && rc != SQLITE_DONE);
+    CHECK(strstr(sqlite3_errmsg(db), "too big") != NULL);
+    if (strstr(sqlite3_errmsg(db), "too big") == NULL) printf("errmsg: %s\n", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  CHECK_INT(kvRun(db, "SELECT version FROM d"), 1);
+  CHECK_INT(kvRun(db, "SELECT length(doc) FROM d"), 18);
+  CHECK_INT(kvRun(db, "SELECT doc_update('d', 'k', '{\"$inc\":{\"n\":1}}')"), 2); /* Still usable */
+  kvClose(db);
+}
+
 int main(void) {
   unitApiInit();
   sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
@@ -220,6 +250,7 @@ int main(void) {
   RUN(testShadowedClose);
   RUN(testTwoConnections);
   RUN(testTableCacheClose);
+  RUN(testLengthLimit);
   sqlite3_reset_auto_extension();
   return unitReport();
 }
