@@ -55,6 +55,7 @@ static const struct NosqlFeature {
     {"composite_keys", compositeKeysRegister},
     {"mpath", mpathRegister},
     {"nested_set", nestedSetRegister},
+    {"graphs", graphWalkRegister},
     {"documents", docRegister},
     /* clang-format on */
 };

@@ -255,6 +255,12 @@ char *graphSourceNeighbourSql(const GraphSource *p, int eDir);
 char *graphSourceEdgesSql(const GraphSource *p);
 
 /**************************************************************************
+** Interface to code in ext/graph_walk.c: graph_walk and graph_path, the
+** traversal table-valued functions over an edge source.
+*/
+int graphWalkRegister(sqlite3 *db);
+
+/**************************************************************************
 ** Interface to code in ext/nosql.c
 */
 

@@ -30,6 +30,7 @@ static const struct BenchWorkload {
     {"inverted_index", benchInvertedIndex},
     {"ckey", benchCkey},
     {"documents", benchDocuments},
+    {"graphs", benchGraphs},
 };
 
 #define BENCH_MAX_VARIANT 8

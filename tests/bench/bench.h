@@ -93,5 +93,6 @@ void benchNestedSet(Bench *p);
 void benchInvertedIndex(Bench *p);
 void benchCkey(Bench *p);
 void benchDocuments(Bench *p);
+void benchGraphs(Bench *p);
 
 #endif /* NOSQL_BENCH_H */
