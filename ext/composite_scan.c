@@ -499,6 +499,7 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
         *pzErr = sqlite3_mprintf("composite_scan: part name %s is also a column of %s; rename the part",
                                  azName[k], p->zBase);
         rc = SQLITE_ERROR;
+        break; /* One message: two parts of the same name would leak the first */
       }
     }
     nosqlBufferAppendf(&rc, &decl, ", \"%w\" %s", zName, zType ? zType : "");
