@@ -7,8 +7,10 @@
 # benchmark run that checks every variant agrees (and its self-test, which
 # shows that the agreement check fails when it should), the fuzz corpora
 # replayed, the crash test (a writer killed with SIGKILL, then every
-# check), the out-of-memory test (tests/oom/oom.c). Then the unit tests, the .test files, the reference check, the
-# runner's failure cases, the fuzz corpora and the out-of-memory test again
+# check), the out-of-memory test (tests/oom/oom.c), the interrupt test
+# (tests/interrupt/interrupt.c). Then the unit tests, the .test files, the reference check, the
+# runner's failure cases, the fuzz corpora, the out-of-memory and interrupt
+# tests again
 # with the extension, the runner and the unit tests built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
 #
@@ -218,6 +220,7 @@ step "bench agreement self-test (disagreements caught)" build/bench --selftest
 step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
 step "crash test (SIGKILL mid-write, WAL and rollback journal)" build/crash
 step "out of memory (every 3rd allocation of each feature's script)" build/oom --step 3
+step "interrupts and progress handlers (every module)" build/interrupt --points 16
 step "install, pkg-config and release tarball" bash tests/install.sh
 MATRIX="7.5.1 13.2.0" MATRIX_OLD="7.5.0" step "SQLite versions (floor, newest, too old)" bash tests/matrix.sh
 
@@ -229,6 +232,7 @@ step "asan reference (docs/)" build/asan/slt --ext build/asan/nosql.so --docs do
 step "asan runner failure cases" selftest build/asan/slt build/asan/nosql.so
 step "asan fuzz corpora replayed" fuzz_replay build/asan/fuzz-replay
 step "asan out of memory (every 7th allocation)" build/asan/oom --step 7
+step "asan interrupts and progress handlers" build/asan/interrupt --points 6
 
 echo
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
