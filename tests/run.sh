@@ -3,15 +3,14 @@
 #
 # Plain build: C unit tests, every tests/**/*.test through the runner, the
 # reference check (docs/), the runner's own failure cases, the static-link
-# host, the export list, the side-by-side scripts (sql/*.sql) and a small
-# benchmark run that checks every variant agrees (and its self-test, which
-# shows that the agreement check fails when it should), the fuzz corpora
-# replayed, the crash test (a writer killed with SIGKILL, then every
-# check), the out-of-memory test (tests/oom/oom.c), the interrupt test
-# (tests/interrupt/interrupt.c). Then the unit tests, the .test files, the reference check, the
-# runner's failure cases, the fuzz corpora, the out-of-memory and interrupt
-# tests again
-# with the extension, the runner and the unit tests built with
+# host, the export list, the side-by-side scripts (sql/*.sql), a small
+# benchmark run that checks every variant agrees and its self-test (the
+# agreement check fails when it should), the fuzz corpora replayed
+# (tests/fuzz), the crash test (tests/crash: a writer killed with SIGKILL),
+# the out-of-memory test (tests/oom) and the interrupt test
+# (tests/interrupt). Then the unit tests, the .test files, the reference
+# check, the runner's failure cases, the fuzz corpora and the out-of-memory
+# and interrupt tests again with everything built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
 #
 # Each step ends with its own "N passed, N failed" line; this script sums
