@@ -187,6 +187,18 @@ build/concurrency/%: tests/concurrency/%.c | $(PREREQ)
 build/crash: tests/crash/crash.c $(EXT_OBJ)
 	$(CC) $(BASE_CFLAGS) -Iext -o $@ $< $(EXT_OBJ) $(HOST_LIBS) $(EXT_LIBS)
 
+build/oom: tests/oom/oom.c $(EXT_OBJ)
+	$(CC) $(BASE_CFLAGS) -Iext -o $@ $< $(EXT_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
+build/asan/oom: tests/oom/oom.c $(SAN_OBJ)
+	$(CC) $(BASE_CFLAGS) -O1 $(SAN_FLAGS) -Iext -o $@ $< $(SAN_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
+build/interrupt: tests/interrupt/interrupt.c $(EXT_OBJ)
+	$(CC) $(BASE_CFLAGS) -Iext -o $@ $< $(EXT_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
+build/asan/interrupt: tests/interrupt/interrupt.c $(SAN_OBJ)
+	$(CC) $(BASE_CFLAGS) -O1 $(SAN_FLAGS) -Iext -o $@ $< $(SAN_OBJ) $(HOST_LIBS) $(EXT_LIBS)
+
 build/static-host: tests/static/host.c dist/libnosql.a dist/nosql.h
 	$(CC) $(BASE_CFLAGS) -Idist -o $@ tests/static/host.c dist/libnosql.a $(HOST_LIBS) $(EXT_LIBS)
 
@@ -265,7 +277,8 @@ test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=bui
 
 CONC_BIN := $(patsubst tests/concurrency/%.c,build/concurrency/%,$(sort $(wildcard tests/concurrency/*.c)))
 TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/static-host build/bench build/damage \
-              $(FUZZ_TARGETS:%=build/fuzz-replay/%) build/crash \
+              $(FUZZ_TARGETS:%=build/fuzz-replay/%) build/crash build/oom build/asan/oom \
+              build/interrupt build/asan/interrupt \
               build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage \
               $(FUZZ_TARGETS:%=build/asan/fuzz-replay/%) \
               $(MATRIX_CI:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
@@ -297,7 +310,7 @@ bench: build/bench
 # --- lint -------------------------------------------------------------------
 LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \
                        tests/bench/*.c tests/bench/*.h tests/static/*.c tests/damaged/*.c tests/concurrency/*.c \
-                       tests/fuzz/*.c tests/fuzz/*.h tests/crash/*.c)
+                       tests/fuzz/*.c tests/fuzz/*.h tests/crash/*.c tests/oom/*.c tests/interrupt/*.c)
 lint: | $(PREREQ)
 	@scripts/prereq.sh $(LINT_PKGS)
 	clang-format --dry-run --Werror $(LINT_SRC)

@@ -217,9 +217,14 @@ static int cscanCollationInit(sqlite3 *db, cscan_vtab *p) {
     if (zSql == NULL) return SQLITE_NOMEM;
     rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
     sqlite3_free(zSql);
-    if (rc == SQLITE_OK) rc = sqlite3_step(pStmt) == SQLITE_ROW ? SQLITE_OK : SQLITE_NOTFOUND;
+    if (rc == SQLITE_OK) {
+      /* An error here (out of memory) has rolled the transaction back: report it, never swallow it. */
+      rc = sqlite3_step(pStmt);
+      rc = rc == SQLITE_ROW ? SQLITE_OK : rc == SQLITE_DONE ? SQLITE_NOTFOUND : rc;
+    }
     sqlite3_finalize(pStmt);
     if (rc == SQLITE_OK) continue; /* Registered by an earlier table */
+    if (rc != SQLITE_NOTFOUND) return rc;
     rc = sqlite3_create_collation_v2(db, p->zColl[k], SQLITE_UTF8,
                                      (void *)(intptr_t)(p->cSep | (k ? 0x100 : 0)), cscanCollate, 0);
     if (rc != SQLITE_OK) return rc;
@@ -494,6 +499,7 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
         *pzErr = sqlite3_mprintf("composite_scan: part name %s is also a column of %s; rename the part",
                                  azName[k], p->zBase);
         rc = SQLITE_ERROR;
+        break; /* One message: two parts of the same name would leak the first */
       }
     }
     nosqlBufferAppendf(&rc, &decl, ", \"%w\" %s", zName, zType ? zType : "");

@@ -674,6 +674,7 @@ typedef struct inverted_index_cursor inverted_index_cursor;
 struct IiGlobal {
   inverted_index_vtab *pFirst; /* Connected inverted_index tables */
   int nRef;                    /* Registrations still holding this object */
+  int nBusy;                   /* Calls into the module under way (iiEnter/iiLeave) */
 };
 
 /* A cached dictionary entry, with its posting list and pending changes. */
@@ -736,6 +737,7 @@ struct inverted_index_vtab {
   sqlite3 *db;                    /* The connection */
   IiGlobal *pGlobal;              /* Registry this table is on */
   inverted_index_vtab *pNext;     /* Next table in the registry */
+  int bClearPending;              /* Rolled back during a call: clear the cache when it returns */
   char *zDb;                      /* Schema name ("main", ...) */
   char *zName;                    /* Table name */
   int nField;                     /* Number of fields */
@@ -2430,8 +2432,8 @@ static int iiCmpRow(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static int iiFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
-                    sqlite3_value **argv) {
+static int iiFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                             sqlite3_value **argv) {
   inverted_index_cursor *pCur = (inverted_index_cursor *)cur;
   inverted_index_vtab *p = (inverted_index_vtab *)cur->pVtab;
   const char *zQuery = NULL;
@@ -2577,7 +2579,7 @@ static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value 
   return SQLITE_ERROR;
 }
 
-static int iiUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite3_int64 *pRowid) {
+static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite3_int64 *pRowid) {
   inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
   int rc = SQLITE_OK;
   if (argc == 1) return iiDeleteDoc(p, sqlite3_value_int64(argv[0]));
@@ -2621,19 +2623,68 @@ static int iiUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite3
   return iiWriteDoc(p, 1, sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]), argv + 2);
 }
 
+/*
+** A statement the module runs itself that fails with SQLITE_NOMEM (or
+** SQLITE_FULL, SQLITE_IOERR) rolls back the whole transaction, so SQLite
+** calls xRollback of this very table while the call that ran the
+** statement still holds pointers into the cache. So the entry points that
+** run such statements count themselves in pGlobal->nBusy (iiEnter and
+** iiLeave around the ...Unguarded functions), a rollback during one only
+** marks the cache, and the outermost call clears it as it returns.
+*/
+static void iiEnter(IiGlobal *pG) {
+  if (pG) pG->nBusy++;
+}
+static int iiLeave(IiGlobal *pG, int rc) {
+  if (pG && --pG->nBusy == 0) {
+    inverted_index_vtab *q;
+    for (q = pG->pFirst; q; q = q->pNext) {
+      if (q->bClearPending) {
+        q->bClearPending = 0;
+        iiCacheClear(q);
+      }
+    }
+  }
+  return rc;
+}
+static void iiRollbackCache(inverted_index_vtab *p) {
+  if (p->pGlobal && p->pGlobal->nBusy > 0) {
+    p->bClearPending = 1;
+  } else {
+    iiCacheClear(p);
+  }
+}
+static int iiFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                    sqlite3_value **argv) {
+  IiGlobal *pG = ((inverted_index_vtab *)cur->pVtab)->pGlobal;
+  iiEnter(pG);
+  return iiLeave(pG, iiFilterUnguarded(cur, idxNum, idxStr, argc, argv));
+}
+static int iiUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite3_int64 *pRowid) {
+  IiGlobal *pG = ((inverted_index_vtab *)pVtab)->pGlobal;
+  iiEnter(pG);
+  return iiLeave(pG, iiUpdateUnguarded(pVtab, argc, argv, pRowid));
+}
+
 static int iiBegin(sqlite3_vtab *pVtab) { return iiCacheCheck((inverted_index_vtab *)pVtab); }
-static int iiSync(sqlite3_vtab *pVtab) { return iiFlush((inverted_index_vtab *)pVtab); }
+static int iiSync(sqlite3_vtab *pVtab) {
+  IiGlobal *pG = ((inverted_index_vtab *)pVtab)->pGlobal;
+  iiEnter(pG);
+  return iiLeave(pG, iiFlush((inverted_index_vtab *)pVtab));
+}
 static int iiCommit(sqlite3_vtab *pVtab) {
   (void)pVtab;
   return SQLITE_OK;
 }
 static int iiRollback(sqlite3_vtab *pVtab) {
-  iiCacheClear((inverted_index_vtab *)pVtab);
+  iiRollbackCache((inverted_index_vtab *)pVtab);
   return SQLITE_OK;
 }
 static int iiSavepoint(sqlite3_vtab *pVtab, int iSavepoint) {
+  IiGlobal *pG = ((inverted_index_vtab *)pVtab)->pGlobal;
   (void)iSavepoint;
-  return iiFlush((inverted_index_vtab *)pVtab);
+  iiEnter(pG);
+  return iiLeave(pG, iiFlush((inverted_index_vtab *)pVtab));
 }
 static int iiRelease(sqlite3_vtab *pVtab, int iSavepoint) {
   (void)pVtab;
@@ -2642,7 +2693,7 @@ static int iiRelease(sqlite3_vtab *pVtab, int iSavepoint) {
 }
 static int iiRollbackTo(sqlite3_vtab *pVtab, int iSavepoint) {
   (void)iSavepoint;
-  iiCacheClear((inverted_index_vtab *)pVtab);
+  iiRollbackCache((inverted_index_vtab *)pVtab);
   return SQLITE_OK;
 }
 
@@ -2650,7 +2701,8 @@ static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
   inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
   int rc, i;
   char *zName;
-  rc = iiFlush(p);
+  iiEnter(p->pGlobal);
+  rc = iiLeave(p->pGlobal, iiFlush(p));
   if (rc == SQLITE_OK) {
     rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_docs\" RENAME TO \"%w_docs\";"
                                    "ALTER TABLE \"%w\".\"%w_terms\" RENAME TO \"%w_terms\";",
@@ -3094,8 +3146,8 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
   return rc;
 }
 
-static int iiCompanionFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
-                             sqlite3_value **argv) {
+static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                                      sqlite3_value **argv) {
   ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
   ii_companion_vtab *pTab = (ii_companion_vtab *)cur->pVtab;
   const char *zWho = pTab->bFacets ? "inverted_index_facets" : "inverted_index_vocab";
@@ -3203,6 +3255,12 @@ static int iiCompanionFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *i
   pCur->bEof = pCur->nRow == 0;
   return SQLITE_OK;
 }
+static int iiCompanionFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                             sqlite3_value **argv) {
+  IiGlobal *pG = ((ii_companion_vtab *)cur->pVtab)->pGlobal;
+  iiEnter(pG);
+  return iiLeave(pG, iiCompanionFilterUnguarded(cur, idxNum, idxStr, argc, argv));
+}
 
 static int iiCompanionNext(sqlite3_vtab_cursor *cur) {
   ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
@@ -3298,7 +3356,7 @@ static sqlite3_module iiCompanionModule = {
 };
 
 /* inverted_index_count(table, query): the size of an audience, from cardinalities. */
-static void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+static void iiCountFuncUnguarded(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   IiGlobal *pG = (IiGlobal *)sqlite3_user_data(ctx);
   const char *zTable, *zQuery;
   char *zErr = NULL;
@@ -3338,6 +3396,12 @@ static void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
   sqlite3_free(zErr);
   if (pSet) roaring_bitmap_free(pSet);
+}
+static void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  IiGlobal *pG = (IiGlobal *)sqlite3_user_data(ctx);
+  iiEnter(pG);
+  iiCountFuncUnguarded(ctx, argc, argv);
+  iiLeave(pG, SQLITE_OK);
 }
 
 static void iiGlobalUnref(void *pArg) {

@@ -417,24 +417,33 @@ static int nsetRowRead(sqlite3_stmt *pStmt, int iCol, NsetRow *pRow) {
 ** leaf queries name it with INDEXED BY. It is looked up rather than
 ** derived from the table name because ALTER TABLE RENAME keeps index names.
 */
-static const char *nsetLeafIndex(nset_vtab *p) {
+static const char *nsetLeafIndex(nset_vtab *p, int *pRc) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
+  int rc;
   if (p->zLeafIdx) return p->zLeafIdx;
   zSql = sqlite3_mprintf("SELECT name FROM \"%w\".pragma_index_list('%q_node') WHERE partial = 1", p->zDb,
                          p->zName);
-  if (zSql && sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) == SQLITE_OK &&
-      sqlite3_step(pStmt) == SQLITE_ROW) {
-    p->zLeafIdx = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      p->zLeafIdx = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
+      rc = p->zLeafIdx ? SQLITE_OK : SQLITE_NOMEM;
+    } else if (rc == SQLITE_DONE) {
+      rc = SQLITE_OK; /* No leaf index: NULL, for the caller to report */
+    }
   }
   sqlite3_finalize(pStmt);
   sqlite3_free(zSql);
+  if (rc != SQLITE_OK) *pRc = rc; /* Out of memory is not a missing index */
   return p->zLeafIdx;
 }
 
 /* The SQL of a statement kind, from sqlite3_mprintf (caller frees). */
 static char *nsetStmtSql(nset_vtab *p, int eKind) {
   const char *zDb = p->zDb, *zTab = p->zName;
+  int rcLeaf = SQLITE_OK; /* nsetStmtGet looks the leaf index up first and reports its errors */
   /* The _ID variants return the id alone: the scan then stays inside a
   ** covering index and each row costs one column call. */
   const char *zCols = NSET_ROW_COLS;
@@ -454,7 +463,7 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
                              zCols, zDb, zTab);
     case NSET_STMT_LEAVES:
     case NSET_STMT_LEAVES_ID:
-      if (nsetLeafIndex(p) == NULL) return NULL;
+      if (nsetLeafIndex(p, &rcLeaf) == NULL) return NULL;
       return sqlite3_mprintf(
           "SELECT %s FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
           " WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
@@ -534,13 +543,13 @@ static char *nsetStmtSql(nset_vtab *p, int eKind) {
     case NSET_STMT_HAS_CHILD:
       return sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_node\" WHERE parent = ?1 LIMIT 1", zDb, zTab);
     case NSET_STMT_LEAF_FIRST:
-      if (nsetLeafIndex(p) == NULL) return NULL;
+      if (nsetLeafIndex(p, &rcLeaf) == NULL) return NULL;
       return sqlite3_mprintf(
           "SELECT lft FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
           " WHERE is_leaf = 1 AND lft > ?1 ORDER BY lft LIMIT 1",
           zDb, zTab, p->zLeafIdx);
     case NSET_STMT_LEAF_LAST:
-      if (nsetLeafIndex(p) == NULL) return NULL;
+      if (nsetLeafIndex(p, &rcLeaf) == NULL) return NULL;
       return sqlite3_mprintf(
           "SELECT lft FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
           " WHERE is_leaf = 1 AND lft < ?1 ORDER BY lft DESC LIMIT 1",
@@ -615,15 +624,15 @@ static int nsetStmtGet(nset_vtab *p, int eKind, sqlite3_stmt **ppStmt) {
     p->aStmt[eKind] = NULL;
     return SQLITE_OK;
   }
-  zSql = nsetStmtSql(p, eKind);
-  if (zSql == NULL) {
-    if ((eKind == NSET_STMT_LEAVES || eKind == NSET_STMT_LEAVES_ID || eKind == NSET_STMT_LEAF_FIRST ||
-         eKind == NSET_STMT_LEAF_LAST) &&
-        p->zLeafIdx == NULL) {
-      return nsetCorrupt(p, "the leaf index of %s_node is missing", p->zName);
+  if (eKind == NSET_STMT_LEAVES || eKind == NSET_STMT_LEAVES_ID || eKind == NSET_STMT_LEAF_FIRST ||
+      eKind == NSET_STMT_LEAF_LAST) {
+    rc = SQLITE_OK;
+    if (nsetLeafIndex(p, &rc) == NULL) {
+      return rc != SQLITE_OK ? rc : nsetCorrupt(p, "the leaf index of %s_node is missing", p->zName);
     }
-    return SQLITE_NOMEM;
   }
+  zSql = nsetStmtSql(p, eKind);
+  if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, ppStmt, 0);
   sqlite3_free(zSql);
   if (rc != SQLITE_OK) nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
@@ -1420,6 +1429,7 @@ static int nsetRebuild(nset_vtab *p) {
   } else {
     sqlite3_finalize(pStmt);
   }
+  pStmt = NULL; /* Finalized: a failing nsetStmtGet below must not hand it to the cache */
   if (rc == SQLITE_OK && b.n > 0) {
     eErr = nsetBuild(&b);
     if (eErr != NSET_BUILD_OK) rc = nsetBuildError(p, &b, eErr);
@@ -1726,6 +1736,7 @@ static int nsetParseArgs(nset_vtab *p, int argc, const char *const *argv, NosqlB
     int n;
     while (*z == ' ' || *z == '\t' || *z == '\n' || *z == '\r') z++;
     n = nsetIdent(z, &zName);
+    if (n > 0 && zName == NULL) return SQLITE_NOMEM;
     if (n == 0) {
       *pzErr = sqlite3_mprintf("nested_set: bad argument '%s'", argv[i]);
       return SQLITE_ERROR;
@@ -1748,10 +1759,18 @@ static int nsetParseArgs(nset_vtab *p, int argc, const char *const *argv, NosqlB
       if (*z == '\'') {
         /* A string literal: take its text. */
         const char *zEnd = strrchr(z + 1, '\'');
-        if (zEnd && zEnd > z + 1 && zEnd[1] == 0) zVal = sqlite3_mprintf("%.*s", (int)(zEnd - z - 1), z + 1);
-        n = zVal ? (int)strlen(z) : 0;
+        if (zEnd && zEnd > z + 1 && zEnd[1] == 0) {
+          zVal = sqlite3_mprintf("%.*s", (int)(zEnd - z - 1), z + 1);
+          if (zVal == NULL) n = -1;
+        }
+        if (n >= 0) n = zVal ? (int)strlen(z) : 0;
       } else {
         n = nsetIdent(z, &zVal);
+        if (n > 0 && zVal == NULL) n = -1;
+      }
+      if (n < 0) {
+        sqlite3_free(zName);
+        return SQLITE_NOMEM;
       }
       if (n == 0 || z[n] != 0 || *pzOpt != NULL) {
         *pzErr = *pzOpt ? sqlite3_mprintf("nested_set: option %s= is given twice", zName)
@@ -2487,6 +2506,9 @@ static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxS
       rc = nsetStartStmt(pCur, pCur->bIdOnly ? NSET_STMT_RANGE_ID : NSET_STMT_RANGE, 2, t->lft, t->rgt);
       break;
     case 'D':
+      /* Stored labels are untrusted: lft + 1 and rgt - 1 cannot overflow once lft < rgt. */
+      if (t->lft >= t->rgt)
+        return nsetCorrupt(p, "node %lld has lft %lld >= rgt %lld", t->id, t->lft, t->rgt);
       rc = nsetStartStmt(pCur, pCur->bIdOnly ? NSET_STMT_RANGE_ID : NSET_STMT_RANGE, 2, t->lft + 1,
                          t->rgt - 1);
       break;

@@ -8,10 +8,12 @@
 # atomicity test (tests/concurrency/), a small benchmark run that checks
 # every variant agrees (and its self-test, which shows that the agreement
 # check fails when it should), the fuzz corpora replayed, the crash test (a
-# writer killed with SIGKILL, then every check), the npm package and the
+# writer killed with SIGKILL, then every check), the out-of-memory test
+# (tests/oom), the interrupt test (tests/interrupt), the npm package and the
 # dqlite example. Then the unit tests, the .test files, the reference check,
-# the runner's failure cases, the damage harness and the fuzz corpora again
-# with the extension, the runner and the unit tests built with
+# the runner's failure cases, the damage harness, the fuzz corpora and the
+# out-of-memory and interrupt tests again with the extension, the runner and
+# the unit tests built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
 #
 # Each step ends with its own "N passed, N failed" line; this script sums
@@ -198,6 +200,8 @@ step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 step "bench agreement self-test (disagreements caught)" build/bench --selftest
 step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
 step "crash test (SIGKILL mid-write, WAL and rollback journal)" build/crash
+step "out of memory (every 3rd allocation of each feature's script)" build/oom --step 3
+step "interrupts and progress handlers (every module)" build/interrupt --points 16
 step "install, pkg-config and release tarball" bash tests/install.sh
 step "npm package (packed tarball in better-sqlite3)" bash tests/npm.sh
 step "dqlite cluster (examples/dqlite: leader killed)" bash examples/dqlite/run.sh
@@ -211,6 +215,8 @@ step "asan reference (docs/)" build/asan/slt --ext build/asan/nosql.so --docs do
 step "asan runner failure cases" selftest build/asan/slt build/asan/nosql.so
 step "asan damaged shadow tables (300 rounds each)" build/asan/damage --ext build/asan/nosql.so --rounds 300
 step "asan fuzz corpora replayed" fuzz_replay build/asan/fuzz-replay
+step "asan out of memory (every 7th allocation)" build/asan/oom --step 7
+step "asan interrupts and progress handlers" build/asan/interrupt --points 6
 
 echo
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"

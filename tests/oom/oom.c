@@ -1,0 +1,380 @@
+/*
+** oom.c: out-of-memory test. Installs an allocator (SQLITE_CONFIG_MALLOC)
+** that fails the Nth allocation, then, for each feature's small script
+** and N = 1, 2, ... until the script runs without meeting the failure:
+**
+**   open a connection (the extension registers itself then), run the
+**   script statement by statement, stop at the first error, close.
+**
+** Every run must show one of two outcomes: each statement returns what it
+** returned in the reference run (no failure, or a failure SQLite or the
+** extension absorbed), or the statements before the first error do and
+** that error is SQLITE_NOMEM (an extended code of it, or an error whose
+** message says "out of memory"). Any other error, a different result, a
+** crash, sqlite3_close() failing (a statement left open) or memory still
+** allocated after the close (a leak of sqlite3_malloc memory) fails the
+** run. Under ASan (build/asan/oom) leaks of other memory (CRoaring's) are
+** LeakSanitizer's to find at exit.
+**
+**   build/oom [--step K] [--persist] [--only NAME] [-v]
+**
+** --step K tries every Kth N only (make test's quick run uses a step that
+** keeps it to seconds; step 1 is the full run). --persist makes every
+** allocation after the Nth fail too, instead of only the Nth.
+*/
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "nosql.h"
+
+/* The allocator: the default one, with a countdown to the failing call. */
+static sqlite3_mem_methods oomDefault; /* SQLite's own allocator */
+static int oomArmed;                   /* True while counting */
+static int oomCountdown;               /* Allocations left before the failing one */
+static int oomPersist;                 /* Keep failing once failed */
+static int oomFired;                   /* True once an allocation failed */
+static int64_t oomOutstanding;         /* Allocations not yet freed */
+
+static int oomShouldFail(void) {
+  if (!oomArmed) return 0;
+  if (oomFired && oomPersist) return 1;
+  if (oomCountdown > 0 && --oomCountdown == 0) {
+    oomFired = 1;
+    return 1;
+  }
+  return 0;
+}
+
+static void *oomMalloc(int n) {
+  void *p;
+  if (oomShouldFail()) return NULL;
+  p = oomDefault.xMalloc(n);
+  if (p) oomOutstanding++;
+  return p;
+}
+
+static void oomFree(void *p) {
+  if (p) oomOutstanding--;
+  oomDefault.xFree(p);
+}
+
+static void *oomRealloc(void *p, int n) {
+  if (oomShouldFail()) return NULL;
+  return oomDefault.xRealloc(p, n);
+}
+
+static int oomSize(void *p) { return oomDefault.xSize(p); }
+static int oomRoundup(int n) { return oomDefault.xRoundup(n); }
+static int oomInit(void *p) { return oomDefault.xInit(p); }
+static void oomShutdown(void *p) { oomDefault.xShutdown(p); }
+
+/* One feature's script: statements run in order on a fresh in-memory database. */
+typedef struct OomScript OomScript;
+struct OomScript {
+  const char *zName;         /* For --only and messages */
+  const char *const *azStmt; /* Statements, NULL-terminated */
+};
+
+static const char *const azGeohash[] = {
+    "SELECT geohash(42.6, -5.6, 11), geohash_bits(42.6, -5.6, 52), geohash_lat('ezs42'), "
+    "geohash_lon('ezs42')",
+    "SELECT * FROM geohash_decode('u4pruydqqvj')",
+    "SELECT direction, hash FROM geohash_neighbors('ezs42')",
+    "SELECT geohash_neighbor('ezs42', 'ne'), geo_distance(1, 2, 3, 4), zorder(3, 5), hilbert(3, 5, 4)",
+    "SELECT count(*), min(lo), max(hi) FROM geohash_cover(38.1, 13.4, 200000)",
+    "SELECT count(*) FROM geohash_cover_box(10, 10, 11, 12)",
+    "SELECT * FROM geo_bbox(0, 179.9, 100000)",
+    NULL};
+
+static const char *const azMpath[] = {
+    "SELECT mpath_match('Top.Science.Astronomy', '*.Astr*@.*'), mpath_match('a.b.c', 'a.*{0,2}.b|c')",
+    "SELECT mpath_txtmatch('Europe.Russia_Moscow', 'Russia* & !Transport'), mpath_nlevel('a.b.c')",
+    "SELECT mpath_subpath('a.b.c.d', 1, 2), mpath_lca('a.b.c', 'a.b.d', 'a.b'), mpath_rebase('a.b.c', 'a', "
+    "'z.y')",
+    "SELECT mpath_lower('a.b'), mpath_upper('a.b'), mpath_prefix('a.b.*'), mpath_index('a.b.c.d', 'c.d')",
+    "SELECT lo, hi FROM mpath_ranges('a.b')",
+    "CREATE TABLE node(id INTEGER PRIMARY KEY, path TEXT UNIQUE)",
+    "INSERT INTO node(path) VALUES ('a'), ('a.b'), ('a.b.c'), ('a.d'), ('e')",
+    "SELECT n.path FROM mpath_ranges('a') g JOIN node n ON n.path >= g.lo AND n.path < g.hi ORDER BY n.path",
+    NULL};
+
+static const char *const azNestedSet[] = {
+    "CREATE VIRTUAL TABLE t USING nested_set(name TEXT)",
+    "INSERT INTO t(id, parent, name) VALUES (1, NULL, 'a'), (2, 1, 'b'), (3, 2, 'c'), (4, 1, 'd'), (5, 4, "
+    "'e')",
+    "SELECT id, depth FROM t WHERE descendant_of = 1",
+    "SELECT id FROM t WHERE ancestor_of = 5",
+    "SELECT id FROM t WHERE leaves_of = 1",
+    "UPDATE t SET parent = 2 WHERE id = 4",
+    "DELETE FROM t WHERE id = 3",
+    "INSERT INTO t(t) VALUES ('integrity-check')",
+    "INSERT INTO t(t) VALUES ('rebuild')",
+    "SELECT id, parent, depth, name FROM t ORDER BY id",
+    "CREATE TABLE c(id INTEGER PRIMARY KEY, parent, name)",
+    "INSERT INTO c VALUES (1, NULL, 'r'), (2, 1, 'k')",
+    "CREATE VIRTUAL TABLE ct USING nested_set(content=c, id=id, parent=parent, name)",
+    "SELECT id, name FROM ct WHERE descendant_of = 1",
+    "DROP TABLE t",
+    NULL};
+
+static const char *const azInvertedIndex[] = {
+    "CREATE VIRTUAL TABLE a USING inverted_index(category, city, site)",
+    "INSERT INTO a(rowid, category, city, site) VALUES (7, '[\"Men\",\"Bloggers\"]', 'Boston', 'cnn.com'),"
+    " (-3, '[\"Women\"]', 'New York', 'cnn.com'), (9, 'Kids', 'Boston', 'bbc.com')",
+    "SELECT rowid FROM a WHERE a MATCH 'site:cnn.com AND (city:Boston OR city:\"New York\") AND NOT "
+    "category:Kids'",
+    "SELECT inverted_index_count('a', 'city:Boston OR site:bbc.com')",
+    "CREATE VIRTUAL TABLE a_facets USING inverted_index_facets(a)",
+    "SELECT field, term, docs FROM a_facets WHERE query = 'site:cnn.com' ORDER BY 1, 2",
+    "CREATE VIRTUAL TABLE a_vocab USING inverted_index_vocab(a)",
+    "SELECT field, term, docs FROM a_vocab ORDER BY 1, 2",
+    "BEGIN",
+    "UPDATE a SET city = 'Paris' WHERE rowid = 7",
+    "DELETE FROM a WHERE rowid = 9",
+    "COMMIT",
+    "INSERT INTO a(a) VALUES ('integrity-check')",
+    "INSERT INTO a(a) VALUES ('optimize')",
+    "SELECT rowid, category, city FROM a WHERE a MATCH 'NOT city:Boston'",
+    "SELECT rb_to_json(rb_or(rb_build('[1,2,70000]'), rb_build('[3]'))), rb_cardinality(rb_build('[5,6]'))",
+    "SELECT value FROM rb_iterate(rb_build('[4,1,3]'))",
+    "SELECT rb_cardinality(rb_or_agg(b)) FROM (SELECT rb_build('[1]') AS b UNION ALL SELECT rb_build('[2]'))",
+    NULL};
+
+static const char *const azCkey[] = {
+    "SELECT hex(ckey('a', 1, 2.5, NULL, x'00ff')), ckey_decode(ckey('a', 1)), ckey_length(ckey(1, 2, 3))",
+    "SELECT hex(ckey_prefix(ckey('a', 'b', 'c'), 2)), hex(ckey_range_end(ckey('a'))), ckey_join(':', 'a', 1)",
+    "CREATE TABLE s(k TEXT PRIMARY KEY, v)",
+    "INSERT INTO s VALUES ('CA:LA:1', 1), ('CA:SF:2', 2), ('NY:NYC:4', 4)",
+    "CREATE VIRTUAL TABLE vs USING composite_scan(s, k, state, city, id, sep=':')",
+    "SELECT v, city FROM vs WHERE state = 'CA' ORDER BY k",
+    "CREATE TABLE b(k BLOB PRIMARY KEY, v) WITHOUT ROWID",
+    "INSERT INTO b VALUES (ckey('x', 1), 1), (ckey('x', 2), 2), (ckey('y', 1), 3)",
+    "CREATE VIRTUAL TABLE vb USING composite_scan(b, k, s TEXT, n INTEGER)",
+    "SELECT s, n, v FROM vb WHERE s = 'x' AND n >= 2",
+    "SELECT count_distinct_sorted(n) FROM (SELECT n FROM vb ORDER BY n)",
+    "SELECT hll_count(value), hll_estimate(hll_sketch(value, 10)) FROM json_each('[1,2,3,2,1]')",
+    "SELECT hll_estimate(hll_merge(s)) FROM (SELECT hll_sketch(1) AS s UNION ALL SELECT hll_sketch(2))",
+    "SELECT kv_incr('a'), kv_incr('a', 5), kv_get('a')",
+    "SELECT name, value FROM kv_counters",
+    NULL};
+
+static const OomScript aScript[] = {
+    {"geohash", azGeohash},
+    {"mpath", azMpath},
+    {"nested_set", azNestedSet},
+    {"inverted_index", azInvertedIndex},
+    {"ckey", azCkey},
+};
+
+/* The result of one statement: its rows rendered with types, or its error. */
+typedef struct OomOut OomOut;
+struct OomOut {
+  int rc;       /* SQLITE_OK, or the first error */
+  char *zText;  /* Rows (sqlite3_mprintf; rendered before the failure point) */
+  char *zError; /* The error message (sqlite3_mprintf) when rc != SQLITE_OK */
+};
+
+/* Append to a malloc'd string (system malloc: not counted). */
+static char *oomAppend(char *z, const char *zAdd, int nAdd) {
+  size_t n = z ? strlen(z) : 0;
+  char *zNew = (char *)realloc(z, n + (size_t)nAdd + 1);
+  if (zNew == NULL) abort();
+  memcpy(zNew + n, zAdd, (size_t)nAdd);
+  zNew[n + (size_t)nAdd] = 0;
+  return zNew;
+}
+
+/* Run one statement, rendering rows into pOut (system malloc). */
+static void oomStmt(sqlite3 *db, const char *zSql, OomOut *pOut) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  memset(pOut, 0, sizeof(*pOut));
+  pOut->zText = oomAppend(NULL, "", 0);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    int i;
+    for (i = 0; i < sqlite3_column_count(pStmt); i++) {
+      char aType[4];
+      const unsigned char *z = sqlite3_column_text(pStmt, i);
+      int eType = sqlite3_column_type(pStmt, i);
+      if (z == NULL && eType != SQLITE_NULL) {
+        /* The text conversion itself ran out of memory. */
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      snprintf(aType, sizeof(aType), "%d:", eType);
+      pOut->zText = oomAppend(pOut->zText, aType, (int)strlen(aType));
+      if (z) pOut->zText = oomAppend(pOut->zText, (const char *)z, sqlite3_column_bytes(pStmt, i));
+      pOut->zText = oomAppend(pOut->zText, "|", 1);
+    }
+    if (rc == SQLITE_NOMEM) break;
+    pOut->zText = oomAppend(pOut->zText, "\n", 1);
+    rc = SQLITE_OK;
+  }
+  if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  pOut->rc = rc;
+  if (rc != SQLITE_OK) {
+    const char *zErr = sqlite3_errmsg(db);
+    pOut->zError = oomAppend(NULL, zErr ? zErr : "", zErr ? (int)strlen(zErr) : 0);
+  }
+  sqlite3_finalize(pStmt);
+}
+
+static void oomOutFree(OomOut *p) {
+  free(p->zText);
+  free(p->zError);
+  memset(p, 0, sizeof(*p));
+}
+
+static int oomVerbose;
+
+/*
+** Run the script with the Nth allocation failing (0: none). Compares with
+** aRef (NULL: fills it). Returns 0 if the run was clean, 1 if not; sets
+** *pbFired when the failure happened.
+*/
+static int oomRun(const OomScript *pScript, int iFail, OomOut *aRef, int *pbFired) {
+  sqlite3 *db = NULL;
+  int64_t nBefore = oomOutstanding;
+  int nBad = 0, i, rc;
+  oomFired = 0;
+  oomCountdown = iFail;
+  oomArmed = iFail > 0;
+  rc = sqlite3_open(":memory:", &db);
+  if (rc != SQLITE_OK) {
+    if (!oomFired || (rc & 0xff) != SQLITE_NOMEM) {
+      printf("FAIL %s N=%d: open returned %d (%s)\n", pScript->zName, iFail, rc,
+             db ? sqlite3_errmsg(db) : "");
+      nBad++;
+    }
+  } else {
+    for (i = 0; pScript->azStmt[i]; i++) {
+      OomOut out;
+      oomStmt(db, pScript->azStmt[i], &out);
+      if (aRef == NULL) {
+        printf("FAIL %s: no reference\n", pScript->zName);
+        nBad++;
+      } else if (iFail == 0) {
+        aRef[i] = out;
+        if (out.rc != SQLITE_OK) {
+          printf("FAIL %s: reference run: %s\n  in: %s\n", pScript->zName, out.zError, pScript->azStmt[i]);
+          nBad++;
+        }
+        continue;
+      } else if (out.rc != SQLITE_OK) {
+        int bNomem = (out.rc & 0xff) == SQLITE_NOMEM || strstr(out.zError, "out of memory") != NULL;
+        if (!bNomem || !oomFired) {
+          printf("FAIL %s N=%d: %s error %d (%s) where the reference succeeded\n  in: %s\n", pScript->zName,
+                 iFail, oomFired ? "after the failed allocation," : "without a failed allocation,", out.rc,
+                 out.zError, pScript->azStmt[i]);
+          nBad++;
+        }
+        oomOutFree(&out);
+        break;
+      } else if (strcmp(out.zText, aRef[i].zText) != 0) {
+        printf(
+            "FAIL %s N=%d: a different result after a failed allocation\n  in: %s\n  got: %.200s\n  "
+            "expected: "
+            "%.200s\n",
+            pScript->zName, iFail, pScript->azStmt[i], out.zText, aRef[i].zText);
+        nBad++;
+        oomOutFree(&out);
+        break;
+      }
+      oomOutFree(&out);
+    }
+  }
+  oomArmed = 0;
+  rc = sqlite3_close(db);
+  if (rc != SQLITE_OK) {
+    printf("FAIL %s N=%d: sqlite3_close returned %d (%s): a statement was left open\n", pScript->zName, iFail,
+           rc, sqlite3_errmsg(db));
+    sqlite3_close_v2(db);
+    nBad++;
+  }
+  if (oomOutstanding != nBefore) {
+    printf("FAIL %s N=%d: %lld allocations leaked\n", pScript->zName, iFail,
+           (long long)(oomOutstanding - nBefore));
+    nBad++;
+  }
+  *pbFired = oomFired;
+  return nBad ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  static sqlite3_mem_methods mem;
+  int nStep = 1, nPass = 0, nFail = 0, k;
+  const char *zOnly = NULL;
+  size_t iScript;
+  for (k = 1; k < argc; k++) {
+    if (strcmp(argv[k], "--step") == 0 && k + 1 < argc) {
+      nStep = atoi(argv[++k]);
+    } else if (strcmp(argv[k], "--persist") == 0) {
+      oomPersist = 1;
+    } else if (strcmp(argv[k], "--only") == 0 && k + 1 < argc) {
+      zOnly = argv[++k];
+    } else if (strcmp(argv[k], "-v") == 0) {
+      oomVerbose = 1;
+    } else {
+      fprintf(stderr, "usage: oom [--step K] [--persist] [--only NAME] [-v]\n");
+      return 2;
+    }
+  }
+  if (nStep < 1) nStep = 1;
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  sqlite3_config(SQLITE_CONFIG_GETMALLOC, &oomDefault);
+  mem = oomDefault;
+  mem.xMalloc = oomMalloc;
+  mem.xFree = oomFree;
+  mem.xRealloc = oomRealloc;
+  mem.xSize = oomSize;
+  mem.xRoundup = oomRoundup;
+  mem.xInit = oomInit;
+  mem.xShutdown = oomShutdown;
+  /* No lookaside: small allocations then go through the failing allocator too. */
+  if (sqlite3_config(SQLITE_CONFIG_MALLOC, &mem) != SQLITE_OK ||
+      sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 0, 0) != SQLITE_OK) {
+    printf("FAIL sqlite3_config: the library was initialised already\n0 passed, 1 failed\n");
+    return 1;
+  }
+  sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
+  for (iScript = 0; iScript < sizeof(aScript) / sizeof(aScript[0]); iScript++) {
+    const OomScript *p = &aScript[iScript];
+    OomOut aRef[32];
+    int nStmt = 0, iFail, bFired = 1, nRun = 0, nBad = 0;
+    if (zOnly && strcmp(zOnly, p->zName) != 0) continue;
+    while (p->azStmt[nStmt]) nStmt++;
+    memset(aRef, 0, sizeof(aRef));
+    /* Twice unarmed: the first run may leave global state (memory SQLite keeps for the process). */
+    oomRun(p, 0, aRef, &bFired);
+    for (k = 0; k < nStmt; k++) oomOutFree(&aRef[k]);
+    if (oomRun(p, 0, aRef, &bFired)) {
+      for (k = 0; k < nStmt; k++) oomOutFree(&aRef[k]);
+      nFail++;
+      continue;
+    }
+    for (iFail = 1, bFired = 1; bFired; iFail += nStep) {
+      int bBad;
+      if (oomVerbose) printf("run %s N=%d\n", p->zName, iFail);
+      bBad = oomRun(p, iFail, aRef, &bFired);
+      nRun++;
+      nBad += bBad;
+      if (bBad && nBad >= 10) {
+        printf("FAIL %s: stopping after 10 failed runs\n", p->zName);
+        break;
+      }
+    }
+    for (k = 0; k < nStmt; k++) oomOutFree(&aRef[k]);
+    printf("%s %s: %d runs (allocations 1 to %d, step %d), %d failed\n", nBad ? "FAIL" : "ok", p->zName, nRun,
+           iFail - nStep, nStep, nBad);
+    if (nBad)
+      nFail++;
+    else
+      nPass++;
+  }
+  printf("%d passed, %d failed\n", nPass, nFail);
+  return nFail ? 1 : 0;
+}
