@@ -595,7 +595,10 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
              aOp[i].zKey);
   }
 
-  if (e.rc == SQLITE_OK) e.rc = kvAtomicBegin(e.db, e.pOwner, &bOwn);
+  if (e.rc == SQLITE_OK) {
+    int rc = kvAtomicBegin(e.db, e.pOwner, &bOwn);
+    if (rc != SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
+  }
   if (e.rc == SQLITE_OK) {
     e.rc =
         kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, zDocLayout, zDocRead, &pStmt, &bTemp, &e.zErr);
