@@ -1019,14 +1019,13 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
                               : sqlite3_column_value(pTree, 4));
       }
     }
-    if (rc == SQLITE_OK && sqlite3_reset(pTree) != SQLITE_OK) {
+    if (rc == SQLITE_OK && (rc = sqlite3_reset(pTree)) != SQLITE_OK) {
+      /* SQLite's own code (SQLITE_INTERRUPT, SQLITE_NOMEM, ...) is passed on. */
       zErr = sqlite3_mprintf("doc_schema: %s", sqlite3_errmsg(p->db));
-      rc = SQLITE_ERROR;
     }
   }
-  if (rc == SQLITE_OK && pScan && sqlite3_reset(pScan) != SQLITE_OK) {
+  if (rc == SQLITE_OK && pScan && (rc = sqlite3_reset(pScan)) != SQLITE_OK) {
     zErr = sqlite3_mprintf("doc_schema: %s", sqlite3_errmsg(p->db));
-    rc = SQLITE_ERROR;
   }
   docPathStackFree(&stack);
   sqlite3_finalize(pTree);

@@ -93,6 +93,18 @@ static const char zSetup[] =
     "CREATE VIRTUAL TABLE cb USING composite_scan(b, k, s TEXT, n INTEGER);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
     " SELECT count(kv_incr('c' || i)) FROM c;"
+    "CREATE TABLE e(a INTEGER, b INTEGER, w REAL);"
+    "CREATE INDEX e_a ON e(a);"
+    "CREATE INDEX e_b ON e(b);"
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
+    " INSERT INTO e SELECT i / 2, i, 1 + i % 7 FROM c WHERE i > 1 UNION ALL SELECT i, (i * 7) % 1500 + 1, 3"
+    " FROM c;"
+    "CREATE TABLE d(key TEXT PRIMARY KEY, doc, version INTEGER);"
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
+    " INSERT INTO d SELECT 'k' || i, json_object('n', i, 'tags', json_array('t' || (i % 5)), 'o',"
+    " json_object('x', i % 3)), 1 FROM c;"
+    "CREATE TABLE kv(key TEXT PRIMARY KEY, value);"
+    "INSERT INTO kv SELECT key, version FROM d;"
     "CREATE TABLE many(i INTEGER PRIMARY KEY);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) INSERT INTO many SELECT i "
     "FROM c;";
@@ -124,6 +136,16 @@ static const IntCase aCase[] = {
     {"geohash_neighbors",
      "SELECT tick(), m.i, n.hash FROM many m, geohash_neighbors(geohash(m.i % 80, 1, 5)) n", 0},
     {"geo_bbox", "SELECT tick(), m.i, b.min_lat FROM many m, geo_bbox(m.i % 80, 179.9, 100000) b", 0},
+    {"graph_walk", "SELECT tick(), node, depth, parent FROM graph_walk('e', 'a', 'b', 1)", 0},
+    {"graph_walk", "SELECT tick(), node, depth FROM graph_walk('e', 'a', 'b', 700, NULL, 'both')", 0},
+    {"graph_walk", "SELECT tick(), m.i, count(*) FROM many m, graph_walk('e', 'a', 'b', m.i, 2) GROUP BY m.i",
+     0},
+    {"graph_path", "SELECT tick(), step, node, cost FROM graph_path('e', 'a', 'b', 1, 1499, 'w')", 0},
+    {"graph_path", "SELECT tick(), m.i, p.node FROM many m, graph_path('e', 'a', 'b', 1, m.i * 5) p", 0},
+    {"kv_mget", "SELECT tick(), key, value FROM kv_mget('kv', (SELECT json_group_array(key) FROM kv))", 0},
+    {"doc_schema", "SELECT tick(), path, type, docs FROM doc_schema('d', 'doc')", 0},
+    {"kv_pairs", "SELECT tick(), m.i, p.key FROM many m, kv_pairs('p', json_object('a', m.i, 'b', '[1]')) p",
+     0},
     {"rb_iterate", "SELECT tick(), value FROM rb_iterate((SELECT rb_build_agg(i * 7) FROM many))", 0},
     {"nested_set", "INSERT INTO ns(ns) VALUES ('rebuild')", "INSERT INTO ns(ns) VALUES ('integrity-check')"},
     {"nested_set", "UPDATE ns SET parent = 3 WHERE id = 4", "INSERT INTO ns(ns) VALUES ('integrity-check')"},

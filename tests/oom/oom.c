@@ -162,12 +162,49 @@ static const char *const azCkey[] = {
     "SELECT name, value FROM kv_counters",
     NULL};
 
+static const char *const azDocuments[] = {
+    "CREATE TABLE kv(key TEXT PRIMARY KEY, value)",
+    "SELECT kv_cas('kv', 'a', NULL, 1), kv_cas('kv', 'a', 1, 2), kv_cas('kv', 'a', 1, 3), kv_cas('kv', 'b', "
+    "1, 1)",
+    "SELECT kv_delete_if('kv', 'a', 9), kv_delete_if('kv', 'a', 2), kv_delete_if('kv', 'a', 2)",
+    "INSERT INTO kv VALUES ('x', 1), ('y', 'two'), ('z', NULL)",
+    "SELECT key, value FROM kv_mget('kv', '[\"z\", \"q\", \"x\", \"y\"]')",
+    "CREATE TABLE d(key TEXT PRIMARY KEY, doc, version INTEGER)",
+    "SELECT doc_update('d', 'u1', '{\"name\": \"ann\", \"tags\": [\"a\"]}')",
+    "SELECT doc_update('d', 'u1', '{\"$inc\": {\"n\": 2}, \"$push\": {\"tags\": {\"$each\": [\"b\", "
+    "\"c\"]}}, \"$set\": {\"p.q\": 1}}', 1)",
+    "SELECT doc_update('d', 'u1', '{\"$pull\": {\"tags\": \"a\"}, \"$unset\": {\"name\": 1}, "
+    "\"$addToSet\": {\"tags\": \"b\"}}')",
+    "SELECT key, doc, version FROM d",
+    "SELECT path, type, docs, example FROM doc_schema('d', 'doc')",
+    "SELECT kv_object(k, v, '.') FROM (SELECT 'a.b' AS k, 1 AS v UNION ALL SELECT 'a.c', 'x')",
+    "SELECT key, value FROM kv_pairs('u1', (SELECT doc FROM d), '.')",
+    NULL};
+
+static const char *const azGraphs[] = {
+    "CREATE TABLE e(a, b, w)",
+    "CREATE INDEX e_a ON e(a)",
+    "INSERT INTO e VALUES (1, 2, 1.0), (2, 3, 2.5), (3, 1, 1.0), (3, 4, 0.5), (1, 4, 9), (4, 'x', 1), "
+    "(5, 5, 1)",
+    "SELECT node, depth, parent FROM graph_walk('e', 'a', 'b', 1)",
+    "SELECT node, depth FROM graph_walk('e', 'a', 'b', 4, 2, 'in')",
+    "SELECT node, depth, parent FROM graph_walk WHERE source = 'e' AND from_col = 'a' AND to_col = 'b' AND "
+    "root IN (1, 5) AND direction = 'both'",
+    "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x')",
+    "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w')",
+    "CREATE TABLE j(id INTEGER PRIMARY KEY, kids)",
+    "INSERT INTO j VALUES (1, '[2, 3]'), (2, '[4]'), (3, '[]'), (4, NULL)",
+    "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')",
+    NULL};
+
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
     {"mpath", azMpath},
     {"nested_set", azNestedSet},
     {"inverted_index", azInvertedIndex},
     {"ckey", azCkey},
+    {"documents", azDocuments},
+    {"graphs", azGraphs},
 };
 
 /* The result of one statement: its rows rendered with types, or its error. */
