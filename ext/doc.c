@@ -1120,29 +1120,6 @@ struct DocObjAgg {
   char *zErr;     /* Error message, or NULL */
 };
 
-/* Append text z[0..n) as a JSON string to pBuf. */
-static void docJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n) {
-  int i;
-  nosqlBufferAppend(pRc, pBuf, "\"", 1);
-  for (i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)z[i];
-    if (c == '"' || c == '\\') {
-      char a[2] = {'\\', (char)c};
-      nosqlBufferAppend(pRc, pBuf, a, 2);
-    } else if (c < 0x20) {
-      if (c >= 0x08 && c <= 0x0d && c != 0x0b) {
-        char a[2] = {'\\', "btn?fr"[c - 0x08]};
-        nosqlBufferAppend(pRc, pBuf, a, 2);
-      } else {
-        nosqlBufferAppendf(pRc, pBuf, "\\u%04x", c);
-      }
-    } else {
-      nosqlBufferAppend(pRc, pBuf, &z[i], 1);
-    }
-  }
-  nosqlBufferAppend(pRc, pBuf, "\"", 1);
-}
-
 /* The JSON text of an SQL value (sqlite3_mprintf), or NULL: a blob (*pbBlob) or OOM. */
 static char *docValueJson(sqlite3_value *pVal, int *pbBlob) {
   NosqlBuffer buf = {0, 0, 0};
@@ -1153,19 +1130,13 @@ static char *docValueJson(sqlite3_value *pVal, int *pbBlob) {
       return sqlite3_mprintf("null");
     case SQLITE_INTEGER:
       return sqlite3_mprintf("%lld", sqlite3_value_int64(pVal));
-    case SQLITE_FLOAT: {
-      double r = sqlite3_value_double(pVal);
-      char *z = sqlite3_mprintf("%!.15g", r);
-      if (z && strtod(z, NULL) != r) {
-        sqlite3_free(z);
-        z = sqlite3_mprintf("%!.17g", r);
+    case SQLITE_FLOAT:
+      nosqlBufferJsonReal(&rc, &buf, sqlite3_value_double(pVal));
+      if (rc != SQLITE_OK) {
+        nosqlBufferFree(&buf);
+        return NULL;
       }
-      if (z && (strcmp(z, "Inf") == 0 || strcmp(z, "-Inf") == 0)) {
-        sqlite3_free(z);
-        z = sqlite3_mprintf(r > 0 ? "9e999" : "-9e999");
-      }
-      return z;
-    }
+      return (char *)buf.a;
     case SQLITE_BLOB:
       *pbBlob = 1;
       return NULL;
@@ -1173,7 +1144,7 @@ static char *docValueJson(sqlite3_value *pVal, int *pbBlob) {
       if (sqlite3_value_subtype(pVal) == DOC_JSON_SUBTYPE) {
         return sqlite3_mprintf("%s", sqlite3_value_text(pVal));
       }
-      docJsonString(&rc, &buf, (const char *)sqlite3_value_text(pVal), sqlite3_value_bytes(pVal));
+      nosqlBufferJsonString(&rc, &buf, (const char *)sqlite3_value_text(pVal), sqlite3_value_bytes(pVal));
       if (rc != SQLITE_OK) {
         nosqlBufferFree(&buf);
         return NULL;
@@ -1258,7 +1229,7 @@ static void kvObjectFinal(sqlite3_context *ctx) {
     nosqlBufferAppend(&rc, &buf, "{", 1);
     for (i = 0; p && i < p->n; i++) {
       if (i) nosqlBufferAppend(&rc, &buf, ",", 1);
-      docJsonString(&rc, &buf, p->azField[i], (int)strlen(p->azField[i]));
+      nosqlBufferJsonString(&rc, &buf, p->azField[i], (int)strlen(p->azField[i]));
       nosqlBufferAppend(&rc, &buf, ":", 1);
       nosqlBufferAppend(&rc, &buf, p->azJson[i], (sqlite3_int64)strlen(p->azJson[i]));
     }

@@ -29,6 +29,8 @@
 */
 #include "nosqlInt.h"
 
+#include <assert.h>
+#include <math.h>
 #include <string.h>
 
 /* Free the strings of p and zero it. */
@@ -247,4 +249,192 @@ char *graphSourceEdgesSql(const GraphSource *p) {
   }
   sqlite3_free(zW);
   return zRet;
+}
+
+/**************************************************************************
+** Node values and sets of them, shared by the graph and tree functions.
+**
+** A node id is any SQLite value but NULL, compared as SQLite compares
+** values with BINARY collation: integers and reals by numeric value (a
+** whole real in the int64 range is stored as the integer, so 1 and 1.0 are
+** one node), text and blobs by bytes (text never equals a blob).
+*/
+
+static unsigned graphHashBytes(unsigned h, const void *pData, int n) {
+  const unsigned char *z = (const unsigned char *)pData;
+  int i;
+  for (i = 0; i < n; i++) h = (h ^ z[i]) * 16777619u;
+  return h;
+}
+
+/*
+** Fill *p from pVal (p->z points into pVal: not owned). Returns 0 for NULL
+** (no node), else 1.
+*/
+int graphValueFrom(sqlite3_value *pVal, GraphValue *p) {
+  memset(p, 0, sizeof(*p));
+  p->eType = sqlite3_value_type(pVal);
+  switch (p->eType) {
+    case SQLITE_NULL:
+      return 0;
+    case SQLITE_INTEGER:
+      p->iVal = sqlite3_value_int64(pVal);
+      break;
+    case SQLITE_FLOAT: {
+      double r = sqlite3_value_double(pVal);
+      if (r == floor(r) && r >= -9223372036854775808.0 && r < 9223372036854775808.0) {
+        p->eType = SQLITE_INTEGER;
+        p->iVal = (sqlite3_int64)r;
+      } else {
+        p->rVal = r;
+      }
+      break;
+    }
+    default:
+      p->z = (char *)(p->eType == SQLITE_TEXT ? (const void *)sqlite3_value_text(pVal)
+                                              : sqlite3_value_blob(pVal));
+      p->n = sqlite3_value_bytes(pVal);
+      break;
+  }
+  switch (p->eType) {
+    case SQLITE_INTEGER:
+      p->h = graphHashBytes(2166136261u, &p->iVal, sizeof(p->iVal));
+      break;
+    case SQLITE_FLOAT:
+      p->h = graphHashBytes(2166136261u ^ 7, &p->rVal, sizeof(p->rVal));
+      break;
+    default:
+      p->h = graphHashBytes(2166136261u ^ (unsigned)p->eType, p->z, p->n);
+      break;
+  }
+  return 1;
+}
+
+int graphValueEq(const GraphValue *a, const GraphValue *b) {
+  if (a->eType != b->eType || a->h != b->h) return 0;
+  switch (a->eType) {
+    case SQLITE_INTEGER:
+      return a->iVal == b->iVal;
+    case SQLITE_FLOAT:
+      return a->rVal == b->rVal;
+    default:
+      return a->n == b->n && (a->n == 0 || memcmp(a->z, b->z, (size_t)a->n) == 0);
+  }
+}
+
+void graphValueResult(sqlite3_context *ctx, const GraphValue *p) {
+  switch (p->eType) {
+    case SQLITE_INTEGER:
+      sqlite3_result_int64(ctx, p->iVal);
+      break;
+    case SQLITE_FLOAT:
+      sqlite3_result_double(ctx, p->rVal);
+      break;
+    case SQLITE_TEXT:
+      sqlite3_result_text(ctx, p->z ? p->z : "", p->n, SQLITE_TRANSIENT);
+      break;
+    default:
+      sqlite3_result_blob(ctx, p->z ? p->z : "", p->n, SQLITE_TRANSIENT);
+      break;
+  }
+}
+
+void graphValueBind(sqlite3_stmt *pStmt, int iParam, const GraphValue *p) {
+  switch (p->eType) {
+    case SQLITE_INTEGER:
+      sqlite3_bind_int64(pStmt, iParam, p->iVal);
+      break;
+    case SQLITE_FLOAT:
+      sqlite3_bind_double(pStmt, iParam, p->rVal);
+      break;
+    case SQLITE_TEXT:
+      sqlite3_bind_text(pStmt, iParam, p->z ? p->z : "", p->n, SQLITE_STATIC);
+      break;
+    default:
+      sqlite3_bind_blob(pStmt, iParam, p->z ? p->z : "", p->n, SQLITE_STATIC);
+      break;
+  }
+}
+
+char *graphValueText(const GraphValue *p) {
+  switch (p->eType) {
+    case SQLITE_INTEGER:
+      return sqlite3_mprintf("%lld", p->iVal);
+    case SQLITE_FLOAT:
+      return sqlite3_mprintf("%!.15g", p->rVal);
+    case SQLITE_TEXT:
+      return sqlite3_mprintf("'%.*q'", p->n, p->z ? p->z : "");
+    default:
+      return sqlite3_mprintf("a blob of %d bytes", p->n);
+  }
+}
+
+/* Free the elements and their bytes; the set stays usable (szElem kept). */
+void graphSetClear(GraphSet *p) {
+  int i, szElem = p->szElem;
+  for (i = 0; i < p->n; i++) sqlite3_free(((GraphValue *)graphSetAt(p, i))->z);
+  sqlite3_free(p->a);
+  sqlite3_free(p->aSlot);
+  memset(p, 0, sizeof(*p));
+  p->szElem = szElem;
+}
+
+/* Slot of *pKey in p->aSlot: its slot, or the empty slot where it goes. */
+static int graphSetSlot(const GraphSet *p, const GraphValue *pKey) {
+  int i = (int)(pKey->h & (unsigned)(p->nSlot - 1));
+  while (p->aSlot[i] && !graphValueEq((const GraphValue *)graphSetAt(p, p->aSlot[i] - 1), pKey)) {
+    i = (i + 1) & (p->nSlot - 1);
+  }
+  return i;
+}
+
+int graphSetFind(const GraphSet *p, const GraphValue *pKey) {
+  int iSlot;
+  if (p->nSlot == 0) return -1;
+  iSlot = graphSetSlot(p, pKey);
+  return p->aSlot[iSlot] - 1;
+}
+
+int graphSetAdd(GraphSet *p, const GraphValue *pKey, int *piElem, int *pbNew) {
+  int iSlot;
+  GraphValue *pNew;
+  *pbNew = 0;
+  assert(p->szElem >= (int)sizeof(GraphValue));
+  if (p->n >= 0x3fffffff) return SQLITE_TOOBIG;
+  if ((p->n + 1) * 2 > p->nSlot) {
+    int nNew = p->nSlot ? p->nSlot * 2 : 64, i;
+    int *aNew = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)nNew);
+    if (aNew == NULL) return SQLITE_NOMEM;
+    memset(aNew, 0, sizeof(int) * (size_t)nNew);
+    sqlite3_free(p->aSlot);
+    p->aSlot = aNew;
+    p->nSlot = nNew;
+    for (i = 0; i < p->n; i++) p->aSlot[graphSetSlot(p, (const GraphValue *)graphSetAt(p, i))] = i + 1;
+  }
+  iSlot = graphSetSlot(p, pKey);
+  if (p->aSlot[iSlot]) {
+    *piElem = p->aSlot[iSlot] - 1;
+    return SQLITE_OK;
+  }
+  if (p->n == p->nAlloc) {
+    int nNew = p->nAlloc ? p->nAlloc * 2 : 64;
+    char *aNew = (char *)sqlite3_realloc64(p->a, (sqlite3_uint64)p->szElem * (sqlite3_uint64)nNew);
+    if (aNew == NULL) return SQLITE_NOMEM;
+    p->a = aNew;
+    p->nAlloc = nNew;
+  }
+  pNew = (GraphValue *)graphSetAt(p, p->n);
+  memset(pNew, 0, (size_t)p->szElem);
+  *pNew = *pKey;
+  pNew->z = NULL;
+  if (pKey->eType == SQLITE_TEXT || pKey->eType == SQLITE_BLOB) {
+    pNew->z = (char *)sqlite3_malloc64((sqlite3_uint64)pKey->n + 1);
+    if (pNew->z == NULL) return SQLITE_NOMEM;
+    if (pKey->n) memcpy(pNew->z, pKey->z, (size_t)pKey->n);
+    pNew->z[pKey->n] = 0;
+  }
+  p->aSlot[iSlot] = p->n + 1;
+  *piElem = p->n++;
+  *pbNew = 1;
+  return SQLITE_OK;
 }

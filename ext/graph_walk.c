@@ -36,193 +36,21 @@
 #include <string.h>
 
 /**************************************************************************
-** Nodes: values with a hash, kept in one growing array, found by an
-** open-addressing table of indexes.
+** Nodes: a GraphSet (ext/graph_source.c) of GwNode elements.
 */
 
-/* One node of a walk. */
+/* One node of a walk: its value, then what the search knows of it. */
 typedef struct GwNode GwNode;
 struct GwNode {
-  int eType;            /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_BLOB */
-  sqlite3_int64 iVal;   /* SQLITE_INTEGER (and integral reals) */
-  double rVal;          /* SQLITE_FLOAT */
-  char *z;              /* Text or blob bytes (sqlite3_malloc64), else NULL */
-  int n;                /* Bytes of z */
-  unsigned h;           /* Hash of the value */
-  sqlite3_int64 iDepth; /* Hops from the nearest root (graph_walk) */
+  GraphValue v;         /* The node id (must be first: a GraphSet element) */
+  sqlite3_int64 iDepth; /* Hops from the nearest root */
   int iParent;          /* Index of the node it was reached from, -1 for a root */
   double rCost;         /* graph_path: best cost found so far */
   sqlite3_int64 iCost;  /* graph_path: the same, exact, while every weight is an integer */
   int bIntCost;         /* graph_path: iCost is exact */
   int bDone;            /* graph_path: cost settled */
 };
-
-/* The nodes met so far. */
-typedef struct GwSet GwSet;
-struct GwSet {
-  GwNode *a;  /* Nodes, in the order they were met */
-  int n;      /* Nodes used */
-  int nAlloc; /* Nodes allocated */
-  int *aSlot; /* Hash table: index + 1 into a[], 0 empty */
-  int nSlot;  /* Slots (a power of two, at least twice n) */
-};
-
-static void gwSetClear(GwSet *p) {
-  int i;
-  for (i = 0; i < p->n; i++) sqlite3_free(p->a[i].z);
-  sqlite3_free(p->a);
-  sqlite3_free(p->aSlot);
-  memset(p, 0, sizeof(*p));
-}
-
-static unsigned gwHashBytes(unsigned h, const void *pData, int n) {
-  const unsigned char *z = (const unsigned char *)pData;
-  int i;
-  for (i = 0; i < n; i++) h = (h ^ z[i]) * 16777619u;
-  return h;
-}
-
-/*
-** Fill *pNode (z not yet owned) from a value: reals that are whole numbers
-** in the int64 range become integers, as SQLite compares 1 = 1.0. Returns
-** 0 for NULL (no node).
-*/
-static int gwNodeFromValue(sqlite3_value *pVal, GwNode *pNode) {
-  memset(pNode, 0, sizeof(*pNode));
-  pNode->iParent = -1;
-  pNode->eType = sqlite3_value_type(pVal);
-  switch (pNode->eType) {
-    case SQLITE_NULL:
-      return 0;
-    case SQLITE_INTEGER:
-      pNode->iVal = sqlite3_value_int64(pVal);
-      break;
-    case SQLITE_FLOAT: {
-      double r = sqlite3_value_double(pVal);
-      if (r == floor(r) && r >= -9223372036854775808.0 && r < 9223372036854775808.0) {
-        pNode->eType = SQLITE_INTEGER;
-        pNode->iVal = (sqlite3_int64)r;
-      } else {
-        pNode->rVal = r;
-      }
-      break;
-    }
-    default:
-      pNode->z = (char *)(pNode->eType == SQLITE_TEXT ? (const void *)sqlite3_value_text(pVal)
-                                                      : sqlite3_value_blob(pVal));
-      pNode->n = sqlite3_value_bytes(pVal);
-      break;
-  }
-  switch (pNode->eType) {
-    case SQLITE_INTEGER:
-      pNode->h = gwHashBytes(2166136261u, &pNode->iVal, sizeof(pNode->iVal));
-      break;
-    case SQLITE_FLOAT:
-      pNode->h = gwHashBytes(2166136261u ^ 7, &pNode->rVal, sizeof(pNode->rVal));
-      break;
-    default:
-      pNode->h = gwHashBytes(2166136261u ^ (unsigned)pNode->eType, pNode->z, pNode->n);
-      break;
-  }
-  return 1;
-}
-
-static int gwNodeEq(const GwNode *a, const GwNode *b) {
-  if (a->eType != b->eType || a->h != b->h) return 0;
-  switch (a->eType) {
-    case SQLITE_INTEGER:
-      return a->iVal == b->iVal;
-    case SQLITE_FLOAT:
-      return a->rVal == b->rVal;
-    default:
-      return a->n == b->n && (a->n == 0 || memcmp(a->z, b->z, (size_t)a->n) == 0);
-  }
-}
-
-/* Slot of node *pKey in p->aSlot: its slot, or the empty slot where it goes. */
-static int gwSetSlot(const GwSet *p, const GwNode *pKey) {
-  int i = (int)(pKey->h & (unsigned)(p->nSlot - 1));
-  while (p->aSlot[i] && !gwNodeEq(&p->a[p->aSlot[i] - 1], pKey)) i = (i + 1) & (p->nSlot - 1);
-  return i;
-}
-
-/*
-** Find node *pKey; add it (copying its bytes) when absent. *piNode gets its
-** index, *pbNew whether it was added. SQLITE_OK or SQLITE_NOMEM.
-*/
-static int gwSetAdd(GwSet *p, const GwNode *pKey, int *piNode, int *pbNew) {
-  int iSlot;
-  *pbNew = 0;
-  if ((p->n + 1) * 2 > p->nSlot) {
-    int nNew = p->nSlot ? p->nSlot * 2 : 64, i;
-    int *aNew = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)nNew);
-    if (aNew == NULL) return SQLITE_NOMEM;
-    memset(aNew, 0, sizeof(int) * (size_t)nNew);
-    sqlite3_free(p->aSlot);
-    p->aSlot = aNew;
-    p->nSlot = nNew;
-    for (i = 0; i < p->n; i++) p->aSlot[gwSetSlot(p, &p->a[i])] = i + 1;
-  }
-  iSlot = gwSetSlot(p, pKey);
-  if (p->aSlot[iSlot]) {
-    *piNode = p->aSlot[iSlot] - 1;
-    return SQLITE_OK;
-  }
-  if (p->n == p->nAlloc) {
-    int nNew = p->nAlloc ? p->nAlloc * 2 : 64;
-    GwNode *aNew = (GwNode *)sqlite3_realloc64(p->a, sizeof(GwNode) * (sqlite3_uint64)nNew);
-    if (aNew == NULL) return SQLITE_NOMEM;
-    p->a = aNew;
-    p->nAlloc = nNew;
-  }
-  p->a[p->n] = *pKey;
-  p->a[p->n].z = NULL;
-  if (pKey->eType == SQLITE_TEXT || pKey->eType == SQLITE_BLOB) {
-    p->a[p->n].z = (char *)sqlite3_malloc64((sqlite3_uint64)pKey->n + 1);
-    if (p->a[p->n].z == NULL) return SQLITE_NOMEM;
-    if (pKey->n) memcpy(p->a[p->n].z, pKey->z, (size_t)pKey->n);
-    p->a[p->n].z[pKey->n] = 0;
-  }
-  p->aSlot[iSlot] = p->n + 1;
-  *piNode = p->n++;
-  *pbNew = 1;
-  return SQLITE_OK;
-}
-
-/* Set the result (or bind parameter 1) to node pNode's value. */
-static void gwResultNode(sqlite3_context *ctx, const GwNode *pNode) {
-  switch (pNode->eType) {
-    case SQLITE_INTEGER:
-      sqlite3_result_int64(ctx, pNode->iVal);
-      break;
-    case SQLITE_FLOAT:
-      sqlite3_result_double(ctx, pNode->rVal);
-      break;
-    case SQLITE_TEXT:
-      sqlite3_result_text(ctx, pNode->z, pNode->n, SQLITE_TRANSIENT);
-      break;
-    default:
-      sqlite3_result_blob(ctx, pNode->z ? pNode->z : "", pNode->n, SQLITE_TRANSIENT);
-      break;
-  }
-}
-
-static void gwBindNode(sqlite3_stmt *pStmt, const GwNode *pNode) {
-  switch (pNode->eType) {
-    case SQLITE_INTEGER:
-      sqlite3_bind_int64(pStmt, 1, pNode->iVal);
-      break;
-    case SQLITE_FLOAT:
-      sqlite3_bind_double(pStmt, 1, pNode->rVal);
-      break;
-    case SQLITE_TEXT:
-      sqlite3_bind_text(pStmt, 1, pNode->z, pNode->n, SQLITE_STATIC);
-      break;
-    default:
-      sqlite3_bind_blob(pStmt, 1, pNode->z ? pNode->z : "", pNode->n, SQLITE_STATIC);
-      break;
-  }
-}
+#define GW_AT(pSet, i) ((GwNode *)graphSetAt(pSet, i))
 
 /**************************************************************************
 ** Arguments shared by both functions.
@@ -230,20 +58,6 @@ static void gwBindNode(sqlite3_stmt *pStmt, const GwNode *pNode) {
 
 /* A quoted rendering of a value for messages (caller frees). */
 static char *gwQuote(sqlite3_value *pVal) { return nosqlValueQuote(pVal); }
-
-/* A node as SQL text for messages (caller frees). */
-static char *gwNodeText(const GwNode *p) {
-  switch (p->eType) {
-    case SQLITE_INTEGER:
-      return sqlite3_mprintf("%lld", p->iVal);
-    case SQLITE_FLOAT:
-      return sqlite3_mprintf("%!.15g", p->rVal);
-    case SQLITE_TEXT:
-      return sqlite3_mprintf("'%.*q'", p->n, p->z ? p->z : "");
-    default:
-      return sqlite3_mprintf("a blob of %d bytes", p->n);
-  }
-}
 
 /* The direction argument: 'out', 'in' or 'both' (NULL: 'out'). */
 static int gwDirection(sqlite3_vtab *pVtab, const char *zFunc, sqlite3_value *pVal, int *peDir) {
@@ -316,17 +130,17 @@ static int gwPrepare(sqlite3_vtab *pVtab, sqlite3 *db, const char *zFunc, sqlite
 ** (weight NULL without a weight column). Refuses a JSON-layout value that
 ** is not an array. SQLITE_OK or an error (message set).
 */
-typedef int (*GwEdgeFunc)(void *pCtx, int iFrom, GwNode *pTo, sqlite3_value *pWeight);
-static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, GwSet *pSet, int iNode, sqlite3_stmt *pStmt,
-                        GwEdgeFunc xEdge, void *pCtx) {
+typedef int (*GwEdgeFunc)(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWeight);
+static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, GraphSet *pSet, int iNode,
+                        sqlite3_stmt *pStmt, GwEdgeFunc xEdge, void *pCtx) {
   int rc = SQLITE_OK;
-  gwBindNode(pStmt, &pSet->a[iNode]);
+  graphValueBind(pStmt, 1, &GW_AT(pSet, iNode)->v);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    GwNode key;
-    if (!gwNodeFromValue(sqlite3_column_value(pStmt, 0), &key)) {
+    GraphValue key;
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &key)) {
       const char *zType = (const char *)sqlite3_column_text(pStmt, 2);
       if (zType && strcmp(zType, "array") != 0) {
-        char *zNode = gwNodeText(&pSet->a[iNode]);
+        char *zNode = graphValueText(&GW_AT(pSet, iNode)->v);
         nosqlVtabError(pVtab, "%s: to_col of node %s is not a JSON array but %s (layout 'json')", zFunc,
                        zNode ? zNode : "?", zType);
         sqlite3_free(zNode);
@@ -432,7 +246,7 @@ struct gw_cursor {
   sqlite3_vtab_cursor base; /* Base class - must be first */
   GraphSource src;          /* The edge source */
   sqlite3_stmt *pStmt;      /* Neighbour statement */
-  GwSet set;                /* Nodes met: the queue, in breadth-first order */
+  GraphSet set;             /* Nodes met: the queue, in breadth-first order */
   int iRow;                 /* Row the cursor is on (index into set.a) */
   int iExpand;              /* Next node whose neighbours are to be read */
   sqlite3_int64 iMaxDepth;  /* Hops allowed (-1: no limit) */
@@ -460,7 +274,9 @@ static int gwWalkBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
 static int gwWalkOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
   gw_cursor *pCur = (gw_cursor *)nosqlCursorNew(sizeof(gw_cursor), ppCursor);
   (void)pVtab;
-  return pCur ? SQLITE_OK : SQLITE_NOMEM;
+  if (pCur == NULL) return SQLITE_NOMEM;
+  pCur->set.szElem = (int)sizeof(GwNode);
+  return SQLITE_OK;
 }
 
 static void gwWalkReset(gw_cursor *pCur) {
@@ -468,7 +284,7 @@ static void gwWalkReset(gw_cursor *pCur) {
   sqlite3_finalize(pCur->pStmt);
   pCur->pStmt = NULL;
   graphSourceClear(&pCur->src);
-  gwSetClear(&pCur->set);
+  graphSetClear(&pCur->set);
   for (i = 0; i < 7; i++) {
     sqlite3_value_free(pCur->apIn[i]);
     pCur->apIn[i] = NULL;
@@ -483,15 +299,15 @@ static int gwWalkClose(sqlite3_vtab_cursor *pCursor) {
 }
 
 /* xEdge of graph_walk: queue a node not met yet, one hop deeper. */
-static int gwWalkEdge(void *pCtx, int iFrom, GwNode *pTo, sqlite3_value *pWeight) {
-  GwSet *pSet = (GwSet *)pCtx;
+static int gwWalkEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWeight) {
+  GraphSet *pSet = (GraphSet *)pCtx;
   int iNode, bNew, rc;
-  sqlite3_int64 iDepth = pSet->a[iFrom].iDepth + 1;
+  sqlite3_int64 iDepth = GW_AT(pSet, iFrom)->iDepth + 1;
   (void)pWeight;
-  rc = gwSetAdd(pSet, pTo, &iNode, &bNew);
+  rc = graphSetAdd(pSet, pTo, &iNode, &bNew);
   if (rc == SQLITE_OK && bNew) {
-    pSet->a[iNode].iDepth = iDepth;
-    pSet->a[iNode].iParent = iFrom;
+    GW_AT(pSet, iNode)->iDepth = iDepth;
+    GW_AT(pSet, iNode)->iParent = iFrom;
   }
   return rc;
 }
@@ -501,7 +317,7 @@ static int gwWalkFill(gw_cursor *pCur) {
   int rc = SQLITE_OK;
   while (rc == SQLITE_OK && pCur->iRow >= pCur->set.n && pCur->iExpand < pCur->set.n) {
     int i = pCur->iExpand++;
-    if (pCur->iMaxDepth >= 0 && pCur->set.a[i].iDepth >= pCur->iMaxDepth) continue;
+    if (pCur->iMaxDepth >= 0 && GW_AT(&pCur->set, i)->iDepth >= pCur->iMaxDepth) continue;
     rc = gwNeighbours(pCur->base.pVtab, "graph_walk", &pCur->set, i, pCur->pStmt, gwWalkEdge, &pCur->set);
   }
   return rc;
@@ -554,22 +370,24 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
     sqlite3_value *pVal = NULL;
     for (rc = sqlite3_vtab_in_first(aArg[3].pEq, &pVal); rc == SQLITE_OK && pVal;
          rc = sqlite3_vtab_in_next(aArg[3].pEq, &pVal)) {
-      GwNode key;
+      GraphValue key;
       int iNode, bNew;
-      if (!gwNodeFromValue(pVal, &key)) continue; /* NULL in a list matches nothing */
-      rc = gwSetAdd(&pCur->set, &key, &iNode, &bNew);
+      if (!graphValueFrom(pVal, &key)) continue; /* NULL in a list matches nothing */
+      rc = graphSetAdd(&pCur->set, &key, &iNode, &bNew);
       if (rc != SQLITE_OK) return rc;
+      GW_AT(&pCur->set, iNode)->iParent = -1;
     }
     if (rc != SQLITE_DONE && rc != SQLITE_OK) return rc;
   } else {
-    GwNode key;
+    GraphValue key;
     int iNode, bNew;
-    if (!gwNodeFromValue(aArg[3].pEq, &key)) {
+    if (!graphValueFrom(aArg[3].pEq, &key)) {
       nosqlVtabError(pVtab, "graph_walk: root is NULL");
       return SQLITE_ERROR;
     }
-    rc = gwSetAdd(&pCur->set, &key, &iNode, &bNew);
+    rc = graphSetAdd(&pCur->set, &key, &iNode, &bNew);
     if (rc != SQLITE_OK) return rc;
+    GW_AT(&pCur->set, iNode)->iParent = -1;
   }
   return gwWalkFill(pCur);
 }
@@ -587,16 +405,16 @@ static int gwWalkEof(sqlite3_vtab_cursor *pCursor) {
 
 static int gwWalkColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
   gw_cursor *pCur = (gw_cursor *)pCursor;
-  const GwNode *pNode = &pCur->set.a[pCur->iRow];
+  const GwNode *pNode = GW_AT(&pCur->set, pCur->iRow);
   switch (iCol) {
     case GW_NODE:
-      gwResultNode(ctx, pNode);
+      graphValueResult(ctx, &pNode->v);
       break;
     case GW_DEPTH:
       sqlite3_result_int64(ctx, pNode->iDepth);
       break;
     case GW_PARENT:
-      if (pNode->iParent >= 0) gwResultNode(ctx, &pCur->set.a[pNode->iParent]);
+      if (pNode->iParent >= 0) graphValueResult(ctx, &GW_AT(&pCur->set, pNode->iParent)->v);
       break;
     default:
       if (iCol - GW_SOURCE < 7 && pCur->apIn[iCol - GW_SOURCE])
@@ -674,7 +492,7 @@ struct gp_cursor {
   sqlite3_vtab_cursor base; /* Base class - must be first */
   GraphSource src;          /* The edge source */
   sqlite3_stmt *pStmt;      /* Neighbour statement */
-  GwSet set;                /* Nodes met */
+  GraphSet set;             /* Nodes met */
   int *aRoute;              /* The route, start first: indexes into set.a */
   int nRoute;               /* Nodes on the route (0: no route) */
   int iRow;                 /* Row the cursor is on */
@@ -705,7 +523,9 @@ static int gpBestIndexFunc(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
 static int gpOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
   gp_cursor *pCur = (gp_cursor *)nosqlCursorNew(sizeof(gp_cursor), ppCursor);
   (void)pVtab;
-  return pCur ? SQLITE_OK : SQLITE_NOMEM;
+  if (pCur == NULL) return SQLITE_NOMEM;
+  pCur->set.szElem = (int)sizeof(GwNode);
+  return SQLITE_OK;
 }
 
 static void gpReset(gp_cursor *pCur) {
@@ -713,7 +533,7 @@ static void gpReset(gp_cursor *pCur) {
   sqlite3_finalize(pCur->pStmt);
   pCur->pStmt = NULL;
   graphSourceClear(&pCur->src);
-  gwSetClear(&pCur->set);
+  graphSetClear(&pCur->set);
   sqlite3_free(pCur->aRoute);
   pCur->aRoute = NULL;
   sqlite3_free(pCur->aHeap);
@@ -769,30 +589,31 @@ static GpHeapItem gpHeapPop(gp_cursor *pCur) {
 }
 
 /* xEdge of the breadth-first search: as graph_walk's, and notice the goal. */
-static int gpBfsEdge(void *pCtx, int iFrom, GwNode *pTo, sqlite3_value *pWeight) {
+static int gpBfsEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWeight) {
   gp_cursor *pCur = (gp_cursor *)pCtx;
   int iNode, bNew, rc;
   (void)pWeight;
-  rc = gwSetAdd(&pCur->set, pTo, &iNode, &bNew);
+  rc = graphSetAdd(&pCur->set, pTo, &iNode, &bNew);
   /* The goal (node 1) is in the set from the start: it is reached by the
   ** first edge that leads to it. */
   if (rc == SQLITE_OK && (bNew || (iNode == 1 && pCur->iGoal < 0))) {
-    pCur->set.a[iNode].iDepth = pCur->set.a[iFrom].iDepth + 1;
-    pCur->set.a[iNode].iParent = iFrom;
+    GW_AT(&pCur->set, iNode)->iDepth = GW_AT(&pCur->set, iFrom)->iDepth + 1;
+    GW_AT(&pCur->set, iNode)->iParent = iFrom;
     if (iNode == 1) pCur->iGoal = 1;
   }
   return rc;
 }
 
 /* xEdge of Dijkstra's algorithm: relax the edge iFrom -> pTo. */
-static int gpDijkstraEdge(void *pCtx, int iFrom, GwNode *pTo, sqlite3_value *pWeight) {
+static int gpDijkstraEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWeight) {
   gp_cursor *pCur = (gp_cursor *)pCtx;
   int eType = sqlite3_value_type(pWeight), iNode, bNew, rc, bInt;
   double w, rNew;
   sqlite3_int64 iNew = 0;
   const GwNode *pFrom;
   if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
-    char *zFrom = gwNodeText(&pCur->set.a[iFrom]), *zTo = gwNodeText(pTo), *zW = gwQuote(pWeight);
+    char *zFrom = graphValueText(&GW_AT(&pCur->set, iFrom)->v), *zTo = graphValueText(pTo),
+         *zW = gwQuote(pWeight);
     nosqlVtabError(pCur->base.pVtab, "graph_path: the weight of edge %s -> %s is %s, not a number",
                    zFrom ? zFrom : "?", zTo ? zTo : "?", zW ? zW : "?");
     sqlite3_free(zFrom);
@@ -802,7 +623,8 @@ static int gpDijkstraEdge(void *pCtx, int iFrom, GwNode *pTo, sqlite3_value *pWe
   }
   w = sqlite3_value_double(pWeight);
   if (w < 0 || isnan(w)) {
-    char *zFrom = gwNodeText(&pCur->set.a[iFrom]), *zTo = gwNodeText(pTo), *zW = gwQuote(pWeight);
+    char *zFrom = graphValueText(&GW_AT(&pCur->set, iFrom)->v), *zTo = graphValueText(pTo),
+         *zW = gwQuote(pWeight);
     nosqlVtabError(pCur->base.pVtab, "graph_path: edge %s -> %s has the negative weight %s",
                    zFrom ? zFrom : "?", zTo ? zTo : "?", zW ? zW : "?");
     sqlite3_free(zFrom);
@@ -810,7 +632,7 @@ static int gpDijkstraEdge(void *pCtx, int iFrom, GwNode *pTo, sqlite3_value *pWe
     sqlite3_free(zW);
     return SQLITE_ERROR;
   }
-  pFrom = &pCur->set.a[iFrom];
+  pFrom = GW_AT(&pCur->set, iFrom);
   rNew = pFrom->rCost + w;
   bInt = pFrom->bIntCost && eType == SQLITE_INTEGER;
   if (bInt) {
@@ -821,10 +643,10 @@ static int gpDijkstraEdge(void *pCtx, int iFrom, GwNode *pTo, sqlite3_value *pWe
       iNew = pFrom->iCost + iW;
     }
   }
-  rc = gwSetAdd(&pCur->set, pTo, &iNode, &bNew);
+  rc = graphSetAdd(&pCur->set, pTo, &iNode, &bNew);
   if (rc != SQLITE_OK) return rc;
   {
-    GwNode *pN = &pCur->set.a[iNode]; /* After gwSetAdd: the array may have moved */
+    GwNode *pN = GW_AT(&pCur->set, iNode); /* After gwSetAdd: the array may have moved */
     if (!bNew && (pN->bDone || pN->rCost <= rNew)) return SQLITE_OK;
     pN->rCost = rNew;
     pN->iCost = iNew;
@@ -837,11 +659,11 @@ static int gpDijkstraEdge(void *pCtx, int iFrom, GwNode *pTo, sqlite3_value *pWe
 /* Fill aRoute from the goal's parent links. */
 static int gpRoute(gp_cursor *pCur) {
   int i, n = 0;
-  for (i = pCur->iGoal; i >= 0; i = pCur->set.a[i].iParent) n++;
+  for (i = pCur->iGoal; i >= 0; i = GW_AT(&pCur->set, i)->iParent) n++;
   pCur->aRoute = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)n);
   if (pCur->aRoute == NULL) return SQLITE_NOMEM;
   pCur->nRoute = n;
-  for (i = pCur->iGoal; i >= 0; i = pCur->set.a[i].iParent) pCur->aRoute[--n] = i;
+  for (i = pCur->iGoal; i >= 0; i = GW_AT(&pCur->set, i)->iParent) pCur->aRoute[--n] = i;
   return SQLITE_OK;
 }
 
@@ -851,7 +673,7 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   sqlite3_vtab *pVtab = pCursor->pVtab;
   NosqlPlanArg aArg[8];
   sqlite3_value *apSrc[3];
-  GwNode start, goal;
+  GraphValue start, goal;
   int rc, i, eDir, eLayout, iNode, bNew;
   (void)idxNum;
   gpReset(pCur);
@@ -868,7 +690,7 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
   }
-  if (!gwNodeFromValue(aArg[3].pEq, &start) || !gwNodeFromValue(aArg[4].pEq, &goal)) {
+  if (!graphValueFrom(aArg[3].pEq, &start) || !graphValueFrom(aArg[4].pEq, &goal)) {
     nosqlVtabError(pVtab, "graph_path: %s is NULL",
                    sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL ? "start" : "goal");
     return SQLITE_ERROR;
@@ -882,11 +704,13 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
                  eLayout, eDir, &pCur->src, &pCur->pStmt);
   if (rc != SQLITE_OK) return rc;
   /* Node 0 is the start, node 1 the goal (unless they are one node). */
-  rc = gwSetAdd(&pCur->set, &start, &iNode, &bNew);
+  rc = graphSetAdd(&pCur->set, &start, &iNode, &bNew);
   if (rc != SQLITE_OK) return rc;
-  pCur->set.a[0].bIntCost = 1;
-  rc = gwSetAdd(&pCur->set, &goal, &iNode, &bNew);
+  GW_AT(&pCur->set, 0)->iParent = -1;
+  GW_AT(&pCur->set, 0)->bIntCost = 1;
+  rc = graphSetAdd(&pCur->set, &goal, &iNode, &bNew);
   if (rc != SQLITE_OK) return rc;
+  GW_AT(&pCur->set, iNode)->iParent = -1;
   if (!bNew) {
     pCur->iGoal = 0; /* start = goal: one row */
     return gpRoute(pCur);
@@ -902,11 +726,11 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
     return gpRoute(pCur);
   }
   /* Dijkstra: the goal is in the set but not in the heap until an edge reaches it. */
-  pCur->set.a[1].rCost = INFINITY;
+  GW_AT(&pCur->set, 1)->rCost = INFINITY;
   rc = gpHeapPush(pCur, 0.0, 0);
   while (rc == SQLITE_OK && pCur->nHeap > 0) {
     GpHeapItem top = gpHeapPop(pCur);
-    GwNode *pN = &pCur->set.a[top.iNode];
+    GwNode *pN = GW_AT(&pCur->set, top.iNode);
     if (pN->bDone || top.rCost > pN->rCost) continue; /* A stale entry */
     pN->bDone = 1;
     if (top.iNode == 1) {
@@ -931,13 +755,13 @@ static int gpEof(sqlite3_vtab_cursor *pCursor) {
 
 static int gpColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
   gp_cursor *pCur = (gp_cursor *)pCursor;
-  const GwNode *pNode = &pCur->set.a[pCur->aRoute[pCur->iRow]];
+  const GwNode *pNode = GW_AT(&pCur->set, pCur->aRoute[pCur->iRow]);
   switch (iCol) {
     case GP_STEP:
       sqlite3_result_int(ctx, pCur->iRow);
       break;
     case GP_NODE:
-      gwResultNode(ctx, pNode);
+      graphValueResult(ctx, &pNode->v);
       break;
     case GP_COST:
       if (!pCur->bWeighted || pCur->iRow == 0) {

@@ -56,6 +56,7 @@ static const struct NosqlFeature {
     {"mpath", mpathRegister},
     {"nested_set", nestedSetRegister},
     {"graphs", graphWalkRegister},
+    {"trees", treeJsonRegister},
     {"documents", docRegister},
     /* clang-format on */
 };

@@ -88,6 +88,14 @@ void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor);
 int nosqlJsonStrict(const char *z, int n);
 
 /*
+** JSON writers over a NosqlBuffer (sticky error code): text z[0..n) as a
+** JSON string (quotes, backslashes and control characters escaped), and a
+** real as a JSON number that reads back exactly (infinities as 9e999).
+*/
+void nosqlBufferJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n);
+void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r);
+
+/*
 ** SQLite drops an empty module argument (`USING m(a, )`, `m(a,,b)`) before
 ** xCreate sees the list, so a module cannot tell it from the list. These
 ** read the CREATE VIRTUAL TABLE text instead. nosqlArgsHaveEmpty() is the
@@ -254,11 +262,61 @@ char *graphSourceNeighbourSql(const GraphSource *p, int eDir);
 */
 char *graphSourceEdgesSql(const GraphSource *p);
 
+/*
+** Node ids: any SQLite value but NULL, compared as SQLite compares values
+** with BINARY collation (1 and 1.0 are one node). graphValueFrom() fills a
+** GraphValue from a value (z points into it: not owned) and returns 0 for
+** NULL. graphValueText() renders one for messages (sqlite3_mprintf).
+*/
+typedef struct GraphValue GraphValue;
+struct GraphValue {
+  int eType;          /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_BLOB */
+  sqlite3_int64 iVal; /* SQLITE_INTEGER (and whole reals) */
+  double rVal;        /* SQLITE_FLOAT */
+  char *z;            /* Text or blob bytes (owned when in a GraphSet) */
+  int n;              /* Bytes of z */
+  unsigned h;         /* Hash of the value */
+};
+int graphValueFrom(sqlite3_value *pVal, GraphValue *p);
+int graphValueEq(const GraphValue *a, const GraphValue *b);
+void graphValueResult(sqlite3_context *ctx, const GraphValue *p);
+void graphValueBind(sqlite3_stmt *pStmt, int iParam, const GraphValue *p);
+char *graphValueText(const GraphValue *p);
+
+/*
+** A set of nodes in the order they were added, each an element of szElem
+** bytes whose first member is its GraphValue (the caller's per-node data
+** follows). Set szElem before the first add; a zeroed set is empty.
+** graphSetAdd() finds *pKey or appends a copy (bytes copied, the rest of
+** the element zeroed): *piElem its index, *pbNew whether it was added;
+** SQLITE_OK, SQLITE_NOMEM or SQLITE_TOOBIG. Element pointers move when the
+** set grows. graphSetFind() returns the index or -1.
+*/
+typedef struct GraphSet GraphSet;
+struct GraphSet {
+  char *a;    /* Elements */
+  int szElem; /* Bytes per element */
+  int n;      /* Elements used */
+  int nAlloc; /* Elements allocated */
+  int *aSlot; /* Hash table: index + 1, 0 empty */
+  int nSlot;  /* Slots (a power of two, at least twice n) */
+};
+#define graphSetAt(p, i) ((void *)((p)->a + (size_t)(i) * (size_t)(p)->szElem))
+int graphSetAdd(GraphSet *p, const GraphValue *pKey, int *piElem, int *pbNew);
+int graphSetFind(const GraphSet *p, const GraphValue *pKey);
+void graphSetClear(GraphSet *p);
+
 /**************************************************************************
 ** Interface to code in ext/graph_walk.c: graph_walk and graph_path, the
 ** traversal table-valued functions over an edge source.
 */
 int graphWalkRegister(sqlite3 *db);
+
+/**************************************************************************
+** Interface to code in ext/tree_json.c: tree_json (aggregate) and
+** tree_rows (table-valued), a tree as one document and back.
+*/
+int treeJsonRegister(sqlite3 *db);
 
 /**************************************************************************
 ** Interface to code in ext/nosql.c

@@ -7,6 +7,7 @@
 #include "nosqlInt.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 void nosqlBufferGrow(int *pRc, NosqlBuffer *p, sqlite3_int64 nMore) {
@@ -262,6 +263,53 @@ int nosqlJsonStrict(const char *z, int n) {
   if (!nosqlJsonValue(&s, 0)) return 0;
   nosqlJsonSpace(&s);
   return s.i == s.n;
+}
+
+/* Append text z[0..n) as a JSON string to pBuf. */
+void nosqlBufferJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n) {
+  int i;
+  nosqlBufferAppend(pRc, pBuf, "\"", 1);
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)z[i];
+    if (c == '"' || c == '\\') {
+      char a[2] = {'\\', (char)c};
+      nosqlBufferAppend(pRc, pBuf, a, 2);
+    } else if (c < 0x20) {
+      if (c >= 0x08 && c <= 0x0d && c != 0x0b) {
+        char a[2] = {'\\', "btn?fr"[c - 0x08]};
+        nosqlBufferAppend(pRc, pBuf, a, 2);
+      } else {
+        nosqlBufferAppendf(pRc, pBuf, "\\u%04x", c);
+      }
+    } else {
+      nosqlBufferAppend(pRc, pBuf, &z[i], 1);
+    }
+  }
+  nosqlBufferAppend(pRc, pBuf, "\"", 1);
+}
+
+/*
+** Append real r as a JSON number: the shortest of %.15g and %.17g that
+** reads back as r; infinities as 9e999 and -9e999 (SQLite's JSON spelling).
+*/
+void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r) {
+  char *z;
+  if (*pRc != SQLITE_OK) return;
+  z = sqlite3_mprintf("%!.15g", r);
+  if (z && strtod(z, NULL) != r) {
+    sqlite3_free(z);
+    z = sqlite3_mprintf("%!.17g", r);
+  }
+  if (z == NULL) {
+    *pRc = SQLITE_NOMEM;
+    return;
+  }
+  if (strcmp(z, "Inf") == 0 || strcmp(z, "-Inf") == 0) {
+    nosqlBufferAppendf(pRc, pBuf, "%s", r > 0 ? "9e999" : "-9e999");
+  } else {
+    nosqlBufferAppend(pRc, pBuf, z, (sqlite3_int64)strlen(z));
+  }
+  sqlite3_free(z);
 }
 
 /* Skips a quoted token or comment at z[i]; returns the index after it (i if none). */

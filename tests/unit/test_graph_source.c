@@ -5,6 +5,7 @@
 */
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nosqlInt.h"
 #include "unit.h"
@@ -170,6 +171,87 @@ static void testSql(void) {
   graphSourceClear(&s);
 }
 
+/* A value from SQL text (one column), kept alive until freed. */
+static sqlite3_value *sqlValue(const char *zExpr) {
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_value *pVal;
+  char *zSql = sqlite3_mprintf("SELECT %s", zExpr);
+  sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  sqlite3_step(pStmt);
+  pVal = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+  sqlite3_finalize(pStmt);
+  return pVal;
+}
+
+/* Index of zExpr's value in *pSet after adding it; *pbNew whether added. */
+static int addExpr(GraphSet *pSet, const char *zExpr, int *pbNew) {
+  sqlite3_value *pVal = sqlValue(zExpr);
+  GraphValue v;
+  int i = -1;
+  if (graphValueFrom(pVal, &v) && graphSetAdd(pSet, &v, &i, pbNew) != SQLITE_OK) i = -2;
+  sqlite3_value_free(pVal);
+  return i;
+}
+
+typedef struct TestElem TestElem;
+struct TestElem {
+  GraphValue v;
+  int iTag;
+};
+
+static void testNodeSet(void) {
+  GraphSet set;
+  GraphValue v;
+  sqlite3_value *pVal;
+  int bNew, i;
+  char *z;
+  memset(&set, 0, sizeof(set));
+  set.szElem = (int)sizeof(TestElem);
+  CHECK_INT(addExpr(&set, "1", &bNew), 0);
+  CHECK_INT(bNew, 1);
+  CHECK_INT(addExpr(&set, "1.0", &bNew), 0); /* 1 = 1.0, as SQLite compares */
+  CHECK_INT(bNew, 0);
+  CHECK_INT(addExpr(&set, "'1'", &bNew), 1);   /* text is not the integer */
+  CHECK_INT(addExpr(&set, "x'31'", &bNew), 2); /* nor is the blob the text */
+  CHECK_INT(addExpr(&set, "1.5", &bNew), 3);
+  CHECK_INT(addExpr(&set, "''", &bNew), 4);
+  CHECK_INT(addExpr(&set, "x''", &bNew), 5);
+  CHECK_INT(addExpr(&set, "NULL", &bNew), -1); /* NULL is no node */
+  CHECK_INT(addExpr(&set, "9223372036854775807", &bNew), 6);
+  CHECK_INT(addExpr(&set, "9.3e18", &bNew), 7); /* a whole real past the int64 range stays a real */
+  ((TestElem *)graphSetAt(&set, 3))->iTag = 42;
+  /* Growth keeps indexes and the caller's data. */
+  for (i = 0; i < 5000; i++) {
+    char zExpr[40];
+    sqlite3_snprintf(sizeof(zExpr), zExpr, "'k%d'", i);
+    CHECK_INT(addExpr(&set, zExpr, &bNew), 8 + i);
+  }
+  CHECK_INT(set.n, 5008);
+  CHECK_INT(((TestElem *)graphSetAt(&set, 3))->iTag, 42);
+  pVal = sqlValue("'k4999'");
+  graphValueFrom(pVal, &v);
+  CHECK_INT(graphSetFind(&set, &v), 5007);
+  sqlite3_value_free(pVal);
+  pVal = sqlValue("'k5000'");
+  graphValueFrom(pVal, &v);
+  CHECK_INT(graphSetFind(&set, &v), -1);
+  sqlite3_value_free(pVal);
+  z = graphValueText((GraphValue *)graphSetAt(&set, 1));
+  CHECK_STR(z, "'1'");
+  sqlite3_free(z);
+  z = graphValueText((GraphValue *)graphSetAt(&set, 3));
+  CHECK_STR(z, "1.5");
+  sqlite3_free(z);
+  z = graphValueText((GraphValue *)graphSetAt(&set, 2));
+  CHECK_STR(z, "a blob of 1 bytes");
+  sqlite3_free(z);
+  graphSetClear(&set);
+  CHECK_INT(set.n, 0);
+  CHECK_INT(set.szElem, (int)sizeof(TestElem));
+  CHECK_INT(graphSetFind(&set, &v), -1);
+}
+
 int main(void) {
   unitApiInit();
   sqlite3_open(":memory:", &db);
@@ -185,6 +267,7 @@ int main(void) {
   RUN(testResolve);
   RUN(testErrors);
   RUN(testSql);
+  RUN(testNodeSet);
   sqlite3_close(db);
   return unitReport();
 }
