@@ -9,7 +9,8 @@
 -- each answered by graph_walk / graph_path and by a recursive CTE (with the
 -- guard SQLite lacks written out: a depth bound, and min() over the depths
 -- a node is reached at), then one row per question: 'agree' when both give
--- the same rows.
+-- the same rows. Last, a comment thread as one document (tree_json) against
+-- the hand-nested json_group_array query SQL needs, and back (tree_rows).
 .load ./dist/nosql
 .headers on
 .mode column
@@ -63,6 +64,41 @@ CREATE TEMP TABLE b4 AS WITH RECURSIVE r(n, d) AS (SELECT 7, 0 UNION SELECT j.va
 SELECT count(*) AS within_3_hops FROM a4;
 
 .print
+.print == 5. A comment thread as one document (technique 11, tree aggregation)
+.print "-- tree_json:      SELECT tree_json(id, parent, json_object('author', author, 'body', body)) FROM comments"
+.print "-- relational:     one json_group_array subquery per level, nested by hand: SQLite refuses"
+.print "--                 aggregates in the recursive part of a CTE, so the nesting depth is fixed"
+.print "--                 by the query text and deeper comments are silently dropped."
+.print "-- application:    one query per level (a round trip each), or fetch rows and build the tree."
+CREATE TABLE comments(id INTEGER PRIMARY KEY, parent INTEGER, author TEXT, body TEXT);
+-- 10 threads, 400 comments, at most 3 levels of replies (so the hand-nested query can answer).
+WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 400)
+INSERT INTO comments SELECT n,
+  CASE WHEN n <= 10 THEN NULL WHEN n <= 60 THEN n % 10 + 1 WHEN n <= 200 THEN 11 + n % 50 ELSE 61 + n % 140 END,
+  'user' || (n * 7 % 23), 'comment ' || n FROM i;
+CREATE INDEX comments_parent ON comments(parent);
+CREATE TEMP TABLE a5 AS SELECT tree_json(id, parent, json_object('author', author, 'body', body)) AS doc
+  FROM (SELECT * FROM comments ORDER BY id);
+CREATE TEMP TABLE b5 AS SELECT json_group_array(json_object('id', c0.id, 'author', c0.author, 'body', c0.body,
+  'children', (SELECT json_group_array(json_object('id', c1.id, 'author', c1.author, 'body', c1.body,
+    'children', (SELECT json_group_array(json_object('id', c2.id, 'author', c2.author, 'body', c2.body,
+      'children', (SELECT json_group_array(json_object('id', c3.id, 'author', c3.author, 'body', c3.body,
+        'children', json_array()))
+        FROM (SELECT * FROM comments WHERE parent = c2.id ORDER BY id) c3)))
+      FROM (SELECT * FROM comments WHERE parent = c1.id ORDER BY id) c2)))
+    FROM (SELECT * FROM comments WHERE parent = c0.id ORDER BY id) c1))) AS doc
+  FROM (SELECT * FROM comments WHERE parent IS NULL ORDER BY id) c0;
+SELECT json_array_length(doc) AS threads, length(doc) AS bytes,
+  json_extract(doc, '$[0].children[0].children[0].body') AS first_reply_of_a_reply FROM a5;
+-- And back: tree_rows gives every comment with its depth.
+CREATE TEMP TABLE c5 AS SELECT id, parent, depth FROM tree_rows((SELECT doc FROM a5));
+CREATE TEMP TABLE d5 AS WITH RECURSIVE r(id, parent, depth) AS (
+  SELECT id, parent, 0 FROM comments WHERE parent IS NULL
+  UNION ALL SELECT c.id, c.parent, r.depth + 1 FROM comments c JOIN r ON c.parent = r.id)
+  SELECT * FROM r;
+SELECT depth, count(*) AS comments FROM c5 GROUP BY depth;
+
+.print
 SELECT question, CASE WHEN ok THEN 'agree' ELSE 'DISAGREE' END AS result FROM (
   SELECT 1 AS k, 'friends of friends (2 hops)' AS question,
          (SELECT count(*) FROM a1) > 10
@@ -86,4 +122,12 @@ SELECT question, CASE WHEN ok THEN 'agree' ELSE 'DISAGREE' END AS result FROM (
          (SELECT count(*) FROM a4) > 10
      AND NOT EXISTS (SELECT n, d FROM a4 EXCEPT SELECT n, d FROM b4)
      AND NOT EXISTS (SELECT n, d FROM b4 EXCEPT SELECT n, d FROM a4)
+  UNION ALL
+  -- The same document text from tree_json and from the hand-nested query,
+  -- and the same (id, parent, depth) rows from tree_rows and a recursive CTE.
+  SELECT 5, 'comment thread as one document',
+         (SELECT doc FROM a5) = (SELECT doc FROM b5) AND (SELECT json_array_length(doc) FROM a5) = 10
+     AND (SELECT count(*) FROM c5) = 400
+     AND NOT EXISTS (SELECT id, parent, depth FROM c5 EXCEPT SELECT id, parent, depth FROM d5)
+     AND NOT EXISTS (SELECT id, parent, depth FROM d5 EXCEPT SELECT id, parent, depth FROM c5)
 ) ORDER BY k;

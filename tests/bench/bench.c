@@ -31,6 +31,7 @@ static const struct BenchWorkload {
     {"ckey", benchCkey},
     {"documents", benchDocuments},
     {"graphs", benchGraphs},
+    {"trees", benchTrees},
 };
 
 #define BENCH_MAX_VARIANT 8

@@ -94,5 +94,6 @@ void benchInvertedIndex(Bench *p);
 void benchCkey(Bench *p);
 void benchDocuments(Bench *p);
 void benchGraphs(Bench *p);
+void benchTrees(Bench *p);
 
 #endif /* NOSQL_BENCH_H */
