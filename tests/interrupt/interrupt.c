@@ -142,6 +142,11 @@ static const IntCase aCase[] = {
      0},
     {"graph_path", "SELECT tick(), step, node, cost FROM graph_path('e', 'a', 'b', 1, 1499, 'w')", 0},
     {"graph_path", "SELECT tick(), m.i, p.node FROM many m, graph_path('e', 'a', 'b', 1, m.i * 5) p", 0},
+    {"tree_rows",
+     "SELECT tick(), id, parent, depth FROM tree_rows((SELECT tree_json(i, i / 2, json_object('v', i)) FROM "
+     "many))",
+     0},
+    {"tree_rows", "SELECT tick(), m.i, t.id FROM many m, tree_rows(json_array(json_object('id', m.i))) t", 0},
     {"kv_mget", "SELECT tick(), key, value FROM kv_mget('kv', (SELECT json_group_array(key) FROM kv))", 0},
     {"doc_schema", "SELECT tick(), path, type, docs FROM doc_schema('d', 'doc')", 0},
     {"kv_pairs", "SELECT tick(), m.i, p.key FROM many m, kv_pairs('p', json_object('a', m.i, 'b', '[1]')) p",

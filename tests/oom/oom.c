@@ -197,6 +197,17 @@ static const char *const azGraphs[] = {
     "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')",
     NULL};
 
+static const char *const azTrees[] = {
+    "CREATE TABLE c(id INTEGER PRIMARY KEY, parent INTEGER, who TEXT)",
+    "INSERT INTO c VALUES (1, NULL, 'a'), (2, 1, 'b'), (3, 1, 'c'), (4, 2, 'd'), (5, NULL, 'e')",
+    "SELECT tree_json(id, parent, json_object('who', who)) FROM c",
+    "SELECT tree_json(id, parent, '{ \"x\" : [1, 2] }', 'kids') FROM c",
+    "SELECT tree_json('n' || id, 'n' || parent, NULL) FROM c GROUP BY id % 2",
+    "SELECT id, parent, depth, ordinal, payload FROM tree_rows((SELECT tree_json(id, parent, "
+    "json_object('who', who)) FROM c))",
+    "SELECT id, payload FROM tree_rows('{\"id\":\"r\\u00e9\",\"k\":[{\"id\":2.5}]}', 'k')",
+    NULL};
+
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
     {"mpath", azMpath},
@@ -205,6 +216,7 @@ static const OomScript aScript[] = {
     {"ckey", azCkey},
     {"documents", azDocuments},
     {"graphs", azGraphs},
+    {"trees", azTrees},
 };
 
 /* The result of one statement: its rows rendered with types, or its error. */
