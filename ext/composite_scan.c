@@ -365,8 +365,7 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
   NosqlBuffer decl = {0, 0, 0};
   NosqlBuffer sel = {0, 0, 0};
   char *azName[CSCAN_MAX_PART];
-  const char *zDeclType = NULL, *zColl = NULL;
-  int bNotNull, bPk, bAutoinc;
+  char *zDeclType = NULL, *zColl = NULL;
   int rc = SQLITE_OK;
   int i, nArgPart = 0;
   sqlite3_stmt *pCols = NULL;
@@ -445,13 +444,14 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
   }
 
   /* The base table and its key column. */
-  rc = sqlite3_table_column_metadata(db, p->zSchema, p->zBase, p->zKey, &zDeclType, &zColl, &bNotNull, &bPk,
-                                     &bAutoinc);
-  if (rc != SQLITE_OK) {
+  /* Not sqlite3_table_column_metadata(): NULL in builds without SQLITE_ENABLE_COLUMN_METADATA. */
+  rc = nosqlColumnInfo(db, p->zSchema, p->zBase, p->zKey, &zDeclType, &zColl);
+  if (rc == SQLITE_NOTFOUND) {
     *pzErr = sqlite3_mprintf("composite_scan: no column %s in table %s.%s", p->zKey, p->zSchema, p->zBase);
     rc = SQLITE_ERROR;
     goto connect_done;
   }
+  if (rc != SQLITE_OK) goto connect_done;
   if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) {
     *pzErr = sqlite3_mprintf("composite_scan: key column %s has collation %s; key order needs BINARY",
                              p->zKey, zColl);
@@ -528,6 +528,8 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
 
 connect_done:
   for (i = 0; i < CSCAN_MAX_PART; i++) sqlite3_free(azName[i]);
+  sqlite3_free(zDeclType);
+  sqlite3_free(zColl);
   nosqlBufferFree(&decl);
   nosqlBufferFree(&sel);
   if (rc != SQLITE_OK) {
@@ -562,7 +564,7 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   cscan_vtab *p = (cscan_vtab *)pVtab;
   int aEq[CSCAN_MAX_PART];
   int iLo = -1, iHi = -1, iKlo = -1, iKhi = -1, iKeq = -1;
-  int nEq = 0, nArg = 0, bIn = 0;
+  int nEq = 0, nArg = 0, bIn = 0, iRealEq = -1;
   int idxNum = 0;
   int iKeyCol = p->nPart + p->iKeyCol;
   double rRows = CSCAN_EST_ROWS;
@@ -578,6 +580,11 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
           cscanServable(p, pInfo, i, pC->iColumn))
         aEq[pC->iColumn] = i;
     } else if (pC->iColumn == iKeyCol) {
+      /* The key is compared in BINARY (its column must be BINARY): a
+      ** constraint in another collation (k > 'x' COLLATE NOCASE) is left to
+      ** SQLite. */
+      const char *zColl = sqlite3_vtab_collation(pInfo, i);
+      if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) continue;
       if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && iKeq < 0) iKeq = i;
       if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && iKlo < 0)
         iKlo = i;
@@ -595,23 +602,32 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
     }
   }
 
+  /*
+  ** A REAL part in the equality run: x = 0 must find the keys of -0.0 too
+  ** (SQL says -0.0 = 0.0; the key encoding keeps them apart), so xFilter
+  ** then scans both blocks and cannot seek on the parts after x: SQLite
+  ** checks the constraints on those parts itself (omit stays 0).
+  */
+  for (i = 0; i < nEq && iRealEq < 0; i++) {
+    if (p->aType[i] == CSCAN_REAL) iRealEq = i;
+  }
   /* argv[] order: equality values, part bounds, key bounds. */
   for (i = 0; i < nEq; i++) {
     pInfo->aConstraintUsage[aEq[i]].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[aEq[i]].omit = 1;
+    pInfo->aConstraintUsage[aEq[i]].omit = iRealEq < 0 || i <= iRealEq;
     if (sqlite3_vtab_in(pInfo, aEq[i], -1)) bIn = 1;
     rRows /= 10.0;
   }
   idxNum = nEq;
   if (iLo >= 0) {
     pInfo->aConstraintUsage[iLo].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[iLo].omit = 1;
+    pInfo->aConstraintUsage[iLo].omit = iRealEq < 0;
     idxNum |= CSCAN_LO | (pInfo->aConstraint[iLo].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_LO_INCL : 0);
     rRows /= 3.0;
   }
   if (iHi >= 0) {
     pInfo->aConstraintUsage[iHi].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[iHi].omit = 1;
+    pInfo->aConstraintUsage[iHi].omit = iRealEq < 0;
     idxNum |= CSCAN_HI | (pInfo->aConstraint[iHi].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_HI_INCL : 0);
     rRows /= 3.0;
   }
@@ -654,7 +670,9 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
         bOk = 0;
       } else if (iCol == iKeyCol) {
         bDone = 1;
-      } else if (iCol == iNext && p->aType[iCol] != CSCAN_ANY) {
+      } else if (iCol == iNext && p->aType[iCol] != CSCAN_ANY && iRealEq < 0) {
+        /* (After x = 0 on a REAL part the -0.0 and 0.0 blocks are each in
+        ** order, not together: only the key column's order holds.) */
         iNext++;
       } else {
         bOk = 0;
@@ -998,7 +1016,7 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
   cscan_cursor *pCur = (cscan_cursor *)pCursor;
   cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
   int nEq = idxNum & CSCAN_NEQ_MASK;
-  int iArg = 0, i, rc = SQLITE_OK, bEmpty = 0;
+  int iArg = 0, i, rc = SQLITE_OK, bEmpty = 0, bZero = 0;
   NosqlBuffer prefix = {0, 0, 0};
   CscanBound lo, hi;
   (void)idxStr;
@@ -1011,17 +1029,34 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
   pCur->iRow = 0;
 
   /* The equality run becomes a prefix. */
-  for (i = 0; i < nEq && !bEmpty; i++) {
+  for (i = 0; i < nEq && !bEmpty && !bZero; i++) {
     sqlite3_int64 iVal = 0;
     double rVal = 0;
     int e = cscanNormalize(p->aType[i], SQLITE_INDEX_CONSTRAINT_EQ, argv[iArg++], &iVal, &rVal);
     if (e != CSCAN_BOUND) {
       bEmpty = 1;
+    } else if (p->aType[i] == CSCAN_REAL && rVal == 0.0 && p->cSep < 0) {
+      /* x = 0 (or -0.0): the -0.0 block, then the 0.0 block right after it
+      ** (nothing sorts between them). The constraints on later parts were
+      ** left to SQLite (xBestIndex): skip their values. */
+      NosqlBuffer b = {0, 0, 0};
+      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
+      cscanAppendPart(&rc, p, &b, CSCAN_REAL, argv[iArg - 1], 0, -0.0, i == p->nPart - 1);
+      if (rc == SQLITE_OK) cscanSetBound(&rc, p, &lo, b.a, b.n, 1, 0);
+      nosqlBufferReset(&b);
+      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
+      cscanAppendPart(&rc, p, &b, CSCAN_REAL, argv[iArg - 1], 0, 0.0, i == p->nPart - 1);
+      if (rc == SQLITE_OK) cscanSetBound(&rc, p, &hi, b.a, b.n, 0, 1);
+      nosqlBufferFree(&b);
+      iArg += (nEq - i - 1) + ((idxNum & CSCAN_LO) != 0) + ((idxNum & CSCAN_HI) != 0);
+      bZero = 1;
     } else {
       cscanAppendPart(&rc, p, &prefix, p->aType[i], argv[iArg - 1], iVal, rVal, i == p->nPart - 1);
     }
   }
-  if (!bEmpty && nEq == p->nPart) {
+  if (bZero) {
+    /* The range is set; key-column constraints below narrow it. */
+  } else if (!bEmpty && nEq == p->nPart) {
     cscanSetBound(&rc, p, &lo, prefix.a, prefix.n, 1, 0);
     cscanSetBound(&rc, p, &hi, prefix.a, prefix.n, 1, 0);
   } else if (!bEmpty) {
@@ -1057,6 +1092,11 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
       }
       if (e == CSCAN_NONE) continue;
       if (e == CSCAN_BOUND_INCL) bIncl = 1;
+      if (p->aType[nEq] == CSCAN_REAL && rVal == 0.0) {
+        /* -0.0 sorts just before 0.0 and equals it: x >= 0 starts at -0.0,
+        ** x > 0 after 0.0, x <= 0 ends after 0.0, x < 0 before -0.0. */
+        rVal = (bLower == bIncl) ? -0.0 : 0.0;
+      }
       nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
       cscanAppendPart(&rc, p, &b, p->aType[nEq], argv[iArg - 1], iVal, rVal, bLast);
       if (rc != SQLITE_OK) {

@@ -92,14 +92,24 @@
 
 static const char geohashAlphabet[] = "0123456789bcdefghjkmnpqrstuvwxyz";
 
-/* Character value + 1 for each byte, 0 for bytes outside the alphabet. */
-static unsigned char geohashValue[256];
-
-static void geohashInitTables(void) {
-  int i;
-  if (geohashValue['0']) return;
-  for (i = 0; i < 32; i++) geohashValue[(unsigned char)geohashAlphabet[i]] = (unsigned char)(i + 1);
-}
+/*
+** Character value + 1 for each byte, 0 for bytes outside the alphabet
+** (geohashAlphabet[v - 1] == c). A constant: no first-use initialisation
+** for two threads to race on (tests/unit/test_geohash.c checks it against
+** the alphabet).
+*/
+static const unsigned char geohashValue[256] = {
+    0,  0, 0,  0,  0, 0,  0,  0, 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 0,  0,  0,  0,  0,  0,
+    0,  0, 0,  0,  0, 0,  0,  0, 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 0,  0,  1,  2,  3,  4,
+    5,  6, 7,  8,  9, 10, 0,  0, 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 0,  0,  0,  0,  0,  0,
+    0,  0, 0,  0,  0, 0,  0,  0, 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 11, 12, 13, 14, 15, 16,
+    17, 0, 18, 19, 0, 20, 21, 0, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 0, 0,  0,  0,  0,  0,  0,
+    0,  0, 0,  0,  0, 0,  0,  0, 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 0,  0,  0,  0,  0,  0,
+    0,  0, 0,  0,  0, 0,  0,  0, 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 0,  0,  0,  0,  0,  0,
+    0,  0, 0,  0,  0, 0,  0,  0, 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 0,  0,  0,  0,  0,  0,
+    0,  0, 0,  0,  0, 0,  0,  0, 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 0,  0,  0,  0,  0,  0,
+    0,  0, 0,  0,  0, 0,  0,  0, 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 0,  0,
+};
 
 /*
 ** floor((x + off) * 2^32 / span) for x in [-off, off], exactly as bisection
@@ -161,14 +171,25 @@ uint64_t geohashInterleavePdep(uint32_t lon, uint32_t lat) { return geohashInter
 ** have BMI2 but run pdep in microcode, tens to hundreds of cycles: there
 ** the magic-number spread is faster.
 */
+#if GEOHASH_HAVE_PDEP
+/*
+** The CPU features, probed once when the library is loaded (a constructor
+** runs under the loader's lock, before any thread can call in), so the
+** flags are never written while another thread reads them.
+*/
+static int geohashCpuPdep = 0; /* Fast pdep (BMI2, not AMD 15h/17h) */
+static int geohashCpuAvx2 = 0; /* AVX2 and a fast pdep */
+__attribute__((constructor)) static void geohashCpuProbe(void) {
+  __builtin_cpu_init();
+  geohashCpuPdep =
+      __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") && !__builtin_cpu_is("amdfam17h");
+  geohashCpuAvx2 = __builtin_cpu_supports("avx2") && geohashCpuPdep;
+}
+#endif
+
 int geohashHasPdep(void) {
 #if GEOHASH_HAVE_PDEP
-  static int bHas = -1; /* -1 until the CPU was asked */
-  if (bHas < 0) {
-    __builtin_cpu_init();
-    bHas = __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") && !__builtin_cpu_is("amdfam17h");
-  }
-  return bHas;
+  return geohashCpuPdep;
 #else
   return 0;
 #endif
@@ -250,14 +271,7 @@ __attribute__((target("avx2,bmi2"))) void geohashEncodeBatchAvx2(const double *a
   for (; i < n; i++) aOut[i] = geohashEncodePdep(aLat[i], aLon[i]);
 }
 
-int geohashHasAvx2(void) {
-  static int bHas = -1; /* -1 until the CPU was asked */
-  if (bHas < 0) {
-    __builtin_cpu_init();
-    bHas = __builtin_cpu_supports("avx2") && geohashHasPdep();
-  }
-  return bHas;
-}
+int geohashHasAvx2(void) { return geohashCpuAvx2; }
 #else
 void geohashEncodeBatchAvx2(const double *aLat, const double *aLon, uint64_t *aOut, int n) {
   geohashEncodeBatchPortable(aLat, aLon, aOut, n);
@@ -285,7 +299,6 @@ void geohashToString(uint64_t bits, int nChar, char *zOut) {
 int geohashFromString(const char *z, int n, uint64_t *pBits) {
   uint64_t v = 0;
   int i;
-  geohashInitTables();
   for (i = 0; i < n; i++) {
     int c = geohashValue[(unsigned char)z[i]];
     if (c == 0) return i;
@@ -1805,9 +1818,6 @@ int geohashRegister(sqlite3 *db) {
   };
   size_t i;
   int rc = SQLITE_OK;
-  geohashInitTables();
-  (void)geohashHasPdep(); /* ask the CPU once, before any SQL runs */
-  (void)geohashHasAvx2();
   for (i = 0; rc == SQLITE_OK && i < sizeof(aFunc) / sizeof(aFunc[0]); i++) {
     rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, NOSQL_PURE,
                                  aFunc[i].iUser ? (void *)&aFunc[i] : 0, aFunc[i].xFunc, 0, 0);

@@ -2118,6 +2118,34 @@ static char *iiDequote(const char *z, int n) {
   return zOut;
 }
 
+/*
+** True when argument z declares a field by a name alone: a bare word (no
+** space, parenthesis, comma, quote or ':') or one quoted identifier.
+*/
+static int iiFieldDeclOk(const char *z) {
+  int n = (int)strlen(z), i;
+  char q, qEnd;
+  while (n > 0 && iiIsSpace(*z)) z++, n--;
+  while (n > 0 && iiIsSpace(z[n - 1])) n--;
+  if (n == 0) return 1; /* Reported as an empty field name */
+  q = z[0];
+  qEnd = q == '[' ? ']' : q;
+  if (q == '\'' || q == '"' || q == '`' || q == '[') {
+    /* The quote must close at the end, with only doubled quotes inside. */
+    for (i = 1; i < n - 1; i++) {
+      if (z[i] == qEnd) {
+        if (q == '[' || z[i + 1] != qEnd) return 0;
+        i++;
+      }
+    }
+    return n >= 2 && z[n - 1] == qEnd;
+  }
+  for (i = 0; i < n; i++) {
+    if (iiIsSpace(z[i]) || strchr("()[],'\"`:", z[i]) != NULL) return 0;
+  }
+  return 1;
+}
+
 static void iiVtabFree(inverted_index_vtab *p) {
   int i;
   if (p == NULL) return;
@@ -2194,7 +2222,15 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
         break;
       }
       p->azField[p->nField++] = zField;
-      if (zField[0] == 0) {
+      if (bCreate && !iiFieldDeclOk(zArg)) {
+        /* Checked when the index is created only: an index created before
+        ** this rule keeps opening with the names it was given. */
+        *pzErr = sqlite3_mprintf(
+            "inverted_index: bad field declaration '%s': a field is a name (quote it to use spaces or "
+            "other characters); types and constraints are not allowed",
+            zArg);
+        rc = SQLITE_ERROR;
+      } else if (zField[0] == 0) {
         *pzErr = sqlite3_mprintf("inverted_index: empty field name");
         rc = SQLITE_ERROR;
       } else if (sqlite3_stricmp(zField, "rowid") == 0 || sqlite3_stricmp(zField, "oid") == 0 ||

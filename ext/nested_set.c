@@ -2029,10 +2029,12 @@ static int nsetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
     int iCol = pC->iColumn;
     char c = 0;
     if (iCol >= iFirstInput && iCol < iFirstInput + NSET_N_INPUT) {
-      if (pC->op != SQLITE_INDEX_CONSTRAINT_EQ) {
-        nosqlVtabError(pVtab, "nested_set: %s accepts only =", azNsetInput[iCol - iFirstInput]);
-        return SQLITE_ERROR;
-      }
+      /* Inputs are read from = only. Any other condition (<>, >, IS NULL,
+      ** LIKE, and NOT (x = v), which SQLite never passes here) is left to
+      ** SQLite, which applies it to the column's value: the input when =
+      ** gave one, else NULL. So descendant_of <> 2 matches what
+      ** NOT (descendant_of = 2) matches: nothing (docs/nested_set.md). */
+      if (pC->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
       if (!pC->usable) return SQLITE_CONSTRAINT;
       if (nArg >= NSET_MAX_ARG) {
         nosqlVtabError(pVtab, "nested_set: more than %d constraints on one table", NSET_MAX_ARG);

@@ -96,6 +96,18 @@ void nosqlBufferJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n);
 void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r);
 
 /*
+** Column zCol of table zSchema.zTable (matched case-insensitively): its
+** declared type (*pzType, "" when none) and declared collation (*pzColl,
+** NULL for BINARY), both sqlite3_mprintf. Works on every SQLite build: the
+** type from pragma table_xinfo, the collation from the CREATE TABLE text
+** (nosqlDeclaredCollation()), not sqlite3_table_column_metadata(). Returns
+** SQLITE_OK, SQLITE_NOTFOUND (no such table or column) or an error code.
+*/
+int nosqlColumnInfo(sqlite3 *db, const char *zSchema, const char *zTable, const char *zCol, char **pzType,
+                    char **pzColl);
+char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc);
+
+/*
 ** SQLite drops an empty module argument (`USING m(a, )`, `m(a,,b)`) before
 ** xCreate sees the list, so a module cannot tell it from the list. These
 ** read the CREATE VIRTUAL TABLE text instead. nosqlArgsHaveEmpty() is the

@@ -391,3 +391,192 @@ int nosqlVtabEmptyArg(sqlite3 *db, const char *zModule, const char *zDb, const c
   *pzErr = sqlite3_mprintf("%s: empty argument in the column list", zModule);
   return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
+
+/**************************************************************************
+** A column's declared type and collation without
+** sqlite3_table_column_metadata(), whose API slot is NULL in SQLite builds
+** without SQLITE_ENABLE_COLUMN_METADATA (the stock amalgamation). The type
+** comes from pragma table_xinfo; the collation, which no pragma reports,
+** from the table's CREATE statement as stored in sqlite_schema (SQLite
+** keeps that text current through ALTER TABLE).
+*/
+
+/*
+** One token of CREATE TABLE text at z[*pi]: comments and spaces are
+** skipped; returns the token's first byte (NULL at the end) and its length
+** in *pn; *pi moves past it. Quoted identifiers and strings are one token,
+** quotes included; '(', ')' and ',' are tokens of their own.
+*/
+static const char *nosqlSqlToken(const char *z, int *pi, int *pn) {
+  int i = *pi, i0;
+  for (;;) {
+    while (z[i] == ' ' || z[i] == '\t' || z[i] == '\n' || z[i] == '\r' || z[i] == '\f') i++;
+    if (z[i] == '-' && z[i + 1] == '-') {
+      while (z[i] && z[i] != '\n') i++;
+    } else if (z[i] == '/' && z[i + 1] == '*') {
+      i += 2;
+      while (z[i] && !(z[i] == '*' && z[i + 1] == '/')) i++;
+      if (z[i]) i += 2;
+    } else {
+      break;
+    }
+  }
+  if (z[i] == 0) {
+    *pi = i;
+    return NULL;
+  }
+  i0 = i;
+  if (z[i] == '"' || z[i] == '\'' || z[i] == '`' || z[i] == '[') {
+    char cEnd = z[i] == '[' ? ']' : z[i];
+    for (i++; z[i]; i++) {
+      if (z[i] == cEnd) {
+        if (cEnd != ']' && z[i + 1] == cEnd) {
+          i++;
+          continue;
+        }
+        i++;
+        break;
+      }
+    }
+  } else if (z[i] == '(' || z[i] == ')' || z[i] == ',') {
+    i++;
+  } else {
+    while (z[i] && !strchr(" \t\n\r\f\"'`[(),", z[i]) && !(z[i] == '-' && z[i + 1] == '-') &&
+           !(z[i] == '/' && z[i + 1] == '*')) {
+      i++;
+    }
+  }
+  *pi = i;
+  *pn = i - i0;
+  return &z[i0];
+}
+
+/* True when token z[0..n) names zName (dequoted, case-insensitive). */
+static int nosqlTokenIs(const char *z, int n, const char *zName) {
+  char *zDeq;
+  int bEq;
+  if (n >= 2 && strchr("\"'`[", z[0])) {
+    char cEnd = z[0] == '[' ? ']' : z[0];
+    int i, j = 0;
+    zDeq = (char *)sqlite3_malloc64((sqlite3_uint64)n);
+    if (zDeq == NULL) return 0;
+    for (i = 1; i < n - 1; i++) {
+      zDeq[j++] = z[i];
+      if (z[i] == cEnd && cEnd != ']') i++;
+    }
+    zDeq[j] = 0;
+  } else {
+    zDeq = sqlite3_mprintf("%.*s", n, z);
+    if (zDeq == NULL) return 0;
+  }
+  bEq = sqlite3_stricmp(zDeq, zName) == 0;
+  sqlite3_free(zDeq);
+  return bEq;
+}
+
+/*
+** The collation declared for column zCol in CREATE TABLE text zSql: a new
+** string (sqlite3_mprintf, dequoted) or NULL with *pRc unchanged when the
+** column declares none (BINARY) or is not found; *pRc = SQLITE_NOMEM on
+** OOM.
+*/
+char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc) {
+  int i = 0, n = 0, nDepth = 0, bColStart = 0, bThisCol = 0;
+  const char *zTok;
+  /* Up to the column list's '('. */
+  while ((zTok = nosqlSqlToken(zSql, &i, &n)) != NULL && !(n == 1 && zTok[0] == '(')) {
+  }
+  if (zTok == NULL) return NULL;
+  nDepth = 1;
+  bColStart = 1;
+  while ((zTok = nosqlSqlToken(zSql, &i, &n)) != NULL && nDepth > 0) {
+    if (n == 1 && zTok[0] == '(') {
+      nDepth++;
+    } else if (n == 1 && zTok[0] == ')') {
+      nDepth--;
+    } else if (nDepth == 1 && n == 1 && zTok[0] == ',') {
+      bColStart = 1;
+      bThisCol = 0;
+      continue;
+    } else if (nDepth == 1 && bColStart) {
+      bThisCol = nosqlTokenIs(zTok, n, zCol);
+    } else if (nDepth == 1 && bThisCol && n == 7 && sqlite3_strnicmp(zTok, "COLLATE", 7) == 0) {
+      int n2 = 0;
+      const char *zName = nosqlSqlToken(zSql, &i, &n2);
+      char *zOut;
+      if (zName == NULL) return NULL;
+      if (n2 >= 2 && strchr("\"'`[", zName[0])) {
+        char cEnd = zName[0] == '[' ? ']' : zName[0];
+        int k, j = 0;
+        zOut = (char *)sqlite3_malloc64((sqlite3_uint64)n2);
+        if (zOut == NULL) {
+          *pRc = SQLITE_NOMEM;
+          return NULL;
+        }
+        for (k = 1; k < n2 - 1; k++) {
+          zOut[j++] = zName[k];
+          if (zName[k] == cEnd && cEnd != ']') k++;
+        }
+        zOut[j] = 0;
+      } else {
+        zOut = sqlite3_mprintf("%.*s", n2, zName);
+        if (zOut == NULL) *pRc = SQLITE_NOMEM;
+      }
+      return zOut;
+    }
+    bColStart = 0;
+  }
+  return NULL;
+}
+
+int nosqlColumnInfo(sqlite3 *db, const char *zSchema, const char *zTable, const char *zCol, char **pzType,
+                    char **pzColl) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  int rc, bFound = 0;
+  *pzType = *pzColl = NULL;
+  zSql = sqlite3_mprintf("SELECT type FROM pragma_table_xinfo(%Q, %Q) WHERE name = %Q COLLATE NOCASE", zTable,
+                         zSchema, zCol);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zType = (const char *)sqlite3_column_text(pStmt, 0);
+    bFound = 1;
+    *pzType = sqlite3_mprintf("%s", zType ? zType : "");
+    if (*pzType == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  /* An unknown schema fails the pragma: no such table either way. */
+  if ((rc & 0xff) != SQLITE_NOMEM && (rc != SQLITE_OK || !bFound)) {
+    sqlite3_free(*pzType);
+    *pzType = NULL;
+    return SQLITE_NOTFOUND;
+  }
+  if (rc == SQLITE_OK) {
+    zSql = sqlite3_mprintf(
+        "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = %Q COLLATE NOCASE", zSchema,
+        zTable);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+      const char *zCreate = (const char *)sqlite3_column_text(pStmt, 0);
+      if (zCreate) *pzColl = nosqlDeclaredCollation(zCreate, zCol, &rc);
+    }
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_free(*pzType);
+    sqlite3_free(*pzColl);
+    *pzType = *pzColl = NULL;
+  }
+  return rc;
+}

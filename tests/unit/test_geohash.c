@@ -8,6 +8,8 @@
 #include <stdlib.h>
 
 #include "nosqlInt.h"
+#include <string.h>
+
 #include "unit.h"
 
 void unitApiInit(void);
@@ -378,9 +380,28 @@ static void testCoverBox(void) {
   free(p);
 }
 
+/* The constant character table: exactly the 32 alphabet bytes decode, each to its position. */
+static void testAlphabetTable(void) {
+  static const char zAlpha[] = "0123456789bcdefghjkmnpqrstuvwxyz";
+  int c;
+  for (c = 1; c < 256; c++) {
+    char z[1];
+    uint64_t bits = 0;
+    const char *zPos = strchr(zAlpha, c);
+    z[0] = (char)c;
+    if (zPos != NULL) {
+      CHECK_INT(geohashFromString(z, 1, &bits), -1);
+      CHECK_INT((int)(bits >> 59), (int)(zPos - zAlpha));
+    } else {
+      CHECK_INT(geohashFromString(z, 1, &bits), 0);
+    }
+  }
+}
+
 int main(void) {
   unitApiInit();
   RUN(testQuantize);
+  RUN(testAlphabetTable);
   RUN(testBatch);
   RUN(testInterleave);
   RUN(testEncode);

@@ -125,6 +125,52 @@ static void testArgsHaveEmpty(void) {
   CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m('a, "), 0);
 }
 
+/*
+** nosqlColumnInfo against sqlite3_table_column_metadata (Debian's SQLite
+** has it; the extension must not need it) on declarations that stress the
+** CREATE TABLE scanner: quoting, comments, constraints, parentheses,
+** ALTER TABLE ADD COLUMN, WITHOUT ROWID, a collation inside CHECK.
+*/
+static void testColumnInfo(void) {
+  static const char *const azCreate[] = {
+      "CREATE TABLE t1(a TEXT COLLATE NOCASE, b, \"c d\" VARCHAR(10) collate rtrim NOT NULL, [e] INT)",
+      "CREATE TABLE \"t(2\"(/* a, b */ k TEXT PRIMARY KEY COLLATE \"NOCASE\" -- c COLLATE RTRIM\n, "
+      "v CHECK (v COLLATE NOCASE <> 'x'), w DEFAULT ('a,b') COLLATE BINARY) WITHOUT ROWID",
+      "CREATE TABLE t3(x, y NUMERIC(10, 2), `z``q` COLLATE [RTRIM], CONSTRAINT pk PRIMARY KEY (x COLLATE "
+      "NOCASE))",
+      "CREATE TABLE t4(a)",
+      "ALTER TABLE t4 ADD COLUMN b TEXT COLLATE NOCASE",
+      "CREATE TEMP TABLE t5(a COLLATE rtrim)",
+      NULL};
+  static const struct {
+    const char *zSchema, *zTable, *zCol;
+  } aCol[] = {{"main", "t1", "a"},  {"main", "t1", "b"},   {"main", "t1", "c d"}, {"main", "t1", "E"},
+              {"main", "t(2", "k"}, {"main", "t(2", "v"},  {"main", "t(2", "w"},  {"main", "t3", "x"},
+              {"main", "t3", "y"},  {"main", "t3", "z`q"}, {"main", "T4", "a"},   {"main", "t4", "b"},
+              {"temp", "t5", "a"}};
+  sqlite3 *db = NULL;
+  int i;
+  char *zType, *zColl;
+  sqlite3_open(":memory:", &db);
+  for (i = 0; azCreate[i]; i++) CHECK_INT(sqlite3_exec(db, azCreate[i], 0, 0, 0), SQLITE_OK);
+  for (i = 0; i < (int)(sizeof(aCol) / sizeof(aCol[0])); i++) {
+    const char *zWantType = NULL, *zWantColl = NULL;
+    int rc = nosqlColumnInfo(db, aCol[i].zSchema, aCol[i].zTable, aCol[i].zCol, &zType, &zColl);
+    CHECK_INT(rc, SQLITE_OK);
+    sqlite3_table_column_metadata(db, aCol[i].zSchema, aCol[i].zTable, aCol[i].zCol, &zWantType, &zWantColl,
+                                  0, 0, 0);
+    CHECK_STR(zType ? zType : "", zWantType ? zWantType : "");
+    CHECK_STR(zColl ? zColl : "BINARY", zWantColl ? zWantColl : "BINARY");
+    sqlite3_free(zType);
+    sqlite3_free(zColl);
+  }
+  CHECK_INT(nosqlColumnInfo(db, "main", "t1", "nope", &zType, &zColl), SQLITE_NOTFOUND);
+  CHECK_INT(nosqlColumnInfo(db, "main", "nope", "a", &zType, &zColl), SQLITE_NOTFOUND);
+  CHECK_INT(nosqlColumnInfo(db, "nowhere", "t1", "a", &zType, &zColl), SQLITE_NOTFOUND);
+  CHECK(zType == NULL && zColl == NULL);
+  sqlite3_close(db);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testArgsHaveEmpty);
@@ -133,5 +179,6 @@ int main(void) {
   RUN(testEmptyAppend);
   RUN(testCursorNew);
   RUN(testJsonStrict);
+  RUN(testColumnInfo);
   return unitReport();
 }
