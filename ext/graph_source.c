@@ -438,3 +438,191 @@ int graphSetAdd(GraphSet *p, const GraphValue *pKey, int *piElem, int *pbNew) {
   *pbNew = 1;
   return SQLITE_OK;
 }
+
+/**************************************************************************
+** The whole edge set in memory (compressed sparse rows), for walks that
+** visit much of a graph: one sequential scan of the source instead of one
+** index seek per node. See graphCsrLoad() in nosqlInt.h for when it is
+** exact.
+*/
+
+/* Affinity of a declared type, by SQLite's rules: 'i'nteger, 't'ext, 'b'lob (none), 'r'eal, 'n'umeric. */
+static char graphAffinity(const char *zType) {
+  char zUp[64];
+  int i;
+  if (zType == NULL || zType[0] == 0) return 'b';
+  for (i = 0; zType[i] && i < (int)sizeof(zUp) - 1; i++) {
+    zUp[i] = (char)((zType[i] >= 'a' && zType[i] <= 'z') ? zType[i] - 32 : zType[i]);
+  }
+  zUp[i] = 0;
+  if (strstr(zUp, "INT")) return 'i';
+  if (strstr(zUp, "CHAR") || strstr(zUp, "CLOB") || strstr(zUp, "TEXT")) return 't';
+  if (strstr(zUp, "BLOB")) return 'b';
+  if (strstr(zUp, "REAL") || strstr(zUp, "FLOA") || strstr(zUp, "DOUB")) return 'r';
+  return 'n';
+}
+
+void graphCsrUnref(GraphCsr *p) {
+  if (p == NULL || --p->nRef > 0) return;
+  graphSetClear(&p->vals);
+  sqlite3_free(p->aOutOff);
+  sqlite3_free(p->aOut);
+  sqlite3_free(p->aInOff);
+  sqlite3_free(p->aIn);
+  sqlite3_free(p->aBad);
+  sqlite3_free(p->aIsBad);
+  sqlite3_free(p);
+}
+
+int graphCsrLookup(const GraphCsr *p, const GraphValue *pKey, int bIn) {
+  char cAff = bIn ? p->cAffTo : p->cAffFrom;
+  /* Where SQLite would convert the key before comparing, the caller seeks. */
+  if (pKey->eType == SQLITE_TEXT && (cAff == 'i' || cAff == 'r' || cAff == 'n')) return -2;
+  if ((pKey->eType == SQLITE_INTEGER || pKey->eType == SQLITE_FLOAT) && cAff == 't') return -2;
+  return graphSetFind(&p->vals, pKey);
+}
+
+/* Column affinity and collation: SQLITE_OK with *pbOk, or an error. */
+static int graphCsrColumn(sqlite3 *db, const GraphSource *pSrc, const char *zCol, char *pcAff, int *pbOk) {
+  char *zType = NULL, *zColl = NULL;
+  int rc = nosqlColumnInfo(db, pSrc->zSchema, pSrc->zTable, zCol, &zType, &zColl);
+  if (rc == SQLITE_NOTFOUND) {
+    *pbOk = 0;
+    return SQLITE_OK;
+  }
+  if (rc != SQLITE_OK) return rc;
+  *pcAff = graphAffinity(zType);
+  if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) *pbOk = 0;
+  sqlite3_free(zType);
+  sqlite3_free(zColl);
+  return SQLITE_OK;
+}
+
+int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, GraphCsr **ppCsr) {
+  GraphCsr *p;
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  int *aFrom = NULL, *aTo = NULL, rc, bOk = 1, i;
+  sqlite3_int64 nEdge = 0, nAlloc = 0, k;
+  *ppCsr = NULL;
+  if (pSrc->bView || pSrc->zWeight) return SQLITE_OK;
+  p = (GraphCsr *)sqlite3_malloc64(sizeof(*p));
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->nRef = 1;
+  p->vals.szElem = (int)sizeof(GraphValue);
+  p->eLayout = pSrc->eLayout;
+  rc = graphCsrColumn(db, pSrc, pSrc->zFrom, &p->cAffFrom, &bOk);
+  if (rc == SQLITE_OK) rc = graphCsrColumn(db, pSrc, pSrc->zTo, &p->cAffTo, &bOk);
+  /* json_each values meet ?1 without affinity. */
+  if (pSrc->eLayout == GRAPH_LAYOUT_JSON) p->cAffTo = 'b';
+  if (rc != SQLITE_OK || !bOk) goto load_done;
+  zSql = graphSourceEdgesSql(pSrc);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    GraphValue f, t;
+    int iF, iT = -1, bNew;
+    rc = SQLITE_OK;
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f)) continue;
+    rc = graphSetAdd(&p->vals, &f, &iF, &bNew);
+    if (rc == SQLITE_OK && !graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) {
+      /* The JSON layout's non-array value: a node the caller seeks (to report it). */
+      const char *zType = (const char *)sqlite3_column_text(pStmt, 3);
+      if (zType && strcmp(zType, "array") != 0) {
+        if (p->nBad == p->nBadAlloc) {
+          int nNew = p->nBadAlloc ? p->nBadAlloc * 2 : 16;
+          int *aNew = (int *)sqlite3_realloc64(p->aBad, sizeof(int) * (sqlite3_uint64)nNew);
+          if (aNew == NULL) {
+            rc = SQLITE_NOMEM;
+            break;
+          }
+          p->aBad = aNew;
+          p->nBadAlloc = nNew;
+        }
+        p->aBad[p->nBad++] = iF;
+      }
+      continue;
+    }
+    if (rc == SQLITE_OK) rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
+    if (rc != SQLITE_OK) break;
+    if (nEdge == nAlloc) {
+      sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 1024;
+      int *aF, *aT;
+      if (nEdge >= nMaxEdge) {
+        bOk = 0; /* Too big to hold: the caller keeps seeking */
+        break;
+      }
+      aF = (int *)sqlite3_realloc64(aFrom, sizeof(int) * (sqlite3_uint64)nNew);
+      if (aF) aFrom = aF;
+      aT = aF ? (int *)sqlite3_realloc64(aTo, sizeof(int) * (sqlite3_uint64)nNew) : NULL;
+      if (aT) aTo = aT;
+      if (aF == NULL || aT == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      nAlloc = nNew;
+    }
+    aFrom[nEdge] = iF;
+    aTo[nEdge] = iT;
+    nEdge++;
+  }
+  if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  sqlite3_finalize(pStmt);
+  if (rc != SQLITE_OK || !bOk) goto load_done;
+  /* Counting sort into out- and in-lists, each in scan order. */
+  p->nEdge = nEdge;
+  p->aOutOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)p->vals.n + 1));
+  p->aInOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)p->vals.n + 1));
+  p->aOut = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
+  p->aIn = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
+  if (p->aOutOff == NULL || p->aInOff == NULL || p->aOut == NULL || p->aIn == NULL) {
+    rc = SQLITE_NOMEM;
+    goto load_done;
+  }
+  memset(p->aOutOff, 0, sizeof(sqlite3_int64) * ((size_t)p->vals.n + 1));
+  memset(p->aInOff, 0, sizeof(sqlite3_int64) * ((size_t)p->vals.n + 1));
+  for (k = 0; k < nEdge; k++) {
+    p->aOutOff[aFrom[k] + 1]++;
+    p->aInOff[aTo[k] + 1]++;
+  }
+  for (i = 0; i < p->vals.n; i++) {
+    p->aOutOff[i + 1] += p->aOutOff[i];
+    p->aInOff[i + 1] += p->aInOff[i];
+  }
+  for (k = 0; k < nEdge; k++) {
+    p->aOut[p->aOutOff[aFrom[k]]++] = aTo[k];
+    p->aIn[p->aInOff[aTo[k]]++] = aFrom[k];
+  }
+  /* The fill moved each offset to its list's end: shift back. */
+  for (i = p->vals.n; i > 0; i--) {
+    p->aOutOff[i] = p->aOutOff[i - 1];
+    p->aInOff[i] = p->aInOff[i - 1];
+  }
+  p->aOutOff[0] = p->aInOff[0] = 0;
+  if (p->nBad) {
+    /* The list becomes a flag per value. */
+    unsigned char *aFlag = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)p->vals.n);
+    if (aFlag == NULL) {
+      rc = SQLITE_NOMEM;
+      goto load_done;
+    }
+    memset(aFlag, 0, (size_t)p->vals.n);
+    for (i = 0; i < p->nBad; i++) aFlag[p->aBad[i]] = 1;
+    sqlite3_free(p->aBad);
+    p->aBad = NULL;
+    p->aIsBad = aFlag;
+  }
+
+load_done:
+  sqlite3_free(aFrom);
+  sqlite3_free(aTo);
+  if (rc == SQLITE_OK && bOk) {
+    *ppCsr = p;
+  } else {
+    graphCsrUnref(p);
+  }
+  return rc;
+}
+
+int graphCsrIsBad(const GraphCsr *p, int iVal) { return p->aIsBad != NULL && p->aIsBad[iVal]; }

@@ -178,11 +178,58 @@ static int gwBestIndex(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int 
 }
 
 /* The table of both functions: the connection it reads. */
+/*
+** The in-memory edge set (GraphCsr) of the last source walked, kept for the
+** next walks of this connection while nothing could have changed it: the
+** connection's total_changes() and the source schema's schema_version and
+** data_version (another connection's commit) are as they were at the load.
+*/
+typedef struct GwCache GwCache;
+struct GwCache {
+  char *zKey;              /* schema, table, from_col, to_col, layout */
+  GraphCsr *pCsr;          /* The edges, or NULL: the source cannot be held */
+  sqlite3_int64 aStamp[3]; /* total_changes, schema_version, data_version at the load */
+};
+
 typedef struct gw_vtab gw_vtab;
 struct gw_vtab {
   sqlite3_vtab base; /* Base class - must be first */
   sqlite3 *db;       /* The connection */
+  GwCache cache;     /* graph_walk: the last source held in memory */
 };
+
+/* Walks expand this many nodes by index seeks before reading the whole source. */
+#ifndef GW_CSR_AFTER
+#define GW_CSR_AFTER 1024
+#endif
+/* Sources with more edges than this are never held in memory. */
+#ifndef GW_CSR_MAX_EDGE
+#define GW_CSR_MAX_EDGE 20000000
+#endif
+
+static void gwCacheClear(GwCache *p) {
+  sqlite3_free(p->zKey);
+  graphCsrUnref(p->pCsr);
+  memset(p, 0, sizeof(*p));
+}
+
+/* What could change a source: see GwCache. */
+static int gwStamp(sqlite3 *db, const char *zSchema, sqlite3_int64 *aStamp) {
+  static const char *azPragma[2] = {"schema_version", "data_version"};
+  int i, rc = SQLITE_OK;
+  aStamp[0] = sqlite3_total_changes64(db);
+  for (i = 0; i < 2 && rc == SQLITE_OK; i++) {
+    sqlite3_stmt *pStmt = NULL;
+    char *zSql = sqlite3_mprintf("PRAGMA \"%w\".%s", zSchema, azPragma[i]);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK) {
+      aStamp[i + 1] = sqlite3_step(pStmt) == SQLITE_ROW ? sqlite3_column_int64(pStmt, 0) : -1;
+      rc = sqlite3_finalize(pStmt);
+    }
+  }
+  return rc;
+}
 
 /* Connect an eponymous function with declaration zDecl. */
 static int gwConnect(sqlite3 *db, const char *zDecl, sqlite3_vtab **ppVtab) {
@@ -198,6 +245,7 @@ static int gwConnect(sqlite3 *db, const char *zDecl, sqlite3_vtab **ppVtab) {
 }
 
 static int gwDisconnect(sqlite3_vtab *pVtab) {
+  gwCacheClear(&((gw_vtab *)pVtab)->cache);
   sqlite3_free(pVtab);
   return SQLITE_OK;
 }
@@ -251,6 +299,10 @@ struct gw_cursor {
   int iExpand;              /* Next node whose neighbours are to be read */
   sqlite3_int64 iMaxDepth;  /* Hops allowed (-1: no limit) */
   sqlite3_value *apIn[7];   /* The inputs, for the hidden columns */
+  int eDir;                 /* GRAPH_DIR_* */
+  GraphCsr *pCsr;           /* The edges in memory (a reference), or NULL: seek */
+  int bCsrTried;            /* Loading was tried (or is not to be) */
+  int *aMet;                /* With pCsr: per value of pCsr, its node index + 1, 0 not met yet */
 };
 
 static int gwWalkConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -285,6 +337,11 @@ static void gwWalkReset(gw_cursor *pCur) {
   pCur->pStmt = NULL;
   graphSourceClear(&pCur->src);
   graphSetClear(&pCur->set);
+  graphCsrUnref(pCur->pCsr);
+  pCur->pCsr = NULL;
+  pCur->bCsrTried = 0;
+  sqlite3_free(pCur->aMet);
+  pCur->aMet = NULL;
   for (i = 0; i < 7; i++) {
     sqlite3_value_free(pCur->apIn[i]);
     pCur->apIn[i] = NULL;
@@ -312,13 +369,122 @@ static int gwWalkEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWe
   return rc;
 }
 
-/* Read neighbours until the queue has a row past iRow, or nothing is left. */
+/*
+** Take the cursor's source from the connection's cache when it is still
+** valid; with bLoad, else read the whole source into a new cache entry.
+** A source that cannot be held (graphCsrLoad()) or no memory for it leaves
+** the cursor seeking. SQLITE_OK or an error of reading the source.
+*/
+static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
+  gw_vtab *p = (gw_vtab *)pCur->base.pVtab;
+  GwCache *pC = &p->cache;
+  sqlite3_int64 aStamp[3];
+  char *zKey;
+  int rc;
+  if (pCur->src.bView) {
+    pCur->bCsrTried = 1;
+    return SQLITE_OK;
+  }
+  zKey = sqlite3_mprintf("%s\x1f%s\x1f%s\x1f%s\x1f%d", pCur->src.zSchema, pCur->src.zTable, pCur->src.zFrom,
+                         pCur->src.zTo, pCur->src.eLayout);
+  if (zKey == NULL) return SQLITE_NOMEM;
+  rc = gwStamp(p->db, pCur->src.zSchema, aStamp);
+  if (rc == SQLITE_OK && pC->zKey && strcmp(pC->zKey, zKey) == 0 &&
+      memcmp(pC->aStamp, aStamp, sizeof(aStamp)) == 0) {
+    /* Still valid: held, or known not to be holdable. */
+    if (pC->pCsr) {
+      pCur->pCsr = pC->pCsr;
+      pCur->pCsr->nRef++;
+    }
+    pCur->bCsrTried = 1;
+  } else if (rc == SQLITE_OK && bLoad) {
+    GraphCsr *pCsr = NULL;
+    pCur->bCsrTried = 1;
+    rc = graphCsrLoad(p->db, &pCur->src, GW_CSR_MAX_EDGE, &pCsr);
+    if (rc == SQLITE_NOMEM) rc = SQLITE_OK; /* Seeking still works */
+    if (rc == SQLITE_OK && sqlite3_txn_state(p->db, pCur->src.zSchema) == SQLITE_TXN_WRITE) {
+      /* Read inside a write transaction: a ROLLBACK would leave no trace in
+      ** the stamps, so this copy serves this walk only. */
+      pCur->pCsr = pCsr;
+    } else if (rc == SQLITE_OK) {
+      gwCacheClear(pC);
+      pC->zKey = zKey;
+      zKey = NULL;
+      pC->pCsr = pCsr;
+      memcpy(pC->aStamp, aStamp, sizeof(aStamp));
+      if (pCsr) {
+        pCur->pCsr = pCsr;
+        pCsr->nRef++;
+      }
+    }
+  }
+  sqlite3_free(zKey);
+  return rc;
+}
+
+/*
+** The neighbours of node i from the in-memory edges; a node whose lookup
+** SQLite would convert first, or whose JSON value is not an array, is read
+** by the seek, which reports it as it always does.
+*/
+static int gwCsrNeighbours(gw_cursor *pCur, int i) {
+  GraphCsr *pCsr = pCur->pCsr;
+  GraphValue key = GW_AT(&pCur->set, i)->v; /* A copy: adding nodes may move the set */
+  int iOut = -1, iIn = -1, rc = SQLITE_OK, d;
+  sqlite3_int64 k;
+  if (pCur->aMet == NULL) {
+    pCur->aMet = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)pCsr->vals.n + 1));
+    if (pCur->aMet == NULL) return SQLITE_NOMEM;
+    memset(pCur->aMet, 0, sizeof(int) * ((size_t)pCsr->vals.n + 1));
+  }
+  if (pCur->eDir & GRAPH_DIR_OUT) {
+    iOut = graphCsrLookup(pCsr, &key, 0);
+    if (iOut == -2 || (iOut >= 0 && graphCsrIsBad(pCsr, iOut))) iOut = -3;
+  }
+  if (pCur->eDir & GRAPH_DIR_IN) iIn = graphCsrLookup(pCsr, &key, 1);
+  if (iOut == -3 || iIn == -2) {
+    return gwNeighbours(pCur->base.pVtab, "graph_walk", &pCur->set, i, pCur->pStmt, gwWalkEdge, &pCur->set);
+  }
+  for (d = 0; d < 2 && rc == SQLITE_OK; d++) {
+    int j = d == 0 ? iOut : iIn;
+    const sqlite3_int64 *aOff = d == 0 ? pCsr->aOutOff : pCsr->aInOff;
+    const int *aAdj = d == 0 ? pCsr->aOut : pCsr->aIn;
+    if (j < 0) continue;
+    for (k = aOff[j]; rc == SQLITE_OK && k < aOff[j + 1]; k++) {
+      /* Most edges lead to nodes met already: aMet answers without hashing. */
+      int iVal = aAdj[k], iNode, bNew;
+      if (pCur->aMet[iVal]) continue;
+      rc = graphSetAdd(&pCur->set, (GraphValue *)graphSetAt(&pCsr->vals, iVal), &iNode, &bNew);
+      if (rc != SQLITE_OK) break;
+      pCur->aMet[iVal] = iNode + 1;
+      if (bNew) {
+        GW_AT(&pCur->set, iNode)->iDepth = GW_AT(&pCur->set, i)->iDepth + 1;
+        GW_AT(&pCur->set, iNode)->iParent = i;
+      }
+    }
+  }
+  return rc;
+}
+
+/*
+** Read neighbours until the queue has a row past iRow, or nothing is left.
+** The first GW_CSR_AFTER nodes are expanded by index seeks (a small walk
+** never reads more than it needs); a walk that goes on reads the whole
+** source once into memory and continues there (GraphCsr), unless it cannot
+** be held.
+*/
 static int gwWalkFill(gw_cursor *pCur) {
   int rc = SQLITE_OK;
   while (rc == SQLITE_OK && pCur->iRow >= pCur->set.n && pCur->iExpand < pCur->set.n) {
     int i = pCur->iExpand++;
     if (pCur->iMaxDepth >= 0 && GW_AT(&pCur->set, i)->iDepth >= pCur->iMaxDepth) continue;
-    rc = gwNeighbours(pCur->base.pVtab, "graph_walk", &pCur->set, i, pCur->pStmt, gwWalkEdge, &pCur->set);
+    if (pCur->pCsr == NULL && !pCur->bCsrTried && pCur->iExpand > GW_CSR_AFTER) rc = gwCsrAttach(pCur, 1);
+    if (rc != SQLITE_OK) break;
+    if (pCur->pCsr) {
+      rc = gwCsrNeighbours(pCur, i);
+    } else {
+      rc = gwNeighbours(pCur->base.pVtab, "graph_walk", &pCur->set, i, pCur->pStmt, gwWalkEdge, &pCur->set);
+    }
   }
   return rc;
 }
@@ -365,6 +531,11 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
   for (i = 0; i < 3; i++) apSrc[i] = aArg[i].pEq;
   rc = gwPrepare(pVtab, db, "graph_walk", apSrc, NULL, eLayout, eDir, &pCur->src, &pCur->pStmt);
   if (rc != SQLITE_OK) return rc;
+  pCur->eDir = eDir;
+  /* A source already held and unchanged is used from the first node. */
+  rc = gwCsrAttach(pCur, 0);
+  if (rc != SQLITE_OK) return rc;
+  pCur->bCsrTried = pCur->pCsr != NULL;
   /* The roots: one value, or a whole IN list. */
   if (aArg[3].bInList) {
     sqlite3_value *pVal = NULL;

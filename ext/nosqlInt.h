@@ -318,6 +318,41 @@ int graphSetAdd(GraphSet *p, const GraphValue *pKey, int *piElem, int *pbNew);
 int graphSetFind(const GraphSet *p, const GraphValue *pKey);
 void graphSetClear(GraphSet *p);
 
+/*
+** An edge source held in memory as compressed sparse rows: every distinct
+** endpoint value once (vals), each value's out-neighbours
+** aOut[aOutOff[i] .. aOutOff[i + 1]) and in-neighbours likewise, in the
+** source's scan order. graphCsrLoad() reads the source with one scan and
+** returns *ppCsr NULL (and SQLITE_OK) when it cannot stand in for the
+** index seeks exactly: a view, a weight column, a column with a collation
+** other than BINARY, or more than nMaxEdge edges. graphCsrLookup() finds a
+** node's index (-1: no edges) as "col = ?" would, or returns -2 when the
+** column's affinity would convert the key first (text in a numeric column,
+** a number in a TEXT column): the caller then seeks. In the JSON layout a
+** row whose to_col is not an array is listed in aBad (graphCsrIsBad()) and
+** sought too, so that the caller reports it as a seek would. Shared by
+** reference count (graphCsrUnref() frees at zero).
+*/
+typedef struct GraphCsr GraphCsr;
+struct GraphCsr {
+  int nRef;               /* References */
+  GraphSet vals;          /* Endpoint values (elements are GraphValue) */
+  sqlite3_int64 *aOutOff; /* vals.n + 1 offsets into aOut */
+  int *aOut;              /* Out-neighbours (indexes into vals) */
+  sqlite3_int64 *aInOff;  /* vals.n + 1 offsets into aIn */
+  int *aIn;               /* In-neighbours */
+  sqlite3_int64 nEdge;    /* Edges */
+  int *aBad;              /* While loading: values whose to_col is not an array (JSON layout) */
+  int nBad, nBadAlloc;    /* Entries used, allocated */
+  unsigned char *aIsBad;  /* Then one flag per value, or NULL when there are none */
+  int eLayout;            /* GRAPH_LAYOUT_* */
+  char cAffFrom, cAffTo;  /* Affinity met by a lookup: 'i', 'r', 'n', 't' or 'b' (none) */
+};
+int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, GraphCsr **ppCsr);
+int graphCsrLookup(const GraphCsr *p, const GraphValue *pKey, int bIn);
+int graphCsrIsBad(const GraphCsr *p, int iVal);
+void graphCsrUnref(GraphCsr *p);
+
 /**************************************************************************
 ** Interface to code in ext/graph_walk.c: graph_walk and graph_path, the
 ** traversal table-valued functions over an edge source.
