@@ -447,18 +447,21 @@ int graphSetAdd(GraphSet *p, const GraphValue *pKey, int *piElem, int *pbNew) {
 */
 
 /* Affinity of a declared type, by SQLite's rules: 'i'nteger, 't'ext, 'b'lob (none), 'r'eal, 'n'umeric. */
-static char graphAffinity(const char *zType) {
-  char zUp[64];
-  int i;
-  if (zType == NULL || zType[0] == 0) return 'b';
-  for (i = 0; zType[i] && i < (int)sizeof(zUp) - 1; i++) {
-    zUp[i] = (char)((zType[i] >= 'a' && zType[i] <= 'z') ? zType[i] - 32 : zType[i]);
+/* True when zType contains zSub (upper case), case-insensitively. */
+static int graphTypeHas(const char *zType, const char *zSub) {
+  int n = (int)strlen(zSub);
+  for (; *zType; zType++) {
+    if (sqlite3_strnicmp(zType, zSub, n) == 0) return 1;
   }
-  zUp[i] = 0;
-  if (strstr(zUp, "INT")) return 'i';
-  if (strstr(zUp, "CHAR") || strstr(zUp, "CLOB") || strstr(zUp, "TEXT")) return 't';
-  if (strstr(zUp, "BLOB")) return 'b';
-  if (strstr(zUp, "REAL") || strstr(zUp, "FLOA") || strstr(zUp, "DOUB")) return 'r';
+  return 0;
+}
+
+static char graphAffinity(const char *zType) {
+  if (zType == NULL || zType[0] == 0) return 'b';
+  if (graphTypeHas(zType, "INT")) return 'i';
+  if (graphTypeHas(zType, "CHAR") || graphTypeHas(zType, "CLOB") || graphTypeHas(zType, "TEXT")) return 't';
+  if (graphTypeHas(zType, "BLOB")) return 'b';
+  if (graphTypeHas(zType, "REAL") || graphTypeHas(zType, "FLOA") || graphTypeHas(zType, "DOUB")) return 'r';
   return 'n';
 }
 
