@@ -472,6 +472,8 @@ void graphCsrUnref(GraphCsr *p) {
   sqlite3_free(p->aOut);
   sqlite3_free(p->aInOff);
   sqlite3_free(p->aIn);
+  sqlite3_free(p->aOutW);
+  sqlite3_free(p->aInW);
   sqlite3_free(p->aBad);
   sqlite3_free(p->aIsBad);
   sqlite3_free(p);
@@ -501,38 +503,68 @@ static int graphCsrColumn(sqlite3 *db, const GraphSource *pSrc, const char *zCol
   return SQLITE_OK;
 }
 
-int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, GraphCsr **ppCsr) {
+/* The message for edge (f, t): zFmt has %s for the function, from, to, then the weight. */
+static char *graphEdgeError(const char *zFmt, const char *zFunc, const GraphValue *pF, sqlite3_value *pTo,
+                            sqlite3_value *pW) {
+  GraphValue t;
+  char *zF = graphValueText(pF), *zT = NULL, *zW = nosqlValueQuote(pW), *zMsg;
+  if (graphValueFrom(pTo, &t)) zT = graphValueText(&t);
+  zMsg = sqlite3_mprintf(zFmt, zFunc, zF ? zF : "?", zT ? zT : "?", zW ? zW : "?");
+  sqlite3_free(zF);
+  sqlite3_free(zT);
+  sqlite3_free(zW);
+  return zMsg;
+}
+
+int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
+                 GraphCsr **ppCsr, char **pzErr) {
   GraphCsr *p;
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
-  int *aFrom = NULL, *aTo = NULL, rc, bOk = 1, i;
+  int *aFrom = NULL, *aTo = NULL, rc = SQLITE_OK, bOk = 1, i, bWeight = pSrc->zWeight != NULL;
+  double *aW = NULL;
   sqlite3_int64 nEdge = 0, nAlloc = 0, k;
   *ppCsr = NULL;
-  if (pSrc->bView || pSrc->zWeight) return SQLITE_OK;
+  *pzErr = NULL;
+  if (!bAll && (pSrc->bView || bWeight)) return SQLITE_OK;
   p = (GraphCsr *)sqlite3_malloc64(sizeof(*p));
   if (p == NULL) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->nRef = 1;
   p->vals.szElem = (int)sizeof(GraphValue);
   p->eLayout = pSrc->eLayout;
-  rc = graphCsrColumn(db, pSrc, pSrc->zFrom, &p->cAffFrom, &bOk);
-  if (rc == SQLITE_OK) rc = graphCsrColumn(db, pSrc, pSrc->zTo, &p->cAffTo, &bOk);
-  /* json_each values meet ?1 without affinity. */
-  if (pSrc->eLayout == GRAPH_LAYOUT_JSON) p->cAffTo = 'b';
-  if (rc != SQLITE_OK || !bOk) goto load_done;
+  p->bIntWeight = 1;
+  p->cAffFrom = p->cAffTo = 'b';
+  if (!bAll) {
+    rc = graphCsrColumn(db, pSrc, pSrc->zFrom, &p->cAffFrom, &bOk);
+    if (rc == SQLITE_OK) rc = graphCsrColumn(db, pSrc, pSrc->zTo, &p->cAffTo, &bOk);
+    /* json_each values meet ?1 without affinity. */
+    if (pSrc->eLayout == GRAPH_LAYOUT_JSON) p->cAffTo = 'b';
+    if (rc != SQLITE_OK || !bOk) goto load_done;
+  }
   zSql = graphSourceEdgesSql(pSrc);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     GraphValue f, t;
     int iF, iT = -1, bNew;
+    double w = 1.0;
     rc = SQLITE_OK;
     if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f)) continue;
     rc = graphSetAdd(&p->vals, &f, &iF, &bNew);
     if (rc == SQLITE_OK && !graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) {
-      /* The JSON layout's non-array value: a node the caller seeks (to report it). */
+      /* The JSON layout's non-array value: sought by a walk (which reports
+      ** it when it gets there), an error for a whole-graph job. */
       const char *zType = (const char *)sqlite3_column_text(pStmt, 3);
       if (zType && strcmp(zType, "array") != 0) {
+        if (bAll) {
+          char *zNode = graphValueText(&f);
+          *pzErr = sqlite3_mprintf("%s: to_col of node %s is not a JSON array but %s (layout 'json')", zFunc,
+                                   zNode ? zNode : "?", zType);
+          sqlite3_free(zNode);
+          rc = SQLITE_ERROR;
+          break;
+        }
         if (p->nBad == p->nBadAlloc) {
           int nNew = p->nBadAlloc ? p->nBadAlloc * 2 : 16;
           int *aNew = (int *)sqlite3_realloc64(p->aBad, sizeof(int) * (sqlite3_uint64)nNew);
@@ -547,19 +579,51 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, G
       }
       continue;
     }
-    if (rc == SQLITE_OK) rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
+    if (rc != SQLITE_OK) break;
+    if (bWeight) {
+      sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
+      int eType = sqlite3_value_type(pW);
+      w = sqlite3_value_double(pW);
+      if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
+        *pzErr = graphEdgeError("%s: the weight of edge %s -> %s is %s, not a number", zFunc, &f,
+                                sqlite3_column_value(pStmt, 1), pW);
+        rc = SQLITE_ERROR;
+        break;
+      }
+      if (w < 0 || isnan(w)) {
+        *pzErr = graphEdgeError("%s: edge %s -> %s has the negative weight %s", zFunc, &f,
+                                sqlite3_column_value(pStmt, 1), pW);
+        rc = SQLITE_ERROR;
+        break;
+      }
+      if (eType != SQLITE_INTEGER) p->bIntWeight = 0;
+    }
+    rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
     if (rc != SQLITE_OK) break;
     if (nEdge == nAlloc) {
       sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 1024;
       int *aF, *aT;
       if (nEdge >= nMaxEdge) {
-        bOk = 0; /* Too big to hold: the caller keeps seeking */
+        if (bAll) {
+          *pzErr = sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", zFunc,
+                                   nMaxEdge);
+          rc = SQLITE_TOOBIG;
+        }
+        bOk = 0; /* A walk keeps seeking */
         break;
       }
       aF = (int *)sqlite3_realloc64(aFrom, sizeof(int) * (sqlite3_uint64)nNew);
       if (aF) aFrom = aF;
       aT = aF ? (int *)sqlite3_realloc64(aTo, sizeof(int) * (sqlite3_uint64)nNew) : NULL;
       if (aT) aTo = aT;
+      if (aT && bWeight) {
+        double *aNewW = (double *)sqlite3_realloc64(aW, sizeof(double) * (sqlite3_uint64)nNew);
+        if (aNewW == NULL) {
+          aT = NULL;
+        } else {
+          aW = aNewW;
+        }
+      }
       if (aF == NULL || aT == NULL) {
         rc = SQLITE_NOMEM;
         break;
@@ -568,9 +632,13 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, G
     }
     aFrom[nEdge] = iF;
     aTo[nEdge] = iT;
+    if (bWeight) aW[nEdge] = w;
     nEdge++;
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  if (rc != SQLITE_OK && *pzErr == NULL && rc != SQLITE_NOMEM) {
+    *pzErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
+  }
   sqlite3_finalize(pStmt);
   if (rc != SQLITE_OK || !bOk) goto load_done;
   /* Counting sort into out- and in-lists, each in scan order. */
@@ -579,7 +647,12 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, G
   p->aInOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)p->vals.n + 1));
   p->aOut = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
   p->aIn = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
-  if (p->aOutOff == NULL || p->aInOff == NULL || p->aOut == NULL || p->aIn == NULL) {
+  if (bWeight) {
+    p->aOutW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)nEdge + 1));
+    p->aInW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)nEdge + 1));
+  }
+  if (p->aOutOff == NULL || p->aInOff == NULL || p->aOut == NULL || p->aIn == NULL ||
+      (bWeight && (p->aOutW == NULL || p->aInW == NULL))) {
     rc = SQLITE_NOMEM;
     goto load_done;
   }
@@ -594,8 +667,13 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, G
     p->aInOff[i + 1] += p->aInOff[i];
   }
   for (k = 0; k < nEdge; k++) {
-    p->aOut[p->aOutOff[aFrom[k]]++] = aTo[k];
-    p->aIn[p->aInOff[aTo[k]]++] = aFrom[k];
+    sqlite3_int64 iO = p->aOutOff[aFrom[k]]++, iI = p->aInOff[aTo[k]]++;
+    p->aOut[iO] = aTo[k];
+    p->aIn[iI] = aFrom[k];
+    if (bWeight) {
+      p->aOutW[iO] = aW[k];
+      p->aInW[iI] = aW[k];
+    }
   }
   /* The fill moved each offset to its list's end: shift back. */
   for (i = p->vals.n; i > 0; i--) {
@@ -620,12 +698,43 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, G
 load_done:
   sqlite3_free(aFrom);
   sqlite3_free(aTo);
+  sqlite3_free(aW);
   if (rc == SQLITE_OK && bOk) {
     *ppCsr = p;
   } else {
     graphCsrUnref(p);
   }
   return rc;
+}
+
+/*
+** Compare two node values in SQLite's order (BINARY): numbers (integers
+** and reals by value) before text before blobs; text and blobs by bytes.
+*/
+int graphValueCmp(const GraphValue *a, const GraphValue *b) {
+  int ca = a->eType == SQLITE_TEXT ? 1 : (a->eType == SQLITE_BLOB ? 2 : 0);
+  int cb = b->eType == SQLITE_TEXT ? 1 : (b->eType == SQLITE_BLOB ? 2 : 0);
+  if (ca != cb) return ca < cb ? -1 : 1;
+  if (ca == 0) {
+    if (a->eType == SQLITE_INTEGER && b->eType == SQLITE_INTEGER) {
+      return a->iVal < b->iVal ? -1 : (a->iVal > b->iVal ? 1 : 0);
+    } else {
+      /* A real is never a whole number in the int64 range here (graphValueFrom). */
+      double ra = a->eType == SQLITE_INTEGER ? (double)a->iVal : a->rVal;
+      double rb = b->eType == SQLITE_INTEGER ? (double)b->iVal : b->rVal;
+      if (ra < rb) return -1;
+      if (ra > rb) return 1;
+      /* An integer and a real that round to the same double: the real is
+      ** past the int64 range (a whole real inside it is an integer here). */
+      if (a->eType == SQLITE_INTEGER) return b->rVal > 0 ? -1 : 1;
+      return a->rVal < 0 ? -1 : 1;
+    }
+  } else {
+    int n = a->n < b->n ? a->n : b->n;
+    int c = n ? memcmp(a->z, b->z, (size_t)n) : 0;
+    if (c) return c;
+    return a->n < b->n ? -1 : (a->n > b->n ? 1 : 0);
+  }
 }
 
 int graphCsrIsBad(const GraphCsr *p, int iVal) { return p->aIsBad != NULL && p->aIsBad[iVal]; }

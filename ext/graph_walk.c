@@ -400,8 +400,11 @@ static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
   } else if (rc == SQLITE_OK && bLoad) {
     GraphCsr *pCsr = NULL;
     pCur->bCsrTried = 1;
-    rc = graphCsrLoad(p->db, &pCur->src, GW_CSR_MAX_EDGE, &pCsr);
+    char *zErr = NULL;
+    rc = graphCsrLoad(p->db, &pCur->src, GW_CSR_MAX_EDGE, 0, "graph_walk", &pCsr, &zErr);
     if (rc == SQLITE_NOMEM) rc = SQLITE_OK; /* Seeking still works */
+    if (zErr) nosqlVtabError(pCur->base.pVtab, "%s", zErr);
+    sqlite3_free(zErr);
     if (rc == SQLITE_OK && sqlite3_txn_state(p->db, pCur->src.zSchema) == SQLITE_TXN_WRITE) {
       /* Read inside a write transaction: a ROLLBACK would leave no trace in
       ** the stamps, so this copy serves this walk only. */

@@ -57,6 +57,7 @@ static const struct NosqlFeature {
     {"nested_set", nestedSetRegister},
     {"graphs", graphWalkRegister},
     {"trees", treeJsonRegister},
+    {"graph batch", graphBatchRegister},
     {"documents", docRegister},
     /* clang-format on */
 };

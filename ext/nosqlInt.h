@@ -332,6 +332,12 @@ void graphSetClear(GraphSet *p);
 ** row whose to_col is not an array is listed in aBad (graphCsrIsBad()) and
 ** sought too, so that the caller reports it as a seek would. Shared by
 ** reference count (graphCsrUnref() frees at zero).
+**
+** With bAll (whole-graph jobs: graph_pagerank and the others) any source is
+** loaded, views and weight columns included: a non-array JSON value, a
+** weight that is not a number or is negative, or more than nMaxEdge edges
+** is an error with *pzErr set (messages start with zFunc). A NULL endpoint
+** is skipped: no edge.
 */
 typedef struct GraphCsr GraphCsr;
 struct GraphCsr {
@@ -341,6 +347,8 @@ struct GraphCsr {
   int *aOut;              /* Out-neighbours (indexes into vals) */
   sqlite3_int64 *aInOff;  /* vals.n + 1 offsets into aIn */
   int *aIn;               /* In-neighbours */
+  double *aOutW, *aInW;   /* With a weight column: the weight of each aOut[] and aIn[] edge */
+  int bIntWeight;         /* Every weight is an integer */
   sqlite3_int64 nEdge;    /* Edges */
   int *aBad;              /* While loading: values whose to_col is not an array (JSON layout) */
   int nBad, nBadAlloc;    /* Entries used, allocated */
@@ -348,7 +356,9 @@ struct GraphCsr {
   int eLayout;            /* GRAPH_LAYOUT_* */
   char cAffFrom, cAffTo;  /* Affinity met by a lookup: 'i', 'r', 'n', 't' or 'b' (none) */
 };
-int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, GraphCsr **ppCsr);
+int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
+                 GraphCsr **ppCsr, char **pzErr);
+int graphValueCmp(const GraphValue *a, const GraphValue *b);
 int graphCsrLookup(const GraphCsr *p, const GraphValue *pKey, int bIn);
 int graphCsrIsBad(const GraphCsr *p, int iVal);
 void graphCsrUnref(GraphCsr *p);
@@ -364,6 +374,13 @@ int graphWalkRegister(sqlite3 *db);
 ** tree_rows (table-valued), a tree as one document and back.
 */
 int treeJsonRegister(sqlite3 *db);
+
+/**************************************************************************
+** Interface to code in ext/graph_batch.c: graph_pagerank, graph_components,
+** graph_scc, graph_sssp, graph_triangles, graph_label_propagation (the
+** Pregel-style engine over a GraphCsr).
+*/
+int graphBatchRegister(sqlite3 *db);
 
 /**************************************************************************
 ** Interface to code in ext/nosql.c

@@ -1,0 +1,985 @@
+/*
+** graph_batch.c: batch graph processing (technique 17 of the article), a
+** Pregel-style engine over any edge table or view.
+**
+**   graph_pagerank(source, from_col, to_col[, damping[, tolerance[, max_iter[, weight_col[, layout]]]]])
+**       -> (node, rank)
+**   graph_components(source, from_col, to_col[, layout])        -> (node, component)
+**   graph_scc(source, from_col, to_col[, layout])               -> (node, component)
+**   graph_sssp(source, from_col, to_col, root[, weight_col[, layout]]) -> (node, distance)
+**   graph_triangles(source, from_col, to_col[, layout])         -> (node, triangles)
+**   graph_label_propagation(source, from_col, to_col[, max_iter[, layout]]) -> (node, label)
+**
+** The arguments are hidden columns of those names, as for graph_walk, and
+** the edge source follows ext/graph_source.c's rules. The source is read
+** once, with one scan, into compressed sparse rows (GraphCsr: node ids of
+** any SQLite type mapped to dense integers and back); then the job runs in
+** memory and the rows are handed out. The nodes are the endpoints of the
+** edges (a NULL endpoint is no edge), in the order the scan first meets
+** them, which is the order of the rows.
+**
+** The engine (GbEngine) is Pregel's model: in each superstep every active
+** vertex, or one with messages, runs the algorithm's vertex program, which
+** reads its combined incoming message, updates its value, sends messages
+** along its edges and may vote to halt; messages to one vertex are combined
+** as they are sent (sum or minimum), and global aggregates (PageRank's
+** dangling mass and change) are summed by the program and read between
+** supersteps. The job ends when no vertex is active and no message is in
+** flight, or at the step limit. PageRank, components, single-source
+** shortest paths and label propagation are vertex programs on it;
+** strongly connected components (Tarjan's algorithm, iterative) and
+** triangle counting (sorted adjacency intersection) are whole-graph
+** passes, since neither is a natural vertex program on one machine.
+**
+** Semantics follow networkx: see docs/graph_batch.md.
+*/
+#include "nosqlInt.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Graphs with more edges than this are refused with an error, not thrashed. */
+#ifndef GB_MAX_EDGE
+#define GB_MAX_EDGE 200000000
+#endif
+
+/**************************************************************************
+** The engine.
+*/
+
+#define GB_COMBINE_SUM 0
+#define GB_COMBINE_MIN 1
+
+typedef struct GbEngine GbEngine;
+typedef void (*GbCompute)(GbEngine *, int iVertex, int bMsg, double rMsg, void *pCtx);
+struct GbEngine {
+  sqlite3 *db;             /* For the interrupt check between supersteps */
+  sqlite3_stmt *pPing;     /* "SELECT 1": stepping it reports sqlite3_interrupt() */
+  const GraphCsr *pCsr;    /* The graph */
+  int n;                   /* Vertices */
+  int eCombine;            /* GB_COMBINE_* */
+  double *aMsg, *aNext;    /* Combined messages: read this step, sent for the next */
+  unsigned char *aHas;     /* aMsg[v] holds a message */
+  unsigned char *aHasNext; /* aNext[v] holds a message */
+  unsigned char *aActive;  /* Vertex has not voted to halt */
+  int nStep;               /* Supersteps run */
+  int bSent;               /* A message was sent this step */
+  int bAllActive;          /* Every vertex runs every step (PageRank) */
+};
+
+static void gbSend(GbEngine *p, int v, double r) {
+  if (!p->aHasNext[v]) {
+    p->aHasNext[v] = 1;
+    p->aNext[v] = r;
+  } else if (p->eCombine == GB_COMBINE_SUM) {
+    p->aNext[v] += r;
+  } else if (r < p->aNext[v]) {
+    p->aNext[v] = r;
+  }
+  p->bSent = 1;
+}
+
+static void gbEngineFree(GbEngine *p) {
+  sqlite3_finalize(p->pPing);
+  sqlite3_free(p->aMsg);
+  sqlite3_free(p->aNext);
+  sqlite3_free(p->aHas);
+  sqlite3_free(p->aHasNext);
+  sqlite3_free(p->aActive);
+  memset(p, 0, sizeof(*p));
+}
+
+static int gbEngineInit(GbEngine *p, sqlite3 *db, const GraphCsr *pCsr, int eCombine) {
+  sqlite3_uint64 n = (sqlite3_uint64)pCsr->vals.n + 1;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->pCsr = pCsr;
+  p->n = pCsr->vals.n;
+  p->eCombine = eCombine;
+  p->aMsg = (double *)sqlite3_malloc64(sizeof(double) * n);
+  p->aNext = (double *)sqlite3_malloc64(sizeof(double) * n);
+  p->aHas = (unsigned char *)sqlite3_malloc64(n);
+  p->aHasNext = (unsigned char *)sqlite3_malloc64(n);
+  p->aActive = (unsigned char *)sqlite3_malloc64(n);
+  if (p->aMsg == NULL || p->aNext == NULL || p->aHas == NULL || p->aHasNext == NULL || p->aActive == NULL) {
+    gbEngineFree(p);
+    return SQLITE_NOMEM;
+  }
+  memset(p->aHas, 0, (size_t)n);
+  memset(p->aHasNext, 0, (size_t)n);
+  memset(p->aActive, 1, (size_t)n);
+  return sqlite3_prepare_v2(db, "SELECT 1", -1, &p->pPing, 0);
+}
+
+/*
+** Run supersteps until nothing is active and no message is in flight, or
+** nMaxStep have run (nMaxStep < 0: no limit), calling xAfter (if any)
+** between supersteps: it returns non-zero to stop. An interrupt between
+** supersteps ends the job with SQLITE_INTERRUPT.
+*/
+static int gbEngineRun(GbEngine *p, GbCompute xCompute, int (*xAfter)(GbEngine *, void *), void *pCtx,
+                       int nMaxStep) {
+  int v;
+  while (nMaxStep < 0 || p->nStep < nMaxStep) {
+    int bAny = 0, rc;
+    double *aSwap;
+    unsigned char *aSwapHas;
+    rc = sqlite3_step(p->pPing);
+    sqlite3_reset(p->pPing);
+    if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? SQLITE_ERROR : rc;
+    p->bSent = 0;
+    for (v = 0; v < p->n; v++) {
+      if (p->bAllActive || p->aActive[v] || p->aHas[v]) {
+        p->aActive[v] = 1;
+        xCompute(p, v, p->aHas[v], p->aMsg[v], pCtx);
+        if (p->aActive[v]) bAny = 1;
+      }
+    }
+    /* The messages sent become the next step's input. */
+    aSwap = p->aMsg;
+    p->aMsg = p->aNext;
+    p->aNext = aSwap;
+    aSwapHas = p->aHas;
+    p->aHas = p->aHasNext;
+    p->aHasNext = aSwapHas;
+    memset(p->aHasNext, 0, (size_t)p->n);
+    p->nStep++;
+    if (xAfter && xAfter(p, pCtx)) break;
+    if (!bAny && !p->bSent) break;
+  }
+  return SQLITE_OK;
+}
+
+/**************************************************************************
+** The vertex programs.
+*/
+
+/* PageRank, networkx's definition. */
+typedef struct GbRank GbRank;
+struct GbRank {
+  double rDamping;   /* alpha */
+  double rTol;       /* Stop when the L1 change < n * rTol */
+  double *aRank;     /* Current ranks */
+  double *aOutW;     /* Out-weight of each vertex (0: dangling) */
+  double rDangle;    /* Sum of the dangling vertices' ranks, of the step before */
+  double rDangleNew; /* The same, being summed this step */
+  double rErr;       /* L1 change of this step */
+};
+
+static void gbRankCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx) {
+  GbRank *p = (GbRank *)pCtx;
+  const GraphCsr *pCsr = pE->pCsr;
+  double rNew, rShare;
+  sqlite3_int64 k;
+  if (pE->nStep == 0) {
+    rNew = 1.0 / pE->n;
+  } else {
+    rNew = p->rDamping * ((bMsg ? rMsg : 0.0) + p->rDangle / pE->n) + (1.0 - p->rDamping) / pE->n;
+    p->rErr += fabs(rNew - p->aRank[v]);
+  }
+  p->aRank[v] = rNew;
+  if (p->aOutW[v] == 0.0) {
+    p->rDangleNew += rNew;
+    return;
+  }
+  rShare = rNew / p->aOutW[v];
+  if (pCsr->aOutW) {
+    for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++)
+      gbSend(pE, pCsr->aOut[k], rShare * pCsr->aOutW[k]);
+  } else {
+    for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) gbSend(pE, pCsr->aOut[k], rShare);
+  }
+}
+
+/* Between steps: step 0 only spreads the start; a later step checks the change. */
+static int gbRankAfter(GbEngine *pE, void *pCtx) {
+  GbRank *p = (GbRank *)pCtx;
+  int bStop = pE->nStep > 1 && p->rErr < pE->n * p->rTol;
+  p->rDangle = p->rDangleNew;
+  p->rDangleNew = 0;
+  p->rErr = 0;
+  return bStop;
+}
+
+/* Smallest-label propagation (HashMin): components, and hop distances. */
+typedef struct GbMin GbMin;
+struct GbMin {
+  double *aVal; /* Current value (a rank, or a distance; INFINITY: none yet) */
+  int bOut;     /* Send along out-edges */
+  int bIn;      /* Send along in-edges */
+  int bAddW;    /* Send value + edge weight (SSSP), else the value */
+};
+
+static void gbMinCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx) {
+  GbMin *p = (GbMin *)pCtx;
+  const GraphCsr *pCsr = pE->pCsr;
+  sqlite3_int64 k;
+  /* Step 0: every vertex sends what it starts with; later only an improvement is news. */
+  if (pE->nStep > 0) {
+    if (!bMsg || rMsg >= p->aVal[v]) {
+      pE->aActive[v] = 0;
+      return;
+    }
+    p->aVal[v] = rMsg;
+  } else if (p->aVal[v] == INFINITY) {
+    pE->aActive[v] = 0;
+    return;
+  }
+  if (p->bOut) {
+    for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) {
+      double w = p->bAddW ? (pCsr->aOutW ? pCsr->aOutW[k] : 1.0) : 0.0;
+      gbSend(pE, pCsr->aOut[k], p->aVal[v] + w);
+    }
+  }
+  if (p->bIn) {
+    for (k = pCsr->aInOff[v]; k < pCsr->aInOff[v + 1]; k++) gbSend(pE, pCsr->aIn[k], p->aVal[v]);
+  }
+  pE->aActive[v] = 0;
+}
+
+/**************************************************************************
+** The module.
+*/
+
+#define GB_PAGERANK 0
+#define GB_COMPONENTS 1
+#define GB_SCC 2
+#define GB_SSSP 3
+#define GB_TRIANGLES 4
+#define GB_LPA 5
+
+#define GB_MAX_INPUT 8
+
+typedef struct GbAlgo GbAlgo;
+struct GbAlgo {
+  int eAlgo;                             /* GB_* */
+  const char *zName;                     /* SQL name */
+  const char *zValue;                    /* The value column */
+  const char *zValueType;                /* Its declared type */
+  int nRequired;                         /* Leading inputs that must be given */
+  const char *azInput[GB_MAX_INPUT + 1]; /* Hidden inputs, NULL-terminated */
+  const char *zUsage;                    /* For messages */
+};
+
+static const GbAlgo aGbAlgo[] = {
+    {GB_PAGERANK,
+     "graph_pagerank",
+     "rank",
+     "REAL",
+     3,
+     {"source", "from_col", "to_col", "damping", "tolerance", "max_iter", "weight_col", "layout", NULL},
+     "graph_pagerank(source, from_col, to_col[, damping[, tolerance[, max_iter[, weight_col[, layout]]]]])"},
+    {GB_COMPONENTS,
+     "graph_components",
+     "component",
+     "",
+     3,
+     {"source", "from_col", "to_col", "layout", NULL},
+     "graph_components(source, from_col, to_col[, layout])"},
+    {GB_SCC,
+     "graph_scc",
+     "component",
+     "",
+     3,
+     {"source", "from_col", "to_col", "layout", NULL},
+     "graph_scc(source, from_col, to_col[, layout])"},
+    {GB_SSSP,
+     "graph_sssp",
+     "distance",
+     "",
+     4,
+     {"source", "from_col", "to_col", "root", "weight_col", "layout", NULL},
+     "graph_sssp(source, from_col, to_col, root[, weight_col[, layout]])"},
+    {GB_TRIANGLES,
+     "graph_triangles",
+     "triangles",
+     "INTEGER",
+     3,
+     {"source", "from_col", "to_col", "layout", NULL},
+     "graph_triangles(source, from_col, to_col[, layout])"},
+    {GB_LPA,
+     "graph_label_propagation",
+     "label",
+     "",
+     3,
+     {"source", "from_col", "to_col", "max_iter", "layout", NULL},
+     "graph_label_propagation(source, from_col, to_col[, max_iter[, layout]])"},
+};
+
+typedef struct gb_vtab gb_vtab;
+struct gb_vtab {
+  sqlite3_vtab base;   /* Base class - must be first */
+  sqlite3 *db;         /* The connection */
+  const GbAlgo *pAlgo; /* The job */
+  int nInput;          /* Hidden inputs */
+  NosqlPlanCol aPlan[GB_MAX_INPUT];
+};
+
+/* Results: per row a node (index into pCsr->vals) and a value. */
+#define GB_VAL_REAL 0
+#define GB_VAL_INT 1
+#define GB_VAL_NODE 2
+
+typedef struct gb_cursor gb_cursor;
+struct gb_cursor {
+  sqlite3_vtab_cursor base;          /* Base class - must be first */
+  GraphCsr *pCsr;                    /* The graph */
+  int *aNode;                        /* Row -> node */
+  double *aReal;                     /* GB_VAL_REAL values */
+  sqlite3_int64 *aInt;               /* GB_VAL_INT values, or node indexes for GB_VAL_NODE */
+  int eVal;                          /* GB_VAL_* */
+  int bRootOnly;                     /* graph_sssp: the root is in no edge: one row, itself at 0 */
+  int nRow;                          /* Rows */
+  int iRow;                          /* Current row */
+  sqlite3_value *apIn[GB_MAX_INPUT]; /* The inputs, for the hidden columns */
+};
+
+static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                     char **pzErr) {
+  const GbAlgo *pAlgo = (const GbAlgo *)pAux;
+  NosqlBuffer decl = {0, 0, 0};
+  gb_vtab *p;
+  int rc = SQLITE_OK, i;
+  (void)argc;
+  (void)argv;
+  (void)pzErr;
+  nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(node, %s %s", pAlgo->zValue, pAlgo->zValueType);
+  for (i = 0; pAlgo->azInput[i]; i++) nosqlBufferAppendf(&rc, &decl, ", %s HIDDEN", pAlgo->azInput[i]);
+  nosqlBufferAppendf(&rc, &decl, ")");
+  if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
+  nosqlBufferFree(&decl);
+  if (rc != SQLITE_OK) return rc;
+  p = (gb_vtab *)sqlite3_malloc64(sizeof(*p));
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->pAlgo = pAlgo;
+  for (i = 0; pAlgo->azInput[i]; i++) {
+    NosqlPlanCol c = {2 + i, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0};
+    p->aPlan[i] = c;
+  }
+  p->nInput = i;
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+static int gbDisconnect(sqlite3_vtab *pVtab) {
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+static int gbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  gb_vtab *p = (gb_vtab *)pVtab;
+  NosqlPlan plan;
+  int rc = nosqlPlanFind(pInfo, p->aPlan, p->nInput, &plan), i, bAll = 1;
+  if (rc != SQLITE_OK) return rc;
+  for (i = 0; i < p->pAlgo->nRequired; i++) {
+    if (plan.aiEq[i] < 0) bAll = 0;
+  }
+  rc = nosqlPlanCommit(pInfo, p->aPlan, &plan);
+  if (rc != SQLITE_OK) return rc;
+  /* Without every required input xFilter names the missing one; such a
+  ** plan is chosen only when there is no other. */
+  pInfo->estimatedCost = bAll ? 1e6 : 1e300;
+  pInfo->estimatedRows = 100000;
+  return SQLITE_OK;
+}
+
+static int gbOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  (void)pVtab;
+  return nosqlCursorNew(sizeof(gb_cursor), ppCursor) ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+static void gbReset(gb_cursor *pCur) {
+  int i;
+  graphCsrUnref(pCur->pCsr);
+  sqlite3_free(pCur->aNode);
+  sqlite3_free(pCur->aReal);
+  sqlite3_free(pCur->aInt);
+  for (i = 0; i < GB_MAX_INPUT; i++) sqlite3_value_free(pCur->apIn[i]);
+  memset(&pCur->pCsr, 0, sizeof(*pCur) - offsetof(gb_cursor, pCsr));
+}
+
+static int gbClose(sqlite3_vtab_cursor *pCursor) {
+  gbReset((gb_cursor *)pCursor);
+  sqlite3_free(pCursor);
+  return SQLITE_OK;
+}
+
+/* The input named zName, or NULL when not given (or not an input of this job). */
+static sqlite3_value *gbInput(gb_cursor *pCur, const char *zName) {
+  const GbAlgo *pAlgo = ((gb_vtab *)pCur->base.pVtab)->pAlgo;
+  int i;
+  for (i = 0; pAlgo->azInput[i]; i++) {
+    if (strcmp(pAlgo->azInput[i], zName) == 0) return pCur->apIn[i];
+  }
+  return NULL;
+}
+
+static int gbError(gb_cursor *pCur, int rc, const char *zFmt, const char *zArg, sqlite3_value *pVal) {
+  char *zQ = pVal ? nosqlValueQuote(pVal) : NULL;
+  nosqlVtabError(pCur->base.pVtab, zFmt, ((gb_vtab *)pCur->base.pVtab)->pAlgo->zName, zArg, zQ ? zQ : "?");
+  sqlite3_free(zQ);
+  return rc;
+}
+
+/* A real argument in (lo, hi) (bLoIncl: [lo, hi)), or its default when NULL. */
+static int gbReal(gb_cursor *pCur, const char *zName, double rDefault, double rLo, int bLoIncl, double rHi,
+                  double *pr) {
+  sqlite3_value *pVal = gbInput(pCur, zName);
+  int eType;
+  *pr = rDefault;
+  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
+  eType = sqlite3_value_numeric_type(pVal);
+  *pr = sqlite3_value_double(pVal);
+  if ((eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) || isnan(*pr) || *pr < rLo ||
+      (!bLoIncl && *pr == rLo) || *pr >= rHi) {
+    return gbError(pCur, SQLITE_ERROR,
+                   bLoIncl ? "%s: %s must be a number of 0 or more, not %s"
+                           : "%s: %s must be a number between 0 and 1 (both excluded), not %s",
+                   zName, pVal);
+  }
+  return SQLITE_OK;
+}
+
+/* A positive integer argument, or its default when NULL. */
+static int gbPositiveInt(gb_cursor *pCur, const char *zName, int iDefault, int *pi) {
+  sqlite3_value *pVal = gbInput(pCur, zName);
+  int eType;
+  double r;
+  *pi = iDefault;
+  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
+  eType = sqlite3_value_numeric_type(pVal);
+  r = sqlite3_value_double(pVal);
+  if ((eType != SQLITE_INTEGER && !(eType == SQLITE_FLOAT && r == floor(r))) || r < 1 || r > 1e9) {
+    return gbError(pCur, SQLITE_ERROR, "%s: %s must be an integer of 1 or more, not %s", zName, pVal);
+  }
+  *pi = (int)r;
+  return SQLITE_OK;
+}
+
+/*
+** aByRank[r] = the node whose value is the r-th smallest. A merge sort
+** with the set as context (qsort has none, and a static would not be
+** thread-safe).
+*/
+static int gbOrderNodes(const GraphCsr *pCsr, int **paByRank, int **paRank) {
+  int n = pCsr->vals.n, i, w;
+  int *a = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  int *t = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  int *r = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  if (a == NULL || t == NULL || r == NULL) {
+    sqlite3_free(a);
+    sqlite3_free(t);
+    sqlite3_free(r);
+    return SQLITE_NOMEM;
+  }
+  for (i = 0; i < n; i++) a[i] = i;
+  for (w = 1; w < n; w *= 2) {
+    for (i = 0; i < n; i += 2 * w) {
+      int lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, x = lo, y = mid, k = lo;
+      while (x < mid && y < hi) {
+        if (graphValueCmp((const GraphValue *)graphSetAt(&pCsr->vals, a[y]),
+                          (const GraphValue *)graphSetAt(&pCsr->vals, a[x])) < 0) {
+          t[k++] = a[y++];
+        } else {
+          t[k++] = a[x++];
+        }
+      }
+      while (x < mid) t[k++] = a[x++];
+      while (y < hi) t[k++] = a[y++];
+    }
+    memcpy(a, t, sizeof(int) * (size_t)n);
+  }
+  for (i = 0; i < n; i++) r[a[i]] = i;
+  sqlite3_free(t);
+  *paByRank = a;
+  *paRank = r;
+  return SQLITE_OK;
+}
+
+/* Tarjan's strongly connected components, iterative: aComp[v] = an id of v's component. */
+static int gbTarjan(const GraphCsr *pCsr, int *aComp) {
+  int n = pCsr->vals.n, v, nIndex = 0, nStack = 0, nCall = 0, nComp = 0;
+  int *aIndex = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  int *aLow = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  int *aStack = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  int *aCallV = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  sqlite3_int64 *aCallK = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+  unsigned char *aOn = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
+  int rc = SQLITE_OK;
+  if (!aIndex || !aLow || !aStack || !aCallV || !aCallK || !aOn) {
+    rc = SQLITE_NOMEM;
+    goto tarjan_done;
+  }
+  for (v = 0; v < n; v++) {
+    aIndex[v] = -1;
+    aOn[v] = 0;
+  }
+  for (v = 0; v < n; v++) {
+    if (aIndex[v] >= 0) continue;
+    /* A depth-first search from v with an explicit call stack. */
+    aCallV[0] = v;
+    aCallK[0] = pCsr->aOutOff[v];
+    nCall = 1;
+    aIndex[v] = aLow[v] = nIndex++;
+    aStack[nStack++] = v;
+    aOn[v] = 1;
+    while (nCall > 0) {
+      int u = aCallV[nCall - 1];
+      if (aCallK[nCall - 1] < pCsr->aOutOff[u + 1]) {
+        int w = pCsr->aOut[aCallK[nCall - 1]++];
+        if (aIndex[w] < 0) {
+          aIndex[w] = aLow[w] = nIndex++;
+          aStack[nStack++] = w;
+          aOn[w] = 1;
+          aCallV[nCall] = w;
+          aCallK[nCall] = pCsr->aOutOff[w];
+          nCall++;
+        } else if (aOn[w] && aIndex[w] < aLow[u]) {
+          aLow[u] = aIndex[w];
+        }
+      } else {
+        nCall--;
+        if (aLow[u] == aIndex[u]) {
+          int w;
+          do {
+            w = aStack[--nStack];
+            aOn[w] = 0;
+            aComp[w] = nComp;
+          } while (w != u);
+          nComp++;
+        }
+        if (nCall > 0) {
+          int parent = aCallV[nCall - 1];
+          if (aLow[u] < aLow[parent]) aLow[parent] = aLow[u];
+        }
+      }
+    }
+  }
+tarjan_done:
+  sqlite3_free(aIndex);
+  sqlite3_free(aLow);
+  sqlite3_free(aStack);
+  sqlite3_free(aCallV);
+  sqlite3_free(aCallK);
+  sqlite3_free(aOn);
+  return rc;
+}
+
+static int gbCmpInt(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : (x > y);
+}
+
+/* Triangles of the undirected simple graph through each node. */
+static int gbTriangles(const GraphCsr *pCsr, sqlite3_int64 *aCount) {
+  int n = pCsr->vals.n, v;
+  sqlite3_int64 *aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+  int *aAdj = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)pCsr->nEdge * 2 + 1));
+  sqlite3_int64 k, nAdj = 0;
+  if (aOff == NULL || aAdj == NULL) {
+    sqlite3_free(aOff);
+    sqlite3_free(aAdj);
+    return SQLITE_NOMEM;
+  }
+  /* Each node's neighbours either way, sorted, without itself or repeats. */
+  for (v = 0; v < n; v++) {
+    sqlite3_int64 iStart = nAdj, j;
+    aOff[v] = nAdj;
+    for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) {
+      if (pCsr->aOut[k] != v) aAdj[nAdj++] = pCsr->aOut[k];
+    }
+    for (k = pCsr->aInOff[v]; k < pCsr->aInOff[v + 1]; k++) {
+      if (pCsr->aIn[k] != v) aAdj[nAdj++] = pCsr->aIn[k];
+    }
+    qsort(&aAdj[iStart], (size_t)(nAdj - iStart), sizeof(int), gbCmpInt);
+    for (k = iStart, j = iStart; k < nAdj; k++) {
+      if (k == iStart || aAdj[k] != aAdj[j - 1]) aAdj[j++] = aAdj[k];
+    }
+    nAdj = j;
+  }
+  aOff[n] = nAdj;
+  memset(aCount, 0, sizeof(sqlite3_int64) * (size_t)n);
+  /* Each triangle u < v < w once: intersect the neighbours above v of u and of v. */
+  for (v = 0; v < n; v++) {
+    for (k = aOff[v]; k < aOff[v + 1]; k++) {
+      int u = aAdj[k];
+      sqlite3_int64 a, b;
+      if (u <= v) continue;
+      a = k + 1;
+      b = aOff[u];
+      while (b < aOff[u + 1] && aAdj[b] <= u) b++;
+      while (a < aOff[v + 1] && b < aOff[u + 1]) {
+        if (aAdj[a] < aAdj[b]) {
+          a++;
+        } else if (aAdj[a] > aAdj[b]) {
+          b++;
+        } else {
+          if (aAdj[a] > u) {
+            aCount[v]++;
+            aCount[u]++;
+            aCount[aAdj[a]]++;
+          }
+          a++;
+          b++;
+        }
+      }
+    }
+  }
+  sqlite3_free(aOff);
+  sqlite3_free(aAdj);
+  return SQLITE_OK;
+}
+
+/*
+** Label propagation, asynchronous in a fixed order: in each pass every node
+** in turn (row order) takes the label most frequent among its neighbours
+** either way as they are at that moment (an edge counts once per copy and
+** from each end; a tie goes to the smallest label, i.e. the smallest node
+** id), keeping its own when it has no neighbours. It stops after a pass
+** that changes nothing, or after nMaxIter passes. (The synchronous form
+** oscillates on bipartite parts.) aLabel holds ranks in and out.
+*/
+static int gbLabelPropagation(GbEngine *pE, int *aLabel, int nMaxIter) {
+  const GraphCsr *pCsr = pE->pCsr;
+  int n = pCsr->vals.n, v, it, rc = SQLITE_OK;
+  int *aTmp = NULL;
+  sqlite3_int64 nMaxDeg = 0;
+  for (v = 0; v < n; v++) {
+    sqlite3_int64 d = pCsr->aOutOff[v + 1] - pCsr->aOutOff[v] + pCsr->aInOff[v + 1] - pCsr->aInOff[v];
+    if (d > nMaxDeg) nMaxDeg = d;
+  }
+  aTmp = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nMaxDeg + 1));
+  if (aTmp == NULL) return SQLITE_NOMEM;
+  for (it = 0; it < nMaxIter; it++) {
+    int bChanged = 0;
+    rc = sqlite3_step(pE->pPing);
+    sqlite3_reset(pE->pPing);
+    if (rc != SQLITE_ROW) break;
+    rc = SQLITE_OK;
+    for (v = 0; v < n; v++) {
+      int nT = 0, iBest = aLabel[v], nBest = 0, i = 0;
+      sqlite3_int64 k;
+      for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) aTmp[nT++] = aLabel[pCsr->aOut[k]];
+      for (k = pCsr->aInOff[v]; k < pCsr->aInOff[v + 1]; k++) aTmp[nT++] = aLabel[pCsr->aIn[k]];
+      qsort(aTmp, (size_t)nT, sizeof(int), gbCmpInt);
+      while (i < nT) {
+        int j = i;
+        while (j < nT && aTmp[j] == aTmp[i]) j++;
+        if (j - i > nBest) { /* Sorted: the first of equal counts is the smallest */
+          nBest = j - i;
+          iBest = aTmp[i];
+        }
+        i = j;
+      }
+      if (iBest != aLabel[v]) bChanged = 1;
+      aLabel[v] = iBest;
+    }
+    pE->nStep++;
+    if (!bChanged) break;
+  }
+  if (rc == SQLITE_DONE) rc = SQLITE_ERROR;
+  sqlite3_free(aTmp);
+  return rc;
+}
+
+/* Run the job of pAlgo on the cursor's graph; fill the rows. */
+static int gbRun(gb_cursor *pCur, const GbAlgo *pAlgo) {
+  sqlite3 *db = ((gb_vtab *)pCur->base.pVtab)->db;
+  GraphCsr *pCsr = pCur->pCsr;
+  int n = pCsr->vals.n, v, rc = SQLITE_OK;
+  GbEngine eng;
+  memset(&eng, 0, sizeof(eng));
+  pCur->aNode = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  if (pCur->aNode == NULL) return SQLITE_NOMEM;
+  for (v = 0; v < n; v++) pCur->aNode[v] = v;
+  pCur->nRow = n;
+  switch (pAlgo->eAlgo) {
+    case GB_PAGERANK: {
+      GbRank r;
+      int nMaxIter;
+      memset(&r, 0, sizeof(r));
+      rc = gbReal(pCur, "damping", 0.85, 0.0, 0, 1.0, &r.rDamping);
+      if (rc == SQLITE_OK) rc = gbReal(pCur, "tolerance", 1e-6, 0.0, 1, INFINITY, &r.rTol);
+      if (rc == SQLITE_OK) rc = gbPositiveInt(pCur, "max_iter", 100, &nMaxIter);
+      if (rc != SQLITE_OK || n == 0) break;
+      pCur->aReal = r.aRank = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+      r.aOutW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+      if (r.aRank == NULL || r.aOutW == NULL || gbEngineInit(&eng, db, pCsr, GB_COMBINE_SUM) != SQLITE_OK) {
+        sqlite3_free(r.aOutW);
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      for (v = 0; v < n; v++) {
+        sqlite3_int64 k;
+        double w = 0;
+        for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) w += pCsr->aOutW ? pCsr->aOutW[k] : 1.0;
+        r.aOutW[v] = w;
+      }
+      eng.bAllActive = 1;
+      /* Step 0 sets 1/N and sends it; steps 1..max_iter are networkx's iterations. */
+      rc = gbEngineRun(&eng, gbRankCompute, gbRankAfter, &r, nMaxIter + 1);
+      sqlite3_free(r.aOutW);
+      pCur->eVal = GB_VAL_REAL;
+      break;
+    }
+    case GB_COMPONENTS:
+    case GB_SSSP: {
+      GbMin m;
+      int *aByRank = NULL, *aRank = NULL;
+      int iRoot = -1;
+      memset(&m, 0, sizeof(m));
+      if (pAlgo->eAlgo == GB_SSSP) {
+        GraphValue root;
+        sqlite3_value *pRoot = gbInput(pCur, "root");
+        if (!graphValueFrom(pRoot, &root)) {
+          nosqlVtabError(pCur->base.pVtab, "graph_sssp: root is NULL");
+          rc = SQLITE_ERROR;
+          break;
+        }
+        iRoot = graphSetFind(&pCsr->vals, &root);
+        if (iRoot < 0) {
+          /* Like graph_walk: a root in no edge is reached alone, at 0. */
+          pCur->bRootOnly = 1;
+          pCur->nRow = 1;
+          break;
+        }
+      } else {
+        rc = gbOrderNodes(pCsr, &aByRank, &aRank);
+        if (rc != SQLITE_OK) break;
+      }
+      m.aVal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+      if (m.aVal == NULL || gbEngineInit(&eng, db, pCsr, GB_COMBINE_MIN) != SQLITE_OK) {
+        sqlite3_free(m.aVal);
+        sqlite3_free(aByRank);
+        sqlite3_free(aRank);
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      if (pAlgo->eAlgo == GB_SSSP) {
+        for (v = 0; v < n; v++) m.aVal[v] = INFINITY;
+        if (iRoot >= 0) m.aVal[iRoot] = 0;
+        m.bOut = 1;
+        m.bAddW = 1;
+      } else {
+        for (v = 0; v < n; v++) m.aVal[v] = aRank[v];
+        m.bOut = m.bIn = 1;
+      }
+      rc = gbEngineRun(&eng, gbMinCompute, 0, &m, -1);
+      if (rc == SQLITE_OK && pAlgo->eAlgo == GB_SSSP) {
+        /* Reachable nodes only, in node order. */
+        int nRow = 0;
+        pCur->aReal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+        if (pCur->aReal == NULL) rc = SQLITE_NOMEM;
+        for (v = 0; rc == SQLITE_OK && v < n; v++) {
+          if (m.aVal[v] == INFINITY) continue;
+          pCur->aNode[nRow] = v;
+          pCur->aReal[nRow++] = m.aVal[v];
+        }
+        pCur->nRow = nRow;
+        pCur->eVal = pCsr->aOutW && !pCsr->bIntWeight ? GB_VAL_REAL : GB_VAL_INT;
+        if (pCur->eVal == GB_VAL_INT) {
+          pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+          if (pCur->aInt == NULL) rc = SQLITE_NOMEM;
+          for (v = 0; rc == SQLITE_OK && v < nRow; v++) pCur->aInt[v] = (sqlite3_int64)pCur->aReal[v];
+        }
+      } else if (rc == SQLITE_OK) {
+        pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+        if (pCur->aInt == NULL) rc = SQLITE_NOMEM;
+        for (v = 0; rc == SQLITE_OK && v < n; v++) pCur->aInt[v] = aByRank[(int)m.aVal[v]];
+        pCur->eVal = GB_VAL_NODE;
+      }
+      sqlite3_free(m.aVal);
+      sqlite3_free(aByRank);
+      sqlite3_free(aRank);
+      break;
+    }
+    case GB_SCC: {
+      int *aByRank = NULL, *aRank = NULL, *aComp, *aMin;
+      rc = gbOrderNodes(pCsr, &aByRank, &aRank);
+      if (rc != SQLITE_OK) break;
+      aComp = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+      aMin = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+      pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+      if (aComp == NULL || aMin == NULL || pCur->aInt == NULL) rc = SQLITE_NOMEM;
+      if (rc == SQLITE_OK) rc = gbTarjan(pCsr, aComp);
+      if (rc == SQLITE_OK) {
+        /* Label each component by its smallest node. */
+        for (v = 0; v < n; v++) aMin[v] = n;
+        for (v = 0; v < n; v++) {
+          if (aRank[v] < aMin[aComp[v]]) aMin[aComp[v]] = aRank[v];
+        }
+        for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[aMin[aComp[v]]];
+        pCur->eVal = GB_VAL_NODE;
+      }
+      sqlite3_free(aComp);
+      sqlite3_free(aMin);
+      sqlite3_free(aByRank);
+      sqlite3_free(aRank);
+      break;
+    }
+    case GB_TRIANGLES:
+      pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+      rc = pCur->aInt ? gbTriangles(pCsr, pCur->aInt) : SQLITE_NOMEM;
+      pCur->eVal = GB_VAL_INT;
+      break;
+    case GB_LPA: {
+      int *aByRank = NULL, *aRank = NULL, nMaxIter;
+      rc = gbPositiveInt(pCur, "max_iter", 100, &nMaxIter);
+      if (rc == SQLITE_OK) rc = gbOrderNodes(pCsr, &aByRank, &aRank);
+      if (rc != SQLITE_OK) break;
+      pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+      rc = pCur->aInt ? gbEngineInit(&eng, db, pCsr, GB_COMBINE_MIN) : SQLITE_NOMEM;
+      if (rc == SQLITE_OK) rc = gbLabelPropagation(&eng, aRank, nMaxIter);
+      if (rc == SQLITE_OK) {
+        for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[aRank[v]];
+        pCur->eVal = GB_VAL_NODE;
+      }
+      sqlite3_free(aByRank);
+      sqlite3_free(aRank);
+      break;
+    }
+  }
+  gbEngineFree(&eng);
+  if (rc == SQLITE_INTERRUPT) nosqlVtabError(pCur->base.pVtab, "interrupted");
+  if (rc != SQLITE_OK) pCur->nRow = 0;
+  return rc;
+}
+
+static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                    sqlite3_value **argv) {
+  gb_cursor *pCur = (gb_cursor *)pCursor;
+  gb_vtab *p = (gb_vtab *)pCursor->pVtab;
+  const GbAlgo *pAlgo = p->pAlgo;
+  NosqlPlanArg aArg[GB_MAX_INPUT];
+  GraphSource src;
+  sqlite3_value *pLayout, *pWeight;
+  char *zErr = NULL;
+  int rc, i, eLayout = GRAPH_LAYOUT_EDGES;
+  (void)idxNum;
+  gbReset(pCur);
+  if (nosqlPlanArgs(idxStr, argc, argv, aArg, p->nInput) != SQLITE_OK) {
+    nosqlVtabError(pCursor->pVtab, "%s: bad plan %s", pAlgo->zName, idxStr ? idxStr : "(none)");
+    return SQLITE_ERROR;
+  }
+  for (i = 0; i < p->nInput; i++) {
+    if (i < pAlgo->nRequired && aArg[i].pEq == NULL) {
+      nosqlVtabError(pCursor->pVtab, "%s: %s is required: %s", pAlgo->zName, pAlgo->azInput[i],
+                     pAlgo->zUsage);
+      return SQLITE_ERROR;
+    }
+    if (aArg[i].pEq) {
+      pCur->apIn[i] = sqlite3_value_dup(aArg[i].pEq);
+      if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
+    }
+  }
+  pLayout = gbInput(pCur, "layout");
+  if (pLayout && sqlite3_value_type(pLayout) != SQLITE_NULL) {
+    const char *z = (const char *)sqlite3_value_text(pLayout);
+    if (z && sqlite3_stricmp(z, "json") == 0) {
+      eLayout = GRAPH_LAYOUT_JSON;
+    } else if (z == NULL || sqlite3_stricmp(z, "edges") != 0) {
+      return gbError(pCur, SQLITE_ERROR, "%s: %s must be 'edges' or 'json', not %s", "layout", pLayout);
+    }
+  }
+  pWeight = gbInput(pCur, "weight_col");
+  if (pWeight && sqlite3_value_type(pWeight) == SQLITE_NULL) pWeight = NULL;
+  rc = graphSourceInit(p->db, pAlgo->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2], pWeight, eLayout,
+                       &src, &zErr);
+  if (rc == SQLITE_OK) {
+    rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, 1, pAlgo->zName, &pCur->pCsr, &zErr);
+    graphSourceClear(&src);
+  }
+  if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
+  sqlite3_free(zErr);
+  if (rc != SQLITE_OK) return rc;
+  return gbRun(pCur, pAlgo);
+}
+
+static int gbNext(sqlite3_vtab_cursor *pCursor) {
+  ((gb_cursor *)pCursor)->iRow++;
+  return SQLITE_OK;
+}
+
+static int gbEof(sqlite3_vtab_cursor *pCursor) {
+  gb_cursor *pCur = (gb_cursor *)pCursor;
+  return pCur->iRow >= pCur->nRow;
+}
+
+static int gbColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
+  gb_cursor *pCur = (gb_cursor *)pCursor;
+  const GraphSet *pVals = &pCur->pCsr->vals;
+  int iNode = pCur->aNode[pCur->iRow];
+  if (pCur->bRootOnly && iCol < 2) {
+    if (iCol == 0) {
+      sqlite3_result_value(ctx, gbInput(pCur, "root"));
+    } else {
+      sqlite3_result_int(ctx, 0);
+    }
+    return SQLITE_OK;
+  }
+  if (iCol == 0) {
+    graphValueResult(ctx, (const GraphValue *)graphSetAt(pVals, iNode));
+  } else if (iCol == 1) {
+    switch (pCur->eVal) {
+      case GB_VAL_REAL:
+        sqlite3_result_double(ctx, pCur->aReal[pCur->iRow]);
+        break;
+      case GB_VAL_INT:
+        sqlite3_result_int64(ctx, pCur->aInt[pCur->iRow]);
+        break;
+      default:
+        graphValueResult(ctx, (const GraphValue *)graphSetAt(pVals, (int)pCur->aInt[pCur->iRow]));
+        break;
+    }
+  } else if (iCol - 2 < GB_MAX_INPUT && pCur->apIn[iCol - 2]) {
+    sqlite3_result_value(ctx, pCur->apIn[iCol - 2]);
+  }
+  return SQLITE_OK;
+}
+
+static int gbRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
+  *pRowid = ((gb_cursor *)pCursor)->iRow + 1;
+  return SQLITE_OK;
+}
+
+static sqlite3_module gbModule = {
+    0,            /* iVersion */
+    0,            /* xCreate: eponymous only */
+    gbConnect,    /* xConnect */
+    gbBestIndex,  /* xBestIndex */
+    gbDisconnect, /* xDisconnect */
+    0,            /* xDestroy */
+    gbOpen,       /* xOpen */
+    gbClose,      /* xClose */
+    gbFilter,     /* xFilter */
+    gbNext,       /* xNext */
+    gbEof,        /* xEof */
+    gbColumn,     /* xColumn */
+    gbRowid,      /* xRowid */
+    0,            /* xUpdate */
+    0,            /* xBegin */
+    0,            /* xSync */
+    0,            /* xCommit */
+    0,            /* xRollback */
+    0,            /* xFindFunction */
+    0,            /* xRename */
+    0,            /* xSavepoint */
+    0,            /* xRelease */
+    0,            /* xRollbackTo */
+    0,            /* xShadowName */
+};
+
+/* The feature "graph batch": one module per job, sharing the engine. */
+int graphBatchRegister(sqlite3 *db) {
+  size_t i;
+  int rc = SQLITE_OK;
+  for (i = 0; rc == SQLITE_OK && i < sizeof(aGbAlgo) / sizeof(aGbAlgo[0]); i++) {
+    rc = sqlite3_create_module(db, aGbAlgo[i].zName, &gbModule, (void *)&aGbAlgo[i]);
+  }
+  return rc;
+}
