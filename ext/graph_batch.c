@@ -639,8 +639,9 @@ static int gbTriangles(const GraphCsr *pCsr, sqlite3_int64 *aCount) {
 ** Label propagation, asynchronous in a fixed order: in each pass every node
 ** in turn (row order) takes the label most frequent among its neighbours
 ** either way as they are at that moment (an edge counts once per copy and
-** from each end; a tie goes to the smallest label, i.e. the smallest node
-** id), keeping its own when it has no neighbours. It stops after a pass
+** from each end; a tie goes to the node's own label when it is one of the
+** most frequent, else to the smallest, i.e. the smallest node id), keeping
+** its own when it has no neighbours. It stops after a pass
 ** that changes nothing, or after nMaxIter passes. (The synchronous form
 ** oscillates on bipartite parts.) aLabel holds ranks in and out.
 */
@@ -670,7 +671,9 @@ static int gbLabelPropagation(GbEngine *pE, int *aLabel, int nMaxIter) {
       while (i < nT) {
         int j = i;
         while (j < nT && aTmp[j] == aTmp[i]) j++;
-        if (j - i > nBest) { /* Sorted: the first of equal counts is the smallest */
+        /* Sorted: the first of equal counts is the smallest; the node's own
+        ** label wins a tie it is part of. */
+        if (j - i > nBest || (j - i == nBest && aTmp[i] == aLabel[v])) {
           nBest = j - i;
           iBest = aTmp[i];
         }

@@ -32,6 +32,7 @@ static const struct BenchWorkload {
     {"documents", benchDocuments},
     {"graphs", benchGraphs},
     {"trees", benchTrees},
+    {"graph_batch", benchGraphBatch},
 };
 
 #define BENCH_MAX_VARIANT 8

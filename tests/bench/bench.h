@@ -95,5 +95,6 @@ void benchCkey(Bench *p);
 void benchDocuments(Bench *p);
 void benchGraphs(Bench *p);
 void benchTrees(Bench *p);
+void benchGraphBatch(Bench *p);
 
 #endif /* NOSQL_BENCH_H */

@@ -208,6 +208,20 @@ static const char *const azTrees[] = {
     "SELECT id, payload FROM tree_rows('{\"id\":\"r\\u00e9\",\"k\":[{\"id\":2.5}]}', 'k')",
     NULL};
 
+static const char *const azGraphBatch[] = {
+    "CREATE TABLE e(a, b, w)",
+    "INSERT INTO e VALUES (1, 2, 1), (2, 3, 2), (3, 1, 1), (3, 4, 0.5), (4, 5, 1), (5, 4, 1), ('x', 'y', 3), "
+    "(1, 1, "
+    "1), (2, 3, 1)",
+    "SELECT node, rank FROM graph_pagerank('e', 'a', 'b')",
+    "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', 0.5, 0, 3, 'w')",
+    "SELECT node, component FROM graph_components('e', 'a', 'b')",
+    "SELECT node, component FROM graph_scc('e', 'a', 'b')",
+    "SELECT node, distance FROM graph_sssp('e', 'a', 'b', 1, 'w')",
+    "SELECT node, triangles FROM graph_triangles('e', 'a', 'b')",
+    "SELECT node, label FROM graph_label_propagation('e', 'a', 'b')",
+    NULL};
+
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
     {"mpath", azMpath},
@@ -217,6 +231,7 @@ static const OomScript aScript[] = {
     {"documents", azDocuments},
     {"graphs", azGraphs},
     {"trees", azTrees},
+    {"graph_batch", azGraphBatch},
 };
 
 /* The result of one statement: its rows rendered with types, or its error. */
