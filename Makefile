@@ -184,6 +184,10 @@ build/asan/damage: tests/damaged/damage.c | $(PREREQ)
 build/concurrency/%: tests/concurrency/%.c | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
+# The planning property test: loads dist/nosql.so like any host.
+build/property/plan: tests/property/plan.c | $(PREREQ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
 build/crash: tests/crash/crash.c $(EXT_OBJ)
 	$(CC) $(BASE_CFLAGS) -Iext -o $@ $< $(EXT_OBJ) $(HOST_LIBS) $(EXT_LIBS)
 
@@ -276,7 +280,7 @@ test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=bui
 	@MATRIX="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)" bash tests/matrix.sh
 
 CONC_BIN := $(patsubst tests/concurrency/%.c,build/concurrency/%,$(sort $(wildcard tests/concurrency/*.c)))
-TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/static-host build/bench build/damage \
+TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/plan build/static-host build/bench build/damage \
               $(FUZZ_TARGETS:%=build/fuzz-replay/%) build/crash build/oom build/asan/oom \
               build/interrupt build/asan/interrupt \
               build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage \
@@ -310,7 +314,7 @@ bench: build/bench
 # --- lint -------------------------------------------------------------------
 LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \
                        tests/bench/*.c tests/bench/*.h tests/static/*.c tests/damaged/*.c tests/concurrency/*.c \
-                       tests/fuzz/*.c tests/fuzz/*.h tests/crash/*.c tests/oom/*.c tests/interrupt/*.c)
+                       tests/fuzz/*.c tests/fuzz/*.h tests/crash/*.c tests/oom/*.c tests/interrupt/*.c tests/property/*.c)
 lint: | $(PREREQ)
 	@scripts/prereq.sh $(LINT_PKGS)
 	clang-format --dry-run --Werror $(LINT_SRC)

@@ -126,6 +126,8 @@ struct cscan_vtab {
   int aType[CSCAN_MAX_PART];          /* CSCAN_* type of each part */
   int nBaseCol;                       /* Columns of the base table */
   int iKeyCol;                        /* Index of the key among the base columns */
+  int iRowidCol;                      /* Inner statement column of the base rowid, or -1 */
+  int bHashRowid;                     /* A view: the rowid is a hash of the row's values */
   int bIndexed;                       /* True if an index orders the key column */
   char *zSelect;                      /* "SELECT key, c1, ... FROM base", NULL in the key's place */
   char zColl[2][32];                  /* Collation names of mid and last parts (sep mode) */
@@ -359,6 +361,63 @@ static int cscanHasIndex(sqlite3 *db, cscan_vtab *p, int *pRc) {
 ** xCreate and xConnect: argv[3] base table, argv[4] key column, then parts
 ** and options.
 */
+/*
+** Finish the declaration in *pDecl (closing it) and the inner select in
+** *pSel for the rowid: see cscanConnect(). A view has neither a rowid nor a
+** primary key: its rowid is a 64-bit hash of the row's values (rows equal
+** in every column are one row to an OR query).
+*/
+static int cscanRowidPlan(sqlite3 *db, cscan_vtab *p, int bRowidTaken, NosqlBuffer *pDecl,
+                          NosqlBuffer *pSel) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = SQLITE_OK, bWithoutRowid = 0, bView = 0, nPk = 0;
+  char *zSql = sqlite3_mprintf("SELECT type, wr FROM pragma_table_list WHERE schema = %Q AND name = %Q",
+                               p->zSchema, p->zBase);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zType = (const char *)sqlite3_column_text(pStmt, 0);
+    bView = zType && strcmp(zType, "table") != 0;
+    bWithoutRowid = sqlite3_column_int(pStmt, 1);
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  pStmt = NULL;
+  if (rc != SQLITE_OK) return rc;
+  if (!bView && !bWithoutRowid && !bRowidTaken) {
+    nosqlBufferAppendf(&rc, pDecl, ")");
+    nosqlBufferAppendf(&rc, pSel, ", _rowid_");
+    p->iRowidCol = 1 + p->nBaseCol;
+    return rc;
+  }
+  if (bWithoutRowid) {
+    zSql = sqlite3_mprintf("SELECT name FROM pragma_table_info(%Q, %Q) WHERE pk > 0 ORDER BY pk", p->zBase,
+                           p->zSchema);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+      nosqlBufferAppendf(&rc, pDecl, "%s\"%w\"", nPk++ ? ", " : ", PRIMARY KEY(",
+                         sqlite3_column_text(pStmt, 0));
+    }
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+    if (nPk) {
+      nosqlBufferAppendf(&rc, pDecl, ")) WITHOUT ROWID");
+      return rc;
+    }
+  }
+  nosqlBufferAppendf(&rc, pDecl, ")");
+  p->bHashRowid = 1;
+  return rc;
+}
+
 static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                         char **pzErr) {
   cscan_vtab *p;
@@ -367,7 +426,7 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
   char *azName[CSCAN_MAX_PART];
   char *zDeclType = NULL, *zColl = NULL;
   int rc = SQLITE_OK;
-  int i, nArgPart = 0;
+  int i, nArgPart = 0, bRowidTaken = 0;
   sqlite3_stmt *pCols = NULL;
   (void)pAux;
 
@@ -488,6 +547,7 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
   }
   while (rc == SQLITE_OK && sqlite3_step(pCols) == SQLITE_ROW) {
     const char *zName = (const char *)sqlite3_column_text(pCols, 0);
+    if (zName && sqlite3_stricmp(zName, "_rowid_") == 0) bRowidTaken = 1;
     const char *zType = (const char *)sqlite3_column_text(pCols, 1);
     int k;
     if (zName == NULL) {
@@ -516,7 +576,14 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
     int rc2 = sqlite3_finalize(pCols);
     if (rc == SQLITE_OK) rc = rc2;
   }
-  nosqlBufferAppendf(&rc, &decl, ")");
+  /*
+  ** The rowid: SQLite's OR optimisation combines the rows of several scans
+  ** by rowid, so it must name a row whatever scan found it. A rowid base
+  ** table gives its own; a WITHOUT ROWID one makes this table WITHOUT
+  ** ROWID over the same primary key (xRowid is then never called).
+  */
+  p->iRowidCol = -1;
+  if (rc == SQLITE_OK) rc = cscanRowidPlan(db, p, bRowidTaken, &decl, &sel);
   nosqlBufferAppendf(&rc, &sel, " FROM \"%w\".\"%w\"", p->zSchema, p->zBase);
   if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
   if (rc == SQLITE_OK) {
@@ -1266,7 +1333,27 @@ static int cscanColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int i
 
 /* The rowid is the row's position in this scan: base tables may have none. */
 static int cscanRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
-  *pRowid = ((cscan_cursor *)pCursor)->iRow;
+  cscan_cursor *pCur = (cscan_cursor *)pCursor;
+  cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
+  if (p->iRowidCol >= 0 && pCur->pStmt) {
+    *pRowid = sqlite3_column_int64(pCur->pStmt, p->iRowidCol);
+  } else if (p->bHashRowid && pCur->pStmt) {
+    /* FNV-1a over each column's type and bytes. */
+    sqlite3_uint64 h = 14695981039346656037ULL;
+    int i, k;
+    for (i = 0; i < sqlite3_column_count(pCur->pStmt); i++) {
+      int eType = sqlite3_column_type(pCur->pStmt, i);
+      const unsigned char *z =
+          eType == SQLITE_NULL ? (const unsigned char *)"" : sqlite3_column_blob(pCur->pStmt, i);
+      int n = sqlite3_column_bytes(pCur->pStmt, i);
+      h = (h ^ (sqlite3_uint64)eType) * 1099511628211ULL;
+      for (k = 0; k < n; k++) h = (h ^ z[k]) * 1099511628211ULL;
+      h = (h ^ 0xff) * 1099511628211ULL;
+    }
+    *pRowid = (sqlite3_int64)(h >> 1);
+  } else {
+    *pRowid = pCur->iRow;
+  }
   return SQLITE_OK;
 }
 

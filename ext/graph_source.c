@@ -267,6 +267,16 @@ static unsigned graphHashBytes(unsigned h, const void *pData, int n) {
   return h;
 }
 
+/* A 64-bit mix (splitmix64's finaliser) folded to 32 bits: numbers hash in a few instructions. */
+static unsigned graphHash64(sqlite3_uint64 x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return (unsigned)(x ^ (x >> 32));
+}
+
 /*
 ** Fill *p from pVal (p->z points into pVal: not owned). Returns 0 for NULL
 ** (no node), else 1.
@@ -298,11 +308,14 @@ int graphValueFrom(sqlite3_value *pVal, GraphValue *p) {
   }
   switch (p->eType) {
     case SQLITE_INTEGER:
-      p->h = graphHashBytes(2166136261u, &p->iVal, sizeof(p->iVal));
+      p->h = graphHash64((sqlite3_uint64)p->iVal);
       break;
-    case SQLITE_FLOAT:
-      p->h = graphHashBytes(2166136261u ^ 7, &p->rVal, sizeof(p->rVal));
+    case SQLITE_FLOAT: {
+      sqlite3_uint64 u;
+      memcpy(&u, &p->rVal, sizeof(u));
+      p->h = graphHash64(u ^ 0x9e3779b97f4a7c15ULL) ^ 7u;
       break;
+    }
     default:
       p->h = graphHashBytes(2166136261u ^ (unsigned)p->eType, p->z, p->n);
       break;

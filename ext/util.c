@@ -551,6 +551,7 @@ int nosqlColumnInfo(sqlite3 *db, const char *zSchema, const char *zTable, const 
   } else {
     sqlite3_finalize(pStmt);
   }
+  pStmt = NULL;
   /* An unknown schema fails the pragma: no such table either way. */
   if ((rc & 0xff) != SQLITE_NOMEM && (rc != SQLITE_OK || !bFound)) {
     sqlite3_free(*pzType);

@@ -5,7 +5,9 @@
 # reference check (docs/), the runner's own failure cases, the static-link
 # host, the damaged-storage harness, the export list, the host languages
 # (tests/hosts/), the side-by-side scripts (sql/*.sql), the multi-process
-# atomicity test (tests/concurrency/), a small benchmark run that checks
+# atomicity test (tests/concurrency/), the planning property test
+# (tests/property/: random WHERE clauses against plain copies of each
+# virtual table's rows), a small benchmark run that checks
 # every variant agrees (and its self-test, which shows that the agreement
 # check fails when it should), the fuzz corpora replayed, the crash test (a
 # writer killed with SIGKILL, then every check), the out-of-memory test
@@ -196,6 +198,7 @@ step "host languages (tests/hosts/)" bash tests/hosts/run.sh
 step "side-by-side scripts (sql/)" demos
 step "multi-process atomicity (4 processes, WAL and rollback journal)" build/concurrency/kv_incr dist/nosql.so
 step "multi-process writers (nested_set, inverted_index)" build/concurrency/writers dist/nosql.so 4 150
+step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so 1500
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 step "bench agreement self-test (disagreements caught)" build/bench --selftest
 step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay

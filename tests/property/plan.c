@@ -1,0 +1,258 @@
+/*
+** plan.c: the property test of the virtual tables' planning (issue 16):
+** random WHERE clauses (operators, IN lists, values of every type, -0.0,
+** collations BINARY, NOCASE and RTRIM, unary plus that keeps a constraint
+** from the table) must return the same rows from the virtual table as from
+** a plain table holding a copy of its rows under the same declared types
+** and collations, where SQLite evaluates everything itself.
+**
+**   build/property/plan EXTENSION [QUERIES [SEED]]
+**
+** Tables: composite_scan over delimited text keys (parts carry the
+** separator collation), composite_scan over ckey blobs (REAL, INTEGER and
+** TEXT parts), nested_set with a TEXT payload, and inverted_index's field
+** columns. Each check prints "PASS name" or "FAIL name: query"; the last
+** line is "N passed, N failed" for tests/run.sh.
+*/
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int nPass, nFail;
+
+/* One table under test: the virtual table, its plain copy, the columns a WHERE may use. */
+typedef struct PropTable PropTable;
+struct PropTable {
+  const char *zName;      /* For messages */
+  const char *zVtab;      /* The virtual table */
+  const char *zCopy;      /* The plain table with the same rows */
+  const char *zCols;      /* Columns selected (both sides) */
+  const char *azWhere[8]; /* Columns a WHERE uses, NULL-terminated */
+};
+
+static const char *const azSetup[] = {
+    /* composite_scan over delimited text keys. */
+    "CREATE TABLE s(k TEXT PRIMARY KEY, v INTEGER)",
+    "INSERT INTO s VALUES ('CA:LA:1', 1), ('CA:SF:2', 2), ('ca:sf:3', 3), ('NY:NYC:4', 4), ('ny:nyc:5', 5),"
+    " ('CA:San Francisco:6', 6), ('CA:San Francisco2:7', 7), ('TX:  :8', 8), ('tx:a b:9', 9), ('CA:LA :10', "
+    "10),"
+    " ('Ca:la:11', 11), ('NY::12', 12)",
+    "CREATE VIRTUAL TABLE vs USING composite_scan(s, k, state, city, id, sep=':')",
+    "CREATE TABLE cs(state TEXT COLLATE composite_scan_3a, city TEXT COLLATE composite_scan_3a,"
+    " id TEXT COLLATE composite_scan_3a_last, k TEXT, v INTEGER)",
+    "INSERT INTO cs SELECT state, city, id, k, v FROM vs",
+    /* composite_scan over ckey blobs, with -0.0 and 0.0. */
+    "CREATE TABLE b(k BLOB PRIMARY KEY, v) WITHOUT ROWID",
+    "INSERT INTO b SELECT ckey(x.value, n.value, t.value), x.key * 100 + n.key * 10 + t.key FROM"
+    " json_each('[-1.5, -0.0, 0.0, 0.5, 2.25, 1e300]') x, json_each('[-3, 0, 7]') n, json_each('[\"a\", "
+    "\"A\", \"b \", \"B\"]') t",
+    "CREATE VIRTUAL TABLE vb USING composite_scan(b, k, x REAL, n INTEGER, t TEXT)",
+    "CREATE TABLE cb(x REAL, n INTEGER, t TEXT, k BLOB, v)", "INSERT INTO cb SELECT x, n, t, k, v FROM vb",
+    /* nested_set with a payload. */
+    "CREATE VIRTUAL TABLE ns USING nested_set(name TEXT)",
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 60)"
+    " INSERT INTO ns(id, parent, name) SELECT i, CASE WHEN i = 1 THEN NULL ELSE (i * 7) % (i - 1) + 1 END,"
+    " substr('aAbB', 1 + i % 4, 1) || CASE WHEN i % 5 = 0 THEN ' ' ELSE '' END FROM c",
+    "CREATE TABLE cn(id INTEGER, parent INTEGER, depth INTEGER, name TEXT)",
+    "INSERT INTO cn SELECT id, parent, depth, name FROM ns",
+    /* inverted_index field columns. */
+    "CREATE VIRTUAL TABLE ii USING inverted_index(tag, grp)",
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 40)"
+    " INSERT INTO ii(rowid, tag, grp) SELECT i, CASE i % 3 WHEN 0 THEN 'a' WHEN 1 THEN 'A' ELSE 'b' END,"
+    " i % 4 FROM c",
+    "CREATE TABLE ci(rid INTEGER, tag, grp)", "INSERT INTO ci SELECT rowid, tag, grp FROM ii", NULL};
+
+static const PropTable aTable[] = {
+    {"composite_scan (text)", "vs", "cs", "state, city, id, k, v", {"state", "city", "id", "k", "v", NULL}},
+    {"composite_scan (ckey)", "vb", "cb", "x, n, t, k, v", {"x", "n", "t", "k", NULL}},
+    {"nested_set", "ns", "cn", "id, parent, depth, name", {"id", "parent", "depth", "name", NULL}},
+    {"inverted_index", "ii", "ci", "tag, grp", {"tag", "grp", NULL}},
+};
+
+static const char *const azValue[] = {"NULL",
+                                      "0",
+                                      "-0.0",
+                                      "0.0",
+                                      "1",
+                                      "2",
+                                      "7",
+                                      "-3",
+                                      "0.5",
+                                      "-1.5",
+                                      "1e300",
+                                      "'1'",
+                                      "'2'",
+                                      "'a'",
+                                      "'A'",
+                                      "'b '",
+                                      "'B'",
+                                      "'CA'",
+                                      "'ca'",
+                                      "'Ca'",
+                                      "'NY'",
+                                      "'ny'",
+                                      "'LA'",
+                                      "'la'",
+                                      "'LA '",
+                                      "'SF'",
+                                      "'sf'",
+                                      "'San Francisco'",
+                                      "'San Francisco2'",
+                                      "'  '",
+                                      "''",
+                                      "'CA:LA'",
+                                      "'ca:sf:3'",
+                                      "'CA:SF:2'",
+                                      "'NY:'",
+                                      "x'00'",
+                                      "x'41'",
+                                      "ckey(0.0)",
+                                      "ckey(-0.0, 0)",
+                                      "3",
+                                      "4",
+                                      "10",
+                                      "12"};
+static const char *const azOp[] = {"=", "<", "<=", ">", ">=", "<>", "IS", "IS NOT", "==", "!="};
+static const char *const azColl[] = {"", "", "", " COLLATE NOCASE", " COLLATE RTRIM", " COLLATE BINARY"};
+
+static unsigned long long propState;
+static unsigned propRand(unsigned n) {
+  propState = propState * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (unsigned)((propState >> 33) % n);
+}
+
+/* One random term over the columns of t; bPlus puts + before the column. */
+static char *propTerm(const PropTable *t, int bPlus) {
+  int nCol = 0;
+  const char *zCol, *zColl = azColl[propRand(6)];
+  const char *zA = azValue[propRand(sizeof(azValue) / sizeof(azValue[0]))];
+  const char *zB = azValue[propRand(sizeof(azValue) / sizeof(azValue[0]))];
+  while (t->azWhere[nCol]) nCol++;
+  zCol = t->azWhere[propRand((unsigned)nCol)];
+  switch (propRand(8)) {
+    case 0:
+      return sqlite3_mprintf("%s%s%s IN (%s, %s)", bPlus ? "+" : "", zCol, zColl, zA, zB);
+    case 1:
+      return sqlite3_mprintf("%s%s%s BETWEEN %s AND %s", bPlus ? "+" : "", zCol, zColl, zA, zB);
+    case 2:
+      return sqlite3_mprintf("%s %s %s%s%s", zA, azOp[propRand(10)], bPlus ? "+" : "", zCol, zColl);
+    default:
+      return sqlite3_mprintf("%s%s%s %s %s", bPlus ? "+" : "", zCol, zColl, azOp[propRand(10)], zA);
+  }
+}
+
+/* The rows of zSql, each rendered with quote(), sorted, joined by newlines (malloc'd). */
+static int propCmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static char *propRows(sqlite3 *db, const char *zSql, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  char **az = NULL;
+  int n = 0, nAlloc = 0, i, rc;
+  size_t nTotal = 1;
+  char *zOut;
+  *pzErr = NULL;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    rc = SQLITE_OK;
+    char *zRow = sqlite3_mprintf("");
+    for (i = 0; i < sqlite3_column_count(pStmt); i++) {
+      sqlite3_value *pVal = sqlite3_column_value(pStmt, i);
+      const char *zText = (const char *)sqlite3_column_text(pStmt, i);
+      zRow = sqlite3_mprintf("%z|%d:%s", zRow, sqlite3_value_type(pVal), zText ? zText : "NULL");
+    }
+    if (n == nAlloc) {
+      nAlloc = nAlloc ? nAlloc * 2 : 64;
+      az = (char **)realloc(az, sizeof(char *) * (size_t)nAlloc);
+      if (az == NULL) abort();
+    }
+    az[n++] = zRow;
+    nTotal += strlen(zRow) + 1;
+  }
+  if (rc != SQLITE_DONE) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  sqlite3_finalize(pStmt);
+  qsort(az, (size_t)n, sizeof(char *), propCmp);
+  zOut = (char *)malloc(nTotal);
+  if (zOut == NULL) abort();
+  zOut[0] = 0;
+  for (i = 0; i < n; i++) {
+    strcat(zOut, az[i]);
+    strcat(zOut, "\n");
+    sqlite3_free(az[i]);
+  }
+  free(az);
+  return zOut;
+}
+
+int main(int argc, char **argv) {
+  sqlite3 *db = NULL;
+  char *zErr = NULL;
+  int nQuery = argc > 2 ? atoi(argv[2]) : 500, i, k;
+  propState = argc > 3 ? strtoull(argv[3], 0, 10) : 20261124;
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s EXTENSION [QUERIES [SEED]]\n", argv[0]);
+    return 2;
+  }
+  sqlite3_open(":memory:", &db);
+  sqlite3_enable_load_extension(db, 1);
+  if (sqlite3_load_extension(db, argv[1], 0, &zErr) != SQLITE_OK) {
+    printf("FAIL load: %s\n0 passed, 1 failed\n", zErr);
+    return 1;
+  }
+  for (i = 0; azSetup[i]; i++) {
+    if (sqlite3_exec(db, azSetup[i], 0, 0, &zErr) != SQLITE_OK) {
+      printf("FAIL setup: %s\n  in: %s\n0 passed, 1 failed\n", zErr, azSetup[i]);
+      return 1;
+    }
+  }
+  for (k = 0; k < (int)(sizeof(aTable) / sizeof(aTable[0])); k++) {
+    const PropTable *t = &aTable[k];
+    int nBad = 0, nRows = 0;
+    for (i = 0; i < nQuery; i++) {
+      unsigned long long save = propState;
+      int nTerm = 1 + (int)propRand(3), j, bPlus = (int)propRand(3) == 0;
+      char *zWhere = sqlite3_mprintf(""), *zWhereRef;
+      char *zA, *zB, *zEa, *zEb, *zSqlA, *zSqlB;
+      for (j = 0; j < nTerm; j++) {
+        char *zT = propTerm(t, bPlus && propRand(2));
+        zWhere = sqlite3_mprintf("%z%s%s", zWhere, j ? (propRand(4) ? " AND " : " OR ") : "", zT);
+        sqlite3_free(zT);
+      }
+      (void)save;
+      zWhereRef = zWhere;
+      zSqlA = sqlite3_mprintf("SELECT %s FROM %s WHERE %s", t->zCols, t->zVtab, zWhere);
+      zSqlB = sqlite3_mprintf("SELECT %s FROM %s WHERE %s", t->zCols, t->zCopy, zWhereRef);
+      zA = propRows(db, zSqlA, &zEa);
+      zB = propRows(db, zSqlB, &zEb);
+      if ((zEa == NULL) != (zEb == NULL) || strcmp(zA, zB) != 0) {
+        if (nBad++ < 5) {
+          printf("FAIL %s: %s\n  virtual table: %s%s\n  copy:          %s%s\n", t->zName, zSqlA,
+                 zEa ? zEa : "", zA, zEb ? zEb : "", zB);
+        }
+      } else if (zA[0]) {
+        nRows++;
+      }
+      free(zA);
+      free(zB);
+      sqlite3_free(zEa);
+      sqlite3_free(zEb);
+      sqlite3_free(zSqlA);
+      sqlite3_free(zSqlB);
+      sqlite3_free(zWhere);
+    }
+    if (nBad) {
+      printf("FAIL %s: %d of %d random WHERE clauses differ\n", t->zName, nBad, nQuery);
+      nFail++;
+    } else if (nRows < nQuery / 10) {
+      printf("FAIL %s: only %d of %d queries returned rows (a test that cannot fail)\n", t->zName, nRows,
+             nQuery);
+      nFail++;
+    } else {
+      printf("PASS %s: %d random WHERE clauses (%d with rows) agree with the plain copy\n", t->zName, nQuery,
+             nRows);
+      nPass++;
+    }
+  }
+  sqlite3_close(db);
+  printf("%d passed, %d failed\n", nPass, nFail);
+  return nFail ? 1 : 0;
+}
