@@ -1463,6 +1463,7 @@ struct GeohashModule {
 struct geohash_vtab {
   sqlite3_vtab base;         /* Base class - must be first */
   const GeohashModule *pMod; /* What this table computes */
+  NosqlPlanCol aPlan[4];     /* ext/plan.c: every argument a required equality */
 };
 
 struct geohash_cursor {
@@ -1491,6 +1492,10 @@ static int geohashConnect(sqlite3 *db, void *pAux, int argc, const char *const *
   if (pNew == NULL) return SQLITE_NOMEM;
   memset(pNew, 0, sizeof(*pNew));
   pNew->pMod = pMod;
+  for (rc = 0; rc < pMod->nArg; rc++) {
+    NosqlPlanCol c = {pMod->nOut + rc, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1};
+    pNew->aPlan[rc] = c;
+  }
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
   *ppVtab = &pNew->base;
   return SQLITE_OK;
@@ -1533,27 +1538,15 @@ static int geohashClose(sqlite3_vtab_cursor *cur) {
 ** the value is known (a join), and fails with "no query solution" when
 ** there is none.
 */
+/* Every argument is a required equality (ext/plan.c); without one, no plan. */
 static int geohashBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  const GeohashModule *pMod = ((geohash_vtab *)pVtab)->pMod;
-  int aIdx[4] = {-1, -1, -1, -1};
-  int i, nFound = 0;
-  for (i = 0; i < pInfo->nConstraint; i++) {
-    const struct sqlite3_index_constraint *p = &pInfo->aConstraint[i];
-    int iArg = p->iColumn - pMod->nOut;
-    if (iArg < 0 || p->op != SQLITE_INDEX_CONSTRAINT_EQ || !p->usable) continue;
-    if (aIdx[iArg] < 0) {
-      aIdx[iArg] = i;
-      nFound++;
-    }
-  }
-  if (nFound < pMod->nArg) return SQLITE_CONSTRAINT;
-  for (i = 0; i < pMod->nArg; i++) {
-    pInfo->aConstraintUsage[aIdx[i]].argvIndex = i + 1;
-    pInfo->aConstraintUsage[aIdx[i]].omit = 1;
-  }
+  geohash_vtab *p = (geohash_vtab *)pVtab;
+  NosqlPlan plan;
+  int rc = nosqlPlanBest(pInfo, p->aPlan, p->pMod->nArg, &plan);
+  if (rc != SQLITE_OK) return rc;
   pInfo->idxNum = 1;
-  pInfo->estimatedCost = pMod->nRowEst;
-  pInfo->estimatedRows = (sqlite3_int64)pMod->nRowEst;
+  pInfo->estimatedCost = p->pMod->nRowEst;
+  pInfo->estimatedRows = (sqlite3_int64)p->pMod->nRowEst;
   return SQLITE_OK;
 }
 
@@ -1563,16 +1556,19 @@ static int geohashFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxSt
   const GeohashModule *pMod = ((geohash_vtab *)cur->pVtab)->pMod;
   char *zErr = NULL;
   int i, rc;
-  (void)idxStr;
+  NosqlPlanArg aArg[4];
+  sqlite3_value *apVal[4];
   geohashCursorReset(pCur);
-  if (idxNum != 1 || argc != pMod->nArg) return SQLITE_ERROR;
-  for (i = 0; i < argc; i++) {
-    pCur->apArg[i] = sqlite3_value_dup(argv[i]);
+  if (idxNum != 1 || nosqlPlanArgs(idxStr, argc, argv, aArg, pMod->nArg) != SQLITE_OK) return SQLITE_ERROR;
+  for (i = 0; i < pMod->nArg; i++) {
+    if (aArg[i].pEq == NULL) return SQLITE_ERROR;
+    apVal[i] = aArg[i].pEq;
+    pCur->apArg[i] = sqlite3_value_dup(apVal[i]);
     if (pCur->apArg[i] == NULL) return SQLITE_NOMEM;
   }
   /* A NULL argument gives no rows, as NULL gives NULL for the scalars. */
-  if (geohashAnyNull(argc, argv)) return SQLITE_OK;
-  rc = pMod->xCompute(pCur, argv, &zErr);
+  if (geohashAnyNull(pMod->nArg, apVal)) return SQLITE_OK;
+  rc = pMod->xCompute(pCur, apVal, &zErr);
   if (rc != SQLITE_OK) {
     pCur->nRow = 0;
     if (zErr) {
