@@ -65,6 +65,55 @@ static int64_t graphCount(sqlite3 *db, const char *zSql, int64_t iArg) {
   return n;
 }
 
+/*
+** The 10-ary tree of 1,111,111 nodes (size 1) as an edge table (parent,
+** child) indexed on parent: the whole tree from the root, and a subtree of
+** 11,111 nodes, by graph_walk and by the recursive CTE (UNION ALL: a tree
+** needs no visited set, the CTE's best case).
+*/
+static void benchGraphTree(Bench *p) {
+  int64_t nNode = benchSize(p, 1111111, 1111), i;
+  sqlite3 *db = benchOpen();
+  sqlite3_stmt *pIns = NULL;
+  char zSize[64];
+  benchExec(db, "CREATE TABLE t(parent INTEGER, child INTEGER)");
+  benchExec(db, "BEGIN");
+  sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?1, ?2)", -1, &pIns, 0);
+  for (i = 1; i < nNode; i++) {
+    sqlite3_bind_int64(pIns, 1, (i - 1) / 10);
+    sqlite3_bind_int64(pIns, 2, i);
+    sqlite3_step(pIns);
+    sqlite3_reset(pIns);
+  }
+  sqlite3_finalize(pIns);
+  benchExec(db, "COMMIT");
+  benchExec(db, "CREATE INDEX t_parent ON t(parent)");
+  snprintf(zSize, sizeof(zSize), "%.2fM-node 10-ary tree", nNode / 1e6);
+  {
+    BenchVariant aVar[2] = {
+        {"recursive CTE (UNION ALL)",
+         "WITH RECURSIVE r(n, d) AS (SELECT 0, 0 UNION ALL SELECT t.child, r.d + 1 FROM r JOIN t ON t.parent "
+         "= "
+         "r.n) SELECT n, d FROM r",
+         0, 0},
+        {"graph_walk", "SELECT node, depth FROM graph_walk('t', 'parent', 'child', 0)", 0, 0}};
+    benchCompare(p, "graphs: the whole tree from its root", db, zSize, (double)nNode, "visited node", aVar,
+                 2);
+  }
+  {
+    BenchVariant aVar[2] = {
+        {"recursive CTE (UNION ALL)",
+         "WITH RECURSIVE r(n, d) AS (SELECT 1, 0 UNION ALL SELECT t.child, r.d + 1 FROM r JOIN t ON t.parent "
+         "= "
+         "r.n) SELECT n, d FROM r",
+         0, 0},
+        {"graph_walk", "SELECT node, depth FROM graph_walk('t', 'parent', 'child', 1)", 0, 0}};
+    benchCompare(p, "graphs: the subtree of a child of the root", db, zSize, (double)(nNode / 10),
+                 "visited node", aVar, 2);
+  }
+  sqlite3_close(db);
+}
+
 void benchGraphs(Bench *p) {
   int64_t nNode = benchSize(p, 200000, 2000), nEdge = 5 * nNode, i, hub, nRow;
   uint64_t seed = 12;
@@ -176,4 +225,5 @@ void benchGraphs(Bench *p) {
   free(pairs.aFrom);
   free(pairs.aTo);
   sqlite3_close(db);
+  benchGraphTree(p);
 }
