@@ -341,7 +341,6 @@ void ckeyResultPart(sqlite3_context *ctx, const CkeyPart *p) {
 ** infinity); NaN, which SQLite cannot hold, as null.
 */
 static void ckeyAppendJsonReal(int *pRc, NosqlBuffer *pBuf, double r) {
-  char *z;
   if (isnan(r)) {
     nosqlBufferAppend(pRc, pBuf, "null", 4);
     return;
@@ -354,17 +353,7 @@ static void ckeyAppendJsonReal(int *pRc, NosqlBuffer *pBuf, double r) {
     nosqlBufferAppend(pRc, pBuf, "-0.0", 4);
     return;
   }
-  z = sqlite3_mprintf("%!.15g", r);
-  if (z && strtod(z, NULL) != r) {
-    sqlite3_free(z);
-    z = sqlite3_mprintf("%!.17g", r);
-  }
-  if (z == NULL) {
-    *pRc = SQLITE_NOMEM;
-    return;
-  }
-  nosqlBufferAppendf(pRc, pBuf, "%s", z);
-  sqlite3_free(z);
+  nosqlBufferJsonReal(pRc, pBuf, r);
 }
 
 /* Append bytes as a JSON string body (RFC 8259 escapes). */

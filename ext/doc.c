@@ -1318,14 +1318,8 @@ static const NosqlPlanCol aKvPairsPlan[] = {
 };
 
 static int kvPairsBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  NosqlPlan plan;
-  int rc = nosqlPlanBest(pInfo, aKvPairsPlan, 3, &plan);
   (void)pVtab;
-  if (rc != SQLITE_OK) return rc;
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 10;
-  pInfo->estimatedRows = 10;
-  return SQLITE_OK;
+  return nosqlPlanInputs(pInfo, aKvPairsPlan, 3, 10);
 }
 
 static int kvPairsOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {

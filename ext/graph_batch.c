@@ -348,12 +348,10 @@ static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(node, %s %s", pAlgo->zValue, pAlgo->zValueType);
   for (i = 0; pAlgo->azInput[i]; i++) nosqlBufferAppendf(&rc, &decl, ", %s HIDDEN", pAlgo->azInput[i]);
   nosqlBufferAppendf(&rc, &decl, ")");
-  if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
+  if (rc == SQLITE_OK) rc = nosqlVtabNew(db, (const char *)decl.a, sizeof(gb_vtab), ppVtab);
   nosqlBufferFree(&decl);
   if (rc != SQLITE_OK) return rc;
-  p = (gb_vtab *)sqlite3_malloc64(sizeof(*p));
-  if (p == NULL) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
+  p = (gb_vtab *)*ppVtab;
   p->db = db;
   p->pAlgo = pAlgo;
   for (i = 0; pAlgo->azInput[i]; i++) {
@@ -361,13 +359,6 @@ static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
     p->aPlan[i] = c;
   }
   p->nInput = i;
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  *ppVtab = &p->base;
-  return SQLITE_OK;
-}
-
-static int gbDisconnect(sqlite3_vtab *pVtab) {
-  sqlite3_free(pVtab);
   return SQLITE_OK;
 }
 
@@ -951,30 +942,30 @@ static int gbRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
 }
 
 static sqlite3_module gbModule = {
-    0,            /* iVersion */
-    0,            /* xCreate: eponymous only */
-    gbConnect,    /* xConnect */
-    gbBestIndex,  /* xBestIndex */
-    gbDisconnect, /* xDisconnect */
-    0,            /* xDestroy */
-    gbOpen,       /* xOpen */
-    gbClose,      /* xClose */
-    gbFilter,     /* xFilter */
-    gbNext,       /* xNext */
-    gbEof,        /* xEof */
-    gbColumn,     /* xColumn */
-    gbRowid,      /* xRowid */
-    0,            /* xUpdate */
-    0,            /* xBegin */
-    0,            /* xSync */
-    0,            /* xCommit */
-    0,            /* xRollback */
-    0,            /* xFindFunction */
-    0,            /* xRename */
-    0,            /* xSavepoint */
-    0,            /* xRelease */
-    0,            /* xRollbackTo */
-    0,            /* xShadowName */
+    0,             /* iVersion */
+    0,             /* xCreate: eponymous only */
+    gbConnect,     /* xConnect */
+    gbBestIndex,   /* xBestIndex */
+    nosqlVtabFree, /* xDisconnect */
+    0,             /* xDestroy */
+    gbOpen,        /* xOpen */
+    gbClose,       /* xClose */
+    gbFilter,      /* xFilter */
+    gbNext,        /* xNext */
+    gbEof,         /* xEof */
+    gbColumn,      /* xColumn */
+    gbRowid,       /* xRowid */
+    0,             /* xUpdate */
+    0,             /* xBegin */
+    0,             /* xSync */
+    0,             /* xCommit */
+    0,             /* xRollback */
+    0,             /* xFindFunction */
+    0,             /* xRename */
+    0,             /* xSavepoint */
+    0,             /* xRelease */
+    0,             /* xRollbackTo */
+    0,             /* xShadowName */
 };
 
 /* The feature "graph batch": one module per job, sharing the engine. */

@@ -233,15 +233,9 @@ static int gwStamp(sqlite3 *db, const char *zSchema, sqlite3_int64 *aStamp) {
 
 /* Connect an eponymous function with declaration zDecl. */
 static int gwConnect(sqlite3 *db, const char *zDecl, sqlite3_vtab **ppVtab) {
-  gw_vtab *pVtab;
-  int rc = sqlite3_declare_vtab(db, zDecl);
-  if (rc != SQLITE_OK) return rc;
-  pVtab = (gw_vtab *)sqlite3_malloc64(sizeof(*pVtab));
-  if (pVtab == NULL) return SQLITE_NOMEM;
-  memset(pVtab, 0, sizeof(*pVtab));
-  pVtab->db = db;
-  *ppVtab = &pVtab->base;
-  return SQLITE_OK;
+  int rc = nosqlVtabNew(db, zDecl, sizeof(gw_vtab), ppVtab);
+  if (rc == SQLITE_OK) ((gw_vtab *)*ppVtab)->db = db;
+  return rc;
 }
 
 static int gwDisconnect(sqlite3_vtab *pVtab) {

@@ -74,6 +74,17 @@ void nosqlResultError(sqlite3_context *ctx, const char *zFmt, ...);
 void nosqlVtabError(sqlite3_vtab *pVtab, const char *zFmt, ...);
 
 /*
+** The xConnect of a table-valued function that computes its rows (no
+** shadow tables, no side effects): declare zDecl, allocate nByte zeroed
+** bytes (the caller's vtab struct, sqlite3_vtab first) into *ppVtab and
+** mark the table innocuous. SQLITE_OK, or the error of
+** sqlite3_declare_vtab(), or SQLITE_NOMEM (*ppVtab NULL).
+*/
+int nosqlVtabNew(sqlite3 *db, const char *zDecl, sqlite3_int64 nByte, sqlite3_vtab **ppVtab);
+/* The xDisconnect (and xDestroy) of such a table: sqlite3_free() it. */
+int nosqlVtabFree(sqlite3_vtab *pVtab);
+
+/*
 ** The common xOpen: a zeroed cursor object of nByte bytes whose first
 ** member is its sqlite3_vtab_cursor, stored in *ppCursor. Returns it, or
 ** NULL on OOM (*ppCursor untouched). Freed by the module's xClose.
@@ -198,6 +209,13 @@ int nosqlPlanCommit(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, NosqlPl
 
 /* nosqlPlanFind() then nosqlPlanCommit(). */
 int nosqlPlanBest(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, NosqlPlan *pPlan);
+
+/*
+** The whole xBestIndex of a function whose hidden columns are only inputs
+** (aCol: equalities, some required): nosqlPlanBest(), idxNum 0, and a cost
+** and row estimate of rRows.
+*/
+int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, double rRows);
 
 /*
 ** True when the ORDER BY of pInfo is a prefix of the columns aiCol[0..nCol)

@@ -151,6 +151,16 @@ int nosqlPlanBest(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol,
   return rc;
 }
 
+int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, double rRows) {
+  NosqlPlan plan;
+  int rc = nosqlPlanBest(pInfo, aCol, nCol, &plan);
+  if (rc != SQLITE_OK) return rc;
+  pInfo->idxNum = 0;
+  pInfo->estimatedCost = rRows;
+  pInfo->estimatedRows = (sqlite3_int64)rRows;
+  return SQLITE_OK;
+}
+
 int nosqlPlanOrderBy(const sqlite3_index_info *pInfo, const int *aiCol, int nCol, int *pbDesc) {
   int i;
   if (pInfo->nOrderBy <= 0 || pInfo->nOrderBy > nCol) return 0;

@@ -819,26 +819,14 @@ static int trRead(tr_cursor *pCur, const char *zKey, char **pzErr) {
 
 static int trConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                      char **pzErr) {
-  sqlite3_vtab *pVtab;
-  int rc = sqlite3_declare_vtab(db,
-                                "CREATE TABLE x(id, parent, depth INTEGER, ordinal INTEGER, payload, json "
-                                "HIDDEN, children_key HIDDEN)");
   (void)pAux;
   (void)argc;
   (void)argv;
   (void)pzErr;
-  if (rc != SQLITE_OK) return rc;
-  pVtab = (sqlite3_vtab *)sqlite3_malloc64(sizeof(*pVtab));
-  if (pVtab == NULL) return SQLITE_NOMEM;
-  memset(pVtab, 0, sizeof(*pVtab));
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  *ppVtab = pVtab;
-  return SQLITE_OK;
-}
-
-static int trDisconnect(sqlite3_vtab *pVtab) {
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  return nosqlVtabNew(db,
+                      "CREATE TABLE x(id, parent, depth INTEGER, ordinal INTEGER, payload, json HIDDEN, "
+                      "children_key HIDDEN)",
+                      sizeof(sqlite3_vtab), ppVtab);
 }
 
 /* The plan (ext/plan.c): slot a json required, b children_key optional. */
@@ -848,14 +836,8 @@ static const NosqlPlanCol aTrPlan[] = {
 };
 
 static int trBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  NosqlPlan plan;
-  int rc = nosqlPlanBest(pInfo, aTrPlan, 2, &plan);
   (void)pVtab;
-  if (rc != SQLITE_OK) return rc;
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 100;
-  pInfo->estimatedRows = 100;
-  return SQLITE_OK;
+  return nosqlPlanInputs(pInfo, aTrPlan, 2, 100);
 }
 
 static int trOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -1002,30 +984,30 @@ static int trRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
 }
 
 static sqlite3_module trModule = {
-    0,            /* iVersion */
-    0,            /* xCreate: eponymous only */
-    trConnect,    /* xConnect */
-    trBestIndex,  /* xBestIndex */
-    trDisconnect, /* xDisconnect */
-    0,            /* xDestroy */
-    trOpen,       /* xOpen */
-    trClose,      /* xClose */
-    trFilter,     /* xFilter */
-    trNext,       /* xNext */
-    trEof,        /* xEof */
-    trColumn,     /* xColumn */
-    trRowid,      /* xRowid */
-    0,            /* xUpdate */
-    0,            /* xBegin */
-    0,            /* xSync */
-    0,            /* xCommit */
-    0,            /* xRollback */
-    0,            /* xFindFunction */
-    0,            /* xRename */
-    0,            /* xSavepoint */
-    0,            /* xRelease */
-    0,            /* xRollbackTo */
-    0,            /* xShadowName */
+    0,             /* iVersion */
+    0,             /* xCreate: eponymous only */
+    trConnect,     /* xConnect */
+    trBestIndex,   /* xBestIndex */
+    nosqlVtabFree, /* xDisconnect */
+    0,             /* xDestroy */
+    trOpen,        /* xOpen */
+    trClose,       /* xClose */
+    trFilter,      /* xFilter */
+    trNext,        /* xNext */
+    trEof,         /* xEof */
+    trColumn,      /* xColumn */
+    trRowid,       /* xRowid */
+    0,             /* xUpdate */
+    0,             /* xBegin */
+    0,             /* xSync */
+    0,             /* xCommit */
+    0,             /* xRollback */
+    0,             /* xFindFunction */
+    0,             /* xRename */
+    0,             /* xSavepoint */
+    0,             /* xRelease */
+    0,             /* xRollbackTo */
+    0,             /* xShadowName */
 };
 
 /* The feature "trees": tree_json and tree_rows. */

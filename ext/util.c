@@ -120,6 +120,24 @@ void nosqlVtabError(sqlite3_vtab *pVtab, const char *zFmt, ...) {
   va_end(ap);
 }
 
+int nosqlVtabNew(sqlite3 *db, const char *zDecl, sqlite3_int64 nByte, sqlite3_vtab **ppVtab) {
+  sqlite3_vtab *p;
+  int rc = sqlite3_declare_vtab(db, zDecl);
+  *ppVtab = NULL;
+  if (rc != SQLITE_OK) return rc;
+  p = (sqlite3_vtab *)sqlite3_malloc64((sqlite3_uint64)nByte);
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, (size_t)nByte);
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  *ppVtab = p;
+  return SQLITE_OK;
+}
+
+int nosqlVtabFree(sqlite3_vtab *pVtab) {
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
 void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor) {
   sqlite3_vtab_cursor *pCur = (sqlite3_vtab_cursor *)sqlite3_malloc64((sqlite3_uint64)nByte);
   if (pCur == NULL) return NULL;
