@@ -58,6 +58,7 @@ static const struct NosqlFeature {
     {"graphs", graphWalkRegister},
     {"trees", treeJsonRegister},
     {"graph batch", graphBatchRegister},
+    {"fts5 gap", fts5GapRegister},
     {"documents", docRegister},
     /* clang-format on */
 };

@@ -401,6 +401,12 @@ int treeJsonRegister(sqlite3 *db);
 int graphBatchRegister(sqlite3 *db);
 
 /**************************************************************************
+** Interface to code in ext/fts5_gap.c: the nosql_gap FTS5 tokenizer
+** (registered only when the host's SQLite has FTS5).
+*/
+int fts5GapRegister(sqlite3 *db);
+
+/**************************************************************************
 ** Interface to code in ext/nosql.c
 */
 

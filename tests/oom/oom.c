@@ -222,6 +222,15 @@ static const char *const azGraphBatch[] = {
     "SELECT node, label FROM graph_label_propagation('e', 'a', 'b')",
     NULL};
 
+static const char *const azFts5Gap[] = {
+    "CREATE VIRTUAL TABLE r USING fts5(a, tokenize = 'nosql_gap 5 unicode61')",
+    "INSERT INTO r VALUES ('[\"excellent math\", \"poor \\u00e9 poetry\"]'), ('plain text'), ('[1, null, "
+    "true]')",
+    "SELECT rowid FROM r WHERE r MATCH 'NEAR(excellent poetry, 3)'",
+    "SELECT highlight(r, 0, '[', ']') FROM r WHERE r MATCH 'poetry'",
+    "DELETE FROM r WHERE rowid = 1",
+    NULL};
+
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
     {"mpath", azMpath},
@@ -232,6 +241,7 @@ static const OomScript aScript[] = {
     {"graphs", azGraphs},
     {"trees", azTrees},
     {"graph_batch", azGraphBatch},
+    {"fts5_gap", azFts5Gap},
 };
 
 /* The result of one statement: its rows rendered with types, or its error. */
