@@ -440,173 +440,140 @@ static const char *nsetLeafIndex(nset_vtab *p, int *pRc) {
   return p->zLeafIdx;
 }
 
-/* The SQL of a statement kind, from sqlite3_mprintf (caller frees). */
-static char *nsetStmtSql(nset_vtab *p, int eKind) {
+/*
+** The fixed statements, fts5_storage.c's way: one template per kind,
+** formatted with (schema, table, leaf index name); NULL for the kinds
+** built from the payload columns or the chain length (nsetStmtBuild()).
+** "%w_node" is the node table; the leaf ones name the leaf index.
+*/
+#define NSET_NODE "\"%w\".\"%w_node\""
+#define NSET_LEAF_IDX " INDEXED BY \"%w\""
+static const char *const azNsetSql[NSET_STMT_COUNT] = {
+    [NSET_STMT_RANGE] =
+        "SELECT " NSET_ROW_COLS " FROM " NSET_NODE " WHERE lft BETWEEN ?1 AND ?2 ORDER BY lft",
+    [NSET_STMT_RANGE_ID] = "SELECT id FROM " NSET_NODE " WHERE lft BETWEEN ?1 AND ?2 ORDER BY lft",
+    [NSET_STMT_LEAVES_ID] =
+        "SELECT id FROM " NSET_NODE NSET_LEAF_IDX " WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
+    [NSET_STMT_CHILDREN_ID] = "SELECT id FROM " NSET_NODE " WHERE parent = ?1 ORDER BY lft",
+    [NSET_STMT_CHAIN] = NULL,
+    [NSET_STMT_CHAIN_ID] = NULL,
+    [NSET_STMT_LEAVES] = "SELECT " NSET_ROW_COLS " FROM " NSET_NODE NSET_LEAF_IDX
+                         " WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
+    [NSET_STMT_CHILDREN] = "SELECT " NSET_ROW_COLS " FROM " NSET_NODE " WHERE parent = ?1 ORDER BY lft",
+    [NSET_STMT_ROOTS] = "SELECT " NSET_ROW_COLS " FROM " NSET_NODE " WHERE parent IS NULL ORDER BY lft",
+    [NSET_STMT_BYID] = "SELECT " NSET_ROW_COLS " FROM " NSET_NODE " WHERE id = ?1",
+    [NSET_STMT_PAYLOAD] = NULL,
+    [NSET_STMT_LAST_CHILD] =
+        "SELECT rgt FROM " NSET_NODE " WHERE parent IS ?1 AND id IS NOT ?2 ORDER BY lft DESC LIMIT 1",
+    [NSET_STMT_PREV_SIB] = "SELECT rgt FROM " NSET_NODE
+                           " WHERE parent IS ?1 AND lft < ?2 AND id IS NOT ?3 ORDER BY lft DESC LIMIT 1",
+    [NSET_STMT_NEXT_SIB] =
+        "SELECT id FROM " NSET_NODE " WHERE parent IS ?1 AND lft > ?2 ORDER BY lft LIMIT 1",
+    [NSET_STMT_HAS_CHILD] = "SELECT 1 FROM " NSET_NODE " WHERE parent = ?1 LIMIT 1",
+    [NSET_STMT_LEAF_FIRST] =
+        "SELECT lft FROM " NSET_NODE NSET_LEAF_IDX " WHERE is_leaf = 1 AND lft > ?1 ORDER BY lft LIMIT 1",
+    [NSET_STMT_LEAF_LAST] = "SELECT lft FROM " NSET_NODE NSET_LEAF_IDX
+                            " WHERE is_leaf = 1 AND lft < ?1 ORDER BY lft DESC LIMIT 1",
+    [NSET_STMT_PRED] = "SELECT " NSET_ROW_COLS " FROM " NSET_NODE " WHERE lft < ?1 ORDER BY lft DESC LIMIT 1",
+    [NSET_STMT_INSERT] = NULL,
+    [NSET_STMT_SET_LEAF] = "UPDATE " NSET_NODE " SET is_leaf = ?2 WHERE id = ?1",
+    [NSET_STMT_SET_LFT] = "UPDATE " NSET_NODE " SET lft = ?2 WHERE id = ?1",
+    [NSET_STMT_SET_RGT] = "UPDATE " NSET_NODE " SET rgt = ?2 WHERE id = ?1",
+    [NSET_STMT_SET_LABELS] =
+        "UPDATE " NSET_NODE " SET lft = ?2, rgt = ?3, depth = ?4, is_leaf = ?5 WHERE id = ?1",
+    [NSET_STMT_SET_PARENT] = "UPDATE " NSET_NODE " SET parent = ?2 WHERE id = ?1",
+    [NSET_STMT_SET_PAYLOAD] = NULL,
+    [NSET_STMT_DELETE] = "DELETE FROM " NSET_NODE " WHERE lft BETWEEN ?1 AND ?2",
+};
+
+/*
+** The statements that depend on the table's payload columns or on
+** NSET_CHAIN, built into *pB.
+*/
+static void nsetStmtBuild(int *pRc, nset_vtab *p, int eKind, NosqlBuffer *pB) {
   const char *zDb = p->zDb, *zTab = p->zName;
-  int rcLeaf = SQLITE_OK; /* nsetStmtGet looks the leaf index up first and reports its errors */
-  /* The _ID variants return the id alone: the scan then stays inside a
-  ** covering index and each row costs one column call. */
-  const char *zCols = NSET_ROW_COLS;
+  int i;
   switch (eKind) {
-    case NSET_STMT_RANGE_ID:
-    case NSET_STMT_LEAVES_ID:
-    case NSET_STMT_CHILDREN_ID:
-      zCols = "id";
-      break;
-    default:
-      break;
-  }
-  switch (eKind) {
-    case NSET_STMT_RANGE:
-    case NSET_STMT_RANGE_ID:
-      return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_node\" WHERE lft BETWEEN ?1 AND ?2 ORDER BY lft",
-                             zCols, zDb, zTab);
-    case NSET_STMT_LEAVES:
-    case NSET_STMT_LEAVES_ID:
-      if (nsetLeafIndex(p, &rcLeaf) == NULL) return NULL;
-      return sqlite3_mprintf(
-          "SELECT %s FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
-          " WHERE is_leaf = 1 AND lft BETWEEN ?1 AND ?2 ORDER BY lft",
-          zCols, zDb, zTab, p->zLeafIdx);
-    case NSET_STMT_CHILDREN:
-    case NSET_STMT_CHILDREN_ID:
-      return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_node\" WHERE parent = ?1 ORDER BY lft", zCols, zDb,
-                             zTab);
     case NSET_STMT_CHAIN:
-    case NSET_STMT_CHAIN_ID: {
+    case NSET_STMT_CHAIN_ID:
       /* n0 is node ?1, n<k+1> the parent of n<k> if it encloses n<k>: one
       ** statement run reads NSET_CHAIN levels of the parent chain (NULLs
       ** past a root, a missing parent or one that does not enclose). */
-      int rc = SQLITE_OK, i;
-      NosqlBuffer b = {0, 0, 0};
-      nosqlBufferAppend(&rc, &b, "SELECT ", 7);
+      nosqlBufferAppend(pRc, pB, "SELECT ", 7);
       for (i = 0; i < NSET_CHAIN; i++) {
         if (eKind == NSET_STMT_CHAIN_ID) {
-          nosqlBufferAppendf(&rc, &b, "%sn%d.id, n%d.parent", i ? ", " : "", i, i);
+          nosqlBufferAppendf(pRc, pB, "%sn%d.id, n%d.parent", i ? ", " : "", i, i);
         } else {
-          nosqlBufferAppendf(&rc, &b, "%sn%d.id, n%d.parent, n%d.lft, n%d.rgt, n%d.depth, n%d.is_leaf",
+          nosqlBufferAppendf(pRc, pB, "%sn%d.id, n%d.parent, n%d.lft, n%d.rgt, n%d.depth, n%d.is_leaf",
                              i ? ", " : "", i, i, i, i, i, i);
         }
       }
-      nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_node\" AS n0", zDb, zTab);
+      nosqlBufferAppendf(pRc, pB, " FROM " NSET_NODE " AS n0", zDb, zTab);
       for (i = 1; i < NSET_CHAIN; i++) {
-        nosqlBufferAppendf(&rc, &b,
-                           " LEFT JOIN \"%w\".\"%w_node\" AS n%d ON n%d.id = n%d.parent AND n%d.lft < n%d.lft"
+        nosqlBufferAppendf(pRc, pB,
+                           " LEFT JOIN " NSET_NODE
+                           " AS n%d ON n%d.id = n%d.parent AND n%d.lft < n%d.lft"
                            " AND n%d.rgt > n%d.rgt",
                            zDb, zTab, i, i, i - 1, i, i - 1, i, i - 1);
       }
-      nosqlBufferAppendf(&rc, &b, " WHERE n0.id = ?1");
-      if (rc != SQLITE_OK) {
-        nosqlBufferFree(&b);
-        return NULL;
-      }
-      return (char *)b.a;
-    }
-    case NSET_STMT_ROOTS:
-      return sqlite3_mprintf(
-          "SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE parent IS NULL ORDER BY lft", zDb, zTab);
-    case NSET_STMT_BYID:
-      return sqlite3_mprintf("SELECT " NSET_ROW_COLS " FROM \"%w\".\"%w_node\" WHERE id = ?1", zDb, zTab);
-    case NSET_STMT_PAYLOAD: {
-      int rc = SQLITE_OK, i;
-      NosqlBuffer b = {0, 0, 0};
-      nosqlBufferAppend(&rc, &b, "SELECT ", 7);
+      nosqlBufferAppendf(pRc, pB, " WHERE n0.id = ?1");
+      break;
+    case NSET_STMT_PAYLOAD:
       /* Columns are qualified: an unknown "name" is then an error, never
       ** a string literal. */
+      nosqlBufferAppend(pRc, pB, "SELECT ", 7);
       for (i = 0; i < p->nPayload; i++)
-        nosqlBufferAppendf(&rc, &b, "%ss.\"%w\"", i ? ", " : "", p->azPayload[i]);
+        nosqlBufferAppendf(pRc, pB, "%ss.\"%w\"", i ? ", " : "", p->azPayload[i]);
       if (p->zContent) {
-        nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1", zDb, p->zContent,
+        nosqlBufferAppendf(pRc, pB, " FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1", zDb, p->zContent,
                            p->zContentId);
       } else {
-        nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_node\" AS s WHERE id = ?1", zDb, zTab);
+        nosqlBufferAppendf(pRc, pB, " FROM " NSET_NODE " AS s WHERE id = ?1", zDb, zTab);
       }
-      if (rc != SQLITE_OK) {
-        nosqlBufferFree(&b);
-        return NULL;
-      }
-      return (char *)b.a;
-    }
-    case NSET_STMT_LAST_CHILD:
-      return sqlite3_mprintf(
-          "SELECT rgt FROM \"%w\".\"%w_node\" WHERE parent IS ?1 AND id IS NOT ?2 ORDER BY lft DESC LIMIT 1",
-          zDb, zTab);
-    case NSET_STMT_PREV_SIB:
-      return sqlite3_mprintf(
-          "SELECT rgt FROM \"%w\".\"%w_node\" WHERE parent IS ?1 AND lft < ?2 AND id IS NOT ?3 "
-          "ORDER BY lft DESC LIMIT 1",
-          zDb, zTab);
-    case NSET_STMT_NEXT_SIB:
-      return sqlite3_mprintf(
-          "SELECT id FROM \"%w\".\"%w_node\" WHERE parent IS ?1 AND lft > ?2 ORDER BY lft LIMIT 1", zDb,
-          zTab);
-    case NSET_STMT_HAS_CHILD:
-      return sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_node\" WHERE parent = ?1 LIMIT 1", zDb, zTab);
-    case NSET_STMT_LEAF_FIRST:
-      if (nsetLeafIndex(p, &rcLeaf) == NULL) return NULL;
-      return sqlite3_mprintf(
-          "SELECT lft FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
-          " WHERE is_leaf = 1 AND lft > ?1 ORDER BY lft LIMIT 1",
-          zDb, zTab, p->zLeafIdx);
-    case NSET_STMT_LEAF_LAST:
-      if (nsetLeafIndex(p, &rcLeaf) == NULL) return NULL;
-      return sqlite3_mprintf(
-          "SELECT lft FROM \"%w\".\"%w_node\" INDEXED BY \"%w\""
-          " WHERE is_leaf = 1 AND lft < ?1 ORDER BY lft DESC LIMIT 1",
-          zDb, zTab, p->zLeafIdx);
-    case NSET_STMT_PRED:
-      return sqlite3_mprintf("SELECT " NSET_ROW_COLS
-                             " FROM \"%w\".\"%w_node\" WHERE lft < ?1 ORDER BY lft DESC LIMIT 1",
-                             zDb, zTab);
-    case NSET_STMT_INSERT: {
-      int rc = SQLITE_OK, i;
-      NosqlBuffer b = {0, 0, 0};
-      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\".\"%w_node\"(id, parent, lft, rgt, depth, is_leaf", zDb,
+      break;
+    case NSET_STMT_INSERT:
+      nosqlBufferAppendf(pRc, pB, "INSERT INTO " NSET_NODE "(id, parent, lft, rgt, depth, is_leaf", zDb,
                          zTab);
-      if (p->zContent == NULL) {
-        for (i = 0; i < p->nPayload; i++) nosqlBufferAppendf(&rc, &b, ", \"%w\"", p->azPayload[i]);
+      for (i = 0; p->zContent == NULL && i < p->nPayload; i++) {
+        nosqlBufferAppendf(pRc, pB, ", \"%w\"", p->azPayload[i]);
       }
-      nosqlBufferAppendf(&rc, &b, ") VALUES (?1, ?2, ?3, ?4, ?5, ?6");
-      if (p->zContent == NULL) {
-        for (i = 0; i < p->nPayload; i++) nosqlBufferAppendf(&rc, &b, ", ?%d", i + 7);
-      }
-      nosqlBufferAppend(&rc, &b, ")", 1);
-      if (rc != SQLITE_OK) {
-        nosqlBufferFree(&b);
-        return NULL;
-      }
-      return (char *)b.a;
-    }
-    case NSET_STMT_SET_LEAF:
-      return sqlite3_mprintf("UPDATE \"%w\".\"%w_node\" SET is_leaf = ?2 WHERE id = ?1", zDb, zTab);
-    case NSET_STMT_SET_LFT:
-      return sqlite3_mprintf("UPDATE \"%w\".\"%w_node\" SET lft = ?2 WHERE id = ?1", zDb, zTab);
-    case NSET_STMT_SET_RGT:
-      return sqlite3_mprintf("UPDATE \"%w\".\"%w_node\" SET rgt = ?2 WHERE id = ?1", zDb, zTab);
-    case NSET_STMT_SET_LABELS:
-      return sqlite3_mprintf(
-          "UPDATE \"%w\".\"%w_node\" SET lft = ?2, rgt = ?3, depth = ?4, is_leaf = ?5 WHERE id = ?1", zDb,
-          zTab);
-    case NSET_STMT_SET_PARENT:
-      return sqlite3_mprintf("UPDATE \"%w\".\"%w_node\" SET parent = ?2 WHERE id = ?1", zDb, zTab);
-    case NSET_STMT_SET_PAYLOAD: {
-      int rc = SQLITE_OK, i;
-      NosqlBuffer b = {0, 0, 0};
-      nosqlBufferAppendf(&rc, &b, "UPDATE \"%w\".\"%w_node\" SET ", zDb, zTab);
+      nosqlBufferAppendf(pRc, pB, ") VALUES (?1, ?2, ?3, ?4, ?5, ?6");
+      for (i = 0; p->zContent == NULL && i < p->nPayload; i++) nosqlBufferAppendf(pRc, pB, ", ?%d", i + 7);
+      nosqlBufferAppend(pRc, pB, ")", 1);
+      break;
+    default: /* NSET_STMT_SET_PAYLOAD */
+      nosqlBufferAppendf(pRc, pB, "UPDATE " NSET_NODE " SET ", zDb, zTab);
       for (i = 0; i < p->nPayload; i++) {
-        nosqlBufferAppendf(&rc, &b, "%s\"%w\" = ?%d", i ? ", " : "", p->azPayload[i], i + 2);
+        nosqlBufferAppendf(pRc, pB, "%s\"%w\" = ?%d", i ? ", " : "", p->azPayload[i], i + 2);
       }
-      nosqlBufferAppend(&rc, &b, " WHERE id = ?1", 14);
-      if (rc != SQLITE_OK) {
-        nosqlBufferFree(&b);
-        return NULL;
-      }
-      return (char *)b.a;
-    }
-    case NSET_STMT_DELETE:
-      return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_node\" WHERE lft BETWEEN ?1 AND ?2", zDb, zTab);
+      nosqlBufferAppend(pRc, pB, " WHERE id = ?1", 14);
+      break;
   }
-  return NULL;
+}
+
+/*
+** The SQL of statement kind eKind (sqlite3_mprintf), or NULL on OOM or
+** when the leaf index is missing (nsetStmtGet looks it up first and
+** reports that).
+*/
+static char *nsetStmtSql(nset_vtab *p, int eKind) {
+  const char *zLeaf = "";
+  int rc = SQLITE_OK;
+  NosqlBuffer b = {0, 0, 0};
+  if (azNsetSql[eKind]) {
+    if (strstr(azNsetSql[eKind], "INDEXED BY")) {
+      int rcLeaf = SQLITE_OK;
+      zLeaf = nsetLeafIndex(p, &rcLeaf);
+      if (zLeaf == NULL) return NULL;
+    }
+    return sqlite3_mprintf(azNsetSql[eKind], p->zDb, p->zName, zLeaf);
+  }
+  nsetStmtBuild(&rc, p, eKind, &b);
+  if (rc != SQLITE_OK) {
+    nosqlBufferFree(&b);
+    return NULL;
+  }
+  return (char *)b.a;
 }
 
 static int nsetCorrupt(nset_vtab *p, const char *zFmt, ...);

@@ -689,6 +689,8 @@ int roaringValidate(const unsigned char *a, size_t n);
 struct roaring_bitmap_s *roaringDecode(const unsigned char *a, size_t n, int *pRc);
 
 /*
+** (The functions from here to invertedIndexRegister are in
+** ext/inverted_index_core.c.)
 ** Blob frames of the inverted index's shadow tables: "IIB1", payload
 ** length, checksum (u32 little-endian each), then the payload.
 ** iiFrameHeader fills the 12-byte header for a payload; iiFrameCheck
@@ -697,7 +699,13 @@ struct roaring_bitmap_s *roaringDecode(const unsigned char *a, size_t n, int *pR
 ** (sqlite3_malloc64; NULL on OOM); iiBitmapUnframe checks and decodes one
 ** (NULL with *pRc SQLITE_CORRUPT or SQLITE_NOMEM).
 */
+#define II_FRAME_MAGIC 0x31424949u /* "IIB1" read as a little-endian u32 */
+#define II_FRAME_HDR 12            /* magic, payload length, checksum */
 uint32_t iiChecksum(const unsigned char *a, size_t n);
+/* Little-endian u32 in and out of a[0..4); the query language's white space. */
+void iiPut32(unsigned char *a, uint32_t v);
+uint32_t iiGet32(const unsigned char *a);
+int iiIsSpace(char c);
 void iiFrameHeader(unsigned char *aHdr, const unsigned char *aPayload, size_t nPayload);
 int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload);
 unsigned char *iiBitmapFrame(struct roaring_bitmap_s *p, size_t *pn);

@@ -1,0 +1,585 @@
+/*
+** inverted_index_core.c: the pure core of inverted_index (ext/inverted_index.c
+** has the module and its documentation): the checked blob frames of the
+** shadow tables, the MATCH query language (parser and bitmap evaluator)
+** and the two facet kernels. No sqlite3_* calls but memory and message
+** formatting: the unit tests (tests/unit/test_inverted_index.c) and the
+** fuzz targets drive these directly.
+*/
+#include "nosqlInt.h"
+
+#include <roaring/roaring.h>
+#include <stdlib.h>
+#include <string.h>
+
+/**************************************************************************
+** Pure core: blob frames, the query parser and evaluator, facet kernels.
+*/
+
+#define II_MAX_DEPTH 200 /* Deepest nesting of a query */
+
+void iiPut32(unsigned char *a, uint32_t v) {
+  a[0] = (unsigned char)v;
+  a[1] = (unsigned char)(v >> 8);
+  a[2] = (unsigned char)(v >> 16);
+  a[3] = (unsigned char)(v >> 24);
+}
+uint32_t iiGet32(const unsigned char *a) {
+  return (uint32_t)a[0] | ((uint32_t)a[1] << 8) | ((uint32_t)a[2] << 16) | ((uint32_t)a[3] << 24);
+}
+
+uint32_t iiChecksum(const unsigned char *a, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n;
+  size_t i;
+  for (i = 0; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, a + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ a[i]) * 0x100000001b3ull;
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+void iiFrameHeader(unsigned char *aHdr, const unsigned char *aPayload, size_t nPayload) {
+  iiPut32(aHdr, II_FRAME_MAGIC);
+  iiPut32(aHdr + 4, (uint32_t)nPayload);
+  iiPut32(aHdr + 8, iiChecksum(aPayload, nPayload));
+}
+
+int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload) {
+  if (a == NULL || n < II_FRAME_HDR || iiGet32(a) != II_FRAME_MAGIC) return 1;
+  if ((size_t)iiGet32(a + 4) != n - II_FRAME_HDR) return 1;
+  if (iiGet32(a + 8) != iiChecksum(a + II_FRAME_HDR, n - II_FRAME_HDR)) return 1;
+  *paPayload = a + II_FRAME_HDR;
+  *pnPayload = n - II_FRAME_HDR;
+  return 0;
+}
+
+/*
+** Serialize p (run-optimized first) into a new framed blob from
+** sqlite3_malloc64. Returns the blob and sets *pn, or NULL on OOM.
+*/
+unsigned char *iiBitmapFrame(roaring_bitmap_t *p, size_t *pn) {
+  size_t nPayload;
+  unsigned char *a;
+  roaring_bitmap_run_optimize(p);
+  nPayload = roaring_bitmap_portable_size_in_bytes(p);
+  a = (unsigned char *)sqlite3_malloc64(II_FRAME_HDR + nPayload);
+  if (a == NULL) return NULL;
+  roaring_bitmap_portable_serialize(p, (char *)a + II_FRAME_HDR);
+  iiFrameHeader(a, a + II_FRAME_HDR, nPayload);
+  *pn = II_FRAME_HDR + nPayload;
+  return a;
+}
+
+/* Decode a framed bitmap: NULL with *pRc SQLITE_CORRUPT or SQLITE_NOMEM on failure. */
+roaring_bitmap_t *iiBitmapUnframe(const unsigned char *a, size_t n, int *pRc) {
+  const unsigned char *aPay;
+  size_t nPay;
+  if (*pRc != SQLITE_OK) return NULL;
+  if (iiFrameCheck(a, n, &aPay, &nPay)) {
+    *pRc = SQLITE_CORRUPT;
+    return NULL;
+  }
+  return roaringDecode(aPay, nPay, pRc);
+}
+
+/* Node types of a parsed query. */
+#define II_TERM 1
+#define II_AND 2
+#define II_OR 3
+#define II_NOT 4
+
+struct IiExpr {
+  int eType;      /* II_TERM, II_AND, II_OR or II_NOT */
+  int iField;     /* II_TERM: index of the field */
+  char *zTerm;    /* II_TERM: the term, NUL terminated (owned) */
+  int nTerm;      /* II_TERM: bytes in zTerm */
+  IiExpr *pLeft;  /* AND, OR: left operand; NOT: the operand */
+  IiExpr *pRight; /* AND, OR: right operand */
+};
+
+void iiQueryFree(IiExpr *p) {
+  if (p == NULL) return;
+  iiQueryFree(p->pLeft);
+  iiQueryFree(p->pRight);
+  sqlite3_free(p->zTerm);
+  sqlite3_free(p);
+}
+
+/* The state of the recursive-descent parser. */
+typedef struct IiParse IiParse;
+struct IiParse {
+  const char *z;              /* The query, NUL terminated */
+  int i;                      /* Current byte offset */
+  int nField;                 /* Number of fields */
+  const char *const *azField; /* Field names */
+  int rc;                     /* SQLITE_OK, SQLITE_ERROR or SQLITE_NOMEM */
+  char *zErr;                 /* Error message (sqlite3_mprintf) */
+  int nDepth;                 /* Current nesting */
+};
+
+static void iiParseError(IiParse *p, int iPos, const char *zFmt, const char *zArg) {
+  char *zWhat;
+  if (p->rc != SQLITE_OK) return;
+  p->rc = SQLITE_ERROR;
+  zWhat = sqlite3_mprintf(zFmt, zArg);
+  p->zErr =
+      zWhat ? sqlite3_mprintf("inverted_index: %s at position %d in query '%q'", zWhat, iPos + 1, p->z) : 0;
+  sqlite3_free(zWhat);
+  if (p->zErr == NULL) p->rc = SQLITE_NOMEM;
+}
+
+int iiIsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+/* Bytes that end a bare word: space, parentheses, quote (and ':' in a field name). */
+static int iiIsBreak(char c) { return c == 0 || iiIsSpace(c) || c == '(' || c == ')' || c == '"'; }
+
+static void iiSkipSpace(IiParse *p) {
+  while (iiIsSpace(p->z[p->i])) p->i++;
+}
+
+/* True if the bare word at the cursor is exactly zKw (AND, OR, NOT). */
+static int iiAtKeyword(IiParse *p, const char *zKw) {
+  int n = (int)strlen(zKw);
+  return strncmp(&p->z[p->i], zKw, (size_t)n) == 0 && iiIsBreak(p->z[p->i + n]);
+}
+
+static IiExpr *iiNewNode(IiParse *p, int eType, IiExpr *pLeft, IiExpr *pRight) {
+  IiExpr *pNew;
+  if (p->rc != SQLITE_OK) {
+    iiQueryFree(pLeft);
+    iiQueryFree(pRight);
+    return NULL;
+  }
+  pNew = (IiExpr *)sqlite3_malloc64(sizeof(IiExpr));
+  if (pNew == NULL) {
+    p->rc = SQLITE_NOMEM;
+    iiQueryFree(pLeft);
+    iiQueryFree(pRight);
+    return NULL;
+  }
+  memset(pNew, 0, sizeof(*pNew));
+  pNew->eType = eType;
+  pNew->pLeft = pLeft;
+  pNew->pRight = pRight;
+  return pNew;
+}
+
+static IiExpr *iiParseOr(IiParse *p);
+
+/*
+** A quoted string at the cursor ("" inside is one quote): a new string
+** (sqlite3_mprintf), or NULL after an error (unterminated or empty).
+*/
+static char *iiParseQuoted(IiParse *p) {
+  NosqlBuffer b = {0, 0, 0};
+  int rc = SQLITE_OK;
+  int iQuote = p->i++;
+  for (;;) {
+    if (p->z[p->i] == 0) {
+      iiParseError(p, iQuote, "unterminated quoted term%s", "");
+      break;
+    }
+    if (p->z[p->i] == '"') {
+      if (p->z[p->i + 1] != '"') {
+        p->i++;
+        break;
+      }
+      p->i++;
+    }
+    nosqlBufferAppend(&rc, &b, &p->z[p->i], 1);
+    p->i++;
+  }
+  if (rc != SQLITE_OK && p->rc == SQLITE_OK) p->rc = rc;
+  if (p->rc == SQLITE_OK && b.n == 0) iiParseError(p, iQuote, "empty term%s", "");
+  if (p->rc != SQLITE_OK) {
+    nosqlBufferFree(&b);
+    return NULL;
+  }
+  return (char *)b.a;
+}
+
+/* primary := '(' or ')' | field ':' term */
+static IiExpr *iiParsePrimary(IiParse *p) {
+  int iStart, iField;
+  IiExpr *pNew;
+  iiSkipSpace(p);
+  iStart = p->i;
+  if (p->z[p->i] == '(') {
+    if (++p->nDepth > II_MAX_DEPTH) {
+      iiParseError(p, iStart, "query nested too deeply%s", "");
+      return NULL;
+    }
+    p->i++;
+    pNew = iiParseOr(p);
+    if (p->rc != SQLITE_OK) return pNew;
+    iiSkipSpace(p);
+    if (p->z[p->i] != ')') {
+      iiParseError(p, p->i, "expected ')'%s", "");
+      iiQueryFree(pNew);
+      return NULL;
+    }
+    p->i++;
+    p->nDepth--;
+    return pNew;
+  }
+  if (p->z[p->i] == 0) {
+    iiParseError(p, p->i, "unexpected end of query, expected field:term, '(' or NOT%s", "");
+    return NULL;
+  }
+  if (p->z[p->i] != '"' && (iiIsBreak(p->z[p->i]) || p->z[p->i] == ':')) {
+    char zTok[2] = {p->z[p->i], 0};
+    iiParseError(p, p->i, "unexpected '%s', expected field:term, '(' or NOT", zTok);
+    return NULL;
+  }
+  {
+    /* The field name: a bare word, or a quoted one ("first name":Ada). */
+    char *zName;
+    if (p->z[p->i] == '"') {
+      zName = iiParseQuoted(p);
+      if (zName == NULL) return NULL;
+    } else {
+      while (!iiIsBreak(p->z[p->i]) && p->z[p->i] != ':') p->i++;
+      zName = sqlite3_mprintf("%.*s", p->i - iStart, &p->z[iStart]);
+      if (zName == NULL) {
+        p->rc = SQLITE_NOMEM;
+        return NULL;
+      }
+    }
+    for (iField = 0; iField < p->nField; iField++) {
+      if (sqlite3_stricmp(p->azField[iField], zName) == 0) break;
+    }
+    if (iField == p->nField) iiParseError(p, iStart, "unknown field '%s'", zName);
+    sqlite3_free(zName);
+    if (p->rc != SQLITE_OK) return NULL;
+  }
+  if (p->z[p->i] != ':') {
+    iiParseError(p, p->i, "expected ':' after the field name%s", "");
+    return NULL;
+  }
+  p->i++;
+  pNew = iiNewNode(p, II_TERM, 0, 0);
+  if (pNew == NULL) return NULL;
+  pNew->iField = iField;
+  if (p->z[p->i] == '"') {
+    pNew->zTerm = iiParseQuoted(p);
+    if (pNew->zTerm == NULL) {
+      iiQueryFree(pNew);
+      return NULL;
+    }
+    pNew->nTerm = (int)strlen(pNew->zTerm);
+  } else {
+    int iTerm = p->i;
+    while (!iiIsBreak(p->z[p->i])) p->i++;
+    if (p->i == iTerm) {
+      iiParseError(p, iTerm, "expected a term after ':'%s", "");
+      iiQueryFree(pNew);
+      return NULL;
+    }
+    pNew->zTerm = sqlite3_mprintf("%.*s", p->i - iTerm, &p->z[iTerm]);
+    pNew->nTerm = p->i - iTerm;
+    if (pNew->zTerm == NULL) {
+      p->rc = SQLITE_NOMEM;
+      iiQueryFree(pNew);
+      return NULL;
+    }
+  }
+  return pNew;
+}
+
+/* unary := NOT unary | primary */
+static IiExpr *iiParseUnary(IiParse *p) {
+  iiSkipSpace(p);
+  if (iiAtKeyword(p, "NOT")) {
+    IiExpr *pOperand;
+    int iStart = p->i;
+    if (++p->nDepth > II_MAX_DEPTH) {
+      iiParseError(p, iStart, "query nested too deeply%s", "");
+      return NULL;
+    }
+    p->i += 3;
+    pOperand = iiParseUnary(p);
+    p->nDepth--;
+    if (pOperand == NULL) return NULL;
+    return iiNewNode(p, II_NOT, pOperand, 0);
+  }
+  return iiParsePrimary(p);
+}
+
+/* and := unary ( [AND] unary )* */
+static IiExpr *iiParseAnd(IiParse *p) {
+  IiExpr *pLeft = iiParseUnary(p);
+  while (pLeft && p->rc == SQLITE_OK) {
+    IiExpr *pRight;
+    iiSkipSpace(p);
+    if (iiAtKeyword(p, "AND")) {
+      p->i += 3;
+    } else if (p->z[p->i] == 0 || p->z[p->i] == ')' || iiAtKeyword(p, "OR")) {
+      break;
+    }
+    pRight = iiParseUnary(p);
+    if (pRight == NULL) {
+      iiQueryFree(pLeft);
+      return NULL;
+    }
+    pLeft = iiNewNode(p, II_AND, pLeft, pRight);
+  }
+  return pLeft;
+}
+
+/* or := and ( OR and )* */
+static IiExpr *iiParseOr(IiParse *p) {
+  IiExpr *pLeft = iiParseAnd(p);
+  while (pLeft && p->rc == SQLITE_OK) {
+    IiExpr *pRight;
+    iiSkipSpace(p);
+    if (!iiAtKeyword(p, "OR")) break;
+    p->i += 2;
+    pRight = iiParseAnd(p);
+    if (pRight == NULL) {
+      iiQueryFree(pLeft);
+      return NULL;
+    }
+    pLeft = iiNewNode(p, II_OR, pLeft, pRight);
+  }
+  return pLeft;
+}
+
+IiExpr *iiQueryParse(const char *zQuery, int nField, const char *const *azField, char **pzErr, int *pRc) {
+  IiParse s;
+  IiExpr *pExpr;
+  memset(&s, 0, sizeof(s));
+  s.z = zQuery;
+  s.nField = nField;
+  s.azField = azField;
+  *pzErr = NULL;
+  iiSkipSpace(&s);
+  if (zQuery[s.i] == 0) {
+    *pzErr = sqlite3_mprintf("inverted_index: empty query");
+    *pRc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    return NULL;
+  }
+  pExpr = iiParseOr(&s);
+  if (s.rc == SQLITE_OK) {
+    iiSkipSpace(&s);
+    if (s.z[s.i] != 0) {
+      char zTok[2] = {s.z[s.i], 0};
+      iiParseError(&s, s.i, "unexpected '%s'", zTok);
+    }
+  }
+  if (s.rc != SQLITE_OK) {
+    iiQueryFree(pExpr);
+    *pzErr = s.zErr;
+    *pRc = s.rc;
+    return NULL;
+  }
+  *pRc = SQLITE_OK;
+  return pExpr;
+}
+
+/* Collect the operands of a chain of eType nodes into a growable array. */
+static void iiFlatten(IiExpr *p, int eType, IiExpr ***paOut, int *pn, int *pnAlloc, int *pRc) {
+  if (*pRc != SQLITE_OK) return;
+  if (p->eType == eType) {
+    iiFlatten(p->pLeft, eType, paOut, pn, pnAlloc, pRc);
+    iiFlatten(p->pRight, eType, paOut, pn, pnAlloc, pRc);
+    return;
+  }
+  if (*pn == *pnAlloc) {
+    int nNew = *pnAlloc ? *pnAlloc * 2 : 8;
+    IiExpr **aNew = (IiExpr **)sqlite3_realloc64(*paOut, sizeof(IiExpr *) * (size_t)nNew);
+    if (aNew == NULL) {
+      *pRc = SQLITE_NOMEM;
+      return;
+    }
+    *paOut = aNew;
+    *pnAlloc = nNew;
+  }
+  (*paOut)[(*pn)++] = p;
+}
+
+/* The cardinality of a bitmap, for sorting AND operands smallest first. */
+typedef struct IiOperand IiOperand;
+struct IiOperand {
+  roaring_bitmap_t *p; /* Operand value (owned) */
+  uint64_t n;          /* Its cardinality */
+};
+static int iiCmpOperand(const void *a, const void *b) {
+  uint64_t x = ((const IiOperand *)a)->n, y = ((const IiOperand *)b)->n;
+  return x < y ? -1 : x > y;
+}
+
+/*
+** Evaluate pExpr. xLoad returns a borrowed posting list for (field, term)
+** that stays valid for the whole evaluation (an empty bitmap for an
+** unknown term). Returns a new bitmap the caller frees, or NULL with *pRc
+** set.
+*/
+roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, IiPostingLoader xLoad,
+                              void *pCtx, int *pRc) {
+  roaring_bitmap_t *pRet = NULL;
+  if (*pRc != SQLITE_OK) return NULL;
+  switch (pExpr->eType) {
+    case II_TERM: {
+      const roaring_bitmap_t *pPost = NULL;
+      *pRc = xLoad(pCtx, pExpr->iField, pExpr->zTerm, pExpr->nTerm, &pPost);
+      if (*pRc == SQLITE_OK) pRet = roaring_bitmap_copy(pPost);
+      break;
+    }
+    case II_NOT: {
+      roaring_bitmap_t *pSub = iiQueryEval(pExpr->pLeft, pUniverse, xLoad, pCtx, pRc);
+      if (pSub) {
+        pRet = roaring_bitmap_andnot(pUniverse, pSub);
+        roaring_bitmap_free(pSub);
+      }
+      break;
+    }
+    case II_OR: {
+      IiExpr **aOp = NULL;
+      int nOp = 0, nAlloc = 0, i;
+      const roaring_bitmap_t **aBm = NULL;
+      iiFlatten(pExpr, II_OR, &aOp, &nOp, &nAlloc, pRc);
+      if (*pRc == SQLITE_OK) {
+        aBm = (const roaring_bitmap_t **)sqlite3_malloc64(sizeof(*aBm) * (size_t)nOp);
+        if (aBm == NULL) {
+          *pRc = SQLITE_NOMEM;
+        } else {
+          /* Zeroed: after an error the cleanup below sees the operands
+          ** not yet evaluated as NULL. */
+          memset((void *)aBm, 0, sizeof(*aBm) * (size_t)nOp);
+        }
+      }
+      for (i = 0; *pRc == SQLITE_OK && i < nOp; i++) {
+        if (aOp[i]->eType == II_TERM) {
+          /* Borrow term postings instead of copying them. */
+          *pRc = xLoad(pCtx, aOp[i]->iField, aOp[i]->zTerm, aOp[i]->nTerm, &aBm[i]);
+          aOp[i] = NULL;
+        } else {
+          aBm[i] = iiQueryEval(aOp[i], pUniverse, xLoad, pCtx, pRc);
+        }
+      }
+      if (*pRc == SQLITE_OK) pRet = roaring_bitmap_or_many((size_t)nOp, aBm);
+      for (i = 0; aBm && i < nOp; i++) {
+        /* Evaluated operands are owned; borrowed term postings had aOp[i] cleared. */
+        if (aOp[i] && aBm[i]) roaring_bitmap_free(aBm[i]);
+      }
+      sqlite3_free(aBm);
+      sqlite3_free(aOp);
+      break;
+    }
+    default: { /* II_AND */
+      IiExpr **aOp = NULL;
+      int nOp = 0, nAlloc = 0, nPos = 0, i;
+      IiOperand *aPos = NULL;
+      iiFlatten(pExpr, II_AND, &aOp, &nOp, &nAlloc, pRc);
+      if (*pRc == SQLITE_OK) {
+        aPos = (IiOperand *)sqlite3_malloc64(sizeof(IiOperand) * (size_t)nOp);
+        if (aPos == NULL) *pRc = SQLITE_NOMEM;
+      }
+      /* Positive operands, smallest first; then subtract the NOT operands. */
+      for (i = 0; *pRc == SQLITE_OK && i < nOp; i++) {
+        if (aOp[i]->eType == II_NOT) continue;
+        aPos[nPos].p = iiQueryEval(aOp[i], pUniverse, xLoad, pCtx, pRc);
+        if (aPos[nPos].p) {
+          aPos[nPos].n = roaring_bitmap_get_cardinality(aPos[nPos].p);
+          nPos++;
+        }
+      }
+      if (*pRc == SQLITE_OK) {
+        qsort(aPos, (size_t)nPos, sizeof(IiOperand), iiCmpOperand);
+        pRet = nPos ? aPos[0].p : roaring_bitmap_copy(pUniverse);
+        if (nPos) aPos[0].p = NULL;
+        for (i = 1; i < nPos && pRet && !roaring_bitmap_is_empty(pRet); i++) {
+          roaring_bitmap_and_inplace(pRet, aPos[i].p);
+        }
+        for (i = 0; i < nOp && pRet && !roaring_bitmap_is_empty(pRet); i++) {
+          if (aOp[i]->eType != II_NOT) continue;
+          if (aOp[i]->pLeft->eType == II_TERM) {
+            const roaring_bitmap_t *pPost = NULL;
+            IiExpr *pT = aOp[i]->pLeft;
+            *pRc = xLoad(pCtx, pT->iField, pT->zTerm, pT->nTerm, &pPost);
+            if (*pRc != SQLITE_OK) break;
+            roaring_bitmap_andnot_inplace(pRet, pPost);
+          } else {
+            roaring_bitmap_t *pSub = iiQueryEval(aOp[i]->pLeft, pUniverse, xLoad, pCtx, pRc);
+            if (pSub == NULL) break;
+            roaring_bitmap_andnot_inplace(pRet, pSub);
+            roaring_bitmap_free(pSub);
+          }
+        }
+      }
+      for (i = 0; aPos && i < nPos; i++) {
+        if (aPos[i].p) roaring_bitmap_free(aPos[i].p);
+      }
+      sqlite3_free(aPos);
+      sqlite3_free(aOp);
+      break;
+    }
+  }
+  if (*pRc == SQLITE_OK && pRet == NULL) *pRc = SQLITE_NOMEM;
+  if (*pRc != SQLITE_OK && pRet) {
+    roaring_bitmap_free(pRet);
+    pRet = NULL;
+  }
+  return pRet;
+}
+
+/*
+** Facet kernels. Both count, for each audience q in aAud[0..nAud) and each
+** term t in 0..nTerm, |aAud[q] AND posting(t)| into aCount[q * nTerm + t]
+** (zeroed by the caller).
+**
+** iiFacetBitmap intersects each term's posting list with each audience:
+** cost ~ nTerm * nAud * (containers per bitmap).
+**
+** iiFacetDirect walks the direct index {doc -> term ids} once over the
+** union of the audiences: aOff[doc]..aOff[doc + 1] index aTermId[], and
+** aSlot[id] is the term's position in 0..nTerm or -1 for terms of other
+** fields (nSlot entries). Cost ~ |union| * terms per document.
+*/
+void iiFacetBitmap(const roaring_bitmap_t *const *aAud, int nAud, const roaring_bitmap_t *const *aPost,
+                   int nTerm, int64_t *aCount) {
+  int q, t;
+  for (t = 0; t < nTerm; t++) {
+    for (q = 0; q < nAud; q++) {
+      aCount[(size_t)q * (size_t)nTerm + (size_t)t] =
+          (int64_t)roaring_bitmap_and_cardinality(aAud[q], aPost[t]);
+    }
+  }
+}
+
+int iiFacetDirect(const roaring_bitmap_t *const *aAud, int nAud, const uint64_t *aOff, uint32_t nDoc,
+                  const uint32_t *aTermId, const int32_t *aSlot, uint32_t nSlot, int nTerm, int64_t *aCount) {
+  roaring_uint32_iterator_t it;
+  if (nAud == 1) {
+    for (roaring_init_iterator(aAud[0], &it); it.has_value; roaring_advance_uint32_iterator(&it)) {
+      uint32_t d = it.current_value;
+      uint64_t k;
+      if (d >= nDoc) continue;
+      for (k = aOff[d]; k < aOff[d + 1]; k++) {
+        uint32_t id = aTermId[k];
+        if (id < nSlot && aSlot[id] >= 0) aCount[aSlot[id]]++;
+      }
+    }
+    return SQLITE_OK;
+  } else {
+    roaring_bitmap_t *pUnion = roaring_bitmap_or_many((size_t)nAud, (const roaring_bitmap_t **)aAud);
+    if (pUnion == NULL) return SQLITE_NOMEM;
+    for (roaring_init_iterator(pUnion, &it); it.has_value; roaring_advance_uint32_iterator(&it)) {
+      uint32_t d = it.current_value;
+      int q;
+      if (d >= nDoc) continue;
+      for (q = 0; q < nAud; q++) {
+        uint64_t k;
+        if (!roaring_bitmap_contains(aAud[q], d)) continue;
+        for (k = aOff[d]; k < aOff[d + 1]; k++) {
+          uint32_t id = aTermId[k];
+          if (id < nSlot && aSlot[id] >= 0) aCount[(size_t)q * (size_t)nTerm + (size_t)aSlot[id]]++;
+        }
+      }
+    }
+    roaring_bitmap_free(pUnion);
+    return SQLITE_OK;
+  }
+}
