@@ -15,9 +15,10 @@
 **                                       exactly prefix's parts
 **   ckey_join(sep, v1, ...)    -> TEXT  a delimited text key, sep and '\'
 **                                       inside a part escaped with '\'
-**   count_distinct_sorted(x)   -> INT   aggregate: distinct values of an
-**                                       input that arrives sorted, in O(1)
-**                                       memory (an error if it is not)
+**
+** (count_distinct_sorted, the one-pass aggregate over keys scanned in
+** order, is in ext/hll.c with the other distinct counts; composite_scan
+** and the kv functions have their own files and registrars.)
 **
 ** How it works. Each part is a type code followed by its bytes, as in the
 ** FoundationDB tuple layer (design/tuple.md in apple/foundationdb):
@@ -613,115 +614,6 @@ static void ckeyJoinFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   ckeyResultBuffer(ctx, rc, &b, 1);
 }
 
-/*
-** count_distinct_sorted(x): the previous value, kept as a copy, and the
-** count so far. Values compare in SQLite's order (numbers < text < blob;
-** text by bytes, as the BINARY collation), so the input must come sorted
-** that way; a value smaller than its predecessor is an error rather than a
-** wrong count.
-*/
-typedef struct CkeyDistinct CkeyDistinct;
-struct CkeyDistinct {
-  sqlite3_int64 nDistinct; /* Distinct non-NULL values so far */
-  int eType;               /* Type of the previous value; 0 before the first */
-  sqlite3_int64 iPrev;     /* Previous integer */
-  double rPrev;            /* Previous real */
-  NosqlBuffer prev;        /* Previous text or blob bytes */
-  int bErr;                /* An error was reported: ignore further rows */
-};
-
-/* Compare an integer with a real exactly, as SQLite does. */
-static int ckeyCmpIntReal(sqlite3_int64 i, double r) {
-  if (r < -9223372036854775808.0) return 1;
-  if (r >= 9223372036854775808.0) return -1;
-  {
-    sqlite3_int64 y = (sqlite3_int64)r;
-    if (i < y) return -1;
-    if (i > y) return 1;
-    return (double)i < r ? -1 : ((double)i > r ? 1 : 0);
-  }
-}
-
-/* Order class of a type: numbers, then text, then blobs. */
-static int ckeyTypeClass(int eType) {
-  return eType == SQLITE_INTEGER || eType == SQLITE_FLOAT ? 1 : (eType == SQLITE_TEXT ? 2 : 3);
-}
-
-/* Compare pVal with the kept previous value: <0, 0, >0. */
-static int ckeyDistinctCmp(const CkeyDistinct *p, sqlite3_value *pVal, int eType) {
-  int c1 = ckeyTypeClass(eType), c0 = ckeyTypeClass(p->eType);
-  if (c1 != c0) return c1 - c0;
-  if (c1 == 1) {
-    if (eType == SQLITE_INTEGER && p->eType == SQLITE_INTEGER) {
-      sqlite3_int64 i = sqlite3_value_int64(pVal);
-      return i < p->iPrev ? -1 : i > p->iPrev;
-    }
-    if (eType == SQLITE_INTEGER) return ckeyCmpIntReal(sqlite3_value_int64(pVal), p->rPrev);
-    if (p->eType == SQLITE_INTEGER) return -ckeyCmpIntReal(p->iPrev, sqlite3_value_double(pVal));
-    {
-      double r = sqlite3_value_double(pVal);
-      return r < p->rPrev ? -1 : r > p->rPrev;
-    }
-  }
-  {
-    const void *z = eType == SQLITE_TEXT ? (const void *)sqlite3_value_text(pVal) : sqlite3_value_blob(pVal);
-    sqlite3_int64 n = sqlite3_value_bytes(pVal);
-    sqlite3_int64 nMin = n < p->prev.n ? n : p->prev.n;
-    int c = nMin > 0 ? memcmp(z, p->prev.a, (size_t)nMin) : 0;
-    if (c) return c;
-    return n < p->prev.n ? -1 : n > p->prev.n;
-  }
-}
-
-static void ckeyDistinctStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  CkeyDistinct *p = (CkeyDistinct *)sqlite3_aggregate_context(ctx, sizeof(*p));
-  int eType = sqlite3_value_type(argv[0]);
-  int rc = SQLITE_OK;
-  (void)argc;
-  if (p == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  if (eType == SQLITE_NULL || p->bErr) return;
-  if (p->eType) {
-    int c = ckeyDistinctCmp(p, argv[0], eType);
-    if (c == 0) return;
-    if (c < 0) {
-      char *zVal = nosqlValueQuote(argv[0]);
-      p->bErr = 1;
-      nosqlResultError(ctx,
-                       "count_distinct_sorted: input is not sorted: %s arrived after a greater value; "
-                       "order the input by this argument",
-                       zVal ? zVal : "?");
-      sqlite3_free(zVal);
-      return;
-    }
-  }
-  p->nDistinct++;
-  p->eType = eType;
-  if (eType == SQLITE_INTEGER) {
-    p->iPrev = sqlite3_value_int64(argv[0]);
-  } else if (eType == SQLITE_FLOAT) {
-    p->rPrev = sqlite3_value_double(argv[0]);
-  } else {
-    const void *z =
-        eType == SQLITE_TEXT ? (const void *)sqlite3_value_text(argv[0]) : sqlite3_value_blob(argv[0]);
-    nosqlBufferReset(&p->prev);
-    nosqlBufferAppend(&rc, &p->prev, z, sqlite3_value_bytes(argv[0]));
-    if (rc != SQLITE_OK) sqlite3_result_error_nomem(ctx);
-  }
-}
-
-static void ckeyDistinctFinal(sqlite3_context *ctx) {
-  CkeyDistinct *p = (CkeyDistinct *)sqlite3_aggregate_context(ctx, 0);
-  if (p == NULL) {
-    sqlite3_result_int(ctx, 0);
-    return;
-  }
-  nosqlBufferFree(&p->prev);
-  if (!p->bErr) sqlite3_result_int64(ctx, p->nDistinct);
-}
-
 int ckeyRegister(sqlite3 *db) {
   static const struct {
     const char *zName;                                       /* SQL name */
@@ -742,21 +634,5 @@ int ckeyRegister(sqlite3 *db) {
   for (i = 0; i < sizeof(aFunc) / sizeof(aFunc[0]) && rc == SQLITE_OK; i++) {
     rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, NOSQL_PURE, 0, aFunc[i].xFunc, 0, 0);
   }
-  if (rc == SQLITE_OK) {
-    rc = sqlite3_create_function(db, "count_distinct_sorted", 1, NOSQL_PURE, 0, 0, ckeyDistinctStep,
-                                 ckeyDistinctFinal);
-  }
-  return rc;
-}
-
-/*
-** The feature "composite_keys" of ext/nosql.c's table: the functions of
-** this file, then composite_scan, hll and kv, stopping at the first failure.
-*/
-int compositeKeysRegister(sqlite3 *db) {
-  int rc = ckeyRegister(db);
-  if (rc == SQLITE_OK) rc = compositeScanRegister(db);
-  if (rc == SQLITE_OK) rc = hllRegister(db);
-  if (rc == SQLITE_OK) rc = kvRegister(db);
   return rc;
 }

@@ -877,8 +877,7 @@ int kvAtomicEnd(sqlite3 *db, KvOwner *pOwner, int bOwn, int rc);
 */
 int docRegister(sqlite3 *db);
 
-/* Composite keys (docs/composite_keys.md): ckey, composite_scan, hll and kv, in that order. */
-int compositeKeysRegister(sqlite3 *db);
+/* Composite keys (docs/composite_keys.md): each file's registrar, listed in ext/nosql.c's feature table. */
 int ckeyRegister(sqlite3 *db);
 int compositeScanRegister(sqlite3 *db);
 int hllRegister(sqlite3 *db);
