@@ -177,25 +177,33 @@ static int gwBestIndex(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int 
   return SQLITE_OK;
 }
 
-/* The table of both functions: the connection it reads. */
 /*
-** The in-memory edge set (GraphCsr) of the last source walked, kept for the
-** next walks of this connection while nothing could have changed it: the
-** connection's total_changes() and the source schema's schema_version and
-** data_version (another connection's commit) are as they were at the load.
+** The in-memory edge sets (GraphCsr) of the last sources walked, kept for
+** the next walks of this connection while nothing could have changed them:
+** the connection's total_changes() and the source schema's schema_version
+** and data_version (another connection's commit) are as they were at the
+** load. Up to GW_CACHE_N sources, the least recently used going first, and
+** at most 2 x GW_CSR_MAX_EDGE edges in all.
 */
 typedef struct GwCache GwCache;
 struct GwCache {
-  char *zKey;              /* schema, table, from_col, to_col, layout */
+  char *zKey;              /* schema, table, from_col, to_col, layout; NULL: free slot */
   GraphCsr *pCsr;          /* The edges, or NULL: the source cannot be held */
   sqlite3_int64 aStamp[3]; /* total_changes, schema_version, data_version at the load */
+  sqlite3_int64 iUsed;     /* When last used (gw_vtab.iTick) */
 };
 
+#ifndef GW_CACHE_N
+#define GW_CACHE_N 4
+#endif
+
+/* The table of both functions: the connection it reads, and graph_walk's cache. */
 typedef struct gw_vtab gw_vtab;
 struct gw_vtab {
-  sqlite3_vtab base; /* Base class - must be first */
-  sqlite3 *db;       /* The connection */
-  GwCache cache;     /* graph_walk: the last source held in memory */
+  sqlite3_vtab base;          /* Base class - must be first */
+  sqlite3 *db;                /* The connection */
+  GwCache aCache[GW_CACHE_N]; /* graph_walk: sources held in memory */
+  sqlite3_int64 iTick;        /* Use counter for aCache[].iUsed */
 };
 
 /* Walks expand this many nodes by index seeks before reading the whole source. */
@@ -239,7 +247,8 @@ static int gwConnect(sqlite3 *db, const char *zDecl, sqlite3_vtab **ppVtab) {
 }
 
 static int gwDisconnect(sqlite3_vtab *pVtab) {
-  gwCacheClear(&((gw_vtab *)pVtab)->cache);
+  int i;
+  for (i = 0; i < GW_CACHE_N; i++) gwCacheClear(&((gw_vtab *)pVtab)->aCache[i]);
   sqlite3_free(pVtab);
   return SQLITE_OK;
 }
@@ -371,10 +380,10 @@ static int gwWalkEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWe
 */
 static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
   gw_vtab *p = (gw_vtab *)pCur->base.pVtab;
-  GwCache *pC = &p->cache;
+  GwCache *pHit = NULL;
   sqlite3_int64 aStamp[3];
-  char *zKey;
-  int rc;
+  char *zKey, *zErr = NULL;
+  int rc, i;
   if (pCur->src.bView) {
     pCur->bCsrTried = 1;
     return SQLITE_OK;
@@ -383,18 +392,26 @@ static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
                          pCur->src.zTo, pCur->src.eLayout);
   if (zKey == NULL) return SQLITE_NOMEM;
   rc = gwStamp(p->db, pCur->src.zSchema, aStamp);
-  if (rc == SQLITE_OK && pC->zKey && strcmp(pC->zKey, zKey) == 0 &&
-      memcmp(pC->aStamp, aStamp, sizeof(aStamp)) == 0) {
+  for (i = 0; rc == SQLITE_OK && i < GW_CACHE_N; i++) {
+    GwCache *pC = &p->aCache[i];
+    if (pC->zKey == NULL || strcmp(pC->zKey, zKey) != 0) continue;
+    if (memcmp(pC->aStamp, aStamp, sizeof(aStamp)) == 0) {
+      pHit = pC;
+    } else {
+      gwCacheClear(pC); /* Changed since: free it now */
+    }
+  }
+  if (pHit) {
     /* Still valid: held, or known not to be holdable. */
-    if (pC->pCsr) {
-      pCur->pCsr = pC->pCsr;
+    pHit->iUsed = ++p->iTick;
+    if (pHit->pCsr) {
+      pCur->pCsr = pHit->pCsr;
       pCur->pCsr->nRef++;
     }
     pCur->bCsrTried = 1;
   } else if (rc == SQLITE_OK && bLoad) {
     GraphCsr *pCsr = NULL;
     pCur->bCsrTried = 1;
-    char *zErr = NULL;
     rc = graphCsrLoad(p->db, &pCur->src, GW_CSR_MAX_EDGE, 0, "graph_walk", &pCsr, &zErr);
     if (rc == SQLITE_NOMEM) rc = SQLITE_OK; /* Seeking still works */
     if (zErr) nosqlVtabError(pCur->base.pVtab, "%s", zErr);
@@ -404,11 +421,32 @@ static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
       ** the stamps, so this copy serves this walk only. */
       pCur->pCsr = pCsr;
     } else if (rc == SQLITE_OK) {
-      gwCacheClear(pC);
-      pC->zKey = zKey;
+      /* A free slot, else the least recently used; then room for the edges. */
+      GwCache *pSlot = &p->aCache[0];
+      sqlite3_int64 nHeld = 0, nNew = pCsr ? pCsr->nEdge : 0;
+      for (i = 0; i < GW_CACHE_N; i++) {
+        if (p->aCache[i].zKey == NULL) {
+          pSlot = &p->aCache[i];
+          break;
+        }
+        if (p->aCache[i].iUsed < pSlot->iUsed) pSlot = &p->aCache[i];
+      }
+      gwCacheClear(pSlot);
+      for (i = 0; i < GW_CACHE_N; i++) nHeld += p->aCache[i].pCsr ? p->aCache[i].pCsr->nEdge : 0;
+      while (nHeld + nNew > 2 * (sqlite3_int64)GW_CSR_MAX_EDGE) {
+        GwCache *pOld = NULL;
+        for (i = 0; i < GW_CACHE_N; i++) {
+          if (p->aCache[i].pCsr && (pOld == NULL || p->aCache[i].iUsed < pOld->iUsed)) pOld = &p->aCache[i];
+        }
+        if (pOld == NULL) break;
+        nHeld -= pOld->pCsr->nEdge;
+        gwCacheClear(pOld);
+      }
+      pSlot->zKey = zKey;
       zKey = NULL;
-      pC->pCsr = pCsr;
-      memcpy(pC->aStamp, aStamp, sizeof(aStamp));
+      pSlot->pCsr = pCsr;
+      pSlot->iUsed = ++p->iTick;
+      memcpy(pSlot->aStamp, aStamp, sizeof(aStamp));
       if (pCsr) {
         pCur->pCsr = pCsr;
         pCsr->nRef++;
