@@ -67,6 +67,8 @@ struct GbEngine {
   int nStep;               /* Supersteps run */
   int bSent;               /* A message was sent this step */
   int bAllActive;          /* Every vertex runs every step (PageRank) */
+  int bDense;              /* Sum combiner into a zeroed aNext, every vertex receiving: the program adds
+                           ** to aNext[] itself, without gbSend()'s checks (PageRank's inner loop) */
 };
 
 static void gbSend(GbEngine *p, int v, double r) {
@@ -130,6 +132,10 @@ static int gbEngineRun(GbEngine *p, GbCompute xCompute, int (*xAfter)(GbEngine *
     sqlite3_reset(p->pPing);
     if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? SQLITE_ERROR : rc;
     p->bSent = 0;
+    if (p->bDense) {
+      memset(p->aNext, 0, sizeof(double) * (size_t)p->n);
+      memset(p->aHasNext, 1, (size_t)p->n);
+    }
     for (v = 0; v < p->n; v++) {
       if (p->bAllActive || p->aActive[v] || p->aHas[v]) {
         p->aActive[v] = 1;
@@ -185,12 +191,16 @@ static void gbRankCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx
     return;
   }
   rShare = rNew / p->aOutW[v];
+  /* Dense sum (GbEngine.bDense): the combined message is a plain sum. */
   if (pCsr->aOutW) {
     for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++)
-      gbSend(pE, pCsr->aOut[k], rShare * pCsr->aOutW[k]);
+      pE->aNext[pCsr->aOut[k]] += rShare * pCsr->aOutW[k];
   } else {
-    for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) gbSend(pE, pCsr->aOut[k], rShare);
+    const int *aOut = pCsr->aOut;
+    double *aNext = pE->aNext;
+    for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) aNext[aOut[k]] += rShare;
   }
+  pE->bSent = 1;
 }
 
 /* Between steps: step 0 only spreads the start; a later step checks the change. */
@@ -715,6 +725,7 @@ static int gbRun(gb_cursor *pCur, const GbAlgo *pAlgo) {
         r.aOutW[v] = w;
       }
       eng.bAllActive = 1;
+      eng.bDense = 1;
       /* Step 0 sets 1/N and sends it; steps 1..max_iter are networkx's iterations. */
       rc = gbEngineRun(&eng, gbRankCompute, gbRankAfter, &r, nMaxIter + 1);
       sqlite3_free(r.aOutW);
