@@ -73,8 +73,10 @@
 ** documents in rowid order.
 **
 ** The pure core (the frames above, the MATCH language, the facet kernels)
-** is in ext/inverted_index_core.c; this file has the module, its storage
-** and the facets and vocab companions.
+** is in ext/inverted_index_core.c; the companions (facets, vocab,
+** inverted_index_count) in ext/inverted_index_vocab.c, sharing this
+** file's structures through ext/inverted_index.h; this file has the
+** module and its storage.
 */
 #include "nosqlInt.h"
 
@@ -82,107 +84,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inverted_index.h"
+
 /**************************************************************************
 ** SQL glue: the per-connection registry, caches, the inverted_index module.
 */
-
-typedef struct IiGlobal IiGlobal;
-typedef struct IiTerm IiTerm;
-typedef struct IiDocMap IiDocMap;
-typedef struct IiRow IiRow;
-typedef struct IiValues IiValues;
-typedef struct inverted_index_vtab inverted_index_vtab;
-typedef struct inverted_index_cursor inverted_index_cursor;
-
-/*
-** One per connection, the pAux of the three modules and of
-** inverted_index_count(): the index tables connected so far, so that the
-** companions can reach a table's caches and pending writes.
-*/
-struct IiGlobal {
-  inverted_index_vtab *pFirst; /* Connected inverted_index tables */
-  int nRef;                    /* Registrations still holding this object */
-  int nBusy;                   /* Calls into the module under way (iiEnter/iiLeave) */
-};
-
-/* A cached dictionary entry, with its posting list and pending changes. */
-struct IiTerm {
-  sqlite3_int64 id;        /* <name>_terms.id */
-  int iField;              /* Field index */
-  int nTerm;               /* Bytes in zTerm */
-  char *zTerm;             /* The term (owned, NUL terminated) */
-  roaring_bitmap_t *pPost; /* Stored posting list once loaded, or NULL */
-  size_t nPostBytes;       /* Size of the stored blob, for the cache budget */
-  roaring_bitmap_t *pAdd;  /* Pending additions, or NULL */
-  roaring_bitmap_t *pDel;  /* Pending removals (disjoint from pAdd), or NULL */
-  IiTerm *pDirtyNext;      /* Next term with pending changes */
-  int bDirty;              /* True while on the dirty list */
-};
-
-/*
-** The document map: rowid per document number, the set of live documents
-** and, loaded on demand, the direct index. Shared by reference: a cursor
-** keeps the map it started with even if a write replaces the table's.
-*/
-struct IiDocMap {
-  int nRef;                /* References: the table's and its cursors' */
-  sqlite3_int64 *aRowid;   /* aRowid[doc]; holes repeat the previous live rowid */
-  uint32_t nDoc;           /* Entries of aRowid: largest document number + 1 */
-  sqlite3_int64 nAlloc;    /* Entries allocated for aRowid */
-  roaring_bitmap_t *pLive; /* Document numbers in use (the universe of NOT) */
-  int bOrdered;            /* True if rowids ascend with document numbers */
-  uint64_t *aOff;          /* Direct index: aOff[doc]..aOff[doc+1] in aTermId; NULL until loaded */
-  uint32_t *aTermId;       /* Direct index: term ids of every document */
-  uint64_t nPosting;       /* Entries of aTermId (once loaded) */
-};
-
-/* A matching row, when results must be sorted by rowid. */
-struct IiRow {
-  sqlite3_int64 iRowid; /* The rowid */
-  uint32_t iDoc;        /* Its document number */
-};
-
-/* Statements of a table, prepared on first use (text in iiStmtSql). */
-enum {
-  II_STMT_DOC_BY_ROWID,
-  II_STMT_MAX_DOC,
-  II_STMT_MAX_ROWID,
-  II_STMT_DOC_INSERT,
-  II_STMT_DOC_DELETE,
-  II_STMT_DOC_SET_TERMS,
-  II_STMT_TERM_BY_NAME,
-  II_STMT_TERM_BY_ID,
-  II_STMT_TERM_INSERT,
-  II_STMT_TERM_POSTINGS,
-  II_STMT_TERM_WRITE,
-  II_STMT_DATA_VERSION,
-  II_STMT_JSON,
-  II_N_STMT
-};
-
-struct inverted_index_vtab {
-  sqlite3_vtab base;              /* Base class - must be first */
-  sqlite3 *db;                    /* The connection */
-  IiGlobal *pGlobal;              /* Registry this table is on */
-  inverted_index_vtab *pNext;     /* Next table in the registry */
-  int bClearPending;              /* Rolled back during a call: clear the cache when it returns */
-  char *zDb;                      /* Schema name ("main", ...) */
-  char *zName;                    /* Table name */
-  int nField;                     /* Number of fields */
-  char **azField;                 /* Field names */
-  char *zContent;                 /* content= table, or NULL */
-  sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
-  sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
-  IiDocMap *pMap;                 /* Current document map, or NULL */
-  IiTerm **aByName;               /* Term cache, open addressing by (field, term) */
-  IiTerm **aById;                 /* The same terms by id (same size) */
-  size_t nSlot;                   /* Slots of aByName and aById (power of 2) */
-  size_t nTermCached;             /* Terms in the cache */
-  size_t nCacheBytes;             /* Stored bytes of the cached posting lists */
-  IiTerm *pDirty;                 /* Terms with pending changes */
-  roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
-  NosqlBuffer terms;              /* Scratch: terms of the row being written */
-};
 
 /* The cache keeps decoded posting lists up to this many stored bytes. */
 #define II_CACHE_MAX (64 * 1024 * 1024)
@@ -296,7 +202,7 @@ static void iiReset(inverted_index_vtab *p, sqlite3_stmt *pStmt, int *pRc) {
 }
 
 /* Report corruption of a shadow table with a message. Returns SQLITE_CORRUPT_VTAB. */
-static int iiCorrupt(inverted_index_vtab *p, const char *zWhat, const char *zSuffix) {
+int iiCorrupt(inverted_index_vtab *p, const char *zWhat, const char *zSuffix) {
   nosqlVtabError(&p->base, "inverted_index: corrupt %s in %s_%s", zWhat, p->zName, zSuffix);
   return SQLITE_CORRUPT_VTAB;
 }
@@ -349,7 +255,7 @@ static size_t iiSlotByName(inverted_index_vtab *p, int iField, const char *z, in
   }
   return i;
 }
-static size_t iiSlotById(inverted_index_vtab *p, sqlite3_int64 id) {
+size_t iiSlotById(inverted_index_vtab *p, sqlite3_int64 id) {
   size_t i = iiHashId(id) & (p->nSlot - 1);
   while (p->aById[i] && p->aById[i]->id != id) i = (i + 1) & (p->nSlot - 1);
   return i;
@@ -465,7 +371,7 @@ static int iiTermByName(inverted_index_vtab *p, int iField, const char *z, int n
 }
 
 /* Find the term with dictionary id "id" (cache, else dictionary). Unknown: corrupt. */
-static int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm) {
+int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm) {
   int rc = SQLITE_OK;
   sqlite3_stmt *pStmt;
   IiTerm *t = NULL;
@@ -509,7 +415,7 @@ static int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm)
 }
 
 /* Make t->pPost the stored posting list of t (checked). */
-static int iiTermLoad(inverted_index_vtab *p, IiTerm *t) {
+int iiTermLoad(inverted_index_vtab *p, IiTerm *t) {
   int rc = SQLITE_OK;
   sqlite3_stmt *pStmt;
   if (t->pPost) return SQLITE_OK;
@@ -762,7 +668,7 @@ static void iiDocMapNote(inverted_index_vtab *p, int rc, int eOp, uint32_t iDoc,
 }
 
 /* Load the direct index into pMap (which must be p->pMap). */
-static int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
+int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
   int rc = SQLITE_OK;
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
@@ -828,7 +734,7 @@ static int iiLoader(void *pCtx, int iField, const char *zTerm, int nTerm, const 
 ** Everything a read needs: fresh caches, pending writes merged, the
 ** document map loaded.
 */
-static int iiReadBegin(inverted_index_vtab *p) {
+int iiReadBegin(inverted_index_vtab *p) {
   int rc = iiCacheCheck(p);
   if (rc == SQLITE_OK) rc = iiFlush(p);
   if (rc == SQLITE_OK) rc = iiDocMapLoad(p);
@@ -839,7 +745,7 @@ static int iiReadBegin(inverted_index_vtab *p) {
 ** Evaluate query zQuery (NULL: every document) into a new bitmap. Call
 ** after iiReadBegin. On a syntax error, *pzErr is the message.
 */
-static int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **ppOut, char **pzErr) {
+int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **ppOut, char **pzErr) {
   int rc = SQLITE_OK;
   IiExpr *pExpr;
   *ppOut = NULL;
@@ -1523,7 +1429,7 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
 */
 
 /* Remove quotes ('x', "x", `x`, [x]) from an argument: a new string, or NULL on OOM. */
-static char *iiDequote(const char *z, int n) {
+char *iiDequote(const char *z, int n) {
   char q, qEnd;
   char *zOut;
   int i, j = 0;
@@ -2096,10 +2002,10 @@ static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv
 ** iiLeave around the ...Unguarded functions), a rollback during one only
 ** marks the cache, and the outermost call clears it as it returns.
 */
-static void iiEnter(IiGlobal *pG) {
+void iiEnter(IiGlobal *pG) {
   if (pG) pG->nBusy++;
 }
-static int iiLeave(IiGlobal *pG, int rc) {
+int iiLeave(IiGlobal *pG, int rc) {
   if (pG && --pG->nBusy == 0) {
     inverted_index_vtab *q;
     for (q = pG->pFirst; q; q = q->pNext) {
@@ -2216,7 +2122,8 @@ static sqlite3_module iiModule = {
 };
 
 /*--------------------------------------------------------------------------
-** Companions: the facets and vocabulary tables and inverted_index_count().
+** For the companions (ext/inverted_index_vocab.c): finding an index table
+** by name and passing its errors on.
 */
 
 /*
@@ -2224,8 +2131,8 @@ static sqlite3_module iiModule = {
 ** connecting it first if this connection has not used it yet. Returns
 ** NULL with *pzErr set if there is no such inverted_index table.
 */
-static inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *zDb, const char *zName,
-                                        const char *zWho, char **pzErr) {
+inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *zDb, const char *zName,
+                                 const char *zWho, char **pzErr) {
   int iPass;
   *pzErr = NULL;
   for (iPass = 0; iPass < 2; iPass++) {
@@ -2261,7 +2168,7 @@ static inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *z
 }
 
 /* Move the index's error message (or errstr(rc)) into a companion's vtab. */
-static void iiPassError(sqlite3_vtab *pTo, inverted_index_vtab *p, int rc) {
+void iiPassError(sqlite3_vtab *pTo, inverted_index_vtab *p, int rc) {
   if (p && p->base.zErrMsg) {
     sqlite3_free(pTo->zErrMsg);
     pTo->zErrMsg = p->base.zErrMsg;
@@ -2269,603 +2176,6 @@ static void iiPassError(sqlite3_vtab *pTo, inverted_index_vtab *p, int rc) {
   } else if (pTo->zErrMsg == NULL) {
     nosqlVtabError(pTo, "%s", sqlite3_errstr(rc));
   }
-}
-
-/* A companion table: the name of the index it reports on. */
-typedef struct ii_companion_vtab ii_companion_vtab;
-struct ii_companion_vtab {
-  sqlite3_vtab base; /* Base class - must be first */
-  sqlite3 *db;       /* The connection */
-  IiGlobal *pGlobal; /* Registry of index tables */
-  char *zDb;         /* Schema of the index */
-  char *zIndex;      /* Name of the index */
-  int bFacets;       /* True: facets table; false: vocabulary table */
-};
-
-/* One row of the facets table. */
-typedef struct IiFacetRow IiFacetRow;
-struct IiFacetRow {
-  int iField;         /* Field index */
-  sqlite3_int64 iOff; /* The term: offset in the cursor's arena */
-  int nTerm;          /* Bytes of the term */
-  int iQuery;         /* Which audience (index into azQuery) */
-  sqlite3_int64 nDoc; /* Documents of the audience with this term */
-};
-
-typedef struct ii_companion_cursor ii_companion_cursor;
-struct ii_companion_cursor {
-  sqlite3_vtab_cursor base; /* Base class - must be first */
-  IiFacetRow *aRow;         /* Facets: the rows */
-  sqlite3_int64 nRow;       /* Facets: rows in aRow */
-  sqlite3_int64 iRow;       /* Current row (both tables); also the rowid */
-  NosqlBuffer arena;        /* Facets: term bytes */
-  char **azQuery;           /* Facets: the audiences' queries (NULL: all documents) */
-  int nQuery;               /* Facets: entries of azQuery */
-  const char *zMethod;      /* Facets: "bitmap" or "direct" (static) */
-  char **azField;           /* Copy of the index's field names */
-  int nField;               /* Entries of azField */
-  sqlite3_stmt *pVocab;     /* Vocabulary: the dictionary scan */
-  int bEof;                 /* True past the last row */
-};
-
-#define II_FACETS_COL_FIELD 0
-#define II_FACETS_COL_TERM 1
-#define II_FACETS_COL_DOCS 2
-#define II_FACETS_COL_QUERY 3
-#define II_FACETS_COL_METHOD 4
-
-static int iiCompanionInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
-                           char **pzErr) {
-  ii_companion_vtab *p;
-  int bFacets = sqlite3_stricmp(argv[0], "inverted_index_facets") == 0;
-  int rc;
-  *ppVtab = NULL;
-  if (argc != 4) {
-    *pzErr = sqlite3_mprintf("%s: expected one argument, the name of an inverted_index table", argv[0]);
-    return SQLITE_ERROR;
-  }
-  rc = sqlite3_declare_vtab(db, bFacets ? "CREATE TABLE x(field TEXT, term TEXT, docs INTEGER, query HIDDEN, "
-                                          "method HIDDEN)"
-                                        : "CREATE TABLE x(field TEXT, term TEXT, docs INTEGER)");
-  if (rc != SQLITE_OK) return rc;
-  p = (ii_companion_vtab *)sqlite3_malloc64(sizeof(*p));
-  if (p == NULL) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
-  p->db = db;
-  p->pGlobal = (IiGlobal *)pAux;
-  p->bFacets = bFacets;
-  p->zDb = sqlite3_mprintf("%s", argv[1]);
-  p->zIndex = iiDequote(argv[3], (int)strlen(argv[3]));
-  if (p->zDb == NULL || p->zIndex == NULL) {
-    sqlite3_free(p->zDb);
-    sqlite3_free(p->zIndex);
-    sqlite3_free(p);
-    return SQLITE_NOMEM;
-  }
-  *ppVtab = &p->base;
-  return SQLITE_OK;
-}
-
-static int iiCompanionDisconnect(sqlite3_vtab *pVtab) {
-  ii_companion_vtab *p = (ii_companion_vtab *)pVtab;
-  sqlite3_free(p->zDb);
-  sqlite3_free(p->zIndex);
-  sqlite3_free(p);
-  return SQLITE_OK;
-}
-
-/*
-** Facets plan, decoded in the same order by iiFacetsFilter: idxNum bits
-** say which arguments follow in argv[]:
-**
-**   0x01  field = X
-**   0x02  query = X, or query IN (...) processed all at once (the batch)
-**   0x04  method = X ('bitmap' or 'direct'; default: the cheaper estimate)
-**
-** The vocabulary table uses no constraint (idxNum 0).
-*/
-static int iiCompanionBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  ii_companion_vtab *p = (ii_companion_vtab *)pVtab;
-  int aCons[3] = {-1, -1, -1};
-  int i, nArg = 0;
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 1e5;
-  pInfo->estimatedRows = 1000;
-  if (!p->bFacets) return SQLITE_OK;
-  for (i = 0; i < pInfo->nConstraint; i++) {
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    int k = pC->iColumn == II_FACETS_COL_FIELD    ? 0
-            : pC->iColumn == II_FACETS_COL_QUERY  ? 1
-            : pC->iColumn == II_FACETS_COL_METHOD ? 2
-                                                  : -1;
-    if (k < 0 || pC->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (!pC->usable) {
-      if (k == 1) return SQLITE_CONSTRAINT; /* The audience must be known when the scan starts */
-      continue;
-    }
-    if (aCons[k] < 0) aCons[k] = i;
-  }
-  for (i = 0; i < 3; i++) {
-    if (aCons[i] < 0) continue;
-    pInfo->idxNum |= 1 << i;
-    pInfo->aConstraintUsage[aCons[i]].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[aCons[i]].omit = 1;
-    if (i == 1) sqlite3_vtab_in(pInfo, aCons[i], 1);
-  }
-  if (pInfo->idxNum & 1) pInfo->estimatedCost /= 10;
-  if (pInfo->idxNum & 2) pInfo->estimatedCost /= 2;
-  return SQLITE_OK;
-}
-
-static int iiCompanionOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur) {
-  ii_companion_cursor *pCur = (ii_companion_cursor *)nosqlCursorNew(sizeof(ii_companion_cursor), ppCur);
-  (void)pVtab;
-  if (pCur == NULL) return SQLITE_NOMEM;
-  pCur->bEof = 1;
-  return SQLITE_OK;
-}
-
-static void iiCompanionReset(ii_companion_cursor *pCur) {
-  int i;
-  sqlite3_free(pCur->aRow);
-  pCur->aRow = NULL;
-  pCur->nRow = pCur->iRow = 0;
-  nosqlBufferFree(&pCur->arena);
-  for (i = 0; i < pCur->nQuery; i++) sqlite3_free(pCur->azQuery[i]);
-  sqlite3_free(pCur->azQuery);
-  pCur->azQuery = NULL;
-  pCur->nQuery = 0;
-  for (i = 0; i < pCur->nField; i++) sqlite3_free(pCur->azField[i]);
-  sqlite3_free(pCur->azField);
-  pCur->azField = NULL;
-  pCur->nField = 0;
-  sqlite3_finalize(pCur->pVocab);
-  pCur->pVocab = NULL;
-  pCur->bEof = 1;
-}
-
-static int iiCompanionClose(sqlite3_vtab_cursor *cur) {
-  iiCompanionReset((ii_companion_cursor *)cur);
-  sqlite3_free(cur);
-  return SQLITE_OK;
-}
-
-/* Copy the index's field names into the cursor (the index may go away). */
-static int iiCompanionFields(ii_companion_cursor *pCur, inverted_index_vtab *p) {
-  int i;
-  pCur->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)p->nField);
-  if (pCur->azField == NULL) return SQLITE_NOMEM;
-  for (i = 0; i < p->nField; i++) {
-    pCur->azField[i] = sqlite3_mprintf("%s", p->azField[i]);
-    if (pCur->azField[i] == NULL) return SQLITE_NOMEM;
-    pCur->nField++;
-  }
-  return SQLITE_OK;
-}
-
-/* Add the query z (NULL: all documents) to the cursor's audiences. */
-static int iiFacetsAddQuery(ii_companion_cursor *pCur, const char *z) {
-  char **aNew = (char **)sqlite3_realloc64(pCur->azQuery, sizeof(char *) * ((size_t)pCur->nQuery + 1));
-  if (aNew == NULL) return SQLITE_NOMEM;
-  pCur->azQuery = aNew;
-  aNew[pCur->nQuery] = NULL;
-  if (z) {
-    aNew[pCur->nQuery] = sqlite3_mprintf("%s", z);
-    if (aNew[pCur->nQuery] == NULL) return SQLITE_NOMEM;
-  }
-  pCur->nQuery++;
-  return SQLITE_OK;
-}
-
-/*
-** Facets of field iField for the audiences aAud[0..nAud): append rows with
-** a non-zero count. eMethod: 0 choose, 1 bitmap, 2 direct.
-*/
-static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int iField,
-                         roaring_bitmap_t **aAud, int nAud, int eMethod) {
-  int rc = SQLITE_OK;
-  sqlite3_stmt *pStmt = NULL;
-  sqlite3_int64 *aId = NULL, *aOff = NULL, nAlloc = 0, nTerm = 0, t, nDocsField = 0, nAlloc2;
-  int *aLen = NULL;
-  int64_t *aCount = NULL;
-  sqlite3_int64 iMaxId = 0;
-  double rAud = 0, rLive = (double)roaring_bitmap_get_cardinality(p->pMap->pLive), rUncached = 0;
-  int q;
-  char *zSql = sqlite3_mprintf(
-      "SELECT id, term, docs FROM \"%w\".\"%w_terms\" WHERE field = ?1 AND docs > 0 "
-      "ORDER BY term",
-      p->zDb, p->zName);
-  if (zSql == NULL) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if (rc == SQLITE_OK) sqlite3_bind_int(pStmt, 1, iField);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    if (nTerm == nAlloc) {
-      sqlite3_int64 *a1, *a2;
-      int *a3;
-      nAlloc2 = nAlloc ? nAlloc * 2 : 64;
-      a1 = (sqlite3_int64 *)sqlite3_realloc64(aId, sizeof(sqlite3_int64) * (size_t)nAlloc2);
-      if (a1) aId = a1;
-      a2 = (sqlite3_int64 *)sqlite3_realloc64(aOff, sizeof(sqlite3_int64) * (size_t)nAlloc2);
-      if (a2) aOff = a2;
-      a3 = (int *)sqlite3_realloc64(aLen, sizeof(int) * (size_t)nAlloc2);
-      if (a3) aLen = a3;
-      if (!a1 || !a2 || !a3) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      nAlloc = nAlloc2;
-    }
-    aId[nTerm] = sqlite3_column_int64(pStmt, 0);
-    if (aId[nTerm] < 1 || aId[nTerm] > INT32_MAX) {
-      rc = iiCorrupt(p, "dictionary entry", "terms");
-      break;
-    }
-    aOff[nTerm] = pCur->arena.n;
-    aLen[nTerm] = sqlite3_column_bytes(pStmt, 1);
-    nosqlBufferAppend(&rc, &pCur->arena, sqlite3_column_text(pStmt, 1), aLen[nTerm]);
-    /* A term's document count is at most 2^32 (32-bit document numbers). */
-    if (sqlite3_column_int64(pStmt, 2) > ((sqlite3_int64)1 << 32)) {
-      rc = iiCorrupt(p, "dictionary entry", "terms");
-      break;
-    }
-    nDocsField += sqlite3_column_int64(pStmt, 2);
-    if (aId[nTerm] > iMaxId) iMaxId = aId[nTerm];
-    if (p->nSlot) {
-      IiTerm *u = p->aById[iiSlotById(p, aId[nTerm])];
-      if (u == NULL || u->pPost == NULL) rUncached += (double)sqlite3_column_int64(pStmt, 2);
-    } else {
-      rUncached += (double)sqlite3_column_int64(pStmt, 2);
-    }
-    nTerm++;
-  }
-  if (pStmt) {
-    int rc2 = sqlite3_finalize(pStmt);
-    if (rc == SQLITE_OK) rc = rc2;
-  }
-  if (rc == SQLITE_OK && nTerm > 0) {
-    aCount = (int64_t *)sqlite3_malloc64(sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
-    if (aCount == NULL)
-      rc = SQLITE_NOMEM;
-    else
-      memset(aCount, 0, sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
-  }
-  if (rc == SQLITE_OK && nTerm > 0 && eMethod == 0) {
-    /*
-    ** Estimated nanoseconds of each method, constants from tests/bench
-    ** (500k documents, 20 terms each): an intersection count costs about
-    ** 8 us per term and audience plus 0.6 us per audience container; the
-    ** direct walk about 8.5 ns per term of each audience document, plus
-    ** 15 ns per posting to load the direct index once.
-    */
-    double rPerDoc = rLive > 0 ? (double)nDocsField * p->nField / rLive : 0;
-    double rBitmap = rUncached * 0.2, rDirect;
-    for (q = 0; q < nAud; q++) {
-      rAud += (double)roaring_bitmap_get_cardinality(aAud[q]);
-      rBitmap += (double)nTerm * (8000.0 + 600.0 * aAud[q]->high_low_container.size);
-    }
-    rDirect = (p->pMap->aOff ? 0.0 : rLive * rPerDoc * 15.0) +
-              rAud * (rPerDoc * 8.5 + (nAud > 1 ? nAud * 10.0 : 0));
-    eMethod = rDirect < rBitmap ? 2 : 1;
-  }
-  /* The direct walk maps term ids through a dense array: not for ids far
-  ** sparser than the field's terms (damaged or not, no huge allocation). */
-  if (eMethod == 2 && iMaxId > 64 * nTerm + 65536) eMethod = 1;
-  if (rc == SQLITE_OK && nTerm > 0 && eMethod == 1) {
-    const roaring_bitmap_t **aPost =
-        (const roaring_bitmap_t **)sqlite3_malloc64(sizeof(void *) * (size_t)nTerm);
-    if (aPost == NULL) rc = SQLITE_NOMEM;
-    for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
-      IiTerm *u = NULL;
-      rc = iiTermById(p, aId[t], &u);
-      if (rc == SQLITE_OK) rc = iiTermLoad(p, u);
-      if (rc == SQLITE_OK) aPost[t] = u->pPost;
-    }
-    if (rc == SQLITE_OK)
-      iiFacetBitmap((const roaring_bitmap_t *const *)aAud, nAud, aPost, (int)nTerm, aCount);
-    sqlite3_free(aPost);
-    pCur->zMethod = "bitmap";
-  } else if (rc == SQLITE_OK && nTerm > 0) {
-    int32_t *aSlot = NULL;
-    rc = iiDirectLoad(p, p->pMap);
-    if (rc == SQLITE_OK) {
-      aSlot = (int32_t *)sqlite3_malloc64(sizeof(int32_t) * ((size_t)iMaxId + 1));
-      if (aSlot == NULL) rc = SQLITE_NOMEM;
-    }
-    if (rc == SQLITE_OK) {
-      memset(aSlot, 0xff, sizeof(int32_t) * ((size_t)iMaxId + 1));
-      for (t = 0; t < nTerm; t++) aSlot[aId[t]] = (int32_t)t;
-      rc = iiFacetDirect((const roaring_bitmap_t *const *)aAud, nAud, p->pMap->aOff, p->pMap->nDoc,
-                         p->pMap->aTermId, aSlot, (uint32_t)iMaxId + 1, (int)nTerm, aCount);
-    }
-    sqlite3_free(aSlot);
-    pCur->zMethod = "direct";
-  }
-  for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
-    for (q = 0; q < nAud; q++) {
-      int64_t n = aCount[(size_t)q * (size_t)nTerm + (size_t)t];
-      IiFacetRow *r;
-      if (n == 0) continue;
-      if ((pCur->nRow & (pCur->nRow - 1)) == 0) {
-        IiFacetRow *aNew = (IiFacetRow *)sqlite3_realloc64(
-            pCur->aRow, sizeof(IiFacetRow) * (size_t)(pCur->nRow ? pCur->nRow * 2 : 1));
-        if (aNew == NULL) {
-          rc = SQLITE_NOMEM;
-          break;
-        }
-        pCur->aRow = aNew;
-      }
-      r = &pCur->aRow[pCur->nRow++];
-      r->iField = iField;
-      r->iOff = aOff[t];
-      r->nTerm = aLen[t];
-      r->iQuery = q;
-      r->nDoc = n;
-    }
-  }
-  sqlite3_free(aCount);
-  sqlite3_free(aId);
-  sqlite3_free(aOff);
-  sqlite3_free(aLen);
-  return rc;
-}
-
-static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
-                                      sqlite3_value **argv) {
-  ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
-  ii_companion_vtab *pTab = (ii_companion_vtab *)cur->pVtab;
-  const char *zWho = pTab->bFacets ? "inverted_index_facets" : "inverted_index_vocab";
-  inverted_index_vtab *p;
-  char *zErr = NULL;
-  int rc = SQLITE_OK, iArg = 0, iField = -1, eMethod = 0, i;
-  roaring_bitmap_t **aAud = NULL;
-  (void)idxStr;
-  (void)argc;
-  iiCompanionReset(pCur);
-  p = iiFindIndex(pTab->pGlobal, pTab->db, pTab->zDb, pTab->zIndex, zWho, &zErr);
-  if (p == NULL) {
-    sqlite3_free(cur->pVtab->zErrMsg);
-    cur->pVtab->zErrMsg = zErr;
-    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
-  }
-  rc = iiReadBegin(p);
-  if (rc == SQLITE_OK) rc = iiCompanionFields(pCur, p);
-  if (rc != SQLITE_OK) {
-    iiPassError(cur->pVtab, p, rc);
-    return rc;
-  }
-  if (!pTab->bFacets) {
-    char *zSql = sqlite3_mprintf(
-        "SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 "
-        "ORDER BY field, term",
-        p->zDb, p->zName);
-    if (zSql == NULL) return SQLITE_NOMEM;
-    rc = sqlite3_prepare_v2(p->db, zSql, -1, &pCur->pVocab, 0);
-    sqlite3_free(zSql);
-    if (rc != SQLITE_OK) {
-      nosqlVtabError(cur->pVtab, "%s", sqlite3_errmsg(p->db));
-      return rc;
-    }
-    pCur->bEof = 0;
-    pCur->iRow = 0;
-    return cur->pVtab->pModule->xNext(cur);
-  }
-  if (idxNum & 0x01) {
-    const char *zField = (const char *)sqlite3_value_text(argv[iArg++]);
-    if (zField == NULL) return SQLITE_OK; /* field = NULL: no rows */
-    for (iField = 0; iField < p->nField && sqlite3_stricmp(p->azField[iField], zField) != 0; iField++) {
-    }
-    if (iField == p->nField) {
-      nosqlVtabError(cur->pVtab, "%s: unknown field '%s' in %s", zWho, zField, p->zName);
-      return SQLITE_ERROR;
-    }
-  }
-  if (idxNum & 0x02) {
-    sqlite3_value *pList = argv[iArg++];
-    sqlite3_value *pVal = NULL;
-    int rcIn = sqlite3_vtab_in_first(pList, &pVal);
-    if (rcIn == SQLITE_OK || rcIn == SQLITE_DONE) {
-      /* query IN (...): every audience in this one scan. */
-      while (rcIn == SQLITE_OK && rc == SQLITE_OK && pVal) {
-        if (sqlite3_value_type(pVal) != SQLITE_NULL)
-          rc = iiFacetsAddQuery(pCur, (const char *)sqlite3_value_text(pVal));
-        rcIn = sqlite3_vtab_in_next(pList, &pVal);
-      }
-      if (rc == SQLITE_OK && rcIn != SQLITE_OK && rcIn != SQLITE_DONE) rc = rcIn;
-    } else if (sqlite3_value_type(pList) != SQLITE_NULL) {
-      rc = iiFacetsAddQuery(pCur, (const char *)sqlite3_value_text(pList));
-    }
-    if (rc != SQLITE_OK) return rc;
-    if (pCur->nQuery == 0) return SQLITE_OK; /* query = NULL: no rows */
-  } else {
-    rc = iiFacetsAddQuery(pCur, NULL);
-    if (rc != SQLITE_OK) return rc;
-  }
-  if (idxNum & 0x04) {
-    const char *zMethod = (const char *)sqlite3_value_text(argv[iArg++]);
-    if (zMethod && sqlite3_stricmp(zMethod, "bitmap") == 0) {
-      eMethod = 1;
-    } else if (zMethod && sqlite3_stricmp(zMethod, "direct") == 0) {
-      eMethod = 2;
-    } else if (zMethod) {
-      nosqlVtabError(cur->pVtab, "%s: unknown method '%s' (expected 'bitmap' or 'direct')", zWho, zMethod);
-      return SQLITE_ERROR;
-    }
-  }
-  aAud = (roaring_bitmap_t **)sqlite3_malloc64(sizeof(roaring_bitmap_t *) * (size_t)pCur->nQuery);
-  if (aAud == NULL) return SQLITE_NOMEM;
-  memset(aAud, 0, sizeof(roaring_bitmap_t *) * (size_t)pCur->nQuery);
-  for (i = 0; rc == SQLITE_OK && i < pCur->nQuery; i++) {
-    rc = iiEvalQuery(p, pCur->azQuery[i], &aAud[i], &zErr);
-    if (zErr) {
-      sqlite3_free(cur->pVtab->zErrMsg);
-      cur->pVtab->zErrMsg = zErr;
-      zErr = NULL;
-    } else if (rc != SQLITE_OK) {
-      iiPassError(cur->pVtab, p, rc);
-    }
-  }
-  for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
-    if (iField >= 0 && i != iField) continue;
-    rc = iiFacetsField(pCur, p, i, aAud, pCur->nQuery, eMethod);
-    if (rc != SQLITE_OK) iiPassError(cur->pVtab, p, rc);
-  }
-  for (i = 0; i < pCur->nQuery; i++) {
-    if (aAud[i]) roaring_bitmap_free(aAud[i]);
-  }
-  sqlite3_free(aAud);
-  if (rc != SQLITE_OK) return rc;
-  pCur->iRow = 0;
-  pCur->bEof = pCur->nRow == 0;
-  return SQLITE_OK;
-}
-static int iiCompanionFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
-                             sqlite3_value **argv) {
-  IiGlobal *pG = ((ii_companion_vtab *)cur->pVtab)->pGlobal;
-  iiEnter(pG);
-  return iiLeave(pG, iiCompanionFilterUnguarded(cur, idxNum, idxStr, argc, argv));
-}
-
-static int iiCompanionNext(sqlite3_vtab_cursor *cur) {
-  ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
-  if (pCur->pVocab) {
-    int rc = sqlite3_step(pCur->pVocab);
-    pCur->iRow++;
-    if (rc == SQLITE_ROW) {
-      int iField = sqlite3_column_int(pCur->pVocab, 0);
-      if (iField < 0 || iField >= pCur->nField) {
-        nosqlVtabError(cur->pVtab, "inverted_index_vocab: corrupt dictionary: field number %d", iField);
-        return SQLITE_CORRUPT_VTAB;
-      }
-      return SQLITE_OK;
-    }
-    pCur->bEof = 1;
-    if (rc != SQLITE_DONE) {
-      nosqlVtabError(cur->pVtab, "%s", sqlite3_errmsg(((ii_companion_vtab *)cur->pVtab)->db));
-      return rc;
-    }
-    return SQLITE_OK;
-  }
-  pCur->iRow++;
-  pCur->bEof = pCur->iRow >= pCur->nRow;
-  return SQLITE_OK;
-}
-
-static int iiCompanionEof(sqlite3_vtab_cursor *cur) { return ((ii_companion_cursor *)cur)->bEof; }
-
-static int iiCompanionColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol) {
-  ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
-  if (pCur->pVocab) {
-    if (iCol == II_FACETS_COL_FIELD) {
-      sqlite3_result_text(ctx, pCur->azField[sqlite3_column_int(pCur->pVocab, 0)], -1, SQLITE_TRANSIENT);
-    } else {
-      sqlite3_result_value(ctx, sqlite3_column_value(pCur->pVocab, iCol));
-    }
-    return SQLITE_OK;
-  }
-  {
-    IiFacetRow *r = &pCur->aRow[pCur->iRow];
-    switch (iCol) {
-      case II_FACETS_COL_FIELD:
-        sqlite3_result_text(ctx, pCur->azField[r->iField], -1, SQLITE_TRANSIENT);
-        break;
-      case II_FACETS_COL_TERM:
-        sqlite3_result_text(ctx, (const char *)pCur->arena.a + r->iOff, r->nTerm, SQLITE_TRANSIENT);
-        break;
-      case II_FACETS_COL_DOCS:
-        sqlite3_result_int64(ctx, r->nDoc);
-        break;
-      case II_FACETS_COL_QUERY:
-        if (pCur->azQuery[r->iQuery])
-          sqlite3_result_text(ctx, pCur->azQuery[r->iQuery], -1, SQLITE_TRANSIENT);
-        break;
-      default:
-        sqlite3_result_text(ctx, pCur->zMethod, -1, SQLITE_STATIC);
-        break;
-    }
-  }
-  return SQLITE_OK;
-}
-
-static int iiCompanionRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
-  *pRowid = ((ii_companion_cursor *)cur)->iRow + 1;
-  return SQLITE_OK;
-}
-
-static sqlite3_module iiCompanionModule = {
-    0,                     /* iVersion */
-    iiCompanionInit,       /* xCreate */
-    iiCompanionInit,       /* xConnect */
-    iiCompanionBestIndex,  /* xBestIndex */
-    iiCompanionDisconnect, /* xDisconnect */
-    iiCompanionDisconnect, /* xDestroy */
-    iiCompanionOpen,       /* xOpen */
-    iiCompanionClose,      /* xClose */
-    iiCompanionFilter,     /* xFilter */
-    iiCompanionNext,       /* xNext */
-    iiCompanionEof,        /* xEof */
-    iiCompanionColumn,     /* xColumn */
-    iiCompanionRowid,      /* xRowid */
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-};
-
-/* inverted_index_count(table, query): the size of an audience, from cardinalities. */
-static void iiCountFuncUnguarded(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  IiGlobal *pG = (IiGlobal *)sqlite3_user_data(ctx);
-  const char *zTable, *zQuery;
-  char *zErr = NULL;
-  inverted_index_vtab *p;
-  roaring_bitmap_t *pSet = NULL;
-  int rc;
-  (void)argc;
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
-  zTable = (const char *)sqlite3_value_text(argv[0]);
-  zQuery = (const char *)sqlite3_value_text(argv[1]);
-  if (zTable == NULL || zQuery == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  p = iiFindIndex(pG, sqlite3_context_db_handle(ctx), NULL, zTable, "inverted_index_count", &zErr);
-  if (p == NULL) {
-    if (zErr)
-      sqlite3_result_error(ctx, zErr, -1);
-    else
-      sqlite3_result_error_nomem(ctx);
-    sqlite3_free(zErr);
-    return;
-  }
-  rc = iiReadBegin(p);
-  if (rc == SQLITE_OK) rc = iiEvalQuery(p, zQuery, &pSet, &zErr);
-  if (rc == SQLITE_OK) {
-    sqlite3_result_int64(ctx, (sqlite3_int64)roaring_bitmap_get_cardinality(pSet));
-  } else if (zErr) {
-    sqlite3_result_error(ctx, zErr, -1);
-  } else if (p->base.zErrMsg) {
-    sqlite3_result_error(ctx, p->base.zErrMsg, -1);
-    sqlite3_result_error_code(ctx, rc);
-    sqlite3_free(p->base.zErrMsg);
-    p->base.zErrMsg = NULL;
-  } else {
-    sqlite3_result_error_code(ctx, rc);
-  }
-  sqlite3_free(zErr);
-  if (pSet) roaring_bitmap_free(pSet);
-}
-static void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  IiGlobal *pG = (IiGlobal *)sqlite3_user_data(ctx);
-  iiEnter(pG);
-  iiCountFuncUnguarded(ctx, argc, argv);
-  iiLeave(pG, SQLITE_OK);
 }
 
 static void iiGlobalUnref(void *pArg) {

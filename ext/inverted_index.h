@@ -1,0 +1,129 @@
+/*
+** inverted_index.h: what ext/inverted_index.c shares with
+** ext/inverted_index_vocab.c (its companions): the table's structures and
+** the functions that reach its caches. Private to those two files, as
+** fts5Int.h is to fts5's; nosqlInt.h has the extension-wide interfaces.
+*/
+#ifndef NOSQL_INVERTED_INDEX_H
+#define NOSQL_INVERTED_INDEX_H
+
+#include <roaring/roaring.h>
+
+typedef struct IiGlobal IiGlobal;
+typedef struct IiTerm IiTerm;
+typedef struct IiDocMap IiDocMap;
+typedef struct IiRow IiRow;
+typedef struct IiValues IiValues;
+typedef struct inverted_index_vtab inverted_index_vtab;
+typedef struct inverted_index_cursor inverted_index_cursor;
+
+/*
+** One per connection, the pAux of the three modules and of
+** inverted_index_count(): the index tables connected so far, so that the
+** companions can reach a table's caches and pending writes.
+*/
+struct IiGlobal {
+  inverted_index_vtab *pFirst; /* Connected inverted_index tables */
+  int nRef;                    /* Registrations still holding this object */
+  int nBusy;                   /* Calls into the module under way (iiEnter/iiLeave) */
+};
+
+/* A cached dictionary entry, with its posting list and pending changes. */
+struct IiTerm {
+  sqlite3_int64 id;        /* <name>_terms.id */
+  int iField;              /* Field index */
+  int nTerm;               /* Bytes in zTerm */
+  char *zTerm;             /* The term (owned, NUL terminated) */
+  roaring_bitmap_t *pPost; /* Stored posting list once loaded, or NULL */
+  size_t nPostBytes;       /* Size of the stored blob, for the cache budget */
+  roaring_bitmap_t *pAdd;  /* Pending additions, or NULL */
+  roaring_bitmap_t *pDel;  /* Pending removals (disjoint from pAdd), or NULL */
+  IiTerm *pDirtyNext;      /* Next term with pending changes */
+  int bDirty;              /* True while on the dirty list */
+};
+
+/*
+** The document map: rowid per document number, the set of live documents
+** and, loaded on demand, the direct index. Shared by reference: a cursor
+** keeps the map it started with even if a write replaces the table's.
+*/
+struct IiDocMap {
+  int nRef;                /* References: the table's and its cursors' */
+  sqlite3_int64 *aRowid;   /* aRowid[doc]; holes repeat the previous live rowid */
+  uint32_t nDoc;           /* Entries of aRowid: largest document number + 1 */
+  sqlite3_int64 nAlloc;    /* Entries allocated for aRowid */
+  roaring_bitmap_t *pLive; /* Document numbers in use (the universe of NOT) */
+  int bOrdered;            /* True if rowids ascend with document numbers */
+  uint64_t *aOff;          /* Direct index: aOff[doc]..aOff[doc+1] in aTermId; NULL until loaded */
+  uint32_t *aTermId;       /* Direct index: term ids of every document */
+  uint64_t nPosting;       /* Entries of aTermId (once loaded) */
+};
+
+/* A matching row, when results must be sorted by rowid. */
+struct IiRow {
+  sqlite3_int64 iRowid; /* The rowid */
+  uint32_t iDoc;        /* Its document number */
+};
+
+/* Statements of a table, prepared on first use (text in iiStmtSql). */
+enum {
+  II_STMT_DOC_BY_ROWID,
+  II_STMT_MAX_DOC,
+  II_STMT_MAX_ROWID,
+  II_STMT_DOC_INSERT,
+  II_STMT_DOC_DELETE,
+  II_STMT_DOC_SET_TERMS,
+  II_STMT_TERM_BY_NAME,
+  II_STMT_TERM_BY_ID,
+  II_STMT_TERM_INSERT,
+  II_STMT_TERM_POSTINGS,
+  II_STMT_TERM_WRITE,
+  II_STMT_DATA_VERSION,
+  II_STMT_JSON,
+  II_N_STMT
+};
+
+struct inverted_index_vtab {
+  sqlite3_vtab base;              /* Base class - must be first */
+  sqlite3 *db;                    /* The connection */
+  IiGlobal *pGlobal;              /* Registry this table is on */
+  inverted_index_vtab *pNext;     /* Next table in the registry */
+  int bClearPending;              /* Rolled back during a call: clear the cache when it returns */
+  char *zDb;                      /* Schema name ("main", ...) */
+  char *zName;                    /* Table name */
+  int nField;                     /* Number of fields */
+  char **azField;                 /* Field names */
+  char *zContent;                 /* content= table, or NULL */
+  sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
+  sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
+  IiDocMap *pMap;                 /* Current document map, or NULL */
+  IiTerm **aByName;               /* Term cache, open addressing by (field, term) */
+  IiTerm **aById;                 /* The same terms by id (same size) */
+  size_t nSlot;                   /* Slots of aByName and aById (power of 2) */
+  size_t nTermCached;             /* Terms in the cache */
+  size_t nCacheBytes;             /* Stored bytes of the cached posting lists */
+  IiTerm *pDirty;                 /* Terms with pending changes */
+  roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
+  NosqlBuffer terms;              /* Scratch: terms of the row being written */
+};
+
+/* ext/inverted_index.c, for the companions (contracts at the definitions). */
+int iiCorrupt(inverted_index_vtab *p, const char *zWhat, const char *zSuffix);
+char *iiDequote(const char *z, int n);
+int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap);
+void iiEnter(IiGlobal *pG);
+int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **ppOut, char **pzErr);
+inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *zDb, const char *zName,
+                                 const char *zWho, char **pzErr);
+int iiLeave(IiGlobal *pG, int rc);
+void iiPassError(sqlite3_vtab *pTo, inverted_index_vtab *p, int rc);
+int iiReadBegin(inverted_index_vtab *p);
+size_t iiSlotById(inverted_index_vtab *p, sqlite3_int64 id);
+int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm);
+int iiTermLoad(inverted_index_vtab *p, IiTerm *t);
+
+/* ext/inverted_index_vocab.c, for inverted_index.c's registration. */
+extern sqlite3_module iiCompanionModule;
+void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+
+#endif /* NOSQL_INVERTED_INDEX_H */

@@ -1,0 +1,611 @@
+/*
+** inverted_index_vocab.c: the companions of inverted_index (ext/
+** inverted_index.c documents them with the module): the fts5vocab-style
+** tables inverted_index_facets and inverted_index_vocab, and the function
+** inverted_index_count(). They read an index's posting lists, term cache
+** and document map through ext/inverted_index.h.
+*/
+#include "nosqlInt.h"
+
+#include <roaring/roaring.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inverted_index.h"
+
+/* A companion table: the name of the index it reports on. */
+typedef struct ii_companion_vtab ii_companion_vtab;
+struct ii_companion_vtab {
+  sqlite3_vtab base; /* Base class - must be first */
+  sqlite3 *db;       /* The connection */
+  IiGlobal *pGlobal; /* Registry of index tables */
+  char *zDb;         /* Schema of the index */
+  char *zIndex;      /* Name of the index */
+  int bFacets;       /* True: facets table; false: vocabulary table */
+};
+
+/* One row of the facets table. */
+typedef struct IiFacetRow IiFacetRow;
+struct IiFacetRow {
+  int iField;         /* Field index */
+  sqlite3_int64 iOff; /* The term: offset in the cursor's arena */
+  int nTerm;          /* Bytes of the term */
+  int iQuery;         /* Which audience (index into azQuery) */
+  sqlite3_int64 nDoc; /* Documents of the audience with this term */
+};
+
+typedef struct ii_companion_cursor ii_companion_cursor;
+struct ii_companion_cursor {
+  sqlite3_vtab_cursor base; /* Base class - must be first */
+  IiFacetRow *aRow;         /* Facets: the rows */
+  sqlite3_int64 nRow;       /* Facets: rows in aRow */
+  sqlite3_int64 iRow;       /* Current row (both tables); also the rowid */
+  NosqlBuffer arena;        /* Facets: term bytes */
+  char **azQuery;           /* Facets: the audiences' queries (NULL: all documents) */
+  int nQuery;               /* Facets: entries of azQuery */
+  const char *zMethod;      /* Facets: "bitmap" or "direct" (static) */
+  char **azField;           /* Copy of the index's field names */
+  int nField;               /* Entries of azField */
+  sqlite3_stmt *pVocab;     /* Vocabulary: the dictionary scan */
+  int bEof;                 /* True past the last row */
+};
+
+#define II_FACETS_COL_FIELD 0
+#define II_FACETS_COL_TERM 1
+#define II_FACETS_COL_DOCS 2
+#define II_FACETS_COL_QUERY 3
+#define II_FACETS_COL_METHOD 4
+
+static int iiCompanionInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                           char **pzErr) {
+  ii_companion_vtab *p;
+  int bFacets = sqlite3_stricmp(argv[0], "inverted_index_facets") == 0;
+  int rc;
+  *ppVtab = NULL;
+  if (argc != 4) {
+    *pzErr = sqlite3_mprintf("%s: expected one argument, the name of an inverted_index table", argv[0]);
+    return SQLITE_ERROR;
+  }
+  rc = sqlite3_declare_vtab(db, bFacets ? "CREATE TABLE x(field TEXT, term TEXT, docs INTEGER, query HIDDEN, "
+                                          "method HIDDEN)"
+                                        : "CREATE TABLE x(field TEXT, term TEXT, docs INTEGER)");
+  if (rc != SQLITE_OK) return rc;
+  p = (ii_companion_vtab *)sqlite3_malloc64(sizeof(*p));
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->pGlobal = (IiGlobal *)pAux;
+  p->bFacets = bFacets;
+  p->zDb = sqlite3_mprintf("%s", argv[1]);
+  p->zIndex = iiDequote(argv[3], (int)strlen(argv[3]));
+  if (p->zDb == NULL || p->zIndex == NULL) {
+    sqlite3_free(p->zDb);
+    sqlite3_free(p->zIndex);
+    sqlite3_free(p);
+    return SQLITE_NOMEM;
+  }
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+static int iiCompanionDisconnect(sqlite3_vtab *pVtab) {
+  ii_companion_vtab *p = (ii_companion_vtab *)pVtab;
+  sqlite3_free(p->zDb);
+  sqlite3_free(p->zIndex);
+  sqlite3_free(p);
+  return SQLITE_OK;
+}
+
+/*
+** Facets plan, decoded in the same order by iiFacetsFilter: idxNum bits
+** say which arguments follow in argv[]:
+**
+**   0x01  field = X
+**   0x02  query = X, or query IN (...) processed all at once (the batch)
+**   0x04  method = X ('bitmap' or 'direct'; default: the cheaper estimate)
+**
+** The vocabulary table uses no constraint (idxNum 0).
+*/
+static int iiCompanionBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  ii_companion_vtab *p = (ii_companion_vtab *)pVtab;
+  int aCons[3] = {-1, -1, -1};
+  int i, nArg = 0;
+  pInfo->idxNum = 0;
+  pInfo->estimatedCost = 1e5;
+  pInfo->estimatedRows = 1000;
+  if (!p->bFacets) return SQLITE_OK;
+  for (i = 0; i < pInfo->nConstraint; i++) {
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    int k = pC->iColumn == II_FACETS_COL_FIELD    ? 0
+            : pC->iColumn == II_FACETS_COL_QUERY  ? 1
+            : pC->iColumn == II_FACETS_COL_METHOD ? 2
+                                                  : -1;
+    if (k < 0 || pC->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (!pC->usable) {
+      if (k == 1) return SQLITE_CONSTRAINT; /* The audience must be known when the scan starts */
+      continue;
+    }
+    if (aCons[k] < 0) aCons[k] = i;
+  }
+  for (i = 0; i < 3; i++) {
+    if (aCons[i] < 0) continue;
+    pInfo->idxNum |= 1 << i;
+    pInfo->aConstraintUsage[aCons[i]].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[aCons[i]].omit = 1;
+    if (i == 1) sqlite3_vtab_in(pInfo, aCons[i], 1);
+  }
+  if (pInfo->idxNum & 1) pInfo->estimatedCost /= 10;
+  if (pInfo->idxNum & 2) pInfo->estimatedCost /= 2;
+  return SQLITE_OK;
+}
+
+static int iiCompanionOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur) {
+  ii_companion_cursor *pCur = (ii_companion_cursor *)nosqlCursorNew(sizeof(ii_companion_cursor), ppCur);
+  (void)pVtab;
+  if (pCur == NULL) return SQLITE_NOMEM;
+  pCur->bEof = 1;
+  return SQLITE_OK;
+}
+
+static void iiCompanionReset(ii_companion_cursor *pCur) {
+  int i;
+  sqlite3_free(pCur->aRow);
+  pCur->aRow = NULL;
+  pCur->nRow = pCur->iRow = 0;
+  nosqlBufferFree(&pCur->arena);
+  for (i = 0; i < pCur->nQuery; i++) sqlite3_free(pCur->azQuery[i]);
+  sqlite3_free(pCur->azQuery);
+  pCur->azQuery = NULL;
+  pCur->nQuery = 0;
+  for (i = 0; i < pCur->nField; i++) sqlite3_free(pCur->azField[i]);
+  sqlite3_free(pCur->azField);
+  pCur->azField = NULL;
+  pCur->nField = 0;
+  sqlite3_finalize(pCur->pVocab);
+  pCur->pVocab = NULL;
+  pCur->bEof = 1;
+}
+
+static int iiCompanionClose(sqlite3_vtab_cursor *cur) {
+  iiCompanionReset((ii_companion_cursor *)cur);
+  sqlite3_free(cur);
+  return SQLITE_OK;
+}
+
+/* Copy the index's field names into the cursor (the index may go away). */
+static int iiCompanionFields(ii_companion_cursor *pCur, inverted_index_vtab *p) {
+  int i;
+  pCur->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)p->nField);
+  if (pCur->azField == NULL) return SQLITE_NOMEM;
+  for (i = 0; i < p->nField; i++) {
+    pCur->azField[i] = sqlite3_mprintf("%s", p->azField[i]);
+    if (pCur->azField[i] == NULL) return SQLITE_NOMEM;
+    pCur->nField++;
+  }
+  return SQLITE_OK;
+}
+
+/* Add the query z (NULL: all documents) to the cursor's audiences. */
+static int iiFacetsAddQuery(ii_companion_cursor *pCur, const char *z) {
+  char **aNew = (char **)sqlite3_realloc64(pCur->azQuery, sizeof(char *) * ((size_t)pCur->nQuery + 1));
+  if (aNew == NULL) return SQLITE_NOMEM;
+  pCur->azQuery = aNew;
+  aNew[pCur->nQuery] = NULL;
+  if (z) {
+    aNew[pCur->nQuery] = sqlite3_mprintf("%s", z);
+    if (aNew[pCur->nQuery] == NULL) return SQLITE_NOMEM;
+  }
+  pCur->nQuery++;
+  return SQLITE_OK;
+}
+
+/*
+** Facets of field iField for the audiences aAud[0..nAud): append rows with
+** a non-zero count. eMethod: 0 choose, 1 bitmap, 2 direct.
+*/
+static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int iField,
+                         roaring_bitmap_t **aAud, int nAud, int eMethod) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 *aId = NULL, *aOff = NULL, nAlloc = 0, nTerm = 0, t, nDocsField = 0, nAlloc2;
+  int *aLen = NULL;
+  int64_t *aCount = NULL;
+  sqlite3_int64 iMaxId = 0;
+  double rAud = 0, rLive = (double)roaring_bitmap_get_cardinality(p->pMap->pLive), rUncached = 0;
+  int q;
+  char *zSql = sqlite3_mprintf(
+      "SELECT id, term, docs FROM \"%w\".\"%w_terms\" WHERE field = ?1 AND docs > 0 "
+      "ORDER BY term",
+      p->zDb, p->zName);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) sqlite3_bind_int(pStmt, 1, iField);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    if (nTerm == nAlloc) {
+      sqlite3_int64 *a1, *a2;
+      int *a3;
+      nAlloc2 = nAlloc ? nAlloc * 2 : 64;
+      a1 = (sqlite3_int64 *)sqlite3_realloc64(aId, sizeof(sqlite3_int64) * (size_t)nAlloc2);
+      if (a1) aId = a1;
+      a2 = (sqlite3_int64 *)sqlite3_realloc64(aOff, sizeof(sqlite3_int64) * (size_t)nAlloc2);
+      if (a2) aOff = a2;
+      a3 = (int *)sqlite3_realloc64(aLen, sizeof(int) * (size_t)nAlloc2);
+      if (a3) aLen = a3;
+      if (!a1 || !a2 || !a3) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      nAlloc = nAlloc2;
+    }
+    aId[nTerm] = sqlite3_column_int64(pStmt, 0);
+    if (aId[nTerm] < 1 || aId[nTerm] > INT32_MAX) {
+      rc = iiCorrupt(p, "dictionary entry", "terms");
+      break;
+    }
+    aOff[nTerm] = pCur->arena.n;
+    aLen[nTerm] = sqlite3_column_bytes(pStmt, 1);
+    nosqlBufferAppend(&rc, &pCur->arena, sqlite3_column_text(pStmt, 1), aLen[nTerm]);
+    /* A term's document count is at most 2^32 (32-bit document numbers). */
+    if (sqlite3_column_int64(pStmt, 2) > ((sqlite3_int64)1 << 32)) {
+      rc = iiCorrupt(p, "dictionary entry", "terms");
+      break;
+    }
+    nDocsField += sqlite3_column_int64(pStmt, 2);
+    if (aId[nTerm] > iMaxId) iMaxId = aId[nTerm];
+    if (p->nSlot) {
+      IiTerm *u = p->aById[iiSlotById(p, aId[nTerm])];
+      if (u == NULL || u->pPost == NULL) rUncached += (double)sqlite3_column_int64(pStmt, 2);
+    } else {
+      rUncached += (double)sqlite3_column_int64(pStmt, 2);
+    }
+    nTerm++;
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  if (rc == SQLITE_OK && nTerm > 0) {
+    aCount = (int64_t *)sqlite3_malloc64(sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
+    if (aCount == NULL)
+      rc = SQLITE_NOMEM;
+    else
+      memset(aCount, 0, sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
+  }
+  if (rc == SQLITE_OK && nTerm > 0 && eMethod == 0) {
+    /*
+    ** Estimated nanoseconds of each method, constants from tests/bench
+    ** (500k documents, 20 terms each): an intersection count costs about
+    ** 8 us per term and audience plus 0.6 us per audience container; the
+    ** direct walk about 8.5 ns per term of each audience document, plus
+    ** 15 ns per posting to load the direct index once.
+    */
+    double rPerDoc = rLive > 0 ? (double)nDocsField * p->nField / rLive : 0;
+    double rBitmap = rUncached * 0.2, rDirect;
+    for (q = 0; q < nAud; q++) {
+      rAud += (double)roaring_bitmap_get_cardinality(aAud[q]);
+      rBitmap += (double)nTerm * (8000.0 + 600.0 * aAud[q]->high_low_container.size);
+    }
+    rDirect = (p->pMap->aOff ? 0.0 : rLive * rPerDoc * 15.0) +
+              rAud * (rPerDoc * 8.5 + (nAud > 1 ? nAud * 10.0 : 0));
+    eMethod = rDirect < rBitmap ? 2 : 1;
+  }
+  /* The direct walk maps term ids through a dense array: not for ids far
+  ** sparser than the field's terms (damaged or not, no huge allocation). */
+  if (eMethod == 2 && iMaxId > 64 * nTerm + 65536) eMethod = 1;
+  if (rc == SQLITE_OK && nTerm > 0 && eMethod == 1) {
+    const roaring_bitmap_t **aPost =
+        (const roaring_bitmap_t **)sqlite3_malloc64(sizeof(void *) * (size_t)nTerm);
+    if (aPost == NULL) rc = SQLITE_NOMEM;
+    for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
+      IiTerm *u = NULL;
+      rc = iiTermById(p, aId[t], &u);
+      if (rc == SQLITE_OK) rc = iiTermLoad(p, u);
+      if (rc == SQLITE_OK) aPost[t] = u->pPost;
+    }
+    if (rc == SQLITE_OK)
+      iiFacetBitmap((const roaring_bitmap_t *const *)aAud, nAud, aPost, (int)nTerm, aCount);
+    sqlite3_free(aPost);
+    pCur->zMethod = "bitmap";
+  } else if (rc == SQLITE_OK && nTerm > 0) {
+    int32_t *aSlot = NULL;
+    rc = iiDirectLoad(p, p->pMap);
+    if (rc == SQLITE_OK) {
+      aSlot = (int32_t *)sqlite3_malloc64(sizeof(int32_t) * ((size_t)iMaxId + 1));
+      if (aSlot == NULL) rc = SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_OK) {
+      memset(aSlot, 0xff, sizeof(int32_t) * ((size_t)iMaxId + 1));
+      for (t = 0; t < nTerm; t++) aSlot[aId[t]] = (int32_t)t;
+      rc = iiFacetDirect((const roaring_bitmap_t *const *)aAud, nAud, p->pMap->aOff, p->pMap->nDoc,
+                         p->pMap->aTermId, aSlot, (uint32_t)iMaxId + 1, (int)nTerm, aCount);
+    }
+    sqlite3_free(aSlot);
+    pCur->zMethod = "direct";
+  }
+  for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
+    for (q = 0; q < nAud; q++) {
+      int64_t n = aCount[(size_t)q * (size_t)nTerm + (size_t)t];
+      IiFacetRow *r;
+      if (n == 0) continue;
+      if ((pCur->nRow & (pCur->nRow - 1)) == 0) {
+        IiFacetRow *aNew = (IiFacetRow *)sqlite3_realloc64(
+            pCur->aRow, sizeof(IiFacetRow) * (size_t)(pCur->nRow ? pCur->nRow * 2 : 1));
+        if (aNew == NULL) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+        pCur->aRow = aNew;
+      }
+      r = &pCur->aRow[pCur->nRow++];
+      r->iField = iField;
+      r->iOff = aOff[t];
+      r->nTerm = aLen[t];
+      r->iQuery = q;
+      r->nDoc = n;
+    }
+  }
+  sqlite3_free(aCount);
+  sqlite3_free(aId);
+  sqlite3_free(aOff);
+  sqlite3_free(aLen);
+  return rc;
+}
+
+static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                                      sqlite3_value **argv) {
+  ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
+  ii_companion_vtab *pTab = (ii_companion_vtab *)cur->pVtab;
+  const char *zWho = pTab->bFacets ? "inverted_index_facets" : "inverted_index_vocab";
+  inverted_index_vtab *p;
+  char *zErr = NULL;
+  int rc = SQLITE_OK, iArg = 0, iField = -1, eMethod = 0, i;
+  roaring_bitmap_t **aAud = NULL;
+  (void)idxStr;
+  (void)argc;
+  iiCompanionReset(pCur);
+  p = iiFindIndex(pTab->pGlobal, pTab->db, pTab->zDb, pTab->zIndex, zWho, &zErr);
+  if (p == NULL) {
+    sqlite3_free(cur->pVtab->zErrMsg);
+    cur->pVtab->zErrMsg = zErr;
+    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  rc = iiReadBegin(p);
+  if (rc == SQLITE_OK) rc = iiCompanionFields(pCur, p);
+  if (rc != SQLITE_OK) {
+    iiPassError(cur->pVtab, p, rc);
+    return rc;
+  }
+  if (!pTab->bFacets) {
+    char *zSql = sqlite3_mprintf(
+        "SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 "
+        "ORDER BY field, term",
+        p->zDb, p->zName);
+    if (zSql == NULL) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v2(p->db, zSql, -1, &pCur->pVocab, 0);
+    sqlite3_free(zSql);
+    if (rc != SQLITE_OK) {
+      nosqlVtabError(cur->pVtab, "%s", sqlite3_errmsg(p->db));
+      return rc;
+    }
+    pCur->bEof = 0;
+    pCur->iRow = 0;
+    return cur->pVtab->pModule->xNext(cur);
+  }
+  if (idxNum & 0x01) {
+    const char *zField = (const char *)sqlite3_value_text(argv[iArg++]);
+    if (zField == NULL) return SQLITE_OK; /* field = NULL: no rows */
+    for (iField = 0; iField < p->nField && sqlite3_stricmp(p->azField[iField], zField) != 0; iField++) {
+    }
+    if (iField == p->nField) {
+      nosqlVtabError(cur->pVtab, "%s: unknown field '%s' in %s", zWho, zField, p->zName);
+      return SQLITE_ERROR;
+    }
+  }
+  if (idxNum & 0x02) {
+    sqlite3_value *pList = argv[iArg++];
+    sqlite3_value *pVal = NULL;
+    int rcIn = sqlite3_vtab_in_first(pList, &pVal);
+    if (rcIn == SQLITE_OK || rcIn == SQLITE_DONE) {
+      /* query IN (...): every audience in this one scan. */
+      while (rcIn == SQLITE_OK && rc == SQLITE_OK && pVal) {
+        if (sqlite3_value_type(pVal) != SQLITE_NULL)
+          rc = iiFacetsAddQuery(pCur, (const char *)sqlite3_value_text(pVal));
+        rcIn = sqlite3_vtab_in_next(pList, &pVal);
+      }
+      if (rc == SQLITE_OK && rcIn != SQLITE_OK && rcIn != SQLITE_DONE) rc = rcIn;
+    } else if (sqlite3_value_type(pList) != SQLITE_NULL) {
+      rc = iiFacetsAddQuery(pCur, (const char *)sqlite3_value_text(pList));
+    }
+    if (rc != SQLITE_OK) return rc;
+    if (pCur->nQuery == 0) return SQLITE_OK; /* query = NULL: no rows */
+  } else {
+    rc = iiFacetsAddQuery(pCur, NULL);
+    if (rc != SQLITE_OK) return rc;
+  }
+  if (idxNum & 0x04) {
+    const char *zMethod = (const char *)sqlite3_value_text(argv[iArg++]);
+    if (zMethod && sqlite3_stricmp(zMethod, "bitmap") == 0) {
+      eMethod = 1;
+    } else if (zMethod && sqlite3_stricmp(zMethod, "direct") == 0) {
+      eMethod = 2;
+    } else if (zMethod) {
+      nosqlVtabError(cur->pVtab, "%s: unknown method '%s' (expected 'bitmap' or 'direct')", zWho, zMethod);
+      return SQLITE_ERROR;
+    }
+  }
+  aAud = (roaring_bitmap_t **)sqlite3_malloc64(sizeof(roaring_bitmap_t *) * (size_t)pCur->nQuery);
+  if (aAud == NULL) return SQLITE_NOMEM;
+  memset(aAud, 0, sizeof(roaring_bitmap_t *) * (size_t)pCur->nQuery);
+  for (i = 0; rc == SQLITE_OK && i < pCur->nQuery; i++) {
+    rc = iiEvalQuery(p, pCur->azQuery[i], &aAud[i], &zErr);
+    if (zErr) {
+      sqlite3_free(cur->pVtab->zErrMsg);
+      cur->pVtab->zErrMsg = zErr;
+      zErr = NULL;
+    } else if (rc != SQLITE_OK) {
+      iiPassError(cur->pVtab, p, rc);
+    }
+  }
+  for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+    if (iField >= 0 && i != iField) continue;
+    rc = iiFacetsField(pCur, p, i, aAud, pCur->nQuery, eMethod);
+    if (rc != SQLITE_OK) iiPassError(cur->pVtab, p, rc);
+  }
+  for (i = 0; i < pCur->nQuery; i++) {
+    if (aAud[i]) roaring_bitmap_free(aAud[i]);
+  }
+  sqlite3_free(aAud);
+  if (rc != SQLITE_OK) return rc;
+  pCur->iRow = 0;
+  pCur->bEof = pCur->nRow == 0;
+  return SQLITE_OK;
+}
+static int iiCompanionFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                             sqlite3_value **argv) {
+  IiGlobal *pG = ((ii_companion_vtab *)cur->pVtab)->pGlobal;
+  iiEnter(pG);
+  return iiLeave(pG, iiCompanionFilterUnguarded(cur, idxNum, idxStr, argc, argv));
+}
+
+static int iiCompanionNext(sqlite3_vtab_cursor *cur) {
+  ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
+  if (pCur->pVocab) {
+    int rc = sqlite3_step(pCur->pVocab);
+    pCur->iRow++;
+    if (rc == SQLITE_ROW) {
+      int iField = sqlite3_column_int(pCur->pVocab, 0);
+      if (iField < 0 || iField >= pCur->nField) {
+        nosqlVtabError(cur->pVtab, "inverted_index_vocab: corrupt dictionary: field number %d", iField);
+        return SQLITE_CORRUPT_VTAB;
+      }
+      return SQLITE_OK;
+    }
+    pCur->bEof = 1;
+    if (rc != SQLITE_DONE) {
+      nosqlVtabError(cur->pVtab, "%s", sqlite3_errmsg(((ii_companion_vtab *)cur->pVtab)->db));
+      return rc;
+    }
+    return SQLITE_OK;
+  }
+  pCur->iRow++;
+  pCur->bEof = pCur->iRow >= pCur->nRow;
+  return SQLITE_OK;
+}
+
+static int iiCompanionEof(sqlite3_vtab_cursor *cur) { return ((ii_companion_cursor *)cur)->bEof; }
+
+static int iiCompanionColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol) {
+  ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
+  if (pCur->pVocab) {
+    if (iCol == II_FACETS_COL_FIELD) {
+      sqlite3_result_text(ctx, pCur->azField[sqlite3_column_int(pCur->pVocab, 0)], -1, SQLITE_TRANSIENT);
+    } else {
+      sqlite3_result_value(ctx, sqlite3_column_value(pCur->pVocab, iCol));
+    }
+    return SQLITE_OK;
+  }
+  {
+    IiFacetRow *r = &pCur->aRow[pCur->iRow];
+    switch (iCol) {
+      case II_FACETS_COL_FIELD:
+        sqlite3_result_text(ctx, pCur->azField[r->iField], -1, SQLITE_TRANSIENT);
+        break;
+      case II_FACETS_COL_TERM:
+        sqlite3_result_text(ctx, (const char *)pCur->arena.a + r->iOff, r->nTerm, SQLITE_TRANSIENT);
+        break;
+      case II_FACETS_COL_DOCS:
+        sqlite3_result_int64(ctx, r->nDoc);
+        break;
+      case II_FACETS_COL_QUERY:
+        if (pCur->azQuery[r->iQuery])
+          sqlite3_result_text(ctx, pCur->azQuery[r->iQuery], -1, SQLITE_TRANSIENT);
+        break;
+      default:
+        sqlite3_result_text(ctx, pCur->zMethod, -1, SQLITE_STATIC);
+        break;
+    }
+  }
+  return SQLITE_OK;
+}
+
+static int iiCompanionRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
+  *pRowid = ((ii_companion_cursor *)cur)->iRow + 1;
+  return SQLITE_OK;
+}
+
+sqlite3_module iiCompanionModule = {
+    0,                     /* iVersion */
+    iiCompanionInit,       /* xCreate */
+    iiCompanionInit,       /* xConnect */
+    iiCompanionBestIndex,  /* xBestIndex */
+    iiCompanionDisconnect, /* xDisconnect */
+    iiCompanionDisconnect, /* xDestroy */
+    iiCompanionOpen,       /* xOpen */
+    iiCompanionClose,      /* xClose */
+    iiCompanionFilter,     /* xFilter */
+    iiCompanionNext,       /* xNext */
+    iiCompanionEof,        /* xEof */
+    iiCompanionColumn,     /* xColumn */
+    iiCompanionRowid,      /* xRowid */
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+};
+
+/* inverted_index_count(table, query): the size of an audience, from cardinalities. */
+static void iiCountFuncUnguarded(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  IiGlobal *pG = (IiGlobal *)sqlite3_user_data(ctx);
+  const char *zTable, *zQuery;
+  char *zErr = NULL;
+  inverted_index_vtab *p;
+  roaring_bitmap_t *pSet = NULL;
+  int rc;
+  (void)argc;
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
+  zTable = (const char *)sqlite3_value_text(argv[0]);
+  zQuery = (const char *)sqlite3_value_text(argv[1]);
+  if (zTable == NULL || zQuery == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  p = iiFindIndex(pG, sqlite3_context_db_handle(ctx), NULL, zTable, "inverted_index_count", &zErr);
+  if (p == NULL) {
+    if (zErr)
+      sqlite3_result_error(ctx, zErr, -1);
+    else
+      sqlite3_result_error_nomem(ctx);
+    sqlite3_free(zErr);
+    return;
+  }
+  rc = iiReadBegin(p);
+  if (rc == SQLITE_OK) rc = iiEvalQuery(p, zQuery, &pSet, &zErr);
+  if (rc == SQLITE_OK) {
+    sqlite3_result_int64(ctx, (sqlite3_int64)roaring_bitmap_get_cardinality(pSet));
+  } else if (zErr) {
+    sqlite3_result_error(ctx, zErr, -1);
+  } else if (p->base.zErrMsg) {
+    sqlite3_result_error(ctx, p->base.zErrMsg, -1);
+    sqlite3_result_error_code(ctx, rc);
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = NULL;
+  } else {
+    sqlite3_result_error_code(ctx, rc);
+  }
+  sqlite3_free(zErr);
+  if (pSet) roaring_bitmap_free(pSet);
+}
+void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  IiGlobal *pG = (IiGlobal *)sqlite3_user_data(ctx);
+  iiEnter(pG);
+  iiCountFuncUnguarded(ctx, argc, argv);
+  iiLeave(pG, SQLITE_OK);
+}
