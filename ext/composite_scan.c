@@ -627,6 +627,12 @@ static int cscanServable(cscan_vtab *p, sqlite3_index_info *pInfo, int i, int iP
   return zColl && sqlite3_stricmp(zColl, p->zColl[iPart == p->nPart - 1]) == 0;
 }
 
+/*
+** xBestIndex (long: the constraint scan, the equality run, the range on
+** the next part, the key-column bounds, the -0.0 rule and ORDER BY
+** consumption read as one decision, in the order the plan string shows
+** them; plan.c does not yet carry that readable plan string).
+*/
 static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   cscan_vtab *p = (cscan_vtab *)pVtab;
   int aEq[CSCAN_MAX_PART];

@@ -548,7 +548,8 @@ static int docIsObjectText(const char *z, int n) {
 /*
 ** doc_update(table, key, update [, expected_version]). The update's members
 ** are read once, before the transaction; the read, apply and write then
-** run inside it (kvAtomicBegin).
+** run inside it (kvAtomicBegin). (Long: the four steps share the error
+** reporting and the transaction's end, which keeps the write atomic.)
 */
 static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DocEdit e;

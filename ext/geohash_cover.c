@@ -415,7 +415,9 @@ static void geohashDiscWalk(const GeohashDisc *c, GeohashDiscCell *aStack, int n
 
 /*
 ** The fast path. Returns 0, having done nothing, when the circle is not one
-** it handles (it reaches a pole, or its box is too wide).
+** it handles (it reaches a pole, or its box is too wide). (Long: the box,
+** the roots and the walk share the quantised bounds; split, each part
+** would recompute them.)
 */
 static int geohashCoverDisc(GeohashCover *p, double lat, double lon, double radius) {
   GeohashDisc c;

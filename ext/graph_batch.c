@@ -691,10 +691,143 @@ static int gbLabelPropagation(GbEngine *pE, int *aLabel, int nMaxIter) {
   return rc;
 }
 
-/* Run the job of pAlgo on the cursor's graph; fill the rows. */
+/* PageRank on the engine (dense-sum messages); rows: (node, rank). */
+static int gbJobPageRank(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr) {
+  int n = pCsr->vals.n, v, rc, nMaxIter = 100;
+  GbRank r;
+  memset(&r, 0, sizeof(r));
+  pCur->eVal = GB_VAL_REAL;
+  rc = gbReal(pCur, "damping", 0.85, 0.0, 0, 1.0, &r.rDamping);
+  if (rc == SQLITE_OK) rc = gbReal(pCur, "tolerance", 1e-6, 0.0, 1, INFINITY, &r.rTol);
+  if (rc == SQLITE_OK) rc = gbPositiveInt(pCur, "max_iter", 100, &nMaxIter);
+  if (rc != SQLITE_OK || n == 0) return rc;
+  pCur->aReal = r.aRank = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  r.aOutW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  if (r.aRank == NULL || r.aOutW == NULL || gbEngineInit(pEng, db, pCsr, GB_COMBINE_SUM) != SQLITE_OK) {
+    sqlite3_free(r.aOutW);
+    return SQLITE_NOMEM;
+  }
+  for (v = 0; v < n; v++) {
+    sqlite3_int64 k;
+    double w = 0;
+    for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) w += pCsr->aOutW ? pCsr->aOutW[k] : 1.0;
+    r.aOutW[v] = w;
+  }
+  pEng->bAllActive = 1;
+  pEng->bDense = 1;
+  /* Step 0 sets 1/N and sends it; steps 1..max_iter are networkx's iterations. */
+  rc = gbEngineRun(pEng, gbRankCompute, gbRankAfter, &r, nMaxIter + 1);
+  sqlite3_free(r.aOutW);
+  return rc;
+}
+
+/*
+** Smallest-label propagation on the engine: components (labels are the
+** nodes' ranks in SQLite's order, sent both ways), or with bSssp hop or
+** weight distances from the root (sent forward, plus the edge's weight).
+*/
+static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr, int bSssp) {
+  int n = pCsr->vals.n, v, rc = SQLITE_OK, iRoot = -1;
+  int *aByRank = NULL, *aRank = NULL;
+  GbMin m;
+  memset(&m, 0, sizeof(m));
+  if (bSssp) {
+    GraphValue root;
+    if (!graphValueFrom(gbInput(pCur, "root"), &root)) {
+      nosqlVtabError(pCur->base.pVtab, "graph_sssp: root is NULL");
+      return SQLITE_ERROR;
+    }
+    iRoot = graphSetFind(&pCsr->vals, &root);
+    if (iRoot < 0) {
+      /* Like graph_walk: a root in no edge is reached alone, at 0. */
+      pCur->bRootOnly = 1;
+      pCur->nRow = 1;
+      return SQLITE_OK;
+    }
+  } else {
+    rc = gbOrderNodes(pCsr, &aByRank, &aRank);
+    if (rc != SQLITE_OK) return rc;
+  }
+  m.aVal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  if (m.aVal == NULL || gbEngineInit(pEng, db, pCsr, GB_COMBINE_MIN) != SQLITE_OK) rc = SQLITE_NOMEM;
+  for (v = 0; rc == SQLITE_OK && v < n; v++) m.aVal[v] = bSssp ? (v == iRoot ? 0 : INFINITY) : aRank[v];
+  m.bOut = 1;
+  m.bIn = !bSssp;
+  m.bAddW = bSssp;
+  if (rc == SQLITE_OK) rc = gbEngineRun(pEng, gbMinCompute, 0, &m, -1);
+  if (rc == SQLITE_OK) {
+    pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+    pCur->aReal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+    if (pCur->aInt == NULL || pCur->aReal == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK && bSssp) {
+    /* Reachable nodes only, in node order; integers while every weight is one. */
+    int nRow = 0;
+    for (v = 0; v < n; v++) {
+      if (m.aVal[v] == INFINITY) continue;
+      pCur->aNode[nRow] = v;
+      pCur->aReal[nRow] = m.aVal[v];
+      pCur->aInt[nRow++] = (sqlite3_int64)m.aVal[v];
+    }
+    pCur->nRow = nRow;
+    pCur->eVal = pCsr->aOutW && !pCsr->bIntWeight ? GB_VAL_REAL : GB_VAL_INT;
+  } else if (rc == SQLITE_OK) {
+    for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[(int)m.aVal[v]];
+    pCur->eVal = GB_VAL_NODE;
+  }
+  sqlite3_free(m.aVal);
+  sqlite3_free(aByRank);
+  sqlite3_free(aRank);
+  return rc;
+}
+
+/* Strongly connected components by Tarjan's algorithm, each labelled by its smallest node. */
+static int gbJobScc(gb_cursor *pCur, const GraphCsr *pCsr) {
+  int n = pCsr->vals.n, v, rc, *aByRank = NULL, *aRank = NULL, *aComp, *aMin;
+  rc = gbOrderNodes(pCsr, &aByRank, &aRank);
+  if (rc != SQLITE_OK) return rc;
+  aComp = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  aMin = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+  if (aComp == NULL || aMin == NULL || pCur->aInt == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = gbTarjan(pCsr, aComp);
+  if (rc == SQLITE_OK) {
+    for (v = 0; v < n; v++) aMin[v] = n;
+    for (v = 0; v < n; v++) {
+      if (aRank[v] < aMin[aComp[v]]) aMin[aComp[v]] = aRank[v];
+    }
+    for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[aMin[aComp[v]]];
+    pCur->eVal = GB_VAL_NODE;
+  }
+  sqlite3_free(aComp);
+  sqlite3_free(aMin);
+  sqlite3_free(aByRank);
+  sqlite3_free(aRank);
+  return rc;
+}
+
+/* Label propagation; labels are ranks during the passes, node ids in the rows. */
+static int gbJobLabels(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr) {
+  int n = pCsr->vals.n, v, rc, nMaxIter = 100, *aByRank = NULL, *aRank = NULL;
+  rc = gbPositiveInt(pCur, "max_iter", 100, &nMaxIter);
+  if (rc == SQLITE_OK) rc = gbOrderNodes(pCsr, &aByRank, &aRank);
+  if (rc != SQLITE_OK) return rc;
+  pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+  rc = pCur->aInt ? gbEngineInit(pEng, db, pCsr, GB_COMBINE_MIN) : SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = gbLabelPropagation(pEng, aRank, nMaxIter);
+  if (rc == SQLITE_OK) {
+    for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[aRank[v]];
+    pCur->eVal = GB_VAL_NODE;
+  }
+  sqlite3_free(aByRank);
+  sqlite3_free(aRank);
+  return rc;
+}
+
+/* Run the job of pAlgo on the cursor's graph; fill the rows (one per node unless the job says). */
 static int gbRun(gb_cursor *pCur, const GbAlgo *pAlgo) {
   sqlite3 *db = ((gb_vtab *)pCur->base.pVtab)->db;
-  GraphCsr *pCsr = pCur->pCsr;
+  const GraphCsr *pCsr = pCur->pCsr;
   int n = pCsr->vals.n, v, rc = SQLITE_OK;
   GbEngine eng;
   memset(&eng, 0, sizeof(eng));
@@ -703,151 +836,24 @@ static int gbRun(gb_cursor *pCur, const GbAlgo *pAlgo) {
   for (v = 0; v < n; v++) pCur->aNode[v] = v;
   pCur->nRow = n;
   switch (pAlgo->eAlgo) {
-    case GB_PAGERANK: {
-      GbRank r;
-      int nMaxIter;
-      memset(&r, 0, sizeof(r));
-      rc = gbReal(pCur, "damping", 0.85, 0.0, 0, 1.0, &r.rDamping);
-      if (rc == SQLITE_OK) rc = gbReal(pCur, "tolerance", 1e-6, 0.0, 1, INFINITY, &r.rTol);
-      if (rc == SQLITE_OK) rc = gbPositiveInt(pCur, "max_iter", 100, &nMaxIter);
-      if (rc != SQLITE_OK || n == 0) break;
-      pCur->aReal = r.aRank = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-      r.aOutW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-      if (r.aRank == NULL || r.aOutW == NULL || gbEngineInit(&eng, db, pCsr, GB_COMBINE_SUM) != SQLITE_OK) {
-        sqlite3_free(r.aOutW);
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      for (v = 0; v < n; v++) {
-        sqlite3_int64 k;
-        double w = 0;
-        for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) w += pCsr->aOutW ? pCsr->aOutW[k] : 1.0;
-        r.aOutW[v] = w;
-      }
-      eng.bAllActive = 1;
-      eng.bDense = 1;
-      /* Step 0 sets 1/N and sends it; steps 1..max_iter are networkx's iterations. */
-      rc = gbEngineRun(&eng, gbRankCompute, gbRankAfter, &r, nMaxIter + 1);
-      sqlite3_free(r.aOutW);
-      pCur->eVal = GB_VAL_REAL;
+    case GB_PAGERANK:
+      rc = gbJobPageRank(pCur, &eng, db, pCsr);
       break;
-    }
     case GB_COMPONENTS:
-    case GB_SSSP: {
-      GbMin m;
-      int *aByRank = NULL, *aRank = NULL;
-      int iRoot = -1;
-      memset(&m, 0, sizeof(m));
-      if (pAlgo->eAlgo == GB_SSSP) {
-        GraphValue root;
-        sqlite3_value *pRoot = gbInput(pCur, "root");
-        if (!graphValueFrom(pRoot, &root)) {
-          nosqlVtabError(pCur->base.pVtab, "graph_sssp: root is NULL");
-          rc = SQLITE_ERROR;
-          break;
-        }
-        iRoot = graphSetFind(&pCsr->vals, &root);
-        if (iRoot < 0) {
-          /* Like graph_walk: a root in no edge is reached alone, at 0. */
-          pCur->bRootOnly = 1;
-          pCur->nRow = 1;
-          break;
-        }
-      } else {
-        rc = gbOrderNodes(pCsr, &aByRank, &aRank);
-        if (rc != SQLITE_OK) break;
-      }
-      m.aVal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-      if (m.aVal == NULL || gbEngineInit(&eng, db, pCsr, GB_COMBINE_MIN) != SQLITE_OK) {
-        sqlite3_free(m.aVal);
-        sqlite3_free(aByRank);
-        sqlite3_free(aRank);
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      if (pAlgo->eAlgo == GB_SSSP) {
-        for (v = 0; v < n; v++) m.aVal[v] = INFINITY;
-        if (iRoot >= 0) m.aVal[iRoot] = 0;
-        m.bOut = 1;
-        m.bAddW = 1;
-      } else {
-        for (v = 0; v < n; v++) m.aVal[v] = aRank[v];
-        m.bOut = m.bIn = 1;
-      }
-      rc = gbEngineRun(&eng, gbMinCompute, 0, &m, -1);
-      if (rc == SQLITE_OK && pAlgo->eAlgo == GB_SSSP) {
-        /* Reachable nodes only, in node order. */
-        int nRow = 0;
-        pCur->aReal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-        if (pCur->aReal == NULL) rc = SQLITE_NOMEM;
-        for (v = 0; rc == SQLITE_OK && v < n; v++) {
-          if (m.aVal[v] == INFINITY) continue;
-          pCur->aNode[nRow] = v;
-          pCur->aReal[nRow++] = m.aVal[v];
-        }
-        pCur->nRow = nRow;
-        pCur->eVal = pCsr->aOutW && !pCsr->bIntWeight ? GB_VAL_REAL : GB_VAL_INT;
-        if (pCur->eVal == GB_VAL_INT) {
-          pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
-          if (pCur->aInt == NULL) rc = SQLITE_NOMEM;
-          for (v = 0; rc == SQLITE_OK && v < nRow; v++) pCur->aInt[v] = (sqlite3_int64)pCur->aReal[v];
-        }
-      } else if (rc == SQLITE_OK) {
-        pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
-        if (pCur->aInt == NULL) rc = SQLITE_NOMEM;
-        for (v = 0; rc == SQLITE_OK && v < n; v++) pCur->aInt[v] = aByRank[(int)m.aVal[v]];
-        pCur->eVal = GB_VAL_NODE;
-      }
-      sqlite3_free(m.aVal);
-      sqlite3_free(aByRank);
-      sqlite3_free(aRank);
+    case GB_SSSP:
+      rc = gbJobMin(pCur, &eng, db, pCsr, pAlgo->eAlgo == GB_SSSP);
       break;
-    }
-    case GB_SCC: {
-      int *aByRank = NULL, *aRank = NULL, *aComp, *aMin;
-      rc = gbOrderNodes(pCsr, &aByRank, &aRank);
-      if (rc != SQLITE_OK) break;
-      aComp = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
-      aMin = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
-      pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
-      if (aComp == NULL || aMin == NULL || pCur->aInt == NULL) rc = SQLITE_NOMEM;
-      if (rc == SQLITE_OK) rc = gbTarjan(pCsr, aComp);
-      if (rc == SQLITE_OK) {
-        /* Label each component by its smallest node. */
-        for (v = 0; v < n; v++) aMin[v] = n;
-        for (v = 0; v < n; v++) {
-          if (aRank[v] < aMin[aComp[v]]) aMin[aComp[v]] = aRank[v];
-        }
-        for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[aMin[aComp[v]]];
-        pCur->eVal = GB_VAL_NODE;
-      }
-      sqlite3_free(aComp);
-      sqlite3_free(aMin);
-      sqlite3_free(aByRank);
-      sqlite3_free(aRank);
+    case GB_SCC:
+      rc = gbJobScc(pCur, pCsr);
       break;
-    }
     case GB_TRIANGLES:
       pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
       rc = pCur->aInt ? gbTriangles(pCsr, pCur->aInt) : SQLITE_NOMEM;
       pCur->eVal = GB_VAL_INT;
       break;
-    case GB_LPA: {
-      int *aByRank = NULL, *aRank = NULL, nMaxIter;
-      rc = gbPositiveInt(pCur, "max_iter", 100, &nMaxIter);
-      if (rc == SQLITE_OK) rc = gbOrderNodes(pCsr, &aByRank, &aRank);
-      if (rc != SQLITE_OK) break;
-      pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
-      rc = pCur->aInt ? gbEngineInit(&eng, db, pCsr, GB_COMBINE_MIN) : SQLITE_NOMEM;
-      if (rc == SQLITE_OK) rc = gbLabelPropagation(&eng, aRank, nMaxIter);
-      if (rc == SQLITE_OK) {
-        for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[aRank[v]];
-        pCur->eVal = GB_VAL_NODE;
-      }
-      sqlite3_free(aByRank);
-      sqlite3_free(aRank);
+    default: /* GB_LPA */
+      rc = gbJobLabels(pCur, &eng, db, pCsr);
       break;
-    }
   }
   gbEngineFree(&eng);
   if (rc == SQLITE_INTERRUPT) nosqlVtabError(pCur->base.pVtab, "interrupted");

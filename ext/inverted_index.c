@@ -1315,7 +1315,8 @@ static int iiCmpI64(const void *a, const void *b) {
 ** 'integrity-check': every blob decodes; every posting list equals the
 ** documents whose direct index names the term, with the right count; the
 ** direct index of every source row (content table or stored values)
-** holds exactly the terms of its values.
+** holds exactly the terms of its values. (Long: one pass per check, in
+** the order their messages name the first violation.)
 */
 static int iiIntegrityCheck(inverted_index_vtab *p) {
   int rc = iiFlush(p);

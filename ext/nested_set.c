@@ -1328,7 +1328,8 @@ static int nsetIndexCheck(nset_vtab *p, int bRepair) {
 /*
 ** 'rebuild': recompute every label from the parent links. A plain table
 ** keeps its sibling order (the current lft order); content= mode reloads
-** the structure from the content table, siblings in id order.
+** the structure from the content table, siblings in id order. (Long: the
+** load, the cycle check and the relabelling walk share the arrays.)
 */
 static int nsetRebuild(nset_vtab *p) {
   NsetBuild b;
@@ -1983,6 +1984,9 @@ static int nsetRename(sqlite3_vtab *pVtab, const char *zNew) {
 
 /* The driver preference: earlier codes make cheaper scans. */
 static const char nsetDriverOrder[] = "iACBLSD";
+
+/* xBestIndex (long: one scan of the constraints assigns each its plan letter; see the plan encoding above).
+ */
 
 static int nsetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   nset_vtab *p = (nset_vtab *)pVtab;

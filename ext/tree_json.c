@@ -264,6 +264,7 @@ struct TjNode {
   int iLast;           /* Last child, -1 none */
   int iNext;           /* Next sibling, -1 none */
   int iParent;         /* Parent index, -1 for a root */
+  int bDone;           /* Written into the document */
 };
 #define TJ_AT(pSet, i) ((TjNode *)graphSetAt(pSet, i))
 
@@ -447,35 +448,25 @@ static void tjCycleError(sqlite3_context *ctx, TjAgg *p, int i) {
   tjNodeError(ctx, p, "tree_json: a cycle of parents through id %s%s", &TJ_AT(&p->set, i)->v, "");
 }
 
-static void tjFinal(sqlite3_context *ctx) {
-  TjAgg *p = (TjAgg *)sqlite3_aggregate_context(ctx, 0);
-  NosqlBuffer out = {0, 0, 0}, key = {0, 0, 0};
-  int *aStack = NULL, nStack = 0, nDone = 0, i, rc = SQLITE_OK, iRoot = -1, iRootLast = -1;
-  if (p == NULL || p->set.n == 0) {
-    if (p == NULL || !p->bError) {
-      sqlite3_result_text(ctx, "[]", 2, SQLITE_STATIC);
-      sqlite3_result_subtype(ctx, TREE_JSON_SUBTYPE);
-    }
-    if (p) tjAggFree(p);
-    return;
-  }
-  if (p->bError) {
-    tjAggFree(p);
-    return;
-  }
-  /* Link children in arrival order; the roots form one more list. */
+/*
+** Link every row under its parent, in arrival order (roots in one more
+** list, its head in *piRoot). A node that is its own parent is an error
+** (reported; returns non-zero).
+*/
+static int tjLink(sqlite3_context *ctx, TjAgg *p, int *piRoot) {
+  int i, iRootLast = -1;
+  *piRoot = -1;
   for (i = 0; i < p->set.n; i++) {
     TjNode *pNode = TJ_AT(&p->set, i);
     int iPar = pNode->par.eType == SQLITE_NULL ? -1 : graphSetFind(&p->set, &pNode->par);
     if (iPar == i) {
       tjNodeError(ctx, p, "tree_json: id %s is its own parent%s", &pNode->v, "");
-      tjAggFree(p);
-      return;
+      return 1;
     }
     pNode->iParent = iPar;
     if (iPar < 0) {
       if (iRootLast < 0) {
-        iRoot = i;
+        *piRoot = i;
       } else {
         TJ_AT(&p->set, iRootLast)->iNext = i;
       }
@@ -490,15 +481,25 @@ static void tjFinal(sqlite3_context *ctx) {
       pPar->iLast = i;
     }
   }
-  /* Depth first, with an explicit stack of open nodes. */
+  return 0;
+}
+
+/*
+** Write the document into *pOut, depth first from iRoot with an explicit
+** stack of open nodes, marking each node written (bDone). A node deeper
+** than TREE_MAX_DEPTH is an error (reported). Returns SQLITE_OK (check
+** p->bError) or SQLITE_NOMEM.
+*/
+static int tjWrite(sqlite3_context *ctx, TjAgg *p, int iRoot, NosqlBuffer *pOut) {
+  NosqlBuffer key = {0, 0, 0};
+  int *aStack, nStack = 0, i = iRoot, rc = SQLITE_OK;
   nosqlBufferAppend(&rc, &key, ",", 1);
   nosqlBufferJsonString(&rc, &key, p->zKey, (int)strlen(p->zKey));
   nosqlBufferAppend(&rc, &key, ":[", 2);
-  nosqlBufferGrow(&rc, &out, p->body.n + (sqlite3_int64)p->set.n * (16 + key.n));
+  nosqlBufferGrow(&rc, pOut, p->body.n + (sqlite3_int64)p->set.n * (16 + key.n));
   aStack = (int *)sqlite3_malloc64(sizeof(int) * (TREE_MAX_DEPTH + 1));
   if (aStack == NULL) rc = SQLITE_NOMEM;
-  nosqlBufferAppend(&rc, &out, "[", 1);
-  i = iRoot;
+  nosqlBufferAppend(&rc, pOut, "[", 1);
   while (rc == SQLITE_OK && (i >= 0 || nStack > 0)) {
     if (i >= 0) {
       TjNode *pNode = TJ_AT(&p->set, i);
@@ -511,39 +512,48 @@ static void tjFinal(sqlite3_context *ctx) {
                     &pNode->v, zDepth);
         break;
       }
-      nosqlBufferAppend(&rc, &out, "{\"id\":", 6);
-      tjIdJson(&rc, &out, &pNode->v);
+      nosqlBufferAppend(&rc, pOut, "{\"id\":", 6);
+      tjIdJson(&rc, pOut, &pNode->v);
       if (pNode->nBody) {
-        nosqlBufferAppend(&rc, &out, ",", 1);
-        nosqlBufferAppend(&rc, &out, p->body.a + pNode->iBody, pNode->nBody);
+        nosqlBufferAppend(&rc, pOut, ",", 1);
+        nosqlBufferAppend(&rc, pOut, p->body.a + pNode->iBody, pNode->nBody);
       }
-      nosqlBufferAppend(&rc, &out, (const char *)key.a, key.n);
-      nDone++;
+      nosqlBufferAppend(&rc, pOut, (const char *)key.a, key.n);
+      pNode->bDone = 1;
       aStack[nStack++] = i;
       i = pNode->iFirst;
     } else {
       /* The node on top has no more children: close it, go to its next sibling. */
       int iTop = aStack[--nStack];
-      nosqlBufferAppend(&rc, &out, "]}", 2);
+      nosqlBufferAppend(&rc, pOut, "]}", 2);
       i = TJ_AT(&p->set, iTop)->iNext;
-      if (i >= 0) nosqlBufferAppend(&rc, &out, ",", 1);
+      if (i >= 0) nosqlBufferAppend(&rc, pOut, ",", 1);
     }
   }
+  nosqlBufferAppend(&rc, pOut, "]", 1);
   sqlite3_free(aStack);
-  if (rc == SQLITE_OK && !p->bError && nDone < p->set.n) {
-    /* Some rows hang from a cycle: find the first one. */
-    for (i = 0; i < p->set.n; i++) {
-      TjNode *pNode = TJ_AT(&p->set, i);
-      int j = i, k;
-      for (k = 0; k <= p->set.n && j >= 0; k++) j = TJ_AT(&p->set, j)->iParent;
-      if (j >= 0) {
-        (void)pNode;
-        tjCycleError(ctx, p, i);
-        break;
-      }
+  nosqlBufferFree(&key);
+  return rc;
+}
+
+static void tjFinal(sqlite3_context *ctx) {
+  TjAgg *p = (TjAgg *)sqlite3_aggregate_context(ctx, 0);
+  NosqlBuffer out = {0, 0, 0};
+  int i, rc = SQLITE_OK, iRoot;
+  if (p == NULL || p->set.n == 0) {
+    if (p == NULL || !p->bError) {
+      sqlite3_result_text(ctx, "[]", 2, SQLITE_STATIC);
+      sqlite3_result_subtype(ctx, TREE_JSON_SUBTYPE);
     }
+    if (p) tjAggFree(p);
+    return;
   }
-  nosqlBufferAppend(&rc, &out, "]", 1);
+  if (!p->bError && tjLink(ctx, p, &iRoot) == 0) rc = tjWrite(ctx, p, iRoot, &out);
+  for (i = 0; rc == SQLITE_OK && !p->bError && i < p->set.n; i++) {
+    /* A row never written hangs from a cycle (its parent chain never
+    ** reaches a root): name a node of that cycle. */
+    if (!TJ_AT(&p->set, i)->bDone) tjCycleError(ctx, p, i);
+  }
   if (rc != SQLITE_OK) {
     tjFail(ctx, p, rc);
   } else if (!p->bError) {
@@ -552,7 +562,6 @@ static void tjFinal(sqlite3_context *ctx) {
     out.a = NULL;
   }
   nosqlBufferFree(&out);
-  nosqlBufferFree(&key);
   tjAggFree(p);
 }
 
