@@ -115,88 +115,13 @@ static int gapCreate(void *pUserData, const char **azArg, int nArg, Fts5Tokenize
   return SQLITE_OK;
 }
 
-static int gapHex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
-
 /*
-** Decode the JSON string z[i..iEnd) (quotes included) into aOut (UTF-8),
-** with aMap[k] = the column offset of decoded byte k (aMap[n] = the offset
-** of the closing quote). Returns the decoded length. Lone surrogates become
-** U+FFFD.
+** Decode the JSON string z[i..iEnd) (quotes included) into aOut, with
+** aMap[k] = the column offset of decoded byte k and aMap[n] = the closing
+** quote's. Returns the decoded length n.
 */
 static int gapDecode(const char *z, int i, int iEnd, char *aOut, int *aMap) {
-  int n = 0;
-  for (i++; i < iEnd - 1; i++) {
-    unsigned c;
-    int iAt = i, k, nOut;
-    char a[4];
-    if (z[i] != '\\') {
-      aMap[n] = i;
-      aOut[n++] = z[i];
-      continue;
-    }
-    i++;
-    switch (z[i]) {
-      case 'b':
-        c = '\b';
-        break;
-      case 'f':
-        c = '\f';
-        break;
-      case 'n':
-        c = '\n';
-        break;
-      case 'r':
-        c = '\r';
-        break;
-      case 't':
-        c = '\t';
-        break;
-      case 'u':
-        c = (unsigned)(gapHex(z[i + 1]) << 12 | gapHex(z[i + 2]) << 8 | gapHex(z[i + 3]) << 4 |
-                       gapHex(z[i + 4]));
-        i += 4;
-        if (c >= 0xd800 && c < 0xdc00 && i + 6 < iEnd && z[i + 1] == '\\' && z[i + 2] == 'u') {
-          unsigned c2 = (unsigned)(gapHex(z[i + 3]) << 12 | gapHex(z[i + 4]) << 8 | gapHex(z[i + 5]) << 4 |
-                                   gapHex(z[i + 6]));
-          if (c2 >= 0xdc00 && c2 < 0xe000) {
-            c = 0x10000 + ((c - 0xd800) << 10) + (c2 - 0xdc00);
-            i += 6;
-          }
-        }
-        if (c >= 0xd800 && c < 0xe000) c = 0xfffd;
-        break;
-      default:
-        c = (unsigned char)z[i];
-        break;
-    }
-    if (c < 0x80) {
-      a[0] = (char)c;
-      nOut = 1;
-    } else if (c < 0x800) {
-      a[0] = (char)(0xc0 | (c >> 6));
-      a[1] = (char)(0x80 | (c & 0x3f));
-      nOut = 2;
-    } else if (c < 0x10000) {
-      a[0] = (char)(0xe0 | (c >> 12));
-      a[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-      a[2] = (char)(0x80 | (c & 0x3f));
-      nOut = 3;
-    } else {
-      a[0] = (char)(0xf0 | (c >> 18));
-      a[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-      a[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-      a[3] = (char)(0x80 | (c & 0x3f));
-      nOut = 4;
-    }
-    for (k = 0; k < nOut; k++) {
-      aMap[n] = iAt; /* Every byte of an escape maps to its backslash */
-      aOut[n++] = a[k];
-    }
-  }
+  int n = nosqlJsonUnescape(&z[i + 1], iEnd - i - 2, aOut, aMap, i + 1);
   aMap[n] = iEnd - 1;
   return n;
 }

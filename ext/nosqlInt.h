@@ -107,6 +107,15 @@ void nosqlBufferJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n);
 void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r);
 
 /*
+** Decode the n bytes z[0..n) inside a JSON string (valid JSON: escapes
+** well formed; no quotes) into aOut as UTF-8 (room for n bytes: decoding
+** never grows). With aMap, aMap[k] = iBase + the offset in z of the byte,
+** or of the escape, that gave decoded byte k. Lone surrogates become
+** U+FFFD, as SQLite's JSON functions do. Returns the decoded length.
+*/
+int nosqlJsonUnescape(const char *z, int n, char *aOut, int *aMap, int iBase);
+
+/*
 ** Column zCol of table zSchema.zTable (matched case-insensitively): its
 ** declared type (*pzType, "" when none) and declared collation (*pzColl,
 ** NULL for BINARY), both sqlite3_mprintf. Works on every SQLite build: the

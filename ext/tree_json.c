@@ -118,83 +118,13 @@ static void tjMinify(int *pRc, NosqlBuffer *pBuf, const char *z, int n) {
   nosqlBufferAppend(pRc, pBuf, &z[iRun], n - iRun);
 }
 
-static int tjHex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
-
-/*
-** Decode the JSON string z[i..iEnd) (quotes included) into pBuf as UTF-8.
-** Lone surrogates become U+FFFD, as SQLite's json functions do.
-*/
+/* Decode the JSON string z[i..iEnd) (quotes included) into pBuf as UTF-8. */
 static void tjDecode(int *pRc, NosqlBuffer *pBuf, const char *z, int i, int iEnd) {
-  int iRun;
   pBuf->n = 0;
-  nosqlBufferAppend(pRc, pBuf, "", 0);
-  for (iRun = ++i; i < iEnd - 1; i++) {
-    unsigned c;
-    char a[4];
-    int nOut;
-    if (z[i] != '\\') continue;
-    nosqlBufferAppend(pRc, pBuf, &z[iRun], i - iRun);
-    i++;
-    switch (z[i]) {
-      case 'b':
-        c = '\b';
-        break;
-      case 'f':
-        c = '\f';
-        break;
-      case 'n':
-        c = '\n';
-        break;
-      case 'r':
-        c = '\r';
-        break;
-      case 't':
-        c = '\t';
-        break;
-      case 'u':
-        c = (unsigned)(tjHex(z[i + 1]) << 12 | tjHex(z[i + 2]) << 8 | tjHex(z[i + 3]) << 4 | tjHex(z[i + 4]));
-        i += 4;
-        if (c >= 0xd800 && c < 0xdc00 && i + 6 < iEnd && z[i + 1] == '\\' && z[i + 2] == 'u') {
-          unsigned c2 = (unsigned)(tjHex(z[i + 3]) << 12 | tjHex(z[i + 4]) << 8 | tjHex(z[i + 5]) << 4 |
-                                   tjHex(z[i + 6]));
-          if (c2 >= 0xdc00 && c2 < 0xe000) {
-            c = 0x10000 + ((c - 0xd800) << 10) + (c2 - 0xdc00);
-            i += 6;
-          }
-        }
-        if (c >= 0xd800 && c < 0xe000) c = 0xfffd;
-        break;
-      default: /* " \ / */
-        c = (unsigned char)z[i];
-        break;
-    }
-    if (c < 0x80) {
-      a[0] = (char)c;
-      nOut = 1;
-    } else if (c < 0x800) {
-      a[0] = (char)(0xc0 | (c >> 6));
-      a[1] = (char)(0x80 | (c & 0x3f));
-      nOut = 2;
-    } else if (c < 0x10000) {
-      a[0] = (char)(0xe0 | (c >> 12));
-      a[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-      a[2] = (char)(0x80 | (c & 0x3f));
-      nOut = 3;
-    } else {
-      a[0] = (char)(0xf0 | (c >> 18));
-      a[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-      a[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-      a[3] = (char)(0x80 | (c & 0x3f));
-      nOut = 4;
-    }
-    nosqlBufferAppend(pRc, pBuf, a, nOut);
-    iRun = i + 1;
-  }
-  nosqlBufferAppend(pRc, pBuf, &z[iRun], iEnd - 1 - iRun);
+  nosqlBufferGrow(pRc, pBuf, iEnd - i);
+  if (*pRc != SQLITE_OK) return;
+  pBuf->n = nosqlJsonUnescape(&z[i + 1], iEnd - i - 2, (char *)pBuf->a, NULL, 0);
+  pBuf->a[pBuf->n] = 0;
 }
 
 /*

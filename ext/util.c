@@ -599,3 +599,82 @@ int nosqlColumnInfo(sqlite3 *db, const char *zSchema, const char *zTable, const 
   }
   return rc;
 }
+
+static int nosqlHexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return c - 'A' + 10;
+}
+
+int nosqlJsonUnescape(const char *z, int n, char *aOut, int *aMap, int iBase) {
+  int i, nOut = 0;
+  for (i = 0; i < n; i++) {
+    unsigned c;
+    int iAt = i, k, nUtf;
+    char a[4];
+    if (z[i] != '\\') {
+      if (aMap) aMap[nOut] = iBase + i;
+      aOut[nOut++] = z[i];
+      continue;
+    }
+    i++;
+    switch (z[i]) {
+      case 'b':
+        c = '\b';
+        break;
+      case 'f':
+        c = '\f';
+        break;
+      case 'n':
+        c = '\n';
+        break;
+      case 'r':
+        c = '\r';
+        break;
+      case 't':
+        c = '\t';
+        break;
+      case 'u':
+        c = (unsigned)(nosqlHexDigit(z[i + 1]) << 12 | nosqlHexDigit(z[i + 2]) << 8 |
+                       nosqlHexDigit(z[i + 3]) << 4 | nosqlHexDigit(z[i + 4]));
+        i += 4;
+        if (c >= 0xd800 && c < 0xdc00 && i + 6 < n && z[i + 1] == '\\' && z[i + 2] == 'u') {
+          unsigned c2 = (unsigned)(nosqlHexDigit(z[i + 3]) << 12 | nosqlHexDigit(z[i + 4]) << 8 |
+                                   nosqlHexDigit(z[i + 5]) << 4 | nosqlHexDigit(z[i + 6]));
+          if (c2 >= 0xdc00 && c2 < 0xe000) {
+            c = 0x10000 + ((c - 0xd800) << 10) + (c2 - 0xdc00);
+            i += 6;
+          }
+        }
+        if (c >= 0xd800 && c < 0xe000) c = 0xfffd;
+        break;
+      default: /* " \ / */
+        c = (unsigned char)z[i];
+        break;
+    }
+    if (c < 0x80) {
+      a[0] = (char)c;
+      nUtf = 1;
+    } else if (c < 0x800) {
+      a[0] = (char)(0xc0 | (c >> 6));
+      a[1] = (char)(0x80 | (c & 0x3f));
+      nUtf = 2;
+    } else if (c < 0x10000) {
+      a[0] = (char)(0xe0 | (c >> 12));
+      a[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+      a[2] = (char)(0x80 | (c & 0x3f));
+      nUtf = 3;
+    } else {
+      a[0] = (char)(0xf0 | (c >> 18));
+      a[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+      a[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+      a[3] = (char)(0x80 | (c & 0x3f));
+      nUtf = 4;
+    }
+    for (k = 0; k < nUtf; k++) {
+      if (aMap) aMap[nOut] = iBase + iAt; /* Every byte of an escape maps to its backslash */
+      aOut[nOut++] = a[k];
+    }
+  }
+  return nOut;
+}

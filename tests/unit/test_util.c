@@ -171,6 +171,27 @@ static void testColumnInfo(void) {
   sqlite3_close(db);
 }
 
+/* nosqlJsonUnescape: escapes, surrogate pairs, lone surrogates, the offset map. */
+static void testJsonUnescape(void) {
+  char aOut[64];
+  int aMap[64], n;
+  const char *z = "a\\\"b\\u00e9\\ud83d\\ude00\\n\\ud800x";
+  n = nosqlJsonUnescape(z, (int)strlen(z), aOut, aMap, 10);
+  aOut[n] = 0;
+  CHECK_STR(aOut, "a\"b\xc3\xa9\xf0\x9f\x98\x80\n\xef\xbf\xbdx");
+  CHECK_INT(aMap[0], 10); /* a */
+  CHECK_INT(aMap[1], 11); /* the escape of the quote */
+  CHECK_INT(aMap[2], 13); /* b */
+  CHECK_INT(aMap[3], 14); /* both bytes of e-acute map to its escape */
+  CHECK_INT(aMap[4], 14);
+  CHECK_INT(aMap[5], 20); /* the four bytes of the pair map to its first escape */
+  CHECK_INT(aMap[8], 20);
+  CHECK_INT(aMap[n - 1], 10 + (int)strlen(z) - 1);
+  n = nosqlJsonUnescape("plain", 5, aOut, NULL, 0);
+  CHECK_INT(n, 5);
+  CHECK_INT(nosqlJsonUnescape("", 0, aOut, NULL, 0), 0);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testArgsHaveEmpty);
@@ -180,5 +201,6 @@ int main(void) {
   RUN(testCursorNew);
   RUN(testJsonStrict);
   RUN(testColumnInfo);
+  RUN(testJsonUnescape);
   return unitReport();
 }
