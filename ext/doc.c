@@ -772,14 +772,8 @@ static const NosqlPlanCol aDocSchemaPlan[] = {
 };
 
 static int docSchemaBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  NosqlPlan plan;
-  int rc = nosqlPlanBest(pInfo, aDocSchemaPlan, 2, &plan);
   (void)pVtab;
-  if (rc != SQLITE_OK) return rc;
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 1e6; /* Reads every document */
-  pInfo->estimatedRows = 50;
-  return SQLITE_OK;
+  return nosqlPlanInputs(pInfo, aDocSchemaPlan, 2, 1e6 /* Reads every document */, 50);
 }
 
 static int docSchemaOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -1290,24 +1284,15 @@ struct kv_pairs_cursor {
 static int kvPairsConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                           char **pzErr) {
   kv_pairs_vtab *pVtab;
-  int rc =
-      sqlite3_declare_vtab(db, "CREATE TABLE x(key, field, value, prefix HIDDEN, doc HIDDEN, sep HIDDEN)");
+  int rc = nosqlVtabNew(db, "CREATE TABLE x(key, field, value, prefix HIDDEN, doc HIDDEN, sep HIDDEN)",
+                        sizeof(kv_pairs_vtab), ppVtab);
   (void)pAux;
   (void)argc;
   (void)argv;
   (void)pzErr;
   if (rc != SQLITE_OK) return rc;
-  pVtab = (kv_pairs_vtab *)sqlite3_malloc64(sizeof(*pVtab));
-  if (pVtab == NULL) return SQLITE_NOMEM;
-  memset(pVtab, 0, sizeof(*pVtab));
+  pVtab = (kv_pairs_vtab *)*ppVtab;
   pVtab->db = db;
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  *ppVtab = &pVtab->base;
-  return SQLITE_OK;
-}
-
-static int kvPairsDisconnect(sqlite3_vtab *pVtab) {
-  sqlite3_free(pVtab);
   return SQLITE_OK;
 }
 
@@ -1320,7 +1305,7 @@ static const NosqlPlanCol aKvPairsPlan[] = {
 
 static int kvPairsBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   (void)pVtab;
-  return nosqlPlanInputs(pInfo, aKvPairsPlan, 3, 10);
+  return nosqlPlanInputs(pInfo, aKvPairsPlan, 3, 10, 10);
 }
 
 static int kvPairsOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -1428,30 +1413,30 @@ static int kvPairsRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
 }
 
 static sqlite3_module kvPairsModule = {
-    0,                 /* iVersion */
-    0,                 /* xCreate: eponymous only */
-    kvPairsConnect,    /* xConnect */
-    kvPairsBestIndex,  /* xBestIndex */
-    kvPairsDisconnect, /* xDisconnect */
-    0,                 /* xDestroy */
-    kvPairsOpen,       /* xOpen */
-    kvPairsClose,      /* xClose */
-    kvPairsFilter,     /* xFilter */
-    kvPairsNext,       /* xNext */
-    kvPairsEof,        /* xEof */
-    kvPairsColumn,     /* xColumn */
-    kvPairsRowid,      /* xRowid */
-    0,                 /* xUpdate */
-    0,                 /* xBegin */
-    0,                 /* xSync */
-    0,                 /* xCommit */
-    0,                 /* xRollback */
-    0,                 /* xFindFunction */
-    0,                 /* xRename */
-    0,                 /* xSavepoint */
-    0,                 /* xRelease */
-    0,                 /* xRollbackTo */
-    0,                 /* xShadowName */
+    0,                /* iVersion */
+    0,                /* xCreate: eponymous only */
+    kvPairsConnect,   /* xConnect */
+    kvPairsBestIndex, /* xBestIndex */
+    nosqlVtabFree,    /* xDisconnect */
+    0,                /* xDestroy */
+    kvPairsOpen,      /* xOpen */
+    kvPairsClose,     /* xClose */
+    kvPairsFilter,    /* xFilter */
+    kvPairsNext,      /* xNext */
+    kvPairsEof,       /* xEof */
+    kvPairsColumn,    /* xColumn */
+    kvPairsRowid,     /* xRowid */
+    0,                /* xUpdate */
+    0,                /* xBegin */
+    0,                /* xSync */
+    0,                /* xCommit */
+    0,                /* xRollback */
+    0,                /* xFindFunction */
+    0,                /* xRename */
+    0,                /* xSavepoint */
+    0,                /* xRelease */
+    0,                /* xRollbackTo */
+    0,                /* xShadowName */
 };
 
 /*

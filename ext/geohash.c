@@ -816,27 +816,17 @@ static int geohashConnect(sqlite3 *db, void *pAux, int argc, const char *const *
                           char **pzErr) {
   const GeohashModule *pMod = (const GeohashModule *)pAux;
   geohash_vtab *pNew;
-  int rc;
+  int rc = nosqlVtabNew(db, pMod->zSchema, sizeof(geohash_vtab), ppVtab), i;
   (void)argc;
   (void)argv;
   (void)pzErr;
-  rc = sqlite3_declare_vtab(db, pMod->zSchema);
   if (rc != SQLITE_OK) return rc;
-  pNew = (geohash_vtab *)sqlite3_malloc64(sizeof(*pNew));
-  if (pNew == NULL) return SQLITE_NOMEM;
-  memset(pNew, 0, sizeof(*pNew));
+  pNew = (geohash_vtab *)*ppVtab;
   pNew->pMod = pMod;
-  for (rc = 0; rc < pMod->nArg; rc++) {
-    NosqlPlanCol c = {pMod->nOut + rc, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1};
-    pNew->aPlan[rc] = c;
+  for (i = 0; i < pMod->nArg; i++) {
+    NosqlPlanCol c = {pMod->nOut + i, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1};
+    pNew->aPlan[i] = c;
   }
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  *ppVtab = &pNew->base;
-  return SQLITE_OK;
-}
-
-static int geohashDisconnect(sqlite3_vtab *pVtab) {
-  sqlite3_free(pVtab);
   return SQLITE_OK;
 }
 
@@ -875,13 +865,9 @@ static int geohashClose(sqlite3_vtab_cursor *cur) {
 /* Every argument is a required equality (ext/plan.c); without one, no plan. */
 static int geohashBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   geohash_vtab *p = (geohash_vtab *)pVtab;
-  NosqlPlan plan;
-  int rc = nosqlPlanBest(pInfo, p->aPlan, p->pMod->nArg, &plan);
-  if (rc != SQLITE_OK) return rc;
-  pInfo->idxNum = 1;
-  pInfo->estimatedCost = p->pMod->nRowEst;
-  pInfo->estimatedRows = (sqlite3_int64)p->pMod->nRowEst;
-  return SQLITE_OK;
+  int rc = nosqlPlanInputs(pInfo, p->aPlan, p->pMod->nArg, p->pMod->nRowEst, (sqlite3_int64)p->pMod->nRowEst);
+  pInfo->idxNum = 1; /* As EXPLAIN QUERY PLAN has always shown it */
+  return rc;
 }
 
 static int geohashFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
@@ -1097,30 +1083,30 @@ static const GeohashModule aGeohashModule[] = {
 };
 
 static sqlite3_module geohashVtabModule = {
-    0,                 /* iVersion */
-    0,                 /* xCreate: eponymous only */
-    geohashConnect,    /* xConnect */
-    geohashBestIndex,  /* xBestIndex */
-    geohashDisconnect, /* xDisconnect */
-    0,                 /* xDestroy */
-    geohashOpen,       /* xOpen */
-    geohashClose,      /* xClose */
-    geohashFilter,     /* xFilter */
-    geohashNext,       /* xNext */
-    geohashEof,        /* xEof */
-    geohashColumn,     /* xColumn */
-    geohashRowid,      /* xRowid */
-    0,                 /* xUpdate */
-    0,                 /* xBegin */
-    0,                 /* xSync */
-    0,                 /* xCommit */
-    0,                 /* xRollback */
-    0,                 /* xFindMethod */
-    0,                 /* xRename */
-    0,                 /* xSavepoint */
-    0,                 /* xRelease */
-    0,                 /* xRollbackTo */
-    0,                 /* xShadowName */
+    0,                /* iVersion */
+    0,                /* xCreate: eponymous only */
+    geohashConnect,   /* xConnect */
+    geohashBestIndex, /* xBestIndex */
+    nosqlVtabFree,    /* xDisconnect */
+    0,                /* xDestroy */
+    geohashOpen,      /* xOpen */
+    geohashClose,     /* xClose */
+    geohashFilter,    /* xFilter */
+    geohashNext,      /* xNext */
+    geohashEof,       /* xEof */
+    geohashColumn,    /* xColumn */
+    geohashRowid,     /* xRowid */
+    0,                /* xUpdate */
+    0,                /* xBegin */
+    0,                /* xSync */
+    0,                /* xCommit */
+    0,                /* xRollback */
+    0,                /* xFindMethod */
+    0,                /* xRename */
+    0,                /* xSavepoint */
+    0,                /* xRelease */
+    0,                /* xRollbackTo */
+    0,                /* xShadowName */
 };
 
 int geohashRegister(sqlite3 *db) {

@@ -949,11 +949,6 @@ static int kvMgetConnect(sqlite3 *db, void *pAux, int argc, const char *const *a
   return SQLITE_OK;
 }
 
-static int kvMgetDisconnect(sqlite3_vtab *pVtab) {
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
-}
-
 /* The plan (ext/plan.c): slot a table_name, slot b keys_json, both required inputs. */
 static const NosqlPlanCol aKvMgetPlan[] = {
     {KV_MGET_TABLE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
@@ -961,14 +956,8 @@ static const NosqlPlanCol aKvMgetPlan[] = {
 };
 
 static int kvMgetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  NosqlPlan plan;
-  int rc = nosqlPlanBest(pInfo, aKvMgetPlan, 2, &plan);
   (void)pVtab;
-  if (rc != SQLITE_OK) return rc;
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 100; /* About ten probes */
-  pInfo->estimatedRows = 10;
-  return SQLITE_OK;
+  return nosqlPlanInputs(pInfo, aKvMgetPlan, 2, 100 /* About ten probes */, 10);
 }
 
 static int kvMgetOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -1135,30 +1124,30 @@ static int kvMgetRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
 }
 
 static sqlite3_module kvMgetModule = {
-    0,                /* iVersion */
-    0,                /* xCreate: eponymous only */
-    kvMgetConnect,    /* xConnect */
-    kvMgetBestIndex,  /* xBestIndex */
-    kvMgetDisconnect, /* xDisconnect */
-    0,                /* xDestroy */
-    kvMgetOpen,       /* xOpen */
-    kvMgetClose,      /* xClose */
-    kvMgetFilter,     /* xFilter */
-    kvMgetNext,       /* xNext */
-    kvMgetEof,        /* xEof */
-    kvMgetColumn,     /* xColumn */
-    kvMgetRowid,      /* xRowid */
-    0,                /* xUpdate */
-    0,                /* xBegin */
-    0,                /* xSync */
-    0,                /* xCommit */
-    0,                /* xRollback */
-    0,                /* xFindFunction */
-    0,                /* xRename */
-    0,                /* xSavepoint */
-    0,                /* xRelease */
-    0,                /* xRollbackTo */
-    0,                /* xShadowName */
+    0,               /* iVersion */
+    0,               /* xCreate: eponymous only */
+    kvMgetConnect,   /* xConnect */
+    kvMgetBestIndex, /* xBestIndex */
+    nosqlVtabFree,   /* xDisconnect */
+    0,               /* xDestroy */
+    kvMgetOpen,      /* xOpen */
+    kvMgetClose,     /* xClose */
+    kvMgetFilter,    /* xFilter */
+    kvMgetNext,      /* xNext */
+    kvMgetEof,       /* xEof */
+    kvMgetColumn,    /* xColumn */
+    kvMgetRowid,     /* xRowid */
+    0,               /* xUpdate */
+    0,               /* xBegin */
+    0,               /* xSync */
+    0,               /* xCommit */
+    0,               /* xRollback */
+    0,               /* xFindFunction */
+    0,               /* xRename */
+    0,               /* xSavepoint */
+    0,               /* xRelease */
+    0,               /* xRollbackTo */
+    0,               /* xShadowName */
 };
 
 int kvRegister(sqlite3 *db) {

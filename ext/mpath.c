@@ -1398,24 +1398,12 @@ struct mpath_ranges_cursor {
 
 static int mpathRangesConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                               sqlite3_vtab **ppVtab, char **pzErr) {
-  sqlite3_vtab *pVtab;
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(lo, hi, self, prefix HIDDEN, sep HIDDEN)");
   (void)pAux;
   (void)argc;
   (void)argv;
   (void)pzErr;
-  if (rc != SQLITE_OK) return rc;
-  pVtab = (sqlite3_vtab *)sqlite3_malloc64(sizeof(*pVtab));
-  if (pVtab == NULL) return SQLITE_NOMEM;
-  memset(pVtab, 0, sizeof(*pVtab));
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  *ppVtab = pVtab;
-  return SQLITE_OK;
-}
-
-static int mpathRangesDisconnect(sqlite3_vtab *pVtab) {
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  return nosqlVtabNew(db, "CREATE TABLE x(lo, hi, self, prefix HIDDEN, sep HIDDEN)", sizeof(sqlite3_vtab),
+                      ppVtab);
 }
 
 /*
@@ -1428,14 +1416,8 @@ static const NosqlPlanCol aMpathRangesPlan[] = {
 };
 
 static int mpathRangesBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  NosqlPlan plan;
-  int rc = nosqlPlanBest(pInfo, aMpathRangesPlan, 2, &plan);
   (void)pVtab;
-  if (rc != SQLITE_OK) return rc;
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 2;
-  pInfo->estimatedRows = 2;
-  return SQLITE_OK;
+  return nosqlPlanInputs(pInfo, aMpathRangesPlan, 2, 2, 2);
 }
 
 static int mpathRangesOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -1556,30 +1538,30 @@ static int mpathRangesRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) 
 
 /* An eponymous-only table-valued function: no xCreate, no writes. */
 static sqlite3_module mpathRangesModule = {
-    0,                     /* iVersion */
-    0,                     /* xCreate */
-    mpathRangesConnect,    /* xConnect */
-    mpathRangesBestIndex,  /* xBestIndex */
-    mpathRangesDisconnect, /* xDisconnect */
-    0,                     /* xDestroy */
-    mpathRangesOpen,       /* xOpen */
-    mpathRangesClose,      /* xClose */
-    mpathRangesFilter,     /* xFilter */
-    mpathRangesNext,       /* xNext */
-    mpathRangesEof,        /* xEof */
-    mpathRangesColumn,     /* xColumn */
-    mpathRangesRowid,      /* xRowid */
-    0,                     /* xUpdate */
-    0,                     /* xBegin */
-    0,                     /* xSync */
-    0,                     /* xCommit */
-    0,                     /* xRollback */
-    0,                     /* xFindFunction */
-    0,                     /* xRename */
-    0,                     /* xSavepoint */
-    0,                     /* xRelease */
-    0,                     /* xRollbackTo */
-    0,                     /* xShadowName */
+    0,                    /* iVersion */
+    0,                    /* xCreate */
+    mpathRangesConnect,   /* xConnect */
+    mpathRangesBestIndex, /* xBestIndex */
+    nosqlVtabFree,        /* xDisconnect */
+    0,                    /* xDestroy */
+    mpathRangesOpen,      /* xOpen */
+    mpathRangesClose,     /* xClose */
+    mpathRangesFilter,    /* xFilter */
+    mpathRangesNext,      /* xNext */
+    mpathRangesEof,       /* xEof */
+    mpathRangesColumn,    /* xColumn */
+    mpathRangesRowid,     /* xRowid */
+    0,                    /* xUpdate */
+    0,                    /* xBegin */
+    0,                    /* xSync */
+    0,                    /* xCommit */
+    0,                    /* xRollback */
+    0,                    /* xFindFunction */
+    0,                    /* xRename */
+    0,                    /* xSavepoint */
+    0,                    /* xRelease */
+    0,                    /* xRollbackTo */
+    0,                    /* xShadowName */
 };
 
 int mpathRegister(sqlite3 *db) {

@@ -221,10 +221,11 @@ int nosqlPlanBest(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol,
 
 /*
 ** The whole xBestIndex of a function whose hidden columns are only inputs
-** (aCol: equalities, some required): nosqlPlanBest(), idxNum 0, and a cost
-** and row estimate of rRows.
+** (aCol: equalities, some required): nosqlPlanBest(), idxNum 0, and the
+** cost and row estimates.
 */
-int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, double rRows);
+int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, double rCost,
+                    sqlite3_int64 nRows);
 
 /*
 ** True when the ORDER BY of pInfo is a prefix of the columns aiCol[0..nCol)

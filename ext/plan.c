@@ -151,13 +151,14 @@ int nosqlPlanBest(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol,
   return rc;
 }
 
-int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, double rRows) {
+int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, double rCost,
+                    sqlite3_int64 nRows) {
   NosqlPlan plan;
   int rc = nosqlPlanBest(pInfo, aCol, nCol, &plan);
   if (rc != SQLITE_OK) return rc;
   pInfo->idxNum = 0;
-  pInfo->estimatedCost = rRows;
-  pInfo->estimatedRows = (sqlite3_int64)rRows;
+  pInfo->estimatedCost = rCost;
+  pInfo->estimatedRows = nRows;
   return SQLITE_OK;
 }
 

@@ -530,24 +530,11 @@ struct rb_iterate_cursor {
 
 static int rbIterateConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                             char **pzErr) {
-  sqlite3_vtab *pNew;
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(value INTEGER, bitmap HIDDEN)");
   (void)pAux;
   (void)argc;
   (void)argv;
   (void)pzErr;
-  if (rc != SQLITE_OK) return rc;
-  pNew = (sqlite3_vtab *)sqlite3_malloc(sizeof(*pNew));
-  if (pNew == NULL) return SQLITE_NOMEM;
-  memset(pNew, 0, sizeof(*pNew));
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  *ppVtab = pNew;
-  return SQLITE_OK;
-}
-
-static int rbIterateDisconnect(sqlite3_vtab *pVtab) {
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  return nosqlVtabNew(db, "CREATE TABLE x(value INTEGER, bitmap HIDDEN)", sizeof(sqlite3_vtab), ppVtab);
 }
 
 static int rbIterateOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur) {
@@ -638,19 +625,19 @@ static int rbIterateBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
 }
 
 static sqlite3_module rbIterateModule = {
-    0,                   /* iVersion */
-    0,                   /* xCreate: eponymous only */
-    rbIterateConnect,    /* xConnect */
-    rbIterateBestIndex,  /* xBestIndex */
-    rbIterateDisconnect, /* xDisconnect */
-    0,                   /* xDestroy */
-    rbIterateOpen,       /* xOpen */
-    rbIterateClose,      /* xClose */
-    rbIterateFilter,     /* xFilter */
-    rbIterateNext,       /* xNext */
-    rbIterateEof,        /* xEof */
-    rbIterateColumn,     /* xColumn */
-    rbIterateRowid,      /* xRowid */
+    0,                  /* iVersion */
+    0,                  /* xCreate: eponymous only */
+    rbIterateConnect,   /* xConnect */
+    rbIterateBestIndex, /* xBestIndex */
+    nosqlVtabFree,      /* xDisconnect */
+    0,                  /* xDestroy */
+    rbIterateOpen,      /* xOpen */
+    rbIterateClose,     /* xClose */
+    rbIterateFilter,    /* xFilter */
+    rbIterateNext,      /* xNext */
+    rbIterateEof,       /* xEof */
+    rbIterateColumn,    /* xColumn */
+    rbIterateRowid,     /* xRowid */
     0,
     0,
     0,

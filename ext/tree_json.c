@@ -776,7 +776,7 @@ static const NosqlPlanCol aTrPlan[] = {
 
 static int trBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   (void)pVtab;
-  return nosqlPlanInputs(pInfo, aTrPlan, 2, 100);
+  return nosqlPlanInputs(pInfo, aTrPlan, 2, 100, 100);
 }
 
 static int trOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
