@@ -249,31 +249,6 @@ static void cscanFree(cscan_vtab *p) {
   sqlite3_free(p);
 }
 
-/* Copy an argument, removing one level of '...', "..." or [...] quoting. */
-static char *cscanDequote(const char *z, int n) {
-  char *zOut;
-  int i, j = 0;
-  char q = 0;
-  while (n > 0 && (z[0] == ' ' || z[0] == '\t')) z++, n--;
-  while (n > 0 && (z[n - 1] == ' ' || z[n - 1] == '\t')) n--;
-  if (n >= 2 && (z[0] == '\'' || z[0] == '"' || z[0] == '`' || z[0] == '[')) {
-    q = z[0] == '[' ? ']' : z[0];
-    if (z[n - 1] == q) {
-      z++;
-      n -= 2;
-    } else {
-      q = 0;
-    }
-  }
-  zOut = sqlite3_malloc64((sqlite3_uint64)n + 1);
-  if (zOut == NULL) return NULL;
-  for (i = 0; i < n; i++) {
-    zOut[j++] = z[i];
-    if (q && q != ']' && z[i] == q && i + 1 < n && z[i + 1] == q) i++;
-  }
-  zOut[j] = 0;
-  return zOut;
-}
 
 /* The affinity SQLite gives a declared type: 'i', 't', 'b' (none), 'r', 'n'. */
 static int cscanAffinity(const char *zType) {
@@ -304,9 +279,9 @@ static int cscanParsePart(cscan_vtab *p, const char *zArg, char **pzName, int *p
     while (*zSp && *zSp != ' ' && *zSp != '\t') zSp++;
   }
   nName = (int)(zSp - zArg);
-  *pzName = cscanDequote(zArg, nName);
+  *pzName = nosqlDequote(zArg, nName);
   if (*pzName == NULL) return SQLITE_NOMEM;
-  zType = cscanDequote(zSp, (int)strlen(zSp));
+  zType = nosqlDequote(zSp, (int)strlen(zSp));
   if (zType == NULL) return SQLITE_NOMEM;
   if (zType[0] == 0 || sqlite3_stricmp(zType, "ANY") == 0) {
     *peType = p->cSep >= 0 ? CSCAN_TEXT : CSCAN_ANY;
@@ -446,14 +421,14 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
     /* "schema.table" names the base table's schema; by default it is the virtual table's. */
     const char *zDot = strchr(argv[3], '.');
     if (zDot && argv[3][0] != '"' && argv[3][0] != '[' && argv[3][0] != '`' && argv[3][0] != '\'') {
-      p->zSchema = cscanDequote(argv[3], (int)(zDot - argv[3]));
-      p->zBase = cscanDequote(zDot + 1, (int)strlen(zDot + 1));
+      p->zSchema = nosqlDequote(argv[3], (int)(zDot - argv[3]));
+      p->zBase = nosqlDequote(zDot + 1, (int)strlen(zDot + 1));
     } else {
       p->zSchema = sqlite3_mprintf("%s", argv[1]);
-      p->zBase = cscanDequote(argv[3], (int)strlen(argv[3]));
+      p->zBase = nosqlDequote(argv[3], (int)strlen(argv[3]));
     }
   }
-  p->zKey = cscanDequote(argv[4], (int)strlen(argv[4]));
+  p->zKey = nosqlDequote(argv[4], (int)strlen(argv[4]));
   if (p->zSchema == NULL || p->zBase == NULL || p->zKey == NULL) {
     rc = SQLITE_NOMEM;
     goto connect_done;
@@ -464,7 +439,7 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
     while (*z == ' ') z++;
     if (sqlite3_strnicmp(z, "sep", 3) == 0 && (z[3] == '=' || z[3] == ' ')) {
       const char *zEq = strchr(z, '=');
-      char *zVal = zEq ? cscanDequote(zEq + 1, (int)strlen(zEq + 1)) : NULL;
+      char *zVal = zEq ? nosqlDequote(zEq + 1, (int)strlen(zEq + 1)) : NULL;
       if (zEq && zVal == NULL) {
         rc = SQLITE_NOMEM;
         goto connect_done;

@@ -1429,30 +1429,6 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
 ** The inverted_index module.
 */
 
-/* Remove quotes ('x', "x", `x`, [x]) from an argument: a new string, or NULL on OOM. */
-char *iiDequote(const char *z, int n) {
-  char q, qEnd;
-  char *zOut;
-  int i, j = 0;
-  while (n > 0 && iiIsSpace(*z)) z++, n--;
-  while (n > 0 && iiIsSpace(z[n - 1])) n--;
-  q = n >= 2 ? z[0] : 0;
-  qEnd = q == '[' ? ']' : q;
-  zOut = (char *)sqlite3_malloc64((size_t)n + 1);
-  if (zOut == NULL) return NULL;
-  if ((q == '\'' || q == '"' || q == '`' || q == '[') && z[n - 1] == qEnd) {
-    for (i = 1; i < n - 1; i++) {
-      zOut[j++] = z[i];
-      if (z[i] == qEnd && q != '[' && i + 1 < n - 1 && z[i + 1] == qEnd) i++;
-    }
-  } else {
-    memcpy(zOut, z, (size_t)n);
-    j = n;
-  }
-  zOut[j] = 0;
-  return zOut;
-}
-
 /*
 ** True when argument z declares a field by a name alone: a bare word (no
 ** space, parenthesis, comma, quote or ':') or one quoted identifier.
@@ -1523,8 +1499,8 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     const char *zArg = argv[i];
     const char *zEq = strchr(zArg, '=');
     if (zEq && zArg[0] != '"' && zArg[0] != '\'' && zArg[0] != '`' && zArg[0] != '[') {
-      char *zKey = iiDequote(zArg, (int)(zEq - zArg));
-      char *zVal = iiDequote(zEq + 1, (int)strlen(zEq + 1));
+      char *zKey = nosqlDequote(zArg, (int)(zEq - zArg));
+      char *zVal = nosqlDequote(zEq + 1, (int)strlen(zEq + 1));
       if (zKey == NULL || zVal == NULL) {
         rc = SQLITE_NOMEM;
       } else if (sqlite3_stricmp(zKey, "content") != 0) {
@@ -1551,7 +1527,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
       sqlite3_free(zKey);
       sqlite3_free(zVal);
     } else {
-      char *zField = iiDequote(zArg, (int)strlen(zArg));
+      char *zField = nosqlDequote(zArg, (int)strlen(zArg));
       if (zField == NULL) {
         rc = SQLITE_NOMEM;
         break;

@@ -109,7 +109,6 @@ struct inverted_index_vtab {
 
 /* ext/inverted_index.c, for the companions (contracts at the definitions). */
 int iiCorrupt(inverted_index_vtab *p, const char *zWhat, const char *zSuffix);
-char *iiDequote(const char *z, int n);
 int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap);
 void iiEnter(IiGlobal *pG);
 int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **ppOut, char **pzErr);

@@ -77,7 +77,7 @@ static int iiCompanionInit(sqlite3 *db, void *pAux, int argc, const char *const 
   p->pGlobal = (IiGlobal *)pAux;
   p->bFacets = bFacets;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
-  p->zIndex = iiDequote(argv[3], (int)strlen(argv[3]));
+  p->zIndex = nosqlDequote(argv[3], (int)strlen(argv[3]));
   if (p->zDb == NULL || p->zIndex == NULL) {
     sqlite3_free(p->zDb);
     sqlite3_free(p->zIndex);

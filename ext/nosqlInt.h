@@ -47,6 +47,7 @@ struct NosqlBuffer {
 };
 
 void nosqlBufferGrow(int *pRc, NosqlBuffer *p, sqlite3_int64 nMore);
+/* nosqlBufferAppend: n < 0 appends the NUL-terminated string a. */
 void nosqlBufferAppend(int *pRc, NosqlBuffer *p, const void *a, sqlite3_int64 n);
 void nosqlBufferAppendf(int *pRc, NosqlBuffer *p, const char *zFmt, ...);
 void nosqlBufferReset(NosqlBuffer *p);
@@ -128,6 +129,22 @@ int nosqlColumnInfo(sqlite3 *db, const char *zSchema, const char *zTable, const 
 char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc);
 
 /*
+** One token of SQL text at z[*pi]: comments and spaces are skipped;
+** returns the token's first byte (NULL at the end) and its length in *pn;
+** *pi moves past it. Quoted identifiers and strings are one token, quotes
+** included; '(', ')' and ',' are tokens of their own; any other run of
+** bytes up to a space, quote, parenthesis, comma or comment is one token.
+*/
+const char *nosqlSqlToken(const char *z, int *pi, int *pn);
+
+/*
+** A copy of z[0..n) without surrounding white space and without one level
+** of quoting ('x', "x", `x` or [x], doubled quotes undone): a new string
+** (sqlite3_malloc64), or NULL on OOM.
+*/
+char *nosqlDequote(const char *z, int n);
+
+/*
 ** SQLite drops an empty module argument (`USING m(a, )`, `m(a,,b)`) before
 ** xCreate sees the list, so a module cannot tell it from the list. These
 ** read the CREATE VIRTUAL TABLE text instead. nosqlArgsHaveEmpty() is the
@@ -187,6 +204,7 @@ struct NosqlPlan {
   int nArg;                           /* After commit: argv[] values xFilter receives */
   int bInList;                        /* After commit: some equality takes a whole IN list */
   unsigned mUsed[NOSQL_PLAN_MAX_COL]; /* After commit: per slot, NOSQL_OP_* bits used */
+  const char *zTail;                  /* Set before commit: text idxStr ends with, after a space, or NULL */
 };
 
 /* One slot's values in xFilter, decoded by nosqlPlanArgs(). */
@@ -240,6 +258,9 @@ int nosqlPlanOrderBy(const sqlite3_index_info *pInfo, const int *aiCol, int nCol
 ** plan from another build: the caller reports it).
 */
 int nosqlPlanArgs(const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanArg *aArg, int nCol);
+
+/* The module's text at the end of idxStr (NosqlPlan.zTail), or "". */
+const char *nosqlPlanTail(const char *idxStr);
 
 /**************************************************************************
 ** Interface to code in ext/graph_source.c: the edge source (a table or
@@ -886,6 +907,9 @@ int kvAtomicEnd(sqlite3 *db, KvOwner *pOwner, int bOwn, int rc);
 ** kv_object, kv_pairs; docs/documents.md)
 */
 int docRegister(sqlite3 *db);
+
+/* Index tables (docs/index_table.md): ext/index_table.c. */
+int indexTableRegister(sqlite3 *db);
 
 /* Composite keys (docs/composite_keys.md): each file's registrar, listed in ext/nosql.c's feature table. */
 int ckeyRegister(sqlite3 *db);

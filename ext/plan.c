@@ -31,9 +31,12 @@
 ** order: the column's slot (its position in the aCol[] array the module
 ** passed, as 'a' + slot) and the operator: '=' equality, 'I' equality
 ** with the whole IN list, '>' '}' (GT, GE), '<' '{' (LT, LE). Nothing
-** else is in idxStr, so EXPLAIN QUERY PLAN shows the constraints used,
-** e.g. "a=b}b<" for "slot a equal, slot b at least and below". idxNum is
-** left to the module (order flags, method choice).
+** else is in idxStr up to the end or a space, so EXPLAIN QUERY PLAN shows
+** the constraints used, e.g. "a=b}b<" for "slot a equal, slot b at least
+** and below". A module may append its own text after one space
+** (NosqlPlan.zTail: an ORDER BY it serves, a readable plan), which
+** nosqlPlanArgs() skips and nosqlPlanTail() returns. idxNum is left to the
+** module (order flags, method choice).
 */
 #include "nosqlInt.h"
 
@@ -116,7 +119,8 @@ int nosqlPlanFind(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol,
 
 int nosqlPlanCommit(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, NosqlPlan *pPlan) {
   int iSlot, k, nArg = 0;
-  char *z = (char *)sqlite3_malloc64((sqlite3_uint64)pPlan->nCol * 6 + 1);
+  sqlite3_uint64 nTail = pPlan->zTail ? strlen(pPlan->zTail) + 1 : 0;
+  char *z = (char *)sqlite3_malloc64((sqlite3_uint64)pPlan->nCol * 6 + nTail + 1);
   if (z == NULL) return SQLITE_NOMEM;
   for (iSlot = 0; iSlot < pPlan->nCol; iSlot++) {
     const NosqlPlanCol *pCol = &aCol[iSlot];
@@ -139,6 +143,10 @@ int nosqlPlanCommit(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, NosqlPl
     }
   }
   z[2 * nArg] = 0;
+  if (nTail) {
+    z[2 * nArg] = ' ';
+    memcpy(&z[2 * nArg + 1], pPlan->zTail, nTail);
+  }
   pPlan->nArg = nArg;
   pInfo->idxStr = z;
   pInfo->needToFreeIdxStr = 1;
@@ -177,7 +185,7 @@ int nosqlPlanArgs(const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanA
   int i;
   memset(aArg, 0, sizeof(*aArg) * (size_t)nCol);
   if (idxStr == NULL) return argc == 0 ? SQLITE_OK : SQLITE_ERROR;
-  if ((int)strlen(idxStr) != 2 * argc) return SQLITE_ERROR;
+  if ((int)strcspn(idxStr, " ") != 2 * argc) return SQLITE_ERROR;
   for (i = 0; i < argc; i++) {
     int iSlot = idxStr[2 * i] - 'a';
     NosqlPlanArg *p;
@@ -206,4 +214,9 @@ int nosqlPlanArgs(const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanA
     }
   }
   return SQLITE_OK;
+}
+
+const char *nosqlPlanTail(const char *idxStr) {
+  const char *z = idxStr ? strchr(idxStr, ' ') : NULL;
+  return z ? z + 1 : "";
 }

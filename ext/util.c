@@ -29,6 +29,7 @@ void nosqlBufferGrow(int *pRc, NosqlBuffer *p, sqlite3_int64 nMore) {
 }
 
 void nosqlBufferAppend(int *pRc, NosqlBuffer *p, const void *a, sqlite3_int64 n) {
+  if (n < 0) n = (sqlite3_int64)strlen((const char *)a);
   nosqlBufferGrow(pRc, p, n);
   if (*pRc != SQLITE_OK) return;
   if (n > 0) memcpy(&p->a[p->n], a, (size_t)n);
@@ -419,13 +420,7 @@ int nosqlVtabEmptyArg(sqlite3 *db, const char *zModule, const char *zDb, const c
 ** keeps that text current through ALTER TABLE).
 */
 
-/*
-** One token of CREATE TABLE text at z[*pi]: comments and spaces are
-** skipped; returns the token's first byte (NULL at the end) and its length
-** in *pn; *pi moves past it. Quoted identifiers and strings are one token,
-** quotes included; '(', ')' and ',' are tokens of their own.
-*/
-static const char *nosqlSqlToken(const char *z, int *pi, int *pn) {
+const char *nosqlSqlToken(const char *z, int *pi, int *pn) {
   int i = *pi, i0;
   for (;;) {
     while (z[i] == ' ' || z[i] == '\t' || z[i] == '\n' || z[i] == '\r' || z[i] == '\f') i++;
@@ -677,4 +672,27 @@ int nosqlJsonUnescape(const char *z, int n, char *aOut, int *aMap, int iBase) {
     }
   }
   return nOut;
+}
+
+char *nosqlDequote(const char *z, int n) {
+  char q, qEnd;
+  char *zOut;
+  int i, j = 0;
+  while (n > 0 && iiIsSpace(*z)) z++, n--;
+  while (n > 0 && iiIsSpace(z[n - 1])) n--;
+  q = n >= 2 ? z[0] : 0;
+  qEnd = q == '[' ? ']' : q;
+  zOut = (char *)sqlite3_malloc64((size_t)n + 1);
+  if (zOut == NULL) return NULL;
+  if ((q == '\'' || q == '"' || q == '`' || q == '[') && z[n - 1] == qEnd) {
+    for (i = 1; i < n - 1; i++) {
+      zOut[j++] = z[i];
+      if (z[i] == qEnd && q != '[' && i + 1 < n - 1 && z[i + 1] == qEnd) i++;
+    }
+  } else {
+    memcpy(zOut, z, (size_t)n);
+    j = n;
+  }
+  zOut[j] = 0;
+  return zOut;
 }
