@@ -767,63 +767,104 @@ static void idxAppendJsonOk(int *pRc, NosqlBuffer *pB, const char *zVal) {
   nosqlBufferAppendf(pRc, pB, "(%s IS NULL OR (json_valid(%s) AND json_type(%s) <> 'object'))", zVal, zVal, zVal);
 }
 
+/* The base column a part reads when its expression is a bare column name (also inside each()), or -1. */
+static int idxBareColumn(const idxtab_vtab *p, const IdxBase *pBase, int iPart) {
+  const IdxPart *pPart = &p->aPart[iPart];
+  const char *zTok;
+  char *zName;
+  int i = 0, n = 0, iCol;
+  if (pPart->eKind == IDX_PART_COLUMN) return idxBaseColumn(pBase, pPart->zExpr);
+  zTok = nosqlSqlToken(pPart->zExpr, &i, &n);
+  if (zTok == NULL || !idxIsIdent(zTok, n) || nosqlSqlToken(pPart->zExpr, &i, &n) != NULL) return -1;
+  zName = nosqlDequote(zTok, n);
+  iCol = zName ? idxBaseColumn(pBase, zName) : -1;
+  sqlite3_free(zName);
+  return iCol;
+}
+
 /*
 ** Append the entry SELECT for the base rows that zWhere selects (a
-** condition over "b", the base row), in context eCtx. The i-th included
-** column is the base column pB->aCol[aiInc[i]].
+** condition over "b", the base row), in context eCtx. In a trigger (zRow
+** "NEW"), when every key part reads a bare column, the row is read from
+** NEW directly instead of from the base table.
 */
 static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, const IdxBase *pBase, int eCtx,
                              const char *zWhere) {
-  int i, nInc = p->nCol - p->nPart - 1;
+  int i, nInc = p->nCol - p->nPart - 1, bNew = eCtx == IDX_CTX_TRIGGER, bFrom = 0;
+  char **azK = (char **)sqlite3_malloc64(sizeof(char *) * (sqlite3_uint64)(p->nCol + 1));
+  if (azK == NULL) {
+    *pRc = SQLITE_NOMEM;
+    return;
+  }
+  for (i = 0; i < p->nPart && bNew; i++) bNew = idxBareColumn(p, pBase, i) >= 0;
+  /* The row's values: NEW."col" in a trigger that reads bare columns, else the subquery's e.kN, e.r, e.iN. */
+  for (i = 0; i < p->nCol; i++) {
+    if (i == p->nPart) {
+      azK[i] = sqlite3_mprintf("%s.%s", bNew ? "NEW" : "e", bNew ? pBase->zRowid : "r");
+    } else if (!bNew) {
+      azK[i] = sqlite3_mprintf("e.%c%d", i < p->nPart ? 'k' : 'i', i < p->nPart ? i : i - p->nPart - 1);
+    } else if (i < p->nPart) {
+      azK[i] = sqlite3_mprintf("NEW.\"%w\"", pBase->aCol[idxBareColumn(p, pBase, i)].zName);
+    } else {
+      azK[i] = sqlite3_mprintf("NEW.\"%w\"", p->aCol[i].zName);
+    }
+    if (azK[i] == NULL) *pRc = SQLITE_NOMEM;
+  }
   nosqlBufferAppendf(pRc, pB, "SELECT%s ", idxHasEach(p) ? " DISTINCT" : "");
-  for (i = 0; i < p->nPart; i++) {
-    if (p->aPart[i].eKind == IDX_PART_EACH) {
-      nosqlBufferAppendf(pRc, pB, "j%d.value AS c%d, ", i, i);
+  for (i = 0; i < p->nCol && *pRc == SQLITE_OK; i++) {
+    const char *zSep = i ? ", " : "";
+    if (i < p->nPart && p->aPart[i].eKind == IDX_PART_EACH) {
+      nosqlBufferAppendf(pRc, pB, "%sj%d.value AS c%d", zSep, i, i);
+    } else if (i < p->nPart) {
+      nosqlBufferAppendf(pRc, pB, "%s%s AS c%d", zSep, azK[i], i);
+    } else if (i == p->nPart) {
+      nosqlBufferAppendf(pRc, pB, "%s%s AS r", zSep, azK[i]);
     } else {
-      nosqlBufferAppendf(pRc, pB, "e.k%d AS c%d, ", i, i);
+      nosqlBufferAppendf(pRc, pB, "%s%s AS x%d", zSep, azK[i], i - p->nPart - 1);
     }
   }
-  nosqlBufferAppend(pRc, pB, "e.r AS r", 8);
-  for (i = 0; i < nInc; i++) nosqlBufferAppendf(pRc, pB, ", e.i%d AS x%d", i, i);
-  nosqlBufferAppend(pRc, pB, " FROM (SELECT ", 14);
-  for (i = 0; i < p->nPart; i++) {
-    if (p->aPart[i].eKind == IDX_PART_COLUMN) {
-      nosqlBufferAppendf(pRc, pB, "b.\"%w\" AS k%d, ", p->aPart[i].zExpr, i);
-    } else {
-      nosqlBufferAppendf(pRc, pB, "(\n%s\n) AS k%d, ", p->aPart[i].zExpr, i);
+  if (!bNew) {
+    nosqlBufferAppend(pRc, pB, " FROM (SELECT ", 14);
+    for (i = 0; i < p->nPart; i++) {
+      if (p->aPart[i].eKind == IDX_PART_COLUMN) {
+        nosqlBufferAppendf(pRc, pB, "b.\"%w\" AS k%d, ", p->aPart[i].zExpr, i);
+      } else {
+        nosqlBufferAppendf(pRc, pB, "(\n%s\n) AS k%d, ", p->aPart[i].zExpr, i);
+      }
     }
+    nosqlBufferAppendf(pRc, pB, "b.%s AS r", pBase->zRowid);
+    for (i = 0; i < nInc; i++) nosqlBufferAppendf(pRc, pB, ", b.\"%w\" AS i%d", p->aCol[p->nPart + 1 + i].zName, i);
+    nosqlBufferAppend(pRc, pB, " FROM ", 6);
+    idxAppendTable(pRc, pB, p, eCtx, p->zBase, "");
+    nosqlBufferAppendf(pRc, pB, " AS b%s%s) AS e", zWhere ? " WHERE " : "", zWhere ? zWhere : "");
+    bFrom = 1;
   }
-  nosqlBufferAppendf(pRc, pB, "b.%s AS r", pBase->zRowid);
-  for (i = 0; i < nInc; i++) nosqlBufferAppendf(pRc, pB, ", b.\"%w\" AS i%d", p->aCol[p->nPart + 1 + i].zName, i);
-  nosqlBufferAppend(pRc, pB, " FROM ", 6);
-  idxAppendTable(pRc, pB, p, eCtx, p->zBase, "");
-  nosqlBufferAppendf(pRc, pB, " AS b%s%s) AS e", zWhere ? " WHERE " : "", zWhere ? zWhere : "");
-  for (i = 0; i < p->nPart; i++) {
-    char zK[24];
+  for (i = 0; i < p->nPart && *pRc == SQLITE_OK; i++) {
     if (p->aPart[i].eKind != IDX_PART_EACH) continue;
-    sqlite3_snprintf(sizeof(zK), zK, "e.k%d", i);
-    nosqlBufferAppend(pRc, pB, ", json_each(CASE WHEN ", -1);
-    idxAppendJsonOk(pRc, pB, zK);
+    nosqlBufferAppendf(pRc, pB, "%sjson_each(CASE WHEN ", bFrom ? ", " : " FROM ");
+    bFrom = 1;
+    idxAppendJsonOk(pRc, pB, azK[i]);
     if (eCtx == IDX_CTX_TRIGGER) {
       /* RAISE's message is a string literal: the name is quoted twice over. */
       char *zMsg = sqlite3_mprintf("index_table '%s': key part '%s' needs a JSON array, a JSON scalar or NULL; "
                                    "the row is refused",
                                    p->zName, p->aCol[i].zName);
-      nosqlBufferAppendf(pRc, pB, " THEN %s ELSE RAISE(ABORT, %Q) END) AS j%d", zK, zMsg, i);
+      nosqlBufferAppendf(pRc, pB, " THEN %s ELSE RAISE(ABORT, %Q) END) AS j%d", azK[i], zMsg, i);
       if (zMsg == NULL) *pRc = SQLITE_NOMEM;
       sqlite3_free(zMsg);
     } else {
-      nosqlBufferAppendf(pRc, pB, " THEN %s ELSE '{' END) AS j%d", zK, i);
+      nosqlBufferAppendf(pRc, pB, " THEN %s ELSE '{' END) AS j%d", azK[i], i);
     }
   }
-  nosqlBufferAppend(pRc, pB, " WHERE 1", 8);
   for (i = 0; i < p->nPart; i++) {
     if (p->aPart[i].eKind == IDX_PART_EACH) {
-      nosqlBufferAppendf(pRc, pB, " AND j%d.value IS NOT NULL", i);
+      nosqlBufferAppendf(pRc, pB, " %s j%d.value IS NOT NULL", i ? "AND" : "WHERE", i);
     } else {
-      nosqlBufferAppendf(pRc, pB, " AND e.k%d IS NOT NULL", i);
+      nosqlBufferAppendf(pRc, pB, " %s %s IS NOT NULL", i ? "AND" : "WHERE", azK[i] ? azK[i] : "");
     }
   }
+  for (i = 0; i < p->nCol; i++) sqlite3_free(azK[i]);
+  sqlite3_free(azK);
 }
 
 /* The column list of "<name>_data": "c0", "c1", "rowid", "x0" in declared names. */
@@ -976,14 +1017,14 @@ static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
     nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" AFTER %s%s ON \"%w\" BEGIN\n", p->zDb, p->zName,
                        azIdxTrigger[i], azEvent[i], i == 1 && of.a ? (const char *)of.a : "", p->zBase);
     if (p->bDeferred) {
-      int k;
-      for (k = 0; k < 2; k++) {
-        const char *zR = (i == 1 && k == 0) ? "OLD" : zRow;
-        if (k == 1 && i != 1) break;
+      /* ON CONFLICT DO NOTHING holds whatever conflict clause the write that fired the trigger has. */
+      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_log\"(r) VALUES(%s.%s) ON CONFLICT DO NOTHING;\n", p->zName,
+                         i == 1 ? "OLD" : zRow, pB->zRowid);
+      if (i == 1) {
         nosqlBufferAppendf(&rc, &b,
-                           "INSERT INTO \"%w_log\"(r) SELECT %s.%s WHERE NOT EXISTS (SELECT 1 FROM \"%w_log\" "
-                           "WHERE r = %s.%s);\n",
-                           p->zName, zR, pB->zRowid, p->zName, zR, pB->zRowid);
+                           "INSERT INTO \"%w_log\"(r) SELECT NEW.%s WHERE NEW.%s IS NOT OLD.%s ON CONFLICT DO "
+                           "NOTHING;\n",
+                           p->zName, pB->zRowid, pB->zRowid, pB->zRowid);
       }
       if (i != 2 && idxHasEach(p)) {
         /* The entries are not computed now, but a bad row is refused now as in sync mode. */
@@ -1734,7 +1775,6 @@ static int idxOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 static void idxCursorReset(idxtab_cursor *pCur) {
   if (pCur->pCached) {
     sqlite3_reset(pCur->pStmt);
-    sqlite3_clear_bindings(pCur->pStmt);
     pCur->pCached->bBusy = 0;
   } else {
     sqlite3_finalize(pCur->pStmt);
@@ -1898,7 +1938,28 @@ static int idxColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCo
   idxtab_vtab *p = (idxtab_vtab *)pCursor->pVtab;
   int iSlot = idxColumnSlot(p, iCol);
   if (iSlot >= 0) {
-    sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, iSlot));
+    /* By type: sqlite3_result_text() reuses the register's buffer, where
+    ** sqlite3_result_value() allocates a new one for every text value. The
+    ** value is read through sqlite3_value_*(), which skip the mutex that
+    ** each sqlite3_column_*() call takes: this thread holds it already,
+    ** inside the outer statement's step. */
+    sqlite3_value *pVal = sqlite3_column_value(pCur->pStmt, iSlot);
+    switch (sqlite3_value_type(pVal)) {
+      case SQLITE_INTEGER:
+        sqlite3_result_int64(ctx, sqlite3_value_int64(pVal));
+        break;
+      case SQLITE_FLOAT:
+        sqlite3_result_double(ctx, sqlite3_value_double(pVal));
+        break;
+      case SQLITE_TEXT:
+        sqlite3_result_text(ctx, (const char *)sqlite3_value_text(pVal), sqlite3_value_bytes(pVal), SQLITE_TRANSIENT);
+        break;
+      case SQLITE_BLOB:
+        sqlite3_result_blob(ctx, sqlite3_value_blob(pVal), sqlite3_value_bytes(pVal), SQLITE_TRANSIENT);
+        break;
+      default:
+        break;
+    }
     return SQLITE_OK;
   }
   return idxEntryId(p, pCur->pStmt, ctx);

@@ -33,6 +33,7 @@ static const struct BenchWorkload {
     {"graphs", benchGraphs},
     {"trees", benchTrees},
     {"graph_batch", benchGraphBatch},
+    {"index_table", benchIndexTable},
 };
 
 #define BENCH_MAX_VARIANT 8

@@ -96,5 +96,6 @@ void benchDocuments(Bench *p);
 void benchGraphs(Bench *p);
 void benchTrees(Bench *p);
 void benchGraphBatch(Bench *p);
+void benchIndexTable(Bench *p);
 
 #endif /* NOSQL_BENCH_H */
