@@ -731,7 +731,7 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
 ** The SQL that computes entries from base rows: one SELECT used by the
 ** triggers, 'rebuild', 'refresh' and the drift check.
 **
-**   SELECT [DISTINCT] e.k0 AS c0, j1.value AS c1, e.r AS r, e.i0 AS x0, ...
+**   SELECT e.k0 AS c0, j1.value AS c1, e.r AS r, e.i0 AS x0, ...
 **   FROM (SELECT b."city" AS k0, (<json expr>) AS k1, b.rowid AS r,
 **                b."name" AS i0 FROM "users" AS b WHERE <where>) AS e,
 **        json_each(<k1 if a JSON array, scalar or NULL, else an error>) AS j1
@@ -740,6 +740,11 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
 ** The base row is read in a subquery of its own so that the user's
 ** expressions see only its columns (json_each has columns named key and
 ** value too).
+**
+** An array may hold equal elements ([1, 1.0], ["a", "a"]): the entry keeps
+** the first, as the writes insert in array order with ON CONFLICT DO
+** NOTHING (the batches ORDER BY the array index) and the drift check picks
+** it with row_number() over the array index.
 */
 
 /* Contexts of the entry SELECT. */
@@ -789,8 +794,9 @@ static int idxBareColumn(const idxtab_vtab *p, const IdxBase *pBase, int iPart) 
 ** NEW directly instead of from the base table.
 */
 static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, const IdxBase *pBase, int eCtx,
-                             const char *zWhere) {
+                             const char *zWhere, int bFirst) {
   int i, nInc = p->nCol - p->nPart - 1, bNew = eCtx == IDX_CTX_TRIGGER, bFrom = 0;
+  bFirst = bFirst && idxHasEach(p);
   char **azK = (char **)sqlite3_malloc64(sizeof(char *) * (sqlite3_uint64)(p->nCol + 1));
   if (azK == NULL) {
     *pRc = SQLITE_NOMEM;
@@ -810,7 +816,16 @@ static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, co
     }
     if (azK[i] == NULL) *pRc = SQLITE_NOMEM;
   }
-  nosqlBufferAppendf(pRc, pB, "SELECT%s ", idxHasEach(p) ? " DISTINCT" : "");
+  if (bFirst) {
+    nosqlBufferAppend(pRc, pB, "SELECT ", 7);
+    for (i = 0; i < p->nCol; i++) {
+      if (i < p->nPart) nosqlBufferAppendf(pRc, pB, "%sc%d", i ? ", " : "", i);
+      if (i == p->nPart) nosqlBufferAppend(pRc, pB, ", r", 3);
+      if (i > p->nPart) nosqlBufferAppendf(pRc, pB, ", x%d", i - p->nPart - 1);
+    }
+    nosqlBufferAppend(pRc, pB, " FROM (", 7);
+  }
+  nosqlBufferAppend(pRc, pB, "SELECT ", 7);
   for (i = 0; i < p->nCol && *pRc == SQLITE_OK; i++) {
     const char *zSep = i ? ", " : "";
     if (i < p->nPart && p->aPart[i].eKind == IDX_PART_EACH) {
@@ -822,6 +837,21 @@ static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, co
     } else {
       nosqlBufferAppendf(pRc, pB, "%s%s AS x%d", zSep, azK[i], i - p->nPart - 1);
     }
+  }
+  if (bFirst) {
+    nosqlBufferAppend(pRc, pB, ", row_number() OVER (PARTITION BY ", -1);
+    for (i = 0; i <= p->nPart; i++) {
+      if (i < p->nPart && p->aPart[i].eKind == IDX_PART_EACH) {
+        nosqlBufferAppendf(pRc, pB, "j%d.value, ", i);
+      } else {
+        nosqlBufferAppendf(pRc, pB, "%s%s", azK[i] ? azK[i] : "", i < p->nPart ? ", " : "");
+      }
+    }
+    for (i = 0; i < p->nPart; i++) {
+      if (p->aPart[i].eKind == IDX_PART_EACH) nosqlBufferAppendf(pRc, pB, "%sj%d.key", bFrom++ ? ", " : " ORDER BY ", i);
+    }
+    nosqlBufferAppend(pRc, pB, ") AS rn", -1);
+    bFrom = 0;
   }
   if (!bNew) {
     nosqlBufferAppend(pRc, pB, " FROM (SELECT ", 14);
@@ -863,6 +893,7 @@ static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, co
       nosqlBufferAppendf(pRc, pB, " %s %s IS NOT NULL", i ? "AND" : "WHERE", azK[i] ? azK[i] : "");
     }
   }
+  if (bFirst) nosqlBufferAppend(pRc, pB, ") WHERE rn = 1", -1);
   for (i = 0; i < p->nCol; i++) sqlite3_free(azK[i]);
   sqlite3_free(azK);
 }
@@ -928,10 +959,14 @@ static int idxBatch(idxtab_vtab *p, const IdxBase *pBase, int bAll) {
   nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\".\"%w_data\"(", p->zDb, p->zName);
   idxAppendDataCols(&rc, &b, p, "");
   nosqlBufferAppend(&rc, &b, ") ", 2);
-  idxAppendEntries(&rc, &b, p, pBase, IDX_CTX_BATCH, zWhere);
-  /* In key order: the B-tree is then written by appends. */
+  idxAppendEntries(&rc, &b, p, pBase, IDX_CTX_BATCH, zWhere, 0);
+  /* In key order, the B-tree is written by appends; equal elements of an array in array order. */
   nosqlBufferAppend(&rc, &b, " ORDER BY ", 10);
   for (i = 0; i <= p->nPart; i++) nosqlBufferAppendf(&rc, &b, "%s%d", i ? ", " : "", i + 1);
+  for (i = 0; i < p->nPart; i++) {
+    if (p->aPart[i].eKind == IDX_PART_EACH) nosqlBufferAppendf(&rc, &b, ", j%d.key", i);
+  }
+  nosqlBufferAppend(&rc, &b, " ON CONFLICT DO NOTHING", -1);
   if (rc == SQLITE_OK) {
     rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
     if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
@@ -1030,7 +1065,7 @@ static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
         /* The entries are not computed now, but a bad row is refused now as in sync mode. */
         char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
         nosqlBufferAppend(&rc, &b, "SELECT count(*) FROM (", -1);
-        idxAppendEntries(&rc, &b, p, pB, IDX_CTX_TRIGGER, zWhere);
+        idxAppendEntries(&rc, &b, p, pB, IDX_CTX_TRIGGER, zWhere, 0);
         nosqlBufferAppend(&rc, &b, ");\n", 3);
         if (zWhere == NULL) rc = SQLITE_NOMEM;
         sqlite3_free(zWhere);
@@ -1043,8 +1078,8 @@ static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
         nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_data\"(", p->zName);
         idxAppendDataCols(&rc, &b, p, "");
         nosqlBufferAppend(&rc, &b, ") ", 2);
-        idxAppendEntries(&rc, &b, p, pB, IDX_CTX_TRIGGER, zWhere);
-        nosqlBufferAppend(&rc, &b, ";\n", 2);
+        idxAppendEntries(&rc, &b, p, pB, IDX_CTX_TRIGGER, zWhere, 0);
+        nosqlBufferAppend(&rc, &b, " ON CONFLICT DO NOTHING;\n", -1);
         if (zWhere == NULL) rc = SQLITE_NOMEM;
         sqlite3_free(zWhere);
       }
@@ -1111,7 +1146,7 @@ static char *idxDriftSql(idxtab_vtab *p, const IdxBase *pBase, int bSkipPending)
   idxAppendRender(&rc, &b, p, "e", 0, 0, p->nCol);
   nosqlBufferAppendf(&rc, &b, " AS expected, e.r IN (SELECT r FROM \"%w\".\"%w_log\") AS pending FROM (", p->zDb,
                      p->zName);
-  idxAppendEntries(&rc, &b, p, pBase, IDX_CTX_BATCH, NULL);
+  idxAppendEntries(&rc, &b, p, pBase, IDX_CTX_BATCH, NULL, 1);
   nosqlBufferAppendf(&rc, &b, ") AS e LEFT JOIN \"%w\".\"%w_data\" AS d ON ", p->zDb, p->zName);
   for (i = 0; i < p->nPart; i++) nosqlBufferAppendf(&rc, &b, "d.\"%w\" = e.c%d AND ", p->aCol[i].zName, i);
   nosqlBufferAppend(&rc, &b, "d.\"rowid\" = e.r WHERE d.\"rowid\" IS NULL", -1);
@@ -1133,7 +1168,7 @@ static char *idxDriftSql(idxtab_vtab *p, const IdxBase *pBase, int bSkipPending)
   nosqlBufferAppendf(&rc, &b, ", NULL, d.\"rowid\" IN (SELECT r FROM \"%w\".\"%w_log\") FROM \"%w\".\"%w_data\" AS d "
                               "WHERE NOT EXISTS (SELECT 1 FROM (",
                      p->zDb, p->zName, p->zDb, p->zName);
-  idxAppendEntries(&rc, &b, p, pBase, IDX_CTX_BATCH, zWhere);
+  idxAppendEntries(&rc, &b, p, pBase, IDX_CTX_BATCH, zWhere, 0);
   nosqlBufferAppend(&rc, &b, ") AS e WHERE 1", -1);
   for (i = 0; i < p->nPart; i++) nosqlBufferAppendf(&rc, &b, " AND d.\"%w\" = e.c%d", p->aCol[i].zName, i);
   nosqlBufferAppendf(&rc, &b, "))%s", bSkipPending ? " WHERE NOT pending" : "");
@@ -1195,7 +1230,7 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
     k = zKind == NULL ? 0 : zKind[0] == 'm' ? 0 : zKind[0] == 'e' ? 1 : 2;
     if (sqlite3_column_int(pStmt, 5)) nPending++;
     if (anKind[k]++ < IDX_CHECK_FIRST) {
-      nosqlBufferAppendf(&rc, &aFirst[k], "%s rowid %lld: %s", anKind[k] > 1 ? ";" : " (",
+      nosqlBufferAppendf(&rc, &aFirst[k], "%srowid %lld: %s", anKind[k] > 1 ? "; " : " (",
                          sqlite3_column_int64(pStmt, 1), (const char *)sqlite3_column_text(pStmt, 2));
     } else if (anKind[k] == IDX_CHECK_FIRST + 1) {
       nosqlBufferAppend(&rc, &aFirst[k], "; ...", -1);

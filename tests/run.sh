@@ -199,6 +199,7 @@ step "side-by-side scripts (sql/)" demos
 step "multi-process atomicity (4 processes, WAL and rollback journal)" build/concurrency/kv_incr dist/nosql.so
 step "multi-process writers (nested_set, inverted_index)" build/concurrency/writers dist/nosql.so 4 150
 step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so 1500
+step "index_table maintenance property test (random write histories vs direct queries)" build/property/history dist/nosql.so 400
 step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
 step "bench agreement self-test (disagreements caught)" build/bench --selftest
 step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay

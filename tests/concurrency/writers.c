@@ -1,6 +1,7 @@
 /*
-** writers.c: several processes write one nested_set and one inverted_index
-** in the same file database; nothing is lost and both stay consistent.
+** writers.c: several processes write one nested_set, one inverted_index
+** and a base table with two index tables (sync and deferred) in the same
+** file database; nothing is lost and all stay consistent.
 **
 **   build/concurrency/writers EXTENSION [PROCESSES [WRITES]]
 **
@@ -12,10 +13,14 @@
 ** fresh database gets PROCESSES children (default 4), each making WRITES
 ** (default 300) single-statement transactions: a node inserted under a
 ** parent chosen among the nodes that exist (any process's), and a document
-** with terms drawn from a small vocabulary, with a busy timeout; a
+** with terms drawn from a small vocabulary, a row of a base table indexed
+** by two index tables (every tenth write also runs the deferred one's
+** 'refresh', which reads the log and the base table, then writes), with a
+** busy timeout; a
 ** statement that fails with SQLITE_BUSY (a WAL snapshot gone stale) is
 ** retried. The parent then checks: PROCESSES x WRITES nodes and documents;
-** both 'integrity-check' commands pass; every term's MATCH count equals the
+** the 'integrity-check' commands pass (the index tables' after a last
+** 'refresh'); every term's MATCH count equals the
 ** count over the stored values; every node's subtree by descendant_of
 ** equals the one found by walking the parent links.
 **
@@ -101,6 +106,12 @@ static int child(const char *zFile, const char *zExt, int iChild, int nWrite) {
                            rand() % 13, rand() % 7, rand() % 5);
     rc = execRetry(db, zSql);
     sqlite3_free(zSql);
+    if (rc != SQLITE_OK) break;
+    zSql = sqlite3_mprintf("INSERT INTO base(id, city, tags) VALUES (%lld, 'c%d', json_array('t%d', 't%d'))", id,
+                           rand() % 11, rand() % 7, rand() % 5);
+    rc = execRetry(db, zSql);
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK && k % 10 == 9) rc = execRetry(db, "INSERT INTO by_tag(by_tag) VALUES ('refresh')");
   }
   sqlite3_close(db);
   return rc == SQLITE_OK ? 0 : 1;
@@ -121,7 +132,10 @@ static void runMode(const char *zDir, const char *zExt, const char *zMode, int n
       "PRAGMA journal_mode = %s;"
       "CREATE VIRTUAL TABLE tree USING nested_set(name TEXT);"
       "INSERT INTO tree(id, parent, name) VALUES (1, NULL, 'root');"
-      "CREATE VIRTUAL TABLE idx USING inverted_index(a, b);",
+      "CREATE VIRTUAL TABLE idx USING inverted_index(a, b);"
+      "CREATE TABLE base(id INTEGER PRIMARY KEY, city TEXT, tags);"
+      "CREATE VIRTUAL TABLE by_city USING index_table(base, key = 'city');"
+      "CREATE VIRTUAL TABLE by_tag USING index_table(base, key = 'each(tags) AS tag', mode = 'deferred');",
       zMode);
   if (sqlite3_exec(db, zSql, 0, 0, 0) != SQLITE_OK) check(0, zMode, "set-up", sqlite3_errmsg(db));
   sqlite3_free(zSql);
@@ -152,6 +166,18 @@ static void runMode(const char *zDir, const char *zExt, const char *zMode, int n
           "nested_set integrity-check", sqlite3_errmsg(db));
     check(sqlite3_exec(db, "INSERT INTO idx(idx) VALUES ('integrity-check')", 0, 0, 0) == SQLITE_OK, zMode,
           "inverted_index integrity-check", sqlite3_errmsg(db));
+    n = oneInt(db, "SELECT count(*) FROM by_city");
+    snprintf(zDetail, sizeof(zDetail), "%lld entries, expected %lld", n, nWant);
+    check(n == nWant, zMode, "no index_table entry lost", zDetail);
+    check(sqlite3_exec(db, "INSERT INTO by_city(by_city) VALUES ('integrity-check')", 0, 0, 0) == SQLITE_OK, zMode,
+          "index_table (sync) integrity-check", sqlite3_errmsg(db));
+    check(sqlite3_exec(db,
+                       "INSERT INTO by_tag(by_tag) VALUES ('refresh');"
+                       "INSERT INTO by_tag(by_tag) VALUES ('integrity-check')",
+                       0, 0, 0) == SQLITE_OK,
+          zMode, "index_table (deferred) refresh and integrity-check", sqlite3_errmsg(db));
+    n = oneInt(db, "SELECT count(*) FROM by_tag");
+    check(n >= nWant, zMode, "the deferred index_table has every row's tags", 0);
     /* Every term: the index's count against the stored values. */
     n = oneInt(db,
                "WITH terms(f, t) AS ("

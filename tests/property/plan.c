@@ -61,13 +61,33 @@ static const char *const azSetup[] = {
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 40)"
     " INSERT INTO ii(rowid, tag, grp) SELECT i, CASE i % 3 WHEN 0 THEN 'a' WHEN 1 THEN 'A' ELSE 'b' END,"
     " i % 4 FROM c",
-    "CREATE TABLE ci(rid INTEGER, tag, grp)", "INSERT INTO ci SELECT rowid, tag, grp FROM ii", NULL};
+    "CREATE TABLE ci(rid INTEGER, tag, grp)", "INSERT INTO ci SELECT rowid, tag, grp FROM ii",
+    /* index_table: typed and collated key parts, an each() part, an expression part, a copy. */
+    "CREATE TABLE ub(id INTEGER PRIMARY KEY, state TEXT COLLATE NOCASE, n INTEGER, t TEXT COLLATE RTRIM, tags,"
+    " v REAL)",
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 48)"
+    " INSERT INTO ub SELECT i, substr('CAcaNYnyLA', 1 + 2 * (i % 5), 2), CASE WHEN i % 7 = 0 THEN NULL ELSE"
+    " i % 9 - 3 END, substr('aAb B', 1 + i % 5, 1) || CASE WHEN i % 3 = 0 THEN ' ' ELSE '' END,"
+    " json_array(i % 4, substr('aAbB', 1 + i % 4, 1), CASE WHEN i % 2 THEN 0.5 ELSE '1' END, -0.0),"
+    " CASE i % 4 WHEN 0 THEN 0.0 WHEN 1 THEN -0.0 WHEN 2 THEN 0.5 ELSE 1e300 END FROM c",
+    "CREATE VIRTUAL TABLE it1 USING index_table(ub, key = 'state, n', include = 't, v')",
+    "CREATE TABLE ct1(state TEXT COLLATE NOCASE, n INTEGER, t TEXT COLLATE RTRIM, v REAL, rowid INTEGER)",
+    "INSERT INTO ct1 SELECT state, n, t, v, id FROM ub WHERE state IS NOT NULL AND n IS NOT NULL",
+    "CREATE VIRTUAL TABLE it2 USING index_table(ub, key = 'each(tags) AS tag, t', include = 'state')",
+    "CREATE TABLE ct2(tag, t TEXT COLLATE RTRIM, state TEXT COLLATE NOCASE, rowid INTEGER)",
+    "INSERT INTO ct2 SELECT DISTINCT j.value, ub.t, ub.state, ub.id FROM ub, json_each(ub.tags) j",
+    "CREATE VIRTUAL TABLE it3 USING index_table(ub, key = 'n * 2 AS n2, v')",
+    "CREATE TABLE ct3(n2, v REAL, rowid INTEGER)",
+    "INSERT INTO ct3 SELECT n * 2, v, id FROM ub WHERE n IS NOT NULL AND v IS NOT NULL", NULL};
 
 static const PropTable aTable[] = {
     {"composite_scan (text)", "vs", "cs", "state, city, id, k, v", {"state", "city", "id", "k", "v", NULL}},
     {"composite_scan (ckey)", "vb", "cb", "x, n, t, k, v", {"x", "n", "t", "k", NULL}},
     {"nested_set", "ns", "cn", "id, parent, depth, name", {"id", "parent", "depth", "name", NULL}},
     {"inverted_index", "ii", "ci", "tag, grp", {"tag", "grp", NULL}},
+    {"index_table (columns)", "it1", "ct1", "state, n, t, v, rowid", {"state", "n", "t", "v", "rowid", NULL}},
+    {"index_table (each)", "it2", "ct2", "tag, t, state, rowid", {"tag", "t", "state", "rowid", NULL}},
+    {"index_table (expression)", "it3", "ct3", "n2, v, rowid", {"n2", "v", "rowid", NULL}},
 };
 
 static const char *const azValue[] = {"NULL",
