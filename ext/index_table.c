@@ -295,7 +295,7 @@ static int idxParsePart(void *pCtx, const char *z, int n) {
   idxtab_vtab *p = pP->p;
   char *zText = sqlite3_mprintf("%.*s", n, z);
   int aOff[4] = {0, 0, 0, 0}, aLen[4] = {0, 0, 0, 0}; /* first two and last two tokens */
-  int nTok = 0, i = 0, nT = 0, iLastEnd = 0, iExprEnd;
+  int nTok = 0, i = 0, nT = 0, iLastEnd = 0, iExprEnd, nDepth = 0;
   const char *zTok;
   IdxPart *pPart;
   if (zText == NULL) return SQLITE_NOMEM;
@@ -311,6 +311,10 @@ static int idxParsePart(void *pCtx, const char *z, int n) {
   }
   while ((zTok = nosqlSqlToken(zText, &i, &nT)) != NULL) {
     int iOff = (int)(zTok - zText);
+    /* Parentheses balance inside the part, so that it cannot close the
+    ** parenthesis the generated SQL puts around it. */
+    if (nT == 1 && zTok[0] == '(') nDepth++;
+    if (nT == 1 && zTok[0] == ')' && --nDepth < 0) break;
     if (nTok < 2) {
       aOff[nTok] = iOff;
       aLen[nTok] = nT;
@@ -321,6 +325,11 @@ static int idxParsePart(void *pCtx, const char *z, int n) {
     aLen[3] = nT;
     nTok++;
     iLastEnd = iOff + nT;
+  }
+  if (nDepth != 0) {
+    *pP->pzErr = sqlite3_mprintf("index_table: key part '%s' has unbalanced parentheses", zText);
+    sqlite3_free(zText);
+    return SQLITE_ERROR;
   }
   pPart = &p->aPart[p->nPart++];
   memset(pPart, 0, sizeof(*pPart));
@@ -666,12 +675,13 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
   sqlite3_stmt *pStmt = NULL;
   const char *zTail = NULL, *zTok, *zPrev = NULL;
   char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE (\n%s\n) IS NULL", p->zDb, p->zBase, zExpr);
-  int rc, i = 0, n = 0, nPrev = 0;
+  int rc, i = 0, n = 0, nPrev = 0, bTail;
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, &zTail);
+  bTail = zTail && zTail[0];
   sqlite3_free(zSql);
   if (rc == SQLITE_NOMEM) return rc;
-  if (rc != SQLITE_OK || pStmt == NULL || (zTail && zTail[0]) || sqlite3_bind_parameter_count(pStmt) > 0) {
+  if (rc != SQLITE_OK || pStmt == NULL || bTail || sqlite3_bind_parameter_count(pStmt) > 0) {
     *pzErr = sqlite3_mprintf("index_table: %s '%s' is not an expression over table '%s'%s%s", zWhat, zExpr,
                              p->zBase, rc != SQLITE_OK ? ": " : " (one value, no parameters)",
                              rc != SQLITE_OK ? sqlite3_errmsg(p->db) : "");
