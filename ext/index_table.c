@@ -630,7 +630,8 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
         }
       }
     }
-    sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
+    else sqlite3_finalize(pStmt);
   }
   /* The rowid: the first of its three names that no column takes. */
   if (rc == SQLITE_OK) {
@@ -709,7 +710,7 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
         *pzErr = sqlite3_mprintf("index_table: %s '%s' calls %s(), which is not deterministic", zWhat, zExpr, zFunc);
         rc = SQLITE_ERROR;
       }
-      sqlite3_reset(pStmt);
+      if (rc == SQLITE_OK) rc = sqlite3_reset(pStmt);
       sqlite3_free(zFunc);
     }
     zPrev = zTok;
@@ -777,7 +778,13 @@ static void idxAppendTable(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, int 
   nosqlBufferAppendf(pRc, pB, "\"%w%w\"", zTable, zSuffix);
 }
 
-/* The condition that k (a SQL value) is a JSON array, a JSON scalar or NULL. */
+/*
+** The condition that k (a SQL value) is a JSON array, a JSON scalar or NULL,
+** for the diagnosis of a failed batch. (The entry SELECT itself uses
+** json_type(), which fails on text that is not JSON: json_valid() of SQLite
+** 3.40 says 0 when it runs out of memory, which would make an OOM look like
+** a bad row.)
+*/
 static void idxAppendJsonOk(int *pRc, NosqlBuffer *pB, const char *zVal) {
   nosqlBufferAppendf(pRc, pB, "(%s IS NULL OR (json_valid(%s) AND json_type(%s) <> 'object'))", zVal, zVal, zVal);
 }
@@ -881,19 +888,20 @@ static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, co
   }
   for (i = 0; i < p->nPart && *pRc == SQLITE_OK; i++) {
     if (p->aPart[i].eKind != IDX_PART_EACH) continue;
-    nosqlBufferAppendf(pRc, pB, "%sjson_each(CASE WHEN ", bFrom ? ", " : " FROM ");
+    /* An object is refused here; text that is not JSON makes json_type() fail ("malformed JSON"). */
+    nosqlBufferAppendf(pRc, pB, "%sjson_each(CASE WHEN %s IS NULL OR json_type(%s) <> 'object' THEN %s",
+                       bFrom ? ", " : " FROM ", azK[i], azK[i], azK[i]);
     bFrom = 1;
-    idxAppendJsonOk(pRc, pB, azK[i]);
     if (eCtx == IDX_CTX_TRIGGER) {
       /* RAISE's message is a string literal: the name is quoted twice over. */
-      char *zMsg = sqlite3_mprintf("index_table '%s': key part '%s' needs a JSON array, a JSON scalar or NULL; "
-                                   "the row is refused",
+      char *zMsg = sqlite3_mprintf("index_table '%s': key part '%s' needs a JSON array, a JSON scalar or NULL, "
+                                   "not an object; the row is refused",
                                    p->zName, p->aCol[i].zName);
-      nosqlBufferAppendf(pRc, pB, " THEN %s ELSE RAISE(ABORT, %Q) END) AS j%d", azK[i], zMsg, i);
+      nosqlBufferAppendf(pRc, pB, " ELSE RAISE(ABORT, %Q) END) AS j%d", zMsg, i);
       if (zMsg == NULL) *pRc = SQLITE_NOMEM;
       sqlite3_free(zMsg);
     } else {
-      nosqlBufferAppendf(pRc, pB, " THEN %s ELSE '{' END) AS j%d", azK[i], i);
+      nosqlBufferAppendf(pRc, pB, " ELSE '{' END) AS j%d", i);
     }
   }
   for (i = 0; i < p->nPart; i++) {
@@ -1518,7 +1526,8 @@ static int idxLoadShadow(idxtab_vtab *p) {
         zCreate = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
         if (zCreate == NULL) rc = SQLITE_NOMEM;
       }
-      sqlite3_finalize(pStmt);
+      if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
+      else sqlite3_finalize(pStmt);
     }
     if (rc == SQLITE_OK && zCreate) {
       int i;
@@ -1662,9 +1671,12 @@ static int idxRename(sqlite3_vtab *pVtab, const char *zNew) {
     return SQLITE_CORRUPT_VTAB;
   }
   idxStmtClear(p);
-  bBase = idxBaseLoad(p, &base, &zErr) == SQLITE_OK;
+  /* Without its base table (SQLITE_ERROR) the index table still renames. */
+  rc = idxBaseLoad(p, &base, &zErr);
+  bBase = rc == SQLITE_OK;
   sqlite3_free(zErr);
   zErr = NULL;
+  if (rc != SQLITE_OK && rc != SQLITE_ERROR) return rc;
   rc = idxDropTriggers(p, zOld);
   for (i = 0; i < 2 && rc == SQLITE_OK; i++) {
     rc = idxExec(p->db, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w%s\" RENAME TO \"%w%s\"", p->zDb, zOld, azShadow[i],
@@ -1739,9 +1751,12 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   int nSlot = idxSlots(p), s, i, rc, nEq = 0, bRange = 0, bRowidEq, nOther = 0, bIn = 0, bExists = 0;
   double rRows, rFull = 1e6;
   if (p->zDamage == NULL) {
+    /* Any failure of the check but a missing table (an interrupt, a busy
+    ** schema) is not the planner's: SQLite would report it as SQLITE_ERROR.
+    ** The read then runs and meets the same condition itself. */
     rc = idxBaseExists(p, &bExists);
-    if (rc != SQLITE_OK) return rc;
-    if (!bExists) {
+    if (rc == SQLITE_NOMEM) return rc;
+    if (rc == SQLITE_OK && !bExists) {
       char *zErr = NULL;
       idxBaseMissing(p, &zErr);
       sqlite3_free(pVtab->zErrMsg);
@@ -1918,11 +1933,12 @@ static int idxFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
       }
     }
   }
-  for (s = 0; s < nSlot; s++) {
-    if (aArg[s].pEq) sqlite3_bind_value(pCur->pStmt, ++nParam, aArg[s].pEq);
-    if (aArg[s].pLo) sqlite3_bind_value(pCur->pStmt, ++nParam, aArg[s].pLo);
-    if (aArg[s].pHi) sqlite3_bind_value(pCur->pStmt, ++nParam, aArg[s].pHi);
+  for (s = 0, rc = SQLITE_OK; s < nSlot && rc == SQLITE_OK; s++) {
+    if (aArg[s].pEq) rc = sqlite3_bind_value(pCur->pStmt, ++nParam, aArg[s].pEq);
+    if (aArg[s].pLo && rc == SQLITE_OK) rc = sqlite3_bind_value(pCur->pStmt, ++nParam, aArg[s].pLo);
+    if (aArg[s].pHi && rc == SQLITE_OK) rc = sqlite3_bind_value(pCur->pStmt, ++nParam, aArg[s].pHi);
   }
+  if (rc != SQLITE_OK) return rc;
   pCur->bEof = 0;
   return pCursor->pVtab->pModule->xNext(pCursor);
 }

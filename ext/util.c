@@ -464,27 +464,28 @@ const char *nosqlSqlToken(const char *z, int *pi, int *pn) {
   return &z[i0];
 }
 
-/* True when token z[0..n) names zName (dequoted, case-insensitive). */
+/*
+** True when token z[0..n) names zName (dequoted, case-insensitive). It
+** allocates nothing, so it cannot fail: a false "no" on OOM would make a
+** declared collation silently BINARY.
+*/
 static int nosqlTokenIs(const char *z, int n, const char *zName) {
-  char *zDeq;
-  int bEq;
+  int i = 0, iEnd = n, j = 0;
+  char cEnd = 0;
   if (n >= 2 && strchr("\"'`[", z[0])) {
-    char cEnd = z[0] == '[' ? ']' : z[0];
-    int i, j = 0;
-    zDeq = (char *)sqlite3_malloc64((sqlite3_uint64)n);
-    if (zDeq == NULL) return 0;
-    for (i = 1; i < n - 1; i++) {
-      zDeq[j++] = z[i];
-      if (z[i] == cEnd && cEnd != ']') i++;
-    }
-    zDeq[j] = 0;
-  } else {
-    zDeq = sqlite3_mprintf("%.*s", n, z);
-    if (zDeq == NULL) return 0;
+    cEnd = z[0] == '[' ? ']' : z[0];
+    i = 1;
+    iEnd = n - 1;
   }
-  bEq = sqlite3_stricmp(zDeq, zName) == 0;
-  sqlite3_free(zDeq);
-  return bEq;
+  for (; i < iEnd; i++, j++) {
+    unsigned char a = (unsigned char)z[i], b = (unsigned char)zName[j];
+    if (b == 0) return 0;
+    if (a >= 'A' && a <= 'Z') a = (unsigned char)(a + 32);
+    if (b >= 'A' && b <= 'Z') b = (unsigned char)(b + 32);
+    if (a != b) return 0;
+    if (cEnd && cEnd != ']' && z[i] == cEnd) i++;
+  }
+  return zName[j] == 0;
 }
 
 /*

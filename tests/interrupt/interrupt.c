@@ -105,11 +105,24 @@ static const char zSetup[] =
     " json_object('x', i % 3)), 1 FROM c;"
     "CREATE TABLE kv(key TEXT PRIMARY KEY, value);"
     "INSERT INTO kv SELECT key, version FROM d;"
+    "CREATE TABLE people(id INTEGER PRIMARY KEY, city TEXT, tags);"
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
+    " INSERT INTO people SELECT i, 'c' || (i % 13), json_array('t' || (i % 5), 't' || (i % 7)) FROM c;"
+    "CREATE VIRTUAL TABLE people_city USING index_table(people, key = 'city');"
+    "CREATE VIRTUAL TABLE people_tag USING index_table(people, key = 'each(tags) AS tag', mode = 'deferred');"
+    "UPDATE people SET tags = json_array('u' || (id % 3)) WHERE id % 2 = 0;"
     "CREATE TABLE many(i INTEGER PRIMARY KEY);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) INSERT INTO many SELECT i "
     "FROM c;";
 
 static const IntCase aCase[] = {
+    {"index_table", "SELECT tick(), city, rowid FROM people_city", 0},
+    {"index_table", "SELECT tick(), m.i, p.rowid FROM many m, people_city p WHERE p.city = 'c' || (m.i % 13)", 0},
+    {"index_table_drift", "SELECT tick(), kind, base_rowid FROM index_table_drift('people_tag')", 0},
+    {"index_table", "INSERT INTO people_city(people_city) VALUES ('rebuild')",
+     "INSERT INTO people_city(people_city) VALUES ('integrity-check')"},
+    {"index_table", "INSERT INTO people_tag(people_tag) VALUES ('refresh')",
+     "INSERT INTO people_tag(people_tag) VALUES ('check')"},
     {"nested_set", "SELECT tick(), id, depth FROM ns WHERE descendant_of = 1", 0},
     {"nested_set", "SELECT tick(), id FROM ns WHERE leaves_of = 2", 0},
     {"nested_set", "SELECT tick(), m.i, n.id FROM many m, ns n WHERE n.ancestor_of = m.i * 5", 0},

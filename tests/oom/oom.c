@@ -231,6 +231,27 @@ static const char *const azFts5Gap[] = {
     "DELETE FROM r WHERE rowid = 1",
     NULL};
 
+static const char *const azIndexTable[] = {
+    "CREATE TABLE u(id INTEGER PRIMARY KEY, city TEXT COLLATE NOCASE, name TEXT, tags)",
+    "INSERT INTO u VALUES (1, 'Oslo', 'Ann', '[\"a\", \"b\", \"a\"]'), (2, 'Rome', 'Bob', NULL), (3, 'oslo', "
+    "'Cid', '\"c\"')",
+    "CREATE VIRTUAL TABLE u_city USING index_table(u, key = 'city', include = 'name')",
+    "CREATE VIRTUAL TABLE u_tag USING index_table(u, key = 'each(tags) AS tag, lower(name) AS n', mode = "
+    "'deferred')",
+    "INSERT INTO u VALUES (4, 'Lima', 'Dee', '[1, 1.0]')",
+    "UPDATE u SET city = 'Kyiv', tags = '[\"z\"]' WHERE id = 2",
+    "DELETE FROM u WHERE id = 1",
+    "SELECT rowid, city, name FROM u_city WHERE city = 'OSLO' ORDER BY city, rowid",
+    "SELECT tag, rowid FROM u_tag WHERE tag = 'a' OR rowid = 3",
+    "SELECT kind, base_rowid, key, stored, expected, pending FROM index_table_drift('u_tag')",
+    "INSERT INTO u_tag(u_tag) VALUES ('refresh')",
+    "INSERT INTO u_city(u_city) VALUES ('rebuild')",
+    "INSERT INTO u_city(u_city) VALUES ('integrity-check')",
+    "ALTER TABLE u_city RENAME TO u_town",
+    "SELECT name FROM u_town WHERE rowid = 2",
+    "DROP TABLE u_tag",
+    NULL};
+
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
     {"mpath", azMpath},
@@ -242,6 +263,7 @@ static const OomScript aScript[] = {
     {"trees", azTrees},
     {"graph_batch", azGraphBatch},
     {"fts5_gap", azFts5Gap},
+    {"index_table", azIndexTable},
 };
 
 /* The result of one statement: its rows rendered with types, or its error. */
