@@ -249,7 +249,6 @@ static void cscanFree(cscan_vtab *p) {
   sqlite3_free(p);
 }
 
-
 /* The affinity SQLite gives a declared type: 'i', 't', 'b' (none), 'r', 'n'. */
 static int cscanAffinity(const char *zType) {
   char z[64];

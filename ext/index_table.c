@@ -115,11 +115,11 @@ struct IdxCol {
 
 /* The base table's columns, read when the index is built or maintained. */
 struct IdxBase {
-  int nCol;             /* Columns */
-  IdxCol *aCol;         /* Name, affinity type and collation of each */
-  int *aGen;            /* Per column: a generated column */
-  const char *zRowid;   /* The name that reaches the rowid: rowid, _rowid_ or oid */
-  char *zIpk;           /* The INTEGER PRIMARY KEY column, or NULL */
+  int nCol;           /* Columns */
+  IdxCol *aCol;       /* Name, affinity type and collation of each */
+  int *aGen;          /* Per column: a generated column */
+  const char *zRowid; /* The name that reaches the rowid: rowid, _rowid_ or oid */
+  char *zIpk;         /* The INTEGER PRIMARY KEY column, or NULL */
 };
 
 /* A prepared read on "<name>_data", keyed by its plan. */
@@ -131,27 +131,27 @@ struct IdxStmt {
 
 /* Index tables connected on one connection (index_table_drift finds them here). */
 struct IdxRegistry {
-  int nRef;             /* Module registrations holding this */
-  idxtab_vtab *pFirst;  /* Connected index tables */
+  int nRef;            /* Module registrations holding this */
+  idxtab_vtab *pFirst; /* Connected index tables */
 };
 
 struct idxtab_vtab {
-  sqlite3_vtab base;     /* Base class - must be first */
-  sqlite3 *db;           /* The connection */
-  IdxRegistry *pReg;     /* This connection's registry */
-  idxtab_vtab *pNext;    /* Next in pReg */
-  char *zDb;             /* Schema of the index table and its base */
-  char *zName;           /* Name of the index table */
-  char *zBase;           /* Base table, as given */
-  int bDeferred;         /* mode = 'deferred' */
-  int nPart;             /* Key parts */
-  IdxPart *aPart;        /* Key parts as declared */
-  char *zInclude;        /* include = value as given, or NULL */
-  int nCol;              /* Columns of "<name>_data": nPart, rowid, included */
-  IdxCol *aCol;          /* Those columns */
-  char *zDamage;         /* Why the stored table cannot be used, or NULL */
+  sqlite3_vtab base;             /* Base class - must be first */
+  sqlite3 *db;                   /* The connection */
+  IdxRegistry *pReg;             /* This connection's registry */
+  idxtab_vtab *pNext;            /* Next in pReg */
+  char *zDb;                     /* Schema of the index table and its base */
+  char *zName;                   /* Name of the index table */
+  char *zBase;                   /* Base table, as given */
+  int bDeferred;                 /* mode = 'deferred' */
+  int nPart;                     /* Key parts */
+  IdxPart *aPart;                /* Key parts as declared */
+  char *zInclude;                /* include = value as given, or NULL */
+  int nCol;                      /* Columns of "<name>_data": nPart, rowid, included */
+  IdxCol *aCol;                  /* Those columns */
+  char *zDamage;                 /* Why the stored table cannot be used, or NULL */
   IdxStmt aStmt[IDX_STMT_CACHE]; /* Cached reads */
-  int iNextStmt;         /* Cache slot to reuse next */
+  int iNextStmt;                 /* Cache slot to reuse next */
 };
 
 struct idxtab_cursor {
@@ -231,8 +231,8 @@ static int idxIsIdent(const char *z, int n) {
   }
   for (i = 1; i < n; i++) {
     char c = z[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || (c >= '0' && c <= '9') ||
-          (unsigned char)c >= 0x80)) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
+          (c >= '0' && c <= '9') || (unsigned char)c >= 0x80)) {
       return 0;
     }
   }
@@ -423,8 +423,8 @@ static int idxParseBase(idxtab_vtab *p, const char *z, char **pzErr) {
     if (zSchema == NULL) return SQLITE_NOMEM;
     bSame = sqlite3_stricmp(zSchema, p->zDb) == 0;
     if (!bSame) {
-      *pzErr = sqlite3_mprintf("index_table: base table '%s' must be in the index table's schema '%s'", z,
-                               p->zDb);
+      *pzErr =
+          sqlite3_mprintf("index_table: base table '%s' must be in the index table's schema '%s'", z, p->zDb);
       sqlite3_free(zSchema);
       return SQLITE_ERROR;
     }
@@ -445,8 +445,9 @@ static int idxParseArgs(idxtab_vtab *p, int argc, const char *const *argv, char 
   char *zKey = NULL, *zMode = NULL;
   IdxParse parse;
   if (argc < 4) {
-    *pzErr = sqlite3_mprintf("index_table: usage: index_table(base_table, key = '...' [, include = '...'] [, "
-                             "mode = 'sync'|'deferred'])");
+    *pzErr = sqlite3_mprintf(
+        "index_table: usage: index_table(base_table, key = '...' [, include = '...'] [, "
+        "mode = 'sync'|'deferred'])");
     return SQLITE_ERROR;
   }
   if (strchr(argv[3], '=') == NULL) {
@@ -498,14 +499,15 @@ static int idxParseArgs(idxtab_vtab *p, int argc, const char *const *argv, char 
     }
   }
   if (rc == SQLITE_OK && zKey == NULL) {
-    *pzErr = sqlite3_mprintf("index_table: key = '...' is required (the columns or expressions to look up by)");
+    *pzErr =
+        sqlite3_mprintf("index_table: key = '...' is required (the columns or expressions to look up by)");
     rc = SQLITE_ERROR;
   }
   if (rc == SQLITE_OK) {
     p->aPart = (IdxPart *)sqlite3_malloc64(sizeof(IdxPart) * IDX_MAX_PART);
     if (p->aPart == NULL) rc = SQLITE_NOMEM;
   }
-  if (rc == SQLITE_OK) {
+  if (rc == SQLITE_OK && zKey) {
     memset(&parse, 0, sizeof(parse));
     parse.p = p;
     parse.pzErr = pzErr;
@@ -522,9 +524,10 @@ static int idxParseArgs(idxtab_vtab *p, int argc, const char *const *argv, char 
 
 /* The base table's message name: "'users'". */
 static int idxBaseMissing(idxtab_vtab *p, char **pzErr) {
-  *pzErr = sqlite3_mprintf("index_table: '%s': base table '%s' does not exist (dropped or renamed?); DROP TABLE "
-                           "\"%w\" and create it again",
-                           p->zName, p->zBase, p->zName);
+  *pzErr = sqlite3_mprintf(
+      "index_table: '%s': base table '%s' does not exist (dropped or renamed?); DROP TABLE "
+      "\"%w\" and create it again",
+      p->zName, p->zBase, p->zName);
   return SQLITE_ERROR;
 }
 
@@ -539,7 +542,8 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
   int rc, nAlloc = 0, nPk = 0, i;
   const char *zKind = NULL;
   memset(pB, 0, sizeof(*pB));
-  rc = sqlite3_prepare_v2(p->db, "SELECT type, wr FROM pragma_table_list(?1) WHERE schema = ?2 COLLATE NOCASE", -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(
+      p->db, "SELECT type, wr FROM pragma_table_list(?1) WHERE schema = ?2 COLLATE NOCASE", -1, &pStmt, 0);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
@@ -565,11 +569,12 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
   pStmt = NULL;
   if (rc != SQLITE_OK) return rc;
   if (zKind) {
-    *pzErr = sqlite3_mprintf("index_table: base table '%s' is %s; an index table needs a rowid table", p->zBase,
-                             zKind);
+    *pzErr = sqlite3_mprintf("index_table: base table '%s' is %s; an index table needs a rowid table",
+                             p->zBase, zKind);
     return SQLITE_ERROR;
   }
-  rc = sqlite3_prepare_v2(p->db, "SELECT name, type, hidden, pk FROM pragma_table_xinfo(?1, ?2)", -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(p->db, "SELECT name, type, hidden, pk FROM pragma_table_xinfo(?1, ?2)", -1, &pStmt,
+                          0);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
@@ -604,8 +609,10 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
       }
     }
   }
-  if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
-  else sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
   pStmt = NULL;
   if (nPk != 1) {
     sqlite3_free(pB->zIpk);
@@ -613,8 +620,8 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
   }
   /* Collations: from the CREATE TABLE text (no pragma reports them). */
   if (rc == SQLITE_OK) {
-    zSql = sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
-                           p->zDb);
+    zSql = sqlite3_mprintf(
+        "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE", p->zDb);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
   }
@@ -630,8 +637,10 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
         }
       }
     }
-    if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
-    else sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK)
+      rc = sqlite3_finalize(pStmt);
+    else
+      sqlite3_finalize(pStmt);
   }
   /* The rowid: the first of its three names that no column takes. */
   if (rc == SQLITE_OK) {
@@ -643,9 +652,10 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
       if (i == pB->nCol) pB->zRowid = azRowid[k];
     }
     if (pB->zRowid == NULL) {
-      *pzErr = sqlite3_mprintf("index_table: base table '%s' has columns named rowid, _rowid_ and oid: its rowid "
-                               "cannot be read",
-                               p->zBase);
+      *pzErr = sqlite3_mprintf(
+          "index_table: base table '%s' has columns named rowid, _rowid_ and oid: its rowid "
+          "cannot be read",
+          p->zBase);
       rc = SQLITE_ERROR;
     }
   }
@@ -691,8 +701,9 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
   }
   sqlite3_finalize(pStmt);
   pStmt = NULL;
-  rc = sqlite3_prepare_v2(p->db, "SELECT min(flags & 0x800) FROM pragma_function_list WHERE name = ?1 COLLATE NOCASE",
-                          -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(
+      p->db, "SELECT min(flags & 0x800) FROM pragma_function_list WHERE name = ?1 COLLATE NOCASE", -1, &pStmt,
+      0);
   while (rc == SQLITE_OK && (zTok = nosqlSqlToken(zExpr, &i, &n)) != NULL) {
     if (idxIsWord(zTok, n, "SELECT")) {
       *pzErr = sqlite3_mprintf("index_table: %s '%s' has a subquery; key expressions read only the base row",
@@ -707,7 +718,8 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
       sqlite3_bind_text(pStmt, 1, zFunc, -1, SQLITE_STATIC);
       if (sqlite3_step(pStmt) == SQLITE_ROW && sqlite3_column_type(pStmt, 0) != SQLITE_NULL &&
           sqlite3_column_int(pStmt, 0) == 0) {
-        *pzErr = sqlite3_mprintf("index_table: %s '%s' calls %s(), which is not deterministic", zWhat, zExpr, zFunc);
+        *pzErr = sqlite3_mprintf("index_table: %s '%s' calls %s(), which is not deterministic", zWhat, zExpr,
+                                 zFunc);
         rc = SQLITE_ERROR;
       }
       if (rc == SQLITE_OK) rc = sqlite3_reset(pStmt);
@@ -786,7 +798,8 @@ static void idxAppendTable(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, int 
 ** a bad row.)
 */
 static void idxAppendJsonOk(int *pRc, NosqlBuffer *pB, const char *zVal) {
-  nosqlBufferAppendf(pRc, pB, "(%s IS NULL OR (json_valid(%s) AND json_type(%s) <> 'object'))", zVal, zVal, zVal);
+  nosqlBufferAppendf(pRc, pB, "(%s IS NULL OR (json_valid(%s) AND json_type(%s) <> 'object'))", zVal, zVal,
+                     zVal);
 }
 
 /* The base column a part reads when its expression is a bare column name (also inside each()), or -1. */
@@ -865,7 +878,8 @@ static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, co
       }
     }
     for (i = 0; i < p->nPart; i++) {
-      if (p->aPart[i].eKind == IDX_PART_EACH) nosqlBufferAppendf(pRc, pB, "%sj%d.key", bFrom++ ? ", " : " ORDER BY ", i);
+      if (p->aPart[i].eKind == IDX_PART_EACH)
+        nosqlBufferAppendf(pRc, pB, "%sj%d.key", bFrom++ ? ", " : " ORDER BY ", i);
     }
     nosqlBufferAppend(pRc, pB, ") AS rn", -1);
     bFrom = 0;
@@ -880,7 +894,8 @@ static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, co
       }
     }
     nosqlBufferAppendf(pRc, pB, "b.%s AS r", pBase->zRowid);
-    for (i = 0; i < nInc; i++) nosqlBufferAppendf(pRc, pB, ", b.\"%w\" AS i%d", p->aCol[p->nPart + 1 + i].zName, i);
+    for (i = 0; i < nInc; i++)
+      nosqlBufferAppendf(pRc, pB, ", b.\"%w\" AS i%d", p->aCol[p->nPart + 1 + i].zName, i);
     nosqlBufferAppend(pRc, pB, " FROM ", 6);
     idxAppendTable(pRc, pB, p, eCtx, p->zBase, "");
     nosqlBufferAppendf(pRc, pB, " AS b%s%s) AS e", zWhere ? " WHERE " : "", zWhere ? zWhere : "");
@@ -894,9 +909,10 @@ static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, co
     bFrom = 1;
     if (eCtx == IDX_CTX_TRIGGER) {
       /* RAISE's message is a string literal: the name is quoted twice over. */
-      char *zMsg = sqlite3_mprintf("index_table '%s': key part '%s' needs a JSON array, a JSON scalar or NULL, "
-                                   "not an object; the row is refused",
-                                   p->zName, p->aCol[i].zName);
+      char *zMsg = sqlite3_mprintf(
+          "index_table '%s': key part '%s' needs a JSON array, a JSON scalar or NULL, "
+          "not an object; the row is refused",
+          p->zName, p->aCol[i].zName);
       nosqlBufferAppendf(pRc, pB, " ELSE RAISE(ABORT, %Q) END) AS j%d", zMsg, i);
       if (zMsg == NULL) *pRc = SQLITE_NOMEM;
       sqlite3_free(zMsg);
@@ -919,7 +935,8 @@ static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, co
 /* The column list of "<name>_data": "c0", "c1", "rowid", "x0" in declared names. */
 static void idxAppendDataCols(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, const char *zPrefix) {
   int i;
-  for (i = 0; i < p->nCol; i++) nosqlBufferAppendf(pRc, pB, "%s%s\"%w\"", i ? ", " : "", zPrefix, p->aCol[i].zName);
+  for (i = 0; i < p->nCol; i++)
+    nosqlBufferAppendf(pRc, pB, "%s%s\"%w\"", i ? ", " : "", zPrefix, p->aCol[i].zName);
 }
 
 /*
@@ -945,9 +962,10 @@ static int idxExplainJson(idxtab_vtab *p, const IdxBase *pBase, const char *zWhe
     if (rc2 == SQLITE_OK) rc2 = sqlite3_prepare_v2(p->db, (const char *)b.a, -1, &pStmt, 0);
     nosqlBufferFree(&b);
     if (rc2 == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-      nosqlVtabError(&p->base,
-                     "index_table '%s': key part '%s' of base row %lld is not a JSON array, a JSON scalar or NULL",
-                     p->zName, p->aCol[i].zName, sqlite3_column_int64(pStmt, 0));
+      nosqlVtabError(
+          &p->base,
+          "index_table '%s': key part '%s' of base row %lld is not a JSON array, a JSON scalar or NULL",
+          p->zName, p->aCol[i].zName, sqlite3_column_int64(pStmt, 0));
       rc = SQLITE_ERROR;
     }
     sqlite3_finalize(pStmt);
@@ -964,8 +982,9 @@ static int idxExplainJson(idxtab_vtab *p, const IdxBase *pBase, const char *zWhe
 static int idxBatch(idxtab_vtab *p, const IdxBase *pBase, int bAll) {
   NosqlBuffer b = {0, 0, 0};
   int rc = SQLITE_OK, i;
-  char *zWhere = bAll ? NULL : sqlite3_mprintf("b.%s IN (SELECT r FROM \"%w\".\"%w_log\")", pBase->zRowid,
-                                                    p->zDb, p->zName);
+  char *zWhere =
+      bAll ? NULL
+           : sqlite3_mprintf("b.%s IN (SELECT r FROM \"%w\".\"%w_log\")", pBase->zRowid, p->zDb, p->zName);
   if (!bAll && zWhere == NULL) return SQLITE_NOMEM;
   if (bAll) {
     rc = idxExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_data\"", p->zDb, p->zName));
@@ -996,7 +1015,8 @@ static int idxBatch(idxtab_vtab *p, const IdxBase *pBase, int bAll) {
   }
   nosqlBufferFree(&b);
   sqlite3_free(zWhere);
-  if (rc == SQLITE_OK) rc = idxExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_log\"", p->zDb, p->zName));
+  if (rc == SQLITE_OK)
+    rc = idxExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_log\"", p->zDb, p->zName));
   return rc;
 }
 
@@ -1011,7 +1031,8 @@ static const char *const azIdxTrigger[] = {"_insert", "_update", "_delete"};
 static int idxDropTriggers(idxtab_vtab *p, const char *zName) {
   int i, rc = SQLITE_OK;
   for (i = 0; i < 3 && rc == SQLITE_OK; i++) {
-    rc = idxExec(p->db, sqlite3_mprintf("DROP TRIGGER IF EXISTS \"%w\".\"%w%s\"", p->zDb, zName, azIdxTrigger[i]));
+    rc = idxExec(p->db,
+                 sqlite3_mprintf("DROP TRIGGER IF EXISTS \"%w\".\"%w%s\"", p->zDb, zName, azIdxTrigger[i]));
   }
   return rc;
 }
@@ -1067,17 +1088,19 @@ static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
     NosqlBuffer b = {0, 0, 0};
     static const char *const azEvent[] = {"INSERT", "UPDATE", "DELETE"};
     const char *zRow = i == 2 ? "OLD" : "NEW";
-    nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" AFTER %s%s ON \"%w\" BEGIN\n", p->zDb, p->zName,
-                       azIdxTrigger[i], azEvent[i], i == 1 && of.a ? (const char *)of.a : "", p->zBase);
+    nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" AFTER %s%s ON \"%w\" BEGIN\n", p->zDb,
+                       p->zName, azIdxTrigger[i], azEvent[i], i == 1 && of.a ? (const char *)of.a : "",
+                       p->zBase);
     if (p->bDeferred) {
       /* ON CONFLICT DO NOTHING holds whatever conflict clause the write that fired the trigger has. */
-      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_log\"(r) VALUES(%s.%s) ON CONFLICT DO NOTHING;\n", p->zName,
-                         i == 1 ? "OLD" : zRow, pB->zRowid);
+      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_log\"(r) VALUES(%s.%s) ON CONFLICT DO NOTHING;\n",
+                         p->zName, i == 1 ? "OLD" : zRow, pB->zRowid);
       if (i == 1) {
-        nosqlBufferAppendf(&rc, &b,
-                           "INSERT INTO \"%w_log\"(r) SELECT NEW.%s WHERE NEW.%s IS NOT OLD.%s ON CONFLICT DO "
-                           "NOTHING;\n",
-                           p->zName, pB->zRowid, pB->zRowid, pB->zRowid);
+        nosqlBufferAppendf(
+            &rc, &b,
+            "INSERT INTO \"%w_log\"(r) SELECT NEW.%s WHERE NEW.%s IS NOT OLD.%s ON CONFLICT DO "
+            "NOTHING;\n",
+            p->zName, pB->zRowid, pB->zRowid, pB->zRowid);
       }
       if (i != 2 && idxHasEach(p)) {
         /* The entries are not computed now, but a bad row is refused now as in sync mode. */
@@ -1155,15 +1178,17 @@ static char *idxDriftSql(idxtab_vtab *p, const IdxBase *pBase, int bSkipPending)
   int rc = SQLITE_OK, i;
   char *zWhere = sqlite3_mprintf("b.%s = d.\"rowid\"", pBase->zRowid);
   if (zWhere == NULL) return NULL;
-  nosqlBufferAppend(&rc, &b, "SELECT * FROM (SELECT CASE WHEN d.\"rowid\" IS NULL THEN 'missing' ELSE 'stale' END "
-                             "AS kind, e.r AS base_rowid, ", -1);
+  nosqlBufferAppend(&rc, &b,
+                    "SELECT * FROM (SELECT CASE WHEN d.\"rowid\" IS NULL THEN 'missing' ELSE 'stale' END "
+                    "AS kind, e.r AS base_rowid, ",
+                    -1);
   idxAppendRender(&rc, &b, p, "e", 0, 0, p->nPart);
   nosqlBufferAppend(&rc, &b, " AS key, CASE WHEN d.\"rowid\" IS NOT NULL THEN ", -1);
   idxAppendRender(&rc, &b, p, "d", 1, 0, p->nCol);
   nosqlBufferAppend(&rc, &b, " END AS stored, ", -1);
   idxAppendRender(&rc, &b, p, "e", 0, 0, p->nCol);
-  nosqlBufferAppendf(&rc, &b, " AS expected, e.r IN (SELECT r FROM \"%w\".\"%w_log\") AS pending FROM (", p->zDb,
-                     p->zName);
+  nosqlBufferAppendf(&rc, &b, " AS expected, e.r IN (SELECT r FROM \"%w\".\"%w_log\") AS pending FROM (",
+                     p->zDb, p->zName);
   idxAppendEntries(&rc, &b, p, pBase, IDX_CTX_BATCH, NULL, 1);
   nosqlBufferAppendf(&rc, &b, ") AS e LEFT JOIN \"%w\".\"%w_data\" AS d ON ", p->zDb, p->zName);
   for (i = 0; i < p->nPart; i++) nosqlBufferAppendf(&rc, &b, "d.\"%w\" = e.c%d AND ", p->aCol[i].zName, i);
@@ -1183,8 +1208,9 @@ static char *idxDriftSql(idxtab_vtab *p, const IdxBase *pBase, int bSkipPending)
   idxAppendRender(&rc, &b, p, "d", 1, 0, p->nPart);
   nosqlBufferAppend(&rc, &b, ", ", 2);
   idxAppendRender(&rc, &b, p, "d", 1, 0, p->nCol);
-  nosqlBufferAppendf(&rc, &b, ", NULL, d.\"rowid\" IN (SELECT r FROM \"%w\".\"%w_log\") FROM \"%w\".\"%w_data\" AS d "
-                              "WHERE NOT EXISTS (SELECT 1 FROM (",
+  nosqlBufferAppendf(&rc, &b,
+                     ", NULL, d.\"rowid\" IN (SELECT r FROM \"%w\".\"%w_log\") FROM \"%w\".\"%w_data\" AS d "
+                     "WHERE NOT EXISTS (SELECT 1 FROM (",
                      p->zDb, p->zName, p->zDb, p->zName);
   idxAppendEntries(&rc, &b, p, pBase, IDX_CTX_BATCH, zWhere, 0);
   nosqlBufferAppend(&rc, &b, ") AS e WHERE 1", -1);
@@ -1201,9 +1227,10 @@ static char *idxDriftSql(idxtab_vtab *p, const IdxBase *pBase, int bSkipPending)
 /* Triggers of the index table that are missing: a bit per azIdxTrigger[] entry. */
 static int idxMissingTriggers(idxtab_vtab *p, int *pmMissing) {
   sqlite3_stmt *pStmt = NULL;
-  char *zSql = sqlite3_mprintf("SELECT name FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 "
-                               "COLLATE NOCASE",
-                               p->zDb);
+  char *zSql = sqlite3_mprintf(
+      "SELECT name FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 "
+      "COLLATE NOCASE",
+      p->zDb);
   int rc, i;
   *pmMissing = 7;
   if (zSql == NULL) return SQLITE_NOMEM;
@@ -1254,8 +1281,10 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
       nosqlBufferAppend(&rc, &aFirst[k], "; ...", -1);
     }
   }
-  if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
-  else sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
   if (rc == SQLITE_OK) rc = idxMissingTriggers(p, &mMissing);
   if (rc == SQLITE_OK && (anKind[0] || anKind[1] || anKind[2] || mMissing)) {
     nosqlBufferAppendf(&rc, &msg, "index_table '%s' has drifted from '%s':", p->zName, p->zBase);
@@ -1265,9 +1294,11 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
     }
     if (nPending) nosqlBufferAppendf(&rc, &msg, "; %lld of them await 'refresh'", nPending);
     for (k = 0; k < 3; k++) {
-      if (mMissing & (1 << k)) nosqlBufferAppendf(&rc, &msg, "; trigger '%s%s' is missing", p->zName, azIdxTrigger[k]);
+      if (mMissing & (1 << k))
+        nosqlBufferAppendf(&rc, &msg, "; trigger '%s%s' is missing", p->zName, azIdxTrigger[k]);
     }
-    nosqlBufferAppendf(&rc, &msg, "; INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') repairs it", p->zName, p->zName);
+    nosqlBufferAppendf(&rc, &msg, "; INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') repairs it", p->zName,
+                       p->zName);
     if (rc == SQLITE_OK) {
       sqlite3_free(p->base.zErrMsg);
       p->base.zErrMsg = sqlite3_mprintf("%s", (const char *)msg.a);
@@ -1330,7 +1361,8 @@ static int idxAddCol(idxtab_vtab *p, const char *zName, const char *zType, const
   pCol->zName = sqlite3_mprintf("%s", zName);
   pCol->zType = sqlite3_mprintf("%s", zType ? zType : "");
   if (zColl) pCol->zColl = sqlite3_mprintf("%s", zColl);
-  return (pCol->zName == NULL || pCol->zType == NULL || (zColl && pCol->zColl == NULL)) ? SQLITE_NOMEM : SQLITE_OK;
+  return (pCol->zName == NULL || pCol->zType == NULL || (zColl && pCol->zColl == NULL)) ? SQLITE_NOMEM
+                                                                                        : SQLITE_OK;
 }
 
 /* Whether zName is taken by one of azName[0..n) (case-insensitive). */
@@ -1362,7 +1394,9 @@ static int idxResolve(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
   if (rc == SQLITE_OK && p->zInclude && strcmp(p->zInclude, "*") == 0) {
     for (i = 0; i < pB->nCol; i++) {
       for (j = 0; j < p->nPart; j++) {
-        if (p->aPart[j].eKind == IDX_PART_COLUMN && sqlite3_stricmp(p->aPart[j].zExpr, pB->aCol[i].zName) == 0) break;
+        if (p->aPart[j].eKind == IDX_PART_COLUMN &&
+            sqlite3_stricmp(p->aPart[j].zExpr, pB->aCol[i].zName) == 0)
+          break;
       }
       if (j == p->nPart) aiInc[nInc++] = i;
     }
@@ -1371,7 +1405,8 @@ static int idxResolve(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
     for (i = 0; i < parse.nName && rc == SQLITE_OK; i++) {
       int iCol = idxBaseColumn(pB, parse.azName[i]);
       if (iCol < 0) {
-        *pzErr = sqlite3_mprintf("index_table: table '%s' has no column '%s' (include)", p->zBase, parse.azName[i]);
+        *pzErr = sqlite3_mprintf("index_table: table '%s' has no column '%s' (include)", p->zBase,
+                                 parse.azName[i]);
         rc = SQLITE_ERROR;
       } else if (nInc < pB->nCol) {
         aiInc[nInc++] = iCol;
@@ -1388,8 +1423,8 @@ static int idxResolve(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
     if (pPart->eKind == IDX_PART_COLUMN) {
       int iCol = idxBaseColumn(pB, pPart->zExpr);
       if (iCol < 0) {
-        *pzErr = sqlite3_mprintf("index_table: table '%s' has no column '%s' (key part %d)", p->zBase, pPart->zExpr,
-                                 i + 1);
+        *pzErr = sqlite3_mprintf("index_table: table '%s' has no column '%s' (key part %d)", p->zBase,
+                                 pPart->zExpr, i + 1);
         rc = SQLITE_ERROR;
         break;
       }
@@ -1405,8 +1440,8 @@ static int idxResolve(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
         break;
       }
       memset(abRead, 0, sizeof(int) * (size_t)(pB->nCol + 1));
-      rc = idxProbe(p, pB, pPart->zExpr, pPart->eKind == IDX_PART_EACH ? "each() argument" : "key part", abRead,
-                    pzErr);
+      rc = idxProbe(p, pB, pPart->zExpr, pPart->eKind == IDX_PART_EACH ? "each() argument" : "key part",
+                    abRead, pzErr);
       for (j = 0; j < pB->nCol; j++) {
         if (abRead[j]) nRead++, iRead = j;
       }
@@ -1414,7 +1449,8 @@ static int idxResolve(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
       sqlite3_snprintf(sizeof(zDefault), zDefault, "key%d", i + 1);
       if (zName == NULL) {
         zName = zDefault;
-        if (nRead == 1 && !idxNameTaken(pB->aCol[iRead].zName, azTaken, nInc + i)) zName = pB->aCol[iRead].zName;
+        if (nRead == 1 && !idxNameTaken(pB->aCol[iRead].zName, azTaken, nInc + i))
+          zName = pB->aCol[iRead].zName;
       }
       if (rc == SQLITE_OK) rc = idxAddCol(p, zName, "", NULL);
     }
@@ -1431,8 +1467,8 @@ static int idxResolve(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
       *pzErr = sqlite3_mprintf("index_table: a column cannot be named 'rowid' (it is the base rowid)");
       rc = SQLITE_ERROR;
     } else if (sqlite3_stricmp(p->aCol[i].zName, p->zName) == 0) {
-      *pzErr = sqlite3_mprintf("index_table: a column cannot be named '%s' like the table (its command column)",
-                               p->zName);
+      *pzErr = sqlite3_mprintf(
+          "index_table: a column cannot be named '%s' like the table (its command column)", p->zName);
       rc = SQLITE_ERROR;
     }
     for (j = 0; j < i && rc == SQLITE_OK; j++) {
@@ -1468,7 +1504,8 @@ static int idxCreateShadow(idxtab_vtab *p) {
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
   nosqlBufferFree(&b);
   if (rc == SQLITE_OK) {
-    rc = idxExec(p->db, sqlite3_mprintf("CREATE TABLE \"%w\".\"%w_log\"(r INTEGER PRIMARY KEY)", p->zDb, p->zName));
+    rc = idxExec(p->db,
+                 sqlite3_mprintf("CREATE TABLE \"%w\".\"%w_log\"(r INTEGER PRIMARY KEY)", p->zDb, p->zName));
   }
   return rc;
 }
@@ -1488,8 +1525,9 @@ static int idxLoadShadow(idxtab_vtab *p) {
   p->aCol = (IdxCol *)sqlite3_malloc64(sizeof(IdxCol) * (sqlite3_uint64)nAlloc);
   if (p->aCol == NULL) return SQLITE_NOMEM;
   zSql = sqlite3_mprintf("%s_data", p->zName);
-  rc = zSql ? sqlite3_prepare_v2(p->db, "SELECT name, type, pk FROM pragma_table_xinfo(?1, ?2)", -1, &pStmt, 0)
-            : SQLITE_NOMEM;
+  rc = zSql
+           ? sqlite3_prepare_v2(p->db, "SELECT name, type, pk FROM pragma_table_xinfo(?1, ?2)", -1, &pStmt, 0)
+           : SQLITE_NOMEM;
   if (rc == SQLITE_OK) {
     sqlite3_bind_text(pStmt, 1, zSql, -1, SQLITE_STATIC);
     sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
@@ -1505,19 +1543,24 @@ static int idxLoadShadow(idxtab_vtab *p) {
       nAlloc *= 2;
     }
     if (sqlite3_column_int(pStmt, 2) == p->nCol + 1) nPk++;
-    rc = idxAddCol(p, (const char *)sqlite3_column_text(pStmt, 0) ? (const char *)sqlite3_column_text(pStmt, 0) : "",
-                   (const char *)sqlite3_column_text(pStmt, 1), NULL);
+    rc = idxAddCol(
+        p, (const char *)sqlite3_column_text(pStmt, 0) ? (const char *)sqlite3_column_text(pStmt, 0) : "",
+        (const char *)sqlite3_column_text(pStmt, 1), NULL);
   }
-  if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
-  else sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
   pStmt = NULL;
-  if (rc == SQLITE_OK && p->nCol == 0) zWhy = "its shadow table is missing";
+  if (rc == SQLITE_OK && p->nCol == 0)
+    zWhy = "its shadow table is missing";
   else if (rc == SQLITE_OK && (p->nCol <= p->nPart || nPk != p->nPart + 1 ||
                                sqlite3_stricmp(p->aCol[p->nPart].zName, "rowid") != 0)) {
     zWhy = "its shadow table's columns do not match its key";
   }
   if (rc == SQLITE_OK && zWhy == NULL) {
-    char *zQ = sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1", p->zDb);
+    char *zQ =
+        sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1", p->zDb);
     rc = zQ ? sqlite3_prepare_v2(p->db, zQ, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zQ);
     if (rc == SQLITE_OK) {
@@ -1526,8 +1569,10 @@ static int idxLoadShadow(idxtab_vtab *p) {
         zCreate = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
         if (zCreate == NULL) rc = SQLITE_NOMEM;
       }
-      if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
-      else sqlite3_finalize(pStmt);
+      if (rc == SQLITE_OK)
+        rc = sqlite3_finalize(pStmt);
+      else
+        sqlite3_finalize(pStmt);
     }
     if (rc == SQLITE_OK && zCreate) {
       int i;
@@ -1539,8 +1584,8 @@ static int idxLoadShadow(idxtab_vtab *p) {
   sqlite3_free(zCreate);
   sqlite3_free(zSql);
   if (rc == SQLITE_OK && zWhy) {
-    p->zDamage = sqlite3_mprintf("index_table '%s' is damaged: %s; DROP TABLE \"%w\" and create it again", p->zName,
-                                 zWhy, p->zName);
+    p->zDamage = sqlite3_mprintf("index_table '%s' is damaged: %s; DROP TABLE \"%w\" and create it again",
+                                 p->zName, zWhy, p->zName);
     if (p->zDamage == NULL) rc = SQLITE_NOMEM;
     /* Declare what the arguments say, so that the table can be dropped. */
     idxColClear(p->aCol, p->nCol);
@@ -1648,8 +1693,10 @@ static int idxDestroy(sqlite3_vtab *pVtab) {
   int rc;
   idxStmtClear(p);
   rc = idxDropTriggers(p, p->zName);
-  if (rc == SQLITE_OK) rc = idxExec(p->db, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_data\"", p->zDb, p->zName));
-  if (rc == SQLITE_OK) rc = idxExec(p->db, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_log\"", p->zDb, p->zName));
+  if (rc == SQLITE_OK)
+    rc = idxExec(p->db, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_data\"", p->zDb, p->zName));
+  if (rc == SQLITE_OK)
+    rc = idxExec(p->db, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_log\"", p->zDb, p->zName));
   if (rc == SQLITE_OK) idxFree(p);
   return rc;
 }
@@ -1679,8 +1726,8 @@ static int idxRename(sqlite3_vtab *pVtab, const char *zNew) {
   if (rc != SQLITE_OK && rc != SQLITE_ERROR) return rc;
   rc = idxDropTriggers(p, zOld);
   for (i = 0; i < 2 && rc == SQLITE_OK; i++) {
-    rc = idxExec(p->db, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w%s\" RENAME TO \"%w%s\"", p->zDb, zOld, azShadow[i],
-                                        zNew, azShadow[i]));
+    rc = idxExec(p->db, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w%s\" RENAME TO \"%w%s\"", p->zDb, zOld,
+                                        azShadow[i], zNew, azShadow[i]));
   }
   if (rc == SQLITE_OK) {
     p->zName = sqlite3_mprintf("%s", zNew);
@@ -1711,7 +1758,9 @@ static int idxShadowName(const char *zName) {
 */
 
 /* Planning slots: the columns of "<name>_data" (parts, rowid, included), at most NOSQL_PLAN_MAX_COL. */
-static int idxSlots(const idxtab_vtab *p) { return p->nCol < NOSQL_PLAN_MAX_COL ? p->nCol : NOSQL_PLAN_MAX_COL; }
+static int idxSlots(const idxtab_vtab *p) {
+  return p->nCol < NOSQL_PLAN_MAX_COL ? p->nCol : NOSQL_PLAN_MAX_COL;
+}
 
 /* The virtual table column of slot (shadow column) s, and back. */
 static int idxSlotColumn(const idxtab_vtab *p, int s) {
@@ -1724,8 +1773,8 @@ static int idxColumnSlot(const idxtab_vtab *p, int iCol) {
 /* Whether the base table still exists (reads refuse to answer for a dropped one). */
 static int idxBaseExists(idxtab_vtab *p, int *pbExists) {
   sqlite3_stmt *pStmt = NULL;
-  char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
-                               p->zDb);
+  char *zSql = sqlite3_mprintf(
+      "SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE", p->zDb);
   int rc;
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
@@ -1860,10 +1909,12 @@ static char *idxReadSql(idxtab_vtab *p, const NosqlPlanArg *aArg, int nSlot, con
   for (s = 0; s < nSlot; s++) {
     if (aArg[s].pEq) nosqlBufferAppendf(&rc, &b, " AND \"%w\" = ?%d", p->aCol[s].zName, ++nParam);
     if (aArg[s].pLo) {
-      nosqlBufferAppendf(&rc, &b, " AND \"%w\" %s ?%d", p->aCol[s].zName, aArg[s].bLoIncl ? ">=" : ">", ++nParam);
+      nosqlBufferAppendf(&rc, &b, " AND \"%w\" %s ?%d", p->aCol[s].zName, aArg[s].bLoIncl ? ">=" : ">",
+                         ++nParam);
     }
     if (aArg[s].pHi) {
-      nosqlBufferAppendf(&rc, &b, " AND \"%w\" %s ?%d", p->aCol[s].zName, aArg[s].bHiIncl ? "<=" : "<", ++nParam);
+      nosqlBufferAppendf(&rc, &b, " AND \"%w\" %s ?%d", p->aCol[s].zName, aArg[s].bHiIncl ? "<=" : "<",
+                         ++nParam);
     }
   }
   if (strncmp(zTail, "by ", 3) == 0) {
@@ -1881,7 +1932,8 @@ static char *idxReadSql(idxtab_vtab *p, const NosqlPlanArg *aArg, int nSlot, con
   return (char *)b.a;
 }
 
-static int idxFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc, sqlite3_value **argv) {
+static int idxFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                     sqlite3_value **argv) {
   idxtab_cursor *pCur = (idxtab_cursor *)pCursor;
   idxtab_vtab *p = (idxtab_vtab *)pCursor->pVtab;
   NosqlPlanArg aArg[NOSQL_PLAN_MAX_COL];
@@ -1918,8 +1970,10 @@ static int idxFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
     for (i = 0; i < IDX_STMT_CACHE; i++) {
       if (p->aStmt[i].pStmt == NULL || !p->aStmt[i].bBusy) break;
     }
-    if (i == IDX_STMT_CACHE) i = -1;
-    else if (p->aStmt[i].pStmt) i = (p->iNextStmt++) % IDX_STMT_CACHE, i = p->aStmt[i].bBusy ? -1 : i;
+    if (i == IDX_STMT_CACHE)
+      i = -1;
+    else if (p->aStmt[i].pStmt)
+      i = (p->iNextStmt++) % IDX_STMT_CACHE, i = p->aStmt[i].bBusy ? -1 : i;
     if (i >= 0) {
       IdxStmt *pS = &p->aStmt[i];
       char *zKey = sqlite3_mprintf("%s", idxStr ? idxStr : "");
@@ -1981,7 +2035,8 @@ static int idxEntryId(idxtab_vtab *p, sqlite3_stmt *pStmt, sqlite3_context *ctx)
     for (k = 0; k < 8; k++) a[1 + k] = (unsigned char)(u >> (56 - 8 * k));
     nosqlBufferAppend(&rc, &b, a, 9);
     if (eType == SQLITE_TEXT || eType == SQLITE_BLOB) {
-      const void *z = eType == SQLITE_TEXT ? (const void *)sqlite3_column_text(pStmt, i) : sqlite3_column_blob(pStmt, i);
+      const void *z =
+          eType == SQLITE_TEXT ? (const void *)sqlite3_column_text(pStmt, i) : sqlite3_column_blob(pStmt, i);
       if (z) nosqlBufferAppend(&rc, &b, z, sqlite3_column_bytes(pStmt, i));
     }
   }
@@ -2013,7 +2068,8 @@ static int idxColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCo
         sqlite3_result_double(ctx, sqlite3_value_double(pVal));
         break;
       case SQLITE_TEXT:
-        sqlite3_result_text(ctx, (const char *)sqlite3_value_text(pVal), sqlite3_value_bytes(pVal), SQLITE_TRANSIENT);
+        sqlite3_result_text(ctx, (const char *)sqlite3_value_text(pVal), sqlite3_value_bytes(pVal),
+                            SQLITE_TRANSIENT);
         break;
       case SQLITE_BLOB:
         sqlite3_result_blob(ctx, sqlite3_value_blob(pVal), sqlite3_value_bytes(pVal), SQLITE_TRANSIENT);
@@ -2047,9 +2103,10 @@ static int idxCommand(idxtab_vtab *p, const char *zCmd) {
          : sqlite3_stricmp(zCmd, "integrity-check") == 0 ? 3
                                                          : -1;
   if (eCmd < 0) {
-    nosqlVtabError(&p->base,
-                   "index_table: unknown command '%s' (expected 'refresh', 'rebuild', 'check' or 'integrity-check')",
-                   zCmd);
+    nosqlVtabError(
+        &p->base,
+        "index_table: unknown command '%s' (expected 'refresh', 'rebuild', 'check' or 'integrity-check')",
+        zCmd);
     return SQLITE_ERROR;
   }
   if (p->zDamage) {
@@ -2153,7 +2210,8 @@ static int idxDriftConnect(sqlite3 *db, void *pAux, int argc, const char *const 
 }
 
 static int idxDriftBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  static const NosqlPlanCol aCol[2] = {{6, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1}, {7, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}};
+  static const NosqlPlanCol aCol[2] = {{6, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+                                       {7, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}};
   (void)pVtab;
   return nosqlPlanInputs(pInfo, aCol, 2, 1e6, 10);
 }
@@ -2186,7 +2244,8 @@ static int idxDriftNext(sqlite3_vtab_cursor *pCursor) {
   pCur->bEof = 1;
   if (rc == SQLITE_DONE) return SQLITE_OK;
   rc = sqlite3_reset(pCur->pStmt);
-  nosqlVtabError(pCursor->pVtab, "index_table_drift: %s", sqlite3_errmsg(((idxdrift_vtab *)pCursor->pVtab)->db));
+  nosqlVtabError(pCursor->pVtab, "index_table_drift: %s",
+                 sqlite3_errmsg(((idxdrift_vtab *)pCursor->pVtab)->db));
   return rc;
 }
 
@@ -2225,7 +2284,8 @@ static int idxDriftFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *
     p = idxFind(pTab->pReg, zDb, zName);
   }
   if (p == NULL) {
-    nosqlVtabError(pCursor->pVtab, "index_table_drift: '%s' is not an index_table of schema '%s'", zName, zDb);
+    nosqlVtabError(pCursor->pVtab, "index_table_drift: '%s' is not an index_table of schema '%s'", zName,
+                   zDb);
     return SQLITE_ERROR;
   }
   if (p->zDamage) {

@@ -19,6 +19,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Keys to look up, and the SQL to run per key. */
 typedef struct ItKeys ItKeys;
@@ -59,10 +60,12 @@ static int itWrites(sqlite3 *db, void *pArg, BenchSum *pSum) {
   char *azSql[3];
   int rc = SQLITE_OK, i, k;
   int64_t nChange = 0;
-  azSql[0] = sqlite3_mprintf("INSERT INTO \"%w\"(id, name, email, city) VALUES(?1 + 10000000, 'new ' || ?1, "
-                             "'n' || ?1 || '@x.org', 'city ' || (?1 %% 997))",
-                             p->zTable);
-  azSql[1] = sqlite3_mprintf("UPDATE \"%w\" SET city = 'moved ' || (?1 %% 13) WHERE id = ?1 + 10000000", p->zTable);
+  azSql[0] = sqlite3_mprintf(
+      "INSERT INTO \"%w\"(id, name, email, city) VALUES(?1 + 10000000, 'new ' || ?1, "
+      "'n' || ?1 || '@x.org', 'city ' || (?1 %% 997))",
+      p->zTable);
+  azSql[1] =
+      sqlite3_mprintf("UPDATE \"%w\" SET city = 'moved ' || (?1 %% 13) WHERE id = ?1 + 10000000", p->zTable);
   azSql[2] = sqlite3_mprintf("DELETE FROM \"%w\" WHERE id = ?1 + 10000000", p->zTable);
   for (k = 0; k < 3 && rc == SQLITE_OK; k++) {
     rc = azSql[k] ? sqlite3_prepare_v2(db, azSql[k], -1, &apStmt[k], 0) : SQLITE_NOMEM;
@@ -89,7 +92,8 @@ static int itWrites(sqlite3 *db, void *pArg, BenchSum *pSum) {
 
 /* 'check' on the named index table; one row: whether it passed. */
 static int itCheck(sqlite3 *db, void *pArg, BenchSum *pSum) {
-  char *zSql = sqlite3_mprintf("INSERT INTO \"%w\"(\"%w\") VALUES('check')", (const char *)pArg, (const char *)pArg);
+  char *zSql =
+      sqlite3_mprintf("INSERT INTO \"%w\"(\"%w\") VALUES('check')", (const char *)pArg, (const char *)pArg);
   int64_t bOk;
   int rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
@@ -104,13 +108,14 @@ static int itCheckSql(sqlite3 *db, void *pArg, BenchSum *pSum) {
   int64_t bOk = 0;
   int rc;
   (void)pArg;
-  rc = sqlite3_prepare_v2(db,
-                          "SELECT (SELECT count(*) FROM users u WHERE u.city IS NOT NULL AND NOT EXISTS (SELECT 1"
-                          " FROM users_by_city_data d WHERE d.city = u.city AND d.rowid = u.id"
-                          " AND d.name IS u.name AND d.email IS u.email))"
-                          " + (SELECT count(*) FROM users_by_city_data d WHERE NOT EXISTS (SELECT 1 FROM users u"
-                          " WHERE u.id = d.rowid AND u.city = d.city))",
-                          -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(
+      db,
+      "SELECT (SELECT count(*) FROM users u WHERE u.city IS NOT NULL AND NOT EXISTS (SELECT 1"
+      " FROM users_by_city_data d WHERE d.city = u.city AND d.rowid = u.id"
+      " AND d.name IS u.name AND d.email IS u.email))"
+      " + (SELECT count(*) FROM users_by_city_data d WHERE NOT EXISTS (SELECT 1 FROM users u"
+      " WHERE u.id = d.rowid AND u.city = d.city))",
+      -1, &pStmt, 0);
   if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) bOk = sqlite3_column_int64(pStmt, 0) == 0;
   if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
   benchSumInts(pSum, &bOk, 1);
@@ -128,6 +133,8 @@ void benchIndexTable(Bench *p) {
   char zSize[96];
   int i;
 
+  memset(&cities, 0, sizeof(cities));
+  memset(&tags, 0, sizeof(tags));
   /* Users: ~10 per city; the same rows in a second table for the index tables to stay off the baselines. */
   zSql = sqlite3_mprintf(
       "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT, email TEXT, city TEXT, bio TEXT);"
@@ -174,8 +181,8 @@ void benchIndexTable(Bench *p) {
     }
     snprintf(zSize, sizeof(zSize), "%lld users, %lld cities, %d lookups", (long long)nUser, (long long)nCity,
              cities.nId);
-    benchCompare(p, "index_table: users by city, name and email included", db, zSize, cities.nId, "lookup", aVar,
-                 4);
+    benchCompare(p, "index_table: users by city, name and email included", db, zSize, cities.nId, "lookup",
+                 aVar, 4);
   }
 
   /* Posts with 1-5 tags out of 5,000. */
@@ -186,7 +193,8 @@ void benchIndexTable(Bench *p) {
       " ((i * 7919 + k * 104729) * k %% 5000))"
       " FROM (SELECT 1 AS k UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5)"
       " WHERE k <= 1 + i %% 5) FROM c;"
-      "CREATE VIRTUAL TABLE posts_by_tag USING index_table(posts, key = 'each(tags) AS tag', include = 'title');",
+      "CREATE VIRTUAL TABLE posts_by_tag USING index_table(posts, key = 'each(tags) AS tag', include = "
+      "'title');",
       (long long)nPost);
   benchExec(db, zSql);
   sqlite3_free(zSql);
@@ -212,7 +220,8 @@ void benchIndexTable(Bench *p) {
     benchCompare(p, "index_table: posts by tag (multikey)", db, zSize, tags.nId, "lookup", aVar, 2);
   }
 
-  /* Write amplification: the same writes on copies of users with 0, 1 and 3 sync index tables, and deferred. */
+  /* Write amplification: the same writes on copies of users with 0, 1 and 3 sync index tables, and deferred.
+   */
   zSql = sqlite3_mprintf(
       "CREATE TABLE w0(id INTEGER PRIMARY KEY, name TEXT, email TEXT, city TEXT, bio TEXT);"
       "CREATE TABLE w1(id INTEGER PRIMARY KEY, name TEXT, email TEXT, city TEXT, bio TEXT);"

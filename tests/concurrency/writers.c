@@ -107,8 +107,8 @@ static int child(const char *zFile, const char *zExt, int iChild, int nWrite) {
     rc = execRetry(db, zSql);
     sqlite3_free(zSql);
     if (rc != SQLITE_OK) break;
-    zSql = sqlite3_mprintf("INSERT INTO base(id, city, tags) VALUES (%lld, 'c%d', json_array('t%d', 't%d'))", id,
-                           rand() % 11, rand() % 7, rand() % 5);
+    zSql = sqlite3_mprintf("INSERT INTO base(id, city, tags) VALUES (%lld, 'c%d', json_array('t%d', 't%d'))",
+                           id, rand() % 11, rand() % 7, rand() % 5);
     rc = execRetry(db, zSql);
     sqlite3_free(zSql);
     if (rc == SQLITE_OK && k % 10 == 9) rc = execRetry(db, "INSERT INTO by_tag(by_tag) VALUES ('refresh')");
@@ -169,8 +169,8 @@ static void runMode(const char *zDir, const char *zExt, const char *zMode, int n
     n = oneInt(db, "SELECT count(*) FROM by_city");
     snprintf(zDetail, sizeof(zDetail), "%lld entries, expected %lld", n, nWant);
     check(n == nWant, zMode, "no index_table entry lost", zDetail);
-    check(sqlite3_exec(db, "INSERT INTO by_city(by_city) VALUES ('integrity-check')", 0, 0, 0) == SQLITE_OK, zMode,
-          "index_table (sync) integrity-check", sqlite3_errmsg(db));
+    check(sqlite3_exec(db, "INSERT INTO by_city(by_city) VALUES ('integrity-check')", 0, 0, 0) == SQLITE_OK,
+          zMode, "index_table (sync) integrity-check", sqlite3_errmsg(db));
     check(sqlite3_exec(db,
                        "INSERT INTO by_tag(by_tag) VALUES ('refresh');"
                        "INSERT INTO by_tag(by_tag) VALUES ('integrity-check')",

@@ -93,6 +93,24 @@ static const Scenario aScenario[] = {
       "INSERT INTO t(t) VALUES ('integrity-check')",
       "SELECT rowid FROM t WHERE t MATCH 'a:x1'",
       NULL}},
+    {"index_table",
+     "t\\_%",
+     "CREATE TABLE base(id INTEGER PRIMARY KEY, city TEXT COLLATE NOCASE, name TEXT, tags);"
+     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)"
+     " INSERT INTO base SELECT i, 'c' || (i % 9), 'n' || i, json_array('t' || (i % 4), i % 3) FROM n;"
+     "CREATE VIRTUAL TABLE t USING index_table(base, key = 'each(tags) AS tag, city', include = 'name', mode "
+     "= "
+     "'deferred');"
+     "UPDATE base SET tags = '[\"u\"]' WHERE id % 7 = 0;",
+     {"SELECT tag, city, rowid, name FROM t", "SELECT rowid, name FROM t WHERE tag = 't1' AND city = 'C3'",
+      "SELECT rowid FROM t WHERE tag = 't2' OR rowid = 5",
+      "SELECT tag FROM t WHERE rowid BETWEEN 10 AND 20 ORDER BY tag, city, rowid",
+      "SELECT t FROM t WHERE tag > 't0' LIMIT 3", "SELECT * FROM index_table_drift('t')",
+      "INSERT INTO base VALUES (1000, 'c1', 'new', '[\"t1\"]')", "UPDATE base SET city = 'c2' WHERE id = 3",
+      "DELETE FROM base WHERE id = 4", "INSERT INTO t(t) VALUES ('check')",
+      "INSERT INTO t(t) VALUES ('refresh')", "INSERT INTO t(t) VALUES ('integrity-check')",
+      "INSERT INTO t(t) VALUES ('rebuild')", "INSERT INTO t(t) VALUES ('integrity-check')",
+      "ALTER TABLE t RENAME TO t2", "SELECT count(*) FROM t2", NULL}},
 };
 
 static unsigned long long rngState;

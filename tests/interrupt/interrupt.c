@@ -117,7 +117,8 @@ static const char zSetup[] =
 
 static const IntCase aCase[] = {
     {"index_table", "SELECT tick(), city, rowid FROM people_city", 0},
-    {"index_table", "SELECT tick(), m.i, p.rowid FROM many m, people_city p WHERE p.city = 'c' || (m.i % 13)", 0},
+    {"index_table", "SELECT tick(), m.i, p.rowid FROM many m, people_city p WHERE p.city = 'c' || (m.i % 13)",
+     0},
     {"index_table_drift", "SELECT tick(), kind, base_rowid FROM index_table_drift('people_tag')", 0},
     {"index_table", "INSERT INTO people_city(people_city) VALUES ('rebuild')",
      "INSERT INTO people_city(people_city) VALUES ('integrity-check')"},

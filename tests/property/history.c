@@ -42,10 +42,12 @@ struct HistIndex {
 };
 
 static HistIndex aIndex[] = {
-    {"by_city", "CREATE VIRTUAL TABLE by_city USING index_table(people, key = 'city', include = 'name, score')",
+    {"by_city",
+     "CREATE VIRTUAL TABLE by_city USING index_table(people, key = 'city', include = 'name, score')",
      "city, rowid, name, score", "SELECT city, id, name, score FROM people WHERE city IS NOT NULL", 0, 0, 0},
     {"by_tag",
-     "CREATE VIRTUAL TABLE by_tag USING index_table(people, key = 'each(tags) AS tag, city', include = 'name')",
+     "CREATE VIRTUAL TABLE by_tag USING index_table(people, key = 'each(tags) AS tag, city', include = "
+     "'name')",
      "tag, city, rowid, name",
      "SELECT j.value, p.city, p.id, p.name FROM people p, json_each(p.tags) j WHERE j.value IS NOT NULL AND"
      " p.city IS NOT NULL AND j.id = (SELECT min(k.id) FROM json_each(p.tags) k WHERE k.value = j.value)",
@@ -54,7 +56,8 @@ static HistIndex aIndex[] = {
      "CREATE VIRTUAL TABLE by_expr USING index_table(people, key = 'lower(name) AS lname, score * 2 AS s2', "
      "include = '*')",
      "lname, s2, rowid, id, name, city, score, tags",
-     "SELECT lower(name), score * 2, id, id, name, city, score, tags FROM people WHERE lower(name) IS NOT NULL AND"
+     "SELECT lower(name), score * 2, id, id, name, city, score, tags FROM people WHERE lower(name) IS NOT "
+     "NULL AND"
      " score * 2 IS NOT NULL",
      0, 0, 0},
     {"by_city_later",
@@ -62,7 +65,8 @@ static HistIndex aIndex[] = {
      "'deferred')",
      "city, rowid, score", "SELECT city, id, score FROM people WHERE city IS NOT NULL", 1, 0, 0},
     {"by_tag_later",
-     "CREATE VIRTUAL TABLE by_tag_later USING index_table(people, key = 'each(tags) AS tag', mode = 'deferred')",
+     "CREATE VIRTUAL TABLE by_tag_later USING index_table(people, key = 'each(tags) AS tag', mode = "
+     "'deferred')",
      "tag, rowid",
      "SELECT j.value, p.id FROM people p, json_each(p.tags) j WHERE j.value IS NOT NULL AND"
      " j.id = (SELECT min(k.id) FROM json_each(p.tags) k WHERE k.value = j.value)",
@@ -120,17 +124,26 @@ static char *histRows(sqlite3 *db, const char *zSql, int *pnRow) {
 
 /* A random value for a column: NULL, duplicates, case variants, numbers of both kinds. */
 static char *histValue(int eCol) {
-  static const char *const azCity[] = {"NULL", "'Boston'", "'boston'", "'NYC'", "'Paris'", "'paris '", "'Oslo'"};
-  static const char *const azTags[] = {"NULL",          "'[]'",          "'[\"a\"]'",        "'[\"a\", \"b\"]'",
-                                       "'[\"b\", \"a\", \"b\"]'", "'[1, 1.0, \"1\"]'", "'\"solo\"'", "'[null, \"c\"]'",
+  static const char *const azCity[] = {"NULL",    "'Boston'", "'boston'", "'NYC'",
+                                       "'Paris'", "'paris '", "'Oslo'"};
+  static const char *const azTags[] = {"NULL",
+                                       "'[]'",
+                                       "'[\"a\"]'",
+                                       "'[\"a\", \"b\"]'",
+                                       "'[\"b\", \"a\", \"b\"]'",
+                                       "'[1, 1.0, \"1\"]'",
+                                       "'\"solo\"'",
+                                       "'[null, \"c\"]'",
                                        "'[[1, 2], \"a\"]'"};
   switch (eCol) {
     case 0:
       return sqlite3_mprintf("%s", azCity[histRand(7)]);
     case 1:
-      return histRand(8) ? sqlite3_mprintf("'%s%d'", histRand(2) ? "Ann" : "ann", histRand(5)) : sqlite3_mprintf("NULL");
+      return histRand(8) ? sqlite3_mprintf("'%s%d'", histRand(2) ? "Ann" : "ann", histRand(5))
+                         : sqlite3_mprintf("NULL");
     case 2:
-      return histRand(6) ? sqlite3_mprintf("%d%s", (int)histRand(7) - 3, histRand(3) ? "" : ".5") : sqlite3_mprintf("NULL");
+      return histRand(6) ? sqlite3_mprintf("%d%s", (int)histRand(7) - 3, histRand(3) ? "" : ".5")
+                         : sqlite3_mprintf("NULL");
     default:
       return sqlite3_mprintf("%s", azTags[histRand(9)]);
   }
@@ -145,17 +158,20 @@ static char *histWrite(void) {
   switch (histRand(9)) {
     case 0:
     case 1:
-      z = sqlite3_mprintf("INSERT OR IGNORE INTO people(id, city, name, score, tags) VALUES (%d, %s, %s, %s, %s)", id,
-                          zA, zB, zC, zD);
+      z = sqlite3_mprintf(
+          "INSERT OR IGNORE INTO people(id, city, name, score, tags) VALUES (%d, %s, %s, %s, %s)", id, zA, zB,
+          zC, zD);
       break;
     case 2:
-      z = sqlite3_mprintf("INSERT OR REPLACE INTO people(id, city, name, score, tags) VALUES (%d, %s, %s, %s, %s)",
-                          id, zA, zB, zC, zD);
+      z = sqlite3_mprintf(
+          "INSERT OR REPLACE INTO people(id, city, name, score, tags) VALUES (%d, %s, %s, %s, %s)", id, zA,
+          zB, zC, zD);
       break;
     case 3:
-      z = sqlite3_mprintf("INSERT INTO people(id, city, name, score, tags) VALUES (%d, %s, %s, %s, %s) ON CONFLICT(id)"
-                          " DO UPDATE SET %s = excluded.%s",
-                          id, zA, zB, zC, zD, azCol[iCol], azCol[iCol]);
+      z = sqlite3_mprintf(
+          "INSERT INTO people(id, city, name, score, tags) VALUES (%d, %s, %s, %s, %s) ON CONFLICT(id)"
+          " DO UPDATE SET %s = excluded.%s",
+          id, zA, zB, zC, zD, azCol[iCol], azCol[iCol]);
       break;
     case 4:
     case 5: {
@@ -238,10 +254,11 @@ int main(int argc, char **argv) {
   snprintf(zFile, sizeof(zFile), "/tmp/nosql-history-%d.db", (int)getpid());
   remove(zFile);
   db = histOpen(zFile, argv[1]);
-  sqlite3_exec(db,
-               "CREATE TABLE people(id INTEGER PRIMARY KEY, city TEXT COLLATE NOCASE, name TEXT, score REAL, tags,"
-               " UNIQUE(name));",
-               0, 0, 0);
+  sqlite3_exec(
+      db,
+      "CREATE TABLE people(id INTEGER PRIMARY KEY, city TEXT COLLATE NOCASE, name TEXT, score REAL, tags,"
+      " UNIQUE(name));",
+      0, 0, 0);
   for (k = 0; k < HIST_N_INDEX; k++) {
     if (sqlite3_exec(db, aIndex[k].zCreate, 0, 0, 0) != SQLITE_OK) {
       printf("FAIL create %s: %s\n0 passed, 1 failed\n", aIndex[k].zName, sqlite3_errmsg(db));
@@ -278,8 +295,8 @@ int main(int argc, char **argv) {
       sqlite3_close(db);
       db = histOpen(zFile, argv[1]);
       for (k = 0; k < HIST_N_INDEX; k++) {
-        char *zSql = sqlite3_mprintf("INSERT INTO %s(%s) VALUES('integrity-check')", aIndex[k].zName,
-                                     aIndex[k].zName);
+        char *zSql =
+            sqlite3_mprintf("INSERT INTO %s(%s) VALUES('integrity-check')", aIndex[k].zName, aIndex[k].zName);
         if (sqlite3_exec(db, zSql, 0, 0, 0) != SQLITE_OK && aIndex[k].nBad++ < 3) {
           printf("FAIL %s: integrity-check at step %d: %s\n", aIndex[k].zName, i, sqlite3_errmsg(db));
         }
@@ -290,15 +307,16 @@ int main(int argc, char **argv) {
   }
   for (k = 0; k < HIST_N_INDEX; k++) {
     if (aIndex[k].nBad) {
-      printf("FAIL %s: differed from the base table at %d of %d steps\n", aIndex[k].zName, aIndex[k].nBad, nStep);
+      printf("FAIL %s: differed from the base table at %d of %d steps\n", aIndex[k].zName, aIndex[k].nBad,
+             nStep);
       nFail++;
     } else if (aIndex[k].nRows < nStep / 2) {
       printf("FAIL %s: had rows at only %d of %d steps (a test that cannot fail)\n", aIndex[k].zName,
              aIndex[k].nRows, nStep);
       nFail++;
     } else {
-      printf("PASS %s: equal to its direct query after each of %d steps (%d transactions)\n", aIndex[k].zName, nStep,
-             nTxn);
+      printf("PASS %s: equal to its direct query after each of %d steps (%d transactions)\n", aIndex[k].zName,
+             nStep, nTxn);
       nPass++;
     }
   }

@@ -63,7 +63,8 @@ static const char *const azSetup[] = {
     " i % 4 FROM c",
     "CREATE TABLE ci(rid INTEGER, tag, grp)", "INSERT INTO ci SELECT rowid, tag, grp FROM ii",
     /* index_table: typed and collated key parts, an each() part, an expression part, a copy. */
-    "CREATE TABLE ub(id INTEGER PRIMARY KEY, state TEXT COLLATE NOCASE, n INTEGER, t TEXT COLLATE RTRIM, tags,"
+    "CREATE TABLE ub(id INTEGER PRIMARY KEY, state TEXT COLLATE NOCASE, n INTEGER, t TEXT COLLATE RTRIM, "
+    "tags,"
     " v REAL)",
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 48)"
     " INSERT INTO ub SELECT i, substr('CAcaNYnyLA', 1 + 2 * (i % 5), 2), CASE WHEN i % 7 = 0 THEN NULL ELSE"
