@@ -65,9 +65,11 @@
 ** the rowid alone (an each() key gives one base row several entries).
 **
 ** Plan encoding: idxStr is ext/plan.c's (slot = column of "<name>_data"),
-** then " by " and two characters per ORDER BY term when the order is
-** consumed: the slot and '+' (ASC) or '-' (DESC). idxNum: 1 when the
-** constraints pin one entry.
+** then, after a space, "by " and two characters per ORDER BY term when the
+** order is consumed (the slot and '+' for ASC or '-' for DESC), and
+** "cols=X", the hex mask of the shadow columns the query reads (the others
+** are selected as NULL; absent on tables of more than 60 columns). idxNum:
+** 1 when the constraints pin one entry.
 **
 **   index_table_drift(name [, schema]) -> kind, base_rowid, key, stored,
 **       expected, pending: one row per drifted entry ('missing' from the
@@ -75,6 +77,7 @@
 */
 #include "nosqlInt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct IdxBase IdxBase;
@@ -1796,7 +1799,7 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   idxtab_vtab *p = (idxtab_vtab *)pVtab;
   NosqlPlanCol aCol[NOSQL_PLAN_MAX_COL];
   NosqlPlan plan;
-  char zTail[3 + 2 * NOSQL_PLAN_MAX_COL + 1];
+  char zTail[3 + 2 * (NOSQL_PLAN_MAX_COL + 2) + 32];
   int nSlot = idxSlots(p), s, i, rc, nEq = 0, bRange = 0, bRowidEq, nOther = 0, bIn = 0, bExists = 0;
   double rRows, rFull = 1e6;
   if (p->zDamage == NULL) {
@@ -1852,9 +1855,24 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
     zTail[n] = 0;
     if (bOk) {
       pInfo->orderByConsumed = 1;
-      if (n > 3) plan.zTail = zTail;
+    } else {
+      zTail[0] = 0;
     }
   }
+  /* Columns the statement reads: the others are selected as NULL. */
+  if (p->nCol <= 60 && (pInfo->colUsed >> 63) == 0) {
+    sqlite3_uint64 mCols = 0;
+    for (i = 0; i < p->nCol + 1; i++) {
+      if ((pInfo->colUsed & ((sqlite3_uint64)1 << i)) == 0) continue;
+      if (i == p->nCol) {
+        mCols |= ((sqlite3_uint64)1 << (p->nPart + 1)) - 1; /* the identity: key parts and rowid */
+      } else {
+        mCols |= (sqlite3_uint64)1 << idxColumnSlot(p, i);
+      }
+    }
+    sqlite3_snprintf(32, &zTail[strlen(zTail)], "%scols=%llx", zTail[0] ? " " : "", mCols);
+  }
+  if (zTail[0]) plan.zTail = zTail;
   rc = nosqlPlanCommit(pInfo, aCol, &plan);
   if (rc != SQLITE_OK) return rc;
   if (nEq == p->nPart && bRowidEq) {
@@ -1899,12 +1917,24 @@ static int idxClose(sqlite3_vtab_cursor *pCursor) {
   return SQLITE_OK;
 }
 
-/* The read for plan idxStr: "SELECT <columns> FROM <name>_data WHERE ... ORDER BY ...". */
+/*
+** The read for plan idxStr: "SELECT <columns> FROM <name>_data WHERE ...
+** ORDER BY ...". Its tail is "by " and the ORDER BY terms, then "cols=X":
+** a hex mask of the columns read (the others are selected as NULL).
+*/
 static char *idxReadSql(idxtab_vtab *p, const NosqlPlanArg *aArg, int nSlot, const char *zTail) {
   NosqlBuffer b = {0, 0, 0};
   int rc = SQLITE_OK, s, nParam = 0;
+  const char *zCols = strstr(zTail, "cols=");
+  sqlite3_uint64 mCols = zCols ? (sqlite3_uint64)strtoull(zCols + 5, 0, 16) : ~(sqlite3_uint64)0;
   nosqlBufferAppend(&rc, &b, "SELECT ", 7);
-  idxAppendDataCols(&rc, &b, p, "");
+  for (s = 0; s < p->nCol; s++) {
+    if (s >= 64 || (mCols & ((sqlite3_uint64)1 << s))) {
+      nosqlBufferAppendf(&rc, &b, "%s\"%w\"", s ? ", " : "", p->aCol[s].zName);
+    } else {
+      nosqlBufferAppendf(&rc, &b, "%sNULL", s ? ", " : "");
+    }
+  }
   nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_data\" WHERE 1", p->zDb, p->zName);
   for (s = 0; s < nSlot; s++) {
     if (aArg[s].pEq) nosqlBufferAppendf(&rc, &b, " AND \"%w\" = ?%d", p->aCol[s].zName, ++nParam);
