@@ -1326,14 +1326,8 @@ static int kvPairsClose(sqlite3_vtab_cursor *pCursor) {
 
 static int kvPairsNext(sqlite3_vtab_cursor *pCursor) {
   kv_pairs_cursor *pCur = (kv_pairs_cursor *)pCursor;
-  int rc = sqlite3_step(pCur->pStmt);
   pCur->iRow++;
-  if (rc == SQLITE_ROW) return SQLITE_OK;
-  pCur->bEof = 1;
-  if (rc == SQLITE_DONE) return SQLITE_OK;
-  rc = sqlite3_reset(pCur->pStmt);
-  nosqlVtabError(pCursor->pVtab, "kv_pairs: %s", sqlite3_errmsg(sqlite3_db_handle(pCur->pStmt)));
-  return rc;
+  return nosqlCursorStep(pCursor->pVtab, pCur->pStmt, "kv_pairs", &pCur->bEof);
 }
 
 static int kvPairsFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,

@@ -2029,13 +2029,7 @@ static int idxFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
 
 static int idxNext(sqlite3_vtab_cursor *pCursor) {
   idxtab_cursor *pCur = (idxtab_cursor *)pCursor;
-  int rc = sqlite3_step(pCur->pStmt);
-  if (rc == SQLITE_ROW) return SQLITE_OK;
-  pCur->bEof = 1;
-  if (rc == SQLITE_DONE) return SQLITE_OK;
-  rc = sqlite3_reset(pCur->pStmt);
-  nosqlVtabError(pCursor->pVtab, "index_table: %s", sqlite3_errmsg(((idxtab_vtab *)pCursor->pVtab)->db));
-  return rc;
+  return nosqlCursorStep(pCursor->pVtab, pCur->pStmt, "index_table", &pCur->bEof);
 }
 
 static int idxEof(sqlite3_vtab_cursor *pCursor) { return ((idxtab_cursor *)pCursor)->bEof; }
@@ -2268,15 +2262,8 @@ static idxtab_vtab *idxFind(IdxRegistry *pReg, const char *zDb, const char *zNam
 
 static int idxDriftNext(sqlite3_vtab_cursor *pCursor) {
   idxdrift_cursor *pCur = (idxdrift_cursor *)pCursor;
-  int rc = sqlite3_step(pCur->pStmt);
   pCur->iRow++;
-  if (rc == SQLITE_ROW) return SQLITE_OK;
-  pCur->bEof = 1;
-  if (rc == SQLITE_DONE) return SQLITE_OK;
-  rc = sqlite3_reset(pCur->pStmt);
-  nosqlVtabError(pCursor->pVtab, "index_table_drift: %s",
-                 sqlite3_errmsg(((idxdrift_vtab *)pCursor->pVtab)->db));
-  return rc;
+  return nosqlCursorStep(pCursor->pVtab, pCur->pStmt, "index_table_drift", &pCur->bEof);
 }
 
 static int idxDriftFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,

@@ -93,6 +93,14 @@ int nosqlVtabFree(sqlite3_vtab *pVtab);
 void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor);
 
 /*
+** The xNext of a cursor that walks a statement of its own: step pStmt;
+** SQLITE_OK with a row, or at the end with *pbEof set; on an error (SQLite's
+** code, SQLITE_INTERRUPT included, passed on) *pbEof is set, the statement
+** reset and pVtab's message is "<zWho>: <the connection's message>".
+*/
+int nosqlCursorStep(sqlite3_vtab *pVtab, sqlite3_stmt *pStmt, const char *zWho, int *pbEof);
+
+/*
 ** True if z[0..n) is one JSON value as RFC 8259 defines it (no JSON5: the
 ** host's json_each() accepts JSON5 from SQLite 3.42 on), nested at most
 ** 1000 deep, with only whitespace around it.

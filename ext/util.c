@@ -697,3 +697,13 @@ char *nosqlDequote(const char *z, int n) {
   zOut[j] = 0;
   return zOut;
 }
+
+int nosqlCursorStep(sqlite3_vtab *pVtab, sqlite3_stmt *pStmt, const char *zWho, int *pbEof) {
+  int rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW) return SQLITE_OK;
+  *pbEof = 1;
+  if (rc == SQLITE_DONE) return SQLITE_OK;
+  rc = sqlite3_reset(pStmt);
+  nosqlVtabError(pVtab, "%s: %s", zWho, sqlite3_errmsg(sqlite3_db_handle(pStmt)));
+  return rc;
+}

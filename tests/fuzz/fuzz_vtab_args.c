@@ -9,8 +9,9 @@
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
-  static const char *const azMod[] = {"nested_set", "inverted_index", "composite_scan",
-                                      "inverted_index_facets", "inverted_index_vocab", "index_table"};
+  static const char *const azMod[] = {"nested_set",           "inverted_index",
+                                      "composite_scan",       "inverted_index_facets",
+                                      "inverted_index_vocab", "index_table"};
   static const char *const azUse[] = {
       "SELECT * FROM x",
       "INSERT INTO x VALUES (1, NULL, 'a', 'b', 'c', 'd')",
