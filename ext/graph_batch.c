@@ -756,9 +756,10 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
   m.bAddW = bSssp;
   if (rc == SQLITE_OK) rc = gbEngineRun(pEng, gbMinCompute, 0, &m, -1);
   if (rc == SQLITE_OK) {
+    /* Distances are reals as well; component labels are node numbers only. */
     pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
-    pCur->aReal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-    if (pCur->aInt == NULL || pCur->aReal == NULL) rc = SQLITE_NOMEM;
+    if (bSssp) pCur->aReal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+    if (pCur->aInt == NULL || (bSssp && pCur->aReal == NULL)) rc = SQLITE_NOMEM;
   }
   if (rc == SQLITE_OK && bSssp) {
     /* Reachable nodes only, in node order; integers while every weight is one. */

@@ -391,6 +391,15 @@ static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
   zKey = sqlite3_mprintf("%s\x1f%s\x1f%s\x1f%s\x1f%d", pCur->src.zSchema, pCur->src.zTable, pCur->src.zFrom,
                          pCur->src.zTo, pCur->src.eLayout);
   if (zKey == NULL) return SQLITE_NOMEM;
+  /* The stamps cost two statements: read them only when a copy of this
+  ** source is held, or one is about to be made. */
+  for (i = 0, rc = SQLITE_DONE; i < GW_CACHE_N && rc == SQLITE_DONE; i++) {
+    if (p->aCache[i].zKey && strcmp(p->aCache[i].zKey, zKey) == 0) rc = SQLITE_OK;
+  }
+  if (rc == SQLITE_DONE && !bLoad) {
+    sqlite3_free(zKey);
+    return SQLITE_OK;
+  }
   rc = gwStamp(p->db, pCur->src.zSchema, aStamp);
   for (i = 0; rc == SQLITE_OK && i < GW_CACHE_N; i++) {
     GwCache *pC = &p->aCache[i];
