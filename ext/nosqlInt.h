@@ -453,8 +453,9 @@ int fts5GapRegister(sqlite3 *db);
 extern const char nosqlVersionText[];
 
 /**************************************************************************
-** Interface to code in ext/nested_set.c: the label arithmetic and the
-** rebuild of a forest, pure C (no sqlite3_* calls), for tests and bench.
+** Interface to code in ext/nested_set_core.c: the label arithmetic and the
+** rebuild of a forest, pure C (no sqlite3_* calls), for the module
+** (ext/nested_set.c, nestedSetRegister() below), tests and bench.
 */
 
 /* Labels lie strictly between 0 and NSET_LABEL_END. */

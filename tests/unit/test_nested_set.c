@@ -1,5 +1,5 @@
 /*
-** test_nested_set.c: unit tests of the pure core of ext/nested_set.c: the
+** test_nested_set.c: unit tests of the pure core of nested_set (ext/nested_set_core.c): the
 ** label arithmetic (spacing, placement, window density, spreading) and the
 ** labelling of a whole forest by nsetBuild().
 */
