@@ -221,7 +221,8 @@ char *graphSourceNeighbourSql(const GraphSource *p, int eDir) {
   }
   if (zOut && zIn) {
     zRet = sqlite3_mprintf("%s UNION ALL %s", zOut, zIn);
-  } else if ((eDir & GRAPH_DIR_OUT) ? zOut != NULL : zIn != NULL) {
+  } else if (eDir != GRAPH_DIR_BOTH && (eDir == GRAPH_DIR_OUT ? zOut != NULL : zIn != NULL)) {
+    /* (Both directions with one half lost to OOM must fail, not walk one way.) */
     zRet = sqlite3_mprintf("%s", zOut ? zOut : zIn);
   }
   sqlite3_free(zOut);

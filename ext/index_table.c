@@ -1641,8 +1641,9 @@ static int idxConnectImpl(sqlite3 *db, void *pAux, int argc, const char *const *
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   rc = (p->zDb && p->zName) ? SQLITE_OK : SQLITE_NOMEM;
-  if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "index_table", argv[1], argv[2], pzErr);
+  /* argv is read first: a statement run below may reset the schema it lives in. */
   if (rc == SQLITE_OK) rc = idxParseArgs(p, argc, argv, pzErr);
+  if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "index_table", p->zDb, p->zName, pzErr);
   if (rc == SQLITE_OK && bCreate) {
     rc = idxBaseLoad(p, &base, pzErr);
     if (rc == SQLITE_OK) rc = idxResolve(p, &base, pzErr);

@@ -401,11 +401,14 @@ int nosqlVtabEmptyArg(sqlite3 *db, const char *zModule, const char *zDb, const c
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
   sqlite3_free(zSql);
-  if (rc != SQLITE_OK) return SQLITE_OK; /* No schema text to check: nothing to refuse */
+  /* No schema text to check: nothing to refuse. But an OOM (which may have
+  ** reset the schema the caller's argv points into) is the caller's to return. */
+  if (rc != SQLITE_OK) return rc == SQLITE_NOMEM ? rc : SQLITE_OK;
   sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
   if (sqlite3_step(pStmt) == SQLITE_ROW)
     bEmpty = nosqlArgsHaveEmpty((const char *)sqlite3_column_text(pStmt, 0));
-  sqlite3_finalize(pStmt);
+  rc = sqlite3_finalize(pStmt);
+  if (rc != SQLITE_OK) return rc;
   if (!bEmpty) return SQLITE_OK;
   *pzErr = sqlite3_mprintf("%s: empty argument in the column list", zModule);
   return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
