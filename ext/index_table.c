@@ -66,10 +66,10 @@
 **
 ** Plan encoding: idxStr is ext/plan.c's (slot = column of "<name>_data"),
 ** then, after a space, "by " and two characters per ORDER BY term when the
-** order is consumed (the slot and '+' for ASC or '-' for DESC), and
-** "cols=X", the hex mask of the shadow columns the query reads (the others
-** are selected as NULL; absent on tables of more than 60 columns). idxNum:
-** 1 when the constraints pin one entry.
+** order is consumed (the slot and '+' for ASC or '-' for DESC). idxNum: 1
+** when the constraints pin one entry. (Every read selects all the shadow
+** columns: which ones a query uses, colUsed, differs between SQLite
+** versions for the same query, and a plan must read the same on all.)
 **
 **   index_table_drift(name [, schema]) -> kind, base_rowid, key, stored,
 **       expected, pending: one row per drifted entry ('missing' from the
@@ -77,7 +77,6 @@
 */
 #include "nosqlInt.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct IdxBase IdxBase;
@@ -1860,19 +1859,6 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
       zTail[0] = 0;
     }
   }
-  /* Columns the statement reads: the others are selected as NULL. */
-  if (p->nCol <= 60 && (pInfo->colUsed >> 63) == 0) {
-    sqlite3_uint64 mCols = 0;
-    for (i = 0; i < p->nCol + 1; i++) {
-      if ((pInfo->colUsed & ((sqlite3_uint64)1 << i)) == 0) continue;
-      if (i == p->nCol) {
-        mCols |= ((sqlite3_uint64)1 << (p->nPart + 1)) - 1; /* the identity: key parts and rowid */
-      } else {
-        mCols |= (sqlite3_uint64)1 << idxColumnSlot(p, i);
-      }
-    }
-    sqlite3_snprintf(32, &zTail[strlen(zTail)], "%scols=%llx", zTail[0] ? " " : "", mCols);
-  }
   if (zTail[0]) plan.zTail = zTail;
   rc = nosqlPlanCommit(pInfo, aCol, &plan);
   if (rc != SQLITE_OK) return rc;
@@ -1920,22 +1906,13 @@ static int idxClose(sqlite3_vtab_cursor *pCursor) {
 
 /*
 ** The read for plan idxStr: "SELECT <columns> FROM <name>_data WHERE ...
-** ORDER BY ...". Its tail is "by " and the ORDER BY terms, then "cols=X":
-** a hex mask of the columns read (the others are selected as NULL).
+** ORDER BY ...", the ORDER BY from its tail ("by " and the terms).
 */
 static char *idxReadSql(idxtab_vtab *p, const NosqlPlanArg *aArg, int nSlot, const char *zTail) {
   NosqlBuffer b = {0, 0, 0};
   int rc = SQLITE_OK, s, nParam = 0;
-  const char *zCols = strstr(zTail, "cols=");
-  sqlite3_uint64 mCols = zCols ? (sqlite3_uint64)strtoull(zCols + 5, 0, 16) : ~(sqlite3_uint64)0;
   nosqlBufferAppend(&rc, &b, "SELECT ", 7);
-  for (s = 0; s < p->nCol; s++) {
-    if (s >= 64 || (mCols & ((sqlite3_uint64)1 << s))) {
-      nosqlBufferAppendf(&rc, &b, "%s\"%w\"", s ? ", " : "", p->aCol[s].zName);
-    } else {
-      nosqlBufferAppendf(&rc, &b, "%sNULL", s ? ", " : "");
-    }
-  }
+  idxAppendDataCols(&rc, &b, p, "");
   nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_data\" WHERE 1", p->zDb, p->zName);
   for (s = 0; s < nSlot; s++) {
     if (aArg[s].pEq) nosqlBufferAppendf(&rc, &b, " AND \"%w\" = ?%d", p->aCol[s].zName, ++nParam);
