@@ -64,20 +64,24 @@
 ** table; the plan string then says "no index on key" and the cost is that
 ** of a full scan.
 **
-** Plan encoding (idxNum bits; xFilter's argv[] follows in this order):
+** Plan encoding. The constraints are chosen and handed to xFilter by
+** ext/plan.c: idxStr starts with its codes, one slot per part then one for
+** the key column ("a=b}b<" is "part 1 equal, part 2 at least and below"),
+** and xFilter reads each slot's values with nosqlPlanArgs(). idxNum bits:
 **
-**   bits 0-7   nEq: equality values on parts 0..nEq-1     argv: one each
-**   CSCAN_LO   a lower bound (>, >=) on part nEq           argv: one
-**   CSCAN_HI   an upper bound (<, <=) on part nEq          argv: one
-**   CSCAN_KLO  a lower bound on the key column             argv: one
-**   CSCAN_KHI  an upper bound on the key column            argv: one
-**   CSCAN_KEQ  equality on the key column                  argv: one
+**   bits 0-7   nEq: equality on parts 0..nEq-1
+**   CSCAN_LO   a lower bound (>, >=) on part nEq
+**   CSCAN_HI   an upper bound (<, <=) on part nEq
+**   CSCAN_KLO  a lower bound on the key column
+**   CSCAN_KHI  an upper bound on the key column
+**   CSCAN_KEQ  equality on the key column
 **   CSCAN_*_INCL  the bound before it is inclusive (>=, <=)
 **   CSCAN_DESC    rows in descending key order
 **
-** idxStr repeats the plan for EXPLAIN QUERY PLAN, e.g.
-** "eq=2 range=(>=,<) key=(>) desc", or "full scan", with "; no index on
-** key" appended when the base table has no usable index.
+** After plan.c's codes and a space, idxStr repeats the plan readably for
+** EXPLAIN QUERY PLAN, e.g. "a=b}b<d> eq=1 range=(>=,<) key=(>) desc", or
+** "full scan", with "; no index on key" appended when the base table has no
+** usable index.
 */
 #include "nosqlInt.h"
 
@@ -591,109 +595,87 @@ static int cscanDisconnect(sqlite3_vtab *pVtab) {
 ** Planning. See the plan encoding in the header comment.
 */
 
-/* True if constraint i on part iPart can be served (type and collation fit). */
-static int cscanServable(cscan_vtab *p, sqlite3_index_info *pInfo, int i, int iPart) {
-  const char *zColl;
-  if (p->aType[iPart] == CSCAN_ANY) return 0;
-  if (p->aType[iPart] != CSCAN_TEXT) return 1;
-  zColl = sqlite3_vtab_collation(pInfo, i);
-  if (p->cSep < 0) return zColl == NULL || sqlite3_stricmp(zColl, "BINARY") == 0;
-  return zColl && sqlite3_stricmp(zColl, p->zColl[iPart == p->nPart - 1]) == 0;
-}
-
 /*
-** xBestIndex (long: the constraint scan, the equality run, the range on
-** the next part, the key-column bounds, the -0.0 rule and ORDER BY
-** consumption read as one decision, in the order the plan string shows
-** them; plan.c does not yet carry that readable plan string).
+** xBestIndex. ext/plan.c finds the servable constraints (the collation
+** rules are cscanServable's, as NosqlPlanCol.zColl) and assigns argv in
+** slot order: the parts, then the key column. The module keeps its own
+** choice: an equality run on the leading parts, a range on the next one,
+** the key column's bounds; the -0.0 rule and ORDER BY consumption; the
+** readable plan string goes after plan.c's codes in idxStr.
 */
 static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   cscan_vtab *p = (cscan_vtab *)pVtab;
-  int aEq[CSCAN_MAX_PART];
-  int iLo = -1, iHi = -1, iKlo = -1, iKhi = -1, iKeq = -1;
-  int nEq = 0, nArg = 0, bIn = 0, iRealEq = -1;
-  int idxNum = 0;
+  NosqlPlanCol aCol[CSCAN_MAX_PART + 1];
+  NosqlPlan plan;
+  int nSlot = p->nPart + 1, iKey = p->nPart;
+  int nEq = 0, bIn = 0, iRealEq = -1, idxNum = 0, rc, i;
   int iKeyCol = p->nPart + p->iKeyCol;
   double rRows = CSCAN_EST_ROWS;
   char *zPlan;
-  int i;
 
-  for (i = 0; i < p->nPart; i++) aEq[i] = -1;
-  for (i = 0; i < pInfo->nConstraint; i++) {
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if (!pC->usable) continue;
-    if (pC->iColumn >= 0 && pC->iColumn < p->nPart) {
-      if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && aEq[pC->iColumn] < 0 &&
-          cscanServable(p, pInfo, i, pC->iColumn))
-        aEq[pC->iColumn] = i;
-    } else if (pC->iColumn == iKeyCol) {
-      /* The key is compared in BINARY (its column must be BINARY): a
-      ** constraint in another collation (k > 'x' COLLATE NOCASE) is left to
-      ** SQLite. */
-      const char *zColl = sqlite3_vtab_collation(pInfo, i);
-      if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) continue;
-      if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && iKeq < 0) iKeq = i;
-      if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && iKlo < 0)
-        iKlo = i;
-      if ((pC->op == SQLITE_INDEX_CONSTRAINT_LT || pC->op == SQLITE_INDEX_CONSTRAINT_LE) && iKhi < 0)
-        iKhi = i;
+  if (nSlot > NOSQL_PLAN_MAX_COL) nSlot = NOSQL_PLAN_MAX_COL, iKey = -1;
+  for (i = 0; i < nSlot; i++) {
+    NosqlPlanCol *pCol = &aCol[i];
+    pCol->bExact = 1;
+    pCol->bRequired = 0;
+    pCol->mOp = NOSQL_OP_EQ | NOSQL_OP_RANGE;
+    if (i == iKey) {
+      /* The key is compared in BINARY (its column must be BINARY). */
+      pCol->iColumn = iKeyCol;
+      pCol->zColl = NULL;
+    } else {
+      pCol->iColumn = i;
+      if (p->aType[i] == CSCAN_ANY) pCol->mOp = 0;
+      pCol->zColl = p->aType[i] != CSCAN_TEXT ? NOSQL_COLL_ANY
+                    : p->cSep < 0             ? NULL
+                                              : p->zColl[i == p->nPart - 1];
     }
   }
-  while (nEq < p->nPart && aEq[nEq] >= 0) nEq++;
-  if (nEq < p->nPart) {
-    for (i = 0; i < pInfo->nConstraint; i++) {
-      const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-      if (!pC->usable || pC->iColumn != nEq || !cscanServable(p, pInfo, i, nEq)) continue;
-      if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && iLo < 0) iLo = i;
-      if ((pC->op == SQLITE_INDEX_CONSTRAINT_LT || pC->op == SQLITE_INDEX_CONSTRAINT_LE) && iHi < 0) iHi = i;
-    }
+  rc = nosqlPlanFind(pInfo, aCol, nSlot, &plan);
+  if (rc != SQLITE_OK) return rc;
+  /* Equality serves as a prefix only, a range only on the part after it. */
+  while (nEq < p->nPart && nEq < nSlot && nEq != iKey && plan.aiEq[nEq] >= 0) nEq++;
+  for (i = 0; i < nSlot; i++) {
+    if (i == iKey) continue;
+    if (i >= nEq) plan.aiEq[i] = -1;
+    if (i != nEq) plan.aiLo[i] = plan.aiHi[i] = -1;
   }
-
   /*
   ** A REAL part in the equality run: x = 0 must find the keys of -0.0 too
   ** (SQL says -0.0 = 0.0; the key encoding keeps them apart), so xFilter
   ** then scans both blocks and cannot seek on the parts after x: SQLite
-  ** checks the constraints on those parts itself (omit stays 0).
+  ** checks the constraints on those parts itself (omit cleared below).
   */
   for (i = 0; i < nEq && iRealEq < 0; i++) {
     if (p->aType[i] == CSCAN_REAL) iRealEq = i;
   }
-  /* argv[] order: equality values, part bounds, key bounds. */
   for (i = 0; i < nEq; i++) {
-    pInfo->aConstraintUsage[aEq[i]].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[aEq[i]].omit = iRealEq < 0 || i <= iRealEq;
-    if (sqlite3_vtab_in(pInfo, aEq[i], -1)) bIn = 1;
+    if (sqlite3_vtab_in(pInfo, plan.aiEq[i], -1)) bIn = 1;
     rRows /= 10.0;
   }
   idxNum = nEq;
-  if (iLo >= 0) {
-    pInfo->aConstraintUsage[iLo].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[iLo].omit = iRealEq < 0;
-    idxNum |= CSCAN_LO | (pInfo->aConstraint[iLo].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_LO_INCL : 0);
+  if (nEq < p->nPart && plan.aiLo[nEq] >= 0) {
+    idxNum |=
+        CSCAN_LO | (pInfo->aConstraint[plan.aiLo[nEq]].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_LO_INCL : 0);
     rRows /= 3.0;
   }
-  if (iHi >= 0) {
-    pInfo->aConstraintUsage[iHi].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[iHi].omit = iRealEq < 0;
-    idxNum |= CSCAN_HI | (pInfo->aConstraint[iHi].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_HI_INCL : 0);
+  if (nEq < p->nPart && plan.aiHi[nEq] >= 0) {
+    idxNum |=
+        CSCAN_HI | (pInfo->aConstraint[plan.aiHi[nEq]].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_HI_INCL : 0);
     rRows /= 3.0;
   }
-  if (iKlo >= 0) {
-    pInfo->aConstraintUsage[iKlo].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[iKlo].omit = 1;
-    idxNum |= CSCAN_KLO | (pInfo->aConstraint[iKlo].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_KLO_INCL : 0);
+  if (iKey >= 0 && plan.aiLo[iKey] >= 0) {
+    idxNum |= CSCAN_KLO |
+              (pInfo->aConstraint[plan.aiLo[iKey]].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_KLO_INCL : 0);
     rRows /= 2.0;
   }
-  if (iKhi >= 0) {
-    pInfo->aConstraintUsage[iKhi].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[iKhi].omit = 1;
-    idxNum |= CSCAN_KHI | (pInfo->aConstraint[iKhi].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_KHI_INCL : 0);
+  if (iKey >= 0 && plan.aiHi[iKey] >= 0) {
+    idxNum |= CSCAN_KHI |
+              (pInfo->aConstraint[plan.aiHi[iKey]].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_KHI_INCL : 0);
     rRows /= 2.0;
   }
-  if (iKeq >= 0) {
-    pInfo->aConstraintUsage[iKeq].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[iKeq].omit = 1;
-    if (sqlite3_vtab_in(pInfo, iKeq, -1)) bIn = 1;
+  if (iKey >= 0 && plan.aiEq[iKey] >= 0) {
+    if (sqlite3_vtab_in(pInfo, plan.aiEq[iKey], -1)) bIn = 1;
     idxNum |= CSCAN_KEQ;
     rRows = 1.0;
   }
@@ -760,8 +742,16 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
     zPlan = sqlite3_mprintf("%z %s", zPlan, (idxNum & CSCAN_DESC) ? "desc" : "asc");
   if (zPlan && !p->bIndexed) zPlan = sqlite3_mprintf("%z; no index on key", zPlan);
   if (zPlan == NULL) return SQLITE_NOMEM;
-  pInfo->idxStr = zPlan;
-  pInfo->needToFreeIdxStr = 1;
+  plan.zTail = zPlan;
+  rc = nosqlPlanCommit(pInfo, aCol, &plan);
+  sqlite3_free(zPlan);
+  if (rc != SQLITE_OK) return rc;
+  /* The -0.0 rule: SQLite checks the parts after a REAL zero itself. */
+  if (iRealEq >= 0) {
+    for (i = iRealEq + 1; i < nEq; i++) pInfo->aConstraintUsage[plan.aiEq[i]].omit = 0;
+    if (nEq < p->nPart && plan.aiLo[nEq] >= 0) pInfo->aConstraintUsage[plan.aiLo[nEq]].omit = 0;
+    if (nEq < p->nPart && plan.aiHi[nEq] >= 0) pInfo->aConstraintUsage[plan.aiHi[nEq]].omit = 0;
+  }
   return SQLITE_OK;
 }
 
@@ -1063,14 +1053,19 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
   cscan_cursor *pCur = (cscan_cursor *)pCursor;
   cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
   int nEq = idxNum & CSCAN_NEQ_MASK;
-  int iArg = 0, i, rc = SQLITE_OK, bEmpty = 0, bZero = 0;
+  int i, rc = SQLITE_OK, bEmpty = 0, bZero = 0;
+  int nSlot = p->nPart + 1 > NOSQL_PLAN_MAX_COL ? NOSQL_PLAN_MAX_COL : p->nPart + 1;
   NosqlBuffer prefix = {0, 0, 0};
+  NosqlPlanArg aArg[NOSQL_PLAN_MAX_COL];
+  const NosqlPlanArg *pKey = p->nPart < nSlot ? &aArg[p->nPart] : NULL;
   CscanBound lo, hi;
-  (void)idxStr;
-  (void)argc;
 
   memset(&lo, 0, sizeof(lo));
   memset(&hi, 0, sizeof(hi));
+  if (nosqlPlanArgs(idxStr, argc, argv, aArg, nSlot) != SQLITE_OK || nEq > nSlot) {
+    nosqlVtabError(pCursor->pVtab, "composite_scan: bad plan '%s'", idxStr ? idxStr : "");
+    return SQLITE_ERROR;
+  }
   cscanRelease(pCur);
   pCur->bEof = 1;
   pCur->iRow = 0;
@@ -1079,7 +1074,7 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
   for (i = 0; i < nEq && !bEmpty && !bZero; i++) {
     sqlite3_int64 iVal = 0;
     double rVal = 0;
-    int e = cscanNormalize(p->aType[i], SQLITE_INDEX_CONSTRAINT_EQ, argv[iArg++], &iVal, &rVal);
+    int e = cscanNormalize(p->aType[i], SQLITE_INDEX_CONSTRAINT_EQ, aArg[i].pEq, &iVal, &rVal);
     if (e != CSCAN_BOUND) {
       bEmpty = 1;
     } else if (p->aType[i] == CSCAN_REAL && rVal == 0.0 && p->cSep < 0) {
@@ -1088,17 +1083,16 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
       ** left to SQLite (xBestIndex): skip their values. */
       NosqlBuffer b = {0, 0, 0};
       nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      cscanAppendPart(&rc, p, &b, CSCAN_REAL, argv[iArg - 1], 0, -0.0, i == p->nPart - 1);
+      cscanAppendPart(&rc, p, &b, CSCAN_REAL, aArg[i].pEq, 0, -0.0, i == p->nPart - 1);
       if (rc == SQLITE_OK) cscanSetBound(&rc, p, &lo, b.a, b.n, 1, 0);
       nosqlBufferReset(&b);
       nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      cscanAppendPart(&rc, p, &b, CSCAN_REAL, argv[iArg - 1], 0, 0.0, i == p->nPart - 1);
+      cscanAppendPart(&rc, p, &b, CSCAN_REAL, aArg[i].pEq, 0, 0.0, i == p->nPart - 1);
       if (rc == SQLITE_OK) cscanSetBound(&rc, p, &hi, b.a, b.n, 0, 1);
       nosqlBufferFree(&b);
-      iArg += (nEq - i - 1) + ((idxNum & CSCAN_LO) != 0) + ((idxNum & CSCAN_HI) != 0);
       bZero = 1;
     } else {
-      cscanAppendPart(&rc, p, &prefix, p->aType[i], argv[iArg - 1], iVal, rVal, i == p->nPart - 1);
+      cscanAppendPart(&rc, p, &prefix, p->aType[i], aArg[i].pEq, iVal, rVal, i == p->nPart - 1);
     }
   }
   if (bZero) {
@@ -1132,7 +1126,7 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
       e = cscanNormalize(p->aType[nEq],
                          bLower ? (bIncl ? SQLITE_INDEX_CONSTRAINT_GE : SQLITE_INDEX_CONSTRAINT_GT)
                                 : (bIncl ? SQLITE_INDEX_CONSTRAINT_LE : SQLITE_INDEX_CONSTRAINT_LT),
-                         argv[iArg++], &iVal, &rVal);
+                         bLower ? aArg[nEq].pLo : aArg[nEq].pHi, &iVal, &rVal);
       if (e == CSCAN_EMPTY) {
         bEmpty = 1;
         continue;
@@ -1145,7 +1139,7 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
         rVal = (bLower == bIncl) ? -0.0 : 0.0;
       }
       nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      cscanAppendPart(&rc, p, &b, p->aType[nEq], argv[iArg - 1], iVal, rVal, bLast);
+      cscanAppendPart(&rc, p, &b, p->aType[nEq], bLower ? aArg[nEq].pLo : aArg[nEq].pHi, iVal, rVal, bLast);
       if (rc != SQLITE_OK) {
         nosqlBufferFree(&b);
         break;
@@ -1183,7 +1177,8 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
     sqlite3_int64 iVal = 0;
     double rVal = 0;
     if (!(idxNum & aFlag[i])) continue;
-    pVal = argv[iArg++];
+    pVal = pKey == NULL ? NULL : i == 0 ? pKey->pLo : i == 1 ? pKey->pHi : pKey->pEq;
+    if (pVal == NULL) continue;
     if (bEmpty) continue;
     if (i == 0) {
       bIncl = (idxNum & CSCAN_KLO_INCL) != 0;
