@@ -192,8 +192,42 @@ static void testJsonUnescape(void) {
   CHECK_INT(nosqlJsonUnescape("", 0, aOut, NULL, 0), 0);
 }
 
+/* nosqlDequote: one level of each quoting style, doubled quotes, spaces, unquoted text. */
+static void testDequote(void) {
+  static const struct {
+    const char *zIn, *zOut;
+  } aCase[] = {{"  abc ", "abc"}, {"'a''b'", "a'b"},  {"\"x\"\"y\"", "x\"y"},
+               {"`p``q`", "p`q"}, {"[a]]b]", "a]]b"}, {"'unclosed", "'unclosed"},
+               {"''", ""},        {"'", "'"},         {"\t[s p]\n", "s p"},
+               {"", ""}};
+  int i;
+  for (i = 0; i < (int)(sizeof(aCase) / sizeof(aCase[0])); i++) {
+    char *z = nosqlDequote(aCase[i].zIn, (int)strlen(aCase[i].zIn));
+    CHECK_STR(z ? z : "(null)", aCase[i].zOut);
+    sqlite3_free(z);
+  }
+}
+
+/* nosqlSqlToken: comments skipped, quoted tokens whole, punctuation alone. */
+static void testSqlToken(void) {
+  const char *z = " lower(\"a b\") /* c */ AS -- d\n x,'e''f'";
+  static const char *const azWant[] = {"lower", "(", "\"a b\"", ")", "AS", "x", ",", "'e''f'"};
+  int i = 0, n = 0, k = 0;
+  const char *zTok;
+  while ((zTok = nosqlSqlToken(z, &i, &n)) != NULL && k < 8) {
+    char aTok[32];
+    snprintf(aTok, sizeof(aTok), "%.*s", n, zTok);
+    CHECK_STR(aTok, azWant[k]);
+    k++;
+  }
+  CHECK_INT(k, 8);
+  CHECK(nosqlSqlToken(z, &i, &n) == NULL);
+}
+
 int main(void) {
   unitApiInit();
+  RUN(testDequote);
+  RUN(testSqlToken);
   RUN(testArgsHaveEmpty);
   RUN(testBufferAppend);
   RUN(testStickyError);
