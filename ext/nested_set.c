@@ -1802,9 +1802,10 @@ static int nsetRename(sqlite3_vtab *pVtab, const char *zNew) {
 }
 
 /*
-** The plan. xBestIndex hands xFilter one argv[] value per usable
-** constraint it takes, and describes them in idxStr, one character per
-** argv[] entry, in order:
+** The plan. ext/plan.c finds the constraints and hands xFilter their
+** values, one slot per column (id, rowid, parent, depth, the six inputs:
+** idxStr starts with its codes, e.g. "e=d}"). Each argv[] entry then has
+** one of these codes, which idxStr repeats after a space (e.g. "D}"):
 **
 **   'i'  id = X (or rowid = X)         'D'  descendant_of = X
 **   'S'  subtree_of = X                'A'  ancestor_of = X
@@ -1812,7 +1813,7 @@ static int nsetRename(sqlite3_vtab *pVtab, const char *zNew) {
 **   'L'  leaves_of = X
 **   '='  depth = V   '<' depth < V   '{' depth <= V   '>' depth > V   '}' depth >= V
 **
-** idxNum: bits 0-7 hold 1 + the position in idxStr of the constraint that
+** idxNum: bits 0-7 hold 1 + the position in argv[] of the constraint that
 ** drives the scan (0: no driver, scan everything in lft order); bit 8
 ** (NSET_PLAN_ROOTS) means "parent IS NULL"; bit 9 (NSET_PLAN_ID_ONLY)
 ** means that the statement reads no structural column but id (payload
@@ -1829,75 +1830,77 @@ static int nsetRename(sqlite3_vtab *pVtab, const char *zNew) {
 /* The driver preference: earlier codes make cheaper scans. */
 static const char nsetDriverOrder[] = "iACBLSD";
 
-/* xBestIndex (long: one scan of the constraints assigns each its plan letter; see the plan encoding above).
- */
+/* Planning slots: the columns plan.c serves, and each slot's code (depth: its operator's). */
+#define NSET_SLOT_DEPTH 3
+#define NSET_N_SLOT (4 + NSET_N_INPUT)
+static const char nsetSlotCode[] = "iiC?DSACBL";
+
+/* The code of argv[] entry i of plan idxStr (plan.c's two characters per entry). */
+static char nsetArgCode(const char *idxStr, int i) {
+  int iSlot = idxStr[2 * i] - 'a';
+  if (iSlot < 0 || iSlot >= NSET_N_SLOT) return 0;
+  return iSlot == NSET_SLOT_DEPTH ? idxStr[2 * i + 1] : nsetSlotCode[iSlot];
+}
 
 static int nsetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   nset_vtab *p = (nset_vtab *)pVtab;
   int iFirstInput = NSET_COL_PAYLOAD + p->nPayload + NSET_HID_INPUT;
-  char aCode[NSET_MAX_ARG + 1];
-  int nArg = 0, bRoots = 0, i, iDriver = -1, iRank = (int)sizeof(nsetDriverOrder);
+  NosqlPlanCol aCol[NSET_N_SLOT];
+  NosqlPlan plan;
+  char aCode[NSET_N_SLOT * 3 + 1];
+  int bRoots = 0, i, rc, iDriver = -1, iRank = (int)sizeof(nsetDriverOrder);
   double rCost, rRows;
 
   for (i = 0; i < pInfo->nConstraint; i++) {
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     int iCol = pC->iColumn;
-    char c = 0;
     if (iCol >= iFirstInput && iCol < iFirstInput + NSET_N_INPUT) {
       /* Inputs are read from = only. Any other condition (<>, >, IS NULL,
       ** LIKE, and NOT (x = v), which SQLite never passes here) is left to
       ** SQLite, which applies it to the column's value: the input when =
       ** gave one, else NULL. So descendant_of <> 2 matches what
-      ** NOT (descendant_of = 2) matches: nothing (docs/nested_set.md). */
-      if (pC->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-      if (!pC->usable) return SQLITE_CONSTRAINT;
-      if (nArg >= NSET_MAX_ARG) {
-        nosqlVtabError(pVtab, "nested_set: more than %d constraints on one table", NSET_MAX_ARG);
-        return SQLITE_ERROR;
-      }
-      c = nsetInputCode[iCol - iFirstInput];
-    } else if (!pC->usable) {
-      continue;
-    } else if ((iCol == NSET_COL_ID || iCol < 0) && pC->op == SQLITE_INDEX_CONSTRAINT_EQ) {
-      c = 'i';
-    } else if (iCol == NSET_COL_PARENT && pC->op == SQLITE_INDEX_CONSTRAINT_EQ) {
-      c = 'C';
-    } else if (iCol == NSET_COL_PARENT && pC->op == SQLITE_INDEX_CONSTRAINT_ISNULL) {
+      ** NOT (descendant_of = 2) matches: nothing (docs/nested_set.md). An
+      ** input whose value is not known yet refuses the plan. */
+      if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && !pC->usable) return SQLITE_CONSTRAINT;
+    } else if (pC->usable && iCol == NSET_COL_PARENT && pC->op == SQLITE_INDEX_CONSTRAINT_ISNULL) {
       bRoots = 1;
       pInfo->aConstraintUsage[i].omit = 1;
-      continue;
-    } else if (iCol == NSET_COL_DEPTH) {
-      switch (pC->op) {
-        case SQLITE_INDEX_CONSTRAINT_EQ:
-          c = '=';
-          break;
-        case SQLITE_INDEX_CONSTRAINT_LT:
-          c = '<';
-          break;
-        case SQLITE_INDEX_CONSTRAINT_LE:
-          c = '{';
-          break;
-        case SQLITE_INDEX_CONSTRAINT_GT:
-          c = '>';
-          break;
-        case SQLITE_INDEX_CONSTRAINT_GE:
-          c = '}';
-          break;
-        default:
-          break;
-      }
-    }
-    if (c == 0 || nArg >= NSET_MAX_ARG) continue;
-    aCode[nArg] = c;
-    pInfo->aConstraintUsage[i].argvIndex = ++nArg;
-    /* depth constraints only prune: SQLite checks them again. */
-    pInfo->aConstraintUsage[i].omit = strchr("=<{>}", c) == NULL;
-    if (strchr(nsetDriverOrder, c) && (int)(strchr(nsetDriverOrder, c) - nsetDriverOrder) < iRank) {
-      iRank = (int)(strchr(nsetDriverOrder, c) - nsetDriverOrder);
-      iDriver = nArg - 1;
     }
   }
-  aCode[nArg] = 0;
+  /* Node ids are compared as integers: any collation serves. depth
+  ** constraints only prune: SQLite checks them again. */
+  for (i = 0; i < NSET_N_SLOT; i++) {
+    aCol[i].iColumn = i == 0   ? NSET_COL_ID
+                      : i == 1 ? -1
+                      : i == 2 ? NSET_COL_PARENT
+                      : i == 3 ? NSET_COL_DEPTH
+                               : iFirstInput + i - 4;
+    aCol[i].mOp = i == NSET_SLOT_DEPTH ? NOSQL_OP_EQ | NOSQL_OP_RANGE : NOSQL_OP_EQ;
+    aCol[i].zColl = NOSQL_COLL_ANY;
+    aCol[i].bExact = i != NSET_SLOT_DEPTH;
+    aCol[i].bRequired = 0;
+  }
+  rc = nosqlPlanFind(pInfo, aCol, NSET_N_SLOT, &plan);
+  if (rc == SQLITE_OK) rc = nosqlPlanCommit(pInfo, aCol, &plan);
+  if (rc != SQLITE_OK) return rc;
+  /* The codes in argv[] order, and the driver: the cheapest source. */
+  for (i = 0; i < plan.nArg; i++) {
+    const char *zRank;
+    aCode[i] = nsetArgCode(pInfo->idxStr, i);
+    zRank = strchr(nsetDriverOrder, aCode[i]);
+    if (zRank && (int)(zRank - nsetDriverOrder) < iRank) {
+      iRank = (int)(zRank - nsetDriverOrder);
+      iDriver = i;
+    }
+  }
+  aCode[plan.nArg] = 0;
+  if (plan.nArg > 0) {
+    /* The codes again after a space, readable in EXPLAIN QUERY PLAN. */
+    char *zStr = sqlite3_mprintf("%s %s", pInfo->idxStr, aCode);
+    if (zStr == NULL) return SQLITE_NOMEM;
+    sqlite3_free(pInfo->idxStr);
+    pInfo->idxStr = zStr;
+  }
 
   switch (iDriver >= 0 ? aCode[iDriver] : (bRoots ? 'R' : 0)) {
     case 'i':
@@ -1936,11 +1939,6 @@ static int nsetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
     int iBefore = NSET_COL_PAYLOAD + p->nPayload + NSET_HID_BEFORE;
     mStruct |= iBefore >= 63 ? ((sqlite3_uint64)1 << 63) : ((sqlite3_uint64)1 << iBefore);
     if ((pInfo->colUsed & mStruct) == 0) pInfo->idxNum |= NSET_PLAN_ID_ONLY;
-  }
-  if (nArg > 0) {
-    pInfo->idxStr = sqlite3_mprintf("%s", aCode);
-    if (pInfo->idxStr == NULL) return SQLITE_NOMEM;
-    pInfo->needToFreeIdxStr = 1;
   }
   if (pInfo->nOrderBy == 1 && pInfo->aOrderBy[0].iColumn == NSET_COL_LFT && !pInfo->aOrderBy[0].desc) {
     pInfo->orderByConsumed = 1;
@@ -2253,9 +2251,13 @@ static int nsetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxS
   pCur->iMinDepth = INT64_MIN;
   pCur->iMaxDepth = INT64_MAX;
   pCur->bRootsOnly = (idxNum & NSET_PLAN_ROOTS) != 0;
-  for (i = 0; i < argc && idxStr && idxStr[i]; i++) {
-    char c = idxStr[i];
-    const char *zInput = strchr(nsetInputCode, c);
+  if (argc > NSET_MAX_ARG || (argc > 0 && (idxStr == NULL || (int)strcspn(idxStr, " ") != 2 * argc))) {
+    nosqlVtabError(pCursor->pVtab, "nested_set: bad plan '%s'", idxStr ? idxStr : "");
+    return SQLITE_ERROR;
+  }
+  for (i = 0; i < argc; i++) {
+    char c = nsetArgCode(idxStr, i);
+    const char *zInput = c ? strchr(nsetInputCode, c) : NULL;
     int64_t id;
     int bFound = 0;
     if (strchr("=<{>}", c)) {
