@@ -1621,8 +1621,10 @@ static int iiDestroy(sqlite3_vtab *pVtab) {
 }
 
 /*
-** Plan encoding, decoded in the same order by iiFilter. idxNum bits say
-** which arguments follow, in this order in argv[]:
+** Plan encoding: ext/plan.c's, with two slots, 'a' the MATCH on the hidden
+** column ("aM") and 'b' the rowid ("b=", "b>", "b{", ...); iiFilter reads
+** the values with nosqlPlanArgs(). idxNum repeats which are there, for the
+** estimates:
 **
 **   II_PLAN_MATCH  0x01  the query (a MATCH on the hidden column)
 **   II_PLAN_EQ     0x02  rowid = X
@@ -1640,33 +1642,27 @@ static int iiDestroy(sqlite3_vtab *pVtab) {
 
 static int iiBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
-  int aCons[4] = {-1, -1, -1, -1}; /* Constraint index per plan bit, in argv order */
-  int i, nArg = 0, bMatchUnusable = 0;
+  /* Slot 0: MATCH on the hidden column (answered exactly); slot 1: the
+  ** rowid, whose bounds narrow the scan and SQLite checks again. */
+  NosqlPlanCol aCol[2] = {{0, NOSQL_OP_MATCH, NOSQL_COLL_ANY, 1, 0},
+                          {-1, NOSQL_OP_EQ | NOSQL_OP_RANGE, NOSQL_COLL_ANY, 0, 0}};
+  NosqlPlan plan;
+  int i, rc, bMatchUnusable = 0;
   double rCost = 1e6, rRows = 1e6;
-  pInfo->idxNum = 0;
+  aCol[0].iColumn = p->nField;
   for (i = 0; i < pInfo->nConstraint; i++) {
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if (pC->iColumn == p->nField && pC->op == SQLITE_INDEX_CONSTRAINT_MATCH) {
-      if (!pC->usable)
-        bMatchUnusable = 1;
-      else if (aCons[0] < 0)
-        aCons[0] = i;
-      continue;
-    }
-    if (!pC->usable || pC->iColumn >= 0) continue;
-    if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && aCons[1] < 0) aCons[1] = i;
-    if ((pC->op == SQLITE_INDEX_CONSTRAINT_GT || pC->op == SQLITE_INDEX_CONSTRAINT_GE) && aCons[2] < 0)
-      aCons[2] = i;
-    if ((pC->op == SQLITE_INDEX_CONSTRAINT_LT || pC->op == SQLITE_INDEX_CONSTRAINT_LE) && aCons[3] < 0)
-      aCons[3] = i;
+    if (pC->iColumn == p->nField && pC->op == SQLITE_INDEX_CONSTRAINT_MATCH && !pC->usable)
+      bMatchUnusable = 1;
   }
-  if (bMatchUnusable && aCons[0] < 0) return SQLITE_CONSTRAINT;
-  for (i = 0; i < 4; i++) {
-    if (aCons[i] < 0) continue;
-    pInfo->idxNum |= 1 << i;
-    pInfo->aConstraintUsage[aCons[i]].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[aCons[i]].omit = i == 0;
-  }
+  rc = nosqlPlanFind(pInfo, aCol, 2, &plan);
+  if (rc != SQLITE_OK) return rc;
+  /* A MATCH whose value is not known yet: another join order must give it. */
+  if (bMatchUnusable && plan.aiEq[0] < 0) return SQLITE_CONSTRAINT;
+  rc = nosqlPlanCommit(pInfo, aCol, &plan);
+  if (rc != SQLITE_OK) return rc;
+  pInfo->idxNum = (plan.aiEq[0] >= 0 ? II_PLAN_MATCH : 0) | (plan.aiEq[1] >= 0 ? II_PLAN_EQ : 0) |
+                  (plan.aiLo[1] >= 0 ? II_PLAN_LO : 0) | (plan.aiHi[1] >= 0 ? II_PLAN_HI : 0);
   if (pInfo->idxNum & II_PLAN_MATCH) {
     rCost /= 100;
     rRows /= 100;
@@ -1785,23 +1781,27 @@ static int iiFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, const char *i
   inverted_index_vtab *p = (inverted_index_vtab *)cur->pVtab;
   const char *zQuery = NULL;
   sqlite3_int64 iLo = (sqlite3_int64)(-0x7fffffffffffffffll - 1), iHi = 0x7fffffffffffffffll, v;
-  int iArg = 0, rc;
+  int rc;
   char *zErr = NULL;
   IiDocMap *pMap;
-  (void)idxStr;
-  (void)argc;
+  NosqlPlanArg aArg[2];
+  (void)idxNum;
   iiCursorReset(pCur);
-  if (idxNum & II_PLAN_MATCH) {
-    if (sqlite3_value_type(argv[iArg]) == SQLITE_NULL) return SQLITE_OK; /* MATCH NULL: no rows */
-    zQuery = (const char *)sqlite3_value_text(argv[iArg++]);
+  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK) {
+    nosqlVtabError(cur->pVtab, "inverted_index: bad plan '%s'", idxStr ? idxStr : "");
+    return SQLITE_ERROR;
+  }
+  if (aArg[0].pEq) {
+    if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL) return SQLITE_OK; /* MATCH NULL: no rows */
+    zQuery = (const char *)sqlite3_value_text(aArg[0].pEq);
     if (zQuery == NULL) return SQLITE_NOMEM;
   }
-  if (idxNum & II_PLAN_EQ) {
-    if (iiBound(argv[iArg], 1, &v)) iLo = v;
-    if (iiBound(argv[iArg++], 0, &v)) iHi = v;
+  if (aArg[1].pEq) {
+    if (iiBound(aArg[1].pEq, 1, &v)) iLo = v;
+    if (iiBound(aArg[1].pEq, 0, &v)) iHi = v;
   }
-  if ((idxNum & II_PLAN_LO) && iiBound(argv[iArg++], 1, &v) && v > iLo) iLo = v;
-  if ((idxNum & II_PLAN_HI) && iiBound(argv[iArg++], 0, &v) && v < iHi) iHi = v;
+  if (aArg[1].pLo && iiBound(aArg[1].pLo, 1, &v) && v > iLo) iLo = v;
+  if (aArg[1].pHi && iiBound(aArg[1].pHi, 0, &v) && v < iHi) iHi = v;
 
   rc = iiReadBegin(p);
   if (rc == SQLITE_OK) rc = iiEvalQuery(p, zQuery, &pCur->pResult, &zErr);

@@ -179,6 +179,7 @@ int nosqlVtabEmptyArg(sqlite3 *db, const char *zModule, const char *zDb, const c
 #define NOSQL_OP_LT 0x08     /* < */
 #define NOSQL_OP_LE 0x10     /* <= */
 #define NOSQL_OP_INLIST 0x20 /* an IN list arrives whole (sqlite3_vtab_in_first/next) */
+#define NOSQL_OP_MATCH 0x40  /* MATCH (served as the slot's equality value) */
 #define NOSQL_OP_RANGE (NOSQL_OP_GT | NOSQL_OP_GE | NOSQL_OP_LT | NOSQL_OP_LE)
 
 /* Most columns one plan describes (slots 'a' .. 'a' + 25 in idxStr). */

@@ -30,7 +30,8 @@
 ** The plan encoding (idxStr): two characters per argv[] value, in argv
 ** order: the column's slot (its position in the aCol[] array the module
 ** passed, as 'a' + slot) and the operator: '=' equality, 'I' equality
-** with the whole IN list, '>' '}' (GT, GE), '<' '{' (LT, LE). Nothing
+** with the whole IN list, '>' '}' (GT, GE), '<' '{' (LT, LE), 'M' MATCH
+** (a slot's MATCH value arrives as its equality value). Nothing
 ** else is in idxStr up to the end or a space, so EXPLAIN QUERY PLAN shows
 ** the constraints used, e.g. "a=b}b<" for "slot a equal, slot b at least
 ** and below". A module may append its own text after one space
@@ -55,6 +56,8 @@ static char nosqlPlanOpChar(unsigned char op) {
       return '<';
     case SQLITE_INDEX_CONSTRAINT_LE:
       return '{';
+    case SQLITE_INDEX_CONSTRAINT_MATCH:
+      return 'M';
     default:
       return 0;
   }
@@ -71,6 +74,8 @@ static unsigned nosqlPlanOpBit(char c) {
       return NOSQL_OP_GE;
     case '<':
       return NOSQL_OP_LT;
+    case 'M':
+      return NOSQL_OP_MATCH;
     default:
       return NOSQL_OP_LE;
   }
@@ -99,7 +104,7 @@ int nosqlPlanFind(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol,
       c = nosqlPlanOpChar(pC->op);
       if (c == 0 || (pCol->mOp & nosqlPlanOpBit(c)) == 0) continue;
       if (!nosqlPlanCollOk(pInfo, i, pCol->zColl)) continue;
-      if (c == '=') {
+      if (c == '=' || c == 'M') {
         if (iEq < 0) iEq = i;
       } else if (c == '>' || c == '}') {
         if (iLo < 0) iLo = i;
@@ -197,6 +202,7 @@ int nosqlPlanArgs(const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanA
         p->pEq = argv[i];
         break;
       case '=':
+      case 'M':
         p->pEq = argv[i];
         break;
       case '>':
