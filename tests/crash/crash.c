@@ -1,7 +1,7 @@
 /*
 ** crash.c: the crash test of make test. A child process writes to a file
-** database in transactions that touch nested_set, inverted_index and
-** kv_incr together, and is killed with SIGKILL at a random moment; the
+** database in transactions that touch nested_set, inverted_index,
+** kv_incr and a base table with two index tables together, and is killed with SIGKILL at a random moment; the
 ** parent then reopens the database and checks it, and starts the next
 ** child on the same file. N runs per journal mode (WAL and rollback).
 **
@@ -12,18 +12,21 @@
 ** nested_set nodes (ids 3k-1 .. 3k+1) under nodes of earlier transactions,
 ** so labels are relocated, three inverted_index documents (rowids 3k-2 ..
 ** 3k, each with the terms "t<k>" and "all"), updates one earlier
-** document, and calls kv_incr('txn') once. After COMMIT returns, the child
+** document, inserts three rows (ids 3k-2 .. 3k, city "c<k>", tags
+** ["t<k>", "all"]) into the base table of a sync and a deferred index
+** table and updates one earlier row, runs the deferred one's 'refresh', and
+** calls kv_incr('txn') once. After COMMIT returns, the child
 ** writes k to a pipe: every transaction the parent reads there is
 ** committed. After each kill the parent checks:
 **
-**   - PRAGMA integrity_check is "ok", and so are both modules'
-**     'integrity-check' commands;
+**   - PRAGMA integrity_check is "ok", and so are the modules'
+**     'integrity-check' commands (the index tables' included);
 **   - kv_get('txn') = n with n >= the last reported k (nothing committed is
 **     lost) and n <= that k + 1 (the one commit the kill may have hidden);
 **   - exactly the rows of transactions 1..n are there, in both modules,
 **     and reachable through their indexes: descendant_of over the whole
-**     tree, and MATCH 'tag:t<k>' for every k <= n (atomicity: nothing of
-**     transaction n + 1).
+**     tree, MATCH 'tag:t<k>' for every k <= n, and the index tables' keys
+**     (atomicity: nothing of transaction n + 1).
 **
 ** The schema is created by the parent before the first child starts.
 ** SIGKILL loses no write the OS has accepted, so synchronous=NORMAL tests
@@ -108,12 +111,17 @@ static void crashChild(const char *zPath, int fd, uint64_t seed) {
         "INSERT INTO ii(rowid, tag, grp) VALUES (%lld, '[\"t%lld\",\"all\"]', 'g%lld'),"
         " (%lld, '[\"t%lld\",\"all\"]', 'g%lld'), (%lld, '[\"t%lld\",\"all\"]', 'g%lld');"
         "UPDATE ii SET grp = 'u%lld' WHERE rowid = %lld;"
+        "INSERT INTO base(id, city, tags) SELECT 3 * %lld - 2 + value, 'c%lld', json_array('t%lld', 'all')"
+        " FROM json_each('[0, 1, 2]');"
+        "UPDATE base SET city = city || 'x' WHERE id = %lld;"
+        "INSERT INTO by_tag(by_tag) VALUES ('refresh');"
         "SELECT kv_incr('txn');"
         "COMMIT;",
         3 * k - 1, 1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k - 2)), k, 3 * k,
         1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k - 2)), k, 3 * k + 1,
         1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k - 2)), k, 3 * k - 2, k, k % 7, 3 * k - 1, k,
-        k % 7, 3 * k, k, k % 7, k, 1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k)));
+        k % 7, 3 * k, k, k % 7, k, 1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k)), k, k, k,
+        1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k)));
     rc = zSql ? crashExec(db, zSql, "child transaction") : SQLITE_NOMEM;
     sqlite3_free(zSql);
     if (rc != SQLITE_OK) _exit(4);
@@ -136,6 +144,10 @@ static int crashCheck(const char *zPath, sqlite3_int64 iReported, sqlite3_int64 
   }
   if (crashExec(db, "INSERT INTO ns(ns) VALUES ('integrity-check')", "nested_set integrity-check")) nFail++;
   if (crashExec(db, "INSERT INTO ii(ii) VALUES ('integrity-check')", "inverted_index integrity-check"))
+    nFail++;
+  if (crashExec(db, "INSERT INTO by_city(by_city) VALUES ('integrity-check')", "index_table integrity-check"))
+    nFail++;
+  if (crashExec(db, "INSERT INTO by_tag(by_tag) VALUES ('integrity-check')", "index_table (deferred) check"))
     nFail++;
   n = crashInt(db, "SELECT kv_get('txn')", zText, sizeof(zText));
   if (n < iReported || n > iReported + 1) {
@@ -166,6 +178,17 @@ static int crashCheck(const char *zPath, sqlite3_int64 iReported, sqlite3_int64 
            (long long)(3 * n));
     nFail++;
   }
+  v = crashInt(db, "SELECT count(*) FROM by_city", 0, 0);
+  if (v != 3 * n) {
+    printf("FAIL index_table by_city has %lld rows, expected %lld\n", (long long)v, (long long)(3 * n));
+    nFail++;
+  }
+  v = crashInt(db, "SELECT count(*) FROM by_tag WHERE tag = 'all'", 0, 0);
+  if (v != 3 * n) {
+    printf("FAIL index_table by_tag has %lld 'all' entries, expected %lld\n", (long long)v,
+           (long long)(3 * n));
+    nFail++;
+  }
   v = crashInt(db, "SELECT count(*) FROM ii", 0, 0);
   if (v != 3 * n) {
     printf("FAIL inverted_index has %lld rows, expected %lld\n", (long long)v, (long long)(3 * n));
@@ -188,6 +211,14 @@ static int crashCheck(const char *zPath, sqlite3_int64 iReported, sqlite3_int64 
       nFail++;
     }
     sqlite3_free(zSql);
+    zSql = sqlite3_mprintf("SELECT count(*) FROM by_tag WHERE tag = 't%lld'", k);
+    v = zSql ? crashInt(db, zSql, 0, 0) : -1;
+    sqlite3_free(zSql);
+    if (v != (k <= n ? 3 : 0)) {
+      printf("FAIL index_table by_tag has %lld entries for 't%lld', expected %d\n", (long long)v,
+             (long long)k, k <= n ? 3 : 0);
+      nFail++;
+    }
   }
   if (sqlite3_close(db) != SQLITE_OK) {
     printf("FAIL close: %s\n", sqlite3_errmsg(db));
@@ -216,6 +247,10 @@ static int crashMode(const char *zMode, int nRun, uint64_t *pSeed, int *pnPass) 
                 "CREATE VIRTUAL TABLE ns USING nested_set(name TEXT);"
                 "INSERT INTO ns(id, parent, name) VALUES (1, NULL, 'root');"
                 "CREATE VIRTUAL TABLE ii USING inverted_index(tag, grp);"
+                "CREATE TABLE base(id INTEGER PRIMARY KEY, city TEXT, tags);"
+                "CREATE VIRTUAL TABLE by_city USING index_table(base, key = 'city', include = 'tags');"
+                "CREATE VIRTUAL TABLE by_tag USING index_table(base, key = 'each(tags) AS tag', mode = "
+                "'deferred');"
                 "SELECT kv_incr('txn', 0);",
                 "schema")) {
     sqlite3_close(db);
