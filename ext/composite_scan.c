@@ -601,7 +601,8 @@ static int cscanDisconnect(sqlite3_vtab *pVtab) {
 ** slot order: the parts, then the key column. The module keeps its own
 ** choice: an equality run on the leading parts, a range on the next one,
 ** the key column's bounds; the -0.0 rule and ORDER BY consumption; the
-** readable plan string goes after plan.c's codes in idxStr.
+** readable plan string goes after plan.c's codes in idxStr. (Long: these
+** read as one decision, in the order the plan string shows them.)
 */
 static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   cscan_vtab *p = (cscan_vtab *)pVtab;

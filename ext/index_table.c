@@ -534,14 +534,66 @@ static int idxBaseMissing(idxtab_vtab *p, char **pzErr) {
 }
 
 /*
+** The second half of idxBaseLoad(): the columns' collations, from the
+** CREATE TABLE text (no pragma reports them), and the name that reaches
+** the rowid.
+*/
+static int idxBaseFinish(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  int rc = SQLITE_OK, i;
+  /* Collations: from the CREATE TABLE text (no pragma reports them). */
+  if (rc == SQLITE_OK) {
+    zSql = sqlite3_mprintf(
+        "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE", p->zDb);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) {
+      const char *zCreate = (const char *)sqlite3_column_text(pStmt, 0);
+      for (i = 0; zCreate && i < pB->nCol && rc == SQLITE_OK; i++) {
+        pB->aCol[i].zColl = nosqlDeclaredCollation(zCreate, pB->aCol[i].zName, &rc);
+        if (pB->aCol[i].zColl && sqlite3_stricmp(pB->aCol[i].zColl, "BINARY") == 0) {
+          sqlite3_free(pB->aCol[i].zColl);
+          pB->aCol[i].zColl = NULL;
+        }
+      }
+    }
+    if (rc == SQLITE_OK)
+      rc = sqlite3_finalize(pStmt);
+    else
+      sqlite3_finalize(pStmt);
+  }
+  /* The rowid: the first of its three names that no column takes. */
+  if (rc == SQLITE_OK) {
+    static const char *const azRowid[] = {"rowid", "_rowid_", "oid"};
+    int k;
+    for (k = 0; k < 3 && pB->zRowid == NULL; k++) {
+      for (i = 0; i < pB->nCol && sqlite3_stricmp(pB->aCol[i].zName, azRowid[k]) != 0; i++) {
+      }
+      if (i == pB->nCol) pB->zRowid = azRowid[k];
+    }
+    if (pB->zRowid == NULL) {
+      *pzErr = sqlite3_mprintf(
+          "index_table: base table '%s' has columns named rowid, _rowid_ and oid: its rowid "
+          "cannot be read",
+          p->zBase);
+      rc = SQLITE_ERROR;
+    }
+  }
+  return rc;
+}
+
+/*
 ** Read the base table's columns into *pB. Errors (in *pzErr): no such
 ** table, a view, a virtual table, a WITHOUT ROWID table, no name left for
 ** the rowid.
 */
 static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
-  char *zSql = NULL;
-  int rc, nAlloc = 0, nPk = 0, i;
+  int rc, nAlloc = 0, nPk = 0;
   const char *zKind = NULL;
   memset(pB, 0, sizeof(*pB));
   rc = sqlite3_prepare_v2(
@@ -620,47 +672,7 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
     sqlite3_free(pB->zIpk);
     pB->zIpk = NULL;
   }
-  /* Collations: from the CREATE TABLE text (no pragma reports them). */
-  if (rc == SQLITE_OK) {
-    zSql = sqlite3_mprintf(
-        "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE", p->zDb);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-  }
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
-    if (sqlite3_step(pStmt) == SQLITE_ROW) {
-      const char *zCreate = (const char *)sqlite3_column_text(pStmt, 0);
-      for (i = 0; zCreate && i < pB->nCol && rc == SQLITE_OK; i++) {
-        pB->aCol[i].zColl = nosqlDeclaredCollation(zCreate, pB->aCol[i].zName, &rc);
-        if (pB->aCol[i].zColl && sqlite3_stricmp(pB->aCol[i].zColl, "BINARY") == 0) {
-          sqlite3_free(pB->aCol[i].zColl);
-          pB->aCol[i].zColl = NULL;
-        }
-      }
-    }
-    if (rc == SQLITE_OK)
-      rc = sqlite3_finalize(pStmt);
-    else
-      sqlite3_finalize(pStmt);
-  }
-  /* The rowid: the first of its three names that no column takes. */
-  if (rc == SQLITE_OK) {
-    static const char *const azRowid[] = {"rowid", "_rowid_", "oid"};
-    int k;
-    for (k = 0; k < 3 && pB->zRowid == NULL; k++) {
-      for (i = 0; i < pB->nCol && sqlite3_stricmp(pB->aCol[i].zName, azRowid[k]) != 0; i++) {
-      }
-      if (i == pB->nCol) pB->zRowid = azRowid[k];
-    }
-    if (pB->zRowid == NULL) {
-      *pzErr = sqlite3_mprintf(
-          "index_table: base table '%s' has columns named rowid, _rowid_ and oid: its rowid "
-          "cannot be read",
-          p->zBase);
-      rc = SQLITE_ERROR;
-    }
-  }
+  if (rc == SQLITE_OK) rc = idxBaseFinish(p, pB, pzErr);
   if (rc != SQLITE_OK) idxBaseClear(pB);
   return rc;
 }
@@ -823,7 +835,9 @@ static int idxBareColumn(const idxtab_vtab *p, const IdxBase *pBase, int iPart) 
 ** Append the entry SELECT for the base rows that zWhere selects (a
 ** condition over "b", the base row), in context eCtx. In a trigger (zRow
 ** "NEW"), when every key part reads a bare column, the row is read from
-** NEW directly instead of from the base table.
+** NEW directly instead of from the base table. bFirst keeps the first of
+** equal array elements (row_number()), for the drift check. (Long: one
+** SELECT for three contexts, written in the order its clauses appear.)
 */
 static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, const IdxBase *pBase, int eCtx,
                              const char *zWhere, int bFirst) {
@@ -1382,6 +1396,8 @@ static int idxNameTaken(const char *zName, char *const *azName, int n) {
 ** and refuse clashing or reserved names. A part without AS is named after
 ** its column; an expression or each() after the one column it reads,
 ** unless an included column or an earlier part has that name; else keyN.
+** (Long: the included columns, the parts, the rowid, then the name rules,
+** in the order the shadow table's columns take.)
 */
 static int idxResolve(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
   IdxParse parse;

@@ -1842,6 +1842,10 @@ static char nsetArgCode(const char *idxStr, int i) {
   return iSlot == NSET_SLOT_DEPTH ? idxStr[2 * i + 1] : nsetSlotCode[iSlot];
 }
 
+/*
+** xBestIndex (long: the input rules, plan.c's slots, the driver choice and
+** its estimates, in the order of the plan encoding above).
+*/
 static int nsetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   nset_vtab *p = (nset_vtab *)pVtab;
   int iFirstInput = NSET_COL_PAYLOAD + p->nPayload + NSET_HID_INPUT;
