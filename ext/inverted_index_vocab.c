@@ -108,31 +108,29 @@ static int iiCompanionDisconnect(sqlite3_vtab *pVtab) {
 */
 static int iiCompanionBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   ii_companion_vtab *p = (ii_companion_vtab *)pVtab;
-  int aCons[3] = {-1, -1, -1};
-  int i, nArg = 0;
+  /* Slots in argv order: field, query (an IN list arrives whole: several
+  ** audiences in one scan), method. Inputs: any collation. */
+  static const NosqlPlanCol aCol[3] = {
+      {II_FACETS_COL_FIELD, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
+      {II_FACETS_COL_QUERY, NOSQL_OP_EQ | NOSQL_OP_INLIST, NOSQL_COLL_ANY, 1, 0},
+      {II_FACETS_COL_METHOD, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}};
+  NosqlPlan plan;
+  int i, rc;
   pInfo->idxNum = 0;
   pInfo->estimatedCost = 1e5;
   pInfo->estimatedRows = 1000;
   if (!p->bFacets) return SQLITE_OK;
   for (i = 0; i < pInfo->nConstraint; i++) {
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    int k = pC->iColumn == II_FACETS_COL_FIELD    ? 0
-            : pC->iColumn == II_FACETS_COL_QUERY  ? 1
-            : pC->iColumn == II_FACETS_COL_METHOD ? 2
-                                                  : -1;
-    if (k < 0 || pC->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (!pC->usable) {
-      if (k == 1) return SQLITE_CONSTRAINT; /* The audience must be known when the scan starts */
-      continue;
+    /* The audience must be known when the scan starts. */
+    if (pC->iColumn == II_FACETS_COL_QUERY && pC->op == SQLITE_INDEX_CONSTRAINT_EQ && !pC->usable) {
+      return SQLITE_CONSTRAINT;
     }
-    if (aCons[k] < 0) aCons[k] = i;
   }
+  rc = nosqlPlanBest(pInfo, aCol, 3, &plan);
+  if (rc != SQLITE_OK) return rc;
   for (i = 0; i < 3; i++) {
-    if (aCons[i] < 0) continue;
-    pInfo->idxNum |= 1 << i;
-    pInfo->aConstraintUsage[aCons[i]].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[aCons[i]].omit = 1;
-    if (i == 1) sqlite3_vtab_in(pInfo, aCons[i], 1);
+    if (plan.aiEq[i] >= 0) pInfo->idxNum |= 1 << i;
   }
   if (pInfo->idxNum & 1) pInfo->estimatedCost /= 10;
   if (pInfo->idxNum & 2) pInfo->estimatedCost /= 2;

@@ -729,25 +729,17 @@ static int kvcDisconnect(sqlite3_vtab *pVtab) {
 ** name (ascending) is consumed.
 */
 static int kvcBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  int i;
+  /* name = ?: the inner WHERE compares the same way (TEXT affinity, BINARY). */
+  static const NosqlPlanCol aCol[1] = {{0, NOSQL_OP_EQ, NULL, 1, 0}};
+  NosqlPlan plan;
+  int rc;
   (void)pVtab;
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 1000.0;
-  pInfo->estimatedRows = 1000;
-  for (i = 0; i < pInfo->nConstraint; i++) {
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    const char *zColl;
-    if (!pC->usable || pC->iColumn != 0 || pC->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    zColl = sqlite3_vtab_collation(pInfo, i);
-    if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) continue;
-    pInfo->aConstraintUsage[i].argvIndex = 1;
-    pInfo->aConstraintUsage[i].omit = 1; /* The inner WHERE compares the same way (TEXT affinity) */
-    pInfo->idxNum = 1;
-    pInfo->estimatedCost = 10.0;
-    pInfo->estimatedRows = 1;
-    pInfo->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
-    break;
-  }
+  rc = nosqlPlanBest(pInfo, aCol, 1, &plan);
+  if (rc != SQLITE_OK) return rc;
+  pInfo->idxNum = plan.nArg > 0;
+  pInfo->estimatedCost = plan.nArg ? 10.0 : 1000.0;
+  pInfo->estimatedRows = plan.nArg ? 1 : 1000;
+  if (plan.nArg) pInfo->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
   if (pInfo->nOrderBy == 1 && pInfo->aOrderBy[0].iColumn == 0 && !pInfo->aOrderBy[0].desc) {
     pInfo->orderByConsumed = 1;
   }

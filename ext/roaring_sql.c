@@ -580,7 +580,8 @@ static int rbIterateFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idx
   if (pCur->p) roaring_bitmap_free(pCur->p);
   pCur->p = NULL;
   pCur->iRow = 1;
-  if (idxNum != 1 || argc < 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL) return SQLITE_OK;
+  (void)idxNum;
+  if (argc < 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL) return SQLITE_OK;
   if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) {
     char *zQ = nosqlValueQuote(argv[0]);
     nosqlVtabError(cur->pVtab, "rb_iterate: argument 1 is not a roaring bitmap blob: %s", zQ);
@@ -601,27 +602,16 @@ static int rbIterateFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idx
 }
 
 static int rbIterateBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  int i;
+  /* The bitmap is a required input: without it there is nothing to iterate. */
+  static const NosqlPlanCol aCol[1] = {{RB_ITERATE_COL_BITMAP, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1}};
+  int rc;
   (void)pVtab;
-  for (i = 0; i < pInfo->nConstraint; i++) {
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if (pC->iColumn != RB_ITERATE_COL_BITMAP || pC->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (!pC->usable) return SQLITE_CONSTRAINT;
-    pInfo->aConstraintUsage[i].argvIndex = 1;
-    pInfo->aConstraintUsage[i].omit = 1;
-    pInfo->idxNum = 1;
-    pInfo->estimatedCost = 1000;
-    pInfo->estimatedRows = 1000;
-    if (pInfo->nOrderBy == 1 && pInfo->aOrderBy[0].iColumn == RB_ITERATE_COL_VALUE &&
-        !pInfo->aOrderBy[0].desc) {
-      pInfo->orderByConsumed = 1;
-    }
-    return SQLITE_OK;
+  rc = nosqlPlanInputs(pInfo, aCol, 1, 1000, 1000);
+  if (rc == SQLITE_OK && pInfo->nOrderBy == 1 && pInfo->aOrderBy[0].iColumn == RB_ITERATE_COL_VALUE &&
+      !pInfo->aOrderBy[0].desc) {
+    pInfo->orderByConsumed = 1;
   }
-  /* Without the bitmap argument there is nothing to iterate. */
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 1e12;
-  return SQLITE_OK;
+  return rc;
 }
 
 static sqlite3_module rbIterateModule = {
