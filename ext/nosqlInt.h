@@ -255,13 +255,6 @@ int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCo
                     sqlite3_int64 nRows);
 
 /*
-** True when the ORDER BY of pInfo is a prefix of the columns aiCol[0..nCol)
-** all in one direction (stored in *pbDesc): a scan in that column order
-** can consume it.
-*/
-int nosqlPlanOrderBy(const sqlite3_index_info *pInfo, const int *aiCol, int nCol, int *pbDesc);
-
-/*
 ** Decode idxStr in xFilter: aArg[slot] gets the slot's values (all NULL
 ** for an unused slot). SQLITE_ERROR when idxStr does not match argc (a
 ** plan from another build: the caller reports it).

@@ -175,17 +175,6 @@ int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCo
   return SQLITE_OK;
 }
 
-int nosqlPlanOrderBy(const sqlite3_index_info *pInfo, const int *aiCol, int nCol, int *pbDesc) {
-  int i;
-  if (pInfo->nOrderBy <= 0 || pInfo->nOrderBy > nCol) return 0;
-  for (i = 0; i < pInfo->nOrderBy; i++) {
-    if (pInfo->aOrderBy[i].iColumn != aiCol[i]) return 0;
-    if (pInfo->aOrderBy[i].desc != pInfo->aOrderBy[0].desc) return 0;
-  }
-  *pbDesc = pInfo->aOrderBy[0].desc;
-  return 1;
-}
-
 int nosqlPlanArgs(const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanArg *aArg, int nCol) {
   int i;
   memset(aArg, 0, sizeof(*aArg) * (size_t)nCol);
