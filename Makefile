@@ -185,10 +185,10 @@ build/concurrency/%: tests/concurrency/%.c | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
 # The planning property test: loads dist/nosql.so like any host.
-build/property/plan: tests/property/plan.c | $(PREREQ)
+build/property/plan: tests/property/plan.c tests/property/rows.h | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
-build/property/history: tests/property/history.c | $(PREREQ)
+build/property/history: tests/property/history.c tests/property/rows.h | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
 build/crash: tests/crash/crash.c $(EXT_OBJ)
@@ -317,7 +317,7 @@ bench: build/bench
 # --- lint -------------------------------------------------------------------
 LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \
                        tests/bench/*.c tests/bench/*.h tests/static/*.c tests/damaged/*.c tests/concurrency/*.c \
-                       tests/fuzz/*.c tests/fuzz/*.h tests/crash/*.c tests/oom/*.c tests/interrupt/*.c tests/property/*.c)
+                       tests/fuzz/*.c tests/fuzz/*.h tests/crash/*.c tests/oom/*.c tests/interrupt/*.c tests/property/*.c tests/property/*.h)
 lint: | $(PREREQ)
 	@scripts/prereq.sh $(LINT_PKGS)
 	clang-format --dry-run --Werror $(LINT_SRC)

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rows.h"
+
 static int nPass, nFail;
 static unsigned long long histState;
 
@@ -73,54 +75,6 @@ static HistIndex aIndex[] = {
      1, 0, 0},
 };
 #define HIST_N_INDEX ((int)(sizeof(aIndex) / sizeof(aIndex[0])))
-
-/* The rows of zSql, each rendered with its types, sorted, joined by newlines (malloc'd). */
-static int histCmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-static char *histRows(sqlite3 *db, const char *zSql, int *pnRow) {
-  sqlite3_stmt *pStmt = NULL;
-  char **az = NULL;
-  int n = 0, nAlloc = 0, i, rc;
-  size_t nTotal = 1;
-  char *zOut;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    char *zRow = sqlite3_mprintf("");
-    for (i = 0; i < sqlite3_column_count(pStmt); i++) {
-      sqlite3_value *pVal = sqlite3_column_value(pStmt, i);
-      const char *zText = (const char *)sqlite3_column_text(pStmt, i);
-      zRow = sqlite3_mprintf("%z|%d:%s", zRow, sqlite3_value_type(pVal), zText ? zText : "NULL");
-    }
-    if (n == nAlloc) {
-      nAlloc = nAlloc ? nAlloc * 2 : 64;
-      az = (char **)realloc(az, sizeof(char *) * (size_t)nAlloc);
-      if (az == NULL) abort();
-    }
-    az[n++] = zRow;
-    nTotal += strlen(zRow) + 1;
-  }
-  if (rc != SQLITE_OK || sqlite3_finalize(pStmt) != SQLITE_OK) {
-    n = -1;
-    az = (char **)realloc(az, sizeof(char *));
-    if (az == NULL) abort();
-    nTotal += strlen(sqlite3_errmsg(db)) + 8;
-  }
-  qsort(az, (size_t)(n < 0 ? 0 : n), sizeof(char *), histCmp);
-  zOut = (char *)malloc(nTotal);
-  if (zOut == NULL) abort();
-  zOut[0] = 0;
-  if (n < 0) {
-    strcat(zOut, "ERROR: ");
-    strcat(zOut, sqlite3_errmsg(db));
-  }
-  for (i = 0; i < n; i++) {
-    strcat(zOut, az[i]);
-    strcat(zOut, "\n");
-    sqlite3_free(az[i]);
-  }
-  free(az);
-  *pnRow = n;
-  return zOut;
-}
 
 /* A random value for a column: NULL, duplicates, case variants, numbers of both kinds. */
 static char *histValue(int eCol) {
@@ -202,7 +156,7 @@ static void histCompare(sqlite3 *db, int iStep, const char *zLast) {
   int k;
   for (k = 0; k < HIST_N_INDEX; k++) {
     HistIndex *p = &aIndex[k];
-    char *zSql, *zA, *zB;
+    char *zSql, *zA, *zB, *zErrA = NULL, *zErrB = NULL;
     int nA = 0, nB = 0;
     if (p->bDeferred) {
       zSql = sqlite3_mprintf("INSERT INTO %s(%s) VALUES('refresh')", p->zName, p->zName);
@@ -212,16 +166,19 @@ static void histCompare(sqlite3 *db, int iStep, const char *zLast) {
       sqlite3_free(zSql);
     }
     zSql = sqlite3_mprintf("SELECT %s FROM %s", p->zCols, p->zName);
-    zA = histRows(db, zSql, &nA);
-    zB = histRows(db, p->zDirect, &nB);
-    if (strcmp(zA, zB) != 0) {
+    zA = propRows(db, zSql, &nA, &zErrA);
+    zB = propRows(db, p->zDirect, &nB, &zErrB);
+    if (zErrA || zErrB || strcmp(zA, zB) != 0) {
       if (p->nBad++ < 3) {
-        printf("FAIL %s: step %d after %s\n  index table:\n%s  direct:\n%s", p->zName, iStep, zLast, zA, zB);
+        printf("FAIL %s: step %d after %s\n  index table: %s\n%s  direct: %s\n%s", p->zName, iStep, zLast,
+               zErrA ? zErrA : "", zA, zErrB ? zErrB : "", zB);
       }
     } else if (nA > 0) {
       p->nRows++;
     }
     sqlite3_free(zSql);
+    sqlite3_free(zErrA);
+    sqlite3_free(zErrB);
     free(zA);
     free(zB);
   }

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rows.h"
+
 static int nPass, nFail;
 
 /* One table under test: the virtual table, its plain copy, the columns a WHERE may use. */
@@ -163,47 +165,6 @@ static char *propTerm(const PropTable *t, int bPlus) {
   }
 }
 
-/* The rows of zSql, each rendered with quote(), sorted, joined by newlines (malloc'd). */
-static int propCmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-static char *propRows(sqlite3 *db, const char *zSql, char **pzErr) {
-  sqlite3_stmt *pStmt = NULL;
-  char **az = NULL;
-  int n = 0, nAlloc = 0, i, rc;
-  size_t nTotal = 1;
-  char *zOut;
-  *pzErr = NULL;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
-    rc = SQLITE_OK;
-    char *zRow = sqlite3_mprintf("");
-    for (i = 0; i < sqlite3_column_count(pStmt); i++) {
-      sqlite3_value *pVal = sqlite3_column_value(pStmt, i);
-      const char *zText = (const char *)sqlite3_column_text(pStmt, i);
-      zRow = sqlite3_mprintf("%z|%d:%s", zRow, sqlite3_value_type(pVal), zText ? zText : "NULL");
-    }
-    if (n == nAlloc) {
-      nAlloc = nAlloc ? nAlloc * 2 : 64;
-      az = (char **)realloc(az, sizeof(char *) * (size_t)nAlloc);
-      if (az == NULL) abort();
-    }
-    az[n++] = zRow;
-    nTotal += strlen(zRow) + 1;
-  }
-  if (rc != SQLITE_DONE) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-  sqlite3_finalize(pStmt);
-  qsort(az, (size_t)n, sizeof(char *), propCmp);
-  zOut = (char *)malloc(nTotal);
-  if (zOut == NULL) abort();
-  zOut[0] = 0;
-  for (i = 0; i < n; i++) {
-    strcat(zOut, az[i]);
-    strcat(zOut, "\n");
-    sqlite3_free(az[i]);
-  }
-  free(az);
-  return zOut;
-}
-
 int main(int argc, char **argv) {
   sqlite3 *db = NULL;
   char *zErr = NULL;
@@ -242,8 +203,8 @@ int main(int argc, char **argv) {
       zWhereRef = zWhere;
       zSqlA = sqlite3_mprintf("SELECT %s FROM %s WHERE %s", t->zCols, t->zVtab, zWhere);
       zSqlB = sqlite3_mprintf("SELECT %s FROM %s WHERE %s", t->zCols, t->zCopy, zWhereRef);
-      zA = propRows(db, zSqlA, &zEa);
-      zB = propRows(db, zSqlB, &zEb);
+      zA = propRows(db, zSqlA, NULL, &zEa);
+      zB = propRows(db, zSqlB, NULL, &zEb);
       if ((zEa == NULL) != (zEb == NULL) || strcmp(zA, zB) != 0) {
         if (nBad++ < 5) {
           printf("FAIL %s: %s\n  virtual table: %s%s\n  copy:          %s%s\n", t->zName, zSqlA,
