@@ -850,7 +850,8 @@ static int nsetInsert(nset_vtab *p, int64_t iId, sqlite3_value **argv) {
   nsetBindParent(pStmt, 2, bPar ? &par : NULL);
   sqlite3_bind_int64(pStmt, 3, iLft);
   sqlite3_bind_int64(pStmt, 4, iLft + d);
-  sqlite3_bind_int64(pStmt, 5, bPar ? par.depth + 1 : 0);
+  /* Stored depths are untrusted: wrap instead of overflowing (integrity-check reports them). */
+  sqlite3_bind_int64(pStmt, 5, bPar ? (int64_t)((uint64_t)par.depth + 1) : 0);
   sqlite3_bind_int(pStmt, 6, 1);
   if (p->zContent == NULL) {
     for (i = 0; i < p->nPayload; i++) sqlite3_bind_value(pStmt, 7 + i, argv[2 + NSET_COL_PAYLOAD + i]);
@@ -946,13 +947,14 @@ static int nsetMove(nset_vtab *p, NsetRow *pX, NsetRow *pParent, NsetRow *pBefor
       else
         pR->lft = iFirst + i * d;
     }
-    iDelta = (pParent ? pParent->depth + 1 : 0) - pX->depth;
+    /* In unsigned arithmetic: depths read from a damaged table may be anywhere in int64. */
+    iDelta = (int64_t)((pParent ? (uint64_t)pParent->depth + 1 : 0) - (uint64_t)pX->depth);
     for (i = 0; rc == SQLITE_OK && i < nRow; i++) {
       int64_t a[5];
       a[0] = aRow[i].id;
       a[1] = aRow[i].lft;
       a[2] = aRow[i].rgt;
-      a[3] = aRow[i].depth + iDelta;
+      a[3] = (int64_t)((uint64_t)aRow[i].depth + (uint64_t)iDelta);
       a[4] = aRow[i].bLeaf;
       rc = nsetExec(p, NSET_STMT_SET_LABELS, 5, a);
     }
@@ -1375,8 +1377,9 @@ static int nsetIntegrityCheck(nset_vtab *p) {
       } else if (r.bRoot || r.parent != pTop->row.id) {
         rc = nsetCorrupt(p, "node %lld lies directly inside node %lld but its parent is %s%lld", r.id,
                          pTop->row.id, r.bRoot ? "NULL" : "", r.bRoot ? 0 : r.parent);
-      } else if (r.depth != pTop->row.depth + 1) {
-        rc = nsetCorrupt(p, "node %lld has depth %lld, expected %lld", r.id, r.depth, pTop->row.depth + 1);
+      } else if ((uint64_t)r.depth != (uint64_t)pTop->row.depth + 1) {
+        rc = nsetCorrupt(p, "node %lld has depth %lld, expected %lld", r.id, r.depth,
+                         (int64_t)((uint64_t)pTop->row.depth + 1));
       }
       pTop->bHasChild = 1;
     } else if (!r.bRoot) {
