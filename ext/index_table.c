@@ -534,30 +534,70 @@ static int idxBaseMissing(idxtab_vtab *p, char **pzErr) {
 }
 
 /*
-** The second half of idxBaseLoad(): the columns' collations, from the
-** CREATE TABLE text (no pragma reports them), and the name that reaches
-** the rowid.
+** The columns of zDb.zTable in order, as pragma table_xinfo and the CREATE
+** TABLE text give them (nosqlColumnInfo()'s sources, every column at
+** once): *paCol gets name, declared type and declared collation (NULL for
+** none or BINARY); *paHidden and *paPk (one int per column) table_xinfo's
+** hidden and pk. All three sqlite3_malloc64'd, *pnCol columns (0: no such
+** table). Frees what it made on error.
 */
-static int idxBaseFinish(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
+static int idxReadColumns(sqlite3 *db, const char *zDb, const char *zTable, IdxCol **paCol, int **paHidden,
+                          int **paPk, int *pnCol) {
   sqlite3_stmt *pStmt = NULL;
+  IdxCol *aCol = NULL;
+  int *aHidden = NULL, *aPk = NULL, nCol = 0, nAlloc = 0, rc, i;
   char *zSql;
-  int rc = SQLITE_OK, i;
-  /* Collations: from the CREATE TABLE text (no pragma reports them). */
+  rc = sqlite3_prepare_v2(db, "SELECT name, type, hidden, pk FROM pragma_table_xinfo(?1, ?2)", -1, &pStmt, 0);
   if (rc == SQLITE_OK) {
+    sqlite3_bind_text(pStmt, 1, zTable, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, zDb, -1, SQLITE_STATIC);
+  }
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zType = (const char *)sqlite3_column_text(pStmt, 1);
+    if (nCol == nAlloc) {
+      int nNew = nAlloc ? nAlloc * 2 : 16;
+      IdxCol *aNew = (IdxCol *)sqlite3_realloc64(aCol, sizeof(IdxCol) * (sqlite3_uint64)nNew);
+      int *aH = aNew ? (int *)sqlite3_realloc64(aHidden, sizeof(int) * (sqlite3_uint64)nNew) : NULL;
+      int *aP = aH ? (int *)sqlite3_realloc64(aPk, sizeof(int) * (sqlite3_uint64)nNew) : NULL;
+      if (aNew) aCol = aNew;
+      if (aH) aHidden = aH;
+      if (aP) aPk = aP;
+      if (aNew == NULL || aH == NULL || aP == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      nAlloc = nNew;
+    }
+    memset(&aCol[nCol], 0, sizeof(IdxCol));
+    aHidden[nCol] = sqlite3_column_int(pStmt, 2);
+    aPk[nCol] = sqlite3_column_int(pStmt, 3);
+    aCol[nCol].zName = sqlite3_mprintf("%s", zName ? zName : "");
+    aCol[nCol].zType = sqlite3_mprintf("%s", zType ? zType : "");
+    nCol++;
+    if (aCol[nCol - 1].zName == NULL || aCol[nCol - 1].zType == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  pStmt = NULL;
+  /* Collations: from the CREATE TABLE text (no pragma reports them). */
+  if (rc == SQLITE_OK && nCol > 0) {
     zSql = sqlite3_mprintf(
-        "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE", p->zDb);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+        "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE", zDb);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
   }
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
+  if (rc == SQLITE_OK && nCol > 0) {
+    sqlite3_bind_text(pStmt, 1, zTable, -1, SQLITE_STATIC);
     if (sqlite3_step(pStmt) == SQLITE_ROW) {
       const char *zCreate = (const char *)sqlite3_column_text(pStmt, 0);
-      for (i = 0; zCreate && i < pB->nCol && rc == SQLITE_OK; i++) {
-        pB->aCol[i].zColl = nosqlDeclaredCollation(zCreate, pB->aCol[i].zName, &rc);
-        if (pB->aCol[i].zColl && sqlite3_stricmp(pB->aCol[i].zColl, "BINARY") == 0) {
-          sqlite3_free(pB->aCol[i].zColl);
-          pB->aCol[i].zColl = NULL;
+      for (i = 0; zCreate && i < nCol && rc == SQLITE_OK; i++) {
+        aCol[i].zColl = nosqlDeclaredCollation(zCreate, aCol[i].zName, &rc);
+        if (aCol[i].zColl && sqlite3_stricmp(aCol[i].zColl, "BINARY") == 0) {
+          sqlite3_free(aCol[i].zColl);
+          aCol[i].zColl = NULL;
         }
       }
     }
@@ -566,23 +606,18 @@ static int idxBaseFinish(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
     else
       sqlite3_finalize(pStmt);
   }
-  /* The rowid: the first of its three names that no column takes. */
-  if (rc == SQLITE_OK) {
-    static const char *const azRowid[] = {"rowid", "_rowid_", "oid"};
-    int k;
-    for (k = 0; k < 3 && pB->zRowid == NULL; k++) {
-      for (i = 0; i < pB->nCol && sqlite3_stricmp(pB->aCol[i].zName, azRowid[k]) != 0; i++) {
-      }
-      if (i == pB->nCol) pB->zRowid = azRowid[k];
-    }
-    if (pB->zRowid == NULL) {
-      *pzErr = sqlite3_mprintf(
-          "index_table: base table '%s' has columns named rowid, _rowid_ and oid: its rowid "
-          "cannot be read",
-          p->zBase);
-      rc = SQLITE_ERROR;
-    }
+  if (rc != SQLITE_OK) {
+    idxColClear(aCol, nCol);
+    sqlite3_free(aHidden);
+    sqlite3_free(aPk);
+    aCol = NULL;
+    aHidden = aPk = NULL;
+    nCol = 0;
   }
+  *paCol = aCol;
+  *paHidden = aHidden;
+  *paPk = aPk;
+  *pnCol = nCol;
   return rc;
 }
 
@@ -593,7 +628,7 @@ static int idxBaseFinish(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
 */
 static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
-  int rc, nAlloc = 0, nPk = 0;
+  int rc, nPk = 0, i, *aPk = NULL;
   const char *zKind = NULL;
   memset(pB, 0, sizeof(*pB));
   rc = sqlite3_prepare_v2(
@@ -627,52 +662,41 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
                              p->zBase, zKind);
     return SQLITE_ERROR;
   }
-  rc = sqlite3_prepare_v2(p->db, "SELECT name, type, hidden, pk FROM pragma_table_xinfo(?1, ?2)", -1, &pStmt,
-                          0);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
-  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
-    const char *zType = (const char *)sqlite3_column_text(pStmt, 1);
-    IdxCol *pCol;
-    if (pB->nCol == nAlloc) {
-      int nNew = nAlloc ? nAlloc * 2 : 16;
-      IdxCol *aNew = (IdxCol *)sqlite3_realloc64(pB->aCol, sizeof(IdxCol) * (sqlite3_uint64)nNew);
-      int *aGen = aNew ? (int *)sqlite3_realloc64(pB->aGen, sizeof(int) * (sqlite3_uint64)nNew) : NULL;
-      if (aNew) pB->aCol = aNew;
-      if (aGen) pB->aGen = aGen;
-      if (aNew == NULL || aGen == NULL) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      nAlloc = nNew;
+  rc = idxReadColumns(p->db, p->zDb, p->zBase, &pB->aCol, &pB->aGen, &aPk, &pB->nCol);
+  for (i = 0; i < pB->nCol && rc == SQLITE_OK; i++) {
+    /* Declared types become the affinity keywords the index table declares. */
+    char *zAff = sqlite3_mprintf("%s", idxAffinity(pB->aCol[i].zType));
+    if (zAff == NULL) rc = SQLITE_NOMEM;
+    if (aPk[i] > 0 && ++nPk == 1 && sqlite3_stricmp(pB->aCol[i].zType, "INTEGER") == 0) {
+      pB->zIpk = sqlite3_mprintf("%s", pB->aCol[i].zName);
+      if (pB->zIpk == NULL) rc = SQLITE_NOMEM;
     }
-    pCol = &pB->aCol[pB->nCol];
-    memset(pCol, 0, sizeof(*pCol));
-    pB->aGen[pB->nCol] = sqlite3_column_int(pStmt, 2) >= 2;
-    pB->nCol++;
-    pCol->zName = sqlite3_mprintf("%s", zName ? zName : "");
-    pCol->zType = sqlite3_mprintf("%s", idxAffinity(zType));
-    if (pCol->zName == NULL || pCol->zType == NULL) rc = SQLITE_NOMEM;
-    if (sqlite3_column_int(pStmt, 3) > 0) {
-      nPk++;
-      if (nPk == 1 && zType && sqlite3_stricmp(zType, "INTEGER") == 0) {
-        pB->zIpk = sqlite3_mprintf("%s", zName ? zName : "");
-        if (pB->zIpk == NULL) rc = SQLITE_NOMEM;
-      }
-    }
+    sqlite3_free(pB->aCol[i].zType);
+    pB->aCol[i].zType = zAff;
+    pB->aGen[i] = pB->aGen[i] >= 2; /* hidden 2 and 3: generated */
   }
-  if (rc == SQLITE_OK)
-    rc = sqlite3_finalize(pStmt);
-  else
-    sqlite3_finalize(pStmt);
-  pStmt = NULL;
+  sqlite3_free(aPk);
   if (nPk != 1) {
     sqlite3_free(pB->zIpk);
     pB->zIpk = NULL;
   }
-  if (rc == SQLITE_OK) rc = idxBaseFinish(p, pB, pzErr);
+  /* The rowid: the first of its three names that no column takes. */
+  if (rc == SQLITE_OK) {
+    static const char *const azRowid[] = {"rowid", "_rowid_", "oid"};
+    int k;
+    for (k = 0; k < 3 && pB->zRowid == NULL; k++) {
+      for (i = 0; i < pB->nCol && sqlite3_stricmp(pB->aCol[i].zName, azRowid[k]) != 0; i++) {
+      }
+      if (i == pB->nCol) pB->zRowid = azRowid[k];
+    }
+    if (pB->zRowid == NULL) {
+      *pzErr = sqlite3_mprintf(
+          "index_table: base table '%s' has columns named rowid, _rowid_ and oid: its rowid "
+          "cannot be read",
+          p->zBase);
+      rc = SQLITE_ERROR;
+    }
+  }
   if (rc != SQLITE_OK) idxBaseClear(pB);
   return rc;
 }
@@ -1536,71 +1560,23 @@ static int idxCreateShadow(idxtab_vtab *p) {
 ** SQLITE_CORRUPT_VTAB.
 */
 static int idxLoadShadow(idxtab_vtab *p) {
-  sqlite3_stmt *pStmt = NULL;
-  char *zSql = NULL, *zCreate = NULL;
-  int rc, nAlloc = 16, nPk = 0;
+  char *zShadow = sqlite3_mprintf("%s_data", p->zName);
+  int rc, i, nPk = 0, *aHidden = NULL, *aPk = NULL;
   const char *zWhy = NULL;
-  p->aCol = (IdxCol *)sqlite3_malloc64(sizeof(IdxCol) * (sqlite3_uint64)nAlloc);
-  if (p->aCol == NULL) return SQLITE_NOMEM;
-  zSql = sqlite3_mprintf("%s_data", p->zName);
-  rc = zSql
-           ? sqlite3_prepare_v2(p->db, "SELECT name, type, pk FROM pragma_table_xinfo(?1, ?2)", -1, &pStmt, 0)
-           : SQLITE_NOMEM;
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(pStmt, 1, zSql, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+  if (zShadow == NULL) return SQLITE_NOMEM;
+  rc = idxReadColumns(p->db, p->zDb, zShadow, &p->aCol, &aHidden, &aPk, &p->nCol);
+  sqlite3_free(zShadow);
+  for (i = 0; i < p->nCol; i++) {
+    if (aPk[i] == i + 1) nPk++;
   }
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    if (p->nCol == nAlloc) {
-      IdxCol *aNew = (IdxCol *)sqlite3_realloc64(p->aCol, sizeof(IdxCol) * (sqlite3_uint64)nAlloc * 2);
-      if (aNew == NULL) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      p->aCol = aNew;
-      nAlloc *= 2;
-    }
-    if (sqlite3_column_int(pStmt, 2) == p->nCol + 1) nPk++;
-    rc = idxAddCol(
-        p, (const char *)sqlite3_column_text(pStmt, 0) ? (const char *)sqlite3_column_text(pStmt, 0) : "",
-        (const char *)sqlite3_column_text(pStmt, 1), NULL);
-  }
-  if (rc == SQLITE_OK)
-    rc = sqlite3_finalize(pStmt);
-  else
-    sqlite3_finalize(pStmt);
-  pStmt = NULL;
-  if (rc == SQLITE_OK && p->nCol == 0)
+  sqlite3_free(aHidden);
+  sqlite3_free(aPk);
+  if (rc == SQLITE_OK && p->nCol == 0) {
     zWhy = "its shadow table is missing";
-  else if (rc == SQLITE_OK && (p->nCol <= p->nPart || nPk != p->nPart + 1 ||
-                               sqlite3_stricmp(p->aCol[p->nPart].zName, "rowid") != 0)) {
+  } else if (rc == SQLITE_OK && (p->nCol <= p->nPart || nPk != p->nPart + 1 ||
+                                 sqlite3_stricmp(p->aCol[p->nPart].zName, "rowid") != 0)) {
     zWhy = "its shadow table's columns do not match its key";
   }
-  if (rc == SQLITE_OK && zWhy == NULL) {
-    char *zQ =
-        sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1", p->zDb);
-    rc = zQ ? sqlite3_prepare_v2(p->db, zQ, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zQ);
-    if (rc == SQLITE_OK) {
-      sqlite3_bind_text(pStmt, 1, zSql, -1, SQLITE_STATIC);
-      if (sqlite3_step(pStmt) == SQLITE_ROW && sqlite3_column_text(pStmt, 0)) {
-        zCreate = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
-        if (zCreate == NULL) rc = SQLITE_NOMEM;
-      }
-      if (rc == SQLITE_OK)
-        rc = sqlite3_finalize(pStmt);
-      else
-        sqlite3_finalize(pStmt);
-    }
-    if (rc == SQLITE_OK && zCreate) {
-      int i;
-      for (i = 0; i < p->nCol && rc == SQLITE_OK; i++) {
-        p->aCol[i].zColl = nosqlDeclaredCollation(zCreate, p->aCol[i].zName, &rc);
-      }
-    }
-  }
-  sqlite3_free(zCreate);
-  sqlite3_free(zSql);
   if (rc == SQLITE_OK && zWhy) {
     p->zDamage = sqlite3_mprintf("index_table '%s' is damaged: %s; DROP TABLE \"%w\" and create it again",
                                  p->zName, zWhy, p->zName);
