@@ -1817,12 +1817,9 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   }
   rc = nosqlPlanFind(pInfo, aCol, nSlot, &plan);
   if (rc != SQLITE_OK) return rc;
+  /* Only an equality can be an IN list (served one value at a time). */
   for (s = 0; s < nSlot; s++) {
-    int k;
-    for (k = 0; k < 3; k++) {
-      int iCons = k == 0 ? plan.aiEq[s] : k == 1 ? plan.aiLo[s] : plan.aiHi[s];
-      if (iCons >= 0 && k == 0 && sqlite3_vtab_in(pInfo, iCons, -1)) bIn = 1;
-    }
+    if (plan.aiEq[s] >= 0 && sqlite3_vtab_in(pInfo, plan.aiEq[s], -1)) bIn = 1;
   }
   while (nEq < p->nPart && plan.aiEq[nEq] >= 0) nEq++;
   if (nEq < p->nPart) bRange = plan.aiLo[nEq] >= 0 || plan.aiHi[nEq] >= 0;
