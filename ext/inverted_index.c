@@ -81,6 +81,7 @@
 #include "nosqlInt.h"
 
 #include <roaring/roaring.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,8 +111,20 @@ struct inverted_index_cursor {
   int bColRow;                  /* True if pCol holds the current row */
 };
 
+/* Forget the element maps of pMap (reloaded on demand). */
+static void iiElemMapsFree(IiDocMap *pMap) {
+  int i;
+  for (i = 0; i < pMap->nElemField; i++) sqlite3_free(pMap->aaElemDoc[i]);
+  sqlite3_free(pMap->aaElemDoc);
+  sqlite3_free(pMap->anElem);
+  pMap->aaElemDoc = NULL;
+  pMap->anElem = NULL;
+  pMap->nElemField = 0;
+}
+
 static void iiDocMapUnref(IiDocMap *p) {
   if (p == NULL || --p->nRef > 0) return;
+  iiElemMapsFree(p);
   sqlite3_free(p->aRowid);
   if (p->pLive) roaring_bitmap_free(p->pLive);
   sqlite3_free(p->aOff);
@@ -165,6 +178,20 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
                              zN);
     case II_STMT_DATA_VERSION:
       return sqlite3_mprintf("PRAGMA \"%w\".data_version", zDb);
+    case II_STMT_JSON_TREE:
+      return sqlite3_mprintf("SELECT id, parent, type, key, atom FROM json_tree(?1)");
+    case II_STMT_ELEM_BY_DOC:
+      return sqlite3_mprintf("SELECT first, n, terms FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND doc = ?2",
+                             zDb, zN);
+    case II_STMT_ELEM_NEXT:
+      return sqlite3_mprintf(
+          "SELECT first + n FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first DESC LIMIT 1", zDb, zN);
+    case II_STMT_ELEM_INSERT:
+      return sqlite3_mprintf("INSERT INTO \"%w\".\"%w_elems\"(field, first, doc, n, terms) VALUES (?1, ?2, ?3, "
+                             "?4, ?5)",
+                             zDb, zN);
+    case II_STMT_ELEM_DELETE:
+      return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND first = ?2", zDb, zN);
     default:
       return sqlite3_mprintf("SELECT type, value FROM json_each(?1)");
   }
@@ -207,12 +234,36 @@ int iiCorrupt(inverted_index_vtab *p, const char *zWhat, const char *zSuffix) {
   return SQLITE_CORRUPT_VTAB;
 }
 
+/* True if iCode names a term namespace of p (a plain field, or a key or presence of a nested one). */
+int iiCodeOk(inverted_index_vtab *p, sqlite3_int64 iCode) {
+  int iField = II_CODE_FIELD(iCode), iSlot = II_CODE_SLOT(iCode);
+  sqlite3_int64 iElem = II_CODE_ELEM(iCode);
+  if (iCode < 0 || iField >= p->nField) return 0;
+  if (p->aeLayout[iField] == II_LAYOUT_PLAIN) return iSlot == 0 && iElem == 0;
+  if (iSlot < II_SLOT_PRESENT || iSlot > p->anKey[iField] + 1) return 0;
+  return p->aeLayout[iField] == II_LAYOUT_ELEMENTS ? iElem == 0 : iElem >= 1;
+}
+
+/*
+** The readable name of namespace iCode (sqlite3_mprintf; NULL on OOM):
+** "city", "skills.skill" (elements layout), "skills.skill_3" (numbered),
+** and for presence terms "skills" or "skills_3".
+*/
+char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode) {
+  int iField = II_CODE_FIELD(iCode), iSlot = II_CODE_SLOT(iCode);
+  sqlite3_int64 iElem = II_CODE_ELEM(iCode);
+  const char *zKey = iSlot > II_SLOT_PRESENT ? p->aazKey[iField][iSlot - 2] : NULL;
+  if (!iiCodeOk(p, iCode)) return sqlite3_mprintf("?");
+  if (iElem == 0) return sqlite3_mprintf("%s%s%s", p->azField[iField], zKey ? "." : "", zKey ? zKey : "");
+  return sqlite3_mprintf("%s%s%s_%lld", p->azField[iField], zKey ? "." : "", zKey ? zKey : "", iElem);
+}
+
 /*--------------------------------------------------------------------------
 ** The term cache.
 */
 
-static size_t iiHashName(int iField, const char *z, int n) {
-  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)iField;
+static size_t iiHashName(sqlite3_int64 iCode, const char *z, int n) {
+  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)iCode;
   int i;
   for (i = 0; i < n; i++) h = (h ^ (unsigned char)z[i]) * 0x100000001b3ull;
   return (size_t)(h ^ (h >> 31));
@@ -245,12 +296,12 @@ static void iiCacheClear(inverted_index_vtab *p) {
   p->pMap = NULL;
 }
 
-/* Slot of (iField, z, n) in aByName: the entry or the empty slot. */
-static size_t iiSlotByName(inverted_index_vtab *p, int iField, const char *z, int n) {
-  size_t i = iiHashName(iField, z, n) & (p->nSlot - 1);
+/* Slot of (iCode, z, n) in aByName: the entry or the empty slot. */
+static size_t iiSlotByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char *z, int n) {
+  size_t i = iiHashName(iCode, z, n) & (p->nSlot - 1);
   while (p->aByName[i]) {
     IiTerm *t = p->aByName[i];
-    if (t->iField == iField && t->nTerm == n && memcmp(t->zTerm, z, (size_t)n) == 0) break;
+    if (t->iCode == iCode && t->nTerm == n && memcmp(t->zTerm, z, (size_t)n) == 0) break;
     i = (i + 1) & (p->nSlot - 1);
   }
   return i;
@@ -283,14 +334,14 @@ static int iiCacheAdd(inverted_index_vtab *p, IiTerm *t) {
     for (i = 0; i < nOld; i++) {
       IiTerm *u = aOldName[i];
       if (u == NULL) continue;
-      p->aByName[iiSlotByName(p, u->iField, u->zTerm, u->nTerm)] = u;
+      p->aByName[iiSlotByName(p, u->iCode, u->zTerm, u->nTerm)] = u;
       p->aById[iiSlotById(p, u->id)] = u;
     }
     sqlite3_free(aOldName);
     sqlite3_free(aOldId);
   }
   {
-    size_t iName = iiSlotByName(p, t->iField, t->zTerm, t->nTerm), iId = iiSlotById(p, t->id);
+    size_t iName = iiSlotByName(p, t->iCode, t->zTerm, t->nTerm), iId = iiSlotById(p, t->id);
     /* Cached under its name with another id, or its id under another
     ** name: the dictionary gives two answers for one term. */
     if (p->aByName[iName] || p->aById[iId]) {
@@ -304,7 +355,7 @@ static int iiCacheAdd(inverted_index_vtab *p, IiTerm *t) {
   return SQLITE_OK;
 }
 
-static IiTerm *iiTermNew(sqlite3_int64 id, int iField, const char *z, int n) {
+static IiTerm *iiTermNew(sqlite3_int64 id, sqlite3_int64 iCode, const char *z, int n) {
   IiTerm *t = (IiTerm *)sqlite3_malloc64(sizeof(IiTerm));
   if (t == NULL) return NULL;
   memset(t, 0, sizeof(*t));
@@ -316,17 +367,17 @@ static IiTerm *iiTermNew(sqlite3_int64 id, int iField, const char *z, int n) {
   memcpy(t->zTerm, z, (size_t)n);
   t->zTerm[n] = 0;
   t->nTerm = n;
-  t->iField = iField;
+  t->iCode = iCode;
   t->id = id;
   return t;
 }
 
 /*
-** Find the term (iField, z, n): from the cache, else the dictionary, else
+** Find the term (iCode, z, n): from the cache, else the dictionary, else
 ** (bCreate) a new dictionary row. *ppTerm is NULL for an unknown term when
 ** !bCreate.
 */
-static int iiTermByName(inverted_index_vtab *p, int iField, const char *z, int n, int bCreate,
+static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char *z, int n, int bCreate,
                         IiTerm **ppTerm) {
   int rc = SQLITE_OK;
   sqlite3_stmt *pStmt;
@@ -334,7 +385,7 @@ static int iiTermByName(inverted_index_vtab *p, int iField, const char *z, int n
   IiTerm *t;
   *ppTerm = NULL;
   if (p->nSlot) {
-    t = p->aByName[iiSlotByName(p, iField, z, n)];
+    t = p->aByName[iiSlotByName(p, iCode, z, n)];
     if (t) {
       *ppTerm = t;
       return SQLITE_OK;
@@ -342,7 +393,7 @@ static int iiTermByName(inverted_index_vtab *p, int iField, const char *z, int n
   }
   pStmt = iiStmt(p, II_STMT_TERM_BY_NAME, &rc);
   if (pStmt) {
-    sqlite3_bind_int(pStmt, 1, iField);
+    sqlite3_bind_int64(pStmt, 1, iCode);
     sqlite3_bind_text(pStmt, 2, z, n, SQLITE_STATIC);
     if (sqlite3_step(pStmt) == SQLITE_ROW) id = sqlite3_column_int64(pStmt, 0);
     iiReset(p, pStmt, &rc);
@@ -351,7 +402,7 @@ static int iiTermByName(inverted_index_vtab *p, int iField, const char *z, int n
     if (!bCreate) return SQLITE_OK;
     pStmt = iiStmt(p, II_STMT_TERM_INSERT, &rc);
     if (pStmt) {
-      sqlite3_bind_int(pStmt, 1, iField);
+      sqlite3_bind_int64(pStmt, 1, iCode);
       sqlite3_bind_text(pStmt, 2, z, n, SQLITE_STATIC);
       sqlite3_step(pStmt);
       iiReset(p, pStmt, &rc);
@@ -363,7 +414,7 @@ static int iiTermByName(inverted_index_vtab *p, int iField, const char *z, int n
     }
   }
   if (rc != SQLITE_OK) return rc;
-  t = iiTermNew(id, iField, z, n);
+  t = iiTermNew(id, iCode, z, n);
   if (t == NULL) return SQLITE_NOMEM;
   rc = iiCacheAdd(p, t);
   if (rc == SQLITE_OK) *ppTerm = t;
@@ -387,13 +438,13 @@ int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm) {
   if (pStmt) {
     sqlite3_bind_int64(pStmt, 1, id);
     if (sqlite3_step(pStmt) == SQLITE_ROW) {
-      int iField = sqlite3_column_int(pStmt, 0);
+      sqlite3_int64 iCode = sqlite3_column_int64(pStmt, 0);
       const char *z = (const char *)sqlite3_column_text(pStmt, 1);
       int n = sqlite3_column_bytes(pStmt, 1);
-      if (iField < 0 || iField >= p->nField || z == NULL) {
+      if (sqlite3_column_type(pStmt, 0) != SQLITE_INTEGER || !iiCodeOk(p, iCode) || z == NULL) {
         rc = iiCorrupt(p, "dictionary entry", "terms");
       } else {
-        t = iiTermNew(id, iField, z, n);
+        t = iiTermNew(id, iCode, z, n);
         if (t == NULL) rc = SQLITE_NOMEM;
       }
     } else {
@@ -440,8 +491,10 @@ int iiTermLoad(inverted_index_vtab *p, IiTerm *t) {
   }
   iiReset(p, pStmt, &rc);
   if (rc == SQLITE_CORRUPT) {
-    nosqlVtabError(&p->base, "inverted_index: corrupt posting list of %s:'%q' in %s_terms",
-                   p->azField[t->iField], t->zTerm, p->zName);
+    char *zName = iiCodeName(p, t->iCode);
+    nosqlVtabError(&p->base, "inverted_index: corrupt posting list of %s:'%q' in %s_terms", zName ? zName : "?",
+                   t->zTerm, p->zName);
+    sqlite3_free(zName);
     rc = SQLITE_CORRUPT_VTAB;
   }
   if (rc != SQLITE_OK && t->pPost) {
@@ -635,6 +688,7 @@ static void iiDocMapNote(inverted_index_vtab *p, int rc, int eOp, uint32_t iDoc,
   pMap->aOff = NULL;
   pMap->aTermId = NULL;
   pMap->nPosting = 0;
+  iiElemMapsFree(pMap);
   if (eOp == II_NOTE_DELETE) {
     roaring_bitmap_remove(pMap->pLive, iDoc);
     return;
@@ -720,13 +774,208 @@ int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
   return rc;
 }
 
-/* The posting loader of iiQueryEval over a table's cache. */
-static int iiLoader(void *pCtx, int iField, const char *zTerm, int nTerm, const roaring_bitmap_t **ppPost) {
-  inverted_index_vtab *p = (inverted_index_vtab *)pCtx;
+/* The posting list of (iCode, zTerm), borrowed from the cache; the empty set for an unknown term. */
+static int iiLoadCode(inverted_index_vtab *p, sqlite3_int64 iCode, const char *zTerm, int nTerm,
+                      const roaring_bitmap_t **ppPost) {
   IiTerm *t = NULL;
-  int rc = iiTermByName(p, iField, zTerm, nTerm, 0, &t);
+  int rc = iiTermByName(p, iCode, zTerm, nTerm, 0, &t);
   if (rc == SQLITE_OK && t) rc = iiTermLoad(p, t);
   *ppPost = (rc == SQLITE_OK && t) ? t->pPost : p->pEmpty;
+  return rc;
+}
+
+/* The posting loader of iiQueryEval over a table's cache: plain fields. */
+static int iiLoader(void *pCtx, int iField, const char *zTerm, int nTerm, const roaring_bitmap_t **ppPost) {
+  return iiLoadCode((inverted_index_vtab *)pCtx, iField, zTerm, nTerm, ppPost);
+}
+
+/* The loader inside an element query: key iKey of field iField at element position iElem (0: elements layout). */
+typedef struct IiKeyCtx IiKeyCtx;
+struct IiKeyCtx {
+  inverted_index_vtab *p; /* The table */
+  int iField;             /* The nested field */
+  sqlite3_int64 iElem;    /* Numbered layout: the element position; else 0 */
+};
+static int iiKeyLoader(void *pCtx, int iKey, const char *zTerm, int nTerm, const roaring_bitmap_t **ppPost) {
+  IiKeyCtx *c = (IiKeyCtx *)pCtx;
+  return iiLoadCode(c->p, II_CODE(c->iField, iKey + 2, c->iElem), zTerm, nTerm, ppPost);
+}
+
+/*
+** Load the element map of field iField (elements layout) into p->pMap:
+** the parent document of every element number, 0xFFFFFFFF for none.
+** Element ranges come from <name>_elems and must not overlap, nor name
+** a document that is not live.
+*/
+static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
+  IiDocMap *pMap = p->pMap;
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  int rc = SQLITE_OK;
+  uint32_t *aDoc = NULL;
+  sqlite3_int64 nAlloc = 0, iEnd = 0;
+  if (pMap->nElemField == 0) {
+    pMap->aaElemDoc = (uint32_t **)sqlite3_malloc64(sizeof(uint32_t *) * (size_t)p->nField);
+    pMap->anElem = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * (size_t)p->nField);
+    if (pMap->aaElemDoc == NULL || pMap->anElem == NULL) {
+      iiElemMapsFree(pMap);
+      return SQLITE_NOMEM;
+    }
+    memset(pMap->aaElemDoc, 0, sizeof(uint32_t *) * (size_t)p->nField);
+    memset(pMap->anElem, 0, sizeof(uint32_t) * (size_t)p->nField);
+    pMap->nElemField = p->nField;
+  }
+  if (pMap->aaElemDoc[iField]) return SQLITE_OK;
+  zSql = sqlite3_mprintf("SELECT first, n, doc FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first", p->zDb,
+                         p->zName);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) {
+    nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+    return rc;
+  }
+  sqlite3_bind_int(pStmt, 1, iField);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iFirst = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 1);
+    sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 2), k;
+    if (iFirst < iEnd || n < 1 || iFirst + n > 0xFFFFFFFFll || iDoc < 0 || iDoc >= pMap->nDoc ||
+        !roaring_bitmap_contains(pMap->pLive, (uint32_t)iDoc)) {
+      rc = iiCorrupt(p, "element range", "elems");
+      break;
+    }
+    if (iFirst + n > nAlloc) {
+      sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 1024;
+      uint32_t *aNew;
+      while (nNew < iFirst + n) nNew *= 2;
+      aNew = (uint32_t *)sqlite3_realloc64(aDoc, sizeof(uint32_t) * (size_t)nNew);
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      aDoc = aNew;
+      nAlloc = nNew;
+    }
+    while (iEnd < iFirst) aDoc[iEnd++] = 0xFFFFFFFFu;
+    for (k = 0; k < n; k++) aDoc[iEnd++] = (uint32_t)iDoc;
+  }
+  {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
+      rc = rc2;
+      nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+    }
+  }
+  if (rc == SQLITE_OK && aDoc == NULL) {
+    aDoc = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t));
+    if (aDoc == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_free(aDoc);
+    return rc;
+  }
+  pMap->aaElemDoc[iField] = aDoc;
+  pMap->anElem[iField] = (uint32_t)iEnd;
+  return SQLITE_OK;
+}
+
+/*
+** The element query iField:{pInner} (IiNestEval): the documents with one
+** element that satisfies pInner. Elements layout: pInner over element
+** posting lists (NOT within the field's live elements), then the parent
+** documents. Numbered layout: pInner at each element position 1, 2, ...
+** (NOT within the documents that have that position), ORed: the cost
+** grows with the largest element count, the article's complaint.
+*/
+static int iiNestEval(void *pCtx, int iField, IiExpr *pInner, roaring_bitmap_t **ppDocs) {
+  inverted_index_vtab *p = (inverted_index_vtab *)pCtx;
+  IiKeyCtx c;
+  int rc = SQLITE_OK;
+  const roaring_bitmap_t *pUni = NULL;
+  roaring_bitmap_t *pOut, *pSub;
+  *ppDocs = NULL;
+  c.p = p;
+  c.iField = iField;
+  c.iElem = 0;
+  pOut = roaring_bitmap_create();
+  if (pOut == NULL) return SQLITE_NOMEM;
+  if (p->aeLayout[iField] == II_LAYOUT_NUMBERED) {
+    for (c.iElem = 1; rc == SQLITE_OK; c.iElem++) {
+      IiTerm *t = NULL;
+      rc = iiTermByName(p, II_CODE(iField, II_SLOT_PRESENT, c.iElem), "", 0, 0, &t);
+      if (rc != SQLITE_OK || t == NULL) break;
+      rc = iiTermLoad(p, t);
+      if (rc != SQLITE_OK) break;
+      pSub = iiQueryEvalNested(pInner, t->pPost, iiKeyLoader, NULL, &c, &rc);
+      if (pSub) {
+        roaring_bitmap_or_inplace(pOut, pSub);
+        roaring_bitmap_free(pSub);
+      }
+    }
+  } else {
+    rc = iiLoadCode(p, II_CODE(iField, II_SLOT_PRESENT, 0), "", 0, &pUni);
+    pSub = rc == SQLITE_OK ? iiQueryEvalNested(pInner, pUni, iiKeyLoader, NULL, &c, &rc) : NULL;
+    if (pSub && !roaring_bitmap_is_empty(pSub)) rc = iiElemMapLoad(p, iField);
+    if (pSub && rc == SQLITE_OK && !roaring_bitmap_is_empty(pSub)) {
+      /* Project element numbers to their documents, a batch at a time. */
+      const uint32_t *aDoc = p->pMap->aaElemDoc[iField];
+      uint32_t nElem = p->pMap->anElem[iField], aBuf[256], nBuf = 0, iLast = 0xFFFFFFFFu;
+      roaring_uint32_iterator_t it;
+      for (roaring_init_iterator(pSub, &it); it.has_value; roaring_advance_uint32_iterator(&it)) {
+        uint32_t e = it.current_value, d;
+        if (e >= nElem || aDoc[e] == 0xFFFFFFFFu) {
+          rc = iiCorrupt(p, "element posting list (an element without a document)", "terms");
+          break;
+        }
+        d = aDoc[e];
+        if (d == iLast) continue;
+        iLast = d;
+        aBuf[nBuf++] = d;
+        if (nBuf == sizeof(aBuf) / sizeof(aBuf[0])) {
+          roaring_bitmap_add_many(pOut, nBuf, aBuf);
+          nBuf = 0;
+        }
+      }
+      if (nBuf) roaring_bitmap_add_many(pOut, nBuf, aBuf);
+    }
+    if (pSub) roaring_bitmap_free(pSub);
+  }
+  if (rc != SQLITE_OK) {
+    roaring_bitmap_free(pOut);
+    return rc;
+  }
+  *ppDocs = pOut;
+  return SQLITE_OK;
+}
+
+/*
+** Facet counts of key iKey of nested field iField for the audience pAud
+** of query zQuery (NULL: every document): aCount[t] is the number of
+** documents of pAud with one element that has term azTerm[t] and
+** satisfies the query's top-level element conditions on the field
+** (iiQueryNestFacet). *pzErr: a query error.
+*/
+int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField, int iKey,
+                 int nTerm, const char *const *azTerm, const int *anTerm, int64_t *aCount, char **pzErr) {
+  int rc = SQLITE_OK, t;
+  IiExpr *pQuery = NULL;
+  *pzErr = NULL;
+  if (zQuery) {
+    pQuery = iiQueryParseNested(zQuery, p->nField, (const char *const *)p->azField, p->anKey,
+                                (const char *const *const *)p->aazKey, pzErr, &rc);
+    if (pQuery == NULL) return rc;
+  }
+  for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
+    IiExpr *pInner = iiQueryNestFacet(pQuery, iField, iKey, azTerm[t], anTerm[t], &rc);
+    roaring_bitmap_t *pDocs = NULL;
+    if (pInner) rc = iiNestEval(p, iField, pInner, &pDocs);
+    if (pDocs) {
+      aCount[t] = (int64_t)roaring_bitmap_and_cardinality(pDocs, pAud);
+      roaring_bitmap_free(pDocs);
+    }
+    iiQueryFree(pInner);
+  }
+  iiQueryFree(pQuery);
   return rc;
 }
 
@@ -754,9 +1003,10 @@ int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **p
     *ppOut = roaring_bitmap_copy(p->pMap->pLive);
     return *ppOut ? SQLITE_OK : SQLITE_NOMEM;
   }
-  pExpr = iiQueryParse(zQuery, p->nField, (const char *const *)p->azField, pzErr, &rc);
+  pExpr = iiQueryParseNested(zQuery, p->nField, (const char *const *)p->azField, p->anKey,
+                             (const char *const *const *)p->aazKey, pzErr, &rc);
   if (pExpr == NULL) return rc;
-  *ppOut = iiQueryEval(pExpr, p->pMap->pLive, iiLoader, p, &rc);
+  *ppOut = iiQueryEvalNested(pExpr, p->pMap->pLive, iiLoader, iiNestEval, p, &rc);
   iiQueryFree(pExpr);
   return rc;
 }
@@ -768,7 +1018,8 @@ int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **p
 /* One term of a row being written: bytes at p->terms.a[iOff], nTerm long. */
 typedef struct IiRowTerm IiRowTerm;
 struct IiRowTerm {
-  int iField;         /* Field index */
+  sqlite3_int64 iCode; /* Namespace (II_CODE) */
+  int iElem;          /* Elements layout: the element's index in its field's array; else -1 */
   int nTerm;          /* Bytes */
   sqlite3_int64 iOff; /* Offset in the scratch buffer */
   IiTerm *pTerm;      /* Dictionary entry, once looked up */
@@ -779,14 +1030,18 @@ struct IiValues {
   IiRowTerm *aTerm; /* Terms, in field order, duplicates included */
   int nTerm;        /* Entries used */
   int nAlloc;       /* Entries allocated */
+  int *anElem;      /* Elements per field (nested fields), or NULL */
 };
 
 static void iiValuesFree(IiValues *v) {
   sqlite3_free(v->aTerm);
+  sqlite3_free(v->anElem);
   memset(v, 0, sizeof(*v));
 }
 
-static int iiValuesAdd(inverted_index_vtab *p, IiValues *v, int iField, const char *z, int n) {
+/* Add term z[0..n) of namespace iCode (element iElem of its field, elements layout; else -1). */
+static int iiValuesAdd(inverted_index_vtab *p, IiValues *v, sqlite3_int64 iCode, int iElem, const char *z,
+                       int n) {
   int rc = SQLITE_OK;
   if (v->nTerm == v->nAlloc) {
     int nNew = v->nAlloc ? v->nAlloc * 2 : 32;
@@ -795,7 +1050,8 @@ static int iiValuesAdd(inverted_index_vtab *p, IiValues *v, int iField, const ch
     v->aTerm = aNew;
     v->nAlloc = nNew;
   }
-  v->aTerm[v->nTerm].iField = iField;
+  v->aTerm[v->nTerm].iCode = iCode;
+  v->aTerm[v->nTerm].iElem = iElem;
   v->aTerm[v->nTerm].nTerm = n;
   v->aTerm[v->nTerm].iOff = p->terms.n;
   v->aTerm[v->nTerm].pTerm = NULL;
@@ -831,7 +1087,7 @@ static int iiValuesJsonFast(inverted_index_vtab *p, IiValues *v, int iField, con
         p->terms.n = nArena;
         return -1;
       }
-      *pRc = iiValuesAdd(p, v, iField, z + iStart, i - iStart);
+      *pRc = iiValuesAdd(p, v, iField, -1, z + iStart, i - iStart);
       if (*pRc != SQLITE_OK) return 0;
       i++;
       while (i < n && iiIsSpace(z[i])) i++;
@@ -851,6 +1107,130 @@ slow:
   return 1;
 }
 
+/* Set *pzErr to "inverted_index: field 'F': <message>" and return SQLITE_ERROR (or SQLITE_NOMEM). */
+static int iiNestedError(inverted_index_vtab *p, int iField, char **pzErr, const char *zFmt, ...) {
+  char *zWhat;
+  va_list ap;
+  va_start(ap, zFmt);
+  zWhat = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  *pzErr = zWhat ? sqlite3_mprintf("inverted_index: field '%s': %s", p->azField[iField], zWhat) : NULL;
+  sqlite3_free(zWhat);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+/*
+** The terms of nested field iField from pVal (NULL: no element): a JSON
+** array of objects whose keys are declared element keys, each a term, an
+** array of terms or null. Each element gets a presence term ''. In the
+** numbered layout element i's terms go to namespaces numbered i (1-based);
+** in the elements layout they carry the element's index. One walk of
+** json_tree: a row whose parent is the root is an element, one whose
+** parent is the current element a key, one whose parent is the current
+** key's array a term; containers any deeper are refused on sight.
+*/
+static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite3_value *pVal, char **pzErr) {
+  int rc = SQLITE_OK, k, nElem = 0, iKey = -1;
+  int bNumbered = p->aeLayout[iField] == II_LAYOUT_NUMBERED;
+  const char *z;
+  int n;
+  sqlite3_stmt *pTree;
+  sqlite3_int64 iRoot = -1, iElemId = -1, iKeyId = -1;
+  if (sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
+  z = (const char *)sqlite3_value_text(pVal);
+  n = sqlite3_value_bytes(pVal);
+  if (z == NULL) return SQLITE_NOMEM;
+  k = 0;
+  while (k < n && iiIsSpace(z[k])) k++;
+  if (sqlite3_value_type(pVal) != SQLITE_TEXT || k == n || z[k] != '[' || !nosqlJsonStrict(z, n)) {
+    char *zQ = nosqlValueQuote(pVal);
+    rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
+    sqlite3_free(zQ);
+    return rc;
+  }
+  pTree = iiStmt(p, II_STMT_JSON_TREE, &rc);
+  if (pTree == NULL) return rc;
+  sqlite3_bind_value(pTree, 1, pVal);
+  while (rc == SQLITE_OK && sqlite3_step(pTree) == SQLITE_ROW) {
+    sqlite3_int64 id = sqlite3_column_int64(pTree, 0), iParent = sqlite3_column_int64(pTree, 1);
+    const char *zType = (const char *)sqlite3_column_text(pTree, 2);
+    int bTerm, bContainer;
+    if (zType == NULL) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    bTerm = strcmp(zType, "text") == 0 || strcmp(zType, "integer") == 0;
+    bContainer = strcmp(zType, "object") == 0 || strcmp(zType, "array") == 0;
+    if (iRoot < 0) {
+      iRoot = id;
+    } else if (iParent == iRoot) {
+      nElem++;
+      if (strcmp(zType, "object") != 0) {
+        rc = iiNestedError(p, iField, pzErr, "element %d is not an object (a %s)", nElem, zType);
+        break;
+      }
+      iElemId = id;
+      iKeyId = -1;
+      rc = iiValuesAdd(p, v, II_CODE(iField, II_SLOT_PRESENT, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1,
+                       "", 0);
+    } else if (iParent == iElemId) {
+      const char *zKey = (const char *)sqlite3_column_text(pTree, 3);
+      iKeyId = -1;
+      if (zKey == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      for (iKey = 0; iKey < p->anKey[iField] && strcmp(p->aazKey[iField][iKey], zKey) != 0; iKey++) {
+      }
+      if (iKey == p->anKey[iField]) {
+        rc = iiNestedError(p, iField, pzErr, "element %d has key '%s', which NESTED(...) does not declare", nElem,
+                           zKey);
+      } else if (strcmp(zType, "array") == 0) {
+        iKeyId = id;
+      } else if (strcmp(zType, "object") == 0) {
+        rc = iiNestedError(p, iField, pzErr,
+                           "element %d: key '%s' holds an object, nested deeper than declared (elements nest "
+                           "one level)",
+                           nElem, zKey);
+      } else if (bTerm) {
+        if (sqlite3_column_bytes(pTree, 4) == 0) {
+          rc = iiNestedError(p, iField, pzErr, "element %d: key '%s' has an empty term", nElem, zKey);
+        } else {
+          rc = iiValuesAdd(p, v, II_CODE(iField, iKey + 2, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1,
+                           (const char *)sqlite3_column_text(pTree, 4), sqlite3_column_bytes(pTree, 4));
+        }
+      } else if (strcmp(zType, "null") != 0) {
+        rc = iiNestedError(p, iField, pzErr, "element %d: key '%s' is not a string, an integer or an array of them",
+                           nElem, zKey);
+      }
+    } else if (iParent == iKeyId) {
+      const char *zKey = p->aazKey[iField][iKey];
+      if (bContainer) {
+        rc = iiNestedError(p, iField, pzErr,
+                           "element %d: key '%s' holds a nested container, deeper than declared (elements nest "
+                           "one level)",
+                           nElem, zKey);
+      } else if (!bTerm) {
+        rc = iiNestedError(p, iField, pzErr, "element %d: key '%s' has a value that is not a string or an integer",
+                           nElem, zKey);
+      } else if (sqlite3_column_bytes(pTree, 4) == 0) {
+        rc = iiNestedError(p, iField, pzErr, "element %d: key '%s' has an empty term", nElem, zKey);
+      } else {
+        rc = iiValuesAdd(p, v, II_CODE(iField, iKey + 2, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1,
+                         (const char *)sqlite3_column_text(pTree, 4), sqlite3_column_bytes(pTree, 4));
+      }
+    }
+  }
+  if (sqlite3_reset(pTree) != SQLITE_OK && rc == SQLITE_OK) {
+    rc = sqlite3_errcode(p->db) == SQLITE_NOMEM ? SQLITE_NOMEM
+                                                : iiNestedError(p, iField, pzErr, "malformed JSON");
+  }
+  sqlite3_clear_bindings(pTree);
+  if (rc == SQLITE_OK && nElem > 0x7FFFFFFF - 1) rc = SQLITE_TOOBIG;
+  if (rc == SQLITE_OK) v->anElem[iField] = nElem;
+  return rc;
+}
+
 /*
 ** Split the field values apVal[0..nField) into terms. On a bad value sets
 ** *pzErr (sqlite3_mprintf) and returns SQLITE_ERROR.
@@ -860,11 +1240,20 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
   nosqlBufferReset(&p->terms);
   v->nTerm = 0;
   *pzErr = NULL;
+  if (v->anElem == NULL) {
+    v->anElem = (int *)sqlite3_malloc64(sizeof(int) * (size_t)p->nField);
+    if (v->anElem == NULL) return SQLITE_NOMEM;
+  }
+  memset(v->anElem, 0, sizeof(int) * (size_t)p->nField);
   for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
     sqlite3_value *pVal = apVal[i];
     int eType = sqlite3_value_type(pVal);
     const char *z;
     int n, bJson;
+    if (p->aeLayout[i] != II_LAYOUT_PLAIN) {
+      rc = iiParseNested(p, v, i, pVal, pzErr);
+      continue;
+    }
     if (eType == SQLITE_NULL) continue;
     if (eType != SQLITE_TEXT && eType != SQLITE_INTEGER) {
       char *zQ = nosqlValueQuote(pVal);
@@ -917,7 +1306,7 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
           *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty term", p->azField[i]);
           rc = SQLITE_ERROR;
         } else {
-          rc = iiValuesAdd(p, v, i, (const char *)sqlite3_column_text(pJson, 1),
+          rc = iiValuesAdd(p, v, i, -1, (const char *)sqlite3_column_text(pJson, 1),
                            sqlite3_column_bytes(pJson, 1));
         }
       }
@@ -935,7 +1324,7 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
         *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty term", p->azField[i]);
         return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       }
-      rc = iiValuesAdd(p, v, i, z, n);
+      rc = iiValuesAdd(p, v, i, -1, z, n);
     }
   }
   return rc;
@@ -952,7 +1341,7 @@ static int iiCmpU32(const void *a, const void *b) {
 ** *paBlob is from sqlite3_malloc64 (the caller frees it).
 */
 static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **paBlob, size_t *pnBlob) {
-  int rc = SQLITE_OK, i, nId = 0;
+  int rc = SQLITE_OK, i, nId = 0, nDoc = 0;
   unsigned char *aBlob;
   uint32_t *aId;
   *paBlob = NULL;
@@ -961,12 +1350,12 @@ static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **p
   if (aBlob == NULL || aId == NULL) rc = SQLITE_NOMEM;
   for (i = 0; rc == SQLITE_OK && i < v->nTerm; i++) {
     IiRowTerm *r = &v->aTerm[i];
-    rc = iiTermByName(p, r->iField, (const char *)p->terms.a + r->iOff, r->nTerm, 1, &r->pTerm);
-    if (rc == SQLITE_OK) aId[i] = (uint32_t)r->pTerm->id;
+    rc = iiTermByName(p, r->iCode, (const char *)p->terms.a + r->iOff, r->nTerm, 1, &r->pTerm);
+    if (rc == SQLITE_OK && r->iElem < 0) aId[nDoc++] = (uint32_t)r->pTerm->id;
   }
   if (rc == SQLITE_OK) {
-    qsort(aId, (size_t)v->nTerm, sizeof(uint32_t), iiCmpU32);
-    for (i = 0; i < v->nTerm; i++) {
+    qsort(aId, (size_t)nDoc, sizeof(uint32_t), iiCmpU32);
+    for (i = 0; i < nDoc; i++) {
       if (i > 0 && aId[i] == aId[i - 1]) continue;
       iiPut32(aBlob + II_FRAME_HDR + 4 * nId, aId[i]);
       nId++;
@@ -978,6 +1367,168 @@ static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **p
     sqlite3_free(aBlob);
   }
   sqlite3_free(aId);
+  return rc;
+}
+
+/*--------------------------------------------------------------------------
+** Elements (the elements layout of NESTED fields): each element of a
+** document's array is a sub-document with its own number in its field's
+** element space; the posting lists of the field's keys hold element
+** numbers. <name>_elems has one row per (field, document): the first
+** element number, the element count n and, framed, each element's term ids
+** (a count, then the ids, sorted and distinct; the presence term makes
+** every count at least 1). A document's elements take consecutive numbers
+** after the field's last; an update gives them new ones.
+*/
+
+static int iiCmpU64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* 0 if aPay[0..nPay) holds n elements, each a count >= 1 then that many term ids; else 1. */
+static int iiElemPayloadCheck(const unsigned char *aPay, size_t nPay, sqlite3_int64 n) {
+  size_t off = 0;
+  sqlite3_int64 e;
+  for (e = 0; e < n; e++) {
+    uint32_t c;
+    if (nPay - off < 4) return 1;
+    c = iiGet32(aPay + off);
+    off += 4;
+    if (c == 0 || c > (nPay - off) / 4) return 1;
+    off += 4 * (size_t)c;
+  }
+  return off != nPay;
+}
+
+/*
+** The framed <name>_elems blob of field iField's elements in v (their
+** terms resolved): per element its count and sorted distinct term ids.
+** NULL with *pRc set on OOM.
+*/
+static unsigned char *iiElemBlob(IiValues *v, int iField, size_t *pnBlob, int *pRc) {
+  int i, nPair = 0, iPrevElem = -1;
+  uint64_t *aPair = (uint64_t *)sqlite3_malloc64(sizeof(uint64_t) * ((size_t)v->nTerm + 1));
+  unsigned char *aBlob, *aOut;
+  size_t iCount = 0;
+  if (aPair == NULL) {
+    *pRc = SQLITE_NOMEM;
+    return NULL;
+  }
+  for (i = 0; i < v->nTerm; i++) {
+    IiRowTerm *r = &v->aTerm[i];
+    if (r->iElem < 0 || II_CODE_FIELD(r->iCode) != iField) continue;
+    aPair[nPair++] = ((uint64_t)r->iElem << 32) | (uint64_t)(uint32_t)r->pTerm->id;
+  }
+  qsort(aPair, (size_t)nPair, sizeof(uint64_t), iiCmpU64);
+  aBlob = (unsigned char *)sqlite3_malloc64(II_FRAME_HDR + 8 * (size_t)nPair + 1);
+  if (aBlob == NULL) {
+    sqlite3_free(aPair);
+    *pRc = SQLITE_NOMEM;
+    return NULL;
+  }
+  aOut = aBlob + II_FRAME_HDR;
+  for (i = 0; i < nPair; i++) {
+    int iElem = (int)(aPair[i] >> 32);
+    if (i > 0 && aPair[i] == aPair[i - 1]) continue;
+    if (iElem != iPrevElem) {
+      iCount = (size_t)(aOut - aBlob);
+      iiPut32(aOut, 0);
+      aOut += 4;
+      iPrevElem = iElem;
+    }
+    iiPut32(aBlob + iCount, iiGet32(aBlob + iCount) + 1);
+    iiPut32(aOut, (uint32_t)aPair[i]);
+    aOut += 4;
+  }
+  iiFrameHeader(aBlob, aBlob + II_FRAME_HDR, (size_t)(aOut - aBlob) - II_FRAME_HDR);
+  *pnBlob = (size_t)(aOut - aBlob);
+  sqlite3_free(aPair);
+  return aBlob;
+}
+
+/* The first free element number of field iField. */
+static int iiElemNext(inverted_index_vtab *p, int iField, sqlite3_int64 *piNext) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = iiStmt(p, II_STMT_ELEM_NEXT, &rc);
+  *piNext = 0;
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int(pStmt, 1, iField);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) *piNext = sqlite3_column_int64(pStmt, 0);
+  iiReset(p, pStmt, &rc);
+  if (rc == SQLITE_OK && (*piNext < 0 || *piNext > 0xFFFFFFFFll)) rc = iiCorrupt(p, "element range", "elems");
+  return rc;
+}
+
+/*
+** Remove the elements of document iDoc in field iField, if any: pending
+** removals of their numbers from their terms, then the <name>_elems row.
+*/
+static int iiElemsRemove(inverted_index_vtab *p, int iField, uint32_t iDoc) {
+  int rc = SQLITE_OK;
+  sqlite3_int64 iFirst = -1;
+  sqlite3_stmt *pStmt = iiStmt(p, II_STMT_ELEM_BY_DOC, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int(pStmt, 1, iField);
+  sqlite3_bind_int64(pStmt, 2, iDoc);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 n = sqlite3_column_int64(pStmt, 1), e;
+    const unsigned char *aPay;
+    size_t nPay, off = 0;
+    iFirst = sqlite3_column_int64(pStmt, 0);
+    if (iFirst < 0 || n < 1 || iFirst + n > 0xFFFFFFFFll ||
+        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 2), (size_t)sqlite3_column_bytes(pStmt, 2),
+                     &aPay, &nPay) ||
+        iiElemPayloadCheck(aPay, nPay, n)) {
+      rc = iiCorrupt(p, "element row", "elems");
+    }
+    for (e = 0; rc == SQLITE_OK && e < n; e++) {
+      uint32_t c = iiGet32(aPay + off), k;
+      off += 4;
+      for (k = 0; rc == SQLITE_OK && k < c; k++, off += 4) {
+        IiTerm *t = NULL;
+        rc = iiTermById(p, iiGet32(aPay + off), &t);
+        if (rc == SQLITE_OK && (II_CODE_FIELD(t->iCode) != iField || II_CODE_ELEM(t->iCode) != 0)) {
+          rc = iiCorrupt(p, "element row", "elems");
+        }
+        if (rc == SQLITE_OK) rc = iiTermPending(p, t, (uint32_t)(iFirst + e), 0);
+      }
+    }
+  }
+  iiReset(p, pStmt, &rc);
+  if (rc == SQLITE_OK && iFirst >= 0) {
+    pStmt = iiStmt(p, II_STMT_ELEM_DELETE, &rc);
+    if (pStmt) {
+      sqlite3_bind_int(pStmt, 1, iField);
+      sqlite3_bind_int64(pStmt, 2, iFirst);
+      sqlite3_step(pStmt);
+      iiReset(p, pStmt, &rc);
+    }
+  }
+  return rc;
+}
+
+/* Store the elements of field iField in v as document iDoc's, numbered from iFirst. */
+static int iiElemsAdd(inverted_index_vtab *p, IiValues *v, int iField, uint32_t iDoc, sqlite3_int64 iFirst) {
+  int rc = SQLITE_OK, i;
+  size_t nBlob = 0;
+  unsigned char *aBlob = iiElemBlob(v, iField, &nBlob, &rc);
+  sqlite3_stmt *pStmt = iiStmt(p, II_STMT_ELEM_INSERT, &rc);
+  if (pStmt && aBlob) {
+    sqlite3_bind_int(pStmt, 1, iField);
+    sqlite3_bind_int64(pStmt, 2, iFirst);
+    sqlite3_bind_int64(pStmt, 3, iDoc);
+    sqlite3_bind_int(pStmt, 4, v->anElem[iField]);
+    sqlite3_bind_blob64(pStmt, 5, aBlob, nBlob, SQLITE_STATIC);
+    sqlite3_step(pStmt);
+    iiReset(p, pStmt, &rc);
+  }
+  sqlite3_free(aBlob);
+  for (i = 0; rc == SQLITE_OK && i < v->nTerm; i++) {
+    IiRowTerm *r = &v->aTerm[i];
+    if (r->iElem < 0 || II_CODE_FIELD(r->iCode) != iField) continue;
+    rc = iiTermPending(p, r->pTerm, (uint32_t)(iFirst + r->iElem), 1);
+  }
   return rc;
 }
 
@@ -1045,13 +1596,14 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
                       sqlite3_value **apVal) {
   int rc;
   char *zErr = NULL;
-  IiValues v = {0, 0, 0};
+  IiValues v = {0, 0, 0, 0};
   uint32_t iDoc = 0, *aOldId = NULL;
   int nOldId = 0, bFound = 0, i;
   IiTerm **aOld = NULL;
   unsigned char *aBlob = NULL;
   size_t nBlob = 0;
   sqlite3_stmt *pStmt;
+  sqlite3_int64 *aFirst = NULL; /* Elements layout: first element number per field */
 
   rc = iiParseValues(p, apVal, &v, &zErr);
   if (rc == SQLITE_ERROR && zErr) {
@@ -1091,6 +1643,20 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     }
     iDoc = bNull ? 0 : (uint32_t)(iMax + 1);
   }
+  if (rc == SQLITE_OK && p->bElems) {
+    aFirst = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
+    if (aFirst == NULL) rc = SQLITE_NOMEM;
+    for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+      aFirst[i] = 0;
+      if (p->aeLayout[i] != II_LAYOUT_ELEMENTS || v.anElem[i] == 0) continue;
+      rc = iiElemNext(p, i, &aFirst[i]);
+      if (rc == SQLITE_OK && aFirst[i] + v.anElem[i] > 0xFFFFFFFFll) {
+        nosqlVtabError(&p->base, "inverted_index: element numbers of field '%s' exhausted in %s; run 'rebuild'",
+                       p->azField[i], p->zName);
+        rc = SQLITE_FULL;
+      }
+    }
+  }
   if (rc == SQLITE_OK) rc = iiResolveTerms(p, &v, &aBlob, &nBlob);
   if (rc == SQLITE_OK) {
     pStmt = iiStmt(p, bUpdate ? II_STMT_DOC_SET_TERMS : II_STMT_DOC_INSERT, &rc);
@@ -1105,8 +1671,16 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
   }
   /* The stored row is written: now the pending posting changes. */
   for (i = 0; rc == SQLITE_OK && i < nOldId; i++) rc = iiTermPending(p, aOld[i], iDoc, 0);
-  for (i = 0; rc == SQLITE_OK && i < v.nTerm; i++) rc = iiTermPending(p, v.aTerm[i].pTerm, iDoc, 1);
+  for (i = 0; rc == SQLITE_OK && i < v.nTerm; i++) {
+    if (v.aTerm[i].iElem < 0) rc = iiTermPending(p, v.aTerm[i].pTerm, iDoc, 1);
+  }
+  for (i = 0; rc == SQLITE_OK && aFirst && i < p->nField; i++) {
+    if (p->aeLayout[i] != II_LAYOUT_ELEMENTS) continue;
+    if (bUpdate) rc = iiElemsRemove(p, i, iDoc);
+    if (rc == SQLITE_OK && v.anElem[i] > 0) rc = iiElemsAdd(p, &v, i, iDoc, aFirst[i]);
+  }
   iiDocMapNote(p, rc, bUpdate ? II_NOTE_MOVE : II_NOTE_INSERT, iDoc, iRowid);
+  sqlite3_free(aFirst);
   sqlite3_free(aBlob);
   sqlite3_free(aOldId);
   sqlite3_free(aOld);
@@ -1137,6 +1711,9 @@ static int iiDeleteDoc(inverted_index_vtab *p, sqlite3_int64 iRowid) {
     iiReset(p, pStmt, &rc);
   }
   for (i = 0; rc == SQLITE_OK && i < nId; i++) rc = iiTermPending(p, aTerm[i], iDoc, 0);
+  for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+    if (p->aeLayout[i] == II_LAYOUT_ELEMENTS) rc = iiElemsRemove(p, i, iDoc);
+  }
   iiDocMapNote(p, rc, II_NOTE_DELETE, iDoc, iRowid);
   sqlite3_free(aTerm);
   sqlite3_free(aId);
@@ -1216,6 +1793,9 @@ static int iiRebuild(inverted_index_vtab *p) {
   iiCacheClear(p);
   if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_docs\"", p->zDb, p->zName));
   if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\"", p->zDb, p->zName));
+  if (rc == SQLITE_OK && p->bElems) {
+    rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\"", p->zDb, p->zName));
+  }
   if (p->zContent) {
     sqlite3_value **ap = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)nCol);
     if (ap == NULL) rc = SQLITE_NOMEM;
@@ -1248,9 +1828,60 @@ static int iiRebuild(inverted_index_vtab *p) {
   return rc;
 }
 
+/* Add element e to t: a pending addition (bPending), else into t->pAdd used as scratch. */
+static int iiScratchAdd(inverted_index_vtab *p, IiTerm *t, uint32_t e, int bPending) {
+  if (bPending) return iiTermPending(p, t, e, 1);
+  if (t->pAdd == NULL) t->pAdd = roaring_bitmap_create();
+  if (t->pAdd == NULL) return SQLITE_NOMEM;
+  roaring_bitmap_add(t->pAdd, e);
+  return SQLITE_OK;
+}
+
+/* iiPostingsFromDirect's second half: the element numbers <name>_elems gives each element term. */
+static int iiPostingsFromElems(inverted_index_vtab *p, int bPending) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc;
+  char *zSql = sqlite3_mprintf("SELECT field, first, n, terms FROM \"%w\".\"%w_elems\"", p->zDb, p->zName);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iField = sqlite3_column_int64(pStmt, 0), iFirst = sqlite3_column_int64(pStmt, 1);
+    sqlite3_int64 n = sqlite3_column_int64(pStmt, 2), e;
+    const unsigned char *aPay;
+    size_t nPay, off = 0;
+    if (iField < 0 || iField >= p->nField || p->aeLayout[iField] != II_LAYOUT_ELEMENTS || iFirst < 0 || n < 1 ||
+        iFirst + n > 0xFFFFFFFFll ||
+        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 3), (size_t)sqlite3_column_bytes(pStmt, 3),
+                     &aPay, &nPay) ||
+        iiElemPayloadCheck(aPay, nPay, n)) {
+      rc = iiCorrupt(p, "element row", "elems");
+      break;
+    }
+    for (e = 0; rc == SQLITE_OK && e < n; e++) {
+      uint32_t c = iiGet32(aPay + off), k;
+      off += 4;
+      for (k = 0; rc == SQLITE_OK && k < c; k++, off += 4) {
+        IiTerm *t = NULL;
+        rc = iiTermById(p, iiGet32(aPay + off), &t);
+        if (rc == SQLITE_OK && (II_CODE_FIELD(t->iCode) != iField || II_CODE_ELEM(t->iCode) != 0)) {
+          rc = iiCorrupt(p, "element row", "elems");
+        }
+        if (rc == SQLITE_OK) rc = iiScratchAdd(p, t, (uint32_t)(iFirst + e), bPending);
+      }
+    }
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  return rc;
+}
+
 /*
 ** Accumulate, into each cached term's pAdd (used as scratch, never on the
-** dirty list), the documents whose direct index names it. Reloads the
+** dirty list), the documents whose direct index names it (and the
+** element numbers <name>_elems gives element terms). Reloads the
 ** caches from disk first; the caller clears them afterwards unless it
 ** flushes pAdd as pending additions (bPending).
 */
@@ -1270,16 +1901,15 @@ static int iiPostingsFromDirect(inverted_index_vtab *p, int bPending) {
       IiTerm *t = NULL;
       rc = iiTermById(p, pMap->aTermId[k], &t);
       if (rc != SQLITE_OK) break;
-      if (bPending) {
-        rc = iiTermPending(p, t, iDoc, 1);
-      } else {
-        if (t->pAdd == NULL) t->pAdd = roaring_bitmap_create();
-        if (t->pAdd == NULL) rc = SQLITE_NOMEM;
-        if (rc == SQLITE_OK) roaring_bitmap_add(t->pAdd, iDoc);
+      if (rc == SQLITE_OK && II_CODE_ELEM(t->iCode) == 0 && p->aeLayout[II_CODE_FIELD(t->iCode)] == II_LAYOUT_ELEMENTS) {
+        /* An element term in a document's direct index. */
+        rc = iiCorrupt(p, "direct index", "docs");
       }
+      if (rc == SQLITE_OK) rc = iiScratchAdd(p, t, iDoc, bPending);
     }
   }
   iiDocMapUnref(pMap);
+  if (rc == SQLITE_OK && p->bElems) rc = iiPostingsFromElems(p, bPending);
   return rc;
 }
 
@@ -1289,6 +1919,17 @@ static int iiOptimize(inverted_index_vtab *p) {
   const char *zDb = p->zDb, *zN = p->zName;
   if (rc == SQLITE_OK)
     rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = -1 - doc", zDb, zN));
+  if (rc == SQLITE_OK && p->bElems) {
+    /* Elements follow their documents to the new numbers (negative old
+    ** numbers above, new ones from 0: no transient collision). */
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET doc = -1 - doc", zDb, zN));
+    if (rc == SQLITE_OK) {
+      rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET doc = r.n FROM (SELECT doc AS d, "
+                                     "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS r "
+                                     "WHERE doc = r.d",
+                                     zDb, zN, zDb, zN));
+    }
+  }
   if (rc == SQLITE_OK) {
     rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = r.n FROM (SELECT id AS rid, "
                                    "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS r "
@@ -1309,6 +1950,34 @@ static int iiOptimize(inverted_index_vtab *p) {
 static int iiCmpI64(const void *a, const void *b) {
   sqlite3_int64 x = *(const sqlite3_int64 *)a, y = *(const sqlite3_int64 *)b;
   return x < y ? -1 : x > y;
+}
+
+/*
+** For 'integrity-check': does document iDoc's <name>_elems row of field
+** iField hold exactly the elements of v (terms looked up)? Clears *pbMatch
+** if not.
+*/
+static int iiElemsCheck(inverted_index_vtab *p, IiValues *v, int iField, uint32_t iDoc, int *pbMatch) {
+  int rc = SQLITE_OK;
+  size_t nWant = 0;
+  unsigned char *aWant = iiElemBlob(v, iField, &nWant, &rc);
+  sqlite3_stmt *pStmt = iiStmt(p, II_STMT_ELEM_BY_DOC, &rc);
+  if (pStmt && aWant) {
+    sqlite3_bind_int(pStmt, 1, iField);
+    sqlite3_bind_int64(pStmt, 2, iDoc);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) {
+      if (v->anElem[iField] == 0 || sqlite3_column_int64(pStmt, 1) != v->anElem[iField] ||
+          (size_t)sqlite3_column_bytes(pStmt, 2) != nWant ||
+          memcmp(sqlite3_column_blob(pStmt, 2), aWant, nWant) != 0) {
+        *pbMatch = 0;
+      }
+    } else if (v->anElem[iField] > 0) {
+      *pbMatch = 0;
+    }
+    iiReset(p, pStmt, &rc);
+  }
+  sqlite3_free(aWant);
+  return rc;
 }
 
 /*
@@ -1336,11 +2005,13 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
     if (rc == SQLITE_OK) rc = iiTermLoad(p, t);
     if (rc == SQLITE_OK &&
         !(t->pAdd ? roaring_bitmap_equals(t->pPost, t->pAdd) : roaring_bitmap_is_empty(t->pPost))) {
+      char *zName = iiCodeName(p, t->iCode);
       nosqlVtabError(
           &p->base,
           "inverted_index: integrity-check failed: the posting list of %s:'%q' does not match the direct "
           "index in %s_docs",
-          p->azField[t->iField], t->zTerm, p->zName);
+          zName ? zName : "?", t->zTerm, p->zName);
+      sqlite3_free(zName);
       rc = SQLITE_CORRUPT_VTAB;
     }
   }
@@ -1356,9 +2027,9 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
-    IiValues v = {0, 0, 0};
+    IiValues v = {0, 0, 0, 0};
     char *zErr = NULL;
-    uint32_t iDoc, *aId = NULL;
+    uint32_t iDoc = 0, *aId = NULL;
     int nId = 0, bFound = 0, i, nWant = 0, bMatch = 1;
     sqlite3_int64 *aWant = NULL;
     nSource++;
@@ -1377,11 +2048,12 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
     }
     for (i = 0; rc == SQLITE_OK && bFound && i < v.nTerm; i++) {
       IiTerm *t = NULL;
-      rc = iiTermByName(p, v.aTerm[i].iField, (const char *)p->terms.a + v.aTerm[i].iOff, v.aTerm[i].nTerm, 0,
+      rc = iiTermByName(p, v.aTerm[i].iCode, (const char *)p->terms.a + v.aTerm[i].iOff, v.aTerm[i].nTerm, 0,
                         &t);
+      v.aTerm[i].pTerm = t;
       if (t == NULL)
         bMatch = 0;
-      else
+      else if (v.aTerm[i].iElem < 0)
         aWant[nWant++] = t->id;
     }
     if (rc == SQLITE_OK) {
@@ -1395,7 +2067,10 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
       }
       if (!bFound || nWant != nId) bMatch = 0;
       for (i = 0; bMatch && i < nId; i++) bMatch = aWant[i] == aId[i];
-      if (!bMatch) {
+      for (i = 0; rc == SQLITE_OK && bMatch && i < p->nField; i++) {
+        if (p->aeLayout[i] == II_LAYOUT_ELEMENTS) rc = iiElemsCheck(p, &v, i, iDoc, &bMatch);
+      }
+      if (rc == SQLITE_OK && !bMatch) {
         nosqlVtabError(
             &p->base,
             "inverted_index: integrity-check failed: the index of row %lld does not match its values",
@@ -1412,6 +2087,25 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
     if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
       nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
       rc = rc2;
+    }
+  }
+  if (rc == SQLITE_OK && p->bElems) {
+    sqlite3_int64 nOrphan = 0;
+    zSql = sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w_elems\" WHERE doc NOT IN (SELECT doc FROM "
+                           "\"%w\".\"%w_docs\")",
+                           p->zDb, p->zName, p->zDb, p->zName);
+    if (zSql == NULL) rc = SQLITE_NOMEM;
+    if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) nOrphan = sqlite3_column_int64(pStmt, 0);
+    if (pStmt) {
+      int rc2 = sqlite3_finalize(pStmt);
+      if (rc == SQLITE_OK) rc = rc2;
+    }
+    if (rc == SQLITE_OK && nOrphan > 0) {
+      nosqlVtabError(&p->base, "inverted_index: integrity-check failed: %lld element rows in %s_elems have no document",
+                     nOrphan, p->zName);
+      rc = SQLITE_CORRUPT_VTAB;
     }
   }
   if (rc == SQLITE_OK && p->pMap && (uint64_t)nSource != roaring_bitmap_get_cardinality(p->pMap->pLive)) {
@@ -1457,6 +2151,91 @@ static int iiFieldDeclOk(const char *z) {
   return 1;
 }
 
+/*
+** A NESTED field declaration, "name NESTED(key, ...) [NUMBERED | ELEMENTS]"
+** (names bare or quoted). Returns 0 when zArg's second token is not
+** NESTED (a plain field); else 1 with *pzName, *pnKey, *paazKey (all
+** sqlite3_malloc64, the caller frees them) and *peLayout set, or with
+** *pRc and *pzErr set for a malformed declaration.
+*/
+static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paazKey, unsigned char *peLayout,
+                        char **pzErr, int *pRc) {
+  int i = 0, n = 0, nName, k;
+  const char *zName = nosqlSqlToken(zArg, &i, &nName), *zTok;
+  if (zName == NULL || strchr("(),", zName[0])) return 0;
+  zTok = nosqlSqlToken(zArg, &i, &n);
+  if (zTok == NULL || n != 6 || sqlite3_strnicmp(zTok, "NESTED", 6) != 0) return 0;
+  *pzName = nosqlDequote(zName, nName);
+  *pnKey = 0;
+  *paazKey = NULL;
+  *peLayout = II_LAYOUT_ELEMENTS;
+  if (*pzName == NULL) {
+    *pRc = SQLITE_NOMEM;
+    return 1;
+  }
+  zTok = nosqlSqlToken(zArg, &i, &n);
+  if (zTok == NULL || zTok[0] != '(') goto malformed;
+  for (;;) {
+    char *zKey, **aNew;
+    zTok = nosqlSqlToken(zArg, &i, &n);
+    if (zTok == NULL || strchr("(),", zTok[0])) goto malformed;
+    zKey = nosqlDequote(zTok, n);
+    aNew = (char **)sqlite3_realloc64(*paazKey, sizeof(char *) * ((size_t)*pnKey + 1));
+    if (zKey == NULL || aNew == NULL) {
+      sqlite3_free(zKey);
+      if (aNew) *paazKey = aNew;
+      *pRc = SQLITE_NOMEM;
+      return 1;
+    }
+    *paazKey = aNew;
+    aNew[(*pnKey)++] = zKey;
+    if (zKey[0] == 0) {
+      *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty element key in NESTED(...)", *pzName);
+      *pRc = SQLITE_ERROR;
+      return 1;
+    }
+    for (k = 0; k < *pnKey - 1; k++) {
+      if (sqlite3_stricmp(aNew[k], zKey) == 0) {
+        *pzErr = sqlite3_mprintf("inverted_index: field '%s': duplicate element key '%s'", *pzName, zKey);
+        *pRc = SQLITE_ERROR;
+        return 1;
+      }
+    }
+    if (*pnKey > 0xFFFF - 2) {
+      *pzErr = sqlite3_mprintf("inverted_index: field '%s': more than 65533 element keys", *pzName);
+      *pRc = SQLITE_ERROR;
+      return 1;
+    }
+    zTok = nosqlSqlToken(zArg, &i, &n);
+    if (zTok == NULL) goto malformed;
+    if (zTok[0] == ')') break;
+    if (zTok[0] != ',') goto malformed;
+  }
+  zTok = nosqlSqlToken(zArg, &i, &n);
+  if (zTok && n == 8 && sqlite3_strnicmp(zTok, "NUMBERED", 8) == 0) {
+    *peLayout = II_LAYOUT_NUMBERED;
+  } else if (zTok && n == 8 && sqlite3_strnicmp(zTok, "ELEMENTS", 8) == 0) {
+    *peLayout = II_LAYOUT_ELEMENTS;
+  } else if (zTok) {
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: field '%s': unexpected '%.*s' after NESTED(...) (expected NUMBERED, ELEMENTS or nothing)",
+        *pzName, n, zTok);
+    *pRc = SQLITE_ERROR;
+    return 1;
+  }
+  if (nosqlSqlToken(zArg, &i, &n) == NULL) return 1;
+  *pzErr = sqlite3_mprintf("inverted_index: field '%s': unexpected text after the layout in '%s'", *pzName, zArg);
+  *pRc = SQLITE_ERROR;
+  return 1;
+malformed:
+  *pzErr = sqlite3_mprintf(
+      "inverted_index: field '%s': bad declaration '%s': NESTED takes a list of element keys, as in "
+      "skills NESTED(skill, level)",
+      *pzName, zArg);
+  *pRc = SQLITE_ERROR;
+  return 1;
+}
+
 static void iiVtabFree(inverted_index_vtab *p) {
   int i;
   if (p == NULL) return;
@@ -1467,8 +2246,16 @@ static void iiVtabFree(inverted_index_vtab *p) {
   }
   for (i = 0; i < II_N_STMT; i++) sqlite3_finalize(p->aStmt[i]);
   iiCacheClear(p);
-  for (i = 0; i < p->nField; i++) sqlite3_free(p->azField[i]);
+  for (i = 0; i < p->nField; i++) {
+    int k;
+    sqlite3_free(p->azField[i]);
+    for (k = 0; p->aazKey && p->aazKey[i] && k < p->anKey[i]; k++) sqlite3_free(p->aazKey[i][k]);
+    if (p->aazKey) sqlite3_free(p->aazKey[i]);
+  }
   sqlite3_free(p->azField);
+  sqlite3_free(p->anKey);
+  sqlite3_free(p->aazKey);
+  sqlite3_free(p->aeLayout);
   sqlite3_free(p->zContent);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
@@ -1493,8 +2280,14 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   p->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)(argc > 3 ? argc : 1));
+  p->anKey = (int *)sqlite3_malloc64(sizeof(int) * (size_t)(argc > 3 ? argc : 1));
+  p->aazKey = (char ***)sqlite3_malloc64(sizeof(char **) * (size_t)(argc > 3 ? argc : 1));
+  p->aeLayout = (unsigned char *)sqlite3_malloc64((size_t)(argc > 3 ? argc : 1));
   p->pEmpty = roaring_bitmap_create();
-  if (p->zDb == NULL || p->zName == NULL || p->azField == NULL || p->pEmpty == NULL) rc = SQLITE_NOMEM;
+  if (p->zDb == NULL || p->zName == NULL || p->azField == NULL || p->pEmpty == NULL || p->anKey == NULL ||
+      p->aazKey == NULL || p->aeLayout == NULL) {
+    rc = SQLITE_NOMEM;
+  }
   for (i = 3; rc == SQLITE_OK && i < argc; i++) {
     const char *zArg = argv[i];
     const char *zEq = strchr(zArg, '=');
@@ -1527,13 +2320,25 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
       sqlite3_free(zKey);
       sqlite3_free(zVal);
     } else {
-      char *zField = nosqlDequote(zArg, (int)strlen(zArg));
-      if (zField == NULL) {
-        rc = SQLITE_NOMEM;
-        break;
+      char *zField = NULL, **azKey = NULL;
+      int nKey = 0;
+      unsigned char eLayout = II_LAYOUT_PLAIN;
+      if (iiNestedDecl(zArg, &zField, &nKey, &azKey, &eLayout, pzErr, &rc)) {
+        if (eLayout == II_LAYOUT_ELEMENTS) p->bElems = 1;
+      } else {
+        zField = nosqlDequote(zArg, (int)strlen(zArg));
+        if (zField == NULL) rc = SQLITE_NOMEM;
       }
-      p->azField[p->nField++] = zField;
-      if (bCreate && !iiFieldDeclOk(zArg)) {
+      p->azField[p->nField] = zField;
+      p->anKey[p->nField] = nKey;
+      p->aazKey[p->nField] = azKey;
+      p->aeLayout[p->nField] = eLayout;
+      if (zField) p->nField++;
+      if (rc != SQLITE_OK) break;
+      if (p->nField > 0xFFFF) {
+        *pzErr = sqlite3_mprintf("inverted_index: more than 65535 fields");
+        rc = SQLITE_ERROR;
+      } else if (bCreate && eLayout == II_LAYOUT_PLAIN && !iiFieldDeclOk(zArg)) {
         /* Checked when the index is created only: an index created before
         ** this rule keeps opening with the names it was given. */
         *pzErr = sqlite3_mprintf(
@@ -1575,6 +2380,13 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
         p->zDb, p->zName, p->zDb, p->zName);
     for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
     nosqlBufferAppendf(&rc, &b, ");");
+    if (p->bElems) {
+      nosqlBufferAppendf(&rc, &b,
+                         "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, first INTEGER NOT NULL, doc "
+                         "INTEGER NOT NULL, n INTEGER NOT NULL, terms BLOB, PRIMARY KEY(field, first), "
+                         "UNIQUE(field, doc)) WITHOUT ROWID;",
+                         p->zDb, p->zName);
+    }
     if (rc == SQLITE_OK) rc = sqlite3_exec(db, (const char *)b.a, 0, 0, pzErr);
     nosqlBufferFree(&b);
   }
@@ -1614,8 +2426,9 @@ static int iiDisconnect(sqlite3_vtab *pVtab) {
 static int iiDestroy(sqlite3_vtab *pVtab) {
   inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
   int rc = iiExec(
-      p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_docs\";DROP TABLE IF EXISTS \"%w\".\"%w_terms\";",
-                         p->zDb, p->zName, p->zDb, p->zName));
+      p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_docs\";DROP TABLE IF EXISTS \"%w\".\"%w_terms\";"
+                         "DROP TABLE IF EXISTS \"%w\".\"%w_elems\";",
+                         p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
   if (rc == SQLITE_OK) iiVtabFree(p);
   return rc;
 }
@@ -2055,6 +2868,10 @@ static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
                                    "ALTER TABLE \"%w\".\"%w_terms\" RENAME TO \"%w_terms\";",
                                    p->zDb, p->zName, zNew, p->zDb, p->zName, zNew));
   }
+  if (rc == SQLITE_OK && p->bElems) {
+    rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_elems\" RENAME TO \"%w_elems\";", p->zDb, p->zName,
+                                   zNew));
+  }
   if (rc != SQLITE_OK) return rc;
   zName = sqlite3_mprintf("%s", zNew);
   if (zName == NULL) return SQLITE_NOMEM;
@@ -2068,7 +2885,8 @@ static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
 }
 
 static int iiShadowName(const char *zSuffix) {
-  return sqlite3_stricmp(zSuffix, "docs") == 0 || sqlite3_stricmp(zSuffix, "terms") == 0;
+  return sqlite3_stricmp(zSuffix, "docs") == 0 || sqlite3_stricmp(zSuffix, "terms") == 0 ||
+         sqlite3_stricmp(zSuffix, "elems") == 0;
 }
 
 static sqlite3_module iiModule = {

@@ -28,10 +28,30 @@ struct IiGlobal {
   int nBusy;                   /* Calls into the module under way (iiEnter/iiLeave) */
 };
 
+/*
+** Term namespaces: the "field" column of <name>_terms is a code. A plain
+** field's terms have code iField. A NESTED field's element keys take slot
+** iKey + 2, and slot 1 holds the presence term '' ("the element exists").
+** In the elements layout the posting lists hold element numbers (iElem
+** 0 in the code); in the numbered layout they hold documents, one code
+** per element position iElem = 1, 2, ... (the article's skill_1, skill_2).
+*/
+#define II_SLOT_PRESENT 1
+#define II_CODE(iField, iSlot, iElem) \
+  ((sqlite3_int64)(iField) | ((sqlite3_int64)(iSlot) << 16) | ((sqlite3_int64)(iElem) << 32))
+#define II_CODE_FIELD(c) ((int)((c)&0xffff))
+#define II_CODE_SLOT(c) ((int)(((c) >> 16) & 0xffff))
+#define II_CODE_ELEM(c) ((c) >> 32)
+
+/* Layouts of a NESTED field (inverted_index_vtab.aeLayout). */
+#define II_LAYOUT_PLAIN 0    /* Not nested */
+#define II_LAYOUT_ELEMENTS 1 /* Element sub-documents with their own numbers (default) */
+#define II_LAYOUT_NUMBERED 2 /* Numbered fields, the article's layout */
+
 /* A cached dictionary entry, with its posting list and pending changes. */
 struct IiTerm {
   sqlite3_int64 id;        /* <name>_terms.id */
-  int iField;              /* Field index */
+  sqlite3_int64 iCode;     /* Namespace: field, key and element position (II_CODE) */
   int nTerm;               /* Bytes in zTerm */
   char *zTerm;             /* The term (owned, NUL terminated) */
   roaring_bitmap_t *pPost; /* Stored posting list once loaded, or NULL */
@@ -57,6 +77,9 @@ struct IiDocMap {
   uint64_t *aOff;          /* Direct index: aOff[doc]..aOff[doc+1] in aTermId; NULL until loaded */
   uint32_t *aTermId;       /* Direct index: term ids of every document */
   uint64_t nPosting;       /* Entries of aTermId (once loaded) */
+  uint32_t **aaElemDoc;    /* Per field (elements layout): parent document of each element, or NULL */
+  uint32_t *anElem;        /* Entries of each aaElemDoc[i] */
+  int nElemField;          /* Entries of aaElemDoc and anElem (0 until one is loaded) */
 };
 
 /* A matching row, when results must be sorted by rowid. */
@@ -80,6 +103,11 @@ enum {
   II_STMT_TERM_WRITE,
   II_STMT_DATA_VERSION,
   II_STMT_JSON,
+  II_STMT_JSON_TREE,
+  II_STMT_ELEM_BY_DOC,
+  II_STMT_ELEM_NEXT,
+  II_STMT_ELEM_INSERT,
+  II_STMT_ELEM_DELETE,
   II_N_STMT
 };
 
@@ -93,6 +121,10 @@ struct inverted_index_vtab {
   char *zName;                    /* Table name */
   int nField;                     /* Number of fields */
   char **azField;                 /* Field names */
+  int *anKey;                     /* Element keys per field (0: a plain field) */
+  char ***aazKey;                 /* Element key names per field, or NULL */
+  unsigned char *aeLayout;        /* II_LAYOUT_... per field */
+  int bElems;                     /* True if a field has the elements layout (<name>_elems exists) */
   char *zContent;                 /* content= table, or NULL */
   sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
   sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
@@ -120,6 +152,10 @@ int iiReadBegin(inverted_index_vtab *p);
 size_t iiSlotById(inverted_index_vtab *p, sqlite3_int64 id);
 int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm);
 int iiTermLoad(inverted_index_vtab *p, IiTerm *t);
+char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode);
+int iiCodeOk(inverted_index_vtab *p, sqlite3_int64 iCode);
+int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField, int iKey,
+                 int nTerm, const char *const *azTerm, const int *anTerm, int64_t *aCount, char **pzErr);
 
 /* ext/inverted_index_vocab.c, for inverted_index.c's registration. */
 extern sqlite3_module iiCompanionModule;

@@ -90,13 +90,14 @@ roaring_bitmap_t *iiBitmapUnframe(const unsigned char *a, size_t n, int *pRc) {
 #define II_AND 2
 #define II_OR 3
 #define II_NOT 4
+#define II_NEST 5 /* field:{inner}: one element of a NESTED field satisfies inner */
 
 struct IiExpr {
-  int eType;      /* II_TERM, II_AND, II_OR or II_NOT */
-  int iField;     /* II_TERM: index of the field */
+  int eType;      /* II_TERM, II_AND, II_OR, II_NOT or II_NEST */
+  int iField;     /* II_TERM: index of the field (of the key inside braces); II_NEST: the field */
   char *zTerm;    /* II_TERM: the term, NUL terminated (owned) */
   int nTerm;      /* II_TERM: bytes in zTerm */
-  IiExpr *pLeft;  /* AND, OR: left operand; NOT: the operand */
+  IiExpr *pLeft;  /* AND, OR: left operand; NOT: the operand; NEST: the element query */
   IiExpr *pRight; /* AND, OR: right operand */
 };
 
@@ -118,6 +119,9 @@ struct IiParse {
   int rc;                     /* SQLITE_OK, SQLITE_ERROR or SQLITE_NOMEM */
   char *zErr;                 /* Error message (sqlite3_mprintf) */
   int nDepth;                 /* Current nesting */
+  const int *anKey;           /* Keys per field (0: not nested), or NULL */
+  const char *const *const *aazKey; /* Key names per nested field */
+  int bInBrace;               /* Inside field:{...}: names are element keys */
 };
 
 static void iiParseError(IiParse *p, int iPos, const char *zFmt, const char *zArg) {
@@ -135,6 +139,9 @@ int iiIsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' |
 /* Bytes that end a bare word: space, parentheses, quote (and ':' in a field name). */
 static int iiIsBreak(char c) { return c == 0 || iiIsSpace(c) || c == '(' || c == ')' || c == '"'; }
 
+/* A break, or inside braces the closing brace. */
+static int iiBreak(IiParse *p, char c) { return iiIsBreak(c) || (p->bInBrace && c == '}'); }
+
 static void iiSkipSpace(IiParse *p) {
   while (iiIsSpace(p->z[p->i])) p->i++;
 }
@@ -142,7 +149,7 @@ static void iiSkipSpace(IiParse *p) {
 /* True if the bare word at the cursor is exactly zKw (AND, OR, NOT). */
 static int iiAtKeyword(IiParse *p, const char *zKw) {
   int n = (int)strlen(zKw);
-  return strncmp(&p->z[p->i], zKw, (size_t)n) == 0 && iiIsBreak(p->z[p->i + n]);
+  return strncmp(&p->z[p->i], zKw, (size_t)n) == 0 && iiBreak(p, p->z[p->i + n]);
 }
 
 static IiExpr *iiNewNode(IiParse *p, int eType, IiExpr *pLeft, IiExpr *pRight) {
@@ -167,6 +174,7 @@ static IiExpr *iiNewNode(IiParse *p, int eType, IiExpr *pLeft, IiExpr *pRight) {
 }
 
 static IiExpr *iiParseOr(IiParse *p);
+static IiExpr *iiParseNest(IiParse *p, int iStart, int iField);
 
 /*
 ** A quoted string at the cursor ("" inside is one quote): a new string
@@ -200,7 +208,50 @@ static char *iiParseQuoted(IiParse *p) {
   return (char *)b.a;
 }
 
-/* primary := '(' or ')' | field ':' term */
+/*
+** An element query after "field:" at the brace: field:{inner}, where inner
+** is any query over the field's element keys. Elements nest one level.
+*/
+static IiExpr *iiParseNest(IiParse *p, int iStart, int iField) {
+  int nOuter = p->nField;
+  const char *const *azOuter = p->azField;
+  IiExpr *pInner, *pNew;
+  if (p->bInBrace) {
+    iiParseError(p, iStart, "key '%s' is not nested: elements nest one level deep", p->azField[iField]);
+    return NULL;
+  }
+  if (p->anKey == NULL || p->anKey[iField] == 0) {
+    iiParseError(p, iStart, "field '%s' is not nested: field:{...} queries the elements of a NESTED field",
+                 p->azField[iField]);
+    return NULL;
+  }
+  if (++p->nDepth > II_MAX_DEPTH) {
+    iiParseError(p, iStart, "query nested too deeply%s", "");
+    return NULL;
+  }
+  p->i++;
+  p->nField = p->anKey[iField];
+  p->azField = p->aazKey[iField];
+  p->bInBrace = 1;
+  pInner = iiParseOr(p);
+  p->nField = nOuter;
+  p->azField = azOuter;
+  p->bInBrace = 0;
+  if (p->rc != SQLITE_OK) return pInner;
+  iiSkipSpace(p);
+  if (p->z[p->i] != '}') {
+    iiParseError(p, p->i, "expected '}'%s", "");
+    iiQueryFree(pInner);
+    return NULL;
+  }
+  p->i++;
+  p->nDepth--;
+  pNew = iiNewNode(p, II_NEST, pInner, 0);
+  if (pNew) pNew->iField = iField;
+  return pNew;
+}
+
+/* primary := '(' or ')' | field ':' term | field ':' '{' or '}' */
 static IiExpr *iiParsePrimary(IiParse *p) {
   int iStart, iField;
   IiExpr *pNew;
@@ -228,7 +279,7 @@ static IiExpr *iiParsePrimary(IiParse *p) {
     iiParseError(p, p->i, "unexpected end of query, expected field:term, '(' or NOT%s", "");
     return NULL;
   }
-  if (p->z[p->i] != '"' && (iiIsBreak(p->z[p->i]) || p->z[p->i] == ':')) {
+  if (p->z[p->i] != '"' && (iiBreak(p, p->z[p->i]) || p->z[p->i] == ':')) {
     char zTok[2] = {p->z[p->i], 0};
     iiParseError(p, p->i, "unexpected '%s', expected field:term, '(' or NOT", zTok);
     return NULL;
@@ -240,7 +291,7 @@ static IiExpr *iiParsePrimary(IiParse *p) {
       zName = iiParseQuoted(p);
       if (zName == NULL) return NULL;
     } else {
-      while (!iiIsBreak(p->z[p->i]) && p->z[p->i] != ':') p->i++;
+      while (!iiBreak(p, p->z[p->i]) && p->z[p->i] != ':') p->i++;
       zName = sqlite3_mprintf("%.*s", p->i - iStart, &p->z[iStart]);
       if (zName == NULL) {
         p->rc = SQLITE_NOMEM;
@@ -250,7 +301,7 @@ static IiExpr *iiParsePrimary(IiParse *p) {
     for (iField = 0; iField < p->nField; iField++) {
       if (sqlite3_stricmp(p->azField[iField], zName) == 0) break;
     }
-    if (iField == p->nField) iiParseError(p, iStart, "unknown field '%s'", zName);
+    if (iField == p->nField) iiParseError(p, iStart, p->bInBrace ? "unknown element key '%s'" : "unknown field '%s'", zName);
     sqlite3_free(zName);
     if (p->rc != SQLITE_OK) return NULL;
   }
@@ -259,6 +310,12 @@ static IiExpr *iiParsePrimary(IiParse *p) {
     return NULL;
   }
   p->i++;
+  if (p->z[p->i] == '{') return iiParseNest(p, iStart, iField);
+  if (!p->bInBrace && p->anKey && p->anKey[iField] > 0) {
+    iiParseError(p, iStart, "field '%s' is nested: query its elements as field:{key:term}",
+                 p->azField[iField]);
+    return NULL;
+  }
   pNew = iiNewNode(p, II_TERM, 0, 0);
   if (pNew == NULL) return NULL;
   pNew->iField = iField;
@@ -271,7 +328,7 @@ static IiExpr *iiParsePrimary(IiParse *p) {
     pNew->nTerm = (int)strlen(pNew->zTerm);
   } else {
     int iTerm = p->i;
-    while (!iiIsBreak(p->z[p->i])) p->i++;
+    while (!iiBreak(p, p->z[p->i])) p->i++;
     if (p->i == iTerm) {
       iiParseError(p, iTerm, "expected a term after ':'%s", "");
       iiQueryFree(pNew);
@@ -315,7 +372,8 @@ static IiExpr *iiParseAnd(IiParse *p) {
     iiSkipSpace(p);
     if (iiAtKeyword(p, "AND")) {
       p->i += 3;
-    } else if (p->z[p->i] == 0 || p->z[p->i] == ')' || iiAtKeyword(p, "OR")) {
+    } else if (p->z[p->i] == 0 || p->z[p->i] == ')' || (p->bInBrace && p->z[p->i] == '}') ||
+               iiAtKeyword(p, "OR")) {
       break;
     }
     pRight = iiParseUnary(p);
@@ -347,12 +405,19 @@ static IiExpr *iiParseOr(IiParse *p) {
 }
 
 IiExpr *iiQueryParse(const char *zQuery, int nField, const char *const *azField, char **pzErr, int *pRc) {
+  return iiQueryParseNested(zQuery, nField, azField, NULL, NULL, pzErr, pRc);
+}
+
+IiExpr *iiQueryParseNested(const char *zQuery, int nField, const char *const *azField, const int *anKey,
+                           const char *const *const *aazKey, char **pzErr, int *pRc) {
   IiParse s;
   IiExpr *pExpr;
   memset(&s, 0, sizeof(s));
   s.z = zQuery;
   s.nField = nField;
   s.azField = azField;
+  s.anKey = anKey;
+  s.aazKey = aazKey;
   *pzErr = NULL;
   iiSkipSpace(&s);
   if (zQuery[s.i] == 0) {
@@ -418,9 +483,23 @@ static int iiCmpOperand(const void *a, const void *b) {
 */
 roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, IiPostingLoader xLoad,
                               void *pCtx, int *pRc) {
+  return iiQueryEvalNested(pExpr, pUniverse, xLoad, NULL, pCtx, pRc);
+}
+
+/* iiQueryEval, with xNest answering the element queries (NULL: there are none). */
+roaring_bitmap_t *iiQueryEvalNested(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, IiPostingLoader xLoad,
+                                    IiNestEval xNest, void *pCtx, int *pRc) {
   roaring_bitmap_t *pRet = NULL;
   if (*pRc != SQLITE_OK) return NULL;
   switch (pExpr->eType) {
+    case II_NEST: {
+      if (xNest == NULL) {
+        *pRc = SQLITE_ERROR;
+        return NULL;
+      }
+      *pRc = xNest(pCtx, pExpr->iField, pExpr->pLeft, &pRet);
+      break;
+    }
     case II_TERM: {
       const roaring_bitmap_t *pPost = NULL;
       *pRc = xLoad(pCtx, pExpr->iField, pExpr->zTerm, pExpr->nTerm, &pPost);
@@ -428,7 +507,7 @@ roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, 
       break;
     }
     case II_NOT: {
-      roaring_bitmap_t *pSub = iiQueryEval(pExpr->pLeft, pUniverse, xLoad, pCtx, pRc);
+      roaring_bitmap_t *pSub = iiQueryEvalNested(pExpr->pLeft, pUniverse, xLoad, xNest, pCtx, pRc);
       if (pSub) {
         pRet = roaring_bitmap_andnot(pUniverse, pSub);
         roaring_bitmap_free(pSub);
@@ -456,7 +535,7 @@ roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, 
           *pRc = xLoad(pCtx, aOp[i]->iField, aOp[i]->zTerm, aOp[i]->nTerm, &aBm[i]);
           aOp[i] = NULL;
         } else {
-          aBm[i] = iiQueryEval(aOp[i], pUniverse, xLoad, pCtx, pRc);
+          aBm[i] = iiQueryEvalNested(aOp[i], pUniverse, xLoad, xNest, pCtx, pRc);
         }
       }
       if (*pRc == SQLITE_OK) pRet = roaring_bitmap_or_many((size_t)nOp, aBm);
@@ -480,7 +559,7 @@ roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, 
       /* Positive operands, smallest first; then subtract the NOT operands. */
       for (i = 0; *pRc == SQLITE_OK && i < nOp; i++) {
         if (aOp[i]->eType == II_NOT) continue;
-        aPos[nPos].p = iiQueryEval(aOp[i], pUniverse, xLoad, pCtx, pRc);
+        aPos[nPos].p = iiQueryEvalNested(aOp[i], pUniverse, xLoad, xNest, pCtx, pRc);
         if (aPos[nPos].p) {
           aPos[nPos].n = roaring_bitmap_get_cardinality(aPos[nPos].p);
           nPos++;
@@ -502,7 +581,7 @@ roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, 
             if (*pRc != SQLITE_OK) break;
             roaring_bitmap_andnot_inplace(pRet, pPost);
           } else {
-            roaring_bitmap_t *pSub = iiQueryEval(aOp[i]->pLeft, pUniverse, xLoad, pCtx, pRc);
+            roaring_bitmap_t *pSub = iiQueryEvalNested(aOp[i]->pLeft, pUniverse, xLoad, xNest, pCtx, pRc);
             if (pSub == NULL) break;
             roaring_bitmap_andnot_inplace(pRet, pSub);
             roaring_bitmap_free(pSub);
@@ -523,6 +602,104 @@ roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, 
     pRet = NULL;
   }
   return pRet;
+}
+
+/* A deep copy of p (NULL on OOM, with *pRc set). */
+static IiExpr *iiExprCopy(const IiExpr *p, int *pRc) {
+  IiExpr *pNew;
+  if (p == NULL || *pRc != SQLITE_OK) return NULL;
+  pNew = (IiExpr *)sqlite3_malloc64(sizeof(IiExpr));
+  if (pNew == NULL) {
+    *pRc = SQLITE_NOMEM;
+    return NULL;
+  }
+  *pNew = *p;
+  pNew->zTerm = NULL;
+  pNew->pLeft = pNew->pRight = NULL;
+  if (p->zTerm) {
+    pNew->zTerm = sqlite3_mprintf("%s", p->zTerm);
+    if (pNew->zTerm == NULL) *pRc = SQLITE_NOMEM;
+  }
+  pNew->pLeft = iiExprCopy(p->pLeft, pRc);
+  pNew->pRight = iiExprCopy(p->pRight, pRc);
+  if (*pRc != SQLITE_OK) {
+    iiQueryFree(pNew);
+    return NULL;
+  }
+  return pNew;
+}
+
+/* Append to *ppAnd (an AND chain, or NULL) the element queries on iField among the top-level AND operands of p. */
+static void iiNestConds(const IiExpr *p, int iField, IiExpr **ppAnd, int *pRc) {
+  IiExpr *pCopy, *pAnd;
+  if (*pRc != SQLITE_OK) return;
+  if (p->eType == II_AND) {
+    iiNestConds(p->pLeft, iField, ppAnd, pRc);
+    iiNestConds(p->pRight, iField, ppAnd, pRc);
+    return;
+  }
+  if (p->eType != II_NEST || p->iField != iField) return;
+  pCopy = iiExprCopy(p->pLeft, pRc);
+  if (pCopy == NULL) return;
+  if (*ppAnd == NULL) {
+    *ppAnd = pCopy;
+    return;
+  }
+  pAnd = (IiExpr *)sqlite3_malloc64(sizeof(IiExpr));
+  if (pAnd == NULL) {
+    iiQueryFree(pCopy);
+    *pRc = SQLITE_NOMEM;
+    return;
+  }
+  memset(pAnd, 0, sizeof(*pAnd));
+  pAnd->eType = II_AND;
+  pAnd->pLeft = *ppAnd;
+  pAnd->pRight = pCopy;
+  *ppAnd = pAnd;
+}
+
+/*
+** The element query a facet of key iKey of nested field iField counts for
+** term zTerm under query pQuery (NULL: none): the inner query C1 AND ...
+** AND key:term of iField:{...}, where C1... are the element queries on
+** iField that are top-level AND operands of pQuery. So the facet counts
+** the documents of the audience with one element that matches those
+** conditions and has the term. A new tree (iiQueryFree), or NULL with *pRc
+** set.
+*/
+IiExpr *iiQueryNestFacet(const IiExpr *pQuery, int iField, int iKey, const char *zTerm, int nTerm, int *pRc) {
+  IiExpr *pConds = NULL, *pTerm, *pAnd;
+  if (*pRc != SQLITE_OK) return NULL;
+  if (pQuery) iiNestConds(pQuery, iField, &pConds, pRc);
+  if (*pRc != SQLITE_OK) {
+    iiQueryFree(pConds);
+    return NULL;
+  }
+  pTerm = (IiExpr *)sqlite3_malloc64(sizeof(IiExpr));
+  pAnd = pConds ? (IiExpr *)sqlite3_malloc64(sizeof(IiExpr)) : NULL;
+  if (pTerm) {
+    memset(pTerm, 0, sizeof(*pTerm));
+    pTerm->zTerm = (char *)sqlite3_malloc64((size_t)nTerm + 1);
+  }
+  if (pTerm == NULL || pTerm->zTerm == NULL || (pConds && pAnd == NULL)) {
+    if (pTerm) sqlite3_free(pTerm->zTerm);
+    sqlite3_free(pTerm);
+    sqlite3_free(pAnd);
+    iiQueryFree(pConds);
+    *pRc = SQLITE_NOMEM;
+    return NULL;
+  }
+  pTerm->eType = II_TERM;
+  pTerm->iField = iKey;
+  memcpy(pTerm->zTerm, zTerm, (size_t)nTerm);
+  pTerm->zTerm[nTerm] = 0;
+  pTerm->nTerm = nTerm;
+  if (pAnd == NULL) return pTerm;
+  memset(pAnd, 0, sizeof(*pAnd));
+  pAnd->eType = II_AND;
+  pAnd->pLeft = pConds;
+  pAnd->pRight = pTerm;
+  return pAnd;
 }
 
 /*

@@ -27,7 +27,8 @@ struct ii_companion_vtab {
 /* One row of the facets table. */
 typedef struct IiFacetRow IiFacetRow;
 struct IiFacetRow {
-  int iField;         /* Field index */
+  sqlite3_int64 iName; /* The field's name ("city", "skills.level"): offset in the arena */
+  int nName;           /* Bytes of the name */
   sqlite3_int64 iOff; /* The term: offset in the cursor's arena */
   int nTerm;          /* Bytes of the term */
   int iQuery;         /* Which audience (index into azQuery) */
@@ -44,8 +45,12 @@ struct ii_companion_cursor {
   char **azQuery;           /* Facets: the audiences' queries (NULL: all documents) */
   int nQuery;               /* Facets: entries of azQuery */
   const char *zMethod;      /* Facets: "bitmap" or "direct" (static) */
-  char **azField;           /* Copy of the index's field names */
+  char **azField;           /* Vocabulary: copy of the index's namespace names, see iiCompanionFields */
   int nField;               /* Entries of azField */
+  int *aiBase;              /* Vocabulary: per field, its first entry in azField */
+  int *anSlot;              /* Vocabulary: per field, its slots (1 plain; keys + 2 nested) */
+  unsigned char *aeLayout;  /* Vocabulary: per field, its layout */
+  int nIndexField;          /* Entries of aiBase, anSlot, aeLayout */
   sqlite3_stmt *pVocab;     /* Vocabulary: the dictionary scan */
   int bEof;                 /* True past the last row */
 };
@@ -159,6 +164,12 @@ static void iiCompanionReset(ii_companion_cursor *pCur) {
   sqlite3_free(pCur->azField);
   pCur->azField = NULL;
   pCur->nField = 0;
+  sqlite3_free(pCur->aiBase);
+  sqlite3_free(pCur->anSlot);
+  sqlite3_free(pCur->aeLayout);
+  pCur->aiBase = pCur->anSlot = NULL;
+  pCur->aeLayout = NULL;
+  pCur->nIndexField = 0;
   sqlite3_finalize(pCur->pVocab);
   pCur->pVocab = NULL;
   pCur->bEof = 1;
@@ -170,17 +181,47 @@ static int iiCompanionClose(sqlite3_vtab_cursor *cur) {
   return SQLITE_OK;
 }
 
-/* Copy the index's field names into the cursor (the index may go away). */
+/*
+** Copy the names of the index's namespaces into the cursor (the index may
+** go away): per field, slot 0 (a plain field's name) or, for a nested
+** field, slot 1 ("skills") and slot k + 2 ("skills.level").
+*/
 static int iiCompanionFields(ii_companion_cursor *pCur, inverted_index_vtab *p) {
-  int i;
-  pCur->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)p->nField);
+  int i, nName = 0, k;
+  pCur->aiBase = (int *)sqlite3_malloc64(sizeof(int) * (size_t)p->nField);
+  pCur->anSlot = (int *)sqlite3_malloc64(sizeof(int) * (size_t)p->nField);
+  pCur->aeLayout = (unsigned char *)sqlite3_malloc64((size_t)p->nField);
+  if (pCur->aiBase == NULL || pCur->anSlot == NULL || pCur->aeLayout == NULL) return SQLITE_NOMEM;
+  pCur->nIndexField = p->nField;
+  for (i = 0; i < p->nField; i++) {
+    pCur->aiBase[i] = nName;
+    pCur->anSlot[i] = p->aeLayout[i] == II_LAYOUT_PLAIN ? 1 : p->anKey[i] + 2;
+    pCur->aeLayout[i] = p->aeLayout[i];
+    nName += pCur->anSlot[i];
+  }
+  pCur->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)nName);
   if (pCur->azField == NULL) return SQLITE_NOMEM;
   for (i = 0; i < p->nField; i++) {
-    pCur->azField[i] = sqlite3_mprintf("%s", p->azField[i]);
-    if (pCur->azField[i] == NULL) return SQLITE_NOMEM;
-    pCur->nField++;
+    for (k = 0; k < pCur->anSlot[i]; k++) {
+      pCur->azField[pCur->nField] = k < 2 ? sqlite3_mprintf("%s", p->azField[i])
+                                          : sqlite3_mprintf("%s.%s", p->azField[i], p->aazKey[i][k - 2]);
+      if (pCur->azField[pCur->nField] == NULL) return SQLITE_NOMEM;
+      pCur->nField++;
+    }
   }
   return SQLITE_OK;
+}
+
+/* The cursor's name entry of namespace iCode (see iiCompanionFields), or -1 if the code is not the index's. */
+static int iiCompanionName(ii_companion_cursor *pCur, sqlite3_int64 iCode) {
+  int iField = II_CODE_FIELD(iCode), iSlot = II_CODE_SLOT(iCode);
+  sqlite3_int64 iElem = II_CODE_ELEM(iCode);
+  if (iCode < 0 || iField >= pCur->nIndexField || iSlot >= pCur->anSlot[iField]) return -1;
+  if (pCur->aeLayout[iField] == II_LAYOUT_PLAIN ? iElem != 0
+                                                  : (iSlot < 1 || (pCur->aeLayout[iField] == II_LAYOUT_NUMBERED) != (iElem > 0))) {
+    return -1;
+  }
+  return pCur->aiBase[iField] + iSlot;
 }
 
 /* Add the query z (NULL: all documents) to the cursor's audiences. */
@@ -204,6 +245,8 @@ static int iiFacetsAddQuery(ii_companion_cursor *pCur, const char *z) {
 static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int iField,
                          roaring_bitmap_t **aAud, int nAud, int eMethod) {
   int rc = SQLITE_OK;
+  sqlite3_int64 iName = pCur->arena.n;
+  int nName = (int)strlen(p->azField[iField]);
   sqlite3_stmt *pStmt = NULL;
   sqlite3_int64 *aId = NULL, *aOff = NULL, nAlloc = 0, nTerm = 0, t, nDocsField = 0, nAlloc2;
   int *aLen = NULL;
@@ -216,7 +259,8 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
       "ORDER BY term",
       p->zDb, p->zName);
   if (zSql == NULL) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  nosqlBufferAppend(&rc, &pCur->arena, p->azField[iField], nName);
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   if (rc == SQLITE_OK) sqlite3_bind_int(pStmt, 1, iField);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -336,7 +380,8 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
         pCur->aRow = aNew;
       }
       r = &pCur->aRow[pCur->nRow++];
-      r->iField = iField;
+      r->iName = iName;
+      r->nName = nName;
       r->iOff = aOff[t];
       r->nTerm = aLen[t];
       r->iQuery = q;
@@ -350,6 +395,95 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
   return rc;
 }
 
+/*
+** Facets of key iKey of nested field iField ("skills.level") for the
+** audiences: per term of the key, the documents of each audience with one
+** element that has the term and meets the query's element conditions on
+** the field (iiNestFacets). Appends rows with a non-zero count.
+*/
+static int iiFacetsNested(ii_companion_cursor *pCur, inverted_index_vtab *p, int iField, int iKey,
+                          roaring_bitmap_t **aAud, int nAud, char **pzErr) {
+  int rc = SQLITE_OK, nTerm = 0, nAlloc = 0, q, t;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 iName = pCur->arena.n, *aOff = NULL;
+  char **azTerm = NULL;
+  int *anTerm = NULL, nName;
+  int64_t *aCount = NULL;
+  char *zSql = sqlite3_mprintf("SELECT DISTINCT term FROM \"%w\".\"%w_terms\" WHERE (field & 4294967295) = ?1 "
+                               "AND docs > 0 ORDER BY term",
+                               p->zDb, p->zName);
+  *pzErr = NULL;
+  if (zSql == NULL) return SQLITE_NOMEM;
+  nosqlBufferAppendf(&rc, &pCur->arena, "%s.%s", p->azField[iField], p->aazKey[iField][iKey]);
+  nName = (int)(pCur->arena.n - iName);
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) sqlite3_bind_int64(pStmt, 1, II_CODE(iField, iKey + 2, 0));
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    if (nTerm == nAlloc) {
+      int nNew = nAlloc ? nAlloc * 2 : 64;
+      char **a1 = (char **)sqlite3_realloc64(azTerm, sizeof(char *) * (size_t)nNew);
+      int *a2;
+      sqlite3_int64 *a3;
+      if (a1) azTerm = a1;
+      a2 = (int *)sqlite3_realloc64(anTerm, sizeof(int) * (size_t)nNew);
+      if (a2) anTerm = a2;
+      a3 = (sqlite3_int64 *)sqlite3_realloc64(aOff, sizeof(sqlite3_int64) * (size_t)nNew);
+      if (a3) aOff = a3;
+      if (!a1 || !a2 || !a3) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      nAlloc = nNew;
+    }
+    anTerm[nTerm] = sqlite3_column_bytes(pStmt, 0);
+    aOff[nTerm] = pCur->arena.n;
+    nosqlBufferAppend(&rc, &pCur->arena, sqlite3_column_text(pStmt, 0), anTerm[nTerm]);
+    nosqlBufferAppend(&rc, &pCur->arena, "", 1);
+    nTerm++;
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  if (rc == SQLITE_OK && nTerm > 0) {
+    aCount = (int64_t *)sqlite3_malloc64(sizeof(int64_t) * (size_t)nTerm);
+    if (aCount == NULL) rc = SQLITE_NOMEM;
+  }
+  /* The arena no longer moves: point the terms into it. */
+  for (t = 0; rc == SQLITE_OK && t < nTerm; t++) azTerm[t] = (char *)pCur->arena.a + aOff[t];
+  for (q = 0; rc == SQLITE_OK && q < nAud && nTerm > 0; q++) {
+    memset(aCount, 0, sizeof(int64_t) * (size_t)nTerm);
+    rc = iiNestFacets(p, pCur->azQuery[q], aAud[q], iField, iKey, nTerm, (const char *const *)azTerm, anTerm,
+                      aCount, pzErr);
+    for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
+      IiFacetRow *r;
+      if (aCount[t] == 0) continue;
+      if ((pCur->nRow & (pCur->nRow - 1)) == 0) {
+        IiFacetRow *aNew = (IiFacetRow *)sqlite3_realloc64(
+            pCur->aRow, sizeof(IiFacetRow) * (size_t)(pCur->nRow ? pCur->nRow * 2 : 1));
+        if (aNew == NULL) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+        pCur->aRow = aNew;
+      }
+      r = &pCur->aRow[pCur->nRow++];
+      r->iName = iName;
+      r->nName = nName;
+      r->iOff = aOff[t];
+      r->nTerm = anTerm[t];
+      r->iQuery = q;
+      r->nDoc = aCount[t];
+    }
+  }
+  sqlite3_free(aCount);
+  sqlite3_free(azTerm);
+  sqlite3_free(anTerm);
+  sqlite3_free(aOff);
+  return rc;
+}
+
 static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
                                       sqlite3_value **argv) {
   ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
@@ -357,7 +491,7 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
   const char *zWho = pTab->bFacets ? "inverted_index_facets" : "inverted_index_vocab";
   inverted_index_vtab *p;
   char *zErr = NULL;
-  int rc = SQLITE_OK, iArg = 0, iField = -1, eMethod = 0, i;
+  int rc = SQLITE_OK, iArg = 0, iField = -1, iKey = -1, eMethod = 0, i;
   roaring_bitmap_t **aAud = NULL;
   (void)idxStr;
   (void)argc;
@@ -375,8 +509,9 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
     return rc;
   }
   if (!pTab->bFacets) {
+    /* Presence terms ('', one per element) are not listed. */
     char *zSql = sqlite3_mprintf(
-        "SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 "
+        "SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 AND term <> '' "
         "ORDER BY field, term",
         p->zDb, p->zName);
     if (zSql == NULL) return SQLITE_NOMEM;
@@ -394,6 +529,26 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
     const char *zField = (const char *)sqlite3_value_text(argv[iArg++]);
     if (zField == NULL) return SQLITE_OK; /* field = NULL: no rows */
     for (iField = 0; iField < p->nField && sqlite3_stricmp(p->azField[iField], zField) != 0; iField++) {
+    }
+    if (iField < p->nField && p->aeLayout[iField] != II_LAYOUT_PLAIN) {
+      nosqlVtabError(cur->pVtab, "%s: field '%s' is nested: name one of its element keys, as in '%s.%s'", zWho,
+                     zField, zField, p->aazKey[iField][0]);
+      return SQLITE_ERROR;
+    }
+    if (iField == p->nField) {
+      /* "field.key" of a nested field. */
+      for (iField = 0; iField < p->nField; iField++) {
+        int n = (int)strlen(p->azField[iField]);
+        if (p->aeLayout[iField] == II_LAYOUT_PLAIN || sqlite3_strnicmp(p->azField[iField], zField, n) != 0 ||
+            zField[n] != '.') {
+          continue;
+        }
+        for (iKey = 0; iKey < p->anKey[iField] && sqlite3_stricmp(p->aazKey[iField][iKey], zField + n + 1) != 0;
+             iKey++) {
+        }
+        if (iKey < p->anKey[iField]) break;
+        iKey = -1;
+      }
     }
     if (iField == p->nField) {
       nosqlVtabError(cur->pVtab, "%s: unknown field '%s' in %s", zWho, zField, p->zName);
@@ -446,9 +601,24 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
     }
   }
   for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+    int k;
     if (iField >= 0 && i != iField) continue;
-    rc = iiFacetsField(pCur, p, i, aAud, pCur->nQuery, eMethod);
-    if (rc != SQLITE_OK) iiPassError(cur->pVtab, p, rc);
+    if (p->aeLayout[i] == II_LAYOUT_PLAIN) {
+      rc = iiFacetsField(pCur, p, i, aAud, pCur->nQuery, eMethod);
+      if (rc != SQLITE_OK) iiPassError(cur->pVtab, p, rc);
+      continue;
+    }
+    for (k = 0; rc == SQLITE_OK && k < p->anKey[i]; k++) {
+      if (iKey >= 0 && k != iKey) continue;
+      rc = iiFacetsNested(pCur, p, i, k, aAud, pCur->nQuery, &zErr);
+      if (zErr) {
+        sqlite3_free(cur->pVtab->zErrMsg);
+        cur->pVtab->zErrMsg = zErr;
+        zErr = NULL;
+      } else if (rc != SQLITE_OK) {
+        iiPassError(cur->pVtab, p, rc);
+      }
+    }
   }
   for (i = 0; i < pCur->nQuery; i++) {
     if (aAud[i]) roaring_bitmap_free(aAud[i]);
@@ -472,9 +642,9 @@ static int iiCompanionNext(sqlite3_vtab_cursor *cur) {
     int rc = sqlite3_step(pCur->pVocab);
     pCur->iRow++;
     if (rc == SQLITE_ROW) {
-      int iField = sqlite3_column_int(pCur->pVocab, 0);
-      if (iField < 0 || iField >= pCur->nField) {
-        nosqlVtabError(cur->pVtab, "inverted_index_vocab: corrupt dictionary: field number %d", iField);
+      sqlite3_int64 iCode = sqlite3_column_int64(pCur->pVocab, 0);
+      if (sqlite3_column_type(pCur->pVocab, 0) != SQLITE_INTEGER || iiCompanionName(pCur, iCode) < 0) {
+        nosqlVtabError(cur->pVtab, "inverted_index_vocab: corrupt dictionary: field number %lld", iCode);
         return SQLITE_CORRUPT_VTAB;
       }
       return SQLITE_OK;
@@ -497,7 +667,16 @@ static int iiCompanionColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int
   ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
   if (pCur->pVocab) {
     if (iCol == II_FACETS_COL_FIELD) {
-      sqlite3_result_text(ctx, pCur->azField[sqlite3_column_int(pCur->pVocab, 0)], -1, SQLITE_TRANSIENT);
+      sqlite3_int64 iCode = sqlite3_column_int64(pCur->pVocab, 0);
+      const char *zName = pCur->azField[iiCompanionName(pCur, iCode)];
+      if (II_CODE_ELEM(iCode) > 0) {
+        /* Numbered layout: the article's numbered field names, skills.level_2. */
+        char *z = sqlite3_mprintf("%s_%lld", zName, II_CODE_ELEM(iCode));
+        if (z == NULL) return SQLITE_NOMEM;
+        sqlite3_result_text(ctx, z, -1, sqlite3_free);
+      } else {
+        sqlite3_result_text(ctx, zName, -1, SQLITE_TRANSIENT);
+      }
     } else {
       sqlite3_result_value(ctx, sqlite3_column_value(pCur->pVocab, iCol));
     }
@@ -507,7 +686,7 @@ static int iiCompanionColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int
     IiFacetRow *r = &pCur->aRow[pCur->iRow];
     switch (iCol) {
       case II_FACETS_COL_FIELD:
-        sqlite3_result_text(ctx, pCur->azField[r->iField], -1, SQLITE_TRANSIENT);
+        sqlite3_result_text(ctx, (const char *)pCur->arena.a + r->iName, r->nName, SQLITE_TRANSIENT);
         break;
       case II_FACETS_COL_TERM:
         sqlite3_result_text(ctx, (const char *)pCur->arena.a + r->iOff, r->nTerm, SQLITE_TRANSIENT);

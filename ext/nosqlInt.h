@@ -760,6 +760,20 @@ IiExpr *iiQueryParse(const char *zQuery, int nField, const char *const *azField,
 void iiQueryFree(IiExpr *p);
 struct roaring_bitmap_s *iiQueryEval(IiExpr *pExpr, const struct roaring_bitmap_s *pUniverse,
                                      IiPostingLoader xLoad, void *pCtx, int *pRc);
+/*
+** Nested fields (element queries field:{inner}): anKey[i] is the number of
+** element keys of field i (0: a plain field) and aazKey[i] their names.
+** iiQueryEvalNested hands each element query to xNest(pCtx, iField,
+** pInner, &pDocs), which returns a new bitmap of the documents with one
+** element satisfying pInner, whose TERM nodes name keys of the field.
+** iiQueryNestFacet builds the element query a facet of a key counts.
+*/
+typedef int (*IiNestEval)(void *pCtx, int iField, IiExpr *pInner, struct roaring_bitmap_s **ppDocs);
+IiExpr *iiQueryParseNested(const char *zQuery, int nField, const char *const *azField, const int *anKey,
+                           const char *const *const *aazKey, char **pzErr, int *pRc);
+struct roaring_bitmap_s *iiQueryEvalNested(IiExpr *pExpr, const struct roaring_bitmap_s *pUniverse,
+                                           IiPostingLoader xLoad, IiNestEval xNest, void *pCtx, int *pRc);
+IiExpr *iiQueryNestFacet(const IiExpr *pQuery, int iField, int iKey, const char *zTerm, int nTerm, int *pRc);
 
 /*
 ** The two facet kernels (contracts above their definitions): per-term
