@@ -1136,13 +1136,20 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
   int n;
   sqlite3_stmt *pTree;
   sqlite3_int64 iRoot = -1, iElemId = -1, iKeyId = -1;
-  if (sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
+  int eType = sqlite3_value_type(pVal);
+  if (eType == SQLITE_NULL) return SQLITE_OK;
+  if (eType != SQLITE_TEXT) {
+    char *zQ = nosqlValueQuote(pVal);
+    rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
+    sqlite3_free(zQ);
+    return rc;
+  }
   z = (const char *)sqlite3_value_text(pVal);
   n = sqlite3_value_bytes(pVal);
   if (z == NULL) return SQLITE_NOMEM;
   k = 0;
   while (k < n && iiIsSpace(z[k])) k++;
-  if (sqlite3_value_type(pVal) != SQLITE_TEXT || k == n || z[k] != '[' || !nosqlJsonStrict(z, n)) {
+  if (k == n || z[k] != '[' || !nosqlJsonStrict(z, n)) {
     char *zQ = nosqlValueQuote(pVal);
     rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
     sqlite3_free(zQ);
