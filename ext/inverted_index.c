@@ -1119,6 +1119,20 @@ static int iiNestedError(inverted_index_vtab *p, int iField, char **pzErr, const
   return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
+/* Add the term in column 4 (atom) of json_tree row pTree as key iKey of element nElem (1-based) of field iField. */
+static int iiNestedTerm(inverted_index_vtab *p, IiValues *v, int iField, int iKey, int nElem, sqlite3_stmt *pTree,
+                        char **pzErr) {
+  int bNumbered = p->aeLayout[iField] == II_LAYOUT_NUMBERED;
+  const char *z = (const char *)sqlite3_column_text(pTree, 4);
+  int n = sqlite3_column_bytes(pTree, 4);
+  if (z == NULL) return SQLITE_NOMEM; /* An empty string is "", not NULL */
+  if (n == 0) {
+    return iiNestedError(p, iField, pzErr, "element %d: key '%s' has an empty term", nElem,
+                         p->aazKey[iField][iKey]);
+  }
+  return iiValuesAdd(p, v, II_CODE(iField, iKey + 2, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1, z, n);
+}
+
 /*
 ** The terms of nested field iField from pVal (NULL: no element): a JSON
 ** array of objects whose keys are declared element keys, each a term, an
@@ -1200,12 +1214,7 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
                            "one level)",
                            nElem, zKey);
       } else if (bTerm) {
-        if (sqlite3_column_bytes(pTree, 4) == 0) {
-          rc = iiNestedError(p, iField, pzErr, "element %d: key '%s' has an empty term", nElem, zKey);
-        } else {
-          rc = iiValuesAdd(p, v, II_CODE(iField, iKey + 2, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1,
-                           (const char *)sqlite3_column_text(pTree, 4), sqlite3_column_bytes(pTree, 4));
-        }
+        rc = iiNestedTerm(p, v, iField, iKey, nElem, pTree, pzErr);
       } else if (strcmp(zType, "null") != 0) {
         rc = iiNestedError(p, iField, pzErr, "element %d: key '%s' is not a string, an integer or an array of them",
                            nElem, zKey);
@@ -1220,17 +1229,19 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
       } else if (!bTerm) {
         rc = iiNestedError(p, iField, pzErr, "element %d: key '%s' has a value that is not a string or an integer",
                            nElem, zKey);
-      } else if (sqlite3_column_bytes(pTree, 4) == 0) {
-        rc = iiNestedError(p, iField, pzErr, "element %d: key '%s' has an empty term", nElem, zKey);
       } else {
-        rc = iiValuesAdd(p, v, II_CODE(iField, iKey + 2, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1,
-                         (const char *)sqlite3_column_text(pTree, 4), sqlite3_column_bytes(pTree, 4));
+        rc = iiNestedTerm(p, v, iField, iKey, nElem, pTree, pzErr);
       }
     }
   }
-  if (sqlite3_reset(pTree) != SQLITE_OK && rc == SQLITE_OK) {
-    rc = sqlite3_errcode(p->db) == SQLITE_NOMEM ? SQLITE_NOMEM
-                                                : iiNestedError(p, iField, pzErr, "malformed JSON");
+  {
+    /* The text passed nosqlJsonStrict(): a failure here is an interrupt or
+    ** a resource error, passed on as such; SQLITE_ERROR would be JSON the
+    ** host's parser refuses. */
+    int rc2 = sqlite3_reset(pTree);
+    if (rc2 != SQLITE_OK && rc == SQLITE_OK) {
+      rc = rc2 == SQLITE_ERROR ? iiNestedError(p, iField, pzErr, "malformed JSON") : rc2;
+    }
   }
   sqlite3_clear_bindings(pTree);
   if (rc == SQLITE_OK && nElem > 0x7FFFFFFF - 1) rc = SQLITE_TOOBIG;
@@ -1296,7 +1307,7 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
     }
     if (bJson) {
       sqlite3_stmt *pJson = iiStmt(p, II_STMT_JSON, &rc);
-      int iElem = 0;
+      int iElem = 0, rc2;
       if (pJson == NULL) return rc;
       sqlite3_bind_value(pJson, 1, pVal);
       while (rc == SQLITE_OK && sqlite3_step(pJson) == SQLITE_ROW) {
@@ -1317,7 +1328,10 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
                            sqlite3_column_bytes(pJson, 1));
         }
       }
-      if (sqlite3_reset(pJson) != SQLITE_OK && rc == SQLITE_OK) {
+      rc2 = sqlite3_reset(pJson);
+      if (rc2 != SQLITE_OK && rc2 != SQLITE_ERROR && rc == SQLITE_OK) {
+        rc = rc2; /* An interrupt or a resource error, not the value's fault */
+      } else if (rc2 != SQLITE_OK && rc == SQLITE_OK) {
         char *zQ = nosqlValueQuote(pVal);
         *pzErr =
             sqlite3_mprintf("inverted_index: field '%s': %s is not a JSON array of terms", p->azField[i], zQ);
@@ -2091,6 +2105,7 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   }
   if (pStmt) {
     int rc2 = sqlite3_finalize(pStmt);
+    pStmt = NULL;
     if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
       nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
       rc = rc2;

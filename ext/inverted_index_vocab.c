@@ -286,8 +286,15 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
       break;
     }
     aOff[nTerm] = pCur->arena.n;
-    aLen[nTerm] = sqlite3_column_bytes(pStmt, 1);
-    nosqlBufferAppend(&rc, &pCur->arena, sqlite3_column_text(pStmt, 1), aLen[nTerm]);
+    {
+      const unsigned char *zTerm = sqlite3_column_text(pStmt, 1);
+      aLen[nTerm] = sqlite3_column_bytes(pStmt, 1);
+      if (zTerm == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      nosqlBufferAppend(&rc, &pCur->arena, zTerm, aLen[nTerm]);
+    }
     /* A term's document count is at most 2^32 (32-bit document numbers). */
     if (sqlite3_column_int64(pStmt, 2) > ((sqlite3_int64)1 << 32)) {
       rc = iiCorrupt(p, "dictionary entry", "terms");
@@ -436,9 +443,16 @@ static int iiFacetsNested(ii_companion_cursor *pCur, inverted_index_vtab *p, int
       }
       nAlloc = nNew;
     }
-    anTerm[nTerm] = sqlite3_column_bytes(pStmt, 0);
-    aOff[nTerm] = pCur->arena.n;
-    nosqlBufferAppend(&rc, &pCur->arena, sqlite3_column_text(pStmt, 0), anTerm[nTerm]);
+    {
+      const unsigned char *zTerm = sqlite3_column_text(pStmt, 0);
+      anTerm[nTerm] = sqlite3_column_bytes(pStmt, 0);
+      if (zTerm == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      aOff[nTerm] = pCur->arena.n;
+      nosqlBufferAppend(&rc, &pCur->arena, zTerm, anTerm[nTerm]);
+    }
     nosqlBufferAppend(&rc, &pCur->arena, "", 1);
     nTerm++;
   }

@@ -34,6 +34,7 @@ static const struct BenchWorkload {
     {"trees", benchTrees},
     {"graph_batch", benchGraphBatch},
     {"index_table", benchIndexTable},
+    {"nested", benchNested},
 };
 
 #define BENCH_MAX_VARIANT 8

@@ -97,5 +97,6 @@ void benchGraphs(Bench *p);
 void benchTrees(Bench *p);
 void benchGraphBatch(Bench *p);
 void benchIndexTable(Bench *p);
+void benchNested(Bench *p);
 
 #endif /* NOSQL_BENCH_H */

@@ -298,15 +298,154 @@ static void testChecksum(void) {
   CHECK(iiChecksum(a, 0) != iiChecksum(a, 1));
 }
 
+/*
+** Element queries: a fake nested field of 2 keys over UNIT_NELEM elements,
+** element e belonging to document e / 4; key k's term "tK" holds the
+** elements with (e * (K + 1) + 3 * k) % 7 < 3. The fake xNest evaluates the
+** inner query over elements and projects them to documents.
+*/
+#define UNIT_NELEM 400
+static roaring_bitmap_t *aUnitElem[2][8];
+static int unitElemHas(int k, int K, uint32_t e) { return (e * (uint32_t)(K + 1) + (uint32_t)k * 3) % 7 < 3; }
+static int unitElemLoader(void *pCtx, int iKey, const char *zTerm, int nTerm, const struct roaring_bitmap_s **pp) {
+  (void)pCtx;
+  if (iKey < 0 || iKey > 1 || nTerm != 2 || zTerm[0] != 't' || zTerm[1] < '0' || zTerm[1] > '7') return SQLITE_ERROR;
+  *pp = aUnitElem[iKey][zTerm[1] - '0'];
+  return SQLITE_OK;
+}
+static int unitNest(void *pCtx, int iField, IiExpr *pInner, struct roaring_bitmap_s **ppDocs) {
+  roaring_bitmap_t *pAll = (roaring_bitmap_t *)pCtx, *pElem, *pDocs;
+  roaring_uint32_iterator_t it;
+  int rc = SQLITE_OK;
+  if (iField != 1) return SQLITE_ERROR;
+  pElem = iiQueryEval(pInner, pAll, unitElemLoader, 0, &rc);
+  if (pElem == NULL) return rc;
+  pDocs = roaring_bitmap_create();
+  for (roaring_init_iterator(pElem, &it); it.has_value; roaring_advance_uint32_iterator(&it)) {
+    roaring_bitmap_add(pDocs, it.current_value / 4);
+  }
+  roaring_bitmap_free(pElem);
+  *ppDocs = pDocs;
+  return SQLITE_OK;
+}
+
+static void testNested(void) {
+  static const char *azField[] = {"a", "s"};
+  static const char *azKey[] = {"k0", "k1"};
+  static const char *const *aazKey[] = {NULL, azKey};
+  static const int anKey[] = {0, 2};
+  roaring_bitmap_t *pAllElem = roaring_bitmap_create(), *pAllDoc = roaring_bitmap_create(), *pGot;
+  IiExpr *pExpr, *pQuery;
+  char *zErr = NULL;
+  int rc = SQLITE_OK, k, K, nBad = 0, iCase;
+  uint32_t e, d;
+  uint64_t seed = 7;
+  for (k = 0; k < 2; k++) {
+    for (K = 0; K < 8; K++) {
+      aUnitElem[k][K] = roaring_bitmap_create();
+      for (e = 0; e < UNIT_NELEM; e++) {
+        if (unitElemHas(k, K, e)) roaring_bitmap_add(aUnitElem[k][K], e);
+      }
+    }
+  }
+  for (e = 0; e < UNIT_NELEM; e++) roaring_bitmap_add(pAllElem, e);
+  for (d = 0; d < UNIT_NELEM / 4; d++) roaring_bitmap_add(pAllDoc, d);
+  /* s:{k0:tX AND NOT k1:tY} against brute force: one element satisfies both. */
+  for (iCase = 0; iCase < 64; iCase++) {
+    int X = (int)(unitRand(&seed) % 8), Y = (int)(unitRand(&seed) % 8);
+    char *zQ = sqlite3_mprintf(iCase % 2 ? "s:{k0:t%d AND NOT k1:t%d}" : "NOT s:{k0:t%d OR K1:t%d}", X, Y);
+    pExpr = iiQueryParseNested(zQ, 2, azField, anKey, aazKey, &zErr, &rc);
+    CHECK(pExpr != NULL);
+    pGot = pExpr ? iiQueryEvalNested(pExpr, pAllDoc, unitLoader, unitNest, pAllElem, &rc) : NULL;
+    if (pGot == NULL) {
+      printf("FAIL query '%s': no result (rc %d)\n", zQ, rc);
+      nBad++;
+    }
+    for (d = 0; pGot && d < UNIT_NELEM / 4; d++) {
+      int bWant = 0;
+      for (e = d * 4; e < d * 4 + 4; e++) {
+        if (iCase % 2 ? unitElemHas(0, X, e) && !unitElemHas(1, Y, e) : unitElemHas(0, X, e) || unitElemHas(1, Y, e))
+          bWant = 1;
+      }
+      if (iCase % 2 == 0) bWant = !bWant;
+      if (bWant != (int)roaring_bitmap_contains(pGot, d)) nBad++;
+    }
+    if (pGot) roaring_bitmap_free(pGot);
+    iiQueryFree(pExpr);
+    sqlite3_free(zQ);
+    rc = SQLITE_OK;
+  }
+  CHECK_INT(nBad, 0);
+  /* A facet's element query: the query's top-level element conditions AND key:term. */
+  pQuery = iiQueryParseNested("s:{k0:t2} AND (s:{k0:t5} OR a:t0) AND s:{NOT k1:t4}", 2, azField, anKey, aazKey, &zErr,
+                              &rc);
+  CHECK(pQuery != NULL);
+  pExpr = iiQueryNestFacet(pQuery, 1, 1, "t3", 2, &rc);
+  CHECK(pExpr != NULL);
+  pGot = pExpr ? iiQueryEval(pExpr, pAllElem, unitElemLoader, 0, &rc) : NULL;
+  CHECK(pGot != NULL);
+  nBad = 0;
+  for (e = 0; pGot && e < UNIT_NELEM; e++) {
+    int bWant = unitElemHas(0, 2, e) && !unitElemHas(1, 4, e) && unitElemHas(1, 3, e);
+    if (bWant != (int)roaring_bitmap_contains(pGot, e)) nBad++;
+  }
+  CHECK_INT(nBad, 0);
+  CHECK(pGot && roaring_bitmap_get_cardinality(pGot) > 0);
+  if (pGot) roaring_bitmap_free(pGot);
+  iiQueryFree(pExpr);
+  /* No conditions: just key:term. */
+  pExpr = iiQueryNestFacet(NULL, 1, 0, "t4", 2, &rc);
+  pGot = pExpr ? iiQueryEval(pExpr, pAllElem, unitElemLoader, 0, &rc) : NULL;
+  CHECK(pGot && roaring_bitmap_equals(pGot, aUnitElem[0][4]));
+  if (pGot) roaring_bitmap_free(pGot);
+  iiQueryFree(pExpr);
+  iiQueryFree(pQuery);
+  /* Without xNest an element query is an error, not a wrong answer. */
+  pExpr = iiQueryParseNested("s:{k0:t1}", 2, azField, anKey, aazKey, &zErr, &rc);
+  pGot = pExpr ? iiQueryEval(pExpr, pAllDoc, unitLoader, 0, &rc) : NULL;
+  CHECK(pGot == NULL);
+  CHECK_INT(rc, SQLITE_ERROR);
+  iiQueryFree(pExpr);
+  /* Errors: each names the position. */
+  {
+    static const char *azBad[][2] = {
+        {"s:k0", "inverted_index: field 's' is nested: query its elements as field:{key:term} at position 1"},
+        {"a:{k0:t1}", "inverted_index: field 'a' is not nested: field:{...} queries the elements of a NESTED field at position 1"},
+        {"s:{k0:{x:y}}", "inverted_index: key 'k0' is not nested: elements nest one level deep at position 4"},
+        {"s:{a:t1}", "inverted_index: unknown element key 'a' at position 4"},
+        {"s:{k0:t1", "inverted_index: expected '}' at position 9"},
+        {"s:{}", "inverted_index: unexpected '}', expected field:term, '(' or NOT at position 4"},
+        {"s:{(k0:t1}", "inverted_index: expected ')' at position 10"},
+    };
+    for (iCase = 0; iCase < (int)(sizeof(azBad) / sizeof(azBad[0])); iCase++) {
+      pExpr = iiQueryParseNested(azBad[iCase][0], 2, azField, anKey, aazKey, &zErr, &rc);
+      CHECK(pExpr == NULL);
+      CHECK_INT(rc, SQLITE_ERROR);
+      CHECK(zErr && strncmp(zErr, azBad[iCase][1], strlen(azBad[iCase][1])) == 0);
+      if (zErr && strncmp(zErr, azBad[iCase][1], strlen(azBad[iCase][1])) != 0) printf("  got: %s\n", zErr);
+      sqlite3_free(zErr);
+      zErr = NULL;
+    }
+  }
+  for (k = 0; k < 2; k++) {
+    for (K = 0; K < 8; K++) roaring_bitmap_free(aUnitElem[k][K]);
+  }
+  roaring_bitmap_free(pAllElem);
+  roaring_bitmap_free(pAllDoc);
+}
+
 /* Random strings over the query alphabet: a tree or an error, never a crash or a leak. */
 static void testParserFuzz(void) {
   static const char *azField[] = {"a", "b"};
-  static const char aAlpha[] = "ab:\"() ANDORT x";
+  static const char *azKey[] = {"a", "k"};
+  static const char *const *aazKey[] = {NULL, azKey};
+  static const int anKey[] = {0, 2};
+  static const char aAlpha[] = "ab:\"() ANDORT x{}k";
   uint64_t seed = 11;
   int k, nTree = 0, nError = 0, nOther = 0;
   for (k = 0; k < 20000; k++) {
-    static const char *azTok[] = {"a:x", "b:\"y z\"", "AND", "OR", "NOT", "(", ")", "a:", "\"", "c:x", "B:y"};
-    char z[80];
+    static const char *azTok[] = {"a:x", "b:{k:\"y z\"}", "AND", "OR", "NOT", "(", ")", "b:{", "}", "k:x", "a:{", "\"", "c:x", "B:y"};
+    char z[128];
     int i, n = (int)(unitRand(&seed) % 39), rc;
     char *zErr = NULL;
     IiExpr *pExpr;
@@ -325,7 +464,8 @@ static void testParserFuzz(void) {
         strcat(z, azTok[iTok]);
       }
     }
-    pExpr = iiQueryParse(z, 2, azField, &zErr, &rc);
+    pExpr = k % 4 < 2 ? iiQueryParse(z, 2, azField, &zErr, &rc)
+                      : iiQueryParseNested(z, 2, azField, anKey, aazKey, &zErr, &rc);
     if (pExpr && rc == SQLITE_OK && zErr == NULL) {
       nTree++;
     } else if (pExpr == NULL && rc == SQLITE_ERROR && zErr && strncmp(zErr, "inverted_index: ", 16) == 0) {
@@ -348,6 +488,7 @@ int main(void) {
   RUN(testValidator);
   RUN(testQueries);
   RUN(testFacets);
+  RUN(testNested);
   RUN(testParserFuzz);
   return unitReport();
 }

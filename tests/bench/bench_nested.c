@@ -1,0 +1,254 @@
+/*
+** bench_nested.c: techniques 15 and 16, nested documents in a flat index.
+** People with 1-20 skills (Zipf: P(n) ~ 1/n), each skill an element
+** {"skill": sK, "level": L} with sK from a Zipf vocabulary of 300 skills
+** and L one of 5 levels, stored five ways in one database:
+**
+**   relational  people(id, skills) with the JSON array; the question is
+**               EXISTS (SELECT 1 FROM json_each(skills) WHERE ...)
+**   elements    inverted_index NESTED(skill, level): element sub-documents
+**   numbered    inverted_index NESTED(skill, level) NUMBERED: the article's
+**               skill_1, level_1, skill_2, ...
+**   FTS5 gap    fts5 with the nosql_gap tokenizer, one value per element
+**               ("s17 excellent"), asked with NEAR()
+**   naive       inverted_index(skill, level): the elements flattened
+**
+** Questions: who has one element with skill S and level L (all but the
+** naive index agree); the naive question (skill S and level L, perhaps in
+** different elements) with its false matches counted; the growth of an
+** element query with the largest element count (1, 10, 100, 1000: a few
+** documents that long among short ones), elements against numbered; and,
+** as its own table, index bytes per element of each layout (dbstat).
+*/
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NB_VOCAB 300 /* Skills */
+#define NB_MAX 20    /* Elements per person at most */
+
+static const char *const azNbLevel[] = {"poor", "fair", "good", "great", "excellent"};
+
+/* A Zipf (s = 1) rank in [0, n) by inverse CDF over aCdf[0..n). */
+static int nbZipf(const double *aCdf, int n, uint64_t *pSeed) {
+  double u = (double)(benchRand(pSeed) >> 11) / 9007199254740992.0;
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (aCdf[mid] < u)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static void nbCdf(double *aCdf, int n) {
+  double rSum = 0;
+  int i;
+  for (i = 0; i < n; i++) rSum += 1.0 / (i + 1);
+  for (i = 0; i < n; i++) aCdf[i] = (i ? aCdf[i - 1] : 0) + 1.0 / (i + 1) / rSum;
+}
+
+/* Index bytes (pages, from dbstat) of the tables and indexes named zLike. */
+static int64_t nbBytes(sqlite3 *db, const char *zLike) {
+  sqlite3_stmt *pStmt = NULL;
+  int64_t n = -1;
+  char *zSql = sqlite3_mprintf(
+      "SELECT sum(pgsize) FROM dbstat WHERE name IN (SELECT name FROM sqlite_schema WHERE tbl_name LIKE %Q "
+      "ESCAPE '\\')",
+      zLike);
+  if (zSql && sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    n = sqlite3_column_int64(pStmt, 0);
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  return n;
+}
+
+/* One count from SQL (exits on error). */
+static int64_t nbCount(sqlite3 *db, const char *zSql) {
+  sqlite3_stmt *pStmt = NULL;
+  int64_t n = 0;
+  if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) {
+    fprintf(stderr, "nested bench: %s\n", sqlite3_errmsg(db));
+    exit(2);
+  }
+  if (sqlite3_step(pStmt) == SQLITE_ROW) n = sqlite3_column_int64(pStmt, 0);
+  sqlite3_finalize(pStmt);
+  return n;
+}
+
+/*
+** Fill people/r/q (and gap/naive if bAll) with nPeople people of 1-20
+** elements (nBase 0) or nBase each; documents whose id is a multiple of
+** nLongEvery (0: none) get nLong elements instead. Returns the number of
+** elements.
+*/
+static int64_t nbFill(sqlite3 *db, int64_t nPeople, int nBase, int nLongEvery, int nLong, int bAll) {
+  static const char *const azIns[] = {
+      "INSERT INTO people(id, skills) VALUES (?1, ?2)", "INSERT INTO r(rowid, skills) VALUES (?1, ?2)",
+      "INSERT INTO q(rowid, skills) VALUES (?1, ?2)", "INSERT INTO gap(rowid, skills) VALUES (?1, ?3)",
+      "INSERT INTO naive(rowid, skill, level) VALUES (?1, ?4, ?5)"};
+  sqlite3_stmt *apStmt[5];
+  double aCdf[NB_VOCAB], aCdfN[NB_MAX];
+  uint64_t seed = 20261125;
+  int64_t i, nElem = 0;
+  int k, nStmt = bAll ? 5 : 3;
+  char *zJson = (char *)malloc((size_t)(nLong > NB_MAX ? nLong : NB_MAX) * 64 + 64);
+  char *zGap = (char *)malloc((size_t)(nLong > NB_MAX ? nLong : NB_MAX) * 32 + 64);
+  char *zSk = (char *)malloc((size_t)(nLong > NB_MAX ? nLong : NB_MAX) * 16 + 64);
+  char *zLv = (char *)malloc((size_t)(nLong > NB_MAX ? nLong : NB_MAX) * 16 + 64);
+  if (!zJson || !zGap || !zSk || !zLv) exit(2);
+  nbCdf(aCdf, NB_VOCAB);
+  nbCdf(aCdfN, NB_MAX);
+  for (k = 0; k < nStmt; k++) {
+    if (sqlite3_prepare_v2(db, azIns[k], -1, &apStmt[k], 0) != SQLITE_OK) {
+      fprintf(stderr, "nested bench: %s\n", sqlite3_errmsg(db));
+      exit(2);
+    }
+  }
+  benchExec(db, "BEGIN");
+  for (i = 1; i <= nPeople; i++) {
+    int n = nLongEvery && i % nLongEvery == 0 ? nLong : nBase ? nBase : 1 + nbZipf(aCdfN, NB_MAX, &seed), e;
+    char *pJ = zJson, *pG = zGap, *pS = zSk, *pL = zLv;
+    pJ += sprintf(pJ, "[");
+    pG += sprintf(pG, "[");
+    pS += sprintf(pS, "[");
+    pL += sprintf(pL, "[");
+    for (e = 0; e < n; e++) {
+      int s = nbZipf(aCdf, NB_VOCAB, &seed);
+      const char *zLevel = azNbLevel[benchRand(&seed) % 5];
+      const char *zSep = e ? "," : "";
+      pJ += sprintf(pJ, "%s{\"skill\":\"s%d\",\"level\":\"%s\"}", zSep, s, zLevel);
+      pG += sprintf(pG, "%s\"s%d %s\"", zSep, s, zLevel);
+      pS += sprintf(pS, "%s\"s%d\"", zSep, s);
+      pL += sprintf(pL, "%s\"%s\"", zSep, zLevel);
+    }
+    strcpy(pJ, "]");
+    strcpy(pG, "]");
+    strcpy(pS, "]");
+    strcpy(pL, "]");
+    nElem += n;
+    for (k = 0; k < nStmt; k++) {
+      sqlite3_bind_int64(apStmt[k], 1, i);
+      sqlite3_bind_text(apStmt[k], 2, zJson, -1, SQLITE_STATIC);
+      sqlite3_bind_text(apStmt[k], 3, zGap, -1, SQLITE_STATIC);
+      sqlite3_bind_text(apStmt[k], 4, zSk, -1, SQLITE_STATIC);
+      sqlite3_bind_text(apStmt[k], 5, zLv, -1, SQLITE_STATIC);
+      if (sqlite3_step(apStmt[k]) != SQLITE_DONE) {
+        fprintf(stderr, "nested bench: %s\n", sqlite3_errmsg(db));
+        exit(2);
+      }
+      sqlite3_reset(apStmt[k]);
+    }
+  }
+  benchExec(db, "COMMIT");
+  for (k = 0; k < nStmt; k++) sqlite3_finalize(apStmt[k]);
+  free(zJson);
+  free(zGap);
+  free(zSk);
+  free(zLv);
+  return nElem;
+}
+
+static const char zNbSchema[] =
+    "CREATE TABLE people(id INTEGER PRIMARY KEY, skills TEXT);"
+    "CREATE VIRTUAL TABLE r USING inverted_index(skills NESTED(skill, level), content=people);"
+    "CREATE VIRTUAL TABLE q USING inverted_index(skills NESTED(skill, level) NUMBERED, content=people);";
+
+/* The element question (skill zS at level zL) five ways, and the naive one. */
+static void nbQuestions(Bench *p, sqlite3 *db, const char *zSize, const char *zS, const char *zL, int bAll) {
+  char *azSql[6];
+  int64_t nRight, nNaive;
+  int k;
+  azSql[0] = sqlite3_mprintf(
+      "SELECT id FROM people WHERE EXISTS (SELECT 1 FROM json_each(people.skills) e WHERE "
+      "json_extract(e.value, '$.skill') = %Q AND json_extract(e.value, '$.level') = %Q)",
+      zS, zL);
+  azSql[1] = sqlite3_mprintf("SELECT rowid FROM r WHERE r MATCH 'skills:{skill:%s AND level:%s}'", zS, zL);
+  azSql[2] = sqlite3_mprintf("SELECT rowid FROM q WHERE q MATCH 'skills:{skill:%s AND level:%s}'", zS, zL);
+  azSql[3] = sqlite3_mprintf("SELECT rowid FROM gap WHERE gap MATCH 'NEAR(%s %s, 1)'", zS, zL);
+  azSql[4] = sqlite3_mprintf(
+      "SELECT id FROM people WHERE EXISTS (SELECT 1 FROM json_each(people.skills) e WHERE "
+      "json_extract(e.value, '$.skill') = %Q) AND EXISTS (SELECT 1 FROM json_each(people.skills) e WHERE "
+      "json_extract(e.value, '$.level') = %Q)",
+      zS, zL);
+  azSql[5] = sqlite3_mprintf("SELECT rowid FROM naive WHERE naive MATCH 'skill:%s AND level:%s'", zS, zL);
+  {
+    BenchVariant aVar[4] = {{"relational: EXISTS (json_each ...)", azSql[0], 0, 0},
+                            {"nosql: elements layout, skills:{skill AND level}", azSql[1], 0, 0},
+                            {"nosql: numbered layout (skill_1, level_1, ...)", azSql[2], 0, 0},
+                            {"FTS5 nosql_gap 100: NEAR(skill level, 1)", azSql[3], 0, 0}};
+    char *zCount = sqlite3_mprintf("SELECT count(*) FROM (%s)", azSql[0]);
+    nRight = nbCount(db, zCount);
+    sqlite3_free(zCount);
+    benchCompare(p, "one element with skill and level", db, zSize, (double)nRight, "match", aVar, bAll ? 4 : 3);
+  }
+  if (bAll) {
+    BenchVariant aVar[3] = {{"relational: two EXISTS (json_each ...)", azSql[4], 0, 0},
+                            {"naive flattening: inverted_index(skill, level)", azSql[5], 0, 0},
+                            {"nosql: two element queries", 0, 0, 0}};
+    char *zTwo = sqlite3_mprintf("SELECT rowid FROM r WHERE r MATCH 'skills:{skill:%s} AND skills:{level:%s}'", zS, zL);
+    char *zCount = sqlite3_mprintf("SELECT count(*) FROM (%s)", azSql[4]);
+    aVar[2].zSql = zTwo;
+    nNaive = nbCount(db, zCount);
+    sqlite3_free(zCount);
+    benchCompare(p, "naive: skill and level, any elements", db, zSize, (double)nNaive, "match", aVar, 3);
+    printf("\nNaive flattening answers %lld documents, %lld of them false matches (%.1f%%); the element query "
+           "answers %lld.\n\n",
+           (long long)nNaive, (long long)(nNaive - nRight), nNaive ? 100.0 * (double)(nNaive - nRight) / (double)nNaive : 0.0,
+           (long long)nRight);
+    sqlite3_free(zTwo);
+  }
+  for (k = 0; k < 6; k++) sqlite3_free(azSql[k]);
+}
+
+void benchNested(Bench *p) {
+  int64_t nPeople = benchSize(p, 500000, 1000), nElem;
+  char zSize[96];
+  int iM;
+  static const int aM[] = {1, 10, 100, 1000};
+  {
+    sqlite3 *db = benchOpen();
+    char *zSchema = sqlite3_mprintf(
+        "%s CREATE VIRTUAL TABLE gap USING fts5(skills, tokenize = 'nosql_gap 100 unicode61', content='');"
+        "CREATE VIRTUAL TABLE naive USING inverted_index(skill, level);",
+        zNbSchema);
+    benchExec(db, zSchema);
+    sqlite3_free(zSchema);
+    nElem = nbFill(db, nPeople, 0, 0, 0, 1);
+    snprintf(zSize, sizeof(zSize), "%.0fk people, %.1fM elements", (double)nPeople / 1000.0, (double)nElem / 1e6);
+    nbQuestions(p, db, zSize, "s20", "excellent", 1);
+    /* Index bytes per element of each layout (the people table itself for scale). */
+    printf("Index bytes per element (%s, dbstat pages):\n\n", zSize);
+    printf("| structure | bytes | per element |\n|---|---:|---:|\n");
+    {
+      static const char *const azName[][2] = {{"the people table (JSON text)", "people"},
+                                              {"elements layout (inverted_index NESTED)", "r\\_%"},
+                                              {"numbered layout (NESTED ... NUMBERED)", "q\\_%"},
+                                              {"FTS5 nosql_gap 100 (contentless)", "gap\\_%"},
+                                              {"naive flattening (inverted_index, values stored)", "naive\\_%"}};
+      int k;
+      for (k = 0; k < 5; k++) {
+        int64_t n = nbBytes(db, azName[k][1]);
+        printf("| %s | %lld | %.1f |\n", azName[k][0], (long long)n, (double)n / (double)nElem);
+      }
+    }
+    printf("\n");
+    sqlite3_close(db);
+  }
+  /* Growth with the largest element count: one element each, but one document in 1000 has M. */
+  for (iM = 0; iM < 4; iM++) {
+    sqlite3 *db = benchOpen();
+    int64_t nGrow = benchSize(p, 100000, 1000);
+    benchExec(db, zNbSchema);
+    nElem = nbFill(db, nGrow, 1, 1000, aM[iM], 0);
+    snprintf(zSize, sizeof(zSize), "%.0fk people, %.0fk elements, longest %d", (double)nGrow / 1000.0,
+             (double)nElem / 1000.0, aM[iM]);
+    nbQuestions(p, db, zSize, "s20", "excellent", 0);
+    sqlite3_close(db);
+  }
+}
