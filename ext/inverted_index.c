@@ -688,7 +688,7 @@ static void iiDocMapNote(inverted_index_vtab *p, int rc, int eOp, uint32_t iDoc,
   pMap->aOff = NULL;
   pMap->aTermId = NULL;
   pMap->nPosting = 0;
-  iiElemMapsFree(pMap);
+  /* The element maps were kept in step by iiElemMapSet(). */
   if (eOp == II_NOTE_DELETE) {
     roaring_bitmap_remove(pMap->pLive, iDoc);
     return;
@@ -1482,12 +1482,41 @@ static int iiElemNext(inverted_index_vtab *p, int iField, sqlite3_int64 *piNext)
 }
 
 /*
+** Keep a loaded, unshared element map of field iField in step with a
+** write: elements iFirst .. iFirst + n - 1 now belong to iDoc (0xFFFFFFFF:
+** to none). A map that cannot follow is dropped (reloaded on demand).
+*/
+static void iiElemMapSet(inverted_index_vtab *p, int iField, sqlite3_int64 iFirst, sqlite3_int64 n,
+                         uint32_t iDoc) {
+  IiDocMap *pMap = p->pMap;
+  sqlite3_int64 k;
+  if (pMap == NULL || pMap->nElemField == 0 || pMap->aaElemDoc[iField] == NULL) return;
+  if (pMap->nRef > 1) {
+    iiElemMapsFree(pMap);
+    return;
+  }
+  if (iFirst + n > pMap->anElem[iField]) {
+    uint32_t *aNew;
+    if (iDoc == 0xFFFFFFFFu) return; /* Removing what the map does not have */
+    aNew = (uint32_t *)sqlite3_realloc64(pMap->aaElemDoc[iField], sizeof(uint32_t) * (size_t)(iFirst + n));
+    if (aNew == NULL) {
+      iiElemMapsFree(pMap);
+      return;
+    }
+    for (k = pMap->anElem[iField]; k < iFirst; k++) aNew[k] = 0xFFFFFFFFu;
+    pMap->aaElemDoc[iField] = aNew;
+    pMap->anElem[iField] = (uint32_t)(iFirst + n);
+  }
+  for (k = iFirst; k < iFirst + n; k++) pMap->aaElemDoc[iField][k] = iDoc;
+}
+
+/*
 ** Remove the elements of document iDoc in field iField, if any: pending
 ** removals of their numbers from their terms, then the <name>_elems row.
 */
 static int iiElemsRemove(inverted_index_vtab *p, int iField, uint32_t iDoc) {
   int rc = SQLITE_OK;
-  sqlite3_int64 iFirst = -1;
+  sqlite3_int64 iFirst = -1, nElem = 0;
   sqlite3_stmt *pStmt = iiStmt(p, II_STMT_ELEM_BY_DOC, &rc);
   if (pStmt == NULL) return rc;
   sqlite3_bind_int(pStmt, 1, iField);
@@ -1496,6 +1525,7 @@ static int iiElemsRemove(inverted_index_vtab *p, int iField, uint32_t iDoc) {
     sqlite3_int64 n = sqlite3_column_int64(pStmt, 1), e;
     const unsigned char *aPay;
     size_t nPay, off = 0;
+    nElem = n;
     iFirst = sqlite3_column_int64(pStmt, 0);
     if (iFirst < 0 || n < 1 || iFirst + n > 0xFFFFFFFFll ||
         iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 2), (size_t)sqlite3_column_bytes(pStmt, 2),
@@ -1525,6 +1555,7 @@ static int iiElemsRemove(inverted_index_vtab *p, int iField, uint32_t iDoc) {
       sqlite3_step(pStmt);
       iiReset(p, pStmt, &rc);
     }
+    if (rc == SQLITE_OK) iiElemMapSet(p, iField, iFirst, nElem, 0xFFFFFFFFu);
   }
   return rc;
 }
@@ -1550,6 +1581,7 @@ static int iiElemsAdd(inverted_index_vtab *p, IiValues *v, int iField, uint32_t 
     if (r->iElem < 0 || II_CODE_FIELD(r->iCode) != iField) continue;
     rc = iiTermPending(p, r->pTerm, (uint32_t)(iFirst + r->iElem), 1);
   }
+  if (rc == SQLITE_OK) iiElemMapSet(p, iField, iFirst, v->anElem[iField], iDoc);
   return rc;
 }
 
