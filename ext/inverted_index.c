@@ -187,9 +187,10 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
       return sqlite3_mprintf(
           "SELECT first + n FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first DESC LIMIT 1", zDb, zN);
     case II_STMT_ELEM_INSERT:
-      return sqlite3_mprintf("INSERT INTO \"%w\".\"%w_elems\"(field, first, doc, n, terms) VALUES (?1, ?2, ?3, "
-                             "?4, ?5)",
-                             zDb, zN);
+      return sqlite3_mprintf(
+          "INSERT INTO \"%w\".\"%w_elems\"(field, first, doc, n, terms) VALUES (?1, ?2, ?3, "
+          "?4, ?5)",
+          zDb, zN);
     case II_STMT_ELEM_DELETE:
       return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND first = ?2", zDb, zN);
     default:
@@ -492,8 +493,8 @@ int iiTermLoad(inverted_index_vtab *p, IiTerm *t) {
   iiReset(p, pStmt, &rc);
   if (rc == SQLITE_CORRUPT) {
     char *zName = iiCodeName(p, t->iCode);
-    nosqlVtabError(&p->base, "inverted_index: corrupt posting list of %s:'%q' in %s_terms", zName ? zName : "?",
-                   t->zTerm, p->zName);
+    nosqlVtabError(&p->base, "inverted_index: corrupt posting list of %s:'%q' in %s_terms",
+                   zName ? zName : "?", t->zTerm, p->zName);
     sqlite3_free(zName);
     rc = SQLITE_CORRUPT_VTAB;
   }
@@ -789,7 +790,8 @@ static int iiLoader(void *pCtx, int iField, const char *zTerm, int nTerm, const 
   return iiLoadCode((inverted_index_vtab *)pCtx, iField, zTerm, nTerm, ppPost);
 }
 
-/* The loader inside an element query: key iKey of field iField at element position iElem (0: elements layout). */
+/* The loader inside an element query: key iKey of field iField at element position iElem (0: elements
+ * layout). */
 typedef struct IiKeyCtx IiKeyCtx;
 struct IiKeyCtx {
   inverted_index_vtab *p; /* The table */
@@ -826,8 +828,8 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
     pMap->nElemField = p->nField;
   }
   if (pMap->aaElemDoc[iField]) return SQLITE_OK;
-  zSql = sqlite3_mprintf("SELECT first, n, doc FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first", p->zDb,
-                         p->zName);
+  zSql = sqlite3_mprintf("SELECT first, n, doc FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first",
+                         p->zDb, p->zName);
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
@@ -955,8 +957,9 @@ static int iiNestEval(void *pCtx, int iField, IiExpr *pInner, roaring_bitmap_t *
 ** satisfies the query's top-level element conditions on the field
 ** (iiQueryNestFacet). *pzErr: a query error.
 */
-int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField, int iKey,
-                 int nTerm, const char *const *azTerm, const int *anTerm, int64_t *aCount, char **pzErr) {
+int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField,
+                 int iKey, int nTerm, const char *const *azTerm, const int *anTerm, int64_t *aCount,
+                 char **pzErr) {
   int rc = SQLITE_OK, t;
   IiExpr *pQuery = NULL;
   *pzErr = NULL;
@@ -1019,10 +1022,10 @@ int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **p
 typedef struct IiRowTerm IiRowTerm;
 struct IiRowTerm {
   sqlite3_int64 iCode; /* Namespace (II_CODE) */
-  int iElem;          /* Elements layout: the element's index in its field's array; else -1 */
-  int nTerm;          /* Bytes */
-  sqlite3_int64 iOff; /* Offset in the scratch buffer */
-  IiTerm *pTerm;      /* Dictionary entry, once looked up */
+  int iElem;           /* Elements layout: the element's index in its field's array; else -1 */
+  int nTerm;           /* Bytes */
+  sqlite3_int64 iOff;  /* Offset in the scratch buffer */
+  IiTerm *pTerm;       /* Dictionary entry, once looked up */
 };
 
 /* The terms of one row: entries in aTerm, bytes in the table's scratch buffer. */
@@ -1119,9 +1122,10 @@ static int iiNestedError(inverted_index_vtab *p, int iField, char **pzErr, const
   return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
-/* Add the term in column 4 (atom) of json_tree row pTree as key iKey of element nElem (1-based) of field iField. */
-static int iiNestedTerm(inverted_index_vtab *p, IiValues *v, int iField, int iKey, int nElem, sqlite3_stmt *pTree,
-                        char **pzErr) {
+/* Add the term in column 4 (atom) of json_tree row pTree as key iKey of element nElem (1-based) of field
+ * iField. */
+static int iiNestedTerm(inverted_index_vtab *p, IiValues *v, int iField, int iKey, int nElem,
+                        sqlite3_stmt *pTree, char **pzErr) {
   int bNumbered = p->aeLayout[iField] == II_LAYOUT_NUMBERED;
   const char *z = (const char *)sqlite3_column_text(pTree, 4);
   int n = sqlite3_column_bytes(pTree, 4);
@@ -1130,7 +1134,8 @@ static int iiNestedTerm(inverted_index_vtab *p, IiValues *v, int iField, int iKe
     return iiNestedError(p, iField, pzErr, "element %d: key '%s' has an empty term", nElem,
                          p->aazKey[iField][iKey]);
   }
-  return iiValuesAdd(p, v, II_CODE(iField, iKey + 2, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1, z, n);
+  return iiValuesAdd(p, v, II_CODE(iField, iKey + 2, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1, z,
+                     n);
 }
 
 /*
@@ -1141,7 +1146,9 @@ static int iiNestedTerm(inverted_index_vtab *p, IiValues *v, int iField, int iKe
 ** in the elements layout they carry the element's index. One walk of
 ** json_tree: a row whose parent is the root is an element, one whose
 ** parent is the current element a key, one whose parent is the current
-** key's array a term; containers any deeper are refused on sight.
+** key's array a term; containers any deeper are refused on sight. (Long:
+** one pass over json_tree's rows, one branch per level, each with its own
+** error message.)
 */
 static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite3_value *pVal, char **pzErr) {
   int rc = SQLITE_OK, k, nElem = 0, iKey = -1;
@@ -1192,8 +1199,8 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
       }
       iElemId = id;
       iKeyId = -1;
-      rc = iiValuesAdd(p, v, II_CODE(iField, II_SLOT_PRESENT, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1,
-                       "", 0);
+      rc = iiValuesAdd(p, v, II_CODE(iField, II_SLOT_PRESENT, bNumbered ? nElem : 0),
+                       bNumbered ? -1 : nElem - 1, "", 0);
     } else if (iParent == iElemId) {
       const char *zKey = (const char *)sqlite3_column_text(pTree, 3);
       iKeyId = -1;
@@ -1204,8 +1211,8 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
       for (iKey = 0; iKey < p->anKey[iField] && strcmp(p->aazKey[iField][iKey], zKey) != 0; iKey++) {
       }
       if (iKey == p->anKey[iField]) {
-        rc = iiNestedError(p, iField, pzErr, "element %d has key '%s', which NESTED(...) does not declare", nElem,
-                           zKey);
+        rc = iiNestedError(p, iField, pzErr, "element %d has key '%s', which NESTED(...) does not declare",
+                           nElem, zKey);
       } else if (strcmp(zType, "array") == 0) {
         iKeyId = id;
       } else if (strcmp(zType, "object") == 0) {
@@ -1216,19 +1223,22 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
       } else if (bTerm) {
         rc = iiNestedTerm(p, v, iField, iKey, nElem, pTree, pzErr);
       } else if (strcmp(zType, "null") != 0) {
-        rc = iiNestedError(p, iField, pzErr, "element %d: key '%s' is not a string, an integer or an array of them",
-                           nElem, zKey);
+        rc = iiNestedError(p, iField, pzErr,
+                           "element %d: key '%s' is not a string, an integer or an array of them", nElem,
+                           zKey);
       }
     } else if (iParent == iKeyId) {
       const char *zKey = p->aazKey[iField][iKey];
       if (bContainer) {
-        rc = iiNestedError(p, iField, pzErr,
-                           "element %d: key '%s' holds a nested container, deeper than declared (elements nest "
-                           "one level)",
-                           nElem, zKey);
+        rc = iiNestedError(
+            p, iField, pzErr,
+            "element %d: key '%s' holds a nested container, deeper than declared (elements nest "
+            "one level)",
+            nElem, zKey);
       } else if (!bTerm) {
-        rc = iiNestedError(p, iField, pzErr, "element %d: key '%s' has a value that is not a string or an integer",
-                           nElem, zKey);
+        rc =
+            iiNestedError(p, iField, pzErr,
+                          "element %d: key '%s' has a value that is not a string or an integer", nElem, zKey);
       } else {
         rc = iiNestedTerm(p, v, iField, iKey, nElem, pTree, pzErr);
       }
@@ -1528,8 +1538,8 @@ static int iiElemsRemove(inverted_index_vtab *p, int iField, uint32_t iDoc) {
     nElem = n;
     iFirst = sqlite3_column_int64(pStmt, 0);
     if (iFirst < 0 || n < 1 || iFirst + n > 0xFFFFFFFFll ||
-        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 2), (size_t)sqlite3_column_bytes(pStmt, 2),
-                     &aPay, &nPay) ||
+        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 2),
+                     (size_t)sqlite3_column_bytes(pStmt, 2), &aPay, &nPay) ||
         iiElemPayloadCheck(aPay, nPay, n)) {
       rc = iiCorrupt(p, "element row", "elems");
     }
@@ -1704,7 +1714,8 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
       if (p->aeLayout[i] != II_LAYOUT_ELEMENTS || v.anElem[i] == 0) continue;
       rc = iiElemNext(p, i, &aFirst[i]);
       if (rc == SQLITE_OK && aFirst[i] + v.anElem[i] > 0xFFFFFFFFll) {
-        nosqlVtabError(&p->base, "inverted_index: element numbers of field '%s' exhausted in %s; run 'rebuild'",
+        nosqlVtabError(&p->base,
+                       "inverted_index: element numbers of field '%s' exhausted in %s; run 'rebuild'",
                        p->azField[i], p->zName);
         rc = SQLITE_FULL;
       }
@@ -1903,10 +1914,10 @@ static int iiPostingsFromElems(inverted_index_vtab *p, int bPending) {
     sqlite3_int64 n = sqlite3_column_int64(pStmt, 2), e;
     const unsigned char *aPay;
     size_t nPay, off = 0;
-    if (iField < 0 || iField >= p->nField || p->aeLayout[iField] != II_LAYOUT_ELEMENTS || iFirst < 0 || n < 1 ||
-        iFirst + n > 0xFFFFFFFFll ||
-        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 3), (size_t)sqlite3_column_bytes(pStmt, 3),
-                     &aPay, &nPay) ||
+    if (iField < 0 || iField >= p->nField || p->aeLayout[iField] != II_LAYOUT_ELEMENTS || iFirst < 0 ||
+        n < 1 || iFirst + n > 0xFFFFFFFFll ||
+        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 3),
+                     (size_t)sqlite3_column_bytes(pStmt, 3), &aPay, &nPay) ||
         iiElemPayloadCheck(aPay, nPay, n)) {
       rc = iiCorrupt(p, "element row", "elems");
       break;
@@ -1954,7 +1965,8 @@ static int iiPostingsFromDirect(inverted_index_vtab *p, int bPending) {
       IiTerm *t = NULL;
       rc = iiTermById(p, pMap->aTermId[k], &t);
       if (rc != SQLITE_OK) break;
-      if (rc == SQLITE_OK && II_CODE_ELEM(t->iCode) == 0 && p->aeLayout[II_CODE_FIELD(t->iCode)] == II_LAYOUT_ELEMENTS) {
+      if (rc == SQLITE_OK && II_CODE_ELEM(t->iCode) == 0 &&
+          p->aeLayout[II_CODE_FIELD(t->iCode)] == II_LAYOUT_ELEMENTS) {
         /* An element term in a document's direct index. */
         rc = iiCorrupt(p, "direct index", "docs");
       }
@@ -2145,9 +2157,10 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   }
   if (rc == SQLITE_OK && p->bElems) {
     sqlite3_int64 nOrphan = 0;
-    zSql = sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w_elems\" WHERE doc NOT IN (SELECT doc FROM "
-                           "\"%w\".\"%w_docs\")",
-                           p->zDb, p->zName, p->zDb, p->zName);
+    zSql = sqlite3_mprintf(
+        "SELECT count(*) FROM \"%w\".\"%w_elems\" WHERE doc NOT IN (SELECT doc FROM "
+        "\"%w\".\"%w_docs\")",
+        p->zDb, p->zName, p->zDb, p->zName);
     if (zSql == NULL) rc = SQLITE_NOMEM;
     if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
     sqlite3_free(zSql);
@@ -2157,7 +2170,8 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
       if (rc == SQLITE_OK) rc = rc2;
     }
     if (rc == SQLITE_OK && nOrphan > 0) {
-      nosqlVtabError(&p->base, "inverted_index: integrity-check failed: %lld element rows in %s_elems have no document",
+      nosqlVtabError(&p->base,
+                     "inverted_index: integrity-check failed: %lld element rows in %s_elems have no document",
                      nOrphan, p->zName);
       rc = SQLITE_CORRUPT_VTAB;
     }
@@ -2272,13 +2286,15 @@ static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paa
     *peLayout = II_LAYOUT_ELEMENTS;
   } else if (zTok) {
     *pzErr = sqlite3_mprintf(
-        "inverted_index: field '%s': unexpected '%.*s' after NESTED(...) (expected NUMBERED, ELEMENTS or nothing)",
+        "inverted_index: field '%s': unexpected '%.*s' after NESTED(...) (expected NUMBERED, ELEMENTS or "
+        "nothing)",
         *pzName, n, zTok);
     *pRc = SQLITE_ERROR;
     return 1;
   }
   if (nosqlSqlToken(zArg, &i, &n) == NULL) return 1;
-  *pzErr = sqlite3_mprintf("inverted_index: field '%s': unexpected text after the layout in '%s'", *pzName, zArg);
+  *pzErr =
+      sqlite3_mprintf("inverted_index: field '%s': unexpected text after the layout in '%s'", *pzName, zArg);
   *pRc = SQLITE_ERROR;
   return 1;
 malformed:
@@ -2435,11 +2451,12 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
     nosqlBufferAppendf(&rc, &b, ");");
     if (p->bElems) {
-      nosqlBufferAppendf(&rc, &b,
-                         "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, first INTEGER NOT NULL, doc "
-                         "INTEGER NOT NULL, n INTEGER NOT NULL, terms BLOB, PRIMARY KEY(field, first), "
-                         "UNIQUE(field, doc)) WITHOUT ROWID;",
-                         p->zDb, p->zName);
+      nosqlBufferAppendf(
+          &rc, &b,
+          "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, first INTEGER NOT NULL, doc "
+          "INTEGER NOT NULL, n INTEGER NOT NULL, terms BLOB, PRIMARY KEY(field, first), "
+          "UNIQUE(field, doc)) WITHOUT ROWID;",
+          p->zDb, p->zName);
     }
     if (rc == SQLITE_OK) rc = sqlite3_exec(db, (const char *)b.a, 0, 0, pzErr);
     nosqlBufferFree(&b);
@@ -2923,8 +2940,8 @@ static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
                                    p->zDb, p->zName, zNew, p->zDb, p->zName, zNew));
   }
   if (rc == SQLITE_OK && p->bElems) {
-    rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_elems\" RENAME TO \"%w_elems\";", p->zDb, p->zName,
-                                   zNew));
+    rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_elems\" RENAME TO \"%w_elems\";", p->zDb,
+                                   p->zName, zNew));
   }
   if (rc != SQLITE_OK) return rc;
   zName = sqlite3_mprintf("%s", zNew);

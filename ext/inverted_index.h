@@ -154,8 +154,9 @@ int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm);
 int iiTermLoad(inverted_index_vtab *p, IiTerm *t);
 char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode);
 int iiCodeOk(inverted_index_vtab *p, sqlite3_int64 iCode);
-int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField, int iKey,
-                 int nTerm, const char *const *azTerm, const int *anTerm, int64_t *aCount, char **pzErr);
+int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField,
+                 int iKey, int nTerm, const char *const *azTerm, const int *anTerm, int64_t *aCount,
+                 char **pzErr);
 
 /* ext/inverted_index_vocab.c, for inverted_index.c's registration. */
 extern sqlite3_module iiCompanionModule;

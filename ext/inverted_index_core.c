@@ -112,16 +112,16 @@ void iiQueryFree(IiExpr *p) {
 /* The state of the recursive-descent parser. */
 typedef struct IiParse IiParse;
 struct IiParse {
-  const char *z;              /* The query, NUL terminated */
-  int i;                      /* Current byte offset */
-  int nField;                 /* Number of fields */
-  const char *const *azField; /* Field names */
-  int rc;                     /* SQLITE_OK, SQLITE_ERROR or SQLITE_NOMEM */
-  char *zErr;                 /* Error message (sqlite3_mprintf) */
-  int nDepth;                 /* Current nesting */
-  const int *anKey;           /* Keys per field (0: not nested), or NULL */
+  const char *z;                    /* The query, NUL terminated */
+  int i;                            /* Current byte offset */
+  int nField;                       /* Number of fields */
+  const char *const *azField;       /* Field names */
+  int rc;                           /* SQLITE_OK, SQLITE_ERROR or SQLITE_NOMEM */
+  char *zErr;                       /* Error message (sqlite3_mprintf) */
+  int nDepth;                       /* Current nesting */
+  const int *anKey;                 /* Keys per field (0: not nested), or NULL */
   const char *const *const *aazKey; /* Key names per nested field */
-  int bInBrace;               /* Inside field:{...}: names are element keys */
+  int bInBrace;                     /* Inside field:{...}: names are element keys */
 };
 
 static void iiParseError(IiParse *p, int iPos, const char *zFmt, const char *zArg) {
@@ -301,7 +301,8 @@ static IiExpr *iiParsePrimary(IiParse *p) {
     for (iField = 0; iField < p->nField; iField++) {
       if (sqlite3_stricmp(p->azField[iField], zName) == 0) break;
     }
-    if (iField == p->nField) iiParseError(p, iStart, p->bInBrace ? "unknown element key '%s'" : "unknown field '%s'", zName);
+    if (iField == p->nField)
+      iiParseError(p, iStart, p->bInBrace ? "unknown element key '%s'" : "unknown field '%s'", zName);
     sqlite3_free(zName);
     if (p->rc != SQLITE_OK) return NULL;
   }
@@ -629,7 +630,8 @@ static IiExpr *iiExprCopy(const IiExpr *p, int *pRc) {
   return pNew;
 }
 
-/* Append to *ppAnd (an AND chain, or NULL) the element queries on iField among the top-level AND operands of p. */
+/* Append to *ppAnd (an AND chain, or NULL) the element queries on iField among the top-level AND operands of
+ * p. */
 static void iiNestConds(const IiExpr *p, int iField, IiExpr **ppAnd, int *pRc) {
   IiExpr *pCopy, *pAnd;
   if (*pRc != SQLITE_OK) return;

@@ -29,10 +29,10 @@ typedef struct IiFacetRow IiFacetRow;
 struct IiFacetRow {
   sqlite3_int64 iName; /* The field's name ("city", "skills.level"): offset in the arena */
   int nName;           /* Bytes of the name */
-  sqlite3_int64 iOff; /* The term: offset in the cursor's arena */
-  int nTerm;          /* Bytes of the term */
-  int iQuery;         /* Which audience (index into azQuery) */
-  sqlite3_int64 nDoc; /* Documents of the audience with this term */
+  sqlite3_int64 iOff;  /* The term: offset in the cursor's arena */
+  int nTerm;           /* Bytes of the term */
+  int iQuery;          /* Which audience (index into azQuery) */
+  sqlite3_int64 nDoc;  /* Documents of the audience with this term */
 };
 
 typedef struct ii_companion_cursor ii_companion_cursor;
@@ -212,13 +212,15 @@ static int iiCompanionFields(ii_companion_cursor *pCur, inverted_index_vtab *p) 
   return SQLITE_OK;
 }
 
-/* The cursor's name entry of namespace iCode (see iiCompanionFields), or -1 if the code is not the index's. */
+/* The cursor's name entry of namespace iCode (see iiCompanionFields), or -1 if the code is not the index's.
+ */
 static int iiCompanionName(ii_companion_cursor *pCur, sqlite3_int64 iCode) {
   int iField = II_CODE_FIELD(iCode), iSlot = II_CODE_SLOT(iCode);
   sqlite3_int64 iElem = II_CODE_ELEM(iCode);
   if (iCode < 0 || iField >= pCur->nIndexField || iSlot >= pCur->anSlot[iField]) return -1;
-  if (pCur->aeLayout[iField] == II_LAYOUT_PLAIN ? iElem != 0
-                                                  : (iSlot < 1 || (pCur->aeLayout[iField] == II_LAYOUT_NUMBERED) != (iElem > 0))) {
+  if (pCur->aeLayout[iField] == II_LAYOUT_PLAIN
+          ? iElem != 0
+          : (iSlot < 1 || (pCur->aeLayout[iField] == II_LAYOUT_NUMBERED) != (iElem > 0))) {
     return -1;
   }
   return pCur->aiBase[iField] + iSlot;
@@ -416,9 +418,10 @@ static int iiFacetsNested(ii_companion_cursor *pCur, inverted_index_vtab *p, int
   char **azTerm = NULL;
   int *anTerm = NULL, nName;
   int64_t *aCount = NULL;
-  char *zSql = sqlite3_mprintf("SELECT DISTINCT term FROM \"%w\".\"%w_terms\" WHERE (field & 4294967295) = ?1 "
-                               "AND docs > 0 ORDER BY term",
-                               p->zDb, p->zName);
+  char *zSql = sqlite3_mprintf(
+      "SELECT DISTINCT term FROM \"%w\".\"%w_terms\" WHERE (field & 4294967295) = ?1 "
+      "AND docs > 0 ORDER BY term",
+      p->zDb, p->zName);
   *pzErr = NULL;
   if (zSql == NULL) return SQLITE_NOMEM;
   nosqlBufferAppendf(&rc, &pCur->arena, "%s.%s", p->azField[iField], p->aazKey[iField][iKey]);
@@ -545,8 +548,8 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
     for (iField = 0; iField < p->nField && sqlite3_stricmp(p->azField[iField], zField) != 0; iField++) {
     }
     if (iField < p->nField && p->aeLayout[iField] != II_LAYOUT_PLAIN) {
-      nosqlVtabError(cur->pVtab, "%s: field '%s' is nested: name one of its element keys, as in '%s.%s'", zWho,
-                     zField, zField, p->aazKey[iField][0]);
+      nosqlVtabError(cur->pVtab, "%s: field '%s' is nested: name one of its element keys, as in '%s.%s'",
+                     zWho, zField, zField, p->aazKey[iField][0]);
       return SQLITE_ERROR;
     }
     if (iField == p->nField) {
@@ -557,7 +560,8 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
             zField[n] != '.') {
           continue;
         }
-        for (iKey = 0; iKey < p->anKey[iField] && sqlite3_stricmp(p->aazKey[iField][iKey], zField + n + 1) != 0;
+        for (iKey = 0;
+             iKey < p->anKey[iField] && sqlite3_stricmp(p->aazKey[iField][iKey], zField + n + 1) != 0;
              iKey++) {
         }
         if (iKey < p->anKey[iField]) break;

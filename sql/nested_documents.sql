@@ -1,6 +1,6 @@
--- nested_documents.sql: proximity inside one element of a nested document
--- (technique 16) side by side with the flat index and the relational
--- answer. Run it with `make demo`, or
+-- nested_documents.sql: element queries (technique 15) and proximity inside
+-- one element (technique 16) of a nested document, side by side with the
+-- flat index and the relational answer. Run it with `make demo`, or
 --   sqlite3 :memory: < sql/nested_documents.sql
 -- from the repository root after `make` (needs FTS5, as Debian's SQLite has).
 --

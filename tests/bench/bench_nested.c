@@ -185,22 +185,25 @@ static void nbQuestions(Bench *p, sqlite3 *db, const char *zSize, const char *zS
     char *zCount = sqlite3_mprintf("SELECT count(*) FROM (%s)", azSql[0]);
     nRight = nbCount(db, zCount);
     sqlite3_free(zCount);
-    benchCompare(p, "one element with skill and level", db, zSize, (double)nRight, "match", aVar, bAll ? 4 : 3);
+    benchCompare(p, "one element with skill and level", db, zSize, (double)nRight, "match", aVar,
+                 bAll ? 4 : 3);
   }
   if (bAll) {
     BenchVariant aVar[3] = {{"relational: two EXISTS (json_each ...)", azSql[4], 0, 0},
                             {"naive flattening: inverted_index(skill, level)", azSql[5], 0, 0},
                             {"nosql: two element queries", 0, 0, 0}};
-    char *zTwo = sqlite3_mprintf("SELECT rowid FROM r WHERE r MATCH 'skills:{skill:%s} AND skills:{level:%s}'", zS, zL);
+    char *zTwo = sqlite3_mprintf(
+        "SELECT rowid FROM r WHERE r MATCH 'skills:{skill:%s} AND skills:{level:%s}'", zS, zL);
     char *zCount = sqlite3_mprintf("SELECT count(*) FROM (%s)", azSql[4]);
     aVar[2].zSql = zTwo;
     nNaive = nbCount(db, zCount);
     sqlite3_free(zCount);
     benchCompare(p, "naive: skill and level, any elements", db, zSize, (double)nNaive, "match", aVar, 3);
-    printf("\nNaive flattening answers %lld documents, %lld of them false matches (%.1f%%); the element query "
-           "answers %lld.\n\n",
-           (long long)nNaive, (long long)(nNaive - nRight), nNaive ? 100.0 * (double)(nNaive - nRight) / (double)nNaive : 0.0,
-           (long long)nRight);
+    printf(
+        "\nNaive flattening answers %lld documents, %lld of them false matches (%.1f%%); the element query "
+        "answers %lld.\n\n",
+        (long long)nNaive, (long long)(nNaive - nRight),
+        nNaive ? 100.0 * (double)(nNaive - nRight) / (double)nNaive : 0.0, (long long)nRight);
     sqlite3_free(zTwo);
   }
   for (k = 0; k < 6; k++) sqlite3_free(azSql[k]);
@@ -220,17 +223,19 @@ void benchNested(Bench *p) {
     benchExec(db, zSchema);
     sqlite3_free(zSchema);
     nElem = nbFill(db, nPeople, 0, 0, 0, 1);
-    snprintf(zSize, sizeof(zSize), "%.0fk people, %.1fM elements", (double)nPeople / 1000.0, (double)nElem / 1e6);
+    snprintf(zSize, sizeof(zSize), "%.0fk people, %.1fM elements", (double)nPeople / 1000.0,
+             (double)nElem / 1e6);
     nbQuestions(p, db, zSize, "s20", "excellent", 1);
     /* Index bytes per element of each layout (the people table itself for scale). */
     printf("Index bytes per element (%s, dbstat pages):\n\n", zSize);
     printf("| structure | bytes | per element |\n|---|---:|---:|\n");
     {
-      static const char *const azName[][2] = {{"the people table (JSON text)", "people"},
-                                              {"elements layout (inverted_index NESTED)", "r\\_%"},
-                                              {"numbered layout (NESTED ... NUMBERED)", "q\\_%"},
-                                              {"FTS5 nosql_gap 100 (contentless)", "gap\\_%"},
-                                              {"naive flattening (inverted_index, values stored)", "naive\\_%"}};
+      static const char *const azName[][2] = {
+          {"the people table (JSON text)", "people"},
+          {"elements layout (inverted_index NESTED)", "r\\_%"},
+          {"numbered layout (NESTED ... NUMBERED)", "q\\_%"},
+          {"FTS5 nosql_gap 100 (contentless)", "gap\\_%"},
+          {"naive flattening (inverted_index, values stored)", "naive\\_%"}};
       int k;
       for (k = 0; k < 5; k++) {
         int64_t n = nbBytes(db, azName[k][1]);

@@ -98,13 +98,13 @@ static const Scenario aScenario[] = {
      "CREATE VIRTUAL TABLE t USING inverted_index(c, s NESTED(k, l), m NESTED(x) NUMBERED);"
      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)"
      " INSERT INTO t(rowid, c, s, m) SELECT i, 'c' || (i % 5),"
-     " json_array(json_object('k', 'k' || (i % 7), 'l', 'l' || (i % 3)), json_object('k', json_array('k' || (i % 4), i),"
+     " json_array(json_object('k', 'k' || (i % 7), 'l', 'l' || (i % 3)), json_object('k', json_array('k' || "
+     "(i % 4), i),"
      " 'l', 'l' || (i % 2))), json_array(json_object('x', 'x' || (i % 6)), json_object()) FROM n;"
      "DELETE FROM t WHERE rowid % 9 = 0;"
      "CREATE VIRTUAL TABLE f USING inverted_index_facets(t);"
      "CREATE VIRTUAL TABLE v USING inverted_index_vocab(t);",
-     {"SELECT rowid, c, s, m FROM t",
-      "SELECT rowid FROM t WHERE t MATCH 's:{k:k1 AND l:l1}'",
+     {"SELECT rowid, c, s, m FROM t", "SELECT rowid FROM t WHERE t MATCH 's:{k:k1 AND l:l1}'",
       "SELECT rowid FROM t WHERE t MATCH 's:{k:k2 AND NOT l:l0} OR m:{x:x3}'",
       "SELECT rowid FROM t WHERE t MATCH 'NOT s:{k:k3} AND c:c1'",
       "SELECT inverted_index_count('t', 'm:{NOT x:x1}')",
@@ -112,15 +112,10 @@ static const Scenario aScenario[] = {
       "SELECT field, term, docs FROM f WHERE field = 's.l' AND query = 'c:c2'",
       "SELECT field, term, docs FROM v",
       "INSERT INTO t(rowid, c, s, m) VALUES (1000, 'c1', '[{\"k\":\"k1\"}]', '[{\"x\":\"x1\"}]')",
-      "UPDATE t SET s = '[{\"k\":\"k9\",\"l\":\"l9\"}]' WHERE rowid = 5",
-      "DELETE FROM t WHERE rowid = 8",
-      "DELETE FROM t WHERE t MATCH 's:{k:k4}'",
-      "INSERT INTO t(t) VALUES ('integrity-check')",
-      "INSERT INTO t(t) VALUES ('optimize')",
-      "INSERT INTO t(t) VALUES ('rebuild')",
-      "INSERT INTO t(t) VALUES ('integrity-check')",
-      "SELECT rowid FROM t WHERE t MATCH 's:{k:k1}'",
-      NULL}},
+      "UPDATE t SET s = '[{\"k\":\"k9\",\"l\":\"l9\"}]' WHERE rowid = 5", "DELETE FROM t WHERE rowid = 8",
+      "DELETE FROM t WHERE t MATCH 's:{k:k4}'", "INSERT INTO t(t) VALUES ('integrity-check')",
+      "INSERT INTO t(t) VALUES ('optimize')", "INSERT INTO t(t) VALUES ('rebuild')",
+      "INSERT INTO t(t) VALUES ('integrity-check')", "SELECT rowid FROM t WHERE t MATCH 's:{k:k1}'", NULL}},
     {"index_table",
      "t\\_%",
      "CREATE TABLE base(id INTEGER PRIMARY KEY, city TEXT COLLATE NOCASE, name TEXT, tags);"

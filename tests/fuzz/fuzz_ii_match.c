@@ -20,7 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
         "CREATE VIRTUAL TABLE n USING inverted_index(city, skills NESTED(skill, level), langs NESTED(lang) "
         "NUMBERED);"
         "INSERT INTO n(rowid, city, skills, langs) VALUES"
-        " (1, 'Boston', '[{\"skill\":\"poetry\",\"level\":\"poor\"},{\"skill\":\"math\",\"level\":\"excellent\"}]',"
+        " (1, 'Boston', "
+        "'[{\"skill\":\"poetry\",\"level\":\"poor\"},{\"skill\":\"math\",\"level\":\"excellent\"}]',"
         " '[{\"lang\":\"fr\"},{\"lang\":[\"en\",\"de\"]}]'),"
         " (2, 'x', '[{\"skill\":[\"poetry\",7]},{}]', NULL), (3, NULL, '[]', '[{}]');"
         "CREATE VIRTUAL TABLE n_facets USING inverted_index_facets(n);");

@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
       "SELECT rowid FROM e WHERE e MATCH 'NOT skills:{skill:math OR NOT level:poor} OR city:x'",
       "SELECT rowid FROM q WHERE q MATCH 'skills:{skill:poetry AND NOT level:poor}'",
       "SELECT inverted_index_count('e', 'skills:{level:excellent}')",
-      "SELECT field, term, docs FROM e_facets WHERE field = 'skills.level' AND query = 'skills:{skill:poetry}'",
+      "SELECT field, term, docs FROM e_facets WHERE field = 'skills.level' AND query = "
+      "'skills:{skill:poetry}'",
       "SELECT field, term, docs FROM q_facets WHERE query = 'skills:{skill:math}'",
       "SELECT * FROM e_vocab",
       "SELECT * FROM e WHERE rowid = 2",
@@ -34,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
       "INSERT INTO q(q) VALUES ('integrity-check')",
       "UPDATE e SET skills = '[{\"skill\":\"chess\"}]' WHERE rowid = 1",
       "DELETE FROM e WHERE rowid = 2",
-      "INSERT INTO e(rowid, city, skills) VALUES (20, 'y', '[{\"skill\":\"poetry\",\"level\":\"excellent\"}]')",
+      "INSERT INTO e(rowid, city, skills) VALUES (20, 'y', "
+      "'[{\"skill\":\"poetry\",\"level\":\"excellent\"}]')",
       "SELECT rowid FROM e WHERE e MATCH 'skills:{skill:poetry}'",
       "INSERT INTO e(e) VALUES ('optimize')",
       "INSERT INTO e(e) VALUES ('rebuild')",
@@ -45,17 +47,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
   bRaw = aData[0] & 2;
   iRow = aData[0] >> 2;
   if ((db = fuzzOpen()) == NULL) return 0;
-  fuzzExec(db,
-           "CREATE VIRTUAL TABLE e USING inverted_index(city, skills NESTED(skill, level));"
-           "CREATE VIRTUAL TABLE q USING inverted_index(city, skills NESTED(skill, level) NUMBERED);"
-           "INSERT INTO e(rowid, city, skills) VALUES"
-           " (1, 'x', '[{\"skill\":\"poetry\",\"level\":\"poor\"},{\"skill\":\"math\",\"level\":\"excellent\"}]'),"
-           " (2, NULL, '[{\"skill\":[\"poetry\",7]},{}]'), (3, 'x', '[]'), (4, 'y', NULL),"
-           " (5, 'x', '[{\"level\":\"excellent\",\"skill\":\"poetry\"}]');"
-           "INSERT INTO q(rowid, city, skills) SELECT rowid, city, skills FROM e;"
-           "CREATE VIRTUAL TABLE e_facets USING inverted_index_facets(e);"
-           "CREATE VIRTUAL TABLE q_facets USING inverted_index_facets(q);"
-           "CREATE VIRTUAL TABLE e_vocab USING inverted_index_vocab(e);");
+  fuzzExec(
+      db,
+      "CREATE VIRTUAL TABLE e USING inverted_index(city, skills NESTED(skill, level));"
+      "CREATE VIRTUAL TABLE q USING inverted_index(city, skills NESTED(skill, level) NUMBERED);"
+      "INSERT INTO e(rowid, city, skills) VALUES"
+      " (1, 'x', '[{\"skill\":\"poetry\",\"level\":\"poor\"},{\"skill\":\"math\",\"level\":\"excellent\"}]'),"
+      " (2, NULL, '[{\"skill\":[\"poetry\",7]},{}]'), (3, 'x', '[]'), (4, 'y', NULL),"
+      " (5, 'x', '[{\"level\":\"excellent\",\"skill\":\"poetry\"}]');"
+      "INSERT INTO q(rowid, city, skills) SELECT rowid, city, skills FROM e;"
+      "CREATE VIRTUAL TABLE e_facets USING inverted_index_facets(e);"
+      "CREATE VIRTUAL TABLE q_facets USING inverted_index_facets(q);"
+      "CREATE VIRTUAL TABLE e_vocab USING inverted_index_vocab(e);");
   if (!bElems) {
     static const char *const azWrite[] = {"INSERT INTO e(rowid, city, skills) VALUES (10, 'z', ?1)",
                                           "INSERT INTO q(rowid, city, skills) VALUES (10, 'z', ?1)",

@@ -85,7 +85,8 @@ static const char zSetup[] =
     "CREATE VIRTUAL TABLE ii_vocab USING inverted_index_vocab(ii);"
     "CREATE VIRTUAL TABLE inn USING inverted_index(s NESTED(k, l), m NESTED(x) NUMBERED);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
-    " INSERT INTO inn(rowid, s, m) SELECT i, json_array(json_object('k', 'k' || (i % 9), 'l', 'l' || (i % 4)),"
+    " INSERT INTO inn(rowid, s, m) SELECT i, json_array(json_object('k', 'k' || (i % 9), 'l', 'l' || (i % "
+    "4)),"
     " json_object('k', 'all')), json_array(json_object('x', 'all'), json_object('x', 'x' || (i % 5))) FROM c;"
     "CREATE VIRTUAL TABLE inn_facets USING inverted_index_facets(inn);"
     "CREATE TABLE s(k TEXT PRIMARY KEY, v);"
@@ -140,14 +141,18 @@ static const IntCase aCase[] = {
     {"inverted_index_facets",
      "SELECT tick(), query, field, term, docs FROM ii_facets WHERE query = 'tag:all'", 0},
     {"inverted_index_vocab", "SELECT tick(), field, term, docs FROM ii_vocab", 0},
-    {"inverted_index NESTED", "SELECT tick(), rowid FROM inn WHERE inn MATCH 's:{k:all AND NOT l:l1} AND m:{x:all}'",
-     0},
     {"inverted_index NESTED",
-     "SELECT tick(), m.i, (SELECT count(*) FROM inn WHERE inn MATCH 's:{k:k' || (m.i % 9) || '}') FROM many m", 0},
-    {"inverted_index NESTED", "SELECT tick(), field, term, docs FROM inn_facets WHERE query = 's:{k:all}'", 0},
+     "SELECT tick(), rowid FROM inn WHERE inn MATCH 's:{k:all AND NOT l:l1} AND m:{x:all}'", 0},
+    {"inverted_index NESTED",
+     "SELECT tick(), m.i, (SELECT count(*) FROM inn WHERE inn MATCH 's:{k:k' || (m.i % 9) || '}') FROM many "
+     "m",
+     0},
+    {"inverted_index NESTED", "SELECT tick(), field, term, docs FROM inn_facets WHERE query = 's:{k:all}'",
+     0},
     {"inverted_index NESTED", "UPDATE inn SET s = '[{\"k\":\"new\"},{\"l\":\"l1\"}]' WHERE rowid % 3 = 0",
      "INSERT INTO inn(inn) VALUES ('integrity-check')"},
-    {"inverted_index NESTED", "INSERT INTO inn(inn) VALUES ('optimize')", "INSERT INTO inn(inn) VALUES ('integrity-check')"},
+    {"inverted_index NESTED", "INSERT INTO inn(inn) VALUES ('optimize')",
+     "INSERT INTO inn(inn) VALUES ('integrity-check')"},
     {"composite_scan", "SELECT tick(), k, v FROM cs WHERE state = 'S1'", 0},
     {"composite_scan", "SELECT tick(), k, v FROM cs", 0},
     {"composite_scan", "SELECT tick(), s, n FROM cb WHERE s = 'x1' AND n > 10", 0},

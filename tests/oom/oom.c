@@ -139,7 +139,8 @@ static const char *const azInvertedIndex[] = {
     "INSERT INTO a(a) VALUES ('integrity-check')",
     "INSERT INTO a(a) VALUES ('optimize')",
     "SELECT rowid, category, city FROM a WHERE a MATCH 'NOT city:Boston'",
-    "CREATE VIRTUAL TABLE n USING inverted_index(name, skills NESTED(skill, level), langs NESTED(lang) NUMBERED)",
+    "CREATE VIRTUAL TABLE n USING inverted_index(name, skills NESTED(skill, level), langs NESTED(lang) "
+    "NUMBERED)",
     "INSERT INTO n(rowid, name, skills, langs) VALUES (1, 'Ann', '[{\"skill\":\"poetry\",\"level\":\"poor\"},"
     "{\"skill\":\"math\",\"level\":[\"excellent\",\"good\"]}]', '[{\"lang\":\"fr\"},{\"lang\":\"en\"}]'),"
     " (2, 'Bob', '[{\"skill\":\"poetry\",\"level\":\"excellent\"}]', '[{}]'), (3, 'Cy', NULL, '[]')",

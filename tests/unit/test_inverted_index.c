@@ -307,9 +307,11 @@ static void testChecksum(void) {
 #define UNIT_NELEM 400
 static roaring_bitmap_t *aUnitElem[2][8];
 static int unitElemHas(int k, int K, uint32_t e) { return (e * (uint32_t)(K + 1) + (uint32_t)k * 3) % 7 < 3; }
-static int unitElemLoader(void *pCtx, int iKey, const char *zTerm, int nTerm, const struct roaring_bitmap_s **pp) {
+static int unitElemLoader(void *pCtx, int iKey, const char *zTerm, int nTerm,
+                          const struct roaring_bitmap_s **pp) {
   (void)pCtx;
-  if (iKey < 0 || iKey > 1 || nTerm != 2 || zTerm[0] != 't' || zTerm[1] < '0' || zTerm[1] > '7') return SQLITE_ERROR;
+  if (iKey < 0 || iKey > 1 || nTerm != 2 || zTerm[0] != 't' || zTerm[1] < '0' || zTerm[1] > '7')
+    return SQLITE_ERROR;
   *pp = aUnitElem[iKey][zTerm[1] - '0'];
   return SQLITE_OK;
 }
@@ -364,7 +366,8 @@ static void testNested(void) {
     for (d = 0; pGot && d < UNIT_NELEM / 4; d++) {
       int bWant = 0;
       for (e = d * 4; e < d * 4 + 4; e++) {
-        if (iCase % 2 ? unitElemHas(0, X, e) && !unitElemHas(1, Y, e) : unitElemHas(0, X, e) || unitElemHas(1, Y, e))
+        if (iCase % 2 ? unitElemHas(0, X, e) && !unitElemHas(1, Y, e)
+                      : unitElemHas(0, X, e) || unitElemHas(1, Y, e))
           bWant = 1;
       }
       if (iCase % 2 == 0) bWant = !bWant;
@@ -377,8 +380,8 @@ static void testNested(void) {
   }
   CHECK_INT(nBad, 0);
   /* A facet's element query: the query's top-level element conditions AND key:term. */
-  pQuery = iiQueryParseNested("s:{k0:t2} AND (s:{k0:t5} OR a:t0) AND s:{NOT k1:t4}", 2, azField, anKey, aazKey, &zErr,
-                              &rc);
+  pQuery = iiQueryParseNested("s:{k0:t2} AND (s:{k0:t5} OR a:t0) AND s:{NOT k1:t4}", 2, azField, anKey,
+                              aazKey, &zErr, &rc);
   CHECK(pQuery != NULL);
   pExpr = iiQueryNestFacet(pQuery, 1, 1, "t3", 2, &rc);
   CHECK(pExpr != NULL);
@@ -410,8 +413,11 @@ static void testNested(void) {
   {
     static const char *azBad[][2] = {
         {"s:k0", "inverted_index: field 's' is nested: query its elements as field:{key:term} at position 1"},
-        {"a:{k0:t1}", "inverted_index: field 'a' is not nested: field:{...} queries the elements of a NESTED field at position 1"},
-        {"s:{k0:{x:y}}", "inverted_index: key 'k0' is not nested: elements nest one level deep at position 4"},
+        {"a:{k0:t1}",
+         "inverted_index: field 'a' is not nested: field:{...} queries the elements of a NESTED field at "
+         "position 1"},
+        {"s:{k0:{x:y}}",
+         "inverted_index: key 'k0' is not nested: elements nest one level deep at position 4"},
         {"s:{a:t1}", "inverted_index: unknown element key 'a' at position 4"},
         {"s:{k0:t1", "inverted_index: expected '}' at position 9"},
         {"s:{}", "inverted_index: unexpected '}', expected field:term, '(' or NOT at position 4"},
@@ -444,7 +450,8 @@ static void testParserFuzz(void) {
   uint64_t seed = 11;
   int k, nTree = 0, nError = 0, nOther = 0;
   for (k = 0; k < 20000; k++) {
-    static const char *azTok[] = {"a:x", "b:{k:\"y z\"}", "AND", "OR", "NOT", "(", ")", "b:{", "}", "k:x", "a:{", "\"", "c:x", "B:y"};
+    static const char *azTok[] = {"a:x", "b:{k:\"y z\"}", "AND", "OR", "NOT", "(",  ")", "b:{",
+                                  "}",   "k:x",           "a:{", "\"", "c:x", "B:y"};
     char z[128];
     int i, n = (int)(unitRand(&seed) % 39), rc;
     char *zErr = NULL;
