@@ -11,8 +11,9 @@
 ** NOSQL_CRASH_RUNS=50. Transaction k (k = 1, 2, ...) inserts three
 ** nested_set nodes (ids 3k-1 .. 3k+1) under nodes of earlier transactions,
 ** so labels are relocated, three inverted_index documents (rowids 3k-2 ..
-** 3k, each with the terms "t<k>" and "all"), updates one earlier
-** document, inserts three rows (ids 3k-2 .. 3k, city "c<k>", tags
+** 3k, each with the terms "t<k>" and "all", and a NESTED field of two
+** elements, {"s": "t<k>", "l": "all"} and {"s": "all"}), updates one
+** earlier document (its elements renumbered), inserts three rows (ids 3k-2 .. 3k, city "c<k>", tags
 ** ["t<k>", "all"]) into the base table of a sync and a deferred index
 ** table and updates one earlier row, runs the deferred one's 'refresh', and
 ** calls kv_incr('txn') once. After COMMIT returns, the child
@@ -110,7 +111,9 @@ static void crashChild(const char *zPath, int fd, uint64_t seed) {
         " (%lld, %lld, 'n%lld');"
         "INSERT INTO ii(rowid, tag, grp) VALUES (%lld, '[\"t%lld\",\"all\"]', 'g%lld'),"
         " (%lld, '[\"t%lld\",\"all\"]', 'g%lld'), (%lld, '[\"t%lld\",\"all\"]', 'g%lld');"
-        "UPDATE ii SET grp = 'u%lld' WHERE rowid = %lld;"
+        "UPDATE ii SET sk = json_array(json_object('s', 't' || ((rowid + 2) / 3), 'l', 'all'),"
+        " json_object('s', 'all')) WHERE sk IS NULL;"
+        "UPDATE ii SET grp = 'u%lld', sk = sk WHERE rowid = %lld;"
         "INSERT INTO base(id, city, tags) SELECT 3 * %lld - 2 + value, 'c%lld', json_array('t%lld', 'all')"
         " FROM json_each('[0, 1, 2]');"
         "UPDATE base SET city = city || 'x' WHERE id = %lld;"
@@ -178,6 +181,12 @@ static int crashCheck(const char *zPath, sqlite3_int64 iReported, sqlite3_int64 
            (long long)(3 * n));
     nFail++;
   }
+  v = crashInt(db, "SELECT count(*) FROM ii WHERE ii MATCH 'sk:{s:all AND NOT l:all}'", zText, sizeof(zText));
+  if (v != 3 * n) {
+    printf("FAIL MATCH 'sk:{s:all AND NOT l:all}' gives %lld rows (%s), expected %lld\n", (long long)v, zText,
+           (long long)(3 * n));
+    nFail++;
+  }
   v = crashInt(db, "SELECT count(*) FROM by_city", 0, 0);
   if (v != 3 * n) {
     printf("FAIL index_table by_city has %lld rows, expected %lld\n", (long long)v, (long long)(3 * n));
@@ -208,6 +217,19 @@ static int crashCheck(const char *zPath, sqlite3_int64 iReported, sqlite3_int64 
     }
     if (zSql && strcmp(zText, zSql) != 0) {
       printf("FAIL MATCH 'tag:t%lld' gives count,min,max %s, expected %s\n", (long long)k, zText, zSql);
+      nFail++;
+    }
+    sqlite3_free(zSql);
+    zSql = sqlite3_mprintf(
+        "SELECT count(*) || ',' || ifnull(min(rowid), 0) || ',' || ifnull(max(rowid), 0) FROM ii"
+        " WHERE ii MATCH 'sk:{s:t%lld AND l:all}'",
+        k);
+    crashInt(db, zSql, zText, sizeof(zText));
+    sqlite3_free(zSql);
+    zSql = k <= n ? sqlite3_mprintf("3,%lld,%lld", 3 * k - 2, 3 * k) : sqlite3_mprintf("0,0,0");
+    if (zSql && strcmp(zText, zSql) != 0) {
+      printf("FAIL MATCH 'sk:{s:t%lld AND l:all}' gives count,min,max %s, expected %s\n", (long long)k, zText,
+             zSql);
       nFail++;
     }
     sqlite3_free(zSql);
@@ -246,7 +268,7 @@ static int crashMode(const char *zMode, int nRun, uint64_t *pSeed, int *pnPass) 
       crashExec(db,
                 "CREATE VIRTUAL TABLE ns USING nested_set(name TEXT);"
                 "INSERT INTO ns(id, parent, name) VALUES (1, NULL, 'root');"
-                "CREATE VIRTUAL TABLE ii USING inverted_index(tag, grp);"
+                "CREATE VIRTUAL TABLE ii USING inverted_index(tag, grp, sk NESTED(s, l));"
                 "CREATE TABLE base(id INTEGER PRIMARY KEY, city TEXT, tags);"
                 "CREATE VIRTUAL TABLE by_city USING index_table(base, key = 'city', include = 'tags');"
                 "CREATE VIRTUAL TABLE by_tag USING index_table(base, key = 'each(tags) AS tag', mode = "
