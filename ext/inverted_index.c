@@ -1491,6 +1491,48 @@ static int iiElemNext(inverted_index_vtab *p, int iField, sqlite3_int64 *piNext)
   return rc;
 }
 
+/* What iiElemRowApply does with each (element, term) of an element row. */
+#define II_ELEM_REMOVE 0  /* A pending removal */
+#define II_ELEM_ADD 1     /* A pending addition */
+#define II_ELEM_SCRATCH 2 /* Into the term's pAdd used as scratch (iiPostingsFromDirect) */
+
+static int iiScratchAdd(inverted_index_vtab *p, IiTerm *t, uint32_t e, int bPending);
+
+/*
+** Check the element row (iFirst, n, aBlob[0..nBlob)) of field iField and
+** apply eAct to every element number and term it names. Damage (a bad
+** range or frame, a term of another namespace) is SQLITE_CORRUPT_VTAB.
+*/
+static int iiElemRowApply(inverted_index_vtab *p, int iField, sqlite3_int64 iFirst, sqlite3_int64 n,
+                          const unsigned char *aBlob, size_t nBlob, int eAct) {
+  const unsigned char *aPay;
+  size_t nPay, off = 0;
+  sqlite3_int64 e;
+  int rc = SQLITE_OK;
+  if (iFirst < 0 || n < 1 || iFirst + n > 0xFFFFFFFFll || iiFrameCheck(aBlob, nBlob, &aPay, &nPay) ||
+      iiElemPayloadCheck(aPay, nPay, n)) {
+    return iiCorrupt(p, "element row", "elems");
+  }
+  for (e = 0; rc == SQLITE_OK && e < n; e++) {
+    uint32_t c = iiGet32(aPay + off), k;
+    off += 4;
+    for (k = 0; rc == SQLITE_OK && k < c; k++, off += 4) {
+      IiTerm *t = NULL;
+      rc = iiTermById(p, iiGet32(aPay + off), &t);
+      if (rc == SQLITE_OK && (II_CODE_FIELD(t->iCode) != iField || II_CODE_ELEM(t->iCode) != 0)) {
+        rc = iiCorrupt(p, "element row", "elems");
+      }
+      if (rc != SQLITE_OK) break;
+      if (eAct == II_ELEM_SCRATCH) {
+        rc = iiScratchAdd(p, t, (uint32_t)(iFirst + e), 0);
+      } else {
+        rc = iiTermPending(p, t, (uint32_t)(iFirst + e), eAct == II_ELEM_ADD);
+      }
+    }
+  }
+  return rc;
+}
+
 /*
 ** Keep a loaded, unshared element map of field iField in step with a
 ** write: elements iFirst .. iFirst + n - 1 now belong to iDoc (0xFFFFFFFF:
@@ -1532,29 +1574,10 @@ static int iiElemsRemove(inverted_index_vtab *p, int iField, uint32_t iDoc) {
   sqlite3_bind_int(pStmt, 1, iField);
   sqlite3_bind_int64(pStmt, 2, iDoc);
   if (sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 n = sqlite3_column_int64(pStmt, 1), e;
-    const unsigned char *aPay;
-    size_t nPay, off = 0;
-    nElem = n;
+    nElem = sqlite3_column_int64(pStmt, 1);
     iFirst = sqlite3_column_int64(pStmt, 0);
-    if (iFirst < 0 || n < 1 || iFirst + n > 0xFFFFFFFFll ||
-        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 2),
-                     (size_t)sqlite3_column_bytes(pStmt, 2), &aPay, &nPay) ||
-        iiElemPayloadCheck(aPay, nPay, n)) {
-      rc = iiCorrupt(p, "element row", "elems");
-    }
-    for (e = 0; rc == SQLITE_OK && e < n; e++) {
-      uint32_t c = iiGet32(aPay + off), k;
-      off += 4;
-      for (k = 0; rc == SQLITE_OK && k < c; k++, off += 4) {
-        IiTerm *t = NULL;
-        rc = iiTermById(p, iiGet32(aPay + off), &t);
-        if (rc == SQLITE_OK && (II_CODE_FIELD(t->iCode) != iField || II_CODE_ELEM(t->iCode) != 0)) {
-          rc = iiCorrupt(p, "element row", "elems");
-        }
-        if (rc == SQLITE_OK) rc = iiTermPending(p, t, (uint32_t)(iFirst + e), 0);
-      }
-    }
+    rc = iiElemRowApply(p, iField, iFirst, nElem, (const unsigned char *)sqlite3_column_blob(pStmt, 2),
+                        (size_t)sqlite3_column_bytes(pStmt, 2), II_ELEM_REMOVE);
   }
   iiReset(p, pStmt, &rc);
   if (rc == SQLITE_OK && iFirst >= 0) {
@@ -1910,30 +1933,14 @@ static int iiPostingsFromElems(inverted_index_vtab *p, int bPending) {
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 iField = sqlite3_column_int64(pStmt, 0), iFirst = sqlite3_column_int64(pStmt, 1);
-    sqlite3_int64 n = sqlite3_column_int64(pStmt, 2), e;
-    const unsigned char *aPay;
-    size_t nPay, off = 0;
-    if (iField < 0 || iField >= p->nField || p->aeLayout[iField] != II_LAYOUT_ELEMENTS || iFirst < 0 ||
-        n < 1 || iFirst + n > 0xFFFFFFFFll ||
-        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 3),
-                     (size_t)sqlite3_column_bytes(pStmt, 3), &aPay, &nPay) ||
-        iiElemPayloadCheck(aPay, nPay, n)) {
+    sqlite3_int64 iField = sqlite3_column_int64(pStmt, 0);
+    if (iField < 0 || iField >= p->nField || p->aeLayout[iField] != II_LAYOUT_ELEMENTS) {
       rc = iiCorrupt(p, "element row", "elems");
       break;
     }
-    for (e = 0; rc == SQLITE_OK && e < n; e++) {
-      uint32_t c = iiGet32(aPay + off), k;
-      off += 4;
-      for (k = 0; rc == SQLITE_OK && k < c; k++, off += 4) {
-        IiTerm *t = NULL;
-        rc = iiTermById(p, iiGet32(aPay + off), &t);
-        if (rc == SQLITE_OK && (II_CODE_FIELD(t->iCode) != iField || II_CODE_ELEM(t->iCode) != 0)) {
-          rc = iiCorrupt(p, "element row", "elems");
-        }
-        if (rc == SQLITE_OK) rc = iiScratchAdd(p, t, (uint32_t)(iFirst + e), bPending);
-      }
-    }
+    rc = iiElemRowApply(p, (int)iField, sqlite3_column_int64(pStmt, 1), sqlite3_column_int64(pStmt, 2),
+                        (const unsigned char *)sqlite3_column_blob(pStmt, 3),
+                        (size_t)sqlite3_column_bytes(pStmt, 3), bPending ? II_ELEM_ADD : II_ELEM_SCRATCH);
   }
   if (pStmt) {
     int rc2 = sqlite3_finalize(pStmt);

@@ -240,6 +240,26 @@ static int iiFacetsAddQuery(ii_companion_cursor *pCur, const char *z) {
   return SQLITE_OK;
 }
 
+/* Append a facets row: field name and term at arena offsets, audience iQuery, nDoc documents. */
+static int iiFacetAppend(ii_companion_cursor *pCur, sqlite3_int64 iName, int nName, sqlite3_int64 iOff,
+                         int nTerm, int iQuery, int64_t nDoc) {
+  IiFacetRow *r;
+  if ((pCur->nRow & (pCur->nRow - 1)) == 0) {
+    IiFacetRow *aNew = (IiFacetRow *)sqlite3_realloc64(
+        pCur->aRow, sizeof(IiFacetRow) * (size_t)(pCur->nRow ? pCur->nRow * 2 : 1));
+    if (aNew == NULL) return SQLITE_NOMEM;
+    pCur->aRow = aNew;
+  }
+  r = &pCur->aRow[pCur->nRow++];
+  r->iName = iName;
+  r->nName = nName;
+  r->iOff = iOff;
+  r->nTerm = nTerm;
+  r->iQuery = iQuery;
+  r->nDoc = nDoc;
+  return SQLITE_OK;
+}
+
 /*
 ** Facets of field iField for the audiences aAud[0..nAud): append rows with
 ** a non-zero count. eMethod: 0 choose, 1 bitmap, 2 direct.
@@ -377,24 +397,8 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
   for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
     for (q = 0; q < nAud; q++) {
       int64_t n = aCount[(size_t)q * (size_t)nTerm + (size_t)t];
-      IiFacetRow *r;
-      if (n == 0) continue;
-      if ((pCur->nRow & (pCur->nRow - 1)) == 0) {
-        IiFacetRow *aNew = (IiFacetRow *)sqlite3_realloc64(
-            pCur->aRow, sizeof(IiFacetRow) * (size_t)(pCur->nRow ? pCur->nRow * 2 : 1));
-        if (aNew == NULL) {
-          rc = SQLITE_NOMEM;
-          break;
-        }
-        pCur->aRow = aNew;
-      }
-      r = &pCur->aRow[pCur->nRow++];
-      r->iName = iName;
-      r->nName = nName;
-      r->iOff = aOff[t];
-      r->nTerm = aLen[t];
-      r->iQuery = q;
-      r->nDoc = n;
+      if (n > 0) rc = iiFacetAppend(pCur, iName, nName, aOff[t], aLen[t], q, n);
+      if (rc != SQLITE_OK) break;
     }
   }
   sqlite3_free(aCount);
@@ -474,24 +478,7 @@ static int iiFacetsNested(ii_companion_cursor *pCur, inverted_index_vtab *p, int
     rc = iiNestFacets(p, pCur->azQuery[q], aAud[q], iField, iKey, nTerm, (const char *const *)azTerm, anTerm,
                       aCount, pzErr);
     for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
-      IiFacetRow *r;
-      if (aCount[t] == 0) continue;
-      if ((pCur->nRow & (pCur->nRow - 1)) == 0) {
-        IiFacetRow *aNew = (IiFacetRow *)sqlite3_realloc64(
-            pCur->aRow, sizeof(IiFacetRow) * (size_t)(pCur->nRow ? pCur->nRow * 2 : 1));
-        if (aNew == NULL) {
-          rc = SQLITE_NOMEM;
-          break;
-        }
-        pCur->aRow = aNew;
-      }
-      r = &pCur->aRow[pCur->nRow++];
-      r->iName = iName;
-      r->nName = nName;
-      r->iOff = aOff[t];
-      r->nTerm = anTerm[t];
-      r->iQuery = q;
-      r->nDoc = aCount[t];
+      if (aCount[t] > 0) rc = iiFacetAppend(pCur, iName, nName, aOff[t], anTerm[t], q, aCount[t]);
     }
   }
   sqlite3_free(aCount);

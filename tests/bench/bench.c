@@ -47,6 +47,21 @@ uint64_t benchRand(uint64_t *pState) {
   return z ^ (z >> 31);
 }
 
+int64_t benchInt(sqlite3 *db, const char *zSql) {
+  sqlite3_stmt *pStmt = NULL;
+  int64_t n = 0;
+  if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) {
+    fprintf(stderr, "bench: %s\n  in: %s\n", sqlite3_errmsg(db), zSql);
+    exit(2);
+  }
+  if (sqlite3_step(pStmt) == SQLITE_ROW) n = sqlite3_column_int64(pStmt, 0);
+  if (sqlite3_finalize(pStmt) != SQLITE_OK) {
+    fprintf(stderr, "bench: %s\n  in: %s\n", sqlite3_errmsg(db), zSql);
+    exit(2);
+  }
+  return n;
+}
+
 int64_t benchSize(const Bench *p, int64_t nDefault, int64_t nMin) {
   int64_t n = (int64_t)llround((double)nDefault * p->rScale);
   return n < nMin ? nMin : n;

@@ -59,6 +59,9 @@ sqlite3 *benchOpen(void);
 /* Run zSql on db, failing the program on error (data set-up). */
 void benchExec(sqlite3 *db, const char *zSql);
 
+/* The integer in the first column of zSql's first row; the program fails on an error. */
+int64_t benchInt(sqlite3 *db, const char *zSql);
+
 /* Step pStmt to the end, adding each row (types and whole values) to pSum. SQLITE_OK or an error. */
 int benchSumStmt(BenchSum *pSum, sqlite3_stmt *pStmt);
 

@@ -101,17 +101,6 @@ static int mpathBenchKernel(sqlite3 *db, void *pArg, BenchSum *pSum) {
   return rc;
 }
 
-/* Count a single integer query. */
-static int64_t mpathBenchCount(sqlite3 *db, const char *zSql) {
-  sqlite3_stmt *pStmt = NULL;
-  int64_t n = 0;
-  if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    n = sqlite3_column_int64(pStmt, 0);
-  }
-  sqlite3_finalize(pStmt);
-  return n;
-}
-
 static void mpathBenchOne(Bench *p, int bRandom) {
   sqlite3 *db = benchOpen();
   int64_t nNode = benchSize(p, 1111111, 300);
@@ -119,10 +108,10 @@ static void mpathBenchOne(Bench *p, int bRandom) {
   char zName[96];
   int64_t nDesc;
   mpathBenchTree(db, nNode, bRandom);
-  nDesc = mpathBenchCount(
-      db,
-      "SELECT count(*) FROM qroot q JOIN node rp ON rp.id = q.id JOIN node n"
-      " ON n.path = rp.path OR (n.path >= mpath_lower(rp.path) AND n.path < mpath_upper(rp.path))");
+  nDesc =
+      benchInt(db,
+               "SELECT count(*) FROM qroot q JOIN node rp ON rp.id = q.id JOIN node n"
+               " ON n.path = rp.path OR (n.path >= mpath_lower(rp.path) AND n.path < mpath_upper(rp.path))");
   {
     const BenchVariant aVar[] = {
         {"relational: recursive CTE over parent index",
@@ -143,7 +132,7 @@ static void mpathBenchOne(Bench *p, int bRandom) {
     };
     snprintf(zSize, sizeof(zSize), "%lld nodes, %s, %lld descendants of %lld nodes", (long long)nNode,
              bRandom ? "random fan-out" : "10-ary", (long long)nDesc,
-             (long long)mpathBenchCount(db, "SELECT count(*) FROM qroot"));
+             (long long)benchInt(db, "SELECT count(*) FROM qroot"));
     snprintf(zName, sizeof(zName), "mpath: descendants, %s tree", bRandom ? "random fan-out" : "10-ary");
     benchCompare(p, zName, db, zSize, (double)nDesc, "descendant", aVar, 4);
   }

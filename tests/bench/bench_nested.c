@@ -68,19 +68,6 @@ static int64_t nbBytes(sqlite3 *db, const char *zLike) {
   return n;
 }
 
-/* One count from SQL (exits on error). */
-static int64_t nbCount(sqlite3 *db, const char *zSql) {
-  sqlite3_stmt *pStmt = NULL;
-  int64_t n = 0;
-  if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) {
-    fprintf(stderr, "nested bench: %s\n", sqlite3_errmsg(db));
-    exit(2);
-  }
-  if (sqlite3_step(pStmt) == SQLITE_ROW) n = sqlite3_column_int64(pStmt, 0);
-  sqlite3_finalize(pStmt);
-  return n;
-}
-
 /*
 ** Fill people/r/q (and gap/naive if bAll) with nPeople people of 1-20
 ** elements (nBase 0) or nBase each; documents whose id is a multiple of
@@ -183,7 +170,7 @@ static void nbQuestions(Bench *p, sqlite3 *db, const char *zSize, const char *zS
                             {"nosql: numbered layout (skill_1, level_1, ...)", azSql[2], 0, 0},
                             {"FTS5 nosql_gap 100: NEAR(skill level, 1)", azSql[3], 0, 0}};
     char *zCount = sqlite3_mprintf("SELECT count(*) FROM (%s)", azSql[0]);
-    nRight = nbCount(db, zCount);
+    nRight = benchInt(db, zCount);
     sqlite3_free(zCount);
     benchCompare(p, "one element with skill and level", db, zSize, (double)nRight, "match", aVar,
                  bAll ? 4 : 3);
@@ -196,7 +183,7 @@ static void nbQuestions(Bench *p, sqlite3 *db, const char *zSize, const char *zS
         "SELECT rowid FROM r WHERE r MATCH 'skills:{skill:%s} AND skills:{level:%s}'", zS, zL);
     char *zCount = sqlite3_mprintf("SELECT count(*) FROM (%s)", azSql[4]);
     aVar[2].zSql = zTwo;
-    nNaive = nbCount(db, zCount);
+    nNaive = benchInt(db, zCount);
     sqlite3_free(zCount);
     benchCompare(p, "naive: skill and level, any elements", db, zSize, (double)nNaive, "match", aVar, 3);
     printf(

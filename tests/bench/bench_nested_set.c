@@ -158,17 +158,6 @@ static int nsetClassicRun(sqlite3 *db, void *pArg, BenchSum *pSum) {
   return rc;
 }
 
-/* One integer from a query. */
-static int64_t nsetQueryInt(sqlite3 *db, const char *zSql) {
-  sqlite3_stmt *pStmt = NULL;
-  int64_t v = -1;
-  if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    v = sqlite3_column_int64(pStmt, 0);
-  }
-  sqlite3_finalize(pStmt);
-  return v;
-}
-
 /* Time one statement (set-up work measured once). */
 static double nsetTimeExec(sqlite3 *db, const char *zSql) {
   double t0 = benchNow();
@@ -237,7 +226,7 @@ void benchNestedSet(Bench *p) {
       int64_t id = 1 + (int64_t)(benchRand(&iSeed) % (uint64_t)n);
       int64_t nSub;
       zSql = sqlite3_mprintf("SELECT count(*) FROM t WHERE descendant_of = %lld", (long long)id);
-      nSub = nsetQueryInt(db, zSql);
+      nSub = benchInt(db, zSql);
       sqlite3_free(zSql);
       if (nSub >= nMin && nSub <= nMax) {
         sub.aId[sub.nId++] = id;
@@ -248,7 +237,7 @@ void benchNestedSet(Bench *p) {
   for (i = 0; i < anc.nId; i++) anc.aId[i] = 1 + (int64_t)(benchRand(&iSeed) % (uint64_t)n);
 
   printf("\n### nested_set: build (%lld nodes, max depth %lld)\n\n", (long long)n,
-         (long long)nsetQueryInt(db, "SELECT max(depth) FROM t"));
+         (long long)benchInt(db, "SELECT max(depth) FROM t"));
   printf("| step | seconds | per node |\n|---|---:|---:|\n");
   printf("| load: INSERT ... SELECT, one append per node | %.2f | %.1f us |\n", tLoad,
          tLoad * 1e6 / (double)n);
@@ -316,10 +305,10 @@ void benchNestedSet(Bench *p) {
     benchCompare(p, "nested_set: one insert, classic renumbering", db, zSize, 3, "insert", aVar, 3);
   }
   {
-    int64_t nAdj = nsetQueryInt(db, "SELECT sum(pgsize) FROM dbstat WHERE name IN ('adj', 'adj_parent')");
-    int64_t nTree = nsetQueryInt(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 't_node%'");
-    int64_t nPlain = nsetQueryInt(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'plain%'");
-    int64_t nContent = nsetQueryInt(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'tc_node%'");
+    int64_t nAdj = benchInt(db, "SELECT sum(pgsize) FROM dbstat WHERE name IN ('adj', 'adj_parent')");
+    int64_t nTree = benchInt(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 't_node%'");
+    int64_t nPlain = benchInt(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'plain%'");
+    int64_t nContent = benchInt(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'tc_node%'");
     printf("\n### nested_set: stored bytes (%lld nodes plus the inserts above)\n\n", (long long)n);
     printf("| layout | bytes | ratio |\n|---|---:|---:|\n");
     printf("| plain adjacency table (id, parent, name) + index on parent | %lld | 1.00x |\n",
