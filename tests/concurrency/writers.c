@@ -13,7 +13,9 @@
 ** fresh database gets PROCESSES children (default 4), each making WRITES
 ** (default 300) single-statement transactions: a node inserted under a
 ** parent chosen among the nodes that exist (any process's), and a document
-** with terms drawn from a small vocabulary, a row of a base table indexed
+** with terms drawn from a small vocabulary (and a NESTED field of two
+** elements, so that element numbers are allocated concurrently), a row of
+** a base table indexed
 ** by two index tables (every tenth write also runs the deferred one's
 ** 'refresh', which reads the log and the base table, then writes), with a
 ** busy timeout; a
@@ -102,8 +104,10 @@ static int child(const char *zFile, const char *zExt, int iChild, int nWrite) {
     rc = execRetry(db, zSql);
     sqlite3_free(zSql);
     if (rc != SQLITE_OK) break;
-    zSql = sqlite3_mprintf("INSERT INTO idx(rowid, a, b) VALUES (%lld, 'x%d', json_array('y%d', 'z%d'))", id,
-                           rand() % 13, rand() % 7, rand() % 5);
+    zSql = sqlite3_mprintf(
+        "INSERT INTO idx(rowid, a, b, c) VALUES (%lld, 'x%d', json_array('y%d', 'z%d'),"
+        " json_array(json_object('k', 'k%d', 'l', 'l%d'), json_object('k', 'k%d')))",
+        id, rand() % 13, rand() % 7, rand() % 5, rand() % 6, rand() % 3, rand() % 6);
     rc = execRetry(db, zSql);
     sqlite3_free(zSql);
     if (rc != SQLITE_OK) break;
@@ -132,7 +136,7 @@ static void runMode(const char *zDir, const char *zExt, const char *zMode, int n
       "PRAGMA journal_mode = %s;"
       "CREATE VIRTUAL TABLE tree USING nested_set(name TEXT);"
       "INSERT INTO tree(id, parent, name) VALUES (1, NULL, 'root');"
-      "CREATE VIRTUAL TABLE idx USING inverted_index(a, b);"
+      "CREATE VIRTUAL TABLE idx USING inverted_index(a, b, c NESTED(k, l));"
       "CREATE TABLE base(id INTEGER PRIMARY KEY, city TEXT, tags);"
       "CREATE VIRTUAL TABLE by_city USING index_table(base, key = 'city');"
       "CREATE VIRTUAL TABLE by_tag USING index_table(base, key = 'each(tags) AS tag', mode = 'deferred');",
@@ -192,6 +196,19 @@ static void runMode(const char *zDir, const char *zExt, const char *zMode, int n
     check(n == 0, zMode, "every term's MATCH count equals the stored values'", zDetail);
     n = oneInt(db, "SELECT count(*) FROM (SELECT 'a' FROM idx GROUP BY a)");
     check(n > 5, zMode, "the term check saw the vocabulary", 0);
+    /* Every element query (a key and a level in one element) against json_each. */
+    n = oneInt(db,
+               "WITH q(k, l) AS (SELECT DISTINCT e.value ->> '$.k', e.value ->> '$.l' FROM idx, "
+               "json_each(idx.c) AS e"
+               "  WHERE e.value ->> '$.l' IS NOT NULL)"
+               " SELECT count(*) FROM q WHERE (SELECT count(*) FROM idx WHERE EXISTS (SELECT 1 FROM "
+               "json_each(idx.c) AS e"
+               "  WHERE e.value ->> '$.k' = q.k AND e.value ->> '$.l' = q.l))"
+               " <> inverted_index_count('idx', 'c:{k:' || q.k || ' AND l:' || q.l || '}')");
+    snprintf(zDetail, sizeof(zDetail), "%lld element queries disagree", n);
+    check(n == 0, zMode, "every element query's count equals json_each's", zDetail);
+    n = oneInt(db, "SELECT count(DISTINCT e.value ->> '$.k') FROM idx, json_each(idx.c) AS e");
+    check(n == 6, zMode, "the element check saw every key", 0);
     /* Subtrees by labels against subtrees by parent links, for a sample. */
     n = oneInt(db,
                "SELECT count(*) FROM (SELECT id FROM tree WHERE id % 7 = 0) AS s"
