@@ -43,6 +43,26 @@
 ** And inverted_index_count('audience', query) returns the size of an
 ** audience from bitmap cardinalities, without producing a row per document.
 **
+** Nested fields (techniques 15 and 16 of the article, "Nested Documents
+** Flattening"): a field declared with its element keys,
+**
+**   CREATE VIRTUAL TABLE r USING inverted_index(name, skills NESTED(skill, level));
+**   INSERT INTO r(rowid, name, skills) VALUES (1, 'Ann',
+**     '[{"skill":"poetry","level":"poor"},{"skill":"math","level":"excellent"}]');
+**   SELECT rowid FROM r WHERE r MATCH 'skills:{skill:poetry AND level:excellent}';
+**
+** takes a JSON array of objects, and field:{inner} matches a document iff
+** one element satisfies the whole inner query (MongoDB's $elemMatch).
+** Two layouts: ELEMENTS (the default) numbers each element in the field's
+** element space, posts element numbers and projects the matching elements
+** to their documents through the element map; NUMBERED (the article's)
+** posts documents under numbered namespaces skill_1, level_1, skill_2...
+** and ORs the inner query over every position. Namespaces are codes in
+** <name>_terms.field (II_CODE in ext/inverted_index.h); the elements
+** layout keeps <name>_elems(field, first, doc, n, terms BLOB), each
+** document's element numbers and per-element term ids (schemas and
+** formats in docs/inverted_index.md, "Storage").
+**
 ** Special commands: INSERT INTO audience(audience) VALUES('rebuild'),
 ** ('integrity-check'), ('optimize'), and
 ** INSERT INTO audience(audience, rowid) VALUES('delete', 7).
