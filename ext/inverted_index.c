@@ -2246,6 +2246,14 @@ static int iiFieldDeclOk(const char *z) {
   return 1;
 }
 
+/* iiFieldDeclOk() of the token z[0..n): a name a query can address. */
+static int iiTokenDeclOk(const char *z, int n) {
+  char *zCopy = sqlite3_mprintf("%.*s", n, z);
+  int bOk = zCopy ? iiFieldDeclOk(zCopy) : 1; /* OOM: reported by the caller's next allocation */
+  sqlite3_free(zCopy);
+  return bOk;
+}
+
 /*
 ** A NESTED field declaration, "name NESTED(key, ...) [NUMBERED | ELEMENTS]"
 ** (names bare or quoted). Returns 0 when zArg's second token is not
@@ -2268,12 +2276,14 @@ static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paa
     *pRc = SQLITE_NOMEM;
     return 1;
   }
+  if (!iiTokenDeclOk(zName, nName)) goto malformed;
   zTok = nosqlSqlToken(zArg, &i, &n);
   if (zTok == NULL || zTok[0] != '(') goto malformed;
   for (;;) {
     char *zKey, **aNew;
     zTok = nosqlSqlToken(zArg, &i, &n);
     if (zTok == NULL || strchr("(),", zTok[0])) goto malformed;
+    if (!iiTokenDeclOk(zTok, n)) goto malformed;
     zKey = nosqlDequote(zTok, n);
     aNew = (char **)sqlite3_realloc64(*paazKey, sizeof(char *) * ((size_t)*pnKey + 1));
     if (zKey == NULL || aNew == NULL) {
