@@ -41,7 +41,7 @@
 ** reject anything ckey() cannot produce (unknown type codes, truncated
 ** parts, integers with leading zero bytes or out of the 64-bit range).
 */
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -181,7 +181,7 @@ int ckeyStrinc(const unsigned char *a, int n, unsigned char *aOut) {
 */
 
 /* Append the encoding of one SQL value to pBuf. */
-void ckeyAppendValue(int *pRc, NosqlBuffer *pBuf, sqlite3_value *pVal) {
+static void ckeyAppendValue(int *pRc, NosqlBuffer *pBuf, sqlite3_value *pVal) {
   unsigned char aNum[9];
   switch (sqlite3_value_type(pVal)) {
     case SQLITE_NULL:
@@ -569,7 +569,8 @@ void ckeyAppendEscaped(int *pRc, NosqlBuffer *pBuf, const unsigned char *z, sqli
   nosqlBufferAppend(pRc, pBuf, &z[iStart], n - iStart);
 }
 
-int ckeySepArg(sqlite3_value *pVal) {
+/* The separator a text argument names (one ASCII byte other than '\\'), or -1. */
+static int ckeySepArg(sqlite3_value *pVal) {
   const unsigned char *z = sqlite3_value_text(pVal);
   if (sqlite3_value_type(pVal) != SQLITE_TEXT || z == NULL || sqlite3_value_bytes(pVal) != 1) return -1;
   if (z[0] == '\\' || z[0] >= 0x80 || z[0] == 0) return -1;

@@ -76,7 +76,7 @@
 ** Files: this one has the codec, the curves, the batch kernels and the SQL
 ** functions; ext/geohash_cover.c has the cover algorithms.
 */
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 
 #include <math.h>
 #include <stdlib.h>

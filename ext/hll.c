@@ -28,7 +28,7 @@
 ** bytes 'H', 'L', version 1, p; then 2^p registers of 6 bits each, packed
 ** little-endian 4 registers per 3 bytes. A register holds 0..65-p.
 */
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 
 #include <math.h>
 #include <string.h>

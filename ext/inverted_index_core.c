@@ -6,7 +6,7 @@
 ** formatting: the unit tests (tests/unit/test_inverted_index.c) and the
 ** fuzz targets drive these directly.
 */
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 
 #include <roaring/roaring.h>
 #include <stdlib.h>

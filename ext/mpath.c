@@ -73,7 +73,7 @@
 ** A compiled lquery or ltxtquery is kept with sqlite3_set_auxdata() for
 ** the statement, so a scan parses its pattern once.
 */
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 
 #include <stdio.h>
 #include <string.h>

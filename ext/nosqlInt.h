@@ -544,44 +544,9 @@ int nestedSetRegister(sqlite3 *db);
 /**************************************************************************
 ** Interface to code in ext/mpath.c (materialized paths, ltree's lquery)
 **
-** The pure core, for the unit tests and the bench. Each function's
-** contract (ownership, sizes, return values) is stated above its
-** definition in ext/mpath.c; none of them calls sqlite3_*.
+** The pure core (paths, lquery, ltxtquery) is in ext/nosqlTest.h: only
+** ext/mpath.c and the tests call it.
 */
-typedef struct MpathLabel MpathLabel;
-typedef struct MpathQuery MpathQuery;
-typedef struct MpathTxtQuery MpathTxtQuery;
-
-/* One label of a parsed path: a slice of the path's text. */
-struct MpathLabel {
-  int iOff; /* Byte offset of the label in the path */
-  int n;    /* Bytes in the label, > 0 */
-};
-
-int mpathSepValid(char c);
-int mpathSplit(const char *z, int n, char sep, MpathLabel *a, int nA, char *zErr, int nErr);
-int64_t mpathLquerySize(int n);
-MpathQuery *mpathLqueryCompile(const char *z, int n, char sep, void *pBuf, char *zErr, int nErr);
-int64_t mpathMatchWorkSize(int nLabel);
-/*
-** Does path z, split into labels a[0..nLabel), match q? aWork holds
-** mpathMatchWorkSize(nLabel) ints (unused up to MPATH_BITS_MAX labels).
-** The Bits and Dp variants are the two programs it chooses between.
-*/
-#define MPATH_BITS_MAX 62
-int mpathLqueryMatch(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork);
-int mpathLqueryMatchBits(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel);
-int mpathLqueryMatchDp(const MpathQuery *q, const char *z, const MpathLabel *a, int nLabel, int *aWork);
-int mpathLqueryPrefix(const MpathQuery *q);
-int64_t mpathTxtSize(int n);
-MpathTxtQuery *mpathTxtCompile(const char *z, int n, char sep, void *pBuf, char *zErr, int nErr);
-int mpathTxtMatch(MpathTxtQuery *q, const char *z, const MpathLabel *a, int nLabel);
-int mpathIndex(const char *zA, const MpathLabel *a, int nA, const char *zB, const MpathLabel *b, int nB,
-               int64_t iStart);
-int mpathSubpathRange(int nLabel, int64_t iOff, int64_t nLen, int bLen, int64_t *piStart, int64_t *piEnd);
-int mpathSubltreeRange(int nLabel, int64_t iStart, int64_t iEnd, int64_t *piStart, int64_t *piEnd);
-int mpathLcaStep(const char *zA, const MpathLabel *a, const char *zB, const MpathLabel *b, int nB, int nKeep);
-int mpathIsAncestor(const char *zA, const MpathLabel *a, int nA, const char *zB, const MpathLabel *b, int nB);
 
 /* Registers the mpath_* functions and the mpath_ranges module. */
 int mpathRegister(sqlite3 *db);
@@ -652,42 +617,12 @@ struct GeohashCover {
 /* Quantise a coordinate to a 32-bit cell index (exact floor; 90 or 180 -> last cell). */
 uint32_t geohashQuantizeLat(double lat);
 uint32_t geohashQuantizeLon(double lon);
-/* Spread the 32 bits of x to the even bits of a 64-bit word, and back. */
-uint64_t geohashSpread(uint32_t x);
-uint32_t geohashSqueeze(uint64_t v);
-/* 64 interleaved bits, longitude first (bit 63): portable, BMI2 pdep, and
-** the one chosen at run time. The pdep variants need BMI2; geohashHasPdep()
-** is true when the CPU has it and runs pdep fast (not AMD before Zen 3). */
-uint64_t geohashInterleavePortable(uint32_t lon, uint32_t lat);
-uint64_t geohashInterleavePdep(uint32_t lon, uint32_t lat);
-int geohashHasPdep(void);
-uint64_t geohashEncodePortable(double lat, double lon);
-uint64_t geohashEncodePdep(double lat, double lon);
-uint64_t geohashEncode(double lat, double lon);
-void geohashEncodeBatchPortable(const double *aLat, const double *aLon, uint64_t *aOut, int n);
-void geohashEncodeBatchPdep(const double *aLat, const double *aLon, uint64_t *aOut, int n);
-/* Four points at a time: AVX2 quantisation, BMI2 pdep; only when
-** geohashHasAvx2() is true (AVX2 and a fast pdep, see geohashHasPdep()). */
-void geohashEncodeBatchAvx2(const double *aLat, const double *aLon, uint64_t *aOut, int n);
-int geohashHasAvx2(void);
-/* The fastest of the batch kernels this CPU runs. */
-void geohashEncodeBatch(const double *aLat, const double *aLon, uint64_t *aOut, int n);
 /* Write the first nChar (<= 12) characters of the top-aligned bits to zOut[nChar + 1]. */
 void geohashToString(uint64_t bits, int nChar, char *zOut);
-/* Parse n (<= 12) characters to top-aligned bits; -1, or the index of the first bad byte. */
-int geohashFromString(const char *z, int n, uint64_t *pBits);
 /* The cell of the first nBit (<= 60) top-aligned bits, its bits, its bounds. */
 void geohashCellOf(uint64_t bits, int nBit, GeohashCell *pCell);
 uint64_t geohashCellBits(const GeohashCell *pCell);
 void geohashCellBounds(const GeohashCell *pCell, GeohashBounds *pBounds);
-/* Move a cell by dLat, dLon in {-1, 0, 1}; wraps east-west, 0 beyond a pole. */
-int geohashNeighbor(GeohashCell *pCell, int dLat, int dLon);
-/* Haversine distance in metres (GEOHASH_EARTH_RADIUS). */
-double geohashDistance(double lat1, double lon1, double lat2, double lon2);
-/* Z-order and Hilbert keys of integer grids (order in 1..31). */
-uint64_t geohashZorder(uint32_t x, uint32_t y);
-uint64_t geohashHilbert(uint32_t x, uint32_t y, int order);
-void geohashHilbertInverse(uint64_t d, int order, uint32_t *pX, uint32_t *pY);
 /* Covers: fill *p with ranges whose union holds the code of every point of
 ** the circle (radius in metres) or box (min_lon > max_lon crosses +-180). */
 void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius);
@@ -705,15 +640,6 @@ int geohashRegister(sqlite3 *db);
 
 /* CRoaring's bitmap type (roaring/roaring.h), opaque to other files. */
 struct roaring_bitmap_s;
-
-/*
-** Check that a[0..n) is exactly one bitmap in CRoaring's portable format
-** with well-formed containers (keys and array values ascending, runs
-** disjoint and in range, bitset cardinalities equal to their popcount,
-** offsets exact, no trailing bytes). Returns 0 if so, 1 if not. Never
-** reads outside a[0..n).
-*/
-int roaringValidate(const unsigned char *a, size_t n);
 
 /*
 ** Validate and deserialize a[0..n). Returns a new bitmap (free it with
@@ -735,7 +661,6 @@ struct roaring_bitmap_s *roaringDecode(const unsigned char *a, size_t n, int *pR
 */
 #define II_FRAME_MAGIC 0x31424949u /* "IIB1" read as a little-endian u32 */
 #define II_FRAME_HDR 12            /* magic, payload length, checksum */
-uint32_t iiChecksum(const unsigned char *a, size_t n);
 /* Little-endian u32 in and out of a[0..4); the query language's white space. */
 void iiPut32(unsigned char *a, uint32_t v);
 uint32_t iiGet32(const unsigned char *a);
@@ -746,20 +671,19 @@ unsigned char *iiBitmapFrame(struct roaring_bitmap_s *p, size_t *pn);
 struct roaring_bitmap_s *iiBitmapUnframe(const unsigned char *a, size_t n, int *pRc);
 
 /*
-** Queries: iiQueryParse returns the parsed tree (free with iiQueryFree),
-** or NULL with *pRc set and, for SQLITE_ERROR, *pzErr a message naming the
-** position (sqlite3_mprintf; the caller frees). Field names match
-** case-insensitively. iiQueryEval evaluates a tree to a new bitmap
-** (NULL and *pRc on failure); xLoad lends the posting list of a term, an
-** empty bitmap for an unknown one, valid until the evaluation returns.
+** Queries: iiQueryParseNested returns the parsed tree (free with
+** iiQueryFree), or NULL with *pRc set and, for SQLITE_ERROR, *pzErr a
+** message naming the position (sqlite3_mprintf; the caller frees). Field
+** names match case-insensitively. iiQueryEvalNested evaluates a tree to a
+** new bitmap (NULL and *pRc on failure); xLoad lends the posting list of a
+** term, an empty bitmap for an unknown one, valid until the evaluation
+** returns. (iiQueryParse and iiQueryEval, the same without nested fields,
+** are in ext/nosqlTest.h.)
 */
 typedef struct IiExpr IiExpr;
 typedef int (*IiPostingLoader)(void *pCtx, int iField, const char *zTerm, int nTerm,
                                const struct roaring_bitmap_s **ppPost);
-IiExpr *iiQueryParse(const char *zQuery, int nField, const char *const *azField, char **pzErr, int *pRc);
 void iiQueryFree(IiExpr *p);
-struct roaring_bitmap_s *iiQueryEval(IiExpr *pExpr, const struct roaring_bitmap_s *pUniverse,
-                                     IiPostingLoader xLoad, void *pCtx, int *pRc);
 /*
 ** Nested fields (element queries field:{inner}): anKey[i] is the number of
 ** element keys of field i (0: a plain field) and aazKey[i] their names.
@@ -818,8 +742,6 @@ int ckeyEncodeInt(unsigned char *a, sqlite3_int64 v);
 int ckeyEncodeReal(unsigned char *a, double r);
 /* Append a text (eCode CKEY_TEXT) or blob (CKEY_BLOB) part: code, escaped bytes, terminator. */
 void ckeyAppendBytes(int *pRc, NosqlBuffer *pBuf, int eCode, const unsigned char *z, sqlite3_int64 n);
-/* Append the encoding of one SQL value. */
-void ckeyAppendValue(int *pRc, NosqlBuffer *pBuf, sqlite3_value *pVal);
 /*
 ** Decode the part that starts at a[*piOff] (of n bytes), advance *piOff
 ** past it. Returns NULL, or a static description of why the bytes are not
@@ -828,8 +750,6 @@ void ckeyAppendValue(int *pRc, NosqlBuffer *pBuf, sqlite3_value *pVal);
 const char *ckeyParse(const unsigned char *a, int n, int *piOff, CkeyPart *pPart);
 /* Set the result of ctx to a decoded part, with its SQLite type (text and blobs copied). */
 void ckeyResultPart(sqlite3_context *ctx, const CkeyPart *pPart);
-/* Copy the nRaw escaped bytes at z to aOut (room for nData bytes), removing escapes. */
-void ckeyUnescape(const unsigned char *z, int nRaw, unsigned char *aOut);
 /*
 ** The strinc successor of a[0..n): drop trailing 0xFF bytes, add one to the
 ** last byte. Writes it to aOut (room for n bytes) and returns its length,
@@ -838,30 +758,10 @@ void ckeyUnescape(const unsigned char *z, int nRaw, unsigned char *aOut);
 int ckeyStrinc(const unsigned char *a, int n, unsigned char *aOut);
 /* Append z[0..n) to a delimited key: cSep and '\' get a '\' before them. */
 void ckeyAppendEscaped(int *pRc, NosqlBuffer *pBuf, const unsigned char *z, sqlite3_int64 n, int cSep);
-/* The separator a text argument names (one ASCII byte other than '\\'), or -1. */
-int ckeySepArg(sqlite3_value *pVal);
 
 /**************************************************************************
 ** Interface to code in ext/hll.c (HyperLogLog)
 */
-
-/* 64-bit hashes of bytes (seed separates value types) and of an integer. */
-uint64_t hllHashBytes(const void *pData, size_t n, uint64_t seed);
-uint64_t hllHashInt(int64_t v);
-/* Add hash h to the 2^p one-byte registers aReg[]. */
-void hllAdd(unsigned char *aReg, int p, uint64_t h);
-/* The cardinality estimate of 2^p registers (Ertl's improved estimator). */
-double hllEstimate(const unsigned char *aReg, int p);
-/* Bytes of a serialized sketch of precision p. */
-int hllSketchBytes(int p);
-/* Write registers as a sketch into aOut (hllSketchBytes(p) bytes). */
-void hllSerialize(const unsigned char *aReg, int p, unsigned char *aOut);
-/*
-** Validate the sketch a[0..n) and, if aReg is not NULL, unpack its
-** registers there (room for 2^p). Returns NULL and sets *pp, or a static
-** description of what is wrong.
-*/
-const char *hllDeserialize(const unsigned char *a, int n, unsigned char *aReg, int *pp);
 
 /**************************************************************************
 ** Interface to code in ext/kv.c (counters)

@@ -35,7 +35,7 @@
 ** memory accounting; this file converts each result to an SQLite blob and
 ** frees the bitmap before returning.
 */
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 
 #include <roaring/roaring.h>
 #include <stdlib.h>

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "nosql.h"
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 
 typedef struct Bench Bench;
 typedef struct BenchSum BenchSum;

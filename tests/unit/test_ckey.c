@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 #include "unit.h"
 
 void unitApiInit(void);

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 #include <string.h>
 
 #include "unit.h"

@@ -7,7 +7,7 @@
 #include <roaring/roaring.h>
 #include <stdlib.h>
 
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 #include "unit.h"
 
 void unitApiInit(void);

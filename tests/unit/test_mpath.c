@@ -5,7 +5,7 @@
 */
 #include <stdlib.h>
 
-#include "nosqlInt.h"
+#include "nosqlTest.h"
 #include "unit.h"
 
 void unitApiInit(void);
