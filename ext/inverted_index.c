@@ -137,8 +137,10 @@ static void iiElemMapsFree(IiDocMap *pMap) {
   for (i = 0; i < pMap->nElemField; i++) sqlite3_free(pMap->aaElemDoc[i]);
   sqlite3_free(pMap->aaElemDoc);
   sqlite3_free(pMap->anElem);
+  sqlite3_free(pMap->anElemAlloc);
   pMap->aaElemDoc = NULL;
   pMap->anElem = NULL;
+  pMap->anElemAlloc = NULL;
   pMap->nElemField = 0;
 }
 
@@ -824,6 +826,15 @@ static int iiKeyLoader(void *pCtx, int iKey, const char *zTerm, int nTerm, const
 }
 
 /*
+** True if stored element numbers iFirst .. iFirst + n - 1 are a valid
+** range: n >= 1 and every number fits in 32 bits (checked without
+** overflow: both come from a <name>_elems row, untrusted).
+*/
+static int iiElemRangeOk(sqlite3_int64 iFirst, sqlite3_int64 n) {
+  return iFirst >= 0 && n >= 1 && n <= 0xFFFFFFFFll && iFirst <= 0xFFFFFFFFll - n;
+}
+
+/*
 ** Load the element map of field iField (elements layout) into p->pMap:
 ** the parent document of every element number, 0xFFFFFFFF for none.
 ** Element ranges come from <name>_elems and must not overlap, nor name
@@ -839,12 +850,14 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   if (pMap->nElemField == 0) {
     pMap->aaElemDoc = (uint32_t **)sqlite3_malloc64(sizeof(uint32_t *) * (size_t)p->nField);
     pMap->anElem = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * (size_t)p->nField);
-    if (pMap->aaElemDoc == NULL || pMap->anElem == NULL) {
+    pMap->anElemAlloc = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
+    if (pMap->aaElemDoc == NULL || pMap->anElem == NULL || pMap->anElemAlloc == NULL) {
       iiElemMapsFree(pMap);
       return SQLITE_NOMEM;
     }
     memset(pMap->aaElemDoc, 0, sizeof(uint32_t *) * (size_t)p->nField);
     memset(pMap->anElem, 0, sizeof(uint32_t) * (size_t)p->nField);
+    memset(pMap->anElemAlloc, 0, sizeof(sqlite3_int64) * (size_t)p->nField);
     pMap->nElemField = p->nField;
   }
   if (pMap->aaElemDoc[iField]) return SQLITE_OK;
@@ -861,7 +874,7 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iFirst = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 1);
     sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 2), k;
-    if (iFirst < iEnd || n < 1 || iFirst + n > 0xFFFFFFFFll || iDoc < 0 || iDoc >= pMap->nDoc ||
+    if (!iiElemRangeOk(iFirst, n) || iFirst < iEnd || iDoc < 0 || iDoc >= pMap->nDoc ||
         !roaring_bitmap_contains(pMap->pLive, (uint32_t)iDoc)) {
       rc = iiCorrupt(p, "element range", "elems");
       break;
@@ -891,6 +904,7 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   if (rc == SQLITE_OK && aDoc == NULL) {
     aDoc = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t));
     if (aDoc == NULL) rc = SQLITE_NOMEM;
+    nAlloc = 1;
   }
   if (rc != SQLITE_OK) {
     sqlite3_free(aDoc);
@@ -898,6 +912,7 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   }
   pMap->aaElemDoc[iField] = aDoc;
   pMap->anElem[iField] = (uint32_t)iEnd;
+  pMap->anElemAlloc[iField] = nAlloc;
   return SQLITE_OK;
 }
 
@@ -974,7 +989,7 @@ static int iiNestEval(void *pCtx, int iField, IiExpr *pInner, roaring_bitmap_t *
 ** Facet counts of key iKey of nested field iField for the audience pAud
 ** of query zQuery (NULL: every document): aCount[t] is the number of
 ** documents of pAud with one element that has term azTerm[t] and
-** satisfies the query's top-level element conditions on the field
+** meets one of the query's top-level element conditions on the field
 ** (iiQueryNestFacet). *pzErr: a query error.
 */
 int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField,
@@ -1178,6 +1193,8 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
   sqlite3_stmt *pTree;
   sqlite3_int64 iRoot = -1, iElemId = -1, iKeyId = -1;
   int eType = sqlite3_value_type(pVal);
+  size_t nSeen = (size_t)p->anKey[iField] / 8 + 1;
+  unsigned char *aSeen; /* Bit iKey: the current element has key iKey */
   if (eType == SQLITE_NULL) return SQLITE_OK;
   if (eType != SQLITE_TEXT) {
     char *zQ = nosqlValueQuote(pVal);
@@ -1198,6 +1215,8 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
   }
   pTree = iiStmt(p, II_STMT_JSON_TREE, &rc);
   if (pTree == NULL) return rc;
+  aSeen = (unsigned char *)sqlite3_malloc64(nSeen);
+  if (aSeen == NULL) return SQLITE_NOMEM;
   sqlite3_bind_value(pTree, 1, pVal);
   while (rc == SQLITE_OK && sqlite3_step(pTree) == SQLITE_ROW) {
     sqlite3_int64 id = sqlite3_column_int64(pTree, 0), iParent = sqlite3_column_int64(pTree, 1);
@@ -1219,6 +1238,7 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
       }
       iElemId = id;
       iKeyId = -1;
+      memset(aSeen, 0, nSeen);
       rc = iiValuesAdd(p, v, II_CODE(iField, II_SLOT_PRESENT, bNumbered ? nElem : 0),
                        bNumbered ? -1 : nElem - 1, "", 0);
     } else if (iParent == iElemId) {
@@ -1233,19 +1253,27 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
       if (iKey == p->anKey[iField]) {
         rc = iiNestedError(p, iField, pzErr, "element %d has key '%s', which NESTED(...) does not declare",
                            nElem, zKey);
-      } else if (strcmp(zType, "array") == 0) {
-        iKeyId = id;
-      } else if (strcmp(zType, "object") == 0) {
-        rc = iiNestedError(p, iField, pzErr,
-                           "element %d: key '%s' holds an object, nested deeper than declared (elements nest "
-                           "one level)",
-                           nElem, zKey);
-      } else if (bTerm) {
-        rc = iiNestedTerm(p, v, iField, iKey, nElem, pTree, pzErr);
-      } else if (strcmp(zType, "null") != 0) {
-        rc = iiNestedError(p, iField, pzErr,
-                           "element %d: key '%s' is not a string, an integer or an array of them", nElem,
-                           zKey);
+      } else if (aSeen[iKey / 8] & (1 << (iKey % 8))) {
+        /* JSON leaves duplicate names undefined; SQLite's -> takes the
+        ** first, json_each lists both: refuse rather than pick. */
+        rc = iiNestedError(p, iField, pzErr, "element %d has key '%s' twice", nElem, zKey);
+      } else {
+        aSeen[iKey / 8] |= (unsigned char)(1 << (iKey % 8));
+        if (strcmp(zType, "array") == 0) {
+          iKeyId = id;
+        } else if (strcmp(zType, "object") == 0) {
+          rc = iiNestedError(
+              p, iField, pzErr,
+              "element %d: key '%s' holds an object, nested deeper than declared (elements nest "
+              "one level)",
+              nElem, zKey);
+        } else if (bTerm) {
+          rc = iiNestedTerm(p, v, iField, iKey, nElem, pTree, pzErr);
+        } else if (strcmp(zType, "null") != 0) {
+          rc = iiNestedError(p, iField, pzErr,
+                             "element %d: key '%s' is not a string, an integer or an array of them", nElem,
+                             zKey);
+        }
       }
     } else if (iParent == iKeyId) {
       const char *zKey = p->aazKey[iField][iKey];
@@ -1274,6 +1302,7 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
     }
   }
   sqlite3_clear_bindings(pTree);
+  sqlite3_free(aSeen);
   if (rc == SQLITE_OK && nElem > 0x7FFFFFFF - 1) rc = SQLITE_TOOBIG;
   if (rc == SQLITE_OK) v->anElem[iField] = nElem;
   return rc;
@@ -1429,7 +1458,8 @@ static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **p
 ** element number, the element count n and, framed, each element's term ids
 ** (a count, then the ids, sorted and distinct; the presence term makes
 ** every count at least 1). A document's elements take consecutive numbers
-** after the field's last; an update gives them new ones.
+** after the field's last; an update keeps them where the new elements fit
+** (or the range is the field's last), and 'optimize' renumbers densely.
 */
 
 static int iiCmpU64(const void *a, const void *b) {
@@ -1511,6 +1541,31 @@ static int iiElemNext(inverted_index_vtab *p, int iField, sqlite3_int64 *piNext)
   return rc;
 }
 
+/*
+** The element range of document iDoc in field iField: *piFirst and *pn,
+** or -1 and 0 when it has no elements there. A damaged range is
+** SQLITE_CORRUPT_VTAB.
+*/
+static int iiElemRange(inverted_index_vtab *p, int iField, uint32_t iDoc, sqlite3_int64 *piFirst,
+                       sqlite3_int64 *pn) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = iiStmt(p, II_STMT_ELEM_BY_DOC, &rc);
+  *piFirst = -1;
+  *pn = 0;
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int(pStmt, 1, iField);
+  sqlite3_bind_int64(pStmt, 2, iDoc);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    *piFirst = sqlite3_column_int64(pStmt, 0);
+    *pn = sqlite3_column_int64(pStmt, 1);
+  }
+  iiReset(p, pStmt, &rc);
+  if (rc == SQLITE_OK && *piFirst >= 0 && !iiElemRangeOk(*piFirst, *pn)) {
+    rc = iiCorrupt(p, "element range", "elems");
+  }
+  return rc;
+}
+
 /* What iiElemRowApply does with each (element, term) of an element row. */
 #define II_ELEM_REMOVE 0  /* A pending removal */
 #define II_ELEM_ADD 1     /* A pending addition */
@@ -1529,7 +1584,7 @@ static int iiElemRowApply(inverted_index_vtab *p, int iField, sqlite3_int64 iFir
   size_t nPay, off = 0;
   sqlite3_int64 e;
   int rc = SQLITE_OK;
-  if (iFirst < 0 || n < 1 || iFirst + n > 0xFFFFFFFFll || iiFrameCheck(aBlob, nBlob, &aPay, &nPay) ||
+  if (!iiElemRangeOk(iFirst, n) || iiFrameCheck(aBlob, nBlob, &aPay, &nPay) ||
       iiElemPayloadCheck(aPay, nPay, n)) {
     return iiCorrupt(p, "element row", "elems");
   }
@@ -1568,15 +1623,21 @@ static void iiElemMapSet(inverted_index_vtab *p, int iField, sqlite3_int64 iFirs
     return;
   }
   if (iFirst + n > pMap->anElem[iField]) {
-    uint32_t *aNew;
+    uint32_t *aOld = pMap->aaElemDoc[iField];
     if (iDoc == 0xFFFFFFFFu) return; /* Removing what the map does not have */
-    aNew = (uint32_t *)sqlite3_realloc64(pMap->aaElemDoc[iField], sizeof(uint32_t) * (size_t)(iFirst + n));
-    if (aNew == NULL) {
-      iiElemMapsFree(pMap);
-      return;
+    if (iFirst + n > pMap->anElemAlloc[iField]) {
+      /* Doubling, so that a run of inserts copies the map O(1) times per element. */
+      sqlite3_int64 nNew = pMap->anElemAlloc[iField] * 2;
+      if (nNew < iFirst + n) nNew = iFirst + n;
+      aOld = (uint32_t *)sqlite3_realloc64(aOld, sizeof(uint32_t) * (size_t)nNew);
+      if (aOld == NULL) {
+        iiElemMapsFree(pMap);
+        return;
+      }
+      pMap->aaElemDoc[iField] = aOld;
+      pMap->anElemAlloc[iField] = nNew;
     }
-    for (k = pMap->anElem[iField]; k < iFirst; k++) aNew[k] = 0xFFFFFFFFu;
-    pMap->aaElemDoc[iField] = aNew;
+    for (k = pMap->anElem[iField]; k < iFirst; k++) aOld[k] = 0xFFFFFFFFu;
     pMap->anElem[iField] = (uint32_t)(iFirst + n);
   }
   for (k = iFirst; k < iFirst + n; k++) pMap->aaElemDoc[iField][k] = iDoc;
@@ -1753,12 +1814,20 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     aFirst = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
     if (aFirst == NULL) rc = SQLITE_NOMEM;
     for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+      sqlite3_int64 iOldFirst = -1, nOld = 0;
       aFirst[i] = 0;
       if (p->aeLayout[i] != II_LAYOUT_ELEMENTS || v.anElem[i] == 0) continue;
-      rc = iiElemNext(p, i, &aFirst[i]);
+      if (bUpdate) rc = iiElemRange(p, i, iDoc, &iOldFirst, &nOld);
+      if (rc == SQLITE_OK) rc = iiElemNext(p, i, &aFirst[i]);
+      /* An update keeps the document's element numbers where the new
+      ** elements fit (or the range is the field's last, free to grow), so
+      ** updates do not use up element numbers nor grow the element map. */
+      if (rc == SQLITE_OK && iOldFirst >= 0 && (v.anElem[i] <= nOld || iOldFirst + nOld == aFirst[i])) {
+        aFirst[i] = iOldFirst;
+      }
       if (rc == SQLITE_OK && aFirst[i] + v.anElem[i] > 0xFFFFFFFFll) {
         nosqlVtabError(&p->base,
-                       "inverted_index: element numbers of field '%s' exhausted in %s; run 'rebuild'",
+                       "inverted_index: element numbers of field '%s' exhausted in %s; run 'optimize'",
                        p->azField[i], p->zName);
         rc = SQLITE_FULL;
       }
@@ -2005,7 +2074,10 @@ static int iiPostingsFromDirect(inverted_index_vtab *p, int bPending) {
   return rc;
 }
 
-/* 'optimize': renumber documents in rowid order and rewrite every posting list compactly. */
+/*
+** 'optimize': renumber documents in rowid order, and elements densely in
+** document order, and rewrite every posting list compactly.
+*/
 static int iiOptimize(inverted_index_vtab *p) {
   int rc = iiFlush(p);
   const char *zDb = p->zDb, *zN = p->zName;
@@ -2027,6 +2099,20 @@ static int iiOptimize(inverted_index_vtab *p) {
                                    "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS r "
                                    "WHERE id = r.rid",
                                    zDb, zN, zDb, zN));
+  }
+  if (rc == SQLITE_OK && p->bElems) {
+    /* Element numbers too: dense from 0 per field, in document order, so
+    ** that numbers freed by deletes and growing updates are reused and the
+    ** element map is as long as the live elements. */
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET first = -1 - first", zDb, zN));
+    if (rc == SQLITE_OK) {
+      rc = iiExec(p,
+                  sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET first = r.f FROM (SELECT field AS fl, doc "
+                                  "AS d, sum(n) OVER (PARTITION BY field ORDER BY doc ROWS UNBOUNDED "
+                                  "PRECEDING) - n AS f FROM \"%w\".\"%w_elems\") AS r "
+                                  "WHERE field = r.fl AND doc = r.d",
+                                  zDb, zN, zDb, zN));
+    }
   }
   if (rc == SQLITE_OK) {
     rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET docs = 0, postings = NULL", zDb, zN));
@@ -2073,6 +2159,49 @@ static int iiElemsCheck(inverted_index_vtab *p, IiValues *v, int iField, uint32_
 }
 
 /*
+** 'integrity-check' of the element rows' ranges (before the posting
+** lists, whose mismatch such damage would otherwise be reported as): no
+** row without a document, no two rows sharing element numbers.
+*/
+static int iiElemsCheckRanges(inverted_index_vtab *p) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  sqlite3_int64 nOrphan = 0, nOverlap = 0;
+  zSql = sqlite3_mprintf(
+      "SELECT (SELECT count(*) FROM \"%w\".\"%w_elems\" WHERE doc NOT IN (SELECT doc FROM "
+      "\"%w\".\"%w_docs\")), (SELECT count(*) FROM (SELECT first, lag(first + n) OVER (PARTITION BY "
+      "field ORDER BY first) AS prev FROM \"%w\".\"%w_elems\") WHERE first < prev)",
+      p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName);
+  if (zSql == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    nOrphan = sqlite3_column_int64(pStmt, 0);
+    nOverlap = sqlite3_column_int64(pStmt, 1);
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+    nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
+  } else if (rc == SQLITE_OK && nOrphan > 0) {
+    nosqlVtabError(&p->base,
+                   "inverted_index: integrity-check failed: %lld element rows in %s_elems have no document",
+                   nOrphan, p->zName);
+    rc = SQLITE_CORRUPT_VTAB;
+  } else if (rc == SQLITE_OK && nOverlap > 0) {
+    nosqlVtabError(&p->base,
+                   "inverted_index: integrity-check failed: %lld element rows in %s_elems overlap the "
+                   "element numbers of another",
+                   nOverlap, p->zName);
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  return rc;
+}
+
+/*
 ** 'integrity-check': every blob decodes; every posting list equals the
 ** documents whose direct index names the term, with the right count; the
 ** direct index of every source row (content table or stored values)
@@ -2086,6 +2215,7 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   sqlite3_int64 nSource = 0;
   sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
   if (apVal == NULL) return SQLITE_NOMEM;
+  if (rc == SQLITE_OK && p->bElems) rc = iiElemsCheckRanges(p);
   if (rc == SQLITE_OK) rc = iiPostingsFromDirect(p, 0);
   zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\"", p->zDb, p->zName);
   if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
@@ -2180,27 +2310,6 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
     if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
       nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
       rc = rc2;
-    }
-  }
-  if (rc == SQLITE_OK && p->bElems) {
-    sqlite3_int64 nOrphan = 0;
-    zSql = sqlite3_mprintf(
-        "SELECT count(*) FROM \"%w\".\"%w_elems\" WHERE doc NOT IN (SELECT doc FROM "
-        "\"%w\".\"%w_docs\")",
-        p->zDb, p->zName, p->zDb, p->zName);
-    if (zSql == NULL) rc = SQLITE_NOMEM;
-    if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-    sqlite3_free(zSql);
-    if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) nOrphan = sqlite3_column_int64(pStmt, 0);
-    if (pStmt) {
-      int rc2 = sqlite3_finalize(pStmt);
-      if (rc == SQLITE_OK) rc = rc2;
-    }
-    if (rc == SQLITE_OK && nOrphan > 0) {
-      nosqlVtabError(&p->base,
-                     "inverted_index: integrity-check failed: %lld element rows in %s_elems have no document",
-                     nOrphan, p->zName);
-      rc = SQLITE_CORRUPT_VTAB;
     }
   }
   if (rc == SQLITE_OK && p->pMap && (uint64_t)nSource != roaring_bitmap_get_cardinality(p->pMap->pLive)) {

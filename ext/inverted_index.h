@@ -68,18 +68,19 @@ struct IiTerm {
 ** keeps the map it started with even if a write replaces the table's.
 */
 struct IiDocMap {
-  int nRef;                /* References: the table's and its cursors' */
-  sqlite3_int64 *aRowid;   /* aRowid[doc]; holes repeat the previous live rowid */
-  uint32_t nDoc;           /* Entries of aRowid: largest document number + 1 */
-  sqlite3_int64 nAlloc;    /* Entries allocated for aRowid */
-  roaring_bitmap_t *pLive; /* Document numbers in use (the universe of NOT) */
-  int bOrdered;            /* True if rowids ascend with document numbers */
-  uint64_t *aOff;          /* Direct index: aOff[doc]..aOff[doc+1] in aTermId; NULL until loaded */
-  uint32_t *aTermId;       /* Direct index: term ids of every document */
-  uint64_t nPosting;       /* Entries of aTermId (once loaded) */
-  uint32_t **aaElemDoc;    /* Per field (elements layout): parent document of each element, or NULL */
-  uint32_t *anElem;        /* Entries of each aaElemDoc[i] */
-  int nElemField;          /* Entries of aaElemDoc and anElem (0 until one is loaded) */
+  int nRef;                   /* References: the table's and its cursors' */
+  sqlite3_int64 *aRowid;      /* aRowid[doc]; holes repeat the previous live rowid */
+  uint32_t nDoc;              /* Entries of aRowid: largest document number + 1 */
+  sqlite3_int64 nAlloc;       /* Entries allocated for aRowid */
+  roaring_bitmap_t *pLive;    /* Document numbers in use (the universe of NOT) */
+  int bOrdered;               /* True if rowids ascend with document numbers */
+  uint64_t *aOff;             /* Direct index: aOff[doc]..aOff[doc+1] in aTermId; NULL until loaded */
+  uint32_t *aTermId;          /* Direct index: term ids of every document */
+  uint64_t nPosting;          /* Entries of aTermId (once loaded) */
+  uint32_t **aaElemDoc;       /* Per field (elements layout): parent document of each element, or NULL */
+  uint32_t *anElem;           /* Entries of each aaElemDoc[i]: its largest element number + 1 */
+  sqlite3_int64 *anElemAlloc; /* Entries allocated for each aaElemDoc[i] */
+  int nElemField;             /* Entries of aaElemDoc and anElem (0 until one is loaded) */
 };
 
 /* A matching row, when results must be sorted by rowid. */

@@ -630,44 +630,50 @@ static IiExpr *iiExprCopy(const IiExpr *p, int *pRc) {
   return pNew;
 }
 
-/* Append to *ppAnd (an AND chain, or NULL) the element queries on iField among the top-level AND operands of
- * p. */
-static void iiNestConds(const IiExpr *p, int iField, IiExpr **ppAnd, int *pRc) {
-  IiExpr *pCopy, *pAnd;
+/*
+** Append to *ppOr (an OR chain, or NULL) the element queries on iField
+** among the top-level AND operands of p: each is a condition some element
+** of every matching document meets, so an element that meets any of them
+** is one the query matched.
+*/
+static void iiNestConds(const IiExpr *p, int iField, IiExpr **ppOr, int *pRc) {
+  IiExpr *pCopy, *pOr;
   if (*pRc != SQLITE_OK) return;
   if (p->eType == II_AND) {
-    iiNestConds(p->pLeft, iField, ppAnd, pRc);
-    iiNestConds(p->pRight, iField, ppAnd, pRc);
+    iiNestConds(p->pLeft, iField, ppOr, pRc);
+    iiNestConds(p->pRight, iField, ppOr, pRc);
     return;
   }
   if (p->eType != II_NEST || p->iField != iField) return;
   pCopy = iiExprCopy(p->pLeft, pRc);
   if (pCopy == NULL) return;
-  if (*ppAnd == NULL) {
-    *ppAnd = pCopy;
+  if (*ppOr == NULL) {
+    *ppOr = pCopy;
     return;
   }
-  pAnd = (IiExpr *)sqlite3_malloc64(sizeof(IiExpr));
-  if (pAnd == NULL) {
+  pOr = (IiExpr *)sqlite3_malloc64(sizeof(IiExpr));
+  if (pOr == NULL) {
     iiQueryFree(pCopy);
     *pRc = SQLITE_NOMEM;
     return;
   }
-  memset(pAnd, 0, sizeof(*pAnd));
-  pAnd->eType = II_AND;
-  pAnd->pLeft = *ppAnd;
-  pAnd->pRight = pCopy;
-  *ppAnd = pAnd;
+  memset(pOr, 0, sizeof(*pOr));
+  pOr->eType = II_OR;
+  pOr->pLeft = *ppOr;
+  pOr->pRight = pCopy;
+  *ppOr = pOr;
 }
 
 /*
 ** The element query a facet of key iKey of nested field iField counts for
-** term zTerm under query pQuery (NULL: none): the inner query C1 AND ...
-** AND key:term of iField:{...}, where C1... are the element queries on
-** iField that are top-level AND operands of pQuery. So the facet counts
-** the documents of the audience with one element that matches those
-** conditions and has the term. A new tree (iiQueryFree), or NULL with *pRc
-** set.
+** term zTerm under query pQuery (NULL: none): the inner query (C1 OR ...
+** OR Cn) AND key:term of iField:{...}, where C1... are the element
+** queries on iField that are top-level AND operands of pQuery. So the
+** facet counts the documents of the audience with one element that the
+** query matched (it meets one of those conditions) and has the term:
+** with skills:{skill:poetry} AND skills:{skill:math}, the levels of the
+** poetry and of the math elements. A new tree (iiQueryFree), or NULL
+** with *pRc set.
 */
 IiExpr *iiQueryNestFacet(const IiExpr *pQuery, int iField, int iKey, const char *zTerm, int nTerm, int *pRc) {
   IiExpr *pConds = NULL, *pTerm, *pAnd;

@@ -411,8 +411,8 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
 /*
 ** Facets of key iKey of nested field iField ("skills.level") for the
 ** audiences: per term of the key, the documents of each audience with one
-** element that has the term and meets the query's element conditions on
-** the field (iiNestFacets). Appends rows with a non-zero count.
+** element that has the term and meets one of the query's element
+** conditions on the field (iiNestFacets). Appends rows with a non-zero count.
 */
 static int iiFacetsNested(ii_companion_cursor *pCur, inverted_index_vtab *p, int iField, int iKey,
                           roaring_bitmap_t **aAud, int nAud, char **pzErr) {
