@@ -13,7 +13,9 @@
 ** so labels are relocated, three inverted_index documents (rowids 3k-2 ..
 ** 3k, each with the terms "t<k>" and "all", and a NESTED field of two
 ** elements, {"s": "t<k>", "l": "all"} and {"s": "all"}), updates one
-** earlier document (its elements renumbered), inserts three rows (ids 3k-2 .. 3k, city "c<k>", tags
+** earlier document (an odd rowid gains an element {"s": "x"}, up to 6,
+** so its elements move to new numbers; an even one keeps them), inserts three rows (ids 3k-2 .. 3k, city
+*"c<k>", tags
 ** ["t<k>", "all"]) into the base table of a sync and a deferred index
 ** table and updates one earlier row, runs the deferred one's 'refresh', and
 ** calls kv_incr('txn') once. After COMMIT returns, the child
@@ -113,7 +115,8 @@ static void crashChild(const char *zPath, int fd, uint64_t seed) {
         " (%lld, '[\"t%lld\",\"all\"]', 'g%lld'), (%lld, '[\"t%lld\",\"all\"]', 'g%lld');"
         "UPDATE ii SET sk = json_array(json_object('s', 't' || ((rowid + 2) / 3), 'l', 'all'),"
         " json_object('s', 'all')) WHERE sk IS NULL;"
-        "UPDATE ii SET grp = 'u%lld', sk = sk WHERE rowid = %lld;"
+        "UPDATE ii SET grp = 'u%lld', sk = CASE WHEN rowid %% 2 = 1 AND json_array_length(sk) < 6"
+        " THEN json_insert(sk, '$[#]', json_object('s', 'x')) ELSE sk END WHERE rowid = %lld;"
         "INSERT INTO base(id, city, tags) SELECT 3 * %lld - 2 + value, 'c%lld', json_array('t%lld', 'all')"
         " FROM json_each('[0, 1, 2]');"
         "UPDATE base SET city = city || 'x' WHERE id = %lld;"
