@@ -260,6 +260,50 @@ static int iiFacetAppend(ii_companion_cursor *pCur, sqlite3_int64 iName, int nNa
   return SQLITE_OK;
 }
 
+/* The terms a facet reports, their bytes in the cursor's arena. */
+typedef struct IiFacetTerms IiFacetTerms;
+struct IiFacetTerms {
+  sqlite3_int64 *aId;   /* Term ids (0 where the caller has none) */
+  sqlite3_int64 *aOff;  /* Offset of each term in the arena (a NUL follows it) */
+  int *aLen;            /* Bytes of each term */
+  sqlite3_int64 n;      /* Terms */
+  sqlite3_int64 nAlloc; /* Entries allocated in each array */
+};
+
+static void iiFacetTermsFree(IiFacetTerms *pList) {
+  sqlite3_free(pList->aId);
+  sqlite3_free(pList->aOff);
+  sqlite3_free(pList->aLen);
+}
+
+/* Append term id with the text of column iCol of pStmt to pList, its bytes and a NUL to the arena. */
+static int iiFacetTermAdd(ii_companion_cursor *pCur, IiFacetTerms *pList, sqlite3_int64 id,
+                          sqlite3_stmt *pStmt, int iCol) {
+  int rc = SQLITE_OK;
+  const unsigned char *zTerm = sqlite3_column_text(pStmt, iCol);
+  if (zTerm == NULL) return SQLITE_NOMEM;
+  if (pList->n == pList->nAlloc) {
+    sqlite3_int64 nNew = pList->nAlloc ? pList->nAlloc * 2 : 64;
+    sqlite3_int64 *a1 = (sqlite3_int64 *)sqlite3_realloc64(pList->aId, sizeof(sqlite3_int64) * (size_t)nNew);
+    sqlite3_int64 *a2;
+    int *a3;
+    if (a1) pList->aId = a1;
+    a2 = (sqlite3_int64 *)sqlite3_realloc64(pList->aOff, sizeof(sqlite3_int64) * (size_t)nNew);
+    if (a2) pList->aOff = a2;
+    a3 = (int *)sqlite3_realloc64(pList->aLen, sizeof(int) * (size_t)nNew);
+    if (a3) pList->aLen = a3;
+    if (!a1 || !a2 || !a3) return SQLITE_NOMEM;
+    pList->nAlloc = nNew;
+  }
+  pList->aId[pList->n] = id;
+  pList->aOff[pList->n] = pCur->arena.n;
+  pList->aLen[pList->n] = sqlite3_column_bytes(pStmt, iCol);
+  nosqlBufferAppend(&rc, &pCur->arena, zTerm, pList->aLen[pList->n]);
+  nosqlBufferAppend(&rc, &pCur->arena, "", 1);
+  if (rc == SQLITE_OK) pList->n++;
+  return rc;
+}
+
 /*
 ** Facets of field iField for the audiences aAud[0..nAud): append rows with
 ** a non-zero count. eMethod: 0 choose, 1 bitmap, 2 direct.
@@ -270,8 +314,8 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
   sqlite3_int64 iName = pCur->arena.n;
   int nName = (int)strlen(p->azField[iField]);
   sqlite3_stmt *pStmt = NULL;
-  sqlite3_int64 *aId = NULL, *aOff = NULL, nAlloc = 0, nTerm = 0, t, nDocsField = 0, nAlloc2;
-  int *aLen = NULL;
+  IiFacetTerms terms = {0, 0, 0, 0, 0};
+  sqlite3_int64 nTerm, t, nDocsField = 0;
   int64_t *aCount = NULL;
   sqlite3_int64 iMaxId = 0;
   double rAud = 0, rLive = (double)roaring_bitmap_get_cardinality(p->pMap->pLive), rUncached = 0;
@@ -286,56 +330,32 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
   sqlite3_free(zSql);
   if (rc == SQLITE_OK) sqlite3_bind_int(pStmt, 1, iField);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    if (nTerm == nAlloc) {
-      sqlite3_int64 *a1, *a2;
-      int *a3;
-      nAlloc2 = nAlloc ? nAlloc * 2 : 64;
-      a1 = (sqlite3_int64 *)sqlite3_realloc64(aId, sizeof(sqlite3_int64) * (size_t)nAlloc2);
-      if (a1) aId = a1;
-      a2 = (sqlite3_int64 *)sqlite3_realloc64(aOff, sizeof(sqlite3_int64) * (size_t)nAlloc2);
-      if (a2) aOff = a2;
-      a3 = (int *)sqlite3_realloc64(aLen, sizeof(int) * (size_t)nAlloc2);
-      if (a3) aLen = a3;
-      if (!a1 || !a2 || !a3) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      nAlloc = nAlloc2;
-    }
-    aId[nTerm] = sqlite3_column_int64(pStmt, 0);
-    if (aId[nTerm] < 1 || aId[nTerm] > INT32_MAX) {
+    sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
+    if (id < 1 || id > INT32_MAX) {
       rc = iiCorrupt(p, "dictionary entry", "terms");
       break;
     }
-    aOff[nTerm] = pCur->arena.n;
-    {
-      const unsigned char *zTerm = sqlite3_column_text(pStmt, 1);
-      aLen[nTerm] = sqlite3_column_bytes(pStmt, 1);
-      if (zTerm == NULL) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      nosqlBufferAppend(&rc, &pCur->arena, zTerm, aLen[nTerm]);
-    }
+    rc = iiFacetTermAdd(pCur, &terms, id, pStmt, 1);
+    if (rc != SQLITE_OK) break;
     /* A term's document count is at most 2^32 (32-bit document numbers). */
     if (sqlite3_column_int64(pStmt, 2) > ((sqlite3_int64)1 << 32)) {
       rc = iiCorrupt(p, "dictionary entry", "terms");
       break;
     }
     nDocsField += sqlite3_column_int64(pStmt, 2);
-    if (aId[nTerm] > iMaxId) iMaxId = aId[nTerm];
+    if (id > iMaxId) iMaxId = id;
     if (p->nSlot) {
-      IiTerm *u = p->aById[iiSlotById(p, aId[nTerm])];
+      IiTerm *u = p->aById[iiSlotById(p, id)];
       if (u == NULL || u->pPost == NULL) rUncached += (double)sqlite3_column_int64(pStmt, 2);
     } else {
       rUncached += (double)sqlite3_column_int64(pStmt, 2);
     }
-    nTerm++;
   }
   if (pStmt) {
     int rc2 = sqlite3_finalize(pStmt);
     if (rc == SQLITE_OK) rc = rc2;
   }
+  nTerm = terms.n;
   if (rc == SQLITE_OK && nTerm > 0) {
     aCount = (int64_t *)sqlite3_malloc64(sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
     if (aCount == NULL)
@@ -370,7 +390,7 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
     if (aPost == NULL) rc = SQLITE_NOMEM;
     for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
       IiTerm *u = NULL;
-      rc = iiTermById(p, aId[t], &u);
+      rc = iiTermById(p, terms.aId[t], &u);
       if (rc == SQLITE_OK) rc = iiTermLoad(p, u);
       if (rc == SQLITE_OK) aPost[t] = u->pPost;
     }
@@ -387,7 +407,7 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
     }
     if (rc == SQLITE_OK) {
       memset(aSlot, 0xff, sizeof(int32_t) * ((size_t)iMaxId + 1));
-      for (t = 0; t < nTerm; t++) aSlot[aId[t]] = (int32_t)t;
+      for (t = 0; t < nTerm; t++) aSlot[terms.aId[t]] = (int32_t)t;
       rc = iiFacetDirect((const roaring_bitmap_t *const *)aAud, nAud, p->pMap->aOff, p->pMap->nDoc,
                          p->pMap->aTermId, aSlot, (uint32_t)iMaxId + 1, (int)nTerm, aCount);
     }
@@ -397,14 +417,12 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
   for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
     for (q = 0; q < nAud; q++) {
       int64_t n = aCount[(size_t)q * (size_t)nTerm + (size_t)t];
-      if (n > 0) rc = iiFacetAppend(pCur, iName, nName, aOff[t], aLen[t], q, n);
+      if (n > 0) rc = iiFacetAppend(pCur, iName, nName, terms.aOff[t], terms.aLen[t], q, n);
       if (rc != SQLITE_OK) break;
     }
   }
   sqlite3_free(aCount);
-  sqlite3_free(aId);
-  sqlite3_free(aOff);
-  sqlite3_free(aLen);
+  iiFacetTermsFree(&terms);
   return rc;
 }
 
@@ -416,11 +434,12 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
 */
 static int iiFacetsNested(ii_companion_cursor *pCur, inverted_index_vtab *p, int iField, int iKey,
                           roaring_bitmap_t **aAud, int nAud, char **pzErr) {
-  int rc = SQLITE_OK, nTerm = 0, nAlloc = 0, q, t;
+  int rc = SQLITE_OK, nTerm, q, t;
   sqlite3_stmt *pStmt = NULL;
-  sqlite3_int64 iName = pCur->arena.n, *aOff = NULL;
+  sqlite3_int64 iName = pCur->arena.n;
+  IiFacetTerms terms = {0, 0, 0, 0, 0};
   char **azTerm = NULL;
-  int *anTerm = NULL, nName;
+  int nName;
   int64_t *aCount = NULL;
   char *zSql = sqlite3_mprintf(
       "SELECT DISTINCT term FROM \"%w\".\"%w_terms\" WHERE (field & 4294967295) = ?1 "
@@ -433,58 +452,30 @@ static int iiFacetsNested(ii_companion_cursor *pCur, inverted_index_vtab *p, int
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   if (rc == SQLITE_OK) sqlite3_bind_int64(pStmt, 1, II_CODE(iField, iKey + 2, 0));
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    if (nTerm == nAlloc) {
-      int nNew = nAlloc ? nAlloc * 2 : 64;
-      char **a1 = (char **)sqlite3_realloc64(azTerm, sizeof(char *) * (size_t)nNew);
-      int *a2;
-      sqlite3_int64 *a3;
-      if (a1) azTerm = a1;
-      a2 = (int *)sqlite3_realloc64(anTerm, sizeof(int) * (size_t)nNew);
-      if (a2) anTerm = a2;
-      a3 = (sqlite3_int64 *)sqlite3_realloc64(aOff, sizeof(sqlite3_int64) * (size_t)nNew);
-      if (a3) aOff = a3;
-      if (!a1 || !a2 || !a3) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      nAlloc = nNew;
-    }
-    {
-      const unsigned char *zTerm = sqlite3_column_text(pStmt, 0);
-      anTerm[nTerm] = sqlite3_column_bytes(pStmt, 0);
-      if (zTerm == NULL) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      aOff[nTerm] = pCur->arena.n;
-      nosqlBufferAppend(&rc, &pCur->arena, zTerm, anTerm[nTerm]);
-    }
-    nosqlBufferAppend(&rc, &pCur->arena, "", 1);
-    nTerm++;
-  }
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) rc = iiFacetTermAdd(pCur, &terms, 0, pStmt, 0);
   if (pStmt) {
     int rc2 = sqlite3_finalize(pStmt);
     if (rc == SQLITE_OK) rc = rc2;
   }
+  nTerm = (int)terms.n;
   if (rc == SQLITE_OK && nTerm > 0) {
     aCount = (int64_t *)sqlite3_malloc64(sizeof(int64_t) * (size_t)nTerm);
-    if (aCount == NULL) rc = SQLITE_NOMEM;
+    azTerm = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)nTerm);
+    if (aCount == NULL || azTerm == NULL) rc = SQLITE_NOMEM;
   }
   /* The arena no longer moves: point the terms into it. */
-  for (t = 0; rc == SQLITE_OK && t < nTerm; t++) azTerm[t] = (char *)pCur->arena.a + aOff[t];
+  for (t = 0; rc == SQLITE_OK && t < nTerm; t++) azTerm[t] = (char *)pCur->arena.a + terms.aOff[t];
   for (q = 0; rc == SQLITE_OK && q < nAud && nTerm > 0; q++) {
     memset(aCount, 0, sizeof(int64_t) * (size_t)nTerm);
-    rc = iiNestFacets(p, pCur->azQuery[q], aAud[q], iField, iKey, nTerm, (const char *const *)azTerm, anTerm,
-                      aCount, pzErr);
+    rc = iiNestFacets(p, pCur->azQuery[q], aAud[q], iField, iKey, nTerm, (const char *const *)azTerm,
+                      terms.aLen, aCount, pzErr);
     for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
-      if (aCount[t] > 0) rc = iiFacetAppend(pCur, iName, nName, aOff[t], anTerm[t], q, aCount[t]);
+      if (aCount[t] > 0) rc = iiFacetAppend(pCur, iName, nName, terms.aOff[t], terms.aLen[t], q, aCount[t]);
     }
   }
   sqlite3_free(aCount);
   sqlite3_free(azTerm);
-  sqlite3_free(anTerm);
-  sqlite3_free(aOff);
+  iiFacetTermsFree(&terms);
   return rc;
 }
 
