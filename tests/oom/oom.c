@@ -150,7 +150,10 @@ static const char *const azInvertedIndex[] = {
     "SELECT field, term, docs FROM n_facets WHERE query = 'skills:{skill:poetry}' ORDER BY 1, 2",
     "CREATE VIRTUAL TABLE n_vocab USING inverted_index_vocab(n)",
     "SELECT field, term, docs FROM n_vocab ORDER BY 1, 2",
+    "SELECT term, docs FROM n_facets WHERE field = 'skills.level' AND query = 'skills:{skill:poetry} AND "
+    "skills:{level:excellent}'",
     "UPDATE n SET skills = '[{\"skill\":\"chess\"}]', langs = NULL WHERE rowid = 1",
+    "UPDATE n SET skills = '[{\"skill\":\"chess\"},{\"skill\":\"go\"},{\"skill\":\"math\"}]' WHERE rowid = 1",
     "DELETE FROM n WHERE rowid = 2",
     "INSERT INTO n(n) VALUES ('optimize')",
     "INSERT INTO n(n) VALUES ('integrity-check')",
@@ -348,6 +351,9 @@ static int oomVerbose;
 ** aRef (NULL: fills it). Returns 0 if the run was clean, 1 if not; sets
 ** *pbFired when the failure happened.
 */
+/* Statements a script may have (the reference outputs are kept on the stack). */
+#define OOM_MAX_STMT 64
+
 static int oomRun(const OomScript *pScript, int iFail, OomOut *aRef, int *pbFired) {
   sqlite3 *db = NULL;
   int64_t nBefore = oomOutstanding;
@@ -455,10 +461,15 @@ int main(int argc, char **argv) {
   sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
   for (iScript = 0; iScript < sizeof(aScript) / sizeof(aScript[0]); iScript++) {
     const OomScript *p = &aScript[iScript];
-    OomOut aRef[32];
+    OomOut aRef[OOM_MAX_STMT];
     int nStmt = 0, iFail, bFired = 1, nRun = 0, nBad = 0;
     if (zOnly && strcmp(zOnly, p->zName) != 0) continue;
     while (p->azStmt[nStmt]) nStmt++;
+    if (nStmt > OOM_MAX_STMT) {
+      printf("FAIL %s: %d statements, more than OOM_MAX_STMT (%d)\n", p->zName, nStmt, OOM_MAX_STMT);
+      nFail++;
+      continue;
+    }
     memset(aRef, 0, sizeof(aRef));
     /* Twice unarmed: the first run may leave global state (memory SQLite keeps for the process). */
     oomRun(p, 0, aRef, &bFired);
