@@ -275,8 +275,9 @@ int iiCodeOk(inverted_index_vtab *p, sqlite3_int64 iCode) {
 char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode) {
   int iField = II_CODE_FIELD(iCode), iSlot = II_CODE_SLOT(iCode);
   sqlite3_int64 iElem = II_CODE_ELEM(iCode);
-  const char *zKey = iSlot > II_SLOT_PRESENT ? p->aazKey[iField][iSlot - 2] : NULL;
+  const char *zKey;
   if (!iiCodeOk(p, iCode)) return sqlite3_mprintf("?");
+  zKey = iSlot > II_SLOT_PRESENT ? p->aazKey[iField][iSlot - 2] : NULL;
   if (iElem == 0) return sqlite3_mprintf("%s%s%s", p->azField[iField], zKey ? "." : "", zKey ? zKey : "");
   return sqlite3_mprintf("%s%s%s_%lld", p->azField[iField], zKey ? "." : "", zKey ? zKey : "", iElem);
 }
