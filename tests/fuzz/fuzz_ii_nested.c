@@ -5,10 +5,12 @@
 ** facets, 'integrity-check', 'optimize' and writes, in both layouts.
 **
 ** Input: byte 0 chooses the mode. Bit 0 clear: the rest is a value for the
-** nested fields, inserted and updated in both layouts. Bit 0 set: the rest
-** is the payload of an element row (framed with iiFrameHeader() unless bit
-** 1 is set; bits 2..7 choose the row), so the fuzzer reaches the element
-** decoder behind the checksum.
+** nested fields, inserted and updated in both layouts. Bit 0 set: bits 2
+** and 3 choose an element row, and with bit 7 clear the rest is the row's
+** payload (framed with iiFrameHeader() unless bit 1 is set), so the fuzzer
+** reaches the element decoder behind the checksum; with bit 7 set the rest
+** is the row's first, n and doc, 8 bytes each, little-endian (the element
+** range arithmetic).
 */
 #include <stdlib.h>
 
@@ -66,6 +68,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
                                           "UPDATE q SET skills = ?1 WHERE rowid = 1"};
     for (i = 0; i < sizeof(azWrite) / sizeof(azWrite[0]); i++) {
       fuzzRun1(db, azWrite[i], 1, aData + 1, (int)nData - 1);
+    }
+  } else if (aData[0] & 0x80) {
+    sqlite3_int64 aVal[3] = {0, 0, 0};
+    int k;
+    for (i = 1; i < nData && i < 25; i++)
+      aVal[(i - 1) / 8] |= (sqlite3_int64)((uint64_t)aData[i] << (8 * ((i - 1) % 8)));
+    sqlite3_prepare_v2(db,
+                       "UPDATE e_elems SET first = ?1, n = ?2, doc = ?3 WHERE doc = (SELECT doc FROM e_elems "
+                       "ORDER BY doc LIMIT 1 OFFSET ?4)",
+                       -1, &pStmt, 0);
+    if (pStmt) {
+      for (k = 0; k < 3; k++) sqlite3_bind_int64(pStmt, k + 1, aVal[k]);
+      sqlite3_bind_int(pStmt, 4, iRow % 4);
+      sqlite3_step(pStmt);
+      sqlite3_finalize(pStmt);
     }
   } else {
     nBlob = nData - 1 + (bRaw ? 0 : 12);
