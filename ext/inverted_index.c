@@ -862,8 +862,9 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
     pMap->nElemField = p->nField;
   }
   if (pMap->aaElemDoc[iField]) return SQLITE_OK;
-  zSql = sqlite3_mprintf("SELECT first, n, doc FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first",
-                         p->zDb, p->zName);
+  zSql = sqlite3_mprintf(
+      "SELECT first, n, doc, length(terms) FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first", p->zDb,
+      p->zName);
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
@@ -875,7 +876,11 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iFirst = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 1);
     sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 2), k;
-    if (!iiElemRangeOk(iFirst, n) || iFirst < iEnd || iDoc < 0 || iDoc >= pMap->nDoc ||
+    /* Each element takes at least 8 bytes of the row's blob (a count and
+    ** the presence term): a damaged n cannot make the map outgrow the
+    ** stored rows (the blob itself is checked where it is decoded). */
+    sqlite3_int64 nMax = (sqlite3_column_int64(pStmt, 3) - II_FRAME_HDR) / 8;
+    if (!iiElemRangeOk(iFirst, n) || n > nMax || iFirst < iEnd || iDoc < 0 || iDoc >= pMap->nDoc ||
         !roaring_bitmap_contains(pMap->pLive, (uint32_t)iDoc)) {
       rc = iiCorrupt(p, "element range", "elems");
       break;
