@@ -420,17 +420,14 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
     rc = SQLITE_ERROR;
     goto connect_done;
   }
-  {
-    /* "schema.table" names the base table's schema; by default it is the virtual table's. */
-    const char *zDot = strchr(argv[3], '.');
-    if (zDot && argv[3][0] != '"' && argv[3][0] != '[' && argv[3][0] != '`' && argv[3][0] != '\'') {
-      p->zSchema = nosqlDequote(argv[3], (int)(zDot - argv[3]));
-      p->zBase = nosqlDequote(zDot + 1, (int)strlen(zDot + 1));
-    } else {
-      p->zSchema = sqlite3_mprintf("%s", argv[1]);
-      p->zBase = nosqlDequote(argv[3], (int)strlen(argv[3]));
-    }
+  /* "schema.table" names the base table's schema; by default it is the virtual table's. */
+  rc = nosqlQualifiedName(argv[3], &p->zSchema, &p->zBase);
+  if (rc == SQLITE_ERROR) {
+    *pzErr =
+        sqlite3_mprintf("composite_scan: the first argument must name the base table, not '%s'", argv[3]);
+    goto connect_done;
   }
+  if (rc == SQLITE_OK && p->zSchema == NULL) p->zSchema = sqlite3_mprintf("%s", argv[1]);
   p->zKey = nosqlDequote(argv[4], (int)strlen(argv[4]));
   if (p->zSchema == NULL || p->zBase == NULL || p->zKey == NULL) {
     rc = SQLITE_NOMEM;

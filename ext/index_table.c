@@ -222,25 +222,6 @@ static void idxAppendColDef(int *pRc, NosqlBuffer *pB, const IdxCol *pCol) {
   if (pCol->zColl) nosqlBufferAppendf(pRc, pB, " COLLATE \"%w\"", pCol->zColl);
 }
 
-/* True when token z[0..n) is an identifier: a bare word or a "", ``, [] quoted name. */
-static int idxIsIdent(const char *z, int n) {
-  int i;
-  if (n <= 0) return 0;
-  if (z[0] == '"' || z[0] == '`' || z[0] == '[') return n >= 3;
-  if (!((z[0] >= 'a' && z[0] <= 'z') || (z[0] >= 'A' && z[0] <= 'Z') || z[0] == '_' ||
-        (unsigned char)z[0] >= 0x80)) {
-    return 0;
-  }
-  for (i = 1; i < n; i++) {
-    char c = z[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
-          (c >= '0' && c <= '9') || (unsigned char)c >= 0x80)) {
-      return 0;
-    }
-  }
-  return 1;
-}
-
 /* True when token z[0..n) is the bare word zWord (case-insensitive). */
 static int idxIsWord(const char *z, int n, const char *zWord) {
   return n == (int)strlen(zWord) && sqlite3_strnicmp(z, zWord, n) == 0;
@@ -336,7 +317,7 @@ static int idxParsePart(void *pCtx, const char *z, int n) {
   pPart = &p->aPart[p->nPart++];
   memset(pPart, 0, sizeof(*pPart));
   iExprEnd = iLastEnd;
-  if (nTok >= 3 && idxIsWord(&zText[aOff[2]], aLen[2], "AS") && idxIsIdent(&zText[aOff[3]], aLen[3])) {
+  if (nTok >= 3 && idxIsWord(&zText[aOff[2]], aLen[2], "AS") && nosqlIsIdent(&zText[aOff[3]], aLen[3])) {
     pPart->zName = nosqlDequote(&zText[aOff[3]], aLen[3]);
     if (pPart->zName == NULL) goto part_nomem;
     iExprEnd = aOff[2];
@@ -350,7 +331,7 @@ static int idxParsePart(void *pCtx, const char *z, int n) {
                           zText[iExprEnd - 1] == '\n' || zText[iExprEnd - 1] == '\r')) {
     iExprEnd--;
   }
-  if (nTok == 1 && idxIsIdent(zText, aLen[0])) {
+  if (nTok == 1 && nosqlIsIdent(zText, aLen[0])) {
     pPart->eKind = IDX_PART_COLUMN;
     pPart->zExpr = nosqlDequote(zText, aLen[0]);
   } else if (nTok >= 3 && idxIsWord(zText, aLen[0], "each") && aLen[1] == 1 && zText[aOff[1]] == '(' &&
@@ -385,7 +366,7 @@ static int idxParseInclude(void *pCtx, const char *z, int n) {
   int i = 0, nT = 0;
   const char *zTok = nosqlSqlToken(z, &i, &nT);
   char **azNew;
-  if (n == 0 || zTok == NULL || !idxIsIdent(zTok, nT) || i < n) {
+  if (n == 0 || zTok == NULL || !nosqlIsIdent(zTok, nT) || i < n) {
     *pP->pzErr = sqlite3_mprintf("index_table: include = '...' takes column names, not '%.*s'", n, z);
     return SQLITE_ERROR;
   }
@@ -400,42 +381,17 @@ static int idxParseInclude(void *pCtx, const char *z, int n) {
 
 /* "schema.table" or "table" (quoted or not) in argument z: the table name, checked against zDb. */
 static int idxParseBase(idxtab_vtab *p, const char *z, char **pzErr) {
-  int i = 0, n1 = 0, n2 = 0, n3 = 0;
-  const char *z1 = nosqlSqlToken(z, &i, &n1);
-  const char *z2 = z1 ? nosqlSqlToken(z, &i, &n2) : NULL;
-  const char *z3 = z2 ? nosqlSqlToken(z, &i, &n3) : NULL;
-  if (z1 && z2 == NULL && idxIsIdent(z1, n1)) {
-    p->zBase = nosqlDequote(z1, n1);
-    return p->zBase ? SQLITE_OK : SQLITE_NOMEM;
+  char *zSchema = NULL;
+  int rc = nosqlQualifiedName(z, &zSchema, &p->zBase);
+  if (rc == SQLITE_ERROR) {
+    *pzErr = sqlite3_mprintf("index_table: the first argument must name the base table, not '%s'", z);
+  } else if (rc == SQLITE_OK && zSchema && sqlite3_stricmp(zSchema, p->zDb) != 0) {
+    *pzErr =
+        sqlite3_mprintf("index_table: base table '%s' must be in the index table's schema '%s'", z, p->zDb);
+    rc = SQLITE_ERROR;
   }
-  /* A bare "schema.table" is one token; a quoted one is three. */
-  if (z1 && z2 == NULL && z1[0] != '"' && memchr(z1, '.', (size_t)n1)) {
-    const char *zDot = (const char *)memchr(z1, '.', (size_t)n1);
-    z3 = zDot + 1;
-    n3 = n1 - (int)(z3 - z1);
-    n1 = (int)(zDot - z1);
-    z2 = zDot;
-    n2 = 1;
-  } else if (z3 == NULL || n2 != 1 || z2[0] != '.' || nosqlSqlToken(z, &i, &n2) != NULL) {
-    z1 = NULL;
-  }
-  if (z1 && idxIsIdent(z1, n1) && idxIsIdent(z3, n3)) {
-    char *zSchema = nosqlDequote(z1, n1);
-    int bSame;
-    if (zSchema == NULL) return SQLITE_NOMEM;
-    bSame = sqlite3_stricmp(zSchema, p->zDb) == 0;
-    if (!bSame) {
-      *pzErr =
-          sqlite3_mprintf("index_table: base table '%s' must be in the index table's schema '%s'", z, p->zDb);
-      sqlite3_free(zSchema);
-      return SQLITE_ERROR;
-    }
-    sqlite3_free(zSchema);
-    p->zBase = nosqlDequote(z3, n3);
-    return p->zBase ? SQLITE_OK : SQLITE_NOMEM;
-  }
-  *pzErr = sqlite3_mprintf("index_table: the first argument must name the base table, not '%s'", z);
-  return SQLITE_ERROR;
+  sqlite3_free(zSchema);
+  return rc;
 }
 
 /*
@@ -747,7 +703,7 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
       *pzErr = sqlite3_mprintf("index_table: %s '%s' has a subquery; key expressions read only the base row",
                                zWhat, zExpr);
       rc = SQLITE_ERROR;
-    } else if (n == 1 && zTok[0] == '(' && zPrev && idxIsIdent(zPrev, nPrev)) {
+    } else if (n == 1 && zTok[0] == '(' && zPrev && nosqlIsIdent(zPrev, nPrev)) {
       char *zFunc = nosqlDequote(zPrev, nPrev);
       if (zFunc == NULL) {
         rc = SQLITE_NOMEM;
@@ -848,7 +804,7 @@ static int idxBareColumn(const idxtab_vtab *p, const IdxBase *pBase, int iPart) 
   int i = 0, n = 0, iCol;
   if (pPart->eKind == IDX_PART_COLUMN) return idxBaseColumn(pBase, pPart->zExpr);
   zTok = nosqlSqlToken(pPart->zExpr, &i, &n);
-  if (zTok == NULL || !idxIsIdent(zTok, n) || nosqlSqlToken(pPart->zExpr, &i, &n) != NULL) return -1;
+  if (zTok == NULL || !nosqlIsIdent(zTok, n) || nosqlSqlToken(pPart->zExpr, &i, &n) != NULL) return -1;
   zName = nosqlDequote(zTok, n);
   iCol = zName ? idxBaseColumn(pBase, zName) : -1;
   sqlite3_free(zName);

@@ -152,6 +152,18 @@ const char *nosqlSqlToken(const char *z, int *pi, int *pn);
 */
 char *nosqlDequote(const char *z, int n);
 
+/* True when token z[0..n) is an identifier: a bare word or a "", ``, [] quoted name. */
+int nosqlIsIdent(const char *z, int n);
+
+/*
+** A module argument naming a table: "table" or "schema.table", each part
+** a bare word or a quoted identifier ("my table", [t], `t`). Sets
+** *pzSchema (NULL when the name has none) and *pzName to new strings
+** (sqlite3_malloc64). SQLITE_ERROR, nothing allocated, when z is not such
+** a name; SQLITE_NOMEM on OOM.
+*/
+int nosqlQualifiedName(const char *z, char **pzSchema, char **pzName);
+
 /*
 ** SQLite drops an empty module argument (`USING m(a, )`, `m(a,,b)`) before
 ** xCreate sees the list, so a module cannot tell it from the list. These

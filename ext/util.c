@@ -701,6 +701,66 @@ char *nosqlDequote(const char *z, int n) {
   return zOut;
 }
 
+int nosqlIsIdent(const char *z, int n) {
+  int i;
+  if (n <= 0) return 0;
+  if (z[0] == '"' || z[0] == '`' || z[0] == '[') return n >= 3;
+  if (!((z[0] >= 'a' && z[0] <= 'z') || (z[0] >= 'A' && z[0] <= 'Z') || z[0] == '_' ||
+        (unsigned char)z[0] >= 0x80)) {
+    return 0;
+  }
+  for (i = 1; i < n; i++) {
+    char c = z[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
+          (c >= '0' && c <= '9') || (unsigned char)c >= 0x80)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* One part of a qualified name at z[*pi]: a quoted identifier or a bare word (no dot); NULL if none. */
+static const char *nosqlNamePart(const char *z, int *pi, int *pn) {
+  int i = *pi, i0;
+  while (iiIsSpace(z[i])) i++;
+  if (z[i] == '"' || z[i] == '`' || z[i] == '[') {
+    *pi = i;
+    return nosqlSqlToken(z, pi, pn);
+  }
+  i0 = i;
+  while (z[i] &&
+         (z[i] == '_' || z[i] == '$' || (z[i] >= 'a' && z[i] <= 'z') || (z[i] >= 'A' && z[i] <= 'Z') ||
+          (z[i] >= '0' && z[i] <= '9') || (unsigned char)z[i] >= 0x80)) {
+    i++;
+  }
+  *pi = i;
+  *pn = i - i0;
+  return i > i0 ? &z[i0] : NULL;
+}
+
+int nosqlQualifiedName(const char *z, char **pzSchema, char **pzName) {
+  int i = 0, n1 = 0, n2 = 0, nEnd = 0;
+  const char *z1 = nosqlNamePart(z, &i, &n1), *z2 = NULL;
+  *pzSchema = *pzName = NULL;
+  if (z1 == NULL || !nosqlIsIdent(z1, n1)) return SQLITE_ERROR;
+  while (iiIsSpace(z[i])) i++;
+  if (z[i] == '.') {
+    i++;
+    z2 = nosqlNamePart(z, &i, &n2);
+    if (z2 == NULL || !nosqlIsIdent(z2, n2)) return SQLITE_ERROR;
+  }
+  if (nosqlSqlToken(z, &i, &nEnd) != NULL) return SQLITE_ERROR;
+  if (z2) *pzSchema = nosqlDequote(z1, n1);
+  *pzName = z2 ? nosqlDequote(z2, n2) : nosqlDequote(z1, n1);
+  if (*pzName == NULL || (z2 && *pzSchema == NULL)) {
+    sqlite3_free(*pzSchema);
+    sqlite3_free(*pzName);
+    *pzSchema = *pzName = NULL;
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
 int nosqlCursorStep(sqlite3_vtab *pVtab, sqlite3_stmt *pStmt, const char *zWho, int *pbEof) {
   int rc = sqlite3_step(pStmt);
   if (rc == SQLITE_ROW) return SQLITE_OK;

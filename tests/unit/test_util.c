@@ -224,8 +224,43 @@ static void testSqlToken(void) {
   CHECK(nosqlSqlToken(z, &i, &n) == NULL);
 }
 
+/* nosqlQualifiedName: table or schema.table, each part bare or quoted; anything else refused. */
+static void testQualifiedName(void) {
+  static const struct {
+    const char *zIn, *zSchema, *zName; /* zName NULL: SQLITE_ERROR */
+  } aCase[] = {{"t", NULL, "t"},
+               {" main.t ", "main", "t"},
+               {"\"my db\".\"t t\"", "my db", "t t"},
+               {"[a b].`c``d`", "a b", "c`d"},
+               {"\"main\".t", "main", "t"},
+               {"main.\"a.b\"", "main", "a.b"},
+               {"\"a.b\"", NULL, "a.b"},
+               {"main . t /* c */", "main", "t"},
+               {"_x$1", NULL, "_x$1"},
+               {"t x", NULL, NULL},
+               {"a.b.c", NULL, NULL},
+               {"main.", NULL, NULL},
+               {".t", NULL, NULL},
+               {"1t", NULL, NULL},
+               {"'t'", NULL, NULL},
+               {"\"\"", NULL, NULL},
+               {"", NULL, NULL},
+               {"t(", NULL, NULL}};
+  int i;
+  for (i = 0; i < (int)(sizeof(aCase) / sizeof(aCase[0])); i++) {
+    char *zSchema = (char *)1, *zName = (char *)1;
+    int rc = nosqlQualifiedName(aCase[i].zIn, &zSchema, &zName);
+    CHECK_INT(rc, aCase[i].zName ? SQLITE_OK : SQLITE_ERROR);
+    CHECK_STR(zName ? zName : "(null)", aCase[i].zName ? aCase[i].zName : "(null)");
+    CHECK_STR(zSchema ? zSchema : "(null)", aCase[i].zSchema ? aCase[i].zSchema : "(null)");
+    sqlite3_free(zSchema);
+    sqlite3_free(zName);
+  }
+}
+
 int main(void) {
   unitApiInit();
+  RUN(testQualifiedName);
   RUN(testDequote);
   RUN(testSqlToken);
   RUN(testArgsHaveEmpty);
