@@ -129,6 +129,7 @@ struct IdxStmt {
   char *zKey;          /* idxStr of the plan */
   sqlite3_stmt *pStmt; /* The SELECT */
   int bBusy;           /* Lent to a cursor */
+  int bStale;          /* Cleared while lent: finalized when given back */
 };
 
 /* Index tables connected on one connection (index_table_drift finds them here). */
@@ -1317,9 +1318,17 @@ static void idxRegistryUnref(void *pArg) {
   if (pReg && --pReg->nRef == 0) sqlite3_free(pReg);
 }
 
+/*
+** Forget the cached reads. One lent to an open cursor (a RENAME while a
+** read is under way) stays with the cursor until it gives it back.
+*/
 static void idxStmtClear(idxtab_vtab *p) {
   int i;
   for (i = 0; i < IDX_STMT_CACHE; i++) {
+    if (p->aStmt[i].bBusy) {
+      p->aStmt[i].bStale = 1;
+      continue;
+    }
     sqlite3_finalize(p->aStmt[i].pStmt);
     sqlite3_free(p->aStmt[i].zKey);
     memset(&p->aStmt[i], 0, sizeof(p->aStmt[i]));
@@ -1832,7 +1841,12 @@ static int idxOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 /* Give the cursor's statement back (to the cache) or finalize it. */
 static void idxCursorReset(idxtab_cursor *pCur) {
-  if (pCur->pCached) {
+  if (pCur->pCached && pCur->pCached->bStale) {
+    IdxStmt *pS = pCur->pCached;
+    sqlite3_finalize(pS->pStmt);
+    sqlite3_free(pS->zKey);
+    memset(pS, 0, sizeof(*pS));
+  } else if (pCur->pCached) {
     sqlite3_reset(pCur->pStmt);
     pCur->pCached->bBusy = 0;
   } else {
