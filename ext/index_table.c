@@ -681,7 +681,7 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
   sqlite3_stmt *pStmt = NULL;
   const char *zTail = NULL, *zTok, *zPrev = NULL;
   char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE (\n%s\n) IS NULL", p->zDb, p->zBase, zExpr);
-  int rc, i = 0, n = 0, nPrev = 0, bTail;
+  int rc, i = 0, n = 0, nPrev = 0, bTail, bDqs = 0;
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, &zTail);
   bTail = zTail && zTail[0];
@@ -700,9 +700,18 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
       p->db, "SELECT min(flags & 0x800) FROM pragma_function_list WHERE name = ?1 COLLATE NOCASE", -1, &pStmt,
       0);
   while (rc == SQLITE_OK && (zTok = nosqlSqlToken(zExpr, &i, &n)) != NULL) {
-    if (idxIsWord(zTok, n, "SELECT")) {
+    if (idxIsWord(zTok, n, "SELECT") ||
+        (zPrev && idxIsWord(zPrev, nPrev, "IN") && !(n == 1 && zTok[0] == '(') && nosqlIsIdent(zTok, n))) {
+      /* A SELECT, or "x IN table" (SQLite's shorthand for a subquery). */
       *pzErr = sqlite3_mprintf("index_table: %s '%s' has a subquery; key expressions read only the base row",
                                zWhat, zExpr);
+      rc = SQLITE_ERROR;
+    } else if (idxIsWord(zTok, n, "CURRENT_TIMESTAMP") || idxIsWord(zTok, n, "CURRENT_DATE") ||
+               idxIsWord(zTok, n, "CURRENT_TIME") || idxIsWord(zTok, n, "'now'")) {
+      /* What CREATE INDEX refuses too: the time of day, read at every write. */
+      *pzErr =
+          sqlite3_mprintf("index_table: %s '%s' reads the current time (%.*s), which is not deterministic",
+                          zWhat, zExpr, n, zTok);
       rc = SQLITE_ERROR;
     } else if (n == 1 && zTok[0] == '(' && zPrev && nosqlIsIdent(zPrev, nPrev)) {
       char *zFunc = nosqlDequote(zPrev, nPrev);
@@ -725,6 +734,13 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
   }
   sqlite3_finalize(pStmt);
   pStmt = NULL;
+  /* Which columns zExpr reads: those without which it does not prepare.
+  ** With double-quoted strings allowed, a hidden "name" would turn into
+  ** the string 'name' and prepare: they are off while probing (an
+  ** expression with a real double-quoted string then reads every column,
+  ** which only widens the update trigger). */
+  if (pabRead) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DQS_DML, -1, &bDqs);
+  if (pabRead && bDqs) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DQS_DML, 0, (int *)0);
   for (i = 0; pabRead && i < pB->nCol && rc == SQLITE_OK; i++) {
     NosqlBuffer b = {0, 0, 0};
     int j;
@@ -742,6 +758,7 @@ static int idxProbe(idxtab_vtab *p, const IdxBase *pB, const char *zExpr, const 
     }
     nosqlBufferFree(&b);
   }
+  if (pabRead && bDqs) sqlite3_db_config(p->db, SQLITE_DBCONFIG_DQS_DML, 1, (int *)0);
   return rc;
 }
 
