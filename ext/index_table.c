@@ -1042,12 +1042,41 @@ static int idxBatch(idxtab_vtab *p, const IdxBase *pBase, int bAll) {
 static const char *const azIdxTrigger[] = {"_insert", "_update", "_delete"};
 
 /* DROP the triggers of index table zName (those that exist). */
+/*
+** Drop index table zName's triggers: those of its trigger names that write
+** to its shadow tables. A trigger of the user's that happens to have one of
+** the names is left alone (creating ours then fails, saying so).
+*/
 static int idxDropTriggers(idxtab_vtab *p, const char *zName) {
   int i, rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql =
+      sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = ?1", p->zDb);
+  char *zData = sqlite3_mprintf("\"%w_data\"", zName), *zLog = sqlite3_mprintf("\"%w_log\"", zName);
+  if (zSql == NULL || zData == NULL || zLog == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   for (i = 0; i < 3 && rc == SQLITE_OK; i++) {
-    rc = idxExec(p->db,
-                 sqlite3_mprintf("DROP TRIGGER IF EXISTS \"%w\".\"%w%s\"", p->zDb, zName, azIdxTrigger[i]));
+    char *zTrigger = sqlite3_mprintf("%s%s", zName, azIdxTrigger[i]);
+    int bOurs = 0;
+    if (zTrigger == NULL) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    sqlite3_bind_text(pStmt, 1, zTrigger, -1, SQLITE_STATIC);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) {
+      const char *zBody = (const char *)sqlite3_column_text(pStmt, 0);
+      bOurs = zBody && (strstr(zBody, zData) || strstr(zBody, zLog));
+    }
+    rc = sqlite3_reset(pStmt);
+    if (rc == SQLITE_OK && bOurs) {
+      rc = idxExec(p->db, sqlite3_mprintf("DROP TRIGGER \"%w\".\"%w\"", p->zDb, zTrigger));
+    }
+    sqlite3_free(zTrigger);
   }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  sqlite3_free(zData);
+  sqlite3_free(zLog);
   return rc;
 }
 
@@ -1143,8 +1172,12 @@ static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
     if (rc == SQLITE_OK) {
       rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
       if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
-        *pzErr = sqlite3_mprintf("index_table: cannot create trigger '%s%s': %s", p->zName, azIdxTrigger[i],
-                                 sqlite3_errmsg(p->db));
+        const char *zMsg = sqlite3_errmsg(p->db);
+        *pzErr = sqlite3_mprintf("index_table: cannot create trigger '%s%s': %s%s", p->zName, azIdxTrigger[i],
+                                 zMsg,
+                                 strstr(zMsg, "already exists")
+                                     ? " (not this index table's: rename that trigger or the index table)"
+                                     : "");
       }
     }
     nosqlBufferFree(&b);
