@@ -814,49 +814,30 @@ static void idxAppendJsonOk(int *pRc, NosqlBuffer *pB, const char *zVal) {
                      zVal);
 }
 
-/* The base column a part reads when its expression is a bare column name (also inside each()), or -1. */
-static int idxBareColumn(const idxtab_vtab *p, const IdxBase *pBase, int iPart) {
-  const IdxPart *pPart = &p->aPart[iPart];
-  const char *zTok;
-  char *zName;
-  int i = 0, n = 0, iCol;
-  if (pPart->eKind == IDX_PART_COLUMN) return idxBaseColumn(pBase, pPart->zExpr);
-  zTok = nosqlSqlToken(pPart->zExpr, &i, &n);
-  if (zTok == NULL || !nosqlIsIdent(zTok, n) || nosqlSqlToken(pPart->zExpr, &i, &n) != NULL) return -1;
-  zName = nosqlDequote(zTok, n);
-  iCol = zName ? idxBaseColumn(pBase, zName) : -1;
-  sqlite3_free(zName);
-  return iCol;
-}
-
 /*
 ** Append the entry SELECT for the base rows that zWhere selects (a
-** condition over "b", the base row), in context eCtx. In a trigger (zRow
-** "NEW"), when every key part reads a bare column, the row is read from
-** NEW directly instead of from the base table. bFirst keeps the first of
+** condition over "b", the base row), in context eCtx. A trigger reads
+** the row from the base table too, never from NEW: another trigger may
+** have changed or deleted the row since (an AFTER INSERT trigger of the
+** user's that normalises a column). bFirst keeps the first of
 ** equal array elements (row_number()), for the drift check. (Long: one
 ** SELECT for three contexts, written in the order its clauses appear.)
 */
 static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, const IdxBase *pBase, int eCtx,
                              const char *zWhere, int bFirst) {
-  int i, nInc = p->nCol - p->nPart - 1, bNew = eCtx == IDX_CTX_TRIGGER, bFrom = 0;
+  int i, nInc = p->nCol - p->nPart - 1, bFrom = 0;
   bFirst = bFirst && idxHasEach(p);
   char **azK = (char **)sqlite3_malloc64(sizeof(char *) * (sqlite3_uint64)(p->nCol + 1));
   if (azK == NULL) {
     *pRc = SQLITE_NOMEM;
     return;
   }
-  for (i = 0; i < p->nPart && bNew; i++) bNew = idxBareColumn(p, pBase, i) >= 0;
-  /* The row's values: NEW."col" in a trigger that reads bare columns, else the subquery's e.kN, e.r, e.iN. */
+  /* The row's values: the subquery's e.kN, e.r, e.iN. */
   for (i = 0; i < p->nCol; i++) {
     if (i == p->nPart) {
-      azK[i] = sqlite3_mprintf("%s.%s", bNew ? "NEW" : "e", bNew ? pBase->zRowid : "r");
-    } else if (!bNew) {
-      azK[i] = sqlite3_mprintf("e.%c%d", i < p->nPart ? 'k' : 'i', i < p->nPart ? i : i - p->nPart - 1);
-    } else if (i < p->nPart) {
-      azK[i] = sqlite3_mprintf("NEW.\"%w\"", pBase->aCol[idxBareColumn(p, pBase, i)].zName);
+      azK[i] = sqlite3_mprintf("e.r");
     } else {
-      azK[i] = sqlite3_mprintf("NEW.\"%w\"", p->aCol[i].zName);
+      azK[i] = sqlite3_mprintf("e.%c%d", i < p->nPart ? 'k' : 'i', i < p->nPart ? i : i - p->nPart - 1);
     }
     if (azK[i] == NULL) *pRc = SQLITE_NOMEM;
   }
@@ -896,31 +877,26 @@ static void idxAppendEntries(int *pRc, NosqlBuffer *pB, const idxtab_vtab *p, co
         nosqlBufferAppendf(pRc, pB, "%sj%d.key", bFrom++ ? ", " : " ORDER BY ", i);
     }
     nosqlBufferAppend(pRc, pB, ") AS rn", -1);
-    bFrom = 0;
   }
-  if (!bNew) {
-    nosqlBufferAppend(pRc, pB, " FROM (SELECT ", 14);
-    for (i = 0; i < p->nPart; i++) {
-      if (p->aPart[i].eKind == IDX_PART_COLUMN) {
-        nosqlBufferAppendf(pRc, pB, "b.\"%w\" AS k%d, ", p->aPart[i].zExpr, i);
-      } else {
-        nosqlBufferAppendf(pRc, pB, "(\n%s\n) AS k%d, ", p->aPart[i].zExpr, i);
-      }
+  nosqlBufferAppend(pRc, pB, " FROM (SELECT ", 14);
+  for (i = 0; i < p->nPart; i++) {
+    if (p->aPart[i].eKind == IDX_PART_COLUMN) {
+      nosqlBufferAppendf(pRc, pB, "b.\"%w\" AS k%d, ", p->aPart[i].zExpr, i);
+    } else {
+      nosqlBufferAppendf(pRc, pB, "(\n%s\n) AS k%d, ", p->aPart[i].zExpr, i);
     }
-    nosqlBufferAppendf(pRc, pB, "b.%s AS r", pBase->zRowid);
-    for (i = 0; i < nInc; i++)
-      nosqlBufferAppendf(pRc, pB, ", b.\"%w\" AS i%d", p->aCol[p->nPart + 1 + i].zName, i);
-    nosqlBufferAppend(pRc, pB, " FROM ", 6);
-    idxAppendTable(pRc, pB, p, eCtx, p->zBase, "");
-    nosqlBufferAppendf(pRc, pB, " AS b%s%s) AS e", zWhere ? " WHERE " : "", zWhere ? zWhere : "");
-    bFrom = 1;
   }
+  nosqlBufferAppendf(pRc, pB, "b.%s AS r", pBase->zRowid);
+  for (i = 0; i < nInc; i++)
+    nosqlBufferAppendf(pRc, pB, ", b.\"%w\" AS i%d", p->aCol[p->nPart + 1 + i].zName, i);
+  nosqlBufferAppend(pRc, pB, " FROM ", 6);
+  idxAppendTable(pRc, pB, p, eCtx, p->zBase, "");
+  nosqlBufferAppendf(pRc, pB, " AS b%s%s) AS e", zWhere ? " WHERE " : "", zWhere ? zWhere : "");
   for (i = 0; i < p->nPart && *pRc == SQLITE_OK; i++) {
     if (p->aPart[i].eKind != IDX_PART_EACH) continue;
     /* An object is refused here; text that is not JSON makes json_type() fail ("malformed JSON"). */
-    nosqlBufferAppendf(pRc, pB, "%sjson_each(CASE WHEN %s IS NULL OR json_type(%s) <> 'object' THEN %s",
-                       bFrom ? ", " : " FROM ", azK[i], azK[i], azK[i]);
-    bFrom = 1;
+    nosqlBufferAppendf(pRc, pB, ", json_each(CASE WHEN %s IS NULL OR json_type(%s) <> 'object' THEN %s",
+                       azK[i], azK[i], azK[i]);
     if (eCtx == IDX_CTX_TRIGGER) {
       /* RAISE's message is a string literal: the name is quoted twice over. */
       char *zMsg = sqlite3_mprintf(
