@@ -1735,10 +1735,6 @@ static int idxRename(sqlite3_vtab *pVtab, const char *zNew) {
   return rc;
 }
 
-static int idxShadowName(const char *zName) {
-  return sqlite3_stricmp(zName, "data") == 0 || sqlite3_stricmp(zName, "log") == 0;
-}
-
 /*--------------------------------------------------------------------------
 ** Reads.
 */
@@ -2156,7 +2152,11 @@ static sqlite3_module idxModule = {
     /* xSavepoint  */ 0,
     /* xRelease    */ 0,
     /* xRollbackTo */ 0,
-    /* xShadowName */ idxShadowName,
+    /* xShadowName: none. The triggers, ordinary SQL that also runs in
+    ** connections without this extension, write <name>_data and
+    ** <name>_log; as shadow tables, defensive mode would refuse them every
+    ** write to the base table. */
+    /* xShadowName */ 0,
 };
 
 /*--------------------------------------------------------------------------

@@ -46,6 +46,9 @@
 **   connection NAME               (nosql) run the next records on the
 **                                 connection NAME ("default" at the start),
 **                                 opening it on the current database
+**   defensive on|off              (nosql) SQLITE_DBCONFIG_DEFENSIVE on the
+**                                 current connection (shadow tables become
+**                                 read-only to ordinary SQL)
 **
 ** --rewrite writes FILE.test.new with the actual results of every query in
 ** place of the expected ones. An answer filled in that way must be checked
@@ -931,6 +934,17 @@ static void sltRunFile(Runner *pRun, const char *zPath) {
     } else if (strcmp(azTok[0], "connection") == 0 && nTok > 1) {
       sltEcho(&f, i, i + 1);
       fileUseConnection(&f, azTok[1]);
+      i++;
+    } else if (strcmp(azTok[0], "defensive") == 0 && nTok > 1) {
+      char *zErr = NULL;
+      sqlite3 *db = fileDb(&f, &zErr);
+      int bOn = strcmp(azTok[1], "on") == 0, bNow = -1;
+      sltEcho(&f, i, i + 1);
+      if (db == NULL || sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, bOn, &bNow) != SQLITE_OK ||
+          bNow != bOn) {
+        sltFailHeader(&f, i, "cannot set defensive mode", zErr ? zErr : zLine);
+      }
+      free(zErr);
       i++;
     } else {
       int iEnd = sltBlockEnd(&f, i);
