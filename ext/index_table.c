@@ -1568,6 +1568,10 @@ static int idxLoadShadow(idxtab_vtab *p) {
                                  sqlite3_stricmp(p->aCol[p->nPart].zName, "rowid") != 0)) {
     zWhy = "its shadow table's columns do not match its key";
   }
+  for (i = 0; rc == SQLITE_OK && zWhy == NULL && i < p->nCol; i++) {
+    /* Renamed to a column's name by an older version (idxRename refuses it now). */
+    if (sqlite3_stricmp(p->aCol[i].zName, p->zName) == 0) zWhy = "its name is also a column's";
+  }
   if (rc == SQLITE_OK && zWhy) {
     p->zDamage = sqlite3_mprintf("index_table '%s' is damaged: %s; DROP TABLE \"%w\" and create it again",
                                  p->zName, zWhy, p->zName);
@@ -1579,8 +1583,11 @@ static int idxLoadShadow(idxtab_vtab *p) {
     if (p->aCol == NULL) return SQLITE_NOMEM;
     for (nPk = 0; nPk < p->nPart && rc == SQLITE_OK; nPk++) {
       char zName[24];
+      const char *zCol = p->aPart[nPk].zName;
       sqlite3_snprintf(sizeof(zName), zName, "key%d", nPk + 1);
-      rc = idxAddCol(p, p->aPart[nPk].zName ? p->aPart[nPk].zName : zName, "", NULL);
+      /* Never the table's name: that is the command column's. */
+      if (zCol == NULL || sqlite3_stricmp(zCol, p->zName) == 0) zCol = zName;
+      rc = idxAddCol(p, sqlite3_stricmp(zCol, p->zName) == 0 ? "key" : zCol, "", NULL);
     }
     if (rc == SQLITE_OK) rc = idxAddCol(p, "rowid", "INTEGER", NULL);
   }
@@ -1702,6 +1709,13 @@ static int idxRename(sqlite3_vtab *pVtab, const char *zNew) {
   if (p->zDamage) {
     nosqlVtabError(pVtab, "%s", p->zDamage);
     return SQLITE_CORRUPT_VTAB;
+  }
+  for (i = 0; i < p->nCol; i++) {
+    if (sqlite3_stricmp(p->aCol[i].zName, zNew) == 0) {
+      nosqlVtabError(pVtab, "index_table: cannot rename '%s' to '%s', the name of one of its columns",
+                     p->zName, zNew);
+      return SQLITE_ERROR;
+    }
   }
   idxStmtClear(p);
   /* Without its base table (SQLITE_ERROR) the index table still renames. */
