@@ -578,6 +578,15 @@ static int idxReadColumns(sqlite3 *db, const char *zDb, const char *zTable, IdxC
   return rc;
 }
 
+/* The base column named zName (case-insensitive), or -1. */
+static int idxBaseColumn(const IdxBase *pB, const char *zName) {
+  int i;
+  for (i = 0; i < pB->nCol; i++) {
+    if (sqlite3_stricmp(pB->aCol[i].zName, zName) == 0) return i;
+  }
+  return -1;
+}
+
 /*
 ** Read the base table's columns into *pB. Errors (in *pzErr): no such
 ** table, a view, a virtual table, a WITHOUT ROWID table, no name left for
@@ -585,11 +594,12 @@ static int idxReadColumns(sqlite3 *db, const char *zDb, const char *zTable, IdxC
 */
 static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
-  int rc, nPk = 0, i, *aPk = NULL;
+  int rc, nPk = 0, i, *aPk = NULL, bStrict = 0;
   const char *zKind = NULL;
   memset(pB, 0, sizeof(*pB));
   rc = sqlite3_prepare_v2(
-      p->db, "SELECT type, wr FROM pragma_table_list(?1) WHERE schema = ?2 COLLATE NOCASE", -1, &pStmt, 0);
+      p->db, "SELECT type, wr, strict FROM pragma_table_list(?1) WHERE schema = ?2 COLLATE NOCASE", -1,
+      &pStmt, 0);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
@@ -602,6 +612,7 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
     } else if (sqlite3_column_int(pStmt, 1)) {
       zKind = "a WITHOUT ROWID table";
     }
+    bStrict = sqlite3_column_int(pStmt, 2);
   } else {
     rc = sqlite3_finalize(pStmt);
     pStmt = NULL;
@@ -621,8 +632,10 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
   }
   rc = idxReadColumns(p->db, p->zDb, p->zBase, &pB->aCol, &pB->aGen, &aPk, &pB->nCol);
   for (i = 0; i < pB->nCol && rc == SQLITE_OK; i++) {
-    /* Declared types become the affinity keywords the index table declares. */
-    char *zAff = sqlite3_mprintf("%s", idxAffinity(pB->aCol[i].zType));
+    /* Declared types become the affinity keywords the index table declares
+    ** (ANY in a STRICT table has none; elsewhere it is NUMERIC). */
+    int bAny = bStrict && sqlite3_stricmp(pB->aCol[i].zType, "ANY") == 0;
+    char *zAff = sqlite3_mprintf("%s", bAny ? "" : idxAffinity(pB->aCol[i].zType));
     if (zAff == NULL) rc = SQLITE_NOMEM;
     if (aPk[i] > 0 && ++nPk == 1 && sqlite3_stricmp(pB->aCol[i].zType, "INTEGER") == 0) {
       pB->zIpk = sqlite3_mprintf("%s", pB->aCol[i].zName);
@@ -654,17 +667,21 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
       rc = SQLITE_ERROR;
     }
   }
+  /* A connected index table: the columns it copies must still be there. */
+  for (i = 0; rc == SQLITE_OK && p->aCol && !p->zDamage && i < p->nCol; i++) {
+    const char *zCol = i < p->nPart   ? (p->aPart[i].eKind == IDX_PART_COLUMN ? p->aPart[i].zExpr : NULL)
+                       : i > p->nPart ? p->aCol[i].zName
+                                      : NULL;
+    if (zCol && idxBaseColumn(pB, zCol) < 0) {
+      *pzErr = sqlite3_mprintf(
+          "index_table '%s': base table '%s' has no column '%s' any more (renamed or dropped?); DROP TABLE "
+          "\"%w\" and create it again",
+          p->zName, p->zBase, zCol, p->zName);
+      rc = SQLITE_ERROR;
+    }
+  }
   if (rc != SQLITE_OK) idxBaseClear(pB);
   return rc;
-}
-
-/* The base column named zName (case-insensitive), or -1. */
-static int idxBaseColumn(const IdxBase *pB, const char *zName) {
-  int i;
-  for (i = 0; i < pB->nCol; i++) {
-    if (sqlite3_stricmp(pB->aCol[i].zName, zName) == 0) return i;
-  }
-  return -1;
 }
 
 /*
@@ -1766,18 +1783,31 @@ static int idxColumnSlot(const idxtab_vtab *p, int iCol) {
   return iCol < p->nPart ? iCol : iCol == p->nCol - 1 ? p->nPart : iCol < p->nCol - 1 ? iCol + 1 : -1;
 }
 
-/* Whether the base table still exists (reads refuse to answer for a dropped one). */
-static int idxBaseExists(idxtab_vtab *p, int *pbExists) {
+/*
+** Whether the base table still exists, and how many of the index table's
+** three triggers do (reads refuse to answer for a dropped base, or for one
+** dropped and created again, which took the triggers with it).
+*/
+static int idxBaseExists(idxtab_vtab *p, int *pbExists, int *pnTrigger) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql = sqlite3_mprintf(
-      "SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE", p->zDb);
+      "SELECT (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE), "
+      "(SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name IN (?2 || '%s', ?2 || "
+      "'%s', "
+      "?2 || '%s') COLLATE NOCASE)",
+      p->zDb, p->zDb, azIdxTrigger[0], azIdxTrigger[1], azIdxTrigger[2]);
   int rc;
+  *pbExists = *pnTrigger = 0;
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
-  *pbExists = sqlite3_step(pStmt) == SQLITE_ROW;
+  sqlite3_bind_text(pStmt, 2, p->zName, -1, SQLITE_STATIC);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    *pbExists = sqlite3_column_int(pStmt, 0) > 0;
+    *pnTrigger = sqlite3_column_int(pStmt, 1);
+  }
   return sqlite3_finalize(pStmt);
 }
 
@@ -1799,7 +1829,8 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
     /* Any failure of the check but a missing table (an interrupt, a busy
     ** schema) is not the planner's: SQLite would report it as SQLITE_ERROR.
     ** The read then runs and meets the same condition itself. */
-    rc = idxBaseExists(p, &bExists);
+    int nTrigger = 0;
+    rc = idxBaseExists(p, &bExists, &nTrigger);
     if (rc == SQLITE_NOMEM) return rc;
     if (rc == SQLITE_OK && !bExists) {
       char *zErr = NULL;
@@ -1807,6 +1838,13 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
       sqlite3_free(pVtab->zErrMsg);
       pVtab->zErrMsg = zErr;
       return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_OK && nTrigger < 3) {
+      nosqlVtabError(pVtab,
+                     "index_table '%s': %d of its 3 triggers on '%s' are missing (was the table dropped and "
+                     "created again?); INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') makes them again",
+                     p->zName, 3 - nTrigger, p->zBase, p->zName, p->zName);
+      return SQLITE_ERROR;
     }
   }
   for (s = 0; s < nSlot; s++) {
