@@ -1745,6 +1745,9 @@ static int idxRename(sqlite3_vtab *pVtab, const char *zNew) {
   for (i = 0; i < 2 && rc == SQLITE_OK; i++) {
     rc = idxExec(p->db, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w%s\" RENAME TO \"%w%s\"", p->zDb, zOld,
                                         azShadow[i], zNew, azShadow[i]));
+    if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+      nosqlVtabError(pVtab, "index_table: cannot rename '%s' to '%s': %s", zOld, zNew, sqlite3_errmsg(p->db));
+    }
   }
   if (rc == SQLITE_OK) {
     p->zName = sqlite3_mprintf("%s", zNew);
