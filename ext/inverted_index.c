@@ -2619,6 +2619,9 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     nosqlBufferAppendf(&rc, &decl, "\"%w\" HIDDEN)", p->zName);
     if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
     if (rc != SQLITE_OK && *pzErr == NULL) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    /* Its writes go to its own shadow tables only (as FTS5's): usable in
+    ** triggers (content= mirroring) and views with trusted_schema=OFF. */
+    if (rc == SQLITE_OK) sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
   }
   nosqlBufferFree(&decl);
   if (rc != SQLITE_OK) {

@@ -75,6 +75,7 @@ static int iiCompanionInit(sqlite3 *db, void *pAux, int argc, const char *const 
                                           "method HIDDEN)"
                                         : "CREATE TABLE x(field TEXT, term TEXT, docs INTEGER)");
   if (rc != SQLITE_OK) return rc;
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS); /* Reads its index only */
   p = (ii_companion_vtab *)sqlite3_malloc64(sizeof(*p));
   if (p == NULL) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));

@@ -1676,6 +1676,9 @@ static int nsetConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlit
     *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
     goto connect_out;
   }
+  /* Its writes go to its own shadow table only (as FTS5's): usable in
+  ** triggers (content= mirroring) and views with trusted_schema=OFF. */
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
 
   if (bCreate) {
     char *zSql;
