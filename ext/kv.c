@@ -610,9 +610,14 @@ static int kvCondRun(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
                      sqlite3_value *pNew, int *pnChange, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
   int bTemp = 0;
+  sqlite3_int64 nBefore;
   int rc = kvTablePrepare(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), zKvLayout,
                           zFmt ? zFmt : zKvGet, &pStmt, &bTemp, pzErr);
   if (rc != SQLITE_OK) return rc;
+  /* Whether the write wrote: sqlite3_changes() does not count what a
+  ** view's INSTEAD OF trigger writes, the total does (and a trigger fires
+  ** only for a row the statement matched). */
+  nBefore = sqlite3_total_changes64(db);
   sqlite3_bind_value(pStmt, 1, argv[1]);
   if (zFmt) {
     sqlite3_bind_value(pStmt, 2, argv[2]);
@@ -620,7 +625,7 @@ static int kvCondRun(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
   }
   rc = sqlite3_step(pStmt);
   if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-    *pnChange = zFmt ? sqlite3_changes(db) : rc == SQLITE_ROW;
+    *pnChange = zFmt ? sqlite3_total_changes64(db) > nBefore : rc == SQLITE_ROW;
     rc = SQLITE_OK;
   } else {
     rc = sqlite3_reset(pStmt);
