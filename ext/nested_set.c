@@ -1867,10 +1867,9 @@ static int nsetBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
     if (iCol >= iFirstInput && iCol < iFirstInput + NSET_N_INPUT) {
       /* Inputs are read from = only. Any other condition (<>, >, IS NULL,
       ** LIKE, and NOT (x = v), which SQLite never passes here) is left to
-      ** SQLite, which applies it to the column's value: the input when =
-      ** gave one, else NULL. So descendant_of <> 2 matches what
-      ** NOT (descendant_of = 2) matches: nothing (docs/nested_set.md). An
-      ** input whose value is not known yet refuses the plan. */
+      ** SQLite, and reading the column without a value from = is an error
+      ** (nsetColumn; docs/nested_set.md). An input whose value is not known
+      ** yet refuses the plan. */
       if (pC->op == SQLITE_INDEX_CONSTRAINT_EQ && !pC->usable) return SQLITE_CONSTRAINT;
     } else if (pC->usable && iCol == NSET_COL_PARENT && pC->op == SQLITE_INDEX_CONSTRAINT_ISNULL) {
       bRoots = 1;
@@ -2464,8 +2463,20 @@ static int nsetColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iC
     if (rc == SQLITE_OK && bFound) sqlite3_result_int64(ctx, iNext);
     return rc;
   }
-  if (iHid >= NSET_HID_INPUT && iHid < NSET_HID_INPUT + NSET_N_INPUT &&
-      pCur->apInput[iHid - NSET_HID_INPUT]) {
+  if (iHid >= NSET_HID_INPUT && iHid < NSET_HID_INPUT + NSET_N_INPUT) {
+    /* An input has a value only where '=' gave the scan one. Read anywhere
+    ** else (under OR or NOT, another operator, a plain column) there is no
+    ** right value to give: NULL made the answer depend on the plan SQLite
+    ** chose (descendant_of = 1 OR id = 6 lost the descendants in a full
+    ** scan and kept them in a multi-index OR), so it is an error. */
+    if (pCur->apInput[iHid - NSET_HID_INPUT] == NULL) {
+      nosqlVtabError(
+          pCursor->pVtab,
+          "nested_set: %s is a query input: it takes part as %s = N (or IN) ANDed with the rest of "
+          "the WHERE clause, not under OR or NOT, with another operator or as a value",
+          azNsetInput[iHid - NSET_HID_INPUT], azNsetInput[iHid - NSET_HID_INPUT]);
+      return SQLITE_ERROR;
+    }
     sqlite3_result_value(ctx, pCur->apInput[iHid - NSET_HID_INPUT]);
   }
   return SQLITE_OK;
