@@ -1124,11 +1124,40 @@ static int nsetBuildError(nset_vtab *p, const NsetBuild *b, int eErr) {
 }
 
 /*
+** A suffix for the node table's index names that no index has yet ("" as a
+** rule; "_2", "_3"... when an index of that name remains from a table
+** that was renamed: SQLite's RENAME keeps index names, and cannot rename
+** an index from inside the ALTER TABLE that calls xRename).
+*/
+static int nsetFreeIndexSuffix(nset_vtab *p, char *zSuffix, int nSuffix) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc, i, bTaken = 1;
+  char *zSql = sqlite3_mprintf(
+      "SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'index' AND name IN "
+      "(?1 || '_node_lft' || ?2, ?1 || '_node_parent' || ?2, ?1 || '_node_leaf' || ?2) "
+      "COLLATE NOCASE",
+      p->zDb);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  zSuffix[0] = 0;
+  for (i = 1; rc == SQLITE_OK && bTaken && i < 1000; i++) {
+    if (i > 1) sqlite3_snprintf(nSuffix, zSuffix, "_%d", i);
+    sqlite3_bind_text(pStmt, 1, p->zName, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, zSuffix, -1, SQLITE_STATIC);
+    bTaken = sqlite3_step(pStmt) == SQLITE_ROW && sqlite3_column_int(pStmt, 0) > 0;
+    rc = sqlite3_reset(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
 ** The node table's indexes: the two plain ones (labels, parent) and the
 ** partial leaf index. A missing one is damage: the scans that name it
 ** would fail, and the others would silently become full scans. With
-** bRepair the leaf index is created again (the plain ones by their
-** original names); the cached leaf index name is looked up afresh.
+** bRepair the missing kind is created again, under names no index has
+** (nsetFreeIndexSuffix); the cached leaf index name is looked up afresh.
 */
 static int nsetIndexCheck(nset_vtab *p, int bRepair) {
   sqlite3_stmt *pStmt = NULL;
@@ -1154,15 +1183,24 @@ static int nsetIndexCheck(nset_vtab *p, int bRepair) {
     return nPartial == 0 ? nsetCorrupt(p, "the leaf index of %s_node is missing", p->zName)
                          : nsetCorrupt(p, "an index of %s_node is missing", p->zName);
   }
-  zSql = sqlite3_mprintf(
-      "CREATE INDEX IF NOT EXISTS \"%w\".\"%w_node_lft\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf);"
-      "CREATE INDEX IF NOT EXISTS \"%w\".\"%w_node_parent\" ON \"%w_node\"(parent, lft);",
-      p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zName);
-  if (zSql && nPartial == 0) {
-    zSql = sqlite3_mprintf(
-        "%z CREATE INDEX IF NOT EXISTS \"%w\".\"%w_node_leaf\" ON \"%w_node\""
-        "(lft, rgt, depth, parent, is_leaf) WHERE is_leaf = 1;",
-        zSql, p->zDb, p->zName, p->zName);
+  {
+    /* Under names no index has (another table may hold the plain ones). */
+    char zSuffix[16];
+    rc = nsetFreeIndexSuffix(p, zSuffix, sizeof(zSuffix));
+    if (rc != SQLITE_OK) return nsetDbError(p, rc);
+    zSql = sqlite3_mprintf("%s", "");
+    if (zSql && nPlain < 2) {
+      zSql = sqlite3_mprintf(
+          "%z CREATE INDEX \"%w\".\"%w_node_lft%s\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf);"
+          "CREATE INDEX \"%w\".\"%w_node_parent%s\" ON \"%w_node\"(parent, lft);",
+          zSql, p->zDb, p->zName, zSuffix, p->zName, p->zDb, p->zName, zSuffix, p->zName);
+    }
+    if (zSql && nPartial == 0) {
+      zSql = sqlite3_mprintf(
+          "%z CREATE INDEX \"%w\".\"%w_node_leaf%s\" ON \"%w_node\""
+          "(lft, rgt, depth, parent, is_leaf) WHERE is_leaf = 1;",
+          zSql, p->zDb, p->zName, zSuffix, p->zName);
+    }
   }
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
@@ -1648,6 +1686,7 @@ static int nsetConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlit
   NosqlBuffer decl = {0, 0, 0}, shadow = {0, 0, 0};
   int rc = SQLITE_OK;
   size_t i;
+  char zSuffix[16]; /* Of the index names (nsetFreeIndexSuffix) */
 
   p = (nset_vtab *)sqlite3_malloc64(sizeof(*p));
   if (p == NULL) return SQLITE_NOMEM;
@@ -1708,15 +1747,17 @@ static int nsetConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlit
       }
       if (rc != SQLITE_OK) goto connect_out;
     }
+    rc = nsetFreeIndexSuffix(p, zSuffix, sizeof(zSuffix));
+    if (rc != SQLITE_OK) goto connect_out;
     zSql = sqlite3_mprintf(
         "CREATE TABLE \"%w\".\"%w_node\"(id INTEGER PRIMARY KEY, parent INTEGER, lft INTEGER NOT NULL, "
         "rgt INTEGER NOT NULL, depth INTEGER NOT NULL, is_leaf INTEGER NOT NULL%s);"
-        "CREATE INDEX \"%w\".\"%w_node_lft\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf);"
-        "CREATE INDEX \"%w\".\"%w_node_parent\" ON \"%w_node\"(parent, lft);"
-        "CREATE INDEX \"%w\".\"%w_node_leaf\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf) WHERE is_leaf "
-        "= 1;",
+        "CREATE INDEX \"%w\".\"%w_node_lft%s\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf);"
+        "CREATE INDEX \"%w\".\"%w_node_parent%s\" ON \"%w_node\"(parent, lft);"
+        "CREATE INDEX \"%w\".\"%w_node_leaf%s\" ON \"%w_node\"(lft, rgt, depth, parent, is_leaf) WHERE "
+        "is_leaf = 1;",
         p->zDb, p->zName, p->zContent ? "" : (shadow.a ? (const char *)shadow.a : ""), p->zDb, p->zName,
-        p->zName, p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zName);
+        zSuffix, p->zName, p->zDb, p->zName, zSuffix, p->zName, p->zDb, p->zName, zSuffix, p->zName);
     if (zSql == NULL) {
       rc = SQLITE_NOMEM;
       goto connect_out;
