@@ -356,7 +356,12 @@ static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   (void)argv;
   (void)pzErr;
   nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(node, %s %s", pAlgo->zValue, pAlgo->zValueType);
-  for (i = 0; pAlgo->azInput[i]; i++) nosqlBufferAppendf(&rc, &decl, ", %s HIDDEN", pAlgo->azInput[i]);
+  /* A node id takes no affinity ("root HIDDEN" alone would be NUMERIC,
+  ** which turns root IN ('02134') into 2134). */
+  for (i = 0; pAlgo->azInput[i]; i++) {
+    nosqlBufferAppendf(&rc, &decl, ", %s%s HIDDEN", pAlgo->azInput[i],
+                       strcmp(pAlgo->azInput[i], "root") == 0 ? " BLOB" : "");
+  }
   nosqlBufferAppendf(&rc, &decl, ")");
   if (rc == SQLITE_OK) rc = nosqlVtabNew(db, (const char *)decl.a, sizeof(gb_vtab), ppVtab);
   nosqlBufferFree(&decl);

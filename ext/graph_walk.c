@@ -316,8 +316,10 @@ static int gwWalkConnect(sqlite3 *db, void *pAux, int argc, const char *const *a
   (void)pzErr;
   return gwConnect(
       db,
+      /* root BLOB: no affinity ("root HIDDEN" alone is NUMERIC, and IN
+      ** applies it: root IN ('02134') became 2134). */
       "CREATE TABLE x(node, depth INTEGER, parent, source HIDDEN, from_col HIDDEN, to_col HIDDEN, "
-      "root HIDDEN, max_depth HIDDEN, direction HIDDEN, layout HIDDEN)",
+      "root BLOB HIDDEN, max_depth HIDDEN, direction HIDDEN, layout HIDDEN)",
       ppVtab);
 }
 
@@ -726,7 +728,7 @@ static int gpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   (void)pzErr;
   return gwConnect(db,
                    "CREATE TABLE x(step INTEGER, node, cost, source HIDDEN, from_col HIDDEN, to_col HIDDEN, "
-                   "start HIDDEN, goal HIDDEN, weight_col HIDDEN, direction HIDDEN, layout HIDDEN)",
+                   "start BLOB HIDDEN, goal BLOB HIDDEN, weight_col HIDDEN, direction HIDDEN, layout HIDDEN)",
                    ppVtab);
 }
 
