@@ -40,6 +40,7 @@ void graphSourceClear(GraphSource *p) {
   sqlite3_free(p->zFrom);
   sqlite3_free(p->zTo);
   sqlite3_free(p->zWeight);
+  sqlite3_free(p->zOrder);
   memset(p, 0, sizeof(*p));
 }
 
@@ -140,6 +141,53 @@ static const char *graphSourceName(const char *zFunc, const char *zArg, sqlite3_
   return z;
 }
 
+/*
+** p->zOrder: the order of a table's edges, its rowid (the first of its
+** names no column takes) or its primary key (WITHOUT ROWID). The seek walk
+** reads a node's neighbours and the in-memory copy reads all the edges in
+** this order, so both give the same neighbours in the same order, whatever
+** index SQLite would scan (a covering index used to reorder the copy).
+*/
+static int graphSourceOrder(sqlite3 *db, GraphSource *p) {
+  static const char *const azRowid[] = {"rowid", "_rowid_", "oid"};
+  sqlite3_stmt *pStmt = NULL;
+  NosqlBuffer b = {0, 0, 0};
+  int rc, k, bTaken[3] = {0, 0, 0}, nPk = 0, bWithoutRowid = 0;
+  rc = sqlite3_prepare_v2(db,
+                          "SELECT name, pk, (SELECT wr FROM pragma_table_list(?1) WHERE schema = ?2) FROM "
+                          "pragma_table_xinfo(?1, ?2) ORDER BY pk",
+                          -1, &pStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, p->zSchema, -1, SQLITE_STATIC);
+  while (sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
+    bWithoutRowid = sqlite3_column_int(pStmt, 2);
+    for (k = 0; zName && k < 3; k++) bTaken[k] |= sqlite3_stricmp(zName, azRowid[k]) == 0;
+    if (zName && sqlite3_column_int(pStmt, 1) > 0) {
+      nosqlBufferAppendf(&rc, &b, "%ss.\"%w\"", nPk++ ? ", " : "", zName);
+    }
+  }
+  k = sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK) rc = k;
+  if (rc == SQLITE_OK && !bWithoutRowid) {
+    nosqlBufferReset(&b);
+    for (k = 0; k < 3 && bTaken[k]; k++) {
+    }
+    /* All three names taken: no order to give (the seek and the copy may differ). */
+    if (k < 3) nosqlBufferAppendf(&rc, &b, "s.%s", azRowid[k]);
+  }
+  if (rc == SQLITE_OK && b.n > 0) {
+    nosqlBufferAppend(&rc, &b, "", 1);
+    if (rc == SQLITE_OK) {
+      p->zOrder = (char *)b.a;
+      return SQLITE_OK;
+    }
+  }
+  nosqlBufferFree(&b);
+  return rc;
+}
+
 int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlite3_value *pFrom,
                     sqlite3_value *pTo, sqlite3_value *pWeight, int eLayout, GraphSource *p, char **pzErr) {
   static const char *azArg[4] = {"source", "from_col", "to_col", "weight_col"};
@@ -173,6 +221,7 @@ int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlit
       rc = SQLITE_ERROR;
     }
   }
+  if (rc == SQLITE_OK && !p->bView) rc = graphSourceOrder(db, p);
   if (rc != SQLITE_OK) {
     if (*pzErr == NULL && rc != SQLITE_NOMEM) *pzErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
     graphSourceClear(p);
@@ -188,6 +237,9 @@ static char *graphSourceWeight(const GraphSource *p) {
 char *graphSourceNeighbourSql(const GraphSource *p, int eDir) {
   char *zW = graphSourceWeight(p);
   char *zOut = NULL, *zIn = NULL, *zRet = NULL;
+  /* In the edge order (p->zOrder, then the array's), as graphSourceEdgesSql(). */
+  const char *zBy = p->zOrder ? " ORDER BY " : "", *zOrder = p->zOrder ? p->zOrder : "";
+  const char *zKey = p->zOrder ? ", j.key" : " ORDER BY j.key";
   if (zW == NULL) return NULL;
   if (p->eLayout == GRAPH_LAYOUT_JSON) {
     /* LEFT JOIN: a node row whose value is not an array still shows its type. */
@@ -196,31 +248,32 @@ char *graphSourceNeighbourSql(const GraphSource *p, int eDir) {
           "SELECT j.value, %s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE WHEN "
           "json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" = ?1 AND (j.value IS NOT "
           "NULL "
-          "OR coalesce(json_type(s.\"%w\"), 'array') <> 'array')",
-          zW, p->zTo, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, p->zTo);
+          "OR coalesce(json_type(s.\"%w\"), 'array') <> 'array')%s%s%s",
+          zW, p->zTo, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, p->zTo, zBy, zOrder, zKey);
     }
     if (eDir & GRAPH_DIR_IN) {
       zIn = sqlite3_mprintf(
           "SELECT s.\"%w\", %s, 'array' FROM \"%w\".\"%w\" AS s, json_each(CASE WHEN json_type(s.\"%w\") = "
-          "'array' THEN s.\"%w\" END) AS j WHERE j.value = ?1 AND s.\"%w\" IS NOT NULL",
-          p->zFrom, zW, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom);
+          "'array' THEN s.\"%w\" END) AS j WHERE j.value = ?1 AND s.\"%w\" IS NOT NULL%s%s%s",
+          p->zFrom, zW, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, zBy, zOrder, zKey);
     }
   } else {
     if (eDir & GRAPH_DIR_OUT) {
       zOut = sqlite3_mprintf(
           "SELECT s.\"%w\", %s, NULL FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1 AND s.\"%w\" "
-          "IS NOT NULL",
-          p->zTo, zW, p->zSchema, p->zTable, p->zFrom, p->zTo);
+          "IS NOT NULL%s%s",
+          p->zTo, zW, p->zSchema, p->zTable, p->zFrom, p->zTo, zBy, zOrder);
     }
     if (eDir & GRAPH_DIR_IN) {
       zIn = sqlite3_mprintf(
           "SELECT s.\"%w\", %s, NULL FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1 AND s.\"%w\" "
-          "IS NOT NULL",
-          p->zFrom, zW, p->zSchema, p->zTable, p->zTo, p->zFrom);
+          "IS NOT NULL%s%s",
+          p->zFrom, zW, p->zSchema, p->zTable, p->zTo, p->zFrom, zBy, zOrder);
     }
   }
   if (zOut && zIn) {
-    zRet = sqlite3_mprintf("%s UNION ALL %s", zOut, zIn);
+    /* Each half keeps its own order. */
+    zRet = sqlite3_mprintf("SELECT * FROM (%s) UNION ALL SELECT * FROM (%s)", zOut, zIn);
   } else if (eDir != GRAPH_DIR_BOTH && (eDir == GRAPH_DIR_OUT ? zOut != NULL : zIn != NULL)) {
     /* (Both directions with one half lost to OOM must fail, not walk one way.) */
     zRet = sqlite3_mprintf("%s", zOut ? zOut : zIn);
@@ -240,13 +293,15 @@ char *graphSourceEdgesSql(const GraphSource *p) {
         "SELECT s.\"%w\", j.value, %s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE "
         "WHEN json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" IS NOT NULL AND (j.value "
         "IS "
-        "NOT NULL OR coalesce(json_type(s.\"%w\"), 'array') <> 'array')",
-        p->zFrom, zW, p->zTo, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, p->zTo);
+        "NOT NULL OR coalesce(json_type(s.\"%w\"), 'array') <> 'array') ORDER BY %s%sj.key",
+        p->zFrom, zW, p->zTo, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, p->zTo,
+        p->zOrder ? p->zOrder : "", p->zOrder ? ", " : "");
   } else {
     zRet = sqlite3_mprintf(
         "SELECT s.\"%w\", s.\"%w\", %s, NULL FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT "
-        "NULL AND s.\"%w\" IS NOT NULL",
-        p->zFrom, p->zTo, zW, p->zSchema, p->zTable, p->zFrom, p->zTo);
+        "NULL AND s.\"%w\" IS NOT NULL%s%s",
+        p->zFrom, p->zTo, zW, p->zSchema, p->zTable, p->zFrom, p->zTo, p->zOrder ? " ORDER BY " : "",
+        p->zOrder ? p->zOrder : "");
   }
   sqlite3_free(zW);
   return zRet;

@@ -302,6 +302,7 @@ struct GraphSource {
   int bView;     /* The source is a view (no index of its own) */
   int bIdxFrom;  /* Some index of the table has from_col first */
   int bIdxTo;    /* Some index has to_col first (edges layout only) */
+  char *zOrder;  /* ORDER BY of the edges over alias s (rowid or primary key), or NULL (a view) */
 };
 
 /*
