@@ -187,7 +187,7 @@ static int gwBestIndex(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int 
 */
 typedef struct GwCache GwCache;
 struct GwCache {
-  char *zKey;              /* schema, table, from_col, to_col, layout; NULL: free slot */
+  char *zKey;              /* schema, table, from_col, to_col, layout, file; NULL: free slot */
   GraphCsr *pCsr;          /* The edges, or NULL: the source cannot be held */
   sqlite3_int64 aStamp[3]; /* total_changes, schema_version, data_version at the load */
   sqlite3_int64 iUsed;     /* When last used (gw_vtab.iTick) */
@@ -386,12 +386,19 @@ static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
   sqlite3_int64 aStamp[3];
   char *zKey, *zErr = NULL;
   int rc, i;
-  if (pCur->src.bView) {
+  /* The file is part of the key: DETACH then ATTACH of another file under
+  ** the same name can leave the stamps as they were. An attached database
+  ** without a file (:memory:) cannot be told from the next one: not held. */
+  const char *zFile = sqlite3_db_filename(p->db, pCur->src.zSchema);
+  int bNoFile = (zFile == NULL || zFile[0] == 0) && sqlite3_stricmp(pCur->src.zSchema, "main") != 0 &&
+                sqlite3_stricmp(pCur->src.zSchema, "temp") != 0;
+  if (pCur->src.bView || bNoFile) {
     pCur->bCsrTried = 1;
     return SQLITE_OK;
   }
-  zKey = sqlite3_mprintf("%s\x1f%s\x1f%s\x1f%s\x1f%d", pCur->src.zSchema, pCur->src.zTable, pCur->src.zFrom,
-                         pCur->src.zTo, pCur->src.eLayout);
+  /* Quoted parts: names with any characters cannot run into one another. */
+  zKey = sqlite3_mprintf("%Q.%Q.%Q.%Q.%d.%Q", pCur->src.zSchema, pCur->src.zTable, pCur->src.zFrom,
+                         pCur->src.zTo, pCur->src.eLayout, zFile ? zFile : "");
   if (zKey == NULL) return SQLITE_NOMEM;
   /* The stamps cost two statements: read them only when a copy of this
   ** source is held, or one is about to be made. */
