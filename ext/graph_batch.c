@@ -767,16 +767,20 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
     if (pCur->aInt == NULL || (bSssp && pCur->aReal == NULL)) rc = SQLITE_NOMEM;
   }
   if (rc == SQLITE_OK && bSssp) {
-    /* Reachable nodes only, in node order; integers while every weight is one. */
-    int nRow = 0;
+    /* Reachable nodes only, in node order. Integers while every weight is
+    ** one and every distance is below 2^53 (the sums, in doubles, are
+    ** exact up to there; 2^53 itself may be 2^53 + 1 rounded); reals otherwise (and never a cast of a double
+    ** out of the int64 range). */
+    int nRow = 0, bInt = !(pCsr->aOutW && !pCsr->bIntWeight);
     for (v = 0; v < n; v++) {
       if (m.aVal[v] == INFINITY) continue;
       pCur->aNode[nRow] = v;
       pCur->aReal[nRow] = m.aVal[v];
-      pCur->aInt[nRow++] = (sqlite3_int64)m.aVal[v];
+      if (!(m.aVal[v] > -9007199254740992.0 && m.aVal[v] < 9007199254740992.0)) bInt = 0;
+      pCur->aInt[nRow++] = bInt ? (sqlite3_int64)m.aVal[v] : 0;
     }
     pCur->nRow = nRow;
-    pCur->eVal = pCsr->aOutW && !pCsr->bIntWeight ? GB_VAL_REAL : GB_VAL_INT;
+    pCur->eVal = bInt ? GB_VAL_INT : GB_VAL_REAL;
   } else if (rc == SQLITE_OK) {
     for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[(int)m.aVal[v]];
     pCur->eVal = GB_VAL_NODE;

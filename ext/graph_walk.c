@@ -707,9 +707,20 @@ static const char *const azGpInput[] = {"source", "from_col", "to_col", "start",
 /* A heap entry of Dijkstra's algorithm: a node and the cost it was pushed with. */
 typedef struct GpHeapItem GpHeapItem;
 struct GpHeapItem {
-  double rCost; /* Cost when pushed (stale when the node's cost fell since) */
-  int iNode;    /* Index into the node set */
+  double rCost;        /* Cost when pushed (stale when the node's cost fell since) */
+  sqlite3_int64 iCost; /* The same, exact, when bInt */
+  int bInt;            /* iCost holds the cost (every weight on the way an integer) */
+  int iNode;           /* Index into the node set */
 };
+
+/*
+** Is cost (rA, iA, bIntA) less than (rB, iB, bIntB)? Integers compare
+** exactly (two costs past 2^53 may be one double apart or none), anything
+** else as doubles.
+*/
+static int gpLess(double rA, sqlite3_int64 iA, int bIntA, double rB, sqlite3_int64 iB, int bIntB) {
+  return (bIntA && bIntB) ? iA < iB : rA < rB;
+}
 
 typedef struct gp_cursor gp_cursor;
 struct gp_cursor {
@@ -777,7 +788,7 @@ static int gpClose(sqlite3_vtab_cursor *pCursor) {
   return SQLITE_OK;
 }
 
-static int gpHeapPush(gp_cursor *pCur, double rCost, int iNode) {
+static int gpHeapPush(gp_cursor *pCur, double rCost, sqlite3_int64 iCost, int bInt, int iNode) {
   int i;
   if (pCur->nHeap == pCur->nHeapAlloc) {
     int nNew = pCur->nHeapAlloc ? pCur->nHeapAlloc * 2 : 64;
@@ -788,10 +799,14 @@ static int gpHeapPush(gp_cursor *pCur, double rCost, int iNode) {
     pCur->nHeapAlloc = nNew;
   }
   /* Sift up. */
-  for (i = pCur->nHeap++; i > 0 && pCur->aHeap[(i - 1) / 2].rCost > rCost; i = (i - 1) / 2) {
-    pCur->aHeap[i] = pCur->aHeap[(i - 1) / 2];
+  for (i = pCur->nHeap++; i > 0; i = (i - 1) / 2) {
+    const GpHeapItem *pUp = &pCur->aHeap[(i - 1) / 2];
+    if (!gpLess(rCost, iCost, bInt, pUp->rCost, pUp->iCost, pUp->bInt)) break;
+    pCur->aHeap[i] = *pUp;
   }
   pCur->aHeap[i].rCost = rCost;
+  pCur->aHeap[i].iCost = iCost;
+  pCur->aHeap[i].bInt = bInt;
   pCur->aHeap[i].iNode = iNode;
   return SQLITE_OK;
 }
@@ -803,8 +818,15 @@ static GpHeapItem gpHeapPop(gp_cursor *pCur) {
   for (;;) {
     int c = 2 * i + 1;
     if (c >= pCur->nHeap) break;
-    if (c + 1 < pCur->nHeap && pCur->aHeap[c + 1].rCost < pCur->aHeap[c].rCost) c++;
-    if (pCur->aHeap[c].rCost >= last.rCost) break;
+    if (c + 1 < pCur->nHeap &&
+        gpLess(pCur->aHeap[c + 1].rCost, pCur->aHeap[c + 1].iCost, pCur->aHeap[c + 1].bInt,
+               pCur->aHeap[c].rCost, pCur->aHeap[c].iCost, pCur->aHeap[c].bInt)) {
+      c++;
+    }
+    if (!gpLess(pCur->aHeap[c].rCost, pCur->aHeap[c].iCost, pCur->aHeap[c].bInt, last.rCost, last.iCost,
+                last.bInt)) {
+      break;
+    }
     pCur->aHeap[i] = pCur->aHeap[c];
     i = c;
   }
@@ -871,13 +893,16 @@ static int gpDijkstraEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value 
   if (rc != SQLITE_OK) return rc;
   {
     GwNode *pN = GW_AT(&pCur->set, iNode); /* After gwSetAdd: the array may have moved */
-    if (!bNew && (pN->bDone || pN->rCost <= rNew)) return SQLITE_OK;
+    /* Not reached yet (the goal waits with no parent), or reached for more. */
+    int bReached = !bNew && pN->iParent >= 0;
+    if (!bNew && pN->bDone) return SQLITE_OK;
+    if (bReached && !gpLess(rNew, iNew, bInt, pN->rCost, pN->iCost, pN->bIntCost)) return SQLITE_OK;
     pN->rCost = rNew;
     pN->iCost = iNew;
     pN->bIntCost = bInt;
     pN->iParent = iFrom;
   }
-  return gpHeapPush(pCur, rNew, iNode);
+  return gpHeapPush(pCur, rNew, iNew, bInt, iNode);
 }
 
 /* Fill aRoute from the goal's parent links. */
@@ -951,11 +976,13 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   }
   /* Dijkstra: the goal is in the set but not in the heap until an edge reaches it. */
   GW_AT(&pCur->set, 1)->rCost = INFINITY;
-  rc = gpHeapPush(pCur, 0.0, 0);
+  rc = gpHeapPush(pCur, 0.0, 0, 1, 0);
   while (rc == SQLITE_OK && pCur->nHeap > 0) {
     GpHeapItem top = gpHeapPop(pCur);
     GwNode *pN = GW_AT(&pCur->set, top.iNode);
-    if (pN->bDone || top.rCost > pN->rCost) continue; /* A stale entry */
+    if (pN->bDone || gpLess(pN->rCost, pN->iCost, pN->bIntCost, top.rCost, top.iCost, top.bInt)) {
+      continue; /* A stale entry */
+    }
     pN->bDone = 1;
     if (top.iNode == 1) {
       pCur->iGoal = 1;
