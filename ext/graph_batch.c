@@ -52,11 +52,27 @@
 #define GB_COMBINE_SUM 0
 #define GB_COMBINE_MIN 1
 
+/*
+** Interrupts and progress handlers in long loops. SQLite checks both only
+** while it runs a statement, and counts a progress handler's VM steps per
+** statement until it is reset: so the ping is an endless row generator,
+** stepped now and then and never reset while the job runs. A step reports
+** sqlite3_interrupt() or a progress handler's stop as SQLITE_INTERRUPT.
+*/
+#define GB_PING_EVERY 4096 /* Vertices (or triangle rows) between two pings */
+static const char zGbPing[] = "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x FROM c) SELECT x FROM c";
+
+/* One step of the ping: SQLITE_OK, or why to stop (SQLITE_INTERRUPT). */
+static int gbPing(sqlite3_stmt *pPing) {
+  int rc = sqlite3_step(pPing);
+  return rc == SQLITE_ROW ? SQLITE_OK : rc == SQLITE_DONE ? SQLITE_ERROR : rc;
+}
+
 typedef struct GbEngine GbEngine;
 typedef void (*GbCompute)(GbEngine *, int iVertex, int bMsg, double rMsg, void *pCtx);
 struct GbEngine {
-  sqlite3 *db;             /* For the interrupt check between supersteps */
-  sqlite3_stmt *pPing;     /* "SELECT 1": stepping it reports sqlite3_interrupt() */
+  sqlite3 *db;             /* The connection */
+  sqlite3_stmt *pPing;     /* The ping (zGbPing): stepped between supersteps and within long ones */
   const GraphCsr *pCsr;    /* The graph */
   int n;                   /* Vertices */
   int eCombine;            /* GB_COMBINE_* */
@@ -112,7 +128,7 @@ static int gbEngineInit(GbEngine *p, sqlite3 *db, const GraphCsr *pCsr, int eCom
   memset(p->aHas, 0, (size_t)n);
   memset(p->aHasNext, 0, (size_t)n);
   memset(p->aActive, 1, (size_t)n);
-  return sqlite3_prepare_v2(db, "SELECT 1", -1, &p->pPing, 0);
+  return sqlite3_prepare_v2(db, zGbPing, -1, &p->pPing, 0);
 }
 
 /*
@@ -128,9 +144,8 @@ static int gbEngineRun(GbEngine *p, GbCompute xCompute, int (*xAfter)(GbEngine *
     int bAny = 0, rc;
     double *aSwap;
     unsigned char *aSwapHas;
-    rc = sqlite3_step(p->pPing);
-    sqlite3_reset(p->pPing);
-    if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? SQLITE_ERROR : rc;
+    rc = gbPing(p->pPing);
+    if (rc != SQLITE_OK) return rc;
     p->bSent = 0;
     if (p->bDense) {
       memset(p->aNext, 0, sizeof(double) * (size_t)p->n);
@@ -142,6 +157,7 @@ static int gbEngineRun(GbEngine *p, GbCompute xCompute, int (*xAfter)(GbEngine *
         xCompute(p, v, p->aHas[v], p->aMsg[v], pCtx);
         if (p->aActive[v]) bAny = 1;
       }
+      if ((v & (GB_PING_EVERY - 1)) == GB_PING_EVERY - 1 && (rc = gbPing(p->pPing)) != SQLITE_OK) return rc;
     }
     /* The messages sent become the next step's input. */
     aSwap = p->aMsg;
@@ -581,16 +597,33 @@ static int gbCmpInt(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
-/* Triangles of the undirected simple graph through each node. */
-static int gbTriangles(const GraphCsr *pCsr, sqlite3_int64 *aCount) {
-  int n = pCsr->vals.n, v;
+static int gbCmpInt64(const void *a, const void *b) {
+  sqlite3_int64 x = *(const sqlite3_int64 *)a, y = *(const sqlite3_int64 *)b;
+  return x < y ? -1 : x > y;
+}
+
+/*
+** Triangle counts (undirected, self-loops and repeated edges ignored):
+** aCount[v] = triangles through v. Each node's neighbours either way are
+** sorted and deduplicated; nodes are ranked by degree (then number), each
+** edge points from its lower-ranked end, and a triangle is found once, at
+** its lowest-ranked node, by intersecting the forward lists of an edge's
+** two ends. A forward list holds at most sqrt(2m) nodes, so the work is
+** O(m sqrt m) whatever the degrees (numbering by node alone was quadratic
+** in a hub's degree). pPing is stepped every GB_PING_EVERY nodes.
+*/
+static int gbTriangles(sqlite3_stmt *pPing, const GraphCsr *pCsr, sqlite3_int64 *aCount) {
+  int n = pCsr->vals.n, v, i, rc = SQLITE_OK;
   sqlite3_int64 *aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+  sqlite3_int64 *aFOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
   int *aAdj = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)pCsr->nEdge * 2 + 1));
-  sqlite3_int64 k, nAdj = 0;
-  if (aOff == NULL || aAdj == NULL) {
-    sqlite3_free(aOff);
-    sqlite3_free(aAdj);
-    return SQLITE_NOMEM;
+  int *aFwd = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)pCsr->nEdge + 1));
+  sqlite3_int64 *aKey = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+  int *aRank = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  sqlite3_int64 k, nAdj = 0, nFwd = 0;
+  if (aOff == NULL || aFOff == NULL || aAdj == NULL || aFwd == NULL || aKey == NULL || aRank == NULL) {
+    rc = SQLITE_NOMEM;
+    goto triangles_done;
   }
   /* Each node's neighbours either way, sorted, without itself or repeats. */
   for (v = 0; v < n; v++) {
@@ -609,36 +642,49 @@ static int gbTriangles(const GraphCsr *pCsr, sqlite3_int64 *aCount) {
     nAdj = j;
   }
   aOff[n] = nAdj;
-  memset(aCount, 0, sizeof(sqlite3_int64) * (size_t)n);
-  /* Each triangle u < v < w once: intersect the neighbours above v of u and of v. */
+  /* Ranks: by degree, then node number (a key that sorts as one integer). */
+  for (v = 0; v < n; v++) aKey[v] = ((aOff[v + 1] - aOff[v]) << 31) | v;
+  qsort(aKey, (size_t)n, sizeof(sqlite3_int64), gbCmpInt64);
+  for (i = 0; i < n; i++) aRank[aKey[i] & 0x7FFFFFFF] = i;
+  /* Forward lists, by node, of the ranks of higher-ranked neighbours, sorted. */
   for (v = 0; v < n; v++) {
+    aFOff[v] = nFwd;
     for (k = aOff[v]; k < aOff[v + 1]; k++) {
-      int u = aAdj[k];
-      sqlite3_int64 a, b;
-      if (u <= v) continue;
-      a = k + 1;
-      b = aOff[u];
-      while (b < aOff[u + 1] && aAdj[b] <= u) b++;
-      while (a < aOff[v + 1] && b < aOff[u + 1]) {
-        if (aAdj[a] < aAdj[b]) {
+      if (aRank[aAdj[k]] > aRank[v]) aFwd[nFwd++] = aRank[aAdj[k]];
+    }
+    qsort(&aFwd[aFOff[v]], (size_t)(nFwd - aFOff[v]), sizeof(int), gbCmpInt);
+  }
+  aFOff[n] = nFwd;
+  memset(aCount, 0, sizeof(sqlite3_int64) * (size_t)n);
+  for (v = 0; v < n && rc == SQLITE_OK; v++) {
+    for (k = aFOff[v]; k < aFOff[v + 1]; k++) {
+      int u = (int)(aKey[aFwd[k]] & 0x7FFFFFFF);
+      sqlite3_int64 a = k + 1, b = aFOff[u];
+      /* Common forward neighbours w of v and u: rank(v) < rank(u) < rank(w). */
+      while (a < aFOff[v + 1] && b < aFOff[u + 1]) {
+        if (aFwd[a] < aFwd[b]) {
           a++;
-        } else if (aAdj[a] > aAdj[b]) {
+        } else if (aFwd[a] > aFwd[b]) {
           b++;
         } else {
-          if (aAdj[a] > u) {
-            aCount[v]++;
-            aCount[u]++;
-            aCount[aAdj[a]]++;
-          }
+          aCount[v]++;
+          aCount[u]++;
+          aCount[aKey[aFwd[a]] & 0x7FFFFFFF]++;
           a++;
           b++;
         }
       }
     }
+    if ((v & (GB_PING_EVERY - 1)) == GB_PING_EVERY - 1) rc = gbPing(pPing);
   }
+triangles_done:
   sqlite3_free(aOff);
+  sqlite3_free(aFOff);
   sqlite3_free(aAdj);
-  return SQLITE_OK;
+  sqlite3_free(aFwd);
+  sqlite3_free(aKey);
+  sqlite3_free(aRank);
+  return rc;
 }
 
 /*
@@ -664,10 +710,8 @@ static int gbLabelPropagation(GbEngine *pE, int *aLabel, int nMaxIter) {
   if (aTmp == NULL) return SQLITE_NOMEM;
   for (it = 0; it < nMaxIter; it++) {
     int bChanged = 0;
-    rc = sqlite3_step(pE->pPing);
-    sqlite3_reset(pE->pPing);
-    if (rc != SQLITE_ROW) break;
-    rc = SQLITE_OK;
+    rc = gbPing(pE->pPing);
+    if (rc != SQLITE_OK) break;
     for (v = 0; v < n; v++) {
       int nT = 0, iBest = aLabel[v], nBest = 0, i = 0;
       sqlite3_int64 k;
@@ -687,7 +731,9 @@ static int gbLabelPropagation(GbEngine *pE, int *aLabel, int nMaxIter) {
       }
       if (iBest != aLabel[v]) bChanged = 1;
       aLabel[v] = iBest;
+      if ((v & (GB_PING_EVERY - 1)) == GB_PING_EVERY - 1 && (rc = gbPing(pE->pPing)) != SQLITE_OK) break;
     }
+    if (rc != SQLITE_OK) break;
     pE->nStep++;
     if (!bChanged) break;
   }
@@ -858,7 +904,8 @@ static int gbRun(gb_cursor *pCur, const GbAlgo *pAlgo) {
       break;
     case GB_TRIANGLES:
       pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
-      rc = pCur->aInt ? gbTriangles(pCsr, pCur->aInt) : SQLITE_NOMEM;
+      rc = pCur->aInt ? sqlite3_prepare_v2(db, zGbPing, -1, &eng.pPing, 0) : SQLITE_NOMEM;
+      if (rc == SQLITE_OK) rc = gbTriangles(eng.pPing, pCsr, pCur->aInt);
       pCur->eVal = GB_VAL_INT;
       break;
     default: /* GB_LPA */

@@ -304,6 +304,47 @@ static int intTrial(sqlite3 *db, const IntCase *p, const IntOut *pRef, int bTick
   return nBad ? 1 : 0;
 }
 
+/*
+** A progress handler of realistic granularity (every 1000 VM steps) must
+** stop a long batch job on a small graph while it computes: it asks to
+** stop at the first call past those that the same job with one iteration
+** makes (reading the graph, its rows), so the stop falls in the supersteps,
+** before the first row: the engine steps a statement between supersteps
+** and within long ones, which SQLite counts toward the handler. 1 if the
+** job returned rows or did not stop.
+*/
+static int intCoarseProgress(sqlite3 *db, const char *zName, const char *zShort, const char *zLong) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc, nRow = 0;
+  int64_t nShort;
+  intCalls = 0;
+  intStopAt = 0;
+  sqlite3_progress_handler(db, 1000, intProgress, 0);
+  rc = sqlite3_prepare_v2(db, zShort, -1, &pStmt, 0);
+  if (rc == SQLITE_OK) {
+    while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    }
+  }
+  sqlite3_finalize(pStmt);
+  nShort = intCalls;
+  intCalls = 0;
+  intStopAt = nShort + 1;
+  pStmt = NULL;
+  rc = rc == SQLITE_DONE ? sqlite3_prepare_v2(db, zLong, -1, &pStmt, 0) : rc;
+  if (rc == SQLITE_OK) {
+    while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) nRow++;
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_progress_handler(db, 0, 0, 0);
+  intStopAt = 0;
+  if (rc == SQLITE_INTERRUPT && nRow == 0) return 0;
+  printf(
+      "FAIL %s: a progress handler every 1000 steps asking to stop at its call %lld gave %d, %d rows\n"
+      "  in: %s\n",
+      zName, (long long)(nShort + 1), rc, nRow, zLong);
+  return 1;
+}
+
 int main(int argc, char **argv) {
   sqlite3 *db = NULL;
   char *zErr = NULL;
@@ -382,6 +423,20 @@ int main(int argc, char **argv) {
     else
       nPass++;
     free(ref.z);
+  }
+  /* A long batch job on a small graph, and a coarse progress handler. */
+  if (zOnly == NULL) {
+    if (sqlite3_exec(db,
+                     "CREATE TABLE small(a, b);"
+                     "INSERT INTO small VALUES (1, 2), (2, 3), (3, 1), (3, 4), (4, 1)",
+                     0, 0, 0) != SQLITE_OK ||
+        intCoarseProgress(db, "graph_pagerank (coarse progress)",
+                          "SELECT node, rank FROM graph_pagerank('small', 'a', 'b', 0.85, 0, 1)",
+                          "SELECT node, rank FROM graph_pagerank('small', 'a', 'b', 0.85, 0, 1000000)")) {
+      nFail++;
+    } else {
+      nPass++;
+    }
   }
   /* The stopped writers' tables are intact. */
   {
