@@ -40,7 +40,6 @@
 */
 #include "nosqlInt.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +529,7 @@ struct tr_cursor {
   int nBracket;             /* Entries of aOpen and aClose */
   int iRow;                 /* The row the cursor is on */
   sqlite3_value *apIn[2];   /* json, children_key */
+  sqlite3_stmt *pNum;       /* "SELECT CAST(?1 AS NUMERIC)": ids that are not plain integers */
 };
 
 /* A frame of the walk: an array of node objects being read. */
@@ -787,6 +787,7 @@ static int trOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 static int trClose(sqlite3_vtab_cursor *pCursor) {
   trCursorReset((tr_cursor *)pCursor);
+  sqlite3_finalize(((tr_cursor *)pCursor)->pNum);
   sqlite3_free(pCursor);
   return SQLITE_OK;
 }
@@ -859,33 +860,32 @@ static int trResultId(tr_cursor *pCur, sqlite3_context *ctx, int iStart, int n) 
     if (rc != SQLITE_OK) return rc;
     sqlite3_result_text(ctx, (const char *)pCur->scratch.a, (int)pCur->scratch.n, SQLITE_TRANSIENT);
   } else {
-    char zNum[400];
-    int bInt = memchr(&z[iStart], '.', (size_t)n) == NULL && memchr(&z[iStart], 'e', (size_t)n) == NULL &&
-               memchr(&z[iStart], 'E', (size_t)n) == NULL;
-    if (n >= (int)sizeof(zNum)) n = (int)sizeof(zNum) - 1;
-    memcpy(zNum, &z[iStart], (size_t)n);
-    zNum[n] = 0;
-    if (bInt) {
-      char *zEnd;
-      long long v;
-      errno = 0;
-      v = strtoll(zNum, &zEnd, 10);
-      if (*zEnd == 0 && errno == 0) {
-        sqlite3_result_int64(ctx, v);
-        return SQLITE_OK;
-      }
+    /* A JSON number. A plain integer is read here; anything else by
+    ** SQLite's own conversion, whatever its length and the C locale
+    ** (strtod() reads "1.5" as 1 under a comma locale). As tree_json
+    ** compares ids, a whole number is the integer: 1.0 and 1e2 are 1 and
+    ** 100. */
+    int i, bInt = n > 0 && n <= 18;
+    sqlite3_int64 v = 0;
+    for (i = z[iStart] == '-' ? 1 : 0; bInt && i < n; i++) {
+      if (z[iStart + i] < '0' || z[iStart + i] > '9') bInt = 0;
+      v = v * 10 + (z[iStart + i] - '0');
     }
-    {
-      double r = strtod(zNum, NULL);
-      if (r == floor(r) && r >= -9223372036854775808.0 && r < 9223372036854775808.0) {
-        sqlite3_result_int64(ctx,
-                             (sqlite3_int64)r); /* 1.0 and 1e2 are ids 1 and 100, as tree_json compares */
-      } else {
-        sqlite3_result_double(ctx, r);
-      }
+    if (bInt && n > (z[iStart] == '-' ? 1 : 0)) {
+      sqlite3_result_int64(ctx, z[iStart] == '-' ? -v : v);
+      return SQLITE_OK;
     }
+    if (pCur->pNum == NULL) {
+      rc = sqlite3_prepare_v2(sqlite3_context_db_handle(ctx), "SELECT CAST(?1 AS NUMERIC)", -1, &pCur->pNum,
+                              0);
+      if (rc != SQLITE_OK) return rc;
+    }
+    sqlite3_bind_text(pCur->pNum, 1, &z[iStart], n, SQLITE_STATIC);
+    if (sqlite3_step(pCur->pNum) == SQLITE_ROW)
+      sqlite3_result_value(ctx, sqlite3_column_value(pCur->pNum, 0));
+    rc = sqlite3_reset(pCur->pNum);
   }
-  return SQLITE_OK;
+  return rc;
 }
 
 static int trColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
