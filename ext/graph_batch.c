@@ -958,6 +958,12 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   if (pWeight && sqlite3_value_type(pWeight) == SQLITE_NULL) pWeight = NULL;
   rc = graphSourceInit(p->db, pAlgo->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2], pWeight, eLayout,
                        &src, &zErr);
+  for (i = 0; rc == SQLITE_OK && pAlgo->azInput[i]; i++) {
+    /* The root as a seek of graph_walk's would meet it (a '1' in an INTEGER column is 1). */
+    if (strcmp(pAlgo->azInput[i], "root") == 0 && pCur->apIn[i]) {
+      rc = graphSourceKeyAffinity(p->db, &src, &pCur->apIn[i]);
+    }
+  }
   if (rc == SQLITE_OK) {
     rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, 1, pAlgo->zName, &pCur->pCsr, &zErr);
     graphSourceClear(&src);

@@ -515,7 +515,6 @@ int graphSetAdd(GraphSet *p, const GraphValue *pKey, int *piElem, int *pbNew) {
 ** exact.
 */
 
-/* Affinity of a declared type, by SQLite's rules: 'i'nteger, 't'ext, 'b'lob (none), 'r'eal, 'n'umeric. */
 /* True when zType contains zSub (upper case), case-insensitively. */
 static int graphTypeHas(const char *zType, const char *zSub) {
   int n = (int)strlen(zSub);
@@ -525,6 +524,7 @@ static int graphTypeHas(const char *zType, const char *zSub) {
   return 0;
 }
 
+/* Affinity of a declared type, by SQLite's rules: 'i'nteger, 't'ext, 'b'lob (none), 'r'eal, 'n'umeric. */
 static char graphAffinity(const char *zType) {
   if (zType == NULL || zType[0] == 0) return 'b';
   if (graphTypeHas(zType, "INT")) return 'i';
@@ -532,6 +532,40 @@ static char graphAffinity(const char *zType) {
   if (graphTypeHas(zType, "BLOB")) return 'b';
   if (graphTypeHas(zType, "REAL") || graphTypeHas(zType, "FLOA") || graphTypeHas(zType, "DOUB")) return 'r';
   return 'n';
+}
+
+int graphSourceKeyAffinity(sqlite3 *db, const GraphSource *p, sqlite3_value **ppKey) {
+  char *zType = NULL, *zColl = NULL, cAff;
+  int rc = nosqlColumnInfo(db, p->zSchema, p->zTable, p->zFrom, &zType, &zColl), eType;
+  if (rc == SQLITE_NOTFOUND) return SQLITE_OK;
+  if (rc != SQLITE_OK) return rc;
+  cAff = graphAffinity(zType);
+  sqlite3_free(zType);
+  sqlite3_free(zColl);
+  eType = sqlite3_value_type(*ppKey);
+  if (eType == SQLITE_TEXT && (cAff == 'i' || cAff == 'r' || cAff == 'n')) {
+    sqlite3_value_numeric_type(*ppKey); /* Numeric when the text is a number, as SQLite converts it */
+  } else if ((eType == SQLITE_INTEGER || eType == SQLITE_FLOAT) && cAff == 't') {
+    sqlite3_stmt *pStmt = NULL;
+    rc = sqlite3_prepare_v2(db, "SELECT CAST(?1 AS TEXT)", -1, &pStmt, 0);
+    if (rc == SQLITE_OK) {
+      sqlite3_bind_value(pStmt, 1, *ppKey);
+      if (sqlite3_step(pStmt) == SQLITE_ROW) {
+        sqlite3_value *pNew = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+        if (pNew == NULL) {
+          rc = SQLITE_NOMEM;
+        } else {
+          sqlite3_value_free(*ppKey);
+          *ppKey = pNew;
+        }
+      }
+      if (rc == SQLITE_OK)
+        rc = sqlite3_finalize(pStmt);
+      else
+        sqlite3_finalize(pStmt);
+    }
+  }
+  return rc;
 }
 
 void graphCsrUnref(GraphCsr *p) {

@@ -424,6 +424,13 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
                  GraphCsr **ppCsr, char **pzErr);
 int graphValueCmp(const GraphValue *a, const GraphValue *b);
 int graphCsrLookup(const GraphCsr *p, const GraphValue *pKey, int bIn);
+/*
+** Convert *ppKey (a protected value the caller owns) as SQLite converts the
+** right side of "from_col = ?": by the affinity of p's from_col (a number
+** that is text in a numeric column, a number in a TEXT column), so that a
+** lookup in a GraphCsr finds what a seek would.
+*/
+int graphSourceKeyAffinity(sqlite3 *db, const GraphSource *p, sqlite3_value **ppKey);
 int graphCsrIsBad(const GraphCsr *p, int iVal);
 void graphCsrUnref(GraphCsr *p);
 
