@@ -987,7 +987,6 @@ static int gbEof(sqlite3_vtab_cursor *pCursor) {
 static int gbColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
   gb_cursor *pCur = (gb_cursor *)pCursor;
   const GraphSet *pVals = &pCur->pCsr->vals;
-  int iNode;
   if (pCur->bRootOnly && iCol < 2) {
     if (iCol == 0) {
       sqlite3_result_value(ctx, gbInput(pCur, "root"));
@@ -996,9 +995,9 @@ static int gbColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol
     }
     return SQLITE_OK;
   }
-  iNode = pCur->aNode[pCur->iRow]; /* (Not set for bRootOnly's row) */
   if (iCol == 0) {
-    graphValueResult(ctx, (const GraphValue *)graphSetAt(pVals, iNode));
+    /* (aNode[] is not set for bRootOnly's row, answered above) */
+    graphValueResult(ctx, (const GraphValue *)graphSetAt(pVals, pCur->aNode[pCur->iRow]));
   } else if (iCol == 1) {
     switch (pCur->eVal) {
       case GB_VAL_REAL:
