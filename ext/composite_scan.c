@@ -85,6 +85,7 @@
 */
 #include "nosqlInt.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct cscan_vtab cscan_vtab;
@@ -126,6 +127,7 @@ struct cscan_vtab {
   char *zBase;                        /* Base table name */
   char *zKey;                         /* Key column name */
   int cSep;                           /* Separator of text keys, or -1 for ckey blobs */
+  int bKeyText;                       /* The key column has TEXT affinity */
   int nPart;                          /* Key parts declared */
   int aType[CSCAN_MAX_PART];          /* CSCAN_* type of each part */
   int nBaseCol;                       /* Columns of the base table */
@@ -500,6 +502,7 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
     rc = SQLITE_ERROR;
     goto connect_done;
   }
+  p->bKeyText = cscanAffinity(zDeclType) == 't';
   p->bIndexed = cscanHasIndex(db, p, &rc);
   if (rc != SQLITE_OK) goto connect_done;
   if (p->cSep >= 0) {
@@ -686,7 +689,7 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   */
   if (pInfo->nOrderBy > 0 && !bIn) {
     int iNext = nEq, bOk = 1, bDesc = pInfo->aOrderBy[0].desc;
-    int bDone = 0;
+    int bDone = 0, bAfterReal = 0;
     for (i = 0; i < pInfo->nOrderBy && bOk; i++) {
       int iCol = pInfo->aOrderBy[i].iColumn;
       if (bDone) {
@@ -697,9 +700,12 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
         bOk = 0;
       } else if (iCol == iKeyCol) {
         bDone = 1;
-      } else if (iCol == iNext && p->aType[iCol] != CSCAN_ANY && iRealEq < 0) {
+      } else if (iCol == iNext && p->aType[iCol] != CSCAN_ANY && iRealEq < 0 && !bAfterReal) {
         /* (After x = 0 on a REAL part the -0.0 and 0.0 blocks are each in
-        ** order, not together: only the key column's order holds.) */
+        ** order, not together: only the key column's order holds. For the
+        ** same reason no part after an ordered REAL part is in order: the
+        ** keys of -0.0 come before those of 0.0, which SQL says are equal.) */
+        if (p->aType[iCol] == CSCAN_REAL) bAfterReal = 1;
         iNext++;
       } else {
         bOk = 0;
@@ -810,6 +816,19 @@ static int cscanNormalize(int eType, int eOp, sqlite3_value *pVal, sqlite3_int64
     if (eVal == SQLITE_TEXT || eVal == SQLITE_BLOB) return bUpper ? CSCAN_NONE : CSCAN_EMPTY;
     if (eType == CSCAN_REAL) {
       *prOut = sqlite3_value_double(pVal);
+      if (eVal == SQLITE_INTEGER) {
+        /* SQLite compares an integer with a real exactly: past 2^53 the
+        ** integer may have no double; then none equals it, and a bound is
+        ** the nearest double on the right side, inclusive. */
+        sqlite3_int64 v = sqlite3_value_int64(pVal);
+        double d = *prOut;
+        int c = d >= 9223372036854775808.0 ? 1 : ((sqlite3_int64)d > v) - ((sqlite3_int64)d < v);
+        if (c == 0) return CSCAN_BOUND;
+        if (eOp == SQLITE_INDEX_CONSTRAINT_EQ) return CSCAN_EMPTY;
+        if (bLower && c < 0) *prOut = nextafter(d, INFINITY);
+        if (bUpper && c > 0) *prOut = nextafter(d, -INFINITY);
+        return CSCAN_BOUND_INCL;
+      }
       return CSCAN_BOUND;
     }
     if (eVal == SQLITE_INTEGER) {
@@ -1188,7 +1207,14 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
       bIncl = 1;
       eOp = SQLITE_INDEX_CONSTRAINT_EQ;
     }
-    e = cscanNormalize(eKeyType, eOp, pVal, &iVal, &rVal);
+    if (eKeyType == CSCAN_TEXT && !p->bKeyText && sqlite3_value_type(pVal) != SQLITE_TEXT) {
+      /* A text key in a column without TEXT affinity: SQLite converts no
+      ** value, and numbers sort before text, blobs after it. */
+      int bNum = sqlite3_value_type(pVal) != SQLITE_BLOB;
+      e = eOp == SQLITE_INDEX_CONSTRAINT_EQ ? CSCAN_EMPTY : (i == 0) == bNum ? CSCAN_NONE : CSCAN_EMPTY;
+    } else {
+      e = cscanNormalize(eKeyType, eOp, pVal, &iVal, &rVal);
+    }
     if (e == CSCAN_EMPTY) {
       bEmpty = 1;
     } else if (e == CSCAN_BOUND) {

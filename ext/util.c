@@ -6,7 +6,10 @@
 */
 #include "nosqlInt.h"
 
+#include <locale.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,24 +314,63 @@ void nosqlBufferJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n) {
 ** Append real r as a JSON number: the shortest of %.15g and %.17g that
 ** reads back as r; infinities as 9e999 and -9e999 (SQLite's JSON spelling).
 */
-void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r) {
-  char *z;
-  if (*pRc != SQLITE_OK) return;
-  z = sqlite3_mprintf("%!.15g", r);
-  if (z && strtod(z, NULL) != r) {
-    sqlite3_free(z);
-    z = sqlite3_mprintf("%!.17g", r);
+/*
+** The "C" locale, made once (the first caller publishes it; a thread that
+** loses the race frees its own), or (locale_t)0 when it cannot be made.
+*/
+static locale_t nosqlCLocale(void) {
+  static locale_t cLocale = (locale_t)0;
+  locale_t l = __atomic_load_n(&cLocale, __ATOMIC_ACQUIRE);
+  if (l == (locale_t)0) {
+    locale_t lNew = newlocale(LC_ALL_MASK, "C", (locale_t)0), lSeen = (locale_t)0;
+    if (lNew == (locale_t)0) return (locale_t)0;
+    if (__atomic_compare_exchange_n(&cLocale, &lSeen, lNew, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      l = lNew;
+    } else {
+      freelocale(lNew);
+      l = lSeen;
+    }
   }
-  if (z == NULL) {
-    *pRc = SQLITE_NOMEM;
+  return l;
+}
+
+void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r) {
+  char z[48];
+  int p, n;
+  locale_t cLocale, old = (locale_t)0;
+  if (*pRc != SQLITE_OK) return;
+  if (isnan(r)) {
+    nosqlBufferAppend(pRc, pBuf, "null", 4);
     return;
   }
-  if (strcmp(z, "Inf") == 0 || strcmp(z, "-Inf") == 0) {
-    nosqlBufferAppendf(pRc, pBuf, "%s", r > 0 ? "9e999" : "-9e999");
-  } else {
-    nosqlBufferAppend(pRc, pBuf, z, (sqlite3_int64)strlen(z));
+  if (isinf(r)) {
+    nosqlBufferAppend(pRc, pBuf, r > 0 ? "9e999" : "-9e999", r > 0 ? 5 : 6);
+    return;
   }
-  sqlite3_free(z);
+  /*
+  ** The fewest of 15, 16 or 17 significant digits that read back to r.
+  ** The C library's conversions are exact (SQLite 3.40's printf is not at
+  ** 17 digits near 1e308), in the "C" locale whatever the host's, so the
+  ** decimal point is '.' both ways.
+  */
+  cLocale = nosqlCLocale();
+  if (cLocale != (locale_t)0) old = uselocale(cLocale);
+  for (p = 15; p <= 17; p++) {
+    snprintf(z, sizeof(z), "%.*g", p, r);
+    if (strtod(z, NULL) == r) break;
+  }
+  if (cLocale != (locale_t)0) uselocale(old);
+  /* SQLite's form of a real: always a point ("1.0", "1.0e+23"). */
+  n = (int)strlen(z);
+  if (strchr(z, '.') == NULL) {
+    char *zE = strchr(z, 'e');
+    int iE = zE ? (int)(zE - z) : n;
+    memmove(&z[iE + 2], &z[iE], (size_t)(n - iE + 1));
+    z[iE] = '.';
+    z[iE + 1] = '0';
+    n += 2;
+  }
+  nosqlBufferAppend(pRc, pBuf, z, n);
 }
 
 /* Skips a quoted token or comment at z[i]; returns the index after it (i if none). */

@@ -224,6 +224,51 @@ static void testSqlToken(void) {
   CHECK(nosqlSqlToken(z, &i, &n) == NULL);
 }
 
+/*
+** nosqlBufferJsonReal: the fewest of 15-17 digits that read back exactly,
+** in SQLite's form (a point always), whatever SQLite's printf would round
+** (3.40's gave 1.7976931348623156e+308 for DBL_MAX), and random bit
+** patterns read back bit for bit.
+*/
+static void testJsonReal(void) {
+  static const struct {
+    double r;
+    const char *z;
+  } aCase[] = {{1.0, "1.0"},
+               {0.1, "0.1"},
+               {-7.0, "-7.0"},
+               {1e23, "1.0e+23"},
+               {1e-5, "1.0e-05"},
+               {0.30000000000000004, "0.30000000000000004"},
+               {1.7976931348623157e308, "1.7976931348623157e+308"},
+               {4.9406564584124654e-324, "4.94065645841247e-324"},
+               {123456789012345678.0, "1.2345678901234568e+17"}};
+  int i, nBad = 0;
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (i = 0; i < (int)(sizeof(aCase) / sizeof(aCase[0])); i++) {
+    NosqlBuffer b = {0, 0, 0};
+    int rc = SQLITE_OK;
+    nosqlBufferJsonReal(&rc, &b, aCase[i].r);
+    nosqlBufferAppend(&rc, &b, "", 1);
+    CHECK_STR(rc == SQLITE_OK ? (const char *)b.a : "(error)", aCase[i].z);
+    nosqlBufferFree(&b);
+  }
+  for (i = 0; i < 20000; i++) {
+    NosqlBuffer b = {0, 0, 0};
+    int rc = SQLITE_OK;
+    double r, rBack;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+    memcpy(&r, &x, sizeof(r));
+    if (r != r || r - r != 0) continue; /* NaN and infinities are written otherwise */
+    nosqlBufferJsonReal(&rc, &b, r);
+    nosqlBufferAppend(&rc, &b, "", 1);
+    rBack = rc == SQLITE_OK ? strtod((const char *)b.a, NULL) : 0;
+    if (memcmp(&rBack, &r, sizeof(r)) != 0) nBad++;
+    nosqlBufferFree(&b);
+  }
+  CHECK_INT(nBad, 0);
+}
+
 /* nosqlQualifiedName: table or schema.table, each part bare or quoted; anything else refused. */
 static void testQualifiedName(void) {
   static const struct {
@@ -261,6 +306,7 @@ static void testQualifiedName(void) {
 int main(void) {
   unitApiInit();
   RUN(testQualifiedName);
+  RUN(testJsonReal);
   RUN(testDequote);
   RUN(testSqlToken);
   RUN(testArgsHaveEmpty);
