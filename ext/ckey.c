@@ -150,6 +150,8 @@ const char *ckeyParse(const unsigned char *a, int n, int *piOff, CkeyPart *pPart
     for (k = 0; k < 8; k++) u = (u << 8) | a[i + 1 + k];
     u = (u >> 63) ? (u & ~((sqlite3_uint64)1 << 63)) : ~u;
     memcpy(&pPart->rVal, &u, 8);
+    /* SQLite has no NaN (it becomes NULL), so ckey() never writes one. */
+    if (isnan(pPart->rVal)) return "NaN real";
     pPart->eType = SQLITE_FLOAT;
     i += 9;
   } else {

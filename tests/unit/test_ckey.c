@@ -130,6 +130,8 @@ static void testMalformed(void) {
       {"\x1c\xff\xff\xff\xff\xff\xff\xff\xff", 9, "integer above the 64-bit range"},
       {"\x0c\x00\x00\x00\x00\x00\x00\x00\x00", 9, "integer below the 64-bit range"},
       {"\x21\x00", 2, "truncated real"},
+      {"\x21\xff\xf8\x00\x00\x00\x00\x00\x00", 9, "NaN real"},
+      {"\x21\x00\x07\xff\xff\xff\xff\xff\xff", 9, "NaN real"},
       {"\x02\x61", 2, "unterminated text"},
       {"\x01\x00\xff", 3, "unterminated blob"},
       {"\x05", 1, "unsupported type code"},
