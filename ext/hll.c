@@ -118,6 +118,16 @@ double hllEstimate(const unsigned char *aReg, int p) {
   return (0.5 / log(2.0)) * m * (double)m / z;
 }
 
+/*
+** An estimate as the count to return: rounded, and at most INT64_MAX (a
+** sketch whose registers are all near their maximum, which hashing real
+** values does not produce, estimates past 2^63: llround() of that is
+** undefined).
+*/
+static sqlite3_int64 hllRound(double r) {
+  return r >= 9223372036854775807.0 ? INT64_MAX : (sqlite3_int64)llround(r);
+}
+
 int hllSketchBytes(int p) { return HLL_HEADER + 3 * (1 << p) / 4; }
 
 void hllSerialize(const unsigned char *aReg, int p, unsigned char *aOut) {
@@ -234,7 +244,7 @@ static void hllCountFinal(sqlite3_context *ctx) {
     sqlite3_result_int(ctx, 0);
     return;
   }
-  sqlite3_result_int64(ctx, (sqlite3_int64)llround(hllEstimate(pAgg->aReg, pAgg->p)));
+  sqlite3_result_int64(ctx, hllRound(hllEstimate(pAgg->aReg, pAgg->p)));
   sqlite3_free(pAgg->aReg);
 }
 
@@ -318,7 +328,7 @@ static void hllEstimateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
     return;
   }
   if (hllReadArg(ctx, "hll_estimate", argv[0], aReg, &p)) {
-    sqlite3_result_int64(ctx, (sqlite3_int64)llround(hllEstimate(aReg, p)));
+    sqlite3_result_int64(ctx, hllRound(hllEstimate(aReg, p)));
   }
   sqlite3_free(aReg);
 }
