@@ -217,9 +217,16 @@ static int rbAnyNull(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 ** sets *pV, or 1 when the value is outside (bError: after setting an error).
 */
 static int rbElement(sqlite3_context *ctx, const char *zFunc, sqlite3_value *pVal, int bError, uint32_t *pV) {
-  sqlite3_int64 v = sqlite3_value_int64(pVal);
   int eType = sqlite3_value_numeric_type(pVal);
-  if (eType != SQLITE_INTEGER || v < 0 || v > 0xFFFFFFFFll) {
+  sqlite3_int64 v = -1;
+  if (eType == SQLITE_INTEGER) {
+    v = sqlite3_value_int64(pVal);
+  } else if (eType == SQLITE_FLOAT) {
+    /* A whole real is the integer it equals in SQL (1.0 = 1). */
+    double r = sqlite3_value_double(pVal);
+    if (r >= 0.0 && r <= 4294967295.0 && r == (double)(sqlite3_int64)r) v = (sqlite3_int64)r;
+  }
+  if (v < 0 || v > 0xFFFFFFFFll) {
     if (bError) {
       char *zQ = nosqlValueQuote(pVal);
       nosqlResultError(ctx, "%s: value %s is not an integer in [0, 4294967295]", zFunc, zQ);
