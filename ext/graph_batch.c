@@ -964,10 +964,8 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
       rc = graphSourceKeyAffinity(p->db, &src, &pCur->apIn[i]);
     }
   }
-  if (rc == SQLITE_OK) {
-    rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, 1, pAlgo->zName, &pCur->pCsr, &zErr);
-    graphSourceClear(&src);
-  }
+  if (rc == SQLITE_OK) rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, 1, pAlgo->zName, &pCur->pCsr, &zErr);
+  graphSourceClear(&src); /* (Cleared by graphSourceInit() itself when it fails) */
   if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
   sqlite3_free(zErr);
   if (rc != SQLITE_OK) return rc;
