@@ -365,45 +365,70 @@ static IiExpr *iiParseUnary(IiParse *p) {
   return iiParsePrimary(p);
 }
 
-/* and := unary ( [AND] unary )* */
-static IiExpr *iiParseAnd(IiParse *p) {
-  IiExpr *pLeft = iiParseUnary(p);
-  while (pLeft && p->rc == SQLITE_OK) {
-    IiExpr *pRight;
+/*
+** The operands of one AND or OR chain as a balanced tree (they are
+** associative): its depth grows with the log of the chain's length, so
+** the walks over the tree (free, copy, flatten) recurse that deep only. A
+** chain built left to right, a OP b OP c ..., was as deep as it was long:
+** 150,000 operands overflowed the stack.
+*/
+static IiExpr *iiBalance(IiParse *p, int eType, IiExpr **aOp, int n) {
+  IiExpr *pLeft, *pRight;
+  if (n == 1) return aOp[0];
+  pLeft = iiBalance(p, eType, aOp, n / 2);
+  pRight = iiBalance(p, eType, &aOp[n / 2], n - n / 2);
+  return iiNewNode(p, eType, pLeft, pRight);
+}
+
+/*
+** A chain of operands (parsed by xOperand) joined by the keyword eType
+** (II_AND, where the keyword may be left out, or II_OR).
+*/
+static IiExpr *iiParseChain(IiParse *p, int eType, IiExpr *(*xOperand)(IiParse *)) {
+  IiExpr *aStatic[16], **aOp = aStatic, *pOp = xOperand(p);
+  int nOp = 0, nAlloc = (int)(sizeof(aStatic) / sizeof(aStatic[0])), i;
+  while (pOp && p->rc == SQLITE_OK) {
+    if (nOp == nAlloc) {
+      IiExpr **aNew = (IiExpr **)sqlite3_malloc64(sizeof(IiExpr *) * (size_t)nAlloc * 2);
+      if (aNew == NULL) {
+        p->rc = SQLITE_NOMEM;
+        break;
+      }
+      memcpy(aNew, aOp, sizeof(IiExpr *) * (size_t)nOp);
+      if (aOp != aStatic) sqlite3_free(aOp);
+      aOp = aNew;
+      nAlloc *= 2;
+    }
+    aOp[nOp++] = pOp;
+    pOp = NULL;
     iiSkipSpace(p);
-    if (iiAtKeyword(p, "AND")) {
+    if (eType == II_OR) {
+      if (!iiAtKeyword(p, "OR")) break;
+      p->i += 2;
+    } else if (iiAtKeyword(p, "AND")) {
       p->i += 3;
     } else if (p->z[p->i] == 0 || p->z[p->i] == ')' || (p->bInBrace && p->z[p->i] == '}') ||
                iiAtKeyword(p, "OR")) {
       break;
     }
-    pRight = iiParseUnary(p);
-    if (pRight == NULL) {
-      iiQueryFree(pLeft);
-      return NULL;
-    }
-    pLeft = iiNewNode(p, II_AND, pLeft, pRight);
+    pOp = xOperand(p);
   }
-  return pLeft;
+  iiQueryFree(pOp); /* An operand left over by an error */
+  if (p->rc == SQLITE_OK && nOp > 0) {
+    pOp = iiBalance(p, eType, aOp, nOp);
+  } else {
+    for (i = 0; i < nOp; i++) iiQueryFree(aOp[i]);
+    pOp = NULL;
+  }
+  if (aOp != aStatic) sqlite3_free(aOp);
+  return pOp;
 }
 
+/* and := unary ( [AND] unary )* */
+static IiExpr *iiParseAnd(IiParse *p) { return iiParseChain(p, II_AND, iiParseUnary); }
+
 /* or := and ( OR and )* */
-static IiExpr *iiParseOr(IiParse *p) {
-  IiExpr *pLeft = iiParseAnd(p);
-  while (pLeft && p->rc == SQLITE_OK) {
-    IiExpr *pRight;
-    iiSkipSpace(p);
-    if (!iiAtKeyword(p, "OR")) break;
-    p->i += 2;
-    pRight = iiParseAnd(p);
-    if (pRight == NULL) {
-      iiQueryFree(pLeft);
-      return NULL;
-    }
-    pLeft = iiNewNode(p, II_OR, pLeft, pRight);
-  }
-  return pLeft;
-}
+static IiExpr *iiParseOr(IiParse *p) { return iiParseChain(p, II_OR, iiParseAnd); }
 
 IiExpr *iiQueryParse(const char *zQuery, int nField, const char *const *azField, char **pzErr, int *pRc) {
   return iiQueryParseNested(zQuery, nField, azField, NULL, NULL, pzErr, pRc);
