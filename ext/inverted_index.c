@@ -2794,9 +2794,11 @@ static int iiBound(sqlite3_value *pVal, int bLower, sqlite3_int64 *piOut) {
     double r = sqlite3_value_double(pVal);
     sqlite3_int64 t;
     if (r != r) return 0; /* NaN: no bound */
-    if (r >= 9.2e18) {
+    /* Past the int64 range: the nearest end (SQLite checks the rows again,
+    ** so a bound may let more through, never fewer). */
+    if (r >= 9223372036854775808.0) {
       t = (sqlite3_int64)0x7fffffffffffffffll;
-    } else if (r <= -9.2e18) {
+    } else if (r < -9223372036854775808.0) {
       t = (sqlite3_int64)(-0x7fffffffffffffffll - 1);
     } else {
       t = (sqlite3_int64)r;
