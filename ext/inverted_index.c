@@ -1105,6 +1105,9 @@ static int iiValuesAdd(inverted_index_vtab *p, IiValues *v, sqlite3_int64 iCode,
   return rc;
 }
 
+/* JSON's white space (RFC 8259): not form feed or vertical tab, which iiIsSpace() takes. */
+static int iiJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 /*
 ** The common case of a JSON array, parsed without SQLite's JSON functions:
 ** strings without escapes or control characters. Adds the terms and
@@ -1114,9 +1117,9 @@ static int iiValuesAdd(inverted_index_vtab *p, IiValues *v, sqlite3_int64 iCode,
 static int iiValuesJsonFast(inverted_index_vtab *p, IiValues *v, int iField, const char *z, int n, int *pRc) {
   int i = 0, nStart = v->nTerm;
   sqlite3_int64 nArena = p->terms.n;
-  while (i < n && iiIsSpace(z[i])) i++;
+  while (i < n && iiJsonSpace(z[i])) i++;
   if (i == n || z[i++] != '[') return 1;
-  while (i < n && iiIsSpace(z[i])) i++;
+  while (i < n && iiJsonSpace(z[i])) i++;
   if (i < n && z[i] == ']') {
     i++;
   } else {
@@ -1134,16 +1137,16 @@ static int iiValuesJsonFast(inverted_index_vtab *p, IiValues *v, int iField, con
       *pRc = iiValuesAdd(p, v, iField, -1, z + iStart, i - iStart);
       if (*pRc != SQLITE_OK) return 0;
       i++;
-      while (i < n && iiIsSpace(z[i])) i++;
+      while (i < n && iiJsonSpace(z[i])) i++;
       if (i < n && z[i] == ']') {
         i++;
         break;
       }
       if (i == n || z[i++] != ',') goto slow;
-      while (i < n && iiIsSpace(z[i])) i++;
+      while (i < n && iiJsonSpace(z[i])) i++;
     }
   }
-  while (i < n && iiIsSpace(z[i])) i++;
+  while (i < n && iiJsonSpace(z[i])) i++;
   if (i == n) return 0;
 slow:
   v->nTerm = nStart;
