@@ -58,13 +58,22 @@ typedef struct GapCtx GapCtx;
 struct GapCtx {
   void *pCtx;                                              /* Caller's context */
   int (*xToken)(void *, int, const char *, int, int, int); /* Caller's callback */
-  const int *aMap; /* Decoded offset -> offset in the column, or NULL */
-  int nMap;        /* Entries of aMap (decoded bytes + 1) */
-  int iBase;       /* Offset of the value in the column (aMap NULL) */
+  const int *aMap;    /* Decoded offset -> offset in the column, or NULL */
+  int nMap;           /* Entries of aMap (decoded bytes + 1) */
+  int iBase;          /* Offset of the value in the column (aMap NULL) */
+  sqlite3_int64 nPos; /* Positions given so far (tokens and fillers) */
 };
+
+/*
+** Positions one document may take: FTS5 numbers them in an int, and a
+** huge gap times many values would pass 2^31 (a megabyte of short values
+** at gap 10000). Past this the document is refused with SQLITE_TOOBIG.
+*/
+#define GAP_MAX_POS 0x3FFFFFFF
 
 static int gapToken(void *pCtx, int tflags, const char *pToken, int nToken, int iStart, int iEnd) {
   GapCtx *p = (GapCtx *)pCtx;
+  if (!(tflags & FTS5_TOKEN_COLOCATED) && ++p->nPos > GAP_MAX_POS) return SQLITE_TOOBIG;
   if (p->aMap) {
     if (iStart < 0) iStart = 0;
     if (iEnd > p->nMap - 1) iEnd = p->nMap - 1;
@@ -181,11 +190,26 @@ static int gapTokenize(Fts5Tokenizer *pTok, void *pCtx, int flags, const char *p
     return SQLITE_NOMEM;
   }
   i = gapSpace(pText, i + 1, nText);
+  {
+    /* The fillers alone may pass the limit: count the values first (the
+    ** text is strict JSON), rather than give FTS5 a billion fillers. */
+    sqlite3_int64 nAll = 0;
+    int j = i;
+    while (j < nText && pText[j] != ']') {
+      int jEnd = gapSkip(pText, j, nText);
+      if (!(jEnd - j == 4 && memcmp(&pText[j], "null", 4) == 0)) nAll++;
+      j = gapSpace(pText, jEnd, nText);
+      if (j < nText && pText[j] == ',') j = gapSpace(pText, j + 1, nText);
+    }
+    if (nAll > 1 && (nAll - 1) * p->nGap > GAP_MAX_POS) rc = SQLITE_TOOBIG;
+  }
   while (rc == SQLITE_OK && i < nText && pText[i] != ']') {
     int iEnd = gapSkip(pText, i, nText), k;
     if (!(iEnd - i == 4 && memcmp(&pText[i], "null", 4) == 0)) {
       if (nValue++ > 0) {
         /* The gap: fillers at the boundary, zero-length, never shown or matched. */
+        ctx.nPos += p->nGap;
+        if (ctx.nPos > GAP_MAX_POS) rc = SQLITE_TOOBIG;
         for (k = 0; rc == SQLITE_OK && k < p->nGap; k++) rc = xToken(pCtx, 0, GAP_FILLER, 1, i, i);
       }
       if (rc == SQLITE_OK && pText[i] == '"') {
