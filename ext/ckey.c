@@ -215,12 +215,13 @@ static void ckeyAppendValue(int *pRc, NosqlBuffer *pBuf, sqlite3_value *pVal) {
 
 /* Hand a finished buffer to SQLite as the result, or report its error. */
 static void ckeyResultBuffer(sqlite3_context *ctx, int rc, NosqlBuffer *pBuf, int bText) {
-  if (rc != SQLITE_OK) {
+  if (rc != SQLITE_OK && rc != SQLITE_TOOBIG) {
     nosqlBufferFree(pBuf);
     sqlite3_result_error_code(ctx, rc);
     return;
   }
-  if (pBuf->n > sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1)) {
+  if (rc == SQLITE_TOOBIG ||
+      pBuf->n > sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1)) {
     nosqlBufferFree(pBuf);
     sqlite3_result_error_toobig(ctx);
     return;
@@ -359,12 +360,24 @@ static void ckeyAppendJsonReal(int *pRc, NosqlBuffer *pBuf, double r) {
   nosqlBufferJsonReal(pRc, pBuf, r);
 }
 
-/* Append bytes as a JSON string body (RFC 8259 escapes). */
-static void ckeyAppendJsonString(int *pRc, NosqlBuffer *pBuf, const unsigned char *z, int n) {
+/*
+** ckey_decode's output grows up to six times its input (a control
+** character becomes \u0001): stop at nLimit bytes (SQLITE_LIMIT_LENGTH),
+** checked every 4096 input bytes, rather than build a result SQLite would
+** refuse anyway.
+*/
+static void ckeyCheckLength(int *pRc, const NosqlBuffer *pBuf, sqlite3_int64 nLimit) {
+  if (*pRc == SQLITE_OK && pBuf->n > nLimit) *pRc = SQLITE_TOOBIG;
+}
+
+/* Append bytes as a JSON string (RFC 8259 escapes), at most about nLimit bytes. */
+static void ckeyAppendJsonString(int *pRc, NosqlBuffer *pBuf, const unsigned char *z, int n,
+                                 sqlite3_int64 nLimit) {
   int i;
   nosqlBufferAppend(pRc, pBuf, "\"", 1);
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < n && *pRc == SQLITE_OK; i++) {
     unsigned char c = z[i];
+    if ((i & 0xfff) == 0xfff) ckeyCheckLength(pRc, pBuf, nLimit);
     if (c == '"' || c == '\\') {
       char a[2] = {'\\', (char)c};
       nosqlBufferAppend(pRc, pBuf, a, 2);
@@ -383,6 +396,7 @@ static void ckeyDecodeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   int n, iOff = 0;
   int rc = SQLITE_OK;
   NosqlBuffer b = {0, 0, 0};
+  sqlite3_int64 nLimit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
   (void)argc;
   if (!ckeyArg(ctx, "ckey_decode", argv[0], &a, &n)) return;
   nosqlBufferAppend(&rc, &b, "[", 1);
@@ -414,17 +428,23 @@ static void ckeyDecodeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         }
         ckeyUnescape(part.z, part.nRaw, aOut);
         if (part.eType == SQLITE_TEXT) {
-          ckeyAppendJsonString(&rc, &b, aOut, part.nData);
+          ckeyAppendJsonString(&rc, &b, aOut, part.nData, nLimit);
         } else {
+          static const char aHex[] = "0123456789ABCDEF";
           int k;
           nosqlBufferAppend(&rc, &b, "{\"blob\":\"", 9);
-          for (k = 0; k < part.nData; k++) nosqlBufferAppendf(&rc, &b, "%02X", aOut[k]);
+          for (k = 0; k < part.nData && rc == SQLITE_OK; k++) {
+            char aDigit[2] = {aHex[aOut[k] >> 4], aHex[aOut[k] & 15]};
+            nosqlBufferAppend(&rc, &b, aDigit, 2);
+            if ((k & 0xfff) == 0xfff) ckeyCheckLength(&rc, &b, nLimit);
+          }
           nosqlBufferAppend(&rc, &b, "\"}", 2);
         }
         sqlite3_free(aOut);
         break;
       }
     }
+    ckeyCheckLength(&rc, &b, nLimit);
   }
   nosqlBufferAppend(&rc, &b, "]", 1);
   ckeyResultBuffer(ctx, rc, &b, 1);

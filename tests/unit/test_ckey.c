@@ -5,7 +5,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "nosql.h"
 #include "nosqlTest.h"
 #include "unit.h"
 
@@ -221,6 +223,50 @@ static void testKvAdd(void) {
   CHECK(kvAddChecked(&v, 0));
 }
 
+/*
+** ckey_decode writes up to six bytes per input byte: past
+** SQLITE_LIMIT_LENGTH it stops with "too big" instead of first building the
+** whole text (99,000 control characters would be 594,000 bytes).
+*/
+static void testDecodeLengthLimit(void) {
+  sqlite3 *db = NULL;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 iCur = 0, iHigh = 0, iBase = 0;
+  int rc;
+  sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
+  rc = sqlite3_open(":memory:", &db);
+  sqlite3_cancel_auto_extension((void (*)(void))sqlite3_nosql_init);
+  CHECK_INT(rc, SQLITE_OK);
+  if (rc != SQLITE_OK) {
+    sqlite3_close(db);
+    return;
+  }
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 100000);
+  rc = sqlite3_exec(
+      db,
+      "CREATE TABLE k(b BLOB); INSERT INTO k VALUES (ckey(replace(printf('%.*c', 99000, 'x'), 'x', "
+      "char(1))))",
+      NULL, NULL, NULL);
+  CHECK_INT(rc, SQLITE_OK);
+  CHECK_INT(sqlite3_prepare_v2(db, "SELECT ckey_decode(b) FROM k", -1, &pStmt, NULL), SQLITE_OK);
+  sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &iBase, &iHigh, 1);
+  rc = sqlite3_step(pStmt);
+  sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &iCur, &iHigh, 0);
+  CHECK_INT(rc, SQLITE_TOOBIG);
+  CHECK(strstr(sqlite3_errmsg(db), "too big") != NULL);
+  /* The key (99,002 bytes), its unescaped text and at most ~100,000 bytes of output. */
+  CHECK(iHigh - iBase < 700000);
+  if (iHigh - iBase >= 700000) printf("high water %lld bytes above the start\n", (long long)(iHigh - iBase));
+  sqlite3_finalize(pStmt);
+  /* Under the limit, the same key decodes in full. */
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1000000);
+  CHECK_INT(sqlite3_prepare_v2(db, "SELECT length(ckey_decode(b)) FROM k", -1, &pStmt, NULL), SQLITE_OK);
+  CHECK_INT(sqlite3_step(pStmt), SQLITE_ROW);
+  CHECK_INT(sqlite3_column_int(pStmt, 0), 99000 * 6 + 4);
+  sqlite3_finalize(pStmt);
+  sqlite3_close(db);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testEncodeInt);
@@ -233,5 +279,6 @@ int main(void) {
   RUN(testHll);
   RUN(testHllSerialize);
   RUN(testKvAdd);
+  RUN(testDecodeLengthLimit);
   return unitReport();
 }
