@@ -621,6 +621,15 @@ static char *trWhere(tr_cursor *pCur, int iRow, int iOrdinal, const char *zKey) 
   return z ? sqlite3_mprintf("$%z", z) : NULL;
 }
 
+/* The error for a node with two members named zName ("id" or the children key). */
+static int trDuplicate(tr_cursor *pCur, int iParent, int iOrdinal, const char *zKey, const char *zName,
+                       char **pzErr) {
+  char *zWhere = trWhere(pCur, iParent, iOrdinal, zKey);
+  *pzErr = sqlite3_mprintf("the node at %s has two \"%s\" members", zWhere ? zWhere : "?", zName);
+  sqlite3_free(zWhere);
+  return SQLITE_ERROR;
+}
+
 /*
 ** Read the node object at zDoc[i] (ordinal iOrdinal under row iParent):
 ** append its row, and set *piKids to the index of its children array's
@@ -629,7 +638,7 @@ static char *trWhere(tr_cursor *pCur, int iRow, int iOrdinal, const char *zKey) 
 static int trNode(tr_cursor *pCur, const char *zKey, int i, int iParent, int iOrdinal, int *piKids,
                   char **pzErr) {
   const char *z = pCur->zDoc;
-  int n = pCur->nDoc, rc = SQLITE_OK, bFirst = 1, iIdStart = -1, iIdEnd = -1;
+  int n = pCur->nDoc, rc = SQLITE_OK, bFirst = 1, iIdStart = -1, iIdEnd = -1, bKids = 0;
   TrRow *pRow;
   *piKids = -1;
   if (z[i] != '{') {
@@ -659,9 +668,13 @@ static int trNode(tr_cursor *pCur, const char *zKey, int i, int iParent, int iOr
     iVal = tjSpace(z, tjSpace(z, iKeyEnd, n) + 1, n);
     iEnd = trSkip(pCur, iVal);
     if (tjKeyIs(&rc, &pCur->scratch, z, i, iKeyEnd, "id")) {
+      /* A second "id" or children key: json_extract would read the first,
+      ** PostgreSQL's jsonb the last; the tree is ambiguous, so it is refused. */
+      if (iIdStart >= 0) return trDuplicate(pCur, iParent, iOrdinal, zKey, "id", pzErr);
       iIdStart = iVal;
       iIdEnd = iEnd;
     } else if (tjKeyIs(&rc, &pCur->scratch, z, i, iKeyEnd, zKey)) {
+      if (bKids++) return trDuplicate(pCur, iParent, iOrdinal, zKey, zKey, pzErr);
       if (z[iVal] == '[') {
         *piKids = tjSpace(z, iVal + 1, n);
       } else if (z[iVal] != 'n') {
