@@ -480,6 +480,17 @@ static int iiFacetsNested(ii_companion_cursor *pCur, inverted_index_vtab *p, int
   return rc;
 }
 
+/* Report a step's failure on pVtab: its message *pzErr (taken), else rc's. */
+static void iiCompanionError(sqlite3_vtab *pVtab, inverted_index_vtab *p, int rc, char **pzErr) {
+  if (*pzErr) {
+    sqlite3_free(pVtab->zErrMsg);
+    pVtab->zErrMsg = *pzErr;
+    *pzErr = NULL;
+  } else if (rc != SQLITE_OK) {
+    iiPassError(pVtab, p, rc);
+  }
+}
+
 static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
                                       sqlite3_value **argv) {
   ii_companion_cursor *pCur = (ii_companion_cursor *)cur;
@@ -589,13 +600,7 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
   memset(aAud, 0, sizeof(roaring_bitmap_t *) * (size_t)pCur->nQuery);
   for (i = 0; rc == SQLITE_OK && i < pCur->nQuery; i++) {
     rc = iiEvalQuery(p, pCur->azQuery[i], &aAud[i], &zErr);
-    if (zErr) {
-      sqlite3_free(cur->pVtab->zErrMsg);
-      cur->pVtab->zErrMsg = zErr;
-      zErr = NULL;
-    } else if (rc != SQLITE_OK) {
-      iiPassError(cur->pVtab, p, rc);
-    }
+    iiCompanionError(cur->pVtab, p, rc, &zErr);
   }
   for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
     int k;
@@ -608,13 +613,7 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
     for (k = 0; rc == SQLITE_OK && k < p->anKey[i]; k++) {
       if (iKey >= 0 && k != iKey) continue;
       rc = iiFacetsNested(pCur, p, i, k, aAud, pCur->nQuery, &zErr);
-      if (zErr) {
-        sqlite3_free(cur->pVtab->zErrMsg);
-        cur->pVtab->zErrMsg = zErr;
-        zErr = NULL;
-      } else if (rc != SQLITE_OK) {
-        iiPassError(cur->pVtab, p, rc);
-      }
+      iiCompanionError(cur->pVtab, p, rc, &zErr);
     }
   }
   for (i = 0; i < pCur->nQuery; i++) {
