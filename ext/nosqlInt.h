@@ -100,17 +100,21 @@ void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor);
 */
 int nosqlCursorStep(sqlite3_vtab *pVtab, sqlite3_stmt *pStmt, const char *zWho, int *pbEof);
 
+/* The deepest nesting of arrays and objects the project reads or writes (SQLite's own limit). */
+#define NOSQL_JSON_MAX_DEPTH 1000
+
 /*
 ** True if z[0..n) is one JSON value as RFC 8259 defines it (no JSON5: the
 ** host's json_each() accepts JSON5 from SQLite 3.42 on), nested at most
-** 1000 deep, with only whitespace around it.
+** NOSQL_JSON_MAX_DEPTH deep, with only whitespace around it.
 */
 int nosqlJsonStrict(const char *z, int n);
 
 /*
 ** JSON writers over a NosqlBuffer (sticky error code): text z[0..n) as a
 ** JSON string (quotes, backslashes and control characters escaped), and a
-** real as a JSON number that reads back exactly (infinities as 9e999).
+** real as the shortest of its %.15g, %.16g and %.17g forms that reads back
+** exactly (infinities as 9e999).
 */
 void nosqlBufferJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n);
 void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r);

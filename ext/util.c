@@ -157,8 +157,6 @@ void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor) {
 ** make answers depend on its version. A recursive descent over at most
 ** NOSQL_JSON_MAX_DEPTH nested arrays and objects (SQLite's own limit).
 */
-#define NOSQL_JSON_MAX_DEPTH 1000
-
 typedef struct NosqlJsonScan NosqlJsonScan;
 struct NosqlJsonScan {
   const unsigned char *z; /* The text */
