@@ -11,10 +11,10 @@
 **       (the old one plus one); NULL, changing nothing, when the key is
 **       absent or (with expected_version) the stored version differs.
 **       update is either a JSON merge patch (RFC 7396, an object without
-**       '$' keys: json_patch) or MongoDB update operators ($set, $unset,
-**       $inc, $push with $each, $pull by value, $addToSet with $each) with
-**       dotted paths. docs/documents.md lists what is copied from MongoDB
-**       and what differs.
+**       '$' keys) or MongoDB update operators ($set, $unset, $inc, $push
+**       with $each, $pull by value or document query, $addToSet with
+**       $each) with dotted paths. docs/documents.md lists what is copied
+**       from MongoDB and what differs. key must be unique in table.
 **   doc_schema(table, column)    table-valued (path, type, docs, example):
 **       one row per JSON path (SQLite syntax, [*] for array elements) and
 **       json_type() seen in the column, with the number of documents that
@@ -25,14 +25,17 @@
 **   kv_pairs(prefix, doc [, sep])  table-valued (key, field, value): the
 **       reverse, one row prefix || sep || field per top-level member.
 **
-** How doc_update works. The read of the document and version, the
-** operators (applied in C through SQLite's JSON functions, one cached
-** statement each) and the write of the new document and version run as one
-** atomic step: inside BEGIN IMMEDIATE when the connection is in autocommit
-** mode (kvAtomicBegin in ext/kv.c), else inside the caller's transaction,
-** which then holds its read until the write. An error anywhere writes
-** nothing. Documents and updates must be strict JSON (RFC 8259, whatever
-** the host's JSON5 leniency) and JSON objects.
+** How doc_update works. The update and the stored document are parsed
+** into trees (ext/doc_json.c: strict RFC 8259 JSON, whatever the host's
+** JSON5 leniency, at most NOSQL_JSON_MAX_DEPTH deep); the operators or the
+** merge patch edit the document's tree, which is written back as compact
+** text, every token the update did not touch as it was read. The check
+** that key is unique, the read of the document and version, the edit and
+** the write run as one atomic step: inside BEGIN IMMEDIATE when the
+** connection is in autocommit mode (kvAtomicBegin in ext/kv.c), else
+** inside the caller's transaction, which then holds its read until the
+** write. An error anywhere writes nothing; a write that changes no row (a
+** trigger's RAISE(IGNORE)) makes the result NULL.
 **
 ** Statements are cached per connection, keyed by SQL text (so per table),
 ** in the cache owned by the doc_schema eponymous table (ext/kv.c's
@@ -55,22 +58,20 @@ static const char zDocLayout[] = "a (key PRIMARY KEY, doc, version INTEGER) tabl
 /* Statements on the document table; %s is the quoted table. */
 static const char zDocRead[] = "SELECT doc, version FROM %s WHERE key = ?1";
 static const char zDocWrite[] = "UPDATE %s SET doc = ?2, version = ?3 WHERE key = ?1";
-
 /*
-** JSON rendering of the members of ?1 at path ?2 (json_each): key, type
-** and the member as JSON text. json_each gives true/false as 1/0 and
-** strings unquoted, so they are turned back into JSON here.
+** Inserts nothing: it prepares (and, stepped, re-prepares after a schema
+** change) only when key is a PRIMARY KEY or UNIQUE column on its own, which
+** is what makes "WHERE key = ?1" one row (kv_cas's insert relies on it too).
 */
-static const char zDocMembers[] =
-    "SELECT key, type, CASE type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'null'"
-    " ELSE json_quote(value) END, atom FROM json_each(?1, ?2)";
+static const char zDocUnique[] = "INSERT INTO %s(key) SELECT NULL WHERE 0 ON CONFLICT(key) DO NOTHING";
 
-/* One update being applied: the document as text, and what reports errors. */
+/* One update being applied: the trees, and what reports errors. */
 typedef struct DocEdit DocEdit;
 struct DocEdit {
   sqlite3 *db;     /* The connection */
   KvOwner *pOwner; /* Statement cache */
-  char *zDoc;      /* The document as JSON text (sqlite3_malloc64) */
+  DocJson j;       /* Arena of the update and the document */
+  DocNode *pDoc;   /* The document (an object) */
   char *zErr;      /* First error message (sqlite3_mprintf), or NULL */
   int rc;          /* First error code */
 };
@@ -87,454 +88,447 @@ static int docError(DocEdit *p, int rc, const char *zFmt, ...) {
   return p->rc;
 }
 
+/* Take over a fatal error of the trees (OOM, interrupt); returns p->rc. */
+static int docCheck(DocEdit *p) {
+  if (p->rc == SQLITE_OK && p->j.rc != SQLITE_OK) {
+    if (p->j.rc == SQLITE_NOMEM) return docError(p, SQLITE_NOMEM, NULL);
+    docError(p, p->j.rc, "doc_update: %s", sqlite3_errstr(p->j.rc));
+  }
+  return p->rc;
+}
+
 /*
-** Run a cached one-row JSON statement zSql with ?1 the document, ?2 zPath,
-** ?3 zArg (JSON text or NULL) or pNum. With bReplace the text result
-** becomes the document; otherwise *ppOut gets a copy of the result value
-** (caller frees). Returns p->rc.
+** The interrupt check of long loops (DocJson.xTick): stepping a statement
+** reports sqlite3_interrupt() and a progress handler's stop on every SQLite
+** version (sqlite3_is_interrupted() is 3.41+).
 */
-static int docEval(DocEdit *p, const char *zSql, const char *zPath, const char *zArg, sqlite3_value *pNum,
-                   int bReplace, sqlite3_value **ppOut) {
+static int docTick(void *pArg) {
+  DocEdit *p = (DocEdit *)pArg;
   sqlite3_stmt *pStmt = NULL;
-  int bTemp = 0, rc;
-  if (p->rc != SQLITE_OK) return p->rc;
-  rc = kvCachePrepare(p->db, p->pOwner, zSql, &pStmt, &bTemp);
-  if (rc != SQLITE_OK) return docError(p, rc, "doc_update: %s", sqlite3_errmsg(p->db));
-  sqlite3_bind_text(pStmt, 1, p->zDoc, -1, SQLITE_STATIC);
-  if (zPath) sqlite3_bind_text(pStmt, 2, zPath, -1, SQLITE_STATIC);
-  if (zArg) sqlite3_bind_text(pStmt, 3, zArg, -1, SQLITE_STATIC);
-  if (pNum) sqlite3_bind_value(pStmt, 3, pNum);
+  int bTemp = 0;
+  int rc = kvCachePrepare(p->db, p->pOwner, "SELECT 1", &pStmt, &bTemp);
+  if (rc != SQLITE_OK) return rc;
   rc = sqlite3_step(pStmt);
-  if (rc == SQLITE_ROW) {
-    if (bReplace) {
-      const char *z = (const char *)sqlite3_column_text(pStmt, 0);
-      char *zNew = z ? sqlite3_mprintf("%s", z) : NULL;
-      if (zNew == NULL) {
-        docError(p, SQLITE_NOMEM, NULL);
-      } else {
-        sqlite3_free(p->zDoc);
-        p->zDoc = zNew;
-      }
-    } else {
-      *ppOut = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
-      if (*ppOut == NULL) docError(p, SQLITE_NOMEM, NULL);
-    }
-  } else {
-    rc = sqlite3_reset(pStmt);
-    docError(p, rc == SQLITE_OK ? SQLITE_ERROR : rc, "doc_update: %s", sqlite3_errmsg(p->db));
-  }
   kvCacheRelease(pStmt, bTemp);
-  return p->rc;
-}
-
-/* The static name of a json_type() result. */
-static const char *docTypeName(const char *z) {
-  static const char *azType[] = {"null", "true", "false", "integer", "real", "text", "array", "object"};
-  size_t i;
-  for (i = 0; z && i < sizeof(azType) / sizeof(azType[0]); i++) {
-    if (strcmp(z, azType[i]) == 0) return azType[i];
-  }
-  return "null";
-}
-
-/* json_type() of the document at zPath into *pzType (static text), NULL when absent. */
-static int docTypeAt(DocEdit *p, const char *zPath, const char **pzType) {
-  sqlite3_value *pType = NULL;
-  *pzType = NULL;
-  if (docEval(p, "SELECT json_type(?1, ?2)", zPath, NULL, NULL, 0, &pType) == SQLITE_OK &&
-      sqlite3_value_type(pType) != SQLITE_NULL) {
-    *pzType = docTypeName((const char *)sqlite3_value_text(pType));
-  }
-  sqlite3_value_free(pType);
-  return p->rc;
-}
-
-/* Set the number at zPath: iNum when bInt, else rNum. */
-static int docSetNumber(DocEdit *p, const char *zPath, int bInt, sqlite3_int64 iNum, double rNum) {
-  sqlite3_stmt *pStmt = NULL;
-  int bTemp = 0, rc;
-  if (p->rc != SQLITE_OK) return p->rc;
-  rc = kvCachePrepare(p->db, p->pOwner, "SELECT json_set(?1, ?2, ?3)", &pStmt, &bTemp);
-  if (rc != SQLITE_OK) return docError(p, rc, "doc_update: %s", sqlite3_errmsg(p->db));
-  sqlite3_bind_text(pStmt, 1, p->zDoc, -1, SQLITE_STATIC);
-  sqlite3_bind_text(pStmt, 2, zPath, -1, SQLITE_STATIC);
-  if (bInt) {
-    sqlite3_bind_int64(pStmt, 3, iNum);
-  } else {
-    sqlite3_bind_double(pStmt, 3, rNum);
-  }
-  if (sqlite3_step(pStmt) == SQLITE_ROW) {
-    char *zNew = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 0));
-    if (zNew == NULL) {
-      docError(p, SQLITE_NOMEM, NULL);
-    } else {
-      sqlite3_free(p->zDoc);
-      p->zDoc = zNew;
-    }
-  } else {
-    rc = sqlite3_reset(pStmt);
-    docError(p, rc ? rc : SQLITE_ERROR, "doc_update: %s", sqlite3_errmsg(p->db));
-  }
-  kvCacheRelease(pStmt, bTemp);
-  return p->rc;
+  return rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
 /*
-** Translate MongoDB dotted path zField ("a.b.0") into an SQLite JSON path
-** (*pzPath, sqlite3_mprintf) against the current document: a numeric part
-** under an array is an index ([0]), anything else an object key ("b"). With
-** bCreate, the path may continue past missing fields (json_set creates the
-** parents as objects, as MongoDB does) but not through a scalar or past an
-** array's end; without it, *pzPath is NULL when the path leads nowhere.
+** The compact JSON text of a node of the update, for an error message
+** (sqlite3_mprintf), or NULL with p->rc set.
 */
-static int docPath(DocEdit *p, const char *zOp, const char *zField, int bCreate, char **pzPath) {
-  const char *z = zField;
-  char *zPath;
-  int bMissing = 0;
-  *pzPath = NULL;
-  if (zField[0] == 0) return docError(p, SQLITE_ERROR, "doc_update: %s: empty field name", zOp);
-  zPath = sqlite3_mprintf("$");
-  while (zPath && p->rc == SQLITE_OK) {
-    const char *zEnd = strchr(z, '.');
-    int n = zEnd ? (int)(zEnd - z) : (int)strlen(z), i, bDigits = n > 0;
-    const char *zType = NULL;
-    char *zNext;
-    for (i = 0; i < n; i++) {
-      if (z[i] < '0' || z[i] > '9') bDigits = 0;
-    }
-    if (n == 0) {
-      docError(p, SQLITE_ERROR, "doc_update: %s: empty field name in '%s'", zOp, zField);
-      break;
-    }
-    if (z[0] == '$') {
-      docError(p, SQLITE_ERROR,
-               "doc_update: %s: field name '%.*s' in '%s' starts with '$' (positional operators are not "
-               "supported)",
-               zOp, n, z, zField);
-      break;
-    }
-    if (memchr(z, '"', (size_t)n)) {
-      docError(p, SQLITE_ERROR, "doc_update: %s: field name '%.*s' contains a double quote", zOp, n, z);
-      break;
-    }
-    if (z == zField) {
-      zType = "object"; /* The document itself, checked when read */
-    } else if (!bMissing && docTypeAt(p, zPath, &zType) != SQLITE_OK) {
-      break;
-    }
-    if (zType && strcmp(zType, "array") == 0 && bDigits) {
-      sqlite3_value *pLen = NULL;
-      sqlite3_int64 iIdx = n > 18 ? -1 : atoll(z);
-      if (docEval(p, "SELECT json_array_length(?1, ?2)", zPath, NULL, NULL, 0, &pLen) != SQLITE_OK) break;
-      if (iIdx < 0 || iIdx >= sqlite3_value_int64(pLen)) {
-        sqlite3_int64 nLen = sqlite3_value_int64(pLen);
-        sqlite3_value_free(pLen);
-        if (!bCreate) {
-          bMissing = 1;
-          break;
-        }
-        docError(p, SQLITE_ERROR,
-                 "doc_update: %s: index %.*s of '%s' is past the end of the array (length %lld)", zOp, n, z,
-                 zField, nLen);
-        break;
-      }
-      sqlite3_value_free(pLen);
-      zNext = sqlite3_mprintf("%s[%lld]", zPath, iIdx);
-    } else if (zType == NULL || strcmp(zType, "object") == 0) {
-      if (zType == NULL && !bCreate) {
-        bMissing = 1;
-        break;
-      }
-      bMissing = zType == NULL;
-      zNext = sqlite3_mprintf("%s.\"%.*s\"", zPath, n, z);
-      /* Below a missing field every part is missing too. */
-      if (bMissing) zType = NULL;
-    } else {
-      if (bCreate) {
-        docError(p, SQLITE_ERROR,
-                 "doc_update: %s: cannot create field '%.*s' in '%s': its parent is of type %s", zOp, n, z,
-                 zField, zType);
-      } else {
-        bMissing = 1;
-      }
-      break;
-    }
-    sqlite3_free(zPath);
-    zPath = zNext;
-    if (zEnd == NULL) break;
-    z = zEnd + 1;
+static char *docJsonOf(DocEdit *p, const DocNode *pNode) {
+  NosqlBuffer buf = {0, 0, 0};
+  char *z = NULL;
+  int rc = docJsonWrite(&p->j, pNode, &buf, sqlite3_limit(p->db, SQLITE_LIMIT_LENGTH, -1));
+  if (rc == SQLITE_OK) z = sqlite3_mprintf("%s", buf.a);
+  nosqlBufferFree(&buf);
+  if (rc == SQLITE_OK || rc == SQLITE_NOMEM) {
+    if (z == NULL) docError(p, SQLITE_NOMEM, NULL);
+  } else if (rc == SQLITE_ERROR) {
+    docError(p, rc, "doc_update: a value nests deeper than %d levels", NOSQL_JSON_MAX_DEPTH);
+  } else {
+    docError(p, rc, "doc_update: %s", sqlite3_errstr(rc));
   }
-  if (zPath == NULL) return docError(p, SQLITE_NOMEM, NULL);
-  if (p->rc != SQLITE_OK || (bMissing && !bCreate)) {
-    sqlite3_free(zPath);
-    return p->rc;
-  }
-  *pzPath = zPath;
-  return SQLITE_OK;
+  return z;
 }
 
-/* One member of a JSON object, as read by zDocMembers. */
-typedef struct DocMember DocMember;
-struct DocMember {
-  char *zKey;           /* Member name */
-  const char *zType;    /* json_type() name (static) */
-  char *zJson;          /* The member's value as JSON text */
-  sqlite3_value *pAtom; /* Its SQL value (json_each's atom; NULL for arrays and objects) */
+/*
+** Where a MongoDB dotted path (zField[0..nField), decoded) leads in the
+** document: the value (pTarget, slot iItem of container pParent), or, when
+** it is missing and the operator creates fields, the object pCreateIn
+** where the parts from offset iRest on are to be created.
+*/
+typedef struct DocLoc DocLoc;
+struct DocLoc {
+  DocNode *pTarget;   /* The value at the path, or NULL */
+  DocNode *pParent;   /* Its array or object */
+  int iItem;          /* Its element or member index in pParent */
+  DocNode *pCreateIn; /* Missing with bCreate: the deepest object on the path */
+  int iRest;          /* Offset in zField of the first part to create */
 };
 
-static void docMembersFree(DocMember *a, int n) {
-  int i;
-  for (i = 0; i < n; i++) {
-    sqlite3_free(a[i].zKey);
-    sqlite3_free(a[i].zJson);
-    sqlite3_value_free(a[i].pAtom);
-  }
-  sqlite3_free(a);
-}
-
-/* The members (or elements) of the JSON text zJson at zPath into *paOut (*pnOut of them). */
-static int docMembers(DocEdit *p, const char *zJson, const char *zPath, DocMember **paOut, int *pnOut) {
-  sqlite3_stmt *pStmt = NULL;
-  DocMember *a = NULL;
-  int n = 0, nAlloc = 0, bTemp = 0, rc;
-  *paOut = NULL;
-  *pnOut = 0;
-  if (p->rc != SQLITE_OK) return p->rc;
-  rc = kvCachePrepare(p->db, p->pOwner, zDocMembers, &pStmt, &bTemp);
-  if (rc != SQLITE_OK) return docError(p, rc, "doc_update: %s", sqlite3_errmsg(p->db));
-  sqlite3_bind_text(pStmt, 1, zJson, -1, SQLITE_STATIC);
-  sqlite3_bind_text(pStmt, 2, zPath, -1, SQLITE_STATIC);
-  while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
-    if (n == nAlloc) {
-      int nNew = nAlloc ? nAlloc * 2 : 8;
-      DocMember *aNew = (DocMember *)sqlite3_realloc64(a, sizeof(DocMember) * (sqlite3_uint64)nNew);
-      if (aNew == NULL) {
-        rc = SQLITE_NOMEM;
-        break;
+/*
+** Follow zField from the document: a numeric part under an array is an
+** index, anything else an object key. With bCreate, the path may go on
+** past missing fields (created as objects, as MongoDB does) but not
+** through a scalar or past an array's end; without it, a path that leads
+** nowhere leaves *pLoc empty. Every container on the way has its
+** duplicate keys removed and is marked changed (the caller edits below).
+*/
+static int docWalk(DocEdit *p, const char *zOp, const char *zField, int nField, int bCreate, DocLoc *pLoc) {
+  DocNode *pNode = p->pDoc;
+  int i = 0;
+  memset(pLoc, 0, sizeof(*pLoc));
+  if (nField == 0) return docError(p, SQLITE_ERROR, "doc_update: %s: empty field name", zOp);
+  for (;;) {
+    const char *zPart = &zField[i], *zDot = memchr(zPart, '.', (size_t)(nField - i));
+    int nPart = zDot ? (int)(zDot - zPart) : nField - i, k, bDigits = nPart > 0;
+    sqlite3_int64 iIdx = 0;
+    for (k = 0; k < nPart; k++) {
+      if (zPart[k] < '0' || zPart[k] > '9') bDigits = 0;
+      if (bDigits && iIdx <= 2147483647) iIdx = iIdx * 10 + (zPart[k] - '0');
+    }
+    if (nPart == 0) {
+      return docError(p, SQLITE_ERROR, "doc_update: %s: empty field name in '%.*s'", zOp, nField, zField);
+    }
+    if (zPart[0] == '$') {
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: %s: field name '%.*s' in '%.*s' starts with '$' (positional operators are "
+                      "not supported)",
+                      zOp, nPart, zPart, nField, zField);
+    }
+    if (pNode) {
+      pNode->bRaw = 0;
+      if (pNode->eType == DOCJ_ARRAY && bDigits) {
+        if (iIdx < pNode->u.c.nItem) {
+          pLoc->pParent = pNode;
+          pLoc->iItem = (int)iIdx;
+          pNode = pNode->u.c.apElem[iIdx];
+        } else if (bCreate) {
+          return docError(p, SQLITE_ERROR,
+                          "doc_update: %s: index %.*s of '%.*s' is past the end of the array (length %d)",
+                          zOp, nPart, zPart, nField, zField, pNode->u.c.nItem);
+        } else {
+          pLoc->pParent = NULL;
+          return SQLITE_OK;
+        }
+      } else if (pNode->eType == DOCJ_OBJECT) {
+        docJsonObjUnique(&p->j, pNode);
+        k = docJsonObjFind(&p->j, pNode, zPart, nPart);
+        if (docCheck(p) != SQLITE_OK) return p->rc;
+        if (k >= 0) {
+          pLoc->pParent = pNode;
+          pLoc->iItem = k;
+          pNode = pNode->u.c.aMember[k].pVal;
+        } else if (bCreate) {
+          pLoc->pCreateIn = pNode;
+          pLoc->iRest = i;
+          pNode = NULL;
+        } else {
+          pLoc->pParent = NULL;
+          return SQLITE_OK;
+        }
+      } else if (bCreate) {
+        return docError(p, SQLITE_ERROR,
+                        "doc_update: %s: cannot create field '%.*s' in '%.*s': its parent is of type %s", zOp,
+                        nPart, zPart, nField, zField, docJsonTypeName(pNode));
+      } else {
+        pLoc->pParent = NULL;
+        return SQLITE_OK;
       }
-      a = aNew;
-      nAlloc = nNew;
     }
-    memset(&a[n], 0, sizeof(a[n]));
-    a[n].zKey = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 0));
-    a[n].zType = docTypeName((const char *)sqlite3_column_text(pStmt, 1));
-    a[n].zJson = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 2));
-    if (sqlite3_column_type(pStmt, 3) != SQLITE_NULL)
-      a[n].pAtom = sqlite3_value_dup(sqlite3_column_value(pStmt, 3));
-    n++;
-    if (a[n - 1].zKey == NULL || a[n - 1].zJson == NULL ||
-        (sqlite3_column_type(pStmt, 3) != SQLITE_NULL && a[n - 1].pAtom == NULL)) {
-      rc = SQLITE_NOMEM;
-      break;
-    }
+    if (zDot == NULL) break;
+    i += nPart + 1;
   }
-  if (rc == SQLITE_DONE) {
-    rc = SQLITE_OK;
-  } else if (rc != SQLITE_NOMEM) {
-    rc = sqlite3_reset(pStmt);
-    docError(p, rc ? rc : SQLITE_ERROR, "doc_update: %s", sqlite3_errmsg(p->db));
-  }
-  kvCacheRelease(pStmt, bTemp);
-  if (rc == SQLITE_NOMEM) docError(p, rc, NULL);
-  if (p->rc != SQLITE_OK) {
-    docMembersFree(a, n);
-    return p->rc;
-  }
-  *paOut = a;
-  *pnOut = n;
+  pLoc->pTarget = pNode;
+  if (pNode == NULL) pLoc->pParent = NULL;
   return SQLITE_OK;
 }
 
-/* True if the type is a JSON number. */
-static int docIsNumber(const char *zType) {
-  return strcmp(zType, "integer") == 0 || strcmp(zType, "real") == 0;
-}
-
-/*
-** MongoDB's equality of two values (for $pull and $addToSet): numbers by
-** value whatever their type (1 equals 1.0), anything else by type and JSON
-** text (so embedded documents compare field by field, in order).
-*/
-static int docSame(const DocMember *a, const DocMember *b) {
-  if (docIsNumber(a->zType) && docIsNumber(b->zType)) {
-    if (a->zType[0] == 'i' && b->zType[0] == 'i') {
-      return sqlite3_value_int64(a->pAtom) == sqlite3_value_int64(b->pAtom);
-    }
-    return sqlite3_value_double(a->pAtom) == sqlite3_value_double(b->pAtom);
-  }
-  return strcmp(a->zType, b->zType) == 0 && strcmp(a->zJson, b->zJson) == 0;
-}
-
-/* True if zJson (a member's JSON) is an object whose first key starts with '$'. */
-static int docIsModifier(DocEdit *p, const DocMember *pM) {
-  DocMember *a = NULL;
-  int n = 0, bMod;
-  if (strcmp(pM->zType, "object") != 0) return 0;
-  if (docMembers(p, pM->zJson, "$", &a, &n) != SQLITE_OK) return 0;
-  bMod = n > 0 && a[0].zKey[0] == '$';
-  docMembersFree(a, n);
-  return bMod;
-}
-
-/* $inc of field pF (its value the increment) at zPath. */
-static int docInc(DocEdit *p, const DocMember *pF, const char *zPath) {
-  const char *zType = NULL;
-  sqlite3_value *pOld = NULL;
-  if (!docIsNumber(pF->zType)) {
-    return docError(p, SQLITE_ERROR, "doc_update: $inc: cannot increment '%s' with non-numeric argument %s",
-                    pF->zKey, pF->zJson);
-  }
-  if (docTypeAt(p, zPath, &zType) != SQLITE_OK) return p->rc;
-  if (zType == NULL) return docEval(p, "SELECT json_set(?1, ?2, ?3)", zPath, NULL, pF->pAtom, 1, NULL);
-  if (!docIsNumber(zType)) {
-    return docError(p, SQLITE_ERROR,
-                    "doc_update: $inc: cannot apply $inc to '%s', a value of non-numeric type %s", pF->zKey,
-                    zType);
-  }
-  if (docEval(p, "SELECT json_extract(?1, ?2)", zPath, NULL, NULL, 0, &pOld) != SQLITE_OK) return p->rc;
-  if (zType[0] == 'i' && pF->zType[0] == 'i') {
-    sqlite3_int64 v = sqlite3_value_int64(pOld);
-    if (!kvAddChecked(&v, sqlite3_value_int64(pF->pAtom))) {
-      docError(p, SQLITE_ERROR, "doc_update: $inc: '%s' would overflow: %lld + %lld", pF->zKey,
-               sqlite3_value_int64(pOld), sqlite3_value_int64(pF->pAtom));
+/* Put pVal where pLoc leads: in place of the target, or created with its missing parents. */
+static void docPut(DocEdit *p, const DocLoc *pLoc, const char *zField, int nField, DocNode *pVal) {
+  DocNode *pObj = pLoc->pCreateIn;
+  int i = pLoc->iRest;
+  if (pLoc->pTarget) {
+    if (pLoc->pParent->eType == DOCJ_ARRAY) {
+      pLoc->pParent->u.c.apElem[pLoc->iItem] = pVal;
     } else {
-      docSetNumber(p, zPath, 1, v, 0.0);
+      pLoc->pParent->u.c.aMember[pLoc->iItem].pVal = pVal;
     }
-  } else {
-    docSetNumber(p, zPath, 0, 0, sqlite3_value_double(pOld) + sqlite3_value_double(pF->pAtom));
+    return;
   }
-  sqlite3_value_free(pOld);
+  while (p->j.rc == SQLITE_OK) {
+    const char *zPart = &zField[i], *zDot = memchr(zPart, '.', (size_t)(nField - i));
+    int nPart = zDot ? (int)(zDot - zPart) : nField - i, nKey = 0;
+    DocNode *pNew = zDot ? docJsonNew(&p->j, DOCJ_OBJECT) : pVal;
+    const char *zKey = docJsonQuote(&p->j, zPart, nPart, &nKey);
+    if (pNew == NULL || zKey == NULL) break;
+    docJsonObjAppend(&p->j, pObj, zKey, nKey, zPart, nPart, pNew);
+    if (zDot == NULL) break;
+    pObj = pNew;
+    i += nPart + 1;
+  }
+  docCheck(p);
+}
+
+/* True if pNode is an object whose first key starts with '$' (a modifier list, or a condition). */
+static int docIsModifier(const DocNode *pNode) {
+  int i;
+  if (pNode->eType != DOCJ_OBJECT) return 0;
+  for (i = 0; i < pNode->u.c.nItem; i++) {
+    const DocMember *pM = &pNode->u.c.aMember[i];
+    if (pM->pVal) return pM->nName > 0 && pM->zName[0] == '$';
+  }
+  return 0;
+}
+
+/* True if a $pull value uses query operators: {"$gte": 6}, {"score": {"$gt": 1}}, ... */
+static int docIsCondition(const DocNode *pNode) {
+  int i;
+  if (pNode->eType != DOCJ_OBJECT) return 0;
+  for (i = 0; i < pNode->u.c.nItem; i++) {
+    const DocMember *pM = &pNode->u.c.aMember[i];
+    if (pM->pVal == NULL) continue;
+    if ((pM->nName > 0 && pM->zName[0] == '$') || docIsModifier(pM->pVal)) return 1;
+  }
+  return 0;
+}
+
+/* $inc of field pF (its value the increment) where pLoc leads. */
+static int docInc(DocEdit *p, const DocMember *pF, const DocLoc *pLoc) {
+  DocNode *pOld = pLoc->pTarget, *pNew;
+  sqlite3_int64 iOld, iInc;
+  double rOld, rInc;
+  int bIntOld, bIntInc, rc = SQLITE_OK;
+  NosqlBuffer buf = {0, 0, 0};
+  if (!docJsonIsNumber(pF->pVal)) {
+    char *zJson = docJsonOf(p, pF->pVal);
+    if (zJson) {
+      docError(p, SQLITE_ERROR, "doc_update: $inc: cannot increment '%.*s' with non-numeric argument %s",
+               pF->nName, pF->zName, zJson);
+    }
+    sqlite3_free(zJson);
+    return p->rc;
+  }
+  if (pOld == NULL) {
+    docPut(p, pLoc, pF->zName, pF->nName, pF->pVal);
+    return p->rc;
+  }
+  if (!docJsonIsNumber(pOld)) {
+    return docError(p, SQLITE_ERROR,
+                    "doc_update: $inc: cannot apply $inc to '%.*s', a value of non-numeric type %s",
+                    pF->nName, pF->zName, docJsonTypeName(pOld));
+  }
+  bIntOld = docJsonNumber(&p->j, pOld, &iOld, &rOld);
+  bIntInc = docJsonNumber(&p->j, pF->pVal, &iInc, &rInc);
+  if (docCheck(p) != SQLITE_OK) return p->rc;
+  if (bIntOld && bIntInc) {
+    sqlite3_int64 v = iOld;
+    if (!kvAddChecked(&v, iInc)) {
+      return docError(p, SQLITE_ERROR, "doc_update: $inc: '%.*s' would overflow: %lld + %lld", pF->nName,
+                      pF->zName, iOld, iInc);
+    }
+    nosqlBufferAppendf(&rc, &buf, "%lld", v);
+  } else {
+    /* Integers beyond int64 are doubles here already; the sum is written as the shortest exact text. */
+    nosqlBufferJsonReal(&rc, &buf, rOld + rInc);
+  }
+  pNew = rc == SQLITE_OK ? docJsonNewNumber(&p->j, (const char *)buf.a, (int)buf.n,
+                                            bIntOld && bIntInc ? DOCJ_INT : DOCJ_REAL)
+                         : NULL;
+  nosqlBufferFree(&buf);
+  if (pNew == NULL) return docError(p, SQLITE_NOMEM, NULL);
+  docPut(p, pLoc, pF->zName, pF->nName, pNew);
   return p->rc;
 }
 
+/* Whether element pElem matches a $pull value: equal to it, or, for an object, having its fields. */
+static int docPullMatch(DocEdit *p, DocNode *pElem, DocNode *pCond) {
+  int i;
+  if (pCond->eType != DOCJ_OBJECT) return docJsonEqual(&p->j, pElem, pCond);
+  if (pElem->eType != DOCJ_OBJECT) return 0;
+  /* A query: every field of the condition is in the element, equal; other fields may be there too. */
+  for (i = 0; i < pCond->u.c.nItem; i++) {
+    const DocMember *pM = &pCond->u.c.aMember[i];
+    int k;
+    if (pM->pVal == NULL) continue;
+    k = docJsonObjFind(&p->j, pElem, pM->zName, pM->nName);
+    if (k < 0 || !docJsonEqual(&p->j, pElem->u.c.aMember[k].pVal, pM->pVal)) return 0;
+  }
+  return 1;
+}
+
+/* One value of an $addToSet hash set: its hash and node (NULL: a free slot). */
+typedef struct DocSetSlot DocSetSlot;
+struct DocSetSlot {
+  sqlite3_uint64 h; /* docJsonHash() of pNode */
+  DocNode *pNode;   /* The value, or NULL */
+};
+
 /*
-** $push, $addToSet ($each or one value) and $pull (one value) of field pF
-** at zPath (NULL: the field is missing and the path leads nowhere).
+** $addToSet of aItem[0..nItem) to array pArr: each value not equal to an
+** element already there (or added before it) is appended. One hash set of
+** the elements makes it linear.
 */
-static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const char *zPath) {
-  DocMember *aItem = NULL, *aElem = NULL;
-  int nItem = 0, nElem = 0, i, j;
-  const char *zType = NULL;
-  int bPull = strcmp(zOp, "$pull") == 0, bEach = 0;
-  DocMember one = *pF;
-  if (docIsModifier(p, pF)) {
-    DocMember *aMod = NULL;
-    int nMod = 0;
+static void docAddToSet(DocEdit *p, DocNode *pArr, DocNode **aItem, int nItem) {
+  sqlite3_int64 nSlot = 16;
+  DocSetSlot *aSlot;
+  int i;
+  while (nSlot < 2 * ((sqlite3_int64)pArr->u.c.nItem + nItem)) nSlot *= 2;
+  aSlot = (DocSetSlot *)sqlite3_malloc64(sizeof(DocSetSlot) * (sqlite3_uint64)nSlot);
+  if (aSlot == NULL) {
+    docError(p, SQLITE_NOMEM, NULL);
+    return;
+  }
+  memset(aSlot, 0, sizeof(DocSetSlot) * (size_t)nSlot);
+  for (i = -pArr->u.c.nItem; i < nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
+    /* i < 0: the elements already there, all kept; i >= 0: the new values. */
+    DocNode *pVal = i < 0 ? pArr->u.c.apElem[pArr->u.c.nItem + i] : aItem[i];
+    sqlite3_uint64 h = docJsonHash(&p->j, pVal);
+    sqlite3_int64 k = (sqlite3_int64)(h & (sqlite3_uint64)(nSlot - 1));
+    int bHave = 0;
+    while (aSlot[k].pNode && !bHave) {
+      bHave = i >= 0 && aSlot[k].h == h && docJsonEqual(&p->j, aSlot[k].pNode, pVal);
+      if (!bHave) k = (k + 1) & (nSlot - 1);
+    }
+    if (bHave) continue;
+    aSlot[k].h = h;
+    aSlot[k].pNode = pVal;
+    if (i >= 0) docJsonArrAppend(&p->j, pArr, pVal);
+  }
+  sqlite3_free(aSlot);
+  docCheck(p);
+}
+
+/* $push, $addToSet ($each or one value) and $pull (one value) of field pF where pLoc leads. */
+static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const DocLoc *pLoc) {
+  DocNode *pVal = pF->pVal, *pEach = NULL, *pArr = pLoc->pTarget;
+  int bPull = strcmp(zOp, "$pull") == 0, i, j;
+  if (bPull ? docIsCondition(pVal) : docIsModifier(pVal)) {
     if (bPull) {
-      return docError(
-          p, SQLITE_ERROR,
-          "doc_update: $pull: conditions such as %s are not supported (it removes elements equal to a value)",
-          pF->zJson);
-    }
-    if (docMembers(p, pF->zJson, "$", &aMod, &nMod) != SQLITE_OK) return p->rc;
-    for (i = 0; i < nMod && p->rc == SQLITE_OK; i++) {
-      if (strcmp(aMod[i].zKey, "$each") != 0) {
-        docError(p, SQLITE_ERROR, "doc_update: %s: modifier '%s' is not supported (only $each)", zOp,
-                 aMod[i].zKey);
-      } else if (strcmp(aMod[i].zType, "array") != 0) {
-        docError(p, SQLITE_ERROR, "doc_update: %s: $each needs an array, not %s", zOp, aMod[i].zJson);
-      } else {
-        docMembers(p, aMod[i].zJson, "$", &aItem, &nItem);
-        bEach = 1;
+      char *zJson = docJsonOf(p, pVal);
+      if (zJson) {
+        docError(p, SQLITE_ERROR,
+                 "doc_update: $pull: conditions such as %s are not supported (it removes elements equal to a "
+                 "value)",
+                 zJson);
       }
-    }
-    docMembersFree(aMod, nMod);
-    if (p->rc != SQLITE_OK) {
-      docMembersFree(aItem, nItem);
+      sqlite3_free(zJson);
       return p->rc;
     }
+    for (i = 0; i < pVal->u.c.nItem; i++) {
+      const DocMember *pM = &pVal->u.c.aMember[i];
+      if (pM->pVal == NULL) continue;
+      if (pM->nName != 5 || memcmp(pM->zName, "$each", 5) != 0) {
+        return docError(p, SQLITE_ERROR, "doc_update: %s: modifier '%.*s' is not supported (only $each)", zOp,
+                        pM->nName, pM->zName);
+      }
+      if (pM->pVal->eType != DOCJ_ARRAY) {
+        char *zJson = docJsonOf(p, pM->pVal);
+        if (zJson) docError(p, SQLITE_ERROR, "doc_update: %s: $each needs an array, not %s", zOp, zJson);
+        sqlite3_free(zJson);
+        return p->rc;
+      }
+      pEach = pM->pVal;
+    }
   }
-  if (zPath && docTypeAt(p, zPath, &zType) != SQLITE_OK) goto done;
-  if (zType && strcmp(zType, "array") != 0) {
-    docError(p, SQLITE_ERROR, "doc_update: %s: the field '%s' must be an array but is of type %s", zOp,
-             pF->zKey, zType);
-    goto done;
+  if (pArr && pArr->eType != DOCJ_ARRAY) {
+    return docError(p, SQLITE_ERROR, "doc_update: %s: the field '%.*s' must be an array but is of type %s",
+                    zOp, pF->nName, pF->zName, docJsonTypeName(pArr));
   }
   if (bPull) {
-    NosqlBuffer buf = {0, 0, 0};
-    int rc = SQLITE_OK;
-    if (zType == NULL) goto done; /* Nothing to pull from */
-    if (docMembers(p, p->zDoc, zPath, &aElem, &nElem) != SQLITE_OK) goto done;
-    nosqlBufferAppend(&rc, &buf, "[", 1);
-    for (i = j = 0; i < nElem; i++) {
-      if (docSame(&aElem[i], &one)) continue;
-      if (j++) nosqlBufferAppend(&rc, &buf, ",", 1);
-      nosqlBufferAppend(&rc, &buf, aElem[i].zJson, (sqlite3_int64)strlen(aElem[i].zJson));
+    if (pArr == NULL) return SQLITE_OK; /* Nothing to pull from */
+    pArr->bRaw = 0;
+    for (i = j = 0; i < pArr->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
+      DocNode *pElem = pArr->u.c.apElem[i];
+      if (!docPullMatch(p, pElem, pVal)) pArr->u.c.apElem[j++] = pElem;
     }
-    nosqlBufferAppend(&rc, &buf, "]", 1);
-    if (rc != SQLITE_OK) {
-      docError(p, rc, NULL);
-    } else {
-      docEval(p, "SELECT json_set(?1, ?2, json(?3))", zPath, (const char *)buf.a, NULL, 1, NULL);
-    }
-    nosqlBufferFree(&buf);
-    goto done;
+    if (docCheck(p) == SQLITE_OK) pArr->u.c.nItem = j;
+    return p->rc;
   }
-  if (zType == NULL) {
+  if (pArr == NULL) {
     /* A missing field becomes an array (its parents objects). */
-    docEval(p, "SELECT json_set(?1, ?2, json('[]'))", zPath, NULL, NULL, 1, NULL);
+    pArr = docJsonNew(&p->j, DOCJ_ARRAY);
+    if (pArr == NULL) return docError(p, SQLITE_NOMEM, NULL);
+    docPut(p, pLoc, pF->zName, pF->nName, pArr);
+    if (p->rc != SQLITE_OK) return p->rc;
   }
-  for (i = 0; i < (bEach ? nItem : 1) && p->rc == SQLITE_OK; i++) {
-    const DocMember *pItem = bEach ? &aItem[i] : &one;
-    if (strcmp(zOp, "$addToSet") == 0) {
-      int bHave = 0;
-      if (docMembers(p, p->zDoc, zPath, &aElem, &nElem) != SQLITE_OK) break;
-      for (j = 0; j < nElem && !bHave; j++) bHave = docSame(&aElem[j], pItem);
-      docMembersFree(aElem, nElem);
-      aElem = NULL;
-      nElem = 0;
-      if (bHave) continue;
+  if (strcmp(zOp, "$addToSet") == 0) {
+    docAddToSet(p, pArr, pEach ? pEach->u.c.apElem : &pVal, pEach ? pEach->u.c.nItem : 1);
+  } else {
+    for (i = 0; i < (pEach ? pEach->u.c.nItem : 1) && docJsonTick(&p->j) == SQLITE_OK; i++) {
+      docJsonArrAppend(&p->j, pArr, pEach ? pEach->u.c.apElem[i] : pVal);
     }
-    docEval(p, "SELECT json_insert(?1, ?2 || '[#]', json(?3))", zPath, pItem->zJson, NULL, 1, NULL);
+    docCheck(p);
   }
-done:
-  docMembersFree(aItem, nItem);
-  docMembersFree(aElem, nElem);
   return p->rc;
 }
 
-/* Apply MongoDB update operators (the members of zUpdate) to p->zDoc. */
-static int docApplyOperators(DocEdit *p, const DocMember *aOp, int nOp) {
+/* Apply the MongoDB update operators of object pUpdate to the document. */
+static int docApplyOperators(DocEdit *p, DocNode *pUpdate) {
   static const char *azOp[] = {"$set", "$unset", "$inc", "$push", "$pull", "$addToSet"};
   int i, k, f;
-  for (i = 0; i < nOp && p->rc == SQLITE_OK; i++) {
-    DocMember *aF = NULL;
-    int nF = 0;
+  for (i = 0; i < pUpdate->u.c.nItem && p->rc == SQLITE_OK; i++) {
+    const DocMember *pOp = &pUpdate->u.c.aMember[i];
+    DocNode *pFields = pOp->pVal;
     for (k = 0; k < (int)(sizeof(azOp) / sizeof(azOp[0])); k++) {
-      if (strcmp(aOp[i].zKey, azOp[k]) == 0) break;
+      if (pOp->nName == (int)strlen(azOp[k]) && memcmp(pOp->zName, azOp[k], (size_t)pOp->nName) == 0) break;
     }
     if (k == (int)(sizeof(azOp) / sizeof(azOp[0]))) {
-      return docError(p, SQLITE_ERROR, "doc_update: unknown or unsupported update operator '%s'",
-                      aOp[i].zKey);
+      return docError(p, SQLITE_ERROR, "doc_update: unknown or unsupported update operator '%.*s'",
+                      pOp->nName, pOp->zName);
     }
-    if (strcmp(aOp[i].zType, "object") != 0) {
-      return docError(p, SQLITE_ERROR, "doc_update: %s needs an object of fields, not %s", aOp[i].zKey,
-                      aOp[i].zJson);
+    if (pFields->eType != DOCJ_OBJECT) {
+      char *zJson = docJsonOf(p, pFields);
+      if (zJson)
+        docError(p, SQLITE_ERROR, "doc_update: %s needs an object of fields, not %s", azOp[k], zJson);
+      sqlite3_free(zJson);
+      return p->rc;
     }
-    if (docMembers(p, aOp[i].zJson, "$", &aF, &nF) != SQLITE_OK) break;
-    for (f = 0; f < nF && p->rc == SQLITE_OK; f++) {
-      char *zPath = NULL;
+    for (f = 0; f < pFields->u.c.nItem && p->rc == SQLITE_OK; f++) {
+      const DocMember *pF = &pFields->u.c.aMember[f];
+      DocLoc loc;
       int bCreate = k != 1 && k != 4; /* $unset and $pull never create fields */
-      if (docPath(p, azOp[k], aF[f].zKey, bCreate, &zPath) != SQLITE_OK) break;
+      if (docWalk(p, azOp[k], pF->zName, pF->nName, bCreate, &loc) != SQLITE_OK) break;
       switch (k) {
         case 0: /* $set */
-          docEval(p, "SELECT json_set(?1, ?2, json(?3))", zPath, aF[f].zJson, NULL, 1, NULL);
+          docPut(p, &loc, pF->zName, pF->nName, pF->pVal);
           break;
-        case 1: /* $unset: a missing field is no error */
-          if (zPath) docEval(p, "SELECT json_remove(?1, ?2)", zPath, NULL, NULL, 1, NULL);
+        case 1: /* $unset: a missing field is no error; an array element becomes null (MongoDB) */
+          if (loc.pTarget == NULL) break;
+          if (loc.pParent->eType == DOCJ_OBJECT) {
+            loc.pParent->u.c.aMember[loc.iItem].pVal = NULL;
+          } else {
+            DocNode *pNull = docJsonNew(&p->j, DOCJ_NULL);
+            if (pNull) docPut(p, &loc, pF->zName, pF->nName, pNull);
+            docCheck(p);
+          }
           break;
         case 2:
-          docInc(p, &aF[f], zPath);
+          docInc(p, pF, &loc);
           break;
         default:
-          docArrayOp(p, azOp[k], &aF[f], zPath);
+          docArrayOp(p, azOp[k], pF, &loc);
           break;
       }
-      sqlite3_free(zPath);
     }
-    docMembersFree(aF, nF);
   }
   return p->rc;
+}
+
+/*
+** RFC 7396: the merge patch pPatch applied to pTarget (NULL: absent);
+** returns the result, pTarget changed in place when it is an object, or
+** NULL on OOM. Members of the patch apply one by one, in order.
+*/
+static DocNode *docPatch(DocEdit *p, DocNode *pTarget, DocNode *pPatch) {
+  int i;
+  if (pPatch->eType != DOCJ_OBJECT) return pPatch;
+  if (pTarget == NULL || pTarget->eType != DOCJ_OBJECT) {
+    pTarget = docJsonNew(&p->j, DOCJ_OBJECT);
+    if (pTarget == NULL) return NULL;
+  }
+  pTarget->bRaw = 0;
+  docJsonObjUnique(&p->j, pTarget);
+  for (i = 0; i < pPatch->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
+    const DocMember *pM = &pPatch->u.c.aMember[i];
+    int k = docJsonObjFind(&p->j, pTarget, pM->zName, pM->nName);
+    DocNode *pNew;
+    if (p->j.rc != SQLITE_OK) break;
+    if (pM->pVal->eType == DOCJ_NULL) {
+      if (k >= 0) pTarget->u.c.aMember[k].pVal = NULL;
+      continue;
+    }
+    pNew = docPatch(p, k >= 0 ? pTarget->u.c.aMember[k].pVal : NULL, pM->pVal);
+    if (pNew == NULL) break;
+    if (k >= 0) {
+      pTarget->u.c.aMember[k].pVal = pNew;
+    } else {
+      docJsonObjAppend(&p->j, pTarget, pM->zKey, pM->nKey, pM->zName, pM->nName, pNew);
+    }
+  }
+  return p->j.rc == SQLITE_OK ? pTarget : NULL;
 }
 
 /* True if z is strict JSON text holding an object. */
@@ -546,21 +540,66 @@ static int docIsObjectText(const char *z, int n) {
 }
 
 /*
-** doc_update(table, key, update [, expected_version]). The update's members
-** are read once, before the transaction; the read, apply and write then
-** run inside it (kvAtomicBegin). (Long: the four steps share the error
-** reporting and the transaction's end, which keeps the write atomic.)
+** Step the statement zFmt on zTable with key pKey (?1), new document
+** zDoc[0..nDoc) (?2) and version iVersion (?3) when zDoc is not NULL.
+** Returns the rows it changed (sqlite3_changes), or -1 after an error.
+*/
+static int docRun(DocEdit *p, const char *zTable, const char *zFmt, sqlite3_value *pKey, const char *zDoc,
+                  sqlite3_int64 nDoc, sqlite3_int64 iVersion) {
+  sqlite3_stmt *pStmt = NULL;
+  int bTemp = 0, rc, nChange = -1;
+  if (p->rc != SQLITE_OK) return -1;
+  rc = kvTablePrepare(p->db, p->pOwner, "doc_update", zTable, zDocLayout, zFmt, &pStmt, &bTemp, &p->zErr);
+  if (rc != SQLITE_OK) {
+    p->rc = rc;
+    return -1;
+  }
+  if (pKey) sqlite3_bind_value(pStmt, 1, pKey);
+  if (zDoc) {
+    sqlite3_bind_text64(pStmt, 2, zDoc, (sqlite3_uint64)nDoc, SQLITE_STATIC, SQLITE_UTF8);
+    sqlite3_bind_int64(pStmt, 3, iVersion);
+  }
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_DONE) {
+    nChange = sqlite3_changes(p->db);
+  } else {
+    const char *zMsg;
+    rc = sqlite3_reset(pStmt);
+    zMsg = sqlite3_errmsg(p->db);
+    if (rc == SQLITE_NOMEM) {
+      docError(p, rc, NULL);
+    } else if (sqlite3_strglob("ON CONFLICT clause does not match*", zMsg) == 0) {
+      /* The statement was prepared again after a schema change, and key is no longer unique. */
+      docError(p, SQLITE_ERROR,
+               "doc_update: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)", zTable,
+               zDocLayout);
+    } else {
+      docError(p, rc == SQLITE_OK ? SQLITE_ERROR : rc, "doc_update: %s", zMsg);
+    }
+  }
+  kvCacheRelease(pStmt, bTemp);
+  return nChange;
+}
+
+/*
+** doc_update(table, key, update [, expected_version]). The update is
+** parsed once, before the transaction; the read, apply and write then run
+** inside it (kvAtomicBegin). (Long: the steps share the error reporting
+** and the transaction's end, which keeps the write atomic.)
 */
 static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DocEdit e;
-  DocMember *aOp = NULL;
-  int nOp = 0, i, nDollar = 0, bOwn = 0, bTemp = 0, bDone = 0;
+  DocNode *pUpdate = NULL;
+  NosqlBuffer out = {0, 0, 0};
+  int i, nDollar = 0, bOwn = 0, bTemp = 0, bDone = 0, rc;
   sqlite3_stmt *pStmt = NULL;
   sqlite3_int64 iVersion = 0;
   const char *zTable, *zUpdate;
+  char *zKey = NULL;
   memset(&e, 0, sizeof(e));
   e.db = sqlite3_context_db_handle(ctx);
   e.pOwner = (KvOwner *)sqlite3_user_data(ctx);
+  docJsonInit(&e.j, docTick, &e);
   for (i = 0; i < 3; i++) {
     if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return;
   }
@@ -581,39 +620,40 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if (!docIsObjectText(zUpdate, sqlite3_value_bytes(argv[2]))) {
+  rc = docJsonParse(&e.j, zUpdate, sqlite3_value_bytes(argv[2]), 1, &pUpdate);
+  if (rc == SQLITE_OK && pUpdate->eType != DOCJ_OBJECT) rc = SQLITE_ERROR;
+  if (rc == SQLITE_ERROR && e.j.bDeep) {
+    docError(&e, SQLITE_ERROR, "doc_update: update nests deeper than %d levels", NOSQL_JSON_MAX_DEPTH);
+  } else if (rc == SQLITE_ERROR) {
     char *z = nosqlValueQuote(argv[2]);
-    nosqlResultError(ctx, "doc_update: update %s is not a JSON object", z ? z : "?");
+    docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: update %s is not a JSON object" : NULL, z);
     sqlite3_free(z);
-    return;
   }
-  docMembers(&e, zUpdate, "$", &aOp, &nOp);
-  for (i = 0; i < nOp; i++) nDollar += aOp[i].zKey[0] == '$';
-  if (e.rc == SQLITE_OK && nDollar > 0 && nDollar < nOp) {
-    for (i = 0; aOp[i].zKey[0] == '$'; i++) {
+  docCheck(&e);
+  for (i = 0; e.rc == SQLITE_OK && i < pUpdate->u.c.nItem; i++) {
+    nDollar += pUpdate->u.c.aMember[i].nName > 0 && pUpdate->u.c.aMember[i].zName[0] == '$';
+  }
+  if (e.rc == SQLITE_OK && nDollar > 0 && nDollar < pUpdate->u.c.nItem) {
+    for (i = 0; pUpdate->u.c.aMember[i].nName > 0 && pUpdate->u.c.aMember[i].zName[0] == '$'; i++) {
     }
-    docError(&e, SQLITE_ERROR, "doc_update: update mixes operators and fields ('%s'): use $set for fields",
-             aOp[i].zKey);
+    docError(&e, SQLITE_ERROR, "doc_update: update mixes operators and fields ('%.*s'): use $set for fields",
+             pUpdate->u.c.aMember[i].nName, pUpdate->u.c.aMember[i].zName);
   }
 
   if (e.rc == SQLITE_OK) {
-    int rc = kvAtomicBegin(e.db, e.pOwner, &bOwn);
+    rc = kvAtomicBegin(e.db, e.pOwner, &bOwn);
     if (rc != SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
   }
+  docRun(&e, zTable, zDocUnique, NULL, NULL, 0, 0);
   if (e.rc == SQLITE_OK) {
     e.rc =
         kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, zDocLayout, zDocRead, &pStmt, &bTemp, &e.zErr);
   }
   if (e.rc == SQLITE_OK) {
-    int rc;
     sqlite3_bind_value(pStmt, 1, argv[1]);
     rc = sqlite3_step(pStmt);
     if (rc == SQLITE_ROW) {
-      int bBlob = sqlite3_column_type(pStmt, 0) == SQLITE_BLOB;
-      const char *zDoc = (const char *)sqlite3_column_text(pStmt, 0);
-      int nDoc = sqlite3_column_bytes(pStmt, 0);
-      int eVer = sqlite3_column_type(pStmt, 1);
-      char *zKey = NULL;
+      int eDoc = sqlite3_column_type(pStmt, 0), eVer = sqlite3_column_type(pStmt, 1);
       iVersion = sqlite3_column_int64(pStmt, 1);
       if (eVer != SQLITE_INTEGER && eVer != SQLITE_NULL) {
         zKey = nosqlValueQuote(argv[1]);
@@ -623,18 +663,33 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
                                   ? eVer != SQLITE_NULL
                                   : (eVer == SQLITE_NULL || iVersion != sqlite3_value_int64(argv[3])))) {
         bDone = 1; /* Another writer got there first */
-      } else if (bBlob || !docIsObjectText(zDoc, nDoc)) {
-        sqlite3_value *pDoc = sqlite3_column_value(pStmt, 0);
-        char *zQuoted = nosqlValueQuote(pDoc);
-        zKey = nosqlValueQuote(argv[1]);
-        docError(&e, SQLITE_ERROR, "doc_update: the document of key %s is not a JSON object: %s",
-                 zKey ? zKey : "?", zQuoted ? zQuoted : "?");
-        sqlite3_free(zQuoted);
       } else {
-        e.zDoc = sqlite3_mprintf("%s", zDoc);
-        if (e.zDoc == NULL) docError(&e, SQLITE_NOMEM, NULL);
+        /* Blobs and NULLs are not JSON objects; the text is copied (the nodes point into it). */
+        const char *zDoc =
+            eDoc == SQLITE_BLOB || eDoc == SQLITE_NULL ? NULL : (const char *)sqlite3_column_text(pStmt, 0);
+        int rcParse = SQLITE_ERROR;
+        if (zDoc) rcParse = docJsonParse(&e.j, zDoc, sqlite3_column_bytes(pStmt, 0), 1, &e.pDoc);
+        if (rcParse == SQLITE_OK && e.pDoc->eType != DOCJ_OBJECT) rcParse = SQLITE_ERROR;
+        if (zDoc == NULL && eDoc != SQLITE_BLOB && eDoc != SQLITE_NULL) {
+          docError(&e, SQLITE_NOMEM, NULL);
+        } else if (rcParse == SQLITE_ERROR) {
+          zKey = nosqlValueQuote(argv[1]);
+          if (e.j.bDeep) {
+            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s nests deeper than %d levels",
+                     zKey ? zKey : "?", NOSQL_JSON_MAX_DEPTH);
+          } else {
+            char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
+            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s is not a JSON object: %s",
+                     zKey ? zKey : "?", zQuoted ? zQuoted : "?");
+            sqlite3_free(zQuoted);
+          }
+        } else if (rcParse == SQLITE_OK && iVersion == INT64_MAX) {
+          zKey = nosqlValueQuote(argv[1]);
+          docError(&e, SQLITE_ERROR, "doc_update: the version of key %s would overflow: %lld + 1",
+                   zKey ? zKey : "?", iVersion);
+        }
+        docCheck(&e);
       }
-      sqlite3_free(zKey);
       rc = SQLITE_DONE;
     } else {
       bDone = rc == SQLITE_DONE; /* No such key */
@@ -645,29 +700,34 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   }
   if (e.rc == SQLITE_OK && !bDone) {
     if (nDollar) {
-      docApplyOperators(&e, aOp, nOp);
-    } else {
-      docEval(&e, "SELECT json_patch(?1, ?3)", NULL, zUpdate, NULL, 1, NULL);
+      docApplyOperators(&e, pUpdate);
+    } else if (docPatch(&e, e.pDoc, pUpdate) == NULL) {
+      docCheck(&e);
     }
   }
   if (e.rc == SQLITE_OK && !bDone) {
-    int rc =
-        kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, zDocLayout, zDocWrite, &pStmt, &bTemp, &e.zErr);
-    if (rc == SQLITE_OK) {
-      iVersion++;
-      sqlite3_bind_value(pStmt, 1, argv[1]);
-      sqlite3_bind_text(pStmt, 2, e.zDoc, -1, SQLITE_STATIC);
-      sqlite3_bind_int64(pStmt, 3, iVersion);
-      sqlite3_step(pStmt);
-      rc = sqlite3_reset(pStmt);
-      if (rc != SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
-      kvCacheRelease(pStmt, bTemp);
+    rc = docJsonWrite(&e.j, e.pDoc, &out, sqlite3_limit(e.db, SQLITE_LIMIT_LENGTH, -1));
+    if (rc == SQLITE_ERROR && e.j.bDeep) {
+      if (zKey == NULL) zKey = nosqlValueQuote(argv[1]);
+      docError(&e, SQLITE_ERROR, "doc_update: the document of key %s would nest deeper than %d levels",
+               zKey ? zKey : "?", NOSQL_JSON_MAX_DEPTH);
+    } else if (rc == SQLITE_TOOBIG) {
+      docError(&e, rc, "doc_update: string or blob too big");
+    } else if (rc != SQLITE_OK) {
+      e.j.rc = rc;
+      docCheck(&e);
+    }
+  }
+  if (e.rc == SQLITE_OK && !bDone) {
+    /* A trigger may keep the row as it is (RAISE(IGNORE)): then no version was written. */
+    if (docRun(&e, zTable, zDocWrite, argv[1], (const char *)out.a, out.n, iVersion + 1) == 0) {
+      bDone = 1;
     } else {
-      e.rc = rc;
+      iVersion++;
     }
   }
   if (bOwn) {
-    int rc = kvAtomicEnd(e.db, e.pOwner, bOwn, e.rc);
+    rc = kvAtomicEnd(e.db, e.pOwner, bOwn, e.rc);
     if (rc != SQLITE_OK && e.rc == SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
   }
   if (e.rc == SQLITE_NOMEM && e.zErr == NULL) {
@@ -679,8 +739,9 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
     sqlite3_result_int64(ctx, iVersion);
   }
   sqlite3_free(e.zErr);
-  sqlite3_free(e.zDoc);
-  docMembersFree(aOp, nOp);
+  sqlite3_free(zKey);
+  nosqlBufferFree(&out);
+  docJsonClear(&e.j);
 }
 
 /**************************************************************************

@@ -849,6 +849,156 @@ int kvAtomicEnd(sqlite3 *db, KvOwner *pOwner, int bOwn, int rc);
 */
 int docRegister(sqlite3 *db);
 
+/**************************************************************************
+** Interface to code in ext/doc_json.c: JSON documents as trees, the core
+** that doc_update (ext/doc.c) edits. Its header comment tells how.
+*/
+
+/* DocNode.eType: the json_type() of a node, in docJsonTypeName() order. */
+#define DOCJ_NULL 0
+#define DOCJ_TRUE 1
+#define DOCJ_FALSE 2
+#define DOCJ_INT 3 /* A number written as an integer (its value may be beyond int64: a double then) */
+#define DOCJ_REAL 4
+#define DOCJ_TEXT 5
+#define DOCJ_ARRAY 6
+#define DOCJ_OBJECT 7
+
+typedef struct DocJson DocJson;
+typedef struct DocNode DocNode;
+typedef struct DocMember DocMember;
+
+/*
+** The arena and sticky state of a set of trees. Zero it (or docJsonInit)
+** before use, docJsonClear() after: that frees every node at once. rc is
+** the first fatal error (SQLITE_NOMEM, or what xTick returned), after which
+** every call does nothing.
+*/
+struct DocJson {
+  void *pChunk;         /* Arena chunks, newest first (DocChunk, private) */
+  NosqlBuffer stack;    /* The parser's scratch stack of children */
+  NosqlBuffer tmp;      /* Scratch text */
+  int rc;               /* First fatal error, or SQLITE_OK */
+  int bDeep;            /* The last parse or write failed on NOSQL_JSON_MAX_DEPTH */
+  unsigned nTick;       /* Work units done (xTick is called every 4096) */
+  int (*xTick)(void *); /* Returns non-zero (an SQLite code) to stop: interrupts */
+  void *pTickArg;       /* Argument of xTick */
+};
+
+/* One member of an object: a removed member keeps its slot with pVal NULL. */
+struct DocMember {
+  const char *zKey;  /* The key as JSON text, quotes included, as read (or written by docJsonQuote) */
+  const char *zName; /* The key decoded (escapes undone); not NUL terminated */
+  int nKey;          /* Bytes of zKey */
+  int nName;         /* Bytes of zName */
+  DocNode *pVal;     /* The value, or NULL once removed */
+};
+
+/*
+** A value. Scalars keep their JSON token. A container keeps its items and,
+** while bRaw, the text it was parsed from (compact: no white space), which
+** docJsonWrite() copies as it is: whoever changes a container, or a node
+** below it, clears bRaw on it and on every container above it.
+*/
+struct DocNode {
+  unsigned char eType;   /* DOCJ_* */
+  unsigned char bRaw;    /* Container: z[0..n) is its current text, compact */
+  unsigned char eNum;    /* Number: 0 value not read yet, 1 int64 in iVal, 2 double in rVal */
+  unsigned char bEsc;    /* String: the token has escapes */
+  unsigned char bUnique; /* Object: no key is on two live members (docJsonObjUnique) */
+  int nDepth;            /* Container parsed: nesting of its text (1: no container inside) */
+  const char *z;         /* Scalar: its token (a string with its quotes); container: its text */
+  int n;                 /* Bytes of z */
+  union {
+    struct {
+      sqlite3_int64 iVal; /* eNum 1 */
+      double rVal;        /* eNum 2 */
+    } num;                /* DOCJ_INT, DOCJ_REAL */
+    struct {
+      const char *z; /* Decoded value once computed (bEsc), else NULL */
+      int n;         /* Its bytes */
+    } text;          /* DOCJ_TEXT */
+    struct {
+      DocNode **apElem;   /* DOCJ_ARRAY: the elements */
+      DocMember *aMember; /* DOCJ_OBJECT: the members, removed ones included */
+      int nItem;          /* Elements, or member slots */
+      int nAlloc;         /* Slots allocated */
+      int *aSlot;         /* DOCJ_OBJECT: hash index of the keys (member + 1; 0 free), or NULL */
+      int nSlot;          /* Slots of aSlot (a power of two) */
+    } c;                  /* DOCJ_ARRAY, DOCJ_OBJECT */
+  } u;
+};
+
+void docJsonInit(DocJson *pJ, int (*xTick)(void *), void *pTickArg);
+void docJsonClear(DocJson *pJ);
+/* nByte bytes from the arena (8-byte aligned), or NULL (pJ->rc set). */
+void *docJsonAlloc(DocJson *pJ, sqlite3_int64 nByte);
+/* Count one unit of work; every 4096 units ask xTick. Returns pJ->rc. */
+int docJsonTick(DocJson *pJ);
+
+/*
+** Parse z[0..n) (a copy in the arena when bCopy; else z must outlive the
+** nodes) into *ppRoot. SQLITE_OK; SQLITE_ERROR when it is not strict JSON
+** (pJ->bDeep when the cause is nesting deeper than NOSQL_JSON_MAX_DEPTH);
+** or pJ->rc.
+*/
+int docJsonParse(DocJson *pJ, const char *z, int n, int bCopy, DocNode **ppRoot);
+
+/*
+** Append p as compact JSON text to pBuf (every token as read). SQLITE_OK;
+** SQLITE_TOOBIG when pBuf would pass nMax bytes; SQLITE_ERROR with
+** pJ->bDeep when it nests deeper than NOSQL_JSON_MAX_DEPTH; or pJ->rc.
+*/
+int docJsonWrite(DocJson *pJ, const DocNode *p, NosqlBuffer *pBuf, sqlite3_int64 nMax);
+
+/* The json_type() name of a node. */
+const char *docJsonTypeName(const DocNode *p);
+
+/* True for DOCJ_INT and DOCJ_REAL. */
+int docJsonIsNumber(const DocNode *p);
+
+/*
+** A number's value: 1 with *piVal when it is an integer that fits int64,
+** else 0 with *prVal (integers beyond int64 are doubles, as in MongoDB).
+*/
+int docJsonNumber(DocJson *pJ, DocNode *p, sqlite3_int64 *piVal, double *prVal);
+
+/* A string's decoded value (*pn bytes; not NUL terminated), or NULL (pJ->rc). */
+const char *docJsonText(DocJson *pJ, DocNode *p, int *pn);
+
+/*
+** MongoDB's equality: numbers by value whatever their spelling (1 equals
+** 1.0; int64 compared exactly, not through a double), strings by decoded
+** value, arrays element by element, objects member by member in order
+** (same keys, same order, equal values). On OOM, 0 with pJ->rc set.
+*/
+int docJsonEqual(DocJson *pJ, DocNode *a, DocNode *b);
+
+/* A hash of p consistent with docJsonEqual() (equal values hash alike). */
+sqlite3_uint64 docJsonHash(DocJson *pJ, DocNode *p);
+
+/* A new node: an empty array or object, or null, true or false. NULL on OOM. */
+DocNode *docJsonNew(DocJson *pJ, int eType);
+/* A new number node from its JSON text z[0..n) (copied), of type DOCJ_INT or DOCJ_REAL. */
+DocNode *docJsonNewNumber(DocJson *pJ, const char *z, int n, int eType);
+
+/*
+** Objects. docJsonObjFind: the index of the first live member named
+** zName[0..nName), or -1 (also on OOM: check pJ->rc). docJsonObjUnique:
+** remove the later members of keys that appear twice (the first stays, as
+** json_extract reads it). docJsonObjAppend: a new last member (the caller
+** has checked that the key is absent); zKey is its JSON text.
+*/
+int docJsonObjFind(DocJson *pJ, DocNode *pObj, const char *zName, int nName);
+void docJsonObjUnique(DocJson *pJ, DocNode *pObj);
+void docJsonObjAppend(DocJson *pJ, DocNode *pObj, const char *zKey, int nKey, const char *zName, int nName,
+                      DocNode *pVal);
+/* The JSON text of name z[0..n), quotes included, as json_quote() writes it, in the arena (*pnKey bytes). */
+const char *docJsonQuote(DocJson *pJ, const char *z, int n, int *pnKey);
+
+/* Arrays: a new last element. */
+void docJsonArrAppend(DocJson *pJ, DocNode *pArr, DocNode *pVal);
+
 /* Index tables (docs/index_table.md): ext/index_table.c. */
 int indexTableRegister(sqlite3 *db);
 

@@ -195,10 +195,30 @@ static const char *const azDocuments[] = {
     "SELECT doc_update('d', 'u1', '{\"$pull\": {\"tags\": \"a\"}, \"$unset\": {\"name\": 1}, "
     "\"$addToSet\": {\"tags\": \"b\"}}')",
     "SELECT key, doc, version FROM d",
+    /* The tree editor (ext/doc_json.c): escaped keys, a hashed object with a duplicate key, query $pull,
+    ** $addToSet's hash set, $unset of an element, numbers, a merge patch, the nesting check. */
+    "INSERT INTO d WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 12) SELECT 'w', "
+    "'{' "
+    "|| group_concat('\"k' || i || '\":' || i, ',') || "
+    "',\"k3\":9,\"caf\\u00e9\":[{\"a\":1,\"b\":2},{\"a\":2}],"
+    "\"arr\":[1,2,3],\"big\":99999999999999999999}', 1 FROM c",
+    "SELECT doc_update('d', 'w', "
+    "'{\"$set\":{\"x.y\\\"z\":1,\"caf\u00e9.0.c\":3},\"$unset\":{\"arr.1\":1,\"k5\":1},"
+    "\"$inc\":{\"k3\":1.5,\"big\":1},\"$pull\":{\"café\":{\"a\":2}},\"$addToSet\":{\"arr\":{\"$each\":[1,4,4,"
+    "[5],"
+    "{\"q\":\"\\u00e9\"}]}},\"$push\":{\"k14\":1}}')",
+    "SELECT doc_update('d', 'w', '{\"$push\":{\"arr\":{\"$each\":[6,7]}},\"$set\":{\"k14.0\":[0]}}')",
+    "SELECT doc_update('d', 'w', '{\"k1\":null,\"n\":{\"m\":null,\"o\":[1]},\"k13\":13,\"k3\":{\"p\":1}}')",
+    "SELECT doc_update('d', 'w', '{\"$set\":{\"deep\":' || printf('%.*c', 998, '[') || printf('%.*c', 998, "
+    "']') || "
+    "'}}')",
+    "SELECT key, doc, version FROM d WHERE key = 'w'",
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT kv_object('u_' || "
+    "(i % "
+    "70), i) FROM c",
     "SELECT path, type, docs, example FROM doc_schema('d', 'doc')",
     "SELECT kv_object(k, v, '.') FROM (SELECT 'a.b' AS k, 1 AS v UNION ALL SELECT 'a.c', 'x')",
-    "SELECT key, value FROM kv_pairs('u1', (SELECT doc FROM d), '.')",
-    NULL};
+    "SELECT key, value FROM kv_pairs('u1', (SELECT doc FROM d), '.')", NULL};
 
 static const char *const azGraphs[] = {
     "CREATE TABLE e(a, b, w)",

@@ -239,6 +239,71 @@ static void testLengthLimit(void) {
   kvClose(db);
 }
 
+/* A progress handler that stops the statement at its nStopAt-th call (0: never), counting calls. */
+static int nProgressCalls, nProgressStopAt;
+static int kvProgressStop(void *pArg) {
+  (void)pArg;
+  return ++nProgressCalls == nProgressStopAt;
+}
+
+/* Run doc_update with update zUpdate (bound) under the progress handler; returns the step's code. */
+static int kvDocUpdateStopped(sqlite3 *db, const char *zUpdate, int nStopAt) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(db, "SELECT doc_update('d', 'k', ?1)", -1, &pStmt, 0);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(pStmt, 1, zUpdate, -1, SQLITE_STATIC);
+    nProgressCalls = 0;
+    nProgressStopAt = nStopAt;
+    sqlite3_progress_handler(db, 1, kvProgressStop, NULL);
+    rc = sqlite3_step(pStmt);
+    sqlite3_progress_handler(db, 0, NULL, NULL);
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
+** doc_update's long loops (parsing, $push of many items, writing) check
+** for interrupts by stepping a statement every 4096 steps of work: stopped
+** at any point by a progress handler, the call ends with SQLITE_INTERRUPT
+** and writes nothing, or it completes.
+*/
+static void testDocInterrupt(void) {
+  sqlite3 *db = kvOpen(":memory:");
+  char *zUpdate = (char *)malloc(30000 * 7 + 64), *z;
+  int nCalls, nBase, k, nStopped = 0, i, rc, nVersion, nLen;
+  if (db == NULL || zUpdate == NULL) {
+    free(zUpdate);
+    if (db) kvClose(db);
+    return;
+  }
+  z = zUpdate + sprintf(zUpdate, "{\"$push\":{\"a\":{\"$each\":[0");
+  for (i = 1; i < 30000; i++) z += sprintf(z, ",%d", i);
+  sprintf(z, "]}}}");
+  kvRun(db, "CREATE TABLE d(key TEXT PRIMARY KEY, doc TEXT, version INTEGER)");
+  kvRun(db, "INSERT INTO d VALUES ('k', '{\"a\":[]}', 1)");
+  CHECK_INT(kvDocUpdateStopped(db, "{\"$push\":{\"a\":0}}", 0), SQLITE_ROW);
+  nBase = nProgressCalls;
+  kvRun(db, "UPDATE d SET doc = '{\"a\":[]}', version = 1");
+  CHECK_INT(kvDocUpdateStopped(db, zUpdate, 0), SQLITE_ROW);
+  nCalls = nProgressCalls;
+  /* The checks in the loops (about 20 here) step a statement: the handler sees them. */
+  CHECK(nCalls > nBase + 20);
+  for (k = 1; k <= nCalls; k++) {
+    kvRun(db, "UPDATE d SET doc = '{\"a\":[]}', version = 1");
+    rc = kvDocUpdateStopped(db, zUpdate, k);
+    CHECK(rc == SQLITE_ROW || rc == SQLITE_INTERRUPT);
+    /* All or nothing (a stop after doc_update committed, at the end of the statement, interrupts it too). */
+    nVersion = (int)kvRun(db, "SELECT version FROM d");
+    nLen = (int)kvRun(db, "SELECT json_array_length(doc, '$.a') FROM d");
+    CHECK((nVersion == 1 && nLen == 0 && rc == SQLITE_INTERRUPT) || (nVersion == 2 && nLen == 30000));
+    nStopped += nVersion == 1;
+  }
+  CHECK(nStopped > nCalls / 2);
+  free(zUpdate);
+  kvClose(db);
+}
+
 int main(void) {
   unitApiInit();
   sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
@@ -251,6 +316,7 @@ int main(void) {
   RUN(testTwoConnections);
   RUN(testTableCacheClose);
   RUN(testLengthLimit);
+  RUN(testDocInterrupt);
   sqlite3_reset_auto_extension();
   return unitReport();
 }
