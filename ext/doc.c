@@ -1172,9 +1172,34 @@ struct DocObjAgg {
   char **azJson;  /* Their values as JSON text */
   int n;          /* Fields */
   int nAlloc;     /* Slots allocated */
+  int *aSlot;     /* Hash index of azField: field + 1, 0 free (at most half full) */
+  int nSlot;      /* Slots of aSlot (a power of two) */
   int rc;         /* Sticky error code */
   char *zErr;     /* Error message, or NULL */
 };
+
+/* The slot of p->aSlot that holds field zField, or the free slot where it would go. */
+static int kvObjectSlot(const DocObjAgg *p, const char *zField) {
+  unsigned h = docHash(zField, (int)strlen(zField)) & (unsigned)(p->nSlot - 1);
+  while (p->aSlot[h] && strcmp(p->azField[p->aSlot[h] - 1], zField) != 0)
+    h = (h + 1) & (unsigned)(p->nSlot - 1);
+  return (int)h;
+}
+
+/* Make room in the hash index for one more field (rebuilt twice as large when half full); rc. */
+static int kvObjectIndex(DocObjAgg *p) {
+  int nNew = p->nSlot ? p->nSlot * 2 : 64, i;
+  int *aNew;
+  if ((p->n + 1) * 2 <= p->nSlot) return SQLITE_OK;
+  aNew = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)nNew);
+  if (aNew == NULL) return SQLITE_NOMEM;
+  memset(aNew, 0, sizeof(int) * (size_t)nNew);
+  sqlite3_free(p->aSlot);
+  p->aSlot = aNew;
+  p->nSlot = nNew;
+  for (i = 0; i < p->n; i++) p->aSlot[kvObjectSlot(p, p->azField[i])] = i + 1;
+  return SQLITE_OK;
+}
 
 /* The JSON text of an SQL value (sqlite3_mprintf), or NULL: a blob (*pbBlob) or OOM. */
 static char *docValueJson(sqlite3_value *pVal, int *pbBlob) {
@@ -1213,7 +1238,7 @@ static void kvObjectStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DocObjAgg *p = (DocObjAgg *)sqlite3_aggregate_context(ctx, sizeof(DocObjAgg));
   const char *zKey, *zSep = "_", *zField;
   char *zJson;
-  int i, bBlob = 0;
+  int i, iSlot, bBlob = 0;
   if (p == NULL) {
     sqlite3_result_error_nomem(ctx);
     return;
@@ -1241,12 +1266,17 @@ static void kvObjectStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       p->zErr = sqlite3_mprintf("kv_object: the value of key '%q' is a blob (JSON has no blobs)", zKey);
     return;
   }
-  for (i = 0; i < p->n; i++) {
-    if (strcmp(p->azField[i], zField) == 0) {
-      sqlite3_free(p->azJson[i]);
-      p->azJson[i] = zJson;
-      return;
-    }
+  if (kvObjectIndex(p) != SQLITE_OK) {
+    sqlite3_free(zJson);
+    p->rc = SQLITE_NOMEM;
+    return;
+  }
+  iSlot = kvObjectSlot(p, zField);
+  if (p->aSlot[iSlot]) {
+    i = p->aSlot[iSlot] - 1;
+    sqlite3_free(p->azJson[i]);
+    p->azJson[i] = zJson;
+    return;
   }
   if (p->n == p->nAlloc) {
     int nNew = p->nAlloc ? p->nAlloc * 2 : 8;
@@ -1268,7 +1298,7 @@ static void kvObjectStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     p->rc = SQLITE_NOMEM;
     return;
   }
-  p->n++;
+  p->aSlot[iSlot] = ++p->n;
 }
 
 static void kvObjectFinal(sqlite3_context *ctx) {
@@ -1305,6 +1335,7 @@ static void kvObjectFinal(sqlite3_context *ctx) {
     }
     sqlite3_free(p->azField);
     sqlite3_free(p->azJson);
+    sqlite3_free(p->aSlot);
     sqlite3_free(p->zErr);
   }
 }
