@@ -869,9 +869,14 @@ static unsigned docHash(const char *z, int n) {
 
 /*
 ** The path of one json_tree row, kept as a stack over the pre-order walk:
-** the path of a node is its parent's plus ".key" (quoted unless the key is
-** a letter followed by letters and digits, as SQLite 3.46 writes fullkey;
-** older json_tree never quotes) or "[*]" under an array.
+** the path of a node is its parent's plus ".key" or "[*]" under an array.
+** A key that is not a letter followed by letters and digits is written as
+** a JSON string ("q\"r", "a\\b"), as SQLite 3.54 writes fullkey; the key
+** comes decoded from json_tree, so the path is the same whatever escapes
+** a document used. What json_extract() makes of such a path depends on
+** the version (docs/documents.md, doc_schema): 3.54 reads any; 3.46
+** compares decoded keys but stops a quoted key at its first '"'; 3.44 and
+** older compare the path key with the key as the document spells it.
 */
 typedef struct DocPathStack DocPathStack;
 struct DocPathStack {
@@ -910,9 +915,12 @@ static int docPathPush(DocPathStack *p, sqlite3_int64 iId, int bRoot, sqlite3_in
       for (i = 1; bPlain && i < n; i++) {
         bPlain = ((z[i] | 0x20) >= 'a' && (z[i] | 0x20) <= 'z') || (z[i] >= '0' && z[i] <= '9');
       }
-      nosqlBufferAppend(&rc, &p->path, bPlain ? "." : ".\"", bPlain ? 1 : 2);
-      nosqlBufferAppend(&rc, &p->path, z ? (const char *)z : "", n);
-      if (!bPlain) nosqlBufferAppend(&rc, &p->path, "\"", 1);
+      nosqlBufferAppend(&rc, &p->path, ".", 1);
+      if (bPlain) {
+        nosqlBufferAppend(&rc, &p->path, z, n);
+      } else {
+        nosqlBufferJsonString(&rc, &p->path, z ? (const char *)z : "", n);
+      }
     }
   }
   if (rc == SQLITE_OK && p->nStack == p->nAlloc) {
