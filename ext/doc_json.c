@@ -454,7 +454,11 @@ int docJsonWrite(DocJson *pJ, const DocNode *p, NosqlBuffer *pBuf, sqlite3_int64
 ** Values: numbers, strings, equality, hashing.
 */
 
-/* strtod of z[0..n), which is not NUL terminated. */
+/*
+** The double of number token z[0..n), which is not NUL terminated: read in
+** the "C" locale, as a host that set a locale with a decimal comma would
+** have strtod() read "1.5" as 1.
+*/
 static double docStrtod(DocJson *pJ, const char *z, int n) {
   char aBuf[64], *zCopy = aBuf;
   if (n >= (int)sizeof(aBuf)) {
@@ -463,7 +467,7 @@ static double docStrtod(DocJson *pJ, const char *z, int n) {
   }
   memcpy(zCopy, z, (size_t)n);
   zCopy[n] = 0;
-  return strtod(zCopy, NULL);
+  return nosqlStrtod(zCopy);
 }
 
 int docJsonNumber(DocJson *pJ, DocNode *p, sqlite3_int64 *piVal, double *prVal) {

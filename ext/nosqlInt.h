@@ -119,6 +119,9 @@ int nosqlJsonStrict(const char *z, int n);
 void nosqlBufferJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n);
 void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r);
 
+/* strtod() of NUL-terminated z in the "C" locale: '.' is the decimal point whatever the host's locale. */
+double nosqlStrtod(const char *z);
+
 /*
 ** Decode the n bytes z[0..n) inside a JSON string (valid JSON: escapes
 ** well formed; no quotes) into aOut as UTF-8 (room for n bytes: decoding

@@ -332,6 +332,15 @@ static locale_t nosqlCLocale(void) {
   return l;
 }
 
+double nosqlStrtod(const char *z) {
+  locale_t cLocale = nosqlCLocale(), old = (locale_t)0;
+  double r;
+  if (cLocale != (locale_t)0) old = uselocale(cLocale);
+  r = strtod(z, NULL);
+  if (cLocale != (locale_t)0) uselocale(old);
+  return r;
+}
+
 void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r) {
   char z[48];
   int p, n;

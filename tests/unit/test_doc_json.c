@@ -4,6 +4,7 @@
 ** accepts, the writer gives every token back, equality and hashing agree,
 ** object indexes survive removals, appends and duplicates.
 */
+#include <locale.h>
 #include <stdlib.h>
 
 #include "nosqlInt.h"
@@ -136,6 +137,41 @@ static void testNumbers(void) {
   }
 }
 
+/*
+** Reals are read in the "C" locale: under a locale with a decimal comma,
+** strtod() read "1.5" as 1, so $inc computed 1.0 from 1.5 and $pull 1
+** removed 1.5. Runs only where such a locale is installed (LOCPATH may
+** point at one made by localedef).
+*/
+static void testNumbersLocale(void) {
+  static const char *azLocale[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", "ru_RU.UTF-8"};
+  locale_t loc = (locale_t)0, old;
+  size_t i;
+  DocJson j;
+  DocNode *pA = NULL, *pB = NULL;
+  sqlite3_int64 iVal;
+  double rVal = 0;
+  for (i = 0; i < sizeof(azLocale) / sizeof(azLocale[0]) && loc == (locale_t)0; i++) {
+    loc = newlocale(LC_NUMERIC_MASK, azLocale[i], (locale_t)0);
+  }
+  if (loc == (locale_t)0) {
+    printf("  (no locale with a decimal comma installed: skipped)\n");
+    return;
+  }
+  old = uselocale(loc);
+  docJsonInit(&j, NULL, NULL);
+  CHECK_INT(docJsonParse(&j, "1.5", 3, 1, &pA), SQLITE_OK);
+  CHECK_INT(docJsonParse(&j, "1", 1, 1, &pB), SQLITE_OK);
+  if (pA && pB) {
+    CHECK_INT(docJsonNumber(&j, pA, &iVal, &rVal), 0);
+    CHECK(rVal == 1.5);
+    CHECK_INT(docJsonEqual(&j, pA, pB), 0);
+  }
+  docJsonClear(&j);
+  uselocale(old);
+  freelocale(loc);
+}
+
 /* Equality and hashing agree: equal pairs hash alike; unequal pairs are unequal. */
 static void testEqualHash(void) {
   static const struct {
@@ -266,6 +302,7 @@ int main(void) {
   RUN(testWrite);
   RUN(testDepth);
   RUN(testNumbers);
+  RUN(testNumbersLocale);
   RUN(testEqualHash);
   RUN(testObjects);
   RUN(testTick);
