@@ -215,6 +215,31 @@ static void testEqualHash(void) {
   }
 }
 
+/* Values that differ only deep down hash apart (they hashed alike below 32 levels: $addToSet was quadratic).
+ */
+static void testHashDeep(void) {
+  char aA[2100], aB[2100];
+  int n;
+  for (n = 40; n <= 990; n += 950) {
+    DocJson j;
+    DocNode *pA = NULL, *pB = NULL;
+    memset(aA, '[', (size_t)n);
+    aA[n] = '1';
+    memset(&aA[n + 1], ']', (size_t)n);
+    aA[2 * n + 1] = 0;
+    memcpy(aB, aA, (size_t)(2 * n + 2));
+    aB[n] = '2';
+    docJsonInit(&j, NULL, NULL);
+    CHECK_INT(docJsonParse(&j, aA, (int)strlen(aA), 0, &pA), SQLITE_OK);
+    CHECK_INT(docJsonParse(&j, aB, (int)strlen(aB), 0, &pB), SQLITE_OK);
+    if (pA && pB) {
+      CHECK_INT(docJsonEqual(&j, pA, pB), 0);
+      CHECK(docJsonHash(&j, pA) != docJsonHash(&j, pB));
+    }
+    docJsonClear(&j);
+  }
+}
+
 /* Objects: decoded lookups, duplicates, removals and appends, small and hashed. */
 static void testObjects(void) {
   int nMember;
@@ -304,6 +329,7 @@ int main(void) {
   RUN(testNumbers);
   RUN(testNumbersLocale);
   RUN(testEqualHash);
+  RUN(testHashDeep);
   RUN(testObjects);
   RUN(testTick);
   return unitReport();
