@@ -328,12 +328,17 @@ static int docPullMatch(DocEdit *p, DocNode *pElem, DocNode *pCond) {
   int i;
   if (pCond->eType != DOCJ_OBJECT) return docJsonEqual(&p->j, pElem, pCond);
   if (pElem->eType != DOCJ_OBJECT) return 0;
-  /* A query: every field of the condition is in the element, equal; other fields may be there too. */
+  /*
+  ** A query: every field of the condition is in the element, equal; other
+  ** fields may be there too. As in MongoDB's queries, a field equal to null
+  ** also matches an element without that field.
+  */
   for (i = 0; i < pCond->u.c.nItem; i++) {
     const DocMember *pM = &pCond->u.c.aMember[i];
     int k;
     if (pM->pVal == NULL) continue;
     k = docJsonObjFind(&p->j, pElem, pM->zName, pM->nName);
+    if (k < 0 && pM->pVal->eType == DOCJ_NULL) continue;
     if (k < 0 || !docJsonEqual(&p->j, pElem->u.c.aMember[k].pVal, pM->pVal)) return 0;
   }
   return 1;
