@@ -43,6 +43,7 @@
 */
 #include "nosqlInt.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,7 +281,7 @@ static int docInc(DocEdit *p, const DocMember *pF, const DocLoc *pLoc) {
   DocNode *pOld = pLoc->pTarget, *pNew;
   sqlite3_int64 iOld, iInc;
   double rOld, rInc;
-  int bIntOld, bIntInc, rc = SQLITE_OK;
+  int bIntOld, bIntInc, bNull = 0, rc = SQLITE_OK;
   NosqlBuffer buf = {0, 0, 0};
   if (!docJsonIsNumber(pF->pVal)) {
     char *zJson = docJsonOf(p, pF->pVal);
@@ -310,13 +311,24 @@ static int docInc(DocEdit *p, const DocMember *pF, const DocLoc *pLoc) {
                       pF->zName, iOld, iInc);
     }
     nosqlBufferAppendf(&rc, &buf, "%lld", v);
+  } else if (isnan(rOld + rInc)) {
+    /*
+    ** Infinities of opposite signs: JSON has no NaN, and the writer would
+    ** spell it null; a null node (not a real whose text is null, which a
+    ** later $inc of the same update read as 0) keeps the tree as written.
+    */
+    bNull = 1;
   } else {
     /* Integers beyond int64 are doubles here already; the sum is written as the shortest exact text. */
     nosqlBufferJsonReal(&rc, &buf, rOld + rInc);
   }
-  pNew = rc == SQLITE_OK ? docJsonNewNumber(&p->j, (const char *)buf.a, (int)buf.n,
-                                            bIntOld && bIntInc ? DOCJ_INT : DOCJ_REAL)
-                         : NULL;
+  if (bNull) {
+    pNew = docJsonNew(&p->j, DOCJ_NULL);
+  } else {
+    pNew = rc == SQLITE_OK ? docJsonNewNumber(&p->j, (const char *)buf.a, (int)buf.n,
+                                              bIntOld && bIntInc ? DOCJ_INT : DOCJ_REAL)
+                           : NULL;
+  }
   nosqlBufferFree(&buf);
   if (pNew == NULL) return docError(p, SQLITE_NOMEM, NULL);
   docPut(p, pLoc, pF->zName, pF->nName, pNew);
