@@ -240,6 +240,37 @@ static void testHashDeep(void) {
   }
 }
 
+/*
+** The low bits of hashes differ for numbers that differ only in high bits
+** (multiples of 65536, halves): callers mask them, and $addToSet's hash set
+** was quadratic on such values.
+*/
+static void testHashSpread(void) {
+  static const char *azFmt[] = {"%d", "%d.5", "%d0000000"};
+  size_t f;
+  for (f = 0; f < sizeof(azFmt) / sizeof(azFmt[0]); f++) {
+    static unsigned char aSeen[1024];
+    DocJson j;
+    int i, nDistinct = 0;
+    memset(aSeen, 0, sizeof(aSeen));
+    docJsonInit(&j, NULL, NULL);
+    for (i = 1; i <= 512; i++) {
+      char aText[32];
+      DocNode *p = NULL;
+      snprintf(aText, sizeof(aText), azFmt[f], f == 0 ? i * 65536 : i);
+      if (docJsonParse(&j, aText, (int)strlen(aText), 1, &p) == SQLITE_OK) {
+        unsigned h = (unsigned)(docJsonHash(&j, p) & 1023);
+        nDistinct += !aSeen[h];
+        aSeen[h] = 1;
+      }
+    }
+    /* 512 random values in 1024 buckets: about 400 distinct. */
+    CHECK(nDistinct > 300);
+    if (nDistinct <= 300) printf("  %s: %d distinct low bits\n", azFmt[f], nDistinct);
+    docJsonClear(&j);
+  }
+}
+
 /* Objects: decoded lookups, duplicates, removals and appends, small and hashed. */
 static void testObjects(void) {
   int nMember;
@@ -330,6 +361,7 @@ int main(void) {
   RUN(testNumbersLocale);
   RUN(testEqualHash);
   RUN(testHashDeep);
+  RUN(testHashSpread);
   RUN(testObjects);
   RUN(testTick);
   return unitReport();
