@@ -375,6 +375,54 @@ static void rbTwoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     rbResultBitmap(ctx, pR);
 }
 
+/*
+** The length of rb_to_json(p): brackets, commas and digits. Each element
+** has at least d digits when it is at least 10^(d-1), so the digits are
+** the sum over d of the elements from 10^(d-1) up, counted with ranks.
+*/
+static sqlite3_uint64 rbJsonLength(const roaring_bitmap_t *p) {
+  uint64_t nCard = roaring_bitmap_get_cardinality(p);
+  sqlite3_uint64 n = 2 + (nCard ? nCard - 1 : 0) + nCard;
+  uint64_t iLo;
+  for (iLo = 10; iLo <= 1000000000; iLo *= 10) n += nCard - roaring_bitmap_rank(p, (uint32_t)(iLo - 1));
+  return n;
+}
+
+/*
+** Set the result to the JSON array of p's elements. The length is known
+** before any text is built, so a result over SQLITE_LIMIT_LENGTH is an
+** error at once (the full set's 43 GB text, from a 900 KB blob), not after
+** building text up to the limit.
+*/
+static void rbResultJson(sqlite3_context *ctx, const roaring_bitmap_t *p) {
+  sqlite3_uint64 nJson = rbJsonLength(p);
+  roaring_uint32_iterator_t it;
+  char *z, *zOut;
+  if (nJson > (sqlite3_uint64)sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1)) {
+    sqlite3_result_error_toobig(ctx);
+    return;
+  }
+  z = zOut = (char *)sqlite3_malloc64(nJson);
+  if (z == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  *z++ = '[';
+  for (roaring_init_iterator(p, &it); it.has_value; roaring_advance_uint32_iterator(&it)) {
+    char aDigit[10];
+    uint32_t v = it.current_value;
+    int i = 0;
+    if (z > zOut + 1) *z++ = ',';
+    do {
+      aDigit[i++] = (char)('0' + v % 10);
+      v /= 10;
+    } while (v);
+    while (i > 0) *z++ = aDigit[--i];
+  }
+  *z++ = ']';
+  sqlite3_result_text64(ctx, zOut, (sqlite3_uint64)(z - zOut), sqlite3_free, SQLITE_UTF8);
+}
+
 /* The operation of a one-bitmap function, in its user data. */
 enum { RB_CARD, RB_MIN, RB_MAX, RB_JSON };
 static const char *const azRbOneName[] = {"rb_cardinality", "rb_min", "rb_max", "rb_to_json"};
@@ -389,26 +437,7 @@ static void rbOneFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   if (eOp == RB_CARD) {
     sqlite3_result_int64(ctx, (sqlite3_int64)roaring_bitmap_get_cardinality(p));
   } else if (eOp == RB_JSON) {
-    int rc = SQLITE_OK;
-    NosqlBuffer b = {0, 0, 0};
-    roaring_uint32_iterator_t it;
-    sqlite3_int64 nMax = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
-    nosqlBufferAppend(&rc, &b, "[", 1);
-    for (roaring_init_iterator(p, &it); it.has_value && rc == SQLITE_OK;
-         roaring_advance_uint32_iterator(&it)) {
-      nosqlBufferAppendf(&rc, &b, b.n > 1 ? ",%u" : "%u", it.current_value);
-      if (b.n > nMax) rc = SQLITE_TOOBIG;
-    }
-    nosqlBufferAppend(&rc, &b, "]", 1);
-    if (rc == SQLITE_OK) {
-      sqlite3_result_text64(ctx, (const char *)b.a, (sqlite3_uint64)b.n, sqlite3_free, SQLITE_UTF8);
-    } else {
-      nosqlBufferFree(&b);
-      if (rc == SQLITE_TOOBIG)
-        sqlite3_result_error_toobig(ctx);
-      else
-        sqlite3_result_error_nomem(ctx);
-    }
+    rbResultJson(ctx, p);
   } else if (!roaring_bitmap_is_empty(p)) {
     sqlite3_result_int64(ctx, eOp == RB_MIN ? roaring_bitmap_minimum(p) : roaring_bitmap_maximum(p));
   }
