@@ -557,6 +557,7 @@ typedef struct rb_iterate_cursor rb_iterate_cursor;
 struct rb_iterate_cursor {
   sqlite3_vtab_cursor base;    /* Base class - must be first */
   roaring_bitmap_t *p;         /* The decoded bitmap, or NULL */
+  sqlite3_value *pArg;         /* The bitmap argument (a copy), the hidden column */
   roaring_uint32_iterator_t i; /* Position in p */
   sqlite3_int64 iRow;          /* 1-based row number (the rowid) */
 };
@@ -581,6 +582,7 @@ static int rbIterateOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur) {
 static int rbIterateClose(sqlite3_vtab_cursor *cur) {
   rb_iterate_cursor *pCur = (rb_iterate_cursor *)cur;
   if (pCur->p) roaring_bitmap_free(pCur->p);
+  sqlite3_value_free(pCur->pArg);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
@@ -599,7 +601,12 @@ static int rbIterateEof(sqlite3_vtab_cursor *cur) {
 
 static int rbIterateColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol) {
   rb_iterate_cursor *pCur = (rb_iterate_cursor *)cur;
-  if (iCol == RB_ITERATE_COL_VALUE) sqlite3_result_int64(ctx, pCur->i.current_value);
+  if (iCol == RB_ITERATE_COL_VALUE) {
+    sqlite3_result_int64(ctx, pCur->i.current_value);
+  } else {
+    /* SQLite checks a second constraint on the argument against this. */
+    sqlite3_result_value(ctx, pCur->pArg);
+  }
   return SQLITE_OK;
 }
 
@@ -615,9 +622,13 @@ static int rbIterateFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idx
   (void)idxStr;
   if (pCur->p) roaring_bitmap_free(pCur->p);
   pCur->p = NULL;
+  sqlite3_value_free(pCur->pArg);
+  pCur->pArg = NULL;
   pCur->iRow = 1;
   (void)idxNum;
   if (argc < 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL) return SQLITE_OK;
+  pCur->pArg = sqlite3_value_dup(argv[0]);
+  if (pCur->pArg == NULL) return SQLITE_NOMEM;
   if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) {
     char *zQ = nosqlValueQuote(argv[0]);
     nosqlVtabError(cur->pVtab, "rb_iterate: argument 1 is not a roaring bitmap blob: %s", zQ);
