@@ -916,6 +916,7 @@ struct kv_mget_vtab {
 struct kv_mget_cursor {
   sqlite3_vtab_cursor base; /* Base class - must be first */
   char *zTable;             /* The table argument (copy) */
+  sqlite3_value *apArg[2];  /* The table and keys arguments (copies), the hidden columns */
   sqlite3_value **aKey;     /* The keys, in array order (copies) */
   int nKey;                 /* Entries in aKey[] */
   int iKey;                 /* Next key to probe */
@@ -968,10 +969,13 @@ static void kvMgetReset(kv_mget_cursor *pCur) {
   for (i = 0; i < pCur->nKey; i++) sqlite3_value_free(pCur->aKey[i]);
   sqlite3_free(pCur->aKey);
   sqlite3_free(pCur->zTable);
+  sqlite3_value_free(pCur->apArg[0]);
+  sqlite3_value_free(pCur->apArg[1]);
   sqlite3_value_free(pCur->pRowKey);
   sqlite3_value_free(pCur->pRowValue);
   pCur->aKey = NULL;
   pCur->zTable = NULL;
+  pCur->apArg[0] = pCur->apArg[1] = NULL;
   pCur->pRowKey = NULL;
   pCur->pRowValue = NULL;
   pCur->nKey = pCur->iKey = 0;
@@ -1098,7 +1102,9 @@ static int kvMgetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
     return SQLITE_OK;
   }
   pCur->zTable = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(aArg[0].pEq));
-  if (pCur->zTable == NULL) return SQLITE_NOMEM;
+  pCur->apArg[0] = sqlite3_value_dup(aArg[0].pEq);
+  pCur->apArg[1] = sqlite3_value_dup(aArg[1].pEq);
+  if (pCur->zTable == NULL || pCur->apArg[0] == NULL || pCur->apArg[1] == NULL) return SQLITE_NOMEM;
   rc = kvMgetKeys(pCur, p->db, aArg[1].pEq);
   if (rc != SQLITE_OK) return rc;
   return kvMgetNext(pCursor);
@@ -1110,7 +1116,9 @@ static int kvMgetColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int 
   kv_mget_cursor *pCur = (kv_mget_cursor *)pCursor;
   if (iCol == KV_MGET_KEY) sqlite3_result_value(ctx, pCur->pRowKey);
   if (iCol == KV_MGET_VALUE) sqlite3_result_value(ctx, pCur->pRowValue);
-  if (iCol == KV_MGET_TABLE) sqlite3_result_text(ctx, pCur->zTable, -1, SQLITE_TRANSIENT);
+  /* The arguments as given: SQLite checks a second constraint on them against these. */
+  if (iCol == KV_MGET_TABLE) sqlite3_result_value(ctx, pCur->apArg[0]);
+  if (iCol == KV_MGET_KEYS) sqlite3_result_value(ctx, pCur->apArg[1]);
   return SQLITE_OK;
 }
 
