@@ -195,10 +195,13 @@ static int kvRead(sqlite3_context *ctx, const char *zFunc, KvStmts *pS, sqlite3_
   if (rc == SQLITE_ROW) {
     *pbFound = 1;
     if (sqlite3_column_type(pS->pGet, 0) != SQLITE_INTEGER) {
+      /* Quoted: a blob's raw bytes are no text for a message. */
       char *zName = nosqlValueQuote(pName);
+      char *zValue = nosqlValueQuote(sqlite3_column_value(pS->pGet, 0));
       nosqlResultError(ctx, "%s: counter %s holds %s, which is not an integer", zFunc, zName ? zName : "?",
-                       sqlite3_column_text(pS->pGet, 0));
+                       zValue ? zValue : "?");
       sqlite3_free(zName);
+      sqlite3_free(zValue);
       sqlite3_reset(pS->pGet);
       return SQLITE_MISMATCH;
     }
