@@ -239,10 +239,12 @@ static int rbElement(sqlite3_context *ctx, const char *zFunc, sqlite3_value *pVa
 }
 
 /*
-** Parse a JSON array of integers into p. Returns NULL on success, or a
-** pointer to the offending byte.
+** Parse a JSON array of integers, the n bytes at z (NUL-terminated), into
+** p. Returns NULL on success, or a pointer to the offending byte: a NUL
+** before z + n ends no array.
 */
-static const char *rbParseJsonArray(const char *z, roaring_bitmap_t *p, int *pbRange) {
+static const char *rbParseJsonArray(const char *z, int n, roaring_bitmap_t *p, int *pbRange) {
+  const char *zEnd = z + n;
   while (*z == ' ' || *z == '\t' || *z == '\n' || *z == '\r') z++;
   if (*z++ != '[') return z - 1;
   while (*z == ' ' || *z == '\t' || *z == '\n' || *z == '\r') z++;
@@ -277,7 +279,7 @@ static const char *rbParseJsonArray(const char *z, roaring_bitmap_t *p, int *pbR
     }
   }
   while (*z == ' ' || *z == '\t' || *z == '\n' || *z == '\r') z++;
-  return *z ? z : NULL;
+  return z < zEnd ? z : NULL;
 }
 
 /* rb_build(json): a bitmap of the integers of a JSON array. */
@@ -297,7 +299,7 @@ static void rbBuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  zBad = rbParseJsonArray(z, p, &bRange);
+  zBad = rbParseJsonArray(z, sqlite3_value_bytes(argv[0]), p, &bRange);
   if (zBad) {
     char *zQ = nosqlValueQuote(argv[0]);
     if (bRange) {
