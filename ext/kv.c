@@ -708,7 +708,11 @@ static int kvcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   if (p == NULL) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->db = db;
+  /* A reference of its own: loading the extension again replaces the
+  ** registrations, whose references go at once, while SQLite disconnects
+  ** this table later, at the next prepare. */
   p->pConn = pConn;
+  pConn->base.nRef++;
   if (pConn->pVtab == NULL) {
     pConn->pVtab = p;
     pConn->base.pCache = &p->cache;
@@ -727,6 +731,7 @@ static int kvcDisconnect(sqlite3_vtab *pVtab) {
   }
   kvStmtsClear(&p->stmts);
   kvCacheClear(&p->cache);
+  kvConnUnref(p->pConn);
   sqlite3_free(p);
   return SQLITE_OK;
 }

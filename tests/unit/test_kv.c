@@ -15,6 +15,7 @@
 #include "unit.h"
 
 void unitApiInit(void);
+extern const sqlite3_api_routines *nosql_sqlite3_api;
 
 /*
 ** Set-up steps (open, prepare, step) are not what these tests assert: a
@@ -210,6 +211,30 @@ static void testTableCacheClose(void) {
 }
 
 /*
+** Loading the extension again on a connection whose kv_counters is
+** connected: the new registrations replace the old, and SQLite disconnects
+** the old kv_counters later (at the next prepare), after the old
+** registrations have dropped their references to the connection state.
+** Under ASan this shows whether xDisconnect still finds that state alive.
+*/
+static void testReload(void) {
+  sqlite3 *db = kvOpen(":memory:");
+  char *zErr = NULL;
+  if (db == NULL) return;
+  kvRun(db, "CREATE TABLE kv(key TEXT PRIMARY KEY, value)");
+  kvRun(db, "INSERT INTO kv VALUES ('a', 1)");
+  CHECK_INT(kvRun(db, "SELECT kv_incr('c')"), 1);
+  CHECK_INT(kvRun(db, "SELECT value FROM kv_counters WHERE name = 'c'"), 1);
+  CHECK_INT(kvRun(db, "SELECT value FROM kv_mget('kv', '[\"a\"]')"), 1);
+  CHECK_INT(sqlite3_nosql_init(db, &zErr, nosql_sqlite3_api), SQLITE_OK);
+  sqlite3_free(zErr);
+  CHECK_INT(kvRun(db, "SELECT kv_incr('c')"), 2);
+  CHECK_INT(kvRun(db, "SELECT value FROM kv_counters WHERE name = 'c'"), 2);
+  CHECK_INT(kvRun(db, "SELECT value FROM kv_mget('kv', '[\"a\"]')"), 1);
+  kvClose(db);
+}
+
+/*
 ** Results beyond SQLITE_LIMIT_LENGTH are errors that write nothing: a
 ** doc_update whose document would grow past the limit, a kv_cas whose new
 ** value is over it.
@@ -315,6 +340,7 @@ int main(void) {
   RUN(testShadowedClose);
   RUN(testTwoConnections);
   RUN(testTableCacheClose);
+  RUN(testReload);
   RUN(testLengthLimit);
   RUN(testDocInterrupt);
   sqlite3_reset_auto_extension();
