@@ -828,7 +828,11 @@ static int docSchemaConnect(sqlite3 *db, void *pAux, int argc, const char *const
   if (p == NULL) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->db = db;
+  /* A reference of its own, as kv_counters takes (ext/kv.c): after a second
+  ** load of the extension SQLite disconnects this table only at the next
+  ** prepare, when the old registrations' references are gone. */
   p->pOwner = pOwner;
+  pOwner->nRef++;
   if (pOwner->pCache == NULL) pOwner->pCache = &p->cache;
   *ppVtab = &p->base;
   return SQLITE_OK;
@@ -839,6 +843,7 @@ static int docSchemaDisconnect(sqlite3_vtab *pVtab) {
   doc_schema_vtab *p = (doc_schema_vtab *)pVtab;
   if (p->pOwner->pCache == &p->cache) p->pOwner->pCache = NULL;
   kvCacheClear(&p->cache);
+  kvOwnerUnref(p->pOwner);
   sqlite3_free(p);
   return SQLITE_OK;
 }

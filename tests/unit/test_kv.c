@@ -211,11 +211,12 @@ static void testTableCacheClose(void) {
 }
 
 /*
-** Loading the extension again on a connection whose kv_counters is
-** connected: the new registrations replace the old, and SQLite disconnects
-** the old kv_counters later (at the next prepare), after the old
-** registrations have dropped their references to the connection state.
-** Under ASan this shows whether xDisconnect still finds that state alive.
+** Loading the extension again on a connection whose kv_counters and
+** doc_schema (the owners of the statement caches) are connected: the new
+** registrations replace the old, and SQLite disconnects the old tables
+** later (at the next prepare), after the old registrations have dropped
+** their references to the connection state. Under ASan this shows whether
+** xDisconnect still finds that state alive.
 */
 static void testReload(void) {
   sqlite3 *db = kvOpen(":memory:");
@@ -223,6 +224,9 @@ static void testReload(void) {
   if (db == NULL) return;
   kvRun(db, "CREATE TABLE kv(key TEXT PRIMARY KEY, value)");
   kvRun(db, "INSERT INTO kv VALUES ('a', 1)");
+  kvRun(db, "CREATE TABLE d(key TEXT PRIMARY KEY, doc TEXT, version INTEGER)");
+  kvRun(db, "INSERT INTO d VALUES ('k', '{}', 1)");
+  CHECK_INT(kvRun(db, "SELECT doc_update('d', 'k', '{\"$inc\":{\"n\":1}}')"), 2); /* Connects doc_schema */
   CHECK_INT(kvRun(db, "SELECT kv_incr('c')"), 1);
   CHECK_INT(kvRun(db, "SELECT value FROM kv_counters WHERE name = 'c'"), 1);
   CHECK_INT(kvRun(db, "SELECT value FROM kv_mget('kv', '[\"a\"]')"), 1);
@@ -231,6 +235,7 @@ static void testReload(void) {
   CHECK_INT(kvRun(db, "SELECT kv_incr('c')"), 2);
   CHECK_INT(kvRun(db, "SELECT value FROM kv_counters WHERE name = 'c'"), 2);
   CHECK_INT(kvRun(db, "SELECT value FROM kv_mget('kv', '[\"a\"]')"), 1);
+  CHECK_INT(kvRun(db, "SELECT doc_update('d', 'k', '{\"$inc\":{\"n\":1}}')"), 3);
   kvClose(db);
 }
 
