@@ -132,9 +132,12 @@ struct IdxStmt {
   int bStale;          /* Cleared while lent: finalized when given back */
 };
 
-/* Index tables connected on one connection (index_table_drift finds them here). */
+/*
+** Index tables connected on one connection (index_table_drift finds them
+** here): one object for every load of the extension into the connection
+** (nosqlConnShared), referenced by both modules and each connected table.
+*/
 struct IdxRegistry {
-  int nRef;            /* Module registrations holding this */
   idxtab_vtab *pFirst; /* Connected index tables */
 };
 
@@ -1356,11 +1359,6 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
 ** Creating, connecting, dropping, renaming.
 */
 
-static void idxRegistryUnref(void *pArg) {
-  IdxRegistry *pReg = (IdxRegistry *)pArg;
-  if (pReg && --pReg->nRef == 0) sqlite3_free(pReg);
-}
-
 /*
 ** Forget the cached reads. One lent to an open cursor (a RENAME while a
 ** read is under way) stays with the cursor until it gives it back.
@@ -1385,6 +1383,7 @@ static void idxFree(idxtab_vtab *p) {
     idxtab_vtab **pp = &p->pReg->pFirst;
     while (*pp && *pp != p) pp = &(*pp)->pNext;
     if (*pp) *pp = p->pNext;
+    nosqlConnSharedUnref(p->pReg);
   }
   idxStmtClear(p);
   for (i = 0; p->aPart && i < p->nPart; i++) {
@@ -1678,7 +1677,10 @@ static int idxConnectImpl(sqlite3 *db, void *pAux, int argc, const char *const *
     idxFree(p);
     return rc;
   }
+  /* A reference of its own: the module's may go first (a second load of
+  ** the extension replaces it). */
   p->pReg = (IdxRegistry *)pAux;
+  nosqlConnSharedRef(p->pReg);
   p->pNext = p->pReg->pFirst;
   p->pReg->pFirst = p;
   *ppVtab = &p->base;
@@ -2250,8 +2252,15 @@ static int idxDriftConnect(sqlite3 *db, void *pAux, int argc, const char *const 
   if (rc == SQLITE_OK) {
     ((idxdrift_vtab *)*ppVtab)->db = db;
     ((idxdrift_vtab *)*ppVtab)->pReg = (IdxRegistry *)pAux;
+    nosqlConnSharedRef(pAux); /* Its own reference, as an index table's */
   }
   return rc;
+}
+
+static int idxDriftDisconnect(sqlite3_vtab *pVtab) {
+  nosqlConnSharedUnref(((idxdrift_vtab *)pVtab)->pReg);
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
 }
 
 static int idxDriftBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
@@ -2367,8 +2376,8 @@ static sqlite3_module idxDriftModule = {
     /* xCreate     */ 0,
     /* xConnect    */ idxDriftConnect,
     /* xBestIndex  */ idxDriftBestIndex,
-    /* xDisconnect */ nosqlVtabFree,
-    /* xDestroy    */ nosqlVtabFree,
+    /* xDisconnect */ idxDriftDisconnect,
+    /* xDestroy    */ idxDriftDisconnect,
     /* xOpen       */ idxDriftOpen,
     /* xClose      */ idxDriftClose,
     /* xFilter     */ idxDriftFilter,
@@ -2390,13 +2399,11 @@ static sqlite3_module idxDriftModule = {
 };
 
 int indexTableRegister(sqlite3 *db) {
-  IdxRegistry *pReg = (IdxRegistry *)sqlite3_malloc64(sizeof(*pReg));
+  IdxRegistry *pReg = (IdxRegistry *)nosqlConnShared(db, NOSQL_SHARED_INDEX_TABLE, sizeof(IdxRegistry));
   int rc;
   if (pReg == NULL) return SQLITE_NOMEM;
-  memset(pReg, 0, sizeof(*pReg));
-  pReg->nRef = 1;
-  rc = sqlite3_create_module_v2(db, "index_table", &idxModule, pReg, idxRegistryUnref);
+  rc = sqlite3_create_module_v2(db, "index_table", &idxModule, pReg, nosqlConnSharedUnref);
   if (rc != SQLITE_OK) return rc; /* the destructor has run */
-  pReg->nRef++;
-  return sqlite3_create_module_v2(db, "index_table_drift", &idxDriftModule, pReg, idxRegistryUnref);
+  nosqlConnSharedRef(pReg);
+  return sqlite3_create_module_v2(db, "index_table_drift", &idxDriftModule, pReg, nosqlConnSharedUnref);
 }

@@ -2468,6 +2468,7 @@ static void iiVtabFree(inverted_index_vtab *p) {
     inverted_index_vtab **pp = &p->pGlobal->pFirst;
     while (*pp && *pp != p) pp = &(*pp)->pNext;
     if (*pp) *pp = p->pNext;
+    nosqlConnSharedUnref(p->pGlobal);
   }
   for (i = 0; i < II_N_STMT; i++) sqlite3_finalize(p->aStmt[i]);
   iiCacheClear(p);
@@ -2631,7 +2632,10 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     iiVtabFree(p);
     return rc;
   }
+  /* A reference of its own: the module's may go first (a second load of the
+  ** extension replaces it). */
   p->pGlobal = (IiGlobal *)pAux;
+  nosqlConnSharedRef(p->pGlobal);
   p->pNext = p->pGlobal->pFirst;
   p->pGlobal->pFirst = p;
   *ppVtab = &p->base;
@@ -3253,33 +3257,24 @@ void iiPassError(sqlite3_vtab *pTo, inverted_index_vtab *p, int rc) {
   }
 }
 
-static void iiGlobalUnref(void *pArg) {
-  IiGlobal *pG = (IiGlobal *)pArg;
-  if (--pG->nRef == 0) sqlite3_free(pG);
-}
-
 int invertedIndexRegister(sqlite3 *db) {
   int rc;
-  IiGlobal *pG = (IiGlobal *)sqlite3_malloc64(sizeof(IiGlobal));
+  /* One reference per registration; each releases its own, even on failure. */
+  IiGlobal *pG = (IiGlobal *)nosqlConnShared(db, NOSQL_SHARED_INVERTED_INDEX, sizeof(IiGlobal));
   if (pG == NULL) return SQLITE_NOMEM;
-  memset(pG, 0, sizeof(*pG));
-  pG->nRef = 4; /* Each registration below releases one reference, even on failure */
-  rc = sqlite3_create_module_v2(db, "inverted_index", &iiModule, pG, iiGlobalUnref);
+  rc = sqlite3_create_module_v2(db, "inverted_index", &iiModule, pG, nosqlConnSharedUnref);
   if (rc == SQLITE_OK) {
-    rc = sqlite3_create_module_v2(db, "inverted_index_facets", &iiCompanionModule, pG, iiGlobalUnref);
-  } else {
-    pG->nRef--;
+    nosqlConnSharedRef(pG);
+    rc = sqlite3_create_module_v2(db, "inverted_index_facets", &iiCompanionModule, pG, nosqlConnSharedUnref);
   }
   if (rc == SQLITE_OK) {
-    rc = sqlite3_create_module_v2(db, "inverted_index_vocab", &iiCompanionModule, pG, iiGlobalUnref);
-  } else {
-    pG->nRef--;
+    nosqlConnSharedRef(pG);
+    rc = sqlite3_create_module_v2(db, "inverted_index_vocab", &iiCompanionModule, pG, nosqlConnSharedUnref);
   }
   if (rc == SQLITE_OK) {
+    nosqlConnSharedRef(pG);
     rc = sqlite3_create_function_v2(db, "inverted_index_count", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, pG,
-                                    iiCountFunc, 0, 0, iiGlobalUnref);
-  } else {
-    iiGlobalUnref(pG);
+                                    iiCountFunc, 0, 0, nosqlConnSharedUnref);
   }
   return rc;
 }

@@ -20,11 +20,13 @@ typedef struct inverted_index_cursor inverted_index_cursor;
 /*
 ** One per connection, the pAux of the three modules and of
 ** inverted_index_count(): the index tables connected so far, so that the
-** companions can reach a table's caches and pending writes.
+** companions can reach a table's caches and pending writes. The same
+** object for every load of the extension into the connection
+** (nosqlConnShared), referenced by each registration and each connected
+** index table.
 */
 struct IiGlobal {
   inverted_index_vtab *pFirst; /* Connected inverted_index tables */
-  int nRef;                    /* Registrations still holding this object */
   int nBusy;                   /* Calls into the module under way (iiEnter/iiLeave) */
 };
 

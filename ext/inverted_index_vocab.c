@@ -90,12 +90,14 @@ static int iiCompanionInit(sqlite3 *db, void *pAux, int argc, const char *const 
     sqlite3_free(p);
     return SQLITE_NOMEM;
   }
+  nosqlConnSharedRef(p->pGlobal); /* Its own reference, as an index table's */
   *ppVtab = &p->base;
   return SQLITE_OK;
 }
 
 static int iiCompanionDisconnect(sqlite3_vtab *pVtab) {
   ii_companion_vtab *p = (ii_companion_vtab *)pVtab;
+  nosqlConnSharedUnref(p->pGlobal);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zIndex);
   sqlite3_free(p);

@@ -86,6 +86,24 @@ int nosqlVtabNew(sqlite3 *db, const char *zDecl, sqlite3_int64 nByte, sqlite3_vt
 int nosqlVtabFree(sqlite3_vtab *pVtab);
 
 /*
+** State shared by one connection's registrations of a feature (a module's
+** pAux, a function's user data) and by its connected tables, across loads
+** of the extension: loading it again replaces the registrations, but SQLite
+** keeps the tables connected before on the old ones until the schema is
+** reset, so registries that companions search (inverted_index_count,
+** index_table_drift) must be the same object for both. One object per
+** (db, iKind), nByte zeroed bytes, made by the first call; every call and
+** nosqlConnSharedRef() takes a reference, nosqlConnSharedUnref() (usable as
+** a destructor) drops one and frees the object with the last. NULL on OOM.
+** The list of objects is guarded by a process-wide mutex.
+*/
+#define NOSQL_SHARED_INVERTED_INDEX 1
+#define NOSQL_SHARED_INDEX_TABLE 2
+void *nosqlConnShared(sqlite3 *db, int iKind, sqlite3_int64 nByte);
+void nosqlConnSharedRef(void *pObj);
+void nosqlConnSharedUnref(void *pObj);
+
+/*
 ** The common xOpen: a zeroed cursor object of nByte bytes whose first
 ** member is its sqlite3_vtab_cursor, stored in *ppCursor. Returns it, or
 ** NULL on OOM (*ppCursor untouched). Freed by the module's xClose.

@@ -8,6 +8,7 @@
 
 #include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,61 @@ int nosqlVtabNew(sqlite3 *db, const char *zDecl, sqlite3_int64 nByte, sqlite3_vt
 int nosqlVtabFree(sqlite3_vtab *pVtab) {
   sqlite3_free(pVtab);
   return SQLITE_OK;
+}
+
+/* The header in front of each shared object. */
+typedef union NosqlShared NosqlShared;
+union NosqlShared {
+  struct {
+    NosqlShared *pNext; /* Next object of the process */
+    sqlite3 *db;        /* Its connection */
+    int iKind;          /* NOSQL_SHARED_* */
+    int nRef;           /* References held */
+  } h;
+  sqlite3_int64 align; /* Keeps the object that follows 8-aligned */
+  double alignReal;
+};
+static NosqlShared *pSharedFirst = NULL;
+static pthread_mutex_t sharedMutex = PTHREAD_MUTEX_INITIALIZER;
+
+void *nosqlConnShared(sqlite3 *db, int iKind, sqlite3_int64 nByte) {
+  NosqlShared *p;
+  pthread_mutex_lock(&sharedMutex);
+  for (p = pSharedFirst; p && (p->h.db != db || p->h.iKind != iKind); p = p->h.pNext) {
+  }
+  if (p) {
+    p->h.nRef++;
+  } else if ((p = (NosqlShared *)sqlite3_malloc64(sizeof(NosqlShared) + (sqlite3_uint64)nByte)) != NULL) {
+    memset(p, 0, sizeof(NosqlShared) + (size_t)nByte);
+    p->h.db = db;
+    p->h.iKind = iKind;
+    p->h.nRef = 1;
+    p->h.pNext = pSharedFirst;
+    pSharedFirst = p;
+  }
+  pthread_mutex_unlock(&sharedMutex);
+  return p ? (void *)(p + 1) : NULL;
+}
+
+void nosqlConnSharedRef(void *pObj) {
+  pthread_mutex_lock(&sharedMutex);
+  ((NosqlShared *)pObj - 1)->h.nRef++;
+  pthread_mutex_unlock(&sharedMutex);
+}
+
+void nosqlConnSharedUnref(void *pObj) {
+  NosqlShared *p = (NosqlShared *)pObj - 1, **pp;
+  if (pObj == NULL) return;
+  pthread_mutex_lock(&sharedMutex);
+  if (--p->h.nRef == 0) {
+    for (pp = &pSharedFirst; *pp != p; pp = &(*pp)->h.pNext) {
+    }
+    *pp = p->h.pNext;
+  } else {
+    p = NULL;
+  }
+  pthread_mutex_unlock(&sharedMutex);
+  sqlite3_free(p);
 }
 
 void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor) {
