@@ -184,8 +184,9 @@ void nosqlConnSharedRef(void *pObj) {
 }
 
 void nosqlConnSharedUnref(void *pObj) {
-  NosqlShared *p = (NosqlShared *)pObj - 1, **pp;
+  NosqlShared *p, **pp;
   if (pObj == NULL) return;
+  p = (NosqlShared *)pObj - 1;
   pthread_mutex_lock(&sharedMutex);
   if (--p->h.nRef == 0) {
     for (pp = &pSharedFirst; *pp != p; pp = &(*pp)->h.pNext) {
