@@ -160,73 +160,18 @@ struct DocParse {
   int bDeep;              /* Failed on the nesting limit */
 };
 
+/* The token scanners are nosqlJsonStrict()'s (ext/util.c): the same grammar, rule for rule. */
 static void docParseSpace(DocParse *p) {
   int i0 = p->i;
-  while (p->i < p->n &&
-         (p->z[p->i] == ' ' || p->z[p->i] == '\t' || p->z[p->i] == '\n' || p->z[p->i] == '\r')) {
-    p->i++;
-  }
+  p->i = nosqlJsonScanSpace(p->z, p->n, p->i);
   p->nSpace += p->i - i0;
 }
 
-static int docIsHex(unsigned char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 /* A string starting at its opening quote: 1 if well formed (*pbEsc: it has escapes). */
-static int docParseString(DocParse *p, int *pbEsc) {
-  *pbEsc = 0;
-  p->i++;
-  while (p->i < p->n) {
-    unsigned char c = p->z[p->i++];
-    if (c == '"') return 1;
-    if (c < 0x20) return 0;
-    if (c == '\\') {
-      *pbEsc = 1;
-      if (p->i >= p->n) return 0;
-      c = p->z[p->i++];
-      if (c == 'u') {
-        int k;
-        for (k = 0; k < 4; k++) {
-          if (p->i >= p->n || !docIsHex(p->z[p->i])) return 0;
-          p->i++;
-        }
-      } else if (c == 0 || strchr("\"\\/bfnrt", c) == NULL) {
-        return 0;
-      }
-    }
-  }
-  return 0;
-}
-
-static int docParseDigits(DocParse *p) {
-  int i0 = p->i;
-  while (p->i < p->n && p->z[p->i] >= '0' && p->z[p->i] <= '9') p->i++;
-  return p->i > i0;
-}
+static int docParseString(DocParse *p, int *pbEsc) { return nosqlJsonScanString(p->z, p->n, &p->i, pbEsc); }
 
 /* A number: 1 if well formed (*pbInt: no fraction, no exponent). */
-static int docParseNumber(DocParse *p, int *pbInt) {
-  *pbInt = 1;
-  if (p->z[p->i] == '-') p->i++;
-  if (p->i < p->n && p->z[p->i] == '0') {
-    p->i++;
-  } else if (!docParseDigits(p)) {
-    return 0;
-  }
-  if (p->i < p->n && p->z[p->i] == '.') {
-    *pbInt = 0;
-    p->i++;
-    if (!docParseDigits(p)) return 0;
-  }
-  if (p->i < p->n && (p->z[p->i] == 'e' || p->z[p->i] == 'E')) {
-    *pbInt = 0;
-    p->i++;
-    if (p->i < p->n && (p->z[p->i] == '+' || p->z[p->i] == '-')) p->i++;
-    if (!docParseDigits(p)) return 0;
-  }
-  return 1;
-}
+static int docParseNumber(DocParse *p, int *pbInt) { return nosqlJsonScanNumber(p->z, p->n, &p->i, pbInt); }
 
 static DocNode *docParseValue(DocParse *p, int iDepth);
 
@@ -631,15 +576,7 @@ static sqlite3_uint64 docHashNode(DocJson *pJ, DocNode *p, int iDepth) {
 ** ending in zeros), shared their low bits and $addToSet's hash set probed
 ** quadratically (100,000 halves took 2.9 s).
 */
-sqlite3_uint64 docJsonHash(DocJson *pJ, DocNode *p) {
-  sqlite3_uint64 h = docHashNode(pJ, p, 0);
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
-}
+sqlite3_uint64 docJsonHash(DocJson *pJ, DocNode *p) { return nosqlMix64(docHashNode(pJ, p, 0)); }
 
 /**************************************************************************
 ** Objects and arrays.

@@ -43,14 +43,7 @@
 */
 
 /* One 64-bit multiply-xorshift round: a strong mixer of a word. */
-static uint64_t hllMix(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
-}
+#define hllMix nosqlMix64
 
 uint64_t hllHashBytes(const void *pData, size_t n, uint64_t seed) {
   const unsigned char *a = (const unsigned char *)pData;

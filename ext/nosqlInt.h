@@ -118,8 +118,31 @@ void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor);
 */
 int nosqlCursorStep(sqlite3_vtab *pVtab, sqlite3_stmt *pStmt, const char *zWho, int *pbEof);
 
+/* The 64-bit finalizer of MurmurHash3 (fmix64): every input bit reaches every output bit. */
+static inline uint64_t nosqlMix64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
 /* The deepest nesting of arrays and objects the project reads or writes (SQLite's own limit). */
 #define NOSQL_JSON_MAX_DEPTH 1000
+
+/*
+** The JSON token scanners of nosqlJsonStrict(), for parsers that must
+** accept exactly what it accepts (ext/doc_json.c). Each reads from z[*pi]
+** (a string from its opening quote, a number from its first character),
+** returns 1 and leaves *pi past a well-formed token, else returns 0;
+** *pbEsc says the string has escapes, *pbInt that the number has no
+** fraction or exponent. nosqlJsonScanSpace returns the index past RFC 8259
+** white space from i.
+*/
+int nosqlJsonScanSpace(const unsigned char *z, int n, int i);
+int nosqlJsonScanString(const unsigned char *z, int n, int *pi, int *pbEsc);
+int nosqlJsonScanNumber(const unsigned char *z, int n, int *pi, int *pbInt);
 
 /*
 ** True if z[0..n) is one JSON value as RFC 8259 defines it (no JSON5: the

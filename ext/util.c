@@ -221,64 +221,81 @@ struct NosqlJsonScan {
   int i;                  /* Next byte to read */
 };
 
-static void nosqlJsonSpace(NosqlJsonScan *p) {
-  while (p->i < p->n &&
-         (p->z[p->i] == ' ' || p->z[p->i] == '\t' || p->z[p->i] == '\n' || p->z[p->i] == '\r')) {
-    p->i++;
-  }
+int nosqlJsonScanSpace(const unsigned char *z, int n, int i) {
+  while (i < n && (z[i] == ' ' || z[i] == '\t' || z[i] == '\n' || z[i] == '\r')) i++;
+  return i;
 }
 
 static int nosqlJsonHex(unsigned char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* A string starting at the opening quote; 1 if well formed. */
-static int nosqlJsonString(NosqlJsonScan *p) {
-  p->i++;
-  while (p->i < p->n) {
-    unsigned char c = p->z[p->i++];
-    if (c == '"') return 1;
-    if (c < 0x20) return 0;
+int nosqlJsonScanString(const unsigned char *z, int n, int *pi, int *pbEsc) {
+  int i = *pi + 1;
+  *pbEsc = 0;
+  while (i < n) {
+    unsigned char c = z[i++];
+    if (c == '"') {
+      *pi = i;
+      return 1;
+    }
+    if (c < 0x20) break;
     if (c == '\\') {
-      if (p->i >= p->n) return 0;
-      c = p->z[p->i++];
+      *pbEsc = 1;
+      if (i >= n) break;
+      c = z[i++];
       if (c == 'u') {
         int k;
-        for (k = 0; k < 4; k++) {
-          if (p->i >= p->n || !nosqlJsonHex(p->z[p->i])) return 0;
-          p->i++;
-        }
-      } else if (strchr("\"\\/bfnrt", c) == NULL || c == 0) {
-        return 0;
+        for (k = 0; k < 4 && i < n && nosqlJsonHex(z[i]); k++) i++;
+        if (k < 4) break;
+      } else if (c == 0 || strchr("\"\\/bfnrt", c) == NULL) {
+        break;
       }
     }
   }
+  *pi = i;
   return 0;
 }
 
-static int nosqlJsonDigits(NosqlJsonScan *p) {
-  int i0 = p->i;
-  while (p->i < p->n && p->z[p->i] >= '0' && p->z[p->i] <= '9') p->i++;
-  return p->i > i0;
+/* Digits from z[*pi]: 1 if there was at least one. */
+static int nosqlJsonDigits(const unsigned char *z, int n, int *pi) {
+  int i0 = *pi;
+  while (*pi < n && z[*pi] >= '0' && z[*pi] <= '9') (*pi)++;
+  return *pi > i0;
+}
+
+int nosqlJsonScanNumber(const unsigned char *z, int n, int *pi, int *pbInt) {
+  *pbInt = 1;
+  if (z[*pi] == '-') (*pi)++;
+  if (*pi < n && z[*pi] == '0') {
+    (*pi)++;
+  } else if (!nosqlJsonDigits(z, n, pi)) {
+    return 0;
+  }
+  if (*pi < n && z[*pi] == '.') {
+    *pbInt = 0;
+    (*pi)++;
+    if (!nosqlJsonDigits(z, n, pi)) return 0;
+  }
+  if (*pi < n && (z[*pi] == 'e' || z[*pi] == 'E')) {
+    *pbInt = 0;
+    (*pi)++;
+    if (*pi < n && (z[*pi] == '+' || z[*pi] == '-')) (*pi)++;
+    if (!nosqlJsonDigits(z, n, pi)) return 0;
+  }
+  return 1;
+}
+
+static void nosqlJsonSpace(NosqlJsonScan *p) { p->i = nosqlJsonScanSpace(p->z, p->n, p->i); }
+
+static int nosqlJsonString(NosqlJsonScan *p) {
+  int bEsc;
+  return nosqlJsonScanString(p->z, p->n, &p->i, &bEsc);
 }
 
 static int nosqlJsonNumber(NosqlJsonScan *p) {
-  if (p->z[p->i] == '-') p->i++;
-  if (p->i < p->n && p->z[p->i] == '0') {
-    p->i++;
-  } else if (!nosqlJsonDigits(p)) {
-    return 0;
-  }
-  if (p->i < p->n && p->z[p->i] == '.') {
-    p->i++;
-    if (!nosqlJsonDigits(p)) return 0;
-  }
-  if (p->i < p->n && (p->z[p->i] == 'e' || p->z[p->i] == 'E')) {
-    p->i++;
-    if (p->i < p->n && (p->z[p->i] == '+' || p->z[p->i] == '-')) p->i++;
-    if (!nosqlJsonDigits(p)) return 0;
-  }
-  return 1;
+  int bInt;
+  return nosqlJsonScanNumber(p->z, p->n, &p->i, &bInt);
 }
 
 static int nosqlJsonValue(NosqlJsonScan *p, int iDepth) {
