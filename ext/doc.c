@@ -881,13 +881,8 @@ static int docSchemaClose(sqlite3_vtab_cursor *pCursor) {
   return SQLITE_OK;
 }
 
-/* FNV-1a of n bytes. */
-static unsigned docHash(const char *z, int n) {
-  unsigned h = 2166136261u;
-  int i;
-  for (i = 0; i < n; i++) h = (h ^ (unsigned char)z[i]) * 16777619u;
-  return h;
-}
+/* The hash of n bytes, for the tables masked by a power of two below. */
+static unsigned docHash(const char *z, int n) { return (unsigned)nosqlFnv1a(NOSQL_FNV_SEED, z, n); }
 
 /*
 ** The path of one json_tree row, kept as a stack over the pre-order walk:

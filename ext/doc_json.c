@@ -528,12 +528,7 @@ static sqlite3_uint64 docMix(sqlite3_uint64 h, sqlite3_uint64 v) {
   return h;
 }
 
-static sqlite3_uint64 docHashBytes(const char *z, int n) {
-  sqlite3_uint64 h = 0xcbf29ce484222325ull;
-  int i;
-  for (i = 0; i < n; i++) h = (h ^ (unsigned char)z[i]) * 0x100000001b3ull;
-  return h;
-}
+static sqlite3_uint64 docHashBytes(const char *z, int n) { return nosqlFnv1a(NOSQL_FNV_SEED, z, n); }
 
 static sqlite3_uint64 docHashNode(DocJson *pJ, DocNode *p, int iDepth) {
   sqlite3_uint64 h = (sqlite3_uint64)p->eType;

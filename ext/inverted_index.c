@@ -287,9 +287,7 @@ char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode) {
 */
 
 static size_t iiHashName(sqlite3_int64 iCode, const char *z, int n) {
-  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)iCode;
-  int i;
-  for (i = 0; i < n; i++) h = (h ^ (unsigned char)z[i]) * 0x100000001b3ull;
+  uint64_t h = nosqlFnv1a(NOSQL_FNV_SEED ^ (uint64_t)iCode, z, n);
   return (size_t)(h ^ (h >> 31));
 }
 static size_t iiHashId(sqlite3_int64 id) {

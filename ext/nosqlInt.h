@@ -118,6 +118,15 @@ void *nosqlCursorNew(sqlite3_int64 nByte, sqlite3_vtab_cursor **ppCursor);
 */
 int nosqlCursorStep(sqlite3_vtab *pVtab, sqlite3_stmt *pStmt, const char *zWho, int *pbEof);
 
+/* FNV-1a over n bytes from h (start from NOSQL_FNV_SEED): the byte hash of the in-memory hash tables. */
+#define NOSQL_FNV_SEED 0xcbf29ce484222325ull
+static inline uint64_t nosqlFnv1a(uint64_t h, const void *pData, sqlite3_int64 n) {
+  const unsigned char *z = (const unsigned char *)pData;
+  sqlite3_int64 i;
+  for (i = 0; i < n; i++) h = (h ^ z[i]) * 0x100000001b3ull;
+  return h;
+}
+
 /* The 64-bit finalizer of MurmurHash3 (fmix64): every input bit reaches every output bit. */
 static inline uint64_t nosqlMix64(uint64_t h) {
   h ^= h >> 33;

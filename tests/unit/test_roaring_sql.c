@@ -13,13 +13,26 @@
 
 void unitApiInit(void);
 
-/* The portable serialization of p (malloc'd), its size in *pn. */
-static unsigned char *unitSerialize(roaring_bitmap_t *p, size_t *pn) {
+/*
+** The portable serialization of p (malloc'd, size in *pn; p is freed) and
+** a new connection in *pDb. NULL (a failed check, nothing left open) when
+** either cannot be made.
+*/
+static unsigned char *unitSerialize(roaring_bitmap_t *p, size_t *pn, sqlite3 **pDb) {
   unsigned char *a;
   roaring_bitmap_run_optimize(p);
   *pn = roaring_bitmap_portable_size_in_bytes(p);
   a = (unsigned char *)malloc(*pn);
   if (a) roaring_bitmap_portable_serialize(p, (char *)a);
+  roaring_bitmap_free(p);
+  *pDb = NULL;
+  if (a == NULL || sqlite3_open(":memory:", pDb) != SQLITE_OK) {
+    CHECK(0);
+    free(a);
+    sqlite3_close(*pDb);
+    *pDb = NULL;
+    return NULL;
+  }
   return a;
 }
 
@@ -49,14 +62,8 @@ static void testJsonTooBig(void) {
   size_t n;
   sqlite3_int64 nOut, nUsed, nHigh;
   roaring_bitmap_add_range(p, 0, (uint64_t)1 << 32);
-  a = unitSerialize(p, &n);
-  roaring_bitmap_free(p);
-  if (a == NULL || sqlite3_open(":memory:", &db) != SQLITE_OK) {
-    CHECK(0);
-    free(a);
-    sqlite3_close(db);
-    return;
-  }
+  a = unitSerialize(p, &n, &db);
+  if (a == NULL) return;
   sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &nUsed, &nHigh, 1);
   CHECK_INT(unitToJson(db, a, n, &nOut), SQLITE_TOOBIG);
   sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &nUsed, &nHigh, 0);
@@ -75,14 +82,8 @@ static void testJsonAtLimit(void) {
   /* [0,...,1049,4294967295]: 2 brackets, 1050 commas, 10 + 90 * 2 + 900 * 3 + 50 * 4 + 10 digits */
   roaring_bitmap_add_range(p, 0, 1050);
   roaring_bitmap_add(p, 4294967295u);
-  a = unitSerialize(p, &n);
-  roaring_bitmap_free(p);
-  if (a == NULL || sqlite3_open(":memory:", &db) != SQLITE_OK) {
-    CHECK(0);
-    free(a);
-    sqlite3_close(db);
-    return;
-  }
+  a = unitSerialize(p, &n, &db);
+  if (a == NULL) return;
   sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 4152);
   CHECK_INT(unitToJson(db, a, n, &nOut), SQLITE_ROW);
   CHECK_INT(nOut, 4152);
