@@ -339,28 +339,6 @@ void ckeyResultPart(sqlite3_context *ctx, const CkeyPart *p) {
 }
 
 /*
-** Append a real as JSON: the shortest of %.15g/%.17g that reads back as
-** the same double, always with a '.' or exponent so it stays a real;
-** infinities as 9e999/-9e999 (what SQLite's JSON functions read as
-** infinity); NaN, which SQLite cannot hold, as null.
-*/
-static void ckeyAppendJsonReal(int *pRc, NosqlBuffer *pBuf, double r) {
-  if (isnan(r)) {
-    nosqlBufferAppend(pRc, pBuf, "null", 4);
-    return;
-  }
-  if (isinf(r)) {
-    nosqlBufferAppendf(pRc, pBuf, "%s9e999", r < 0 ? "-" : "");
-    return;
-  }
-  if (r == 0.0 && signbit(r)) {
-    nosqlBufferAppend(pRc, pBuf, "-0.0", 4);
-    return;
-  }
-  nosqlBufferJsonReal(pRc, pBuf, r);
-}
-
-/*
 ** ckey_decode's output grows up to six times its input (a control
 ** character becomes \u0001): stop at nLimit bytes (SQLITE_LIMIT_LENGTH),
 ** checked every 4096 input bytes, rather than build a result SQLite would
@@ -418,7 +396,7 @@ static void ckeyDecodeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         nosqlBufferAppendf(&rc, &b, "%lld", part.iVal);
         break;
       case SQLITE_FLOAT:
-        ckeyAppendJsonReal(&rc, &b, part.rVal);
+        nosqlBufferJsonReal(&rc, &b, part.rVal); /* -0.0, 9e999, NaN as null */
         break;
       default: {
         unsigned char *aOut = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)part.nData + 1);

@@ -164,7 +164,8 @@ int nosqlJsonStrict(const char *z, int n);
 ** JSON writers over a NosqlBuffer (sticky error code): text z[0..n) as a
 ** JSON string (quotes, backslashes and control characters escaped), and a
 ** real as the shortest of its %.15g, %.16g and %.17g forms that reads back
-** exactly (infinities as 9e999).
+** exactly, always with a '.' or an exponent (-0.0 kept; infinities as
+** 9e999 and -9e999; NaN, which SQLite cannot hold, as null).
 */
 void nosqlBufferJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n);
 void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r);
