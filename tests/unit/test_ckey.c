@@ -267,6 +267,55 @@ static void testDecodeLengthLimit(void) {
   sqlite3_close(db);
 }
 
+/*
+** ckey_decode writes a real with the fewest digits that read back to it
+** exactly. The check reads them with the C library's strtod, which is
+** exact: SQLite 3.47 to 3.51 read some 17-digit reals one ulp off, so the
+** sqllogictest (tests/ckey/ckey.test) can only compare within an ulp.
+** Bit patterns from every binade, both signs, subnormals and the
+** value that SQLite misreads.
+*/
+static void testDecodeRealExact(void) {
+  sqlite3 *db = NULL;
+  sqlite3_stmt *pStmt = NULL;
+  uint64_t x = 0x2545F4914F6CDD1Dull;
+  int i, nBad = 0, rc;
+  sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
+  rc = sqlite3_open(":memory:", &db);
+  sqlite3_cancel_auto_extension((void (*)(void))sqlite3_nosql_init);
+  CHECK_INT(rc, SQLITE_OK);
+  CHECK_INT(sqlite3_prepare_v2(db, "SELECT ckey_decode(ckey(?1))", -1, &pStmt, NULL), SQLITE_OK);
+  for (i = 0; pStmt && i < 20001; i++) {
+    double r, rBack;
+    const char *z;
+    char *zEnd = NULL;
+    if (i == 20000) {
+      r = -3.1032643901734105e-194;
+    } else {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      memcpy(&r, &x, sizeof(r));
+      if (isnan(r) || isinf(r)) continue;
+    }
+    sqlite3_bind_double(pStmt, 1, r);
+    if (sqlite3_step(pStmt) != SQLITE_ROW) {
+      nBad++;
+      sqlite3_reset(pStmt);
+      continue;
+    }
+    z = (const char *)sqlite3_column_text(pStmt, 0); /* "[<real>]" */
+    rBack = z && z[0] == '[' ? strtod(z + 1, &zEnd) : 0.0;
+    if (zEnd == NULL || strcmp(zEnd, "]") != 0 || memcmp(&rBack, &r, sizeof(r)) != 0) {
+      if (nBad++ < 5) printf("ckey_decode(ckey(%.17g)) is %s\n", r, z ? z : "NULL");
+    }
+    sqlite3_reset(pStmt);
+  }
+  CHECK_INT(nBad, 0);
+  sqlite3_finalize(pStmt);
+  sqlite3_close(db);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testEncodeInt);
@@ -280,5 +329,6 @@ int main(void) {
   RUN(testHllSerialize);
   RUN(testKvAdd);
   RUN(testDecodeLengthLimit);
+  RUN(testDecodeRealExact);
   return unitReport();
 }
