@@ -2,8 +2,10 @@
 #
 #   make          build dist/nosql.so (load it with .load ./dist/nosql)
 #   make demo     build, then run the side-by-side scripts in sql/
-#   make test     build, then run every test, plain and under ASan+UBSan, and
-#                 against the oldest and newest SQLite it supports
+#   make test     build, then run every test file plain and under ASan+UBSan, the
+#                 docs check, short robustness runs and SQLite 3.53 (a few minutes)
+#   make test-all the same with the long robustness runs, every SQLite from 3.38
+#                 to the newest, the npm package and dqlite (what CI runs)
 #   make test-matrix  the suite against every SQLite of the version matrix
 #   make test-hosts   the smoke set from the sqlite3 shell, Python, Tcl, Perl, Ruby (and Node:
 #                     make test-hosts-node builds better-sqlite3 first)
@@ -54,7 +56,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 
 PREREQ := build/prereq.stamp
 
-.PHONY: all static test test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm fuzz
+.PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm fuzz
 all: dist/nosql.so
 
 $(PREREQ): Makefile scripts/prereq.sh
@@ -110,7 +112,10 @@ DOCDIR ?= $(PREFIX)/share/doc/nosql
 ROARING_SO := $(shell ls /usr/lib/*/libroaring.so.0 /usr/lib/libroaring.so.0 2>/dev/null | head -n 1)
 DIST_NAME := nosql-$(VERSION)-linux-$(shell uname -m)
 
-build/nosql.pc: Makefile VERSION
+# Written anew by every call, for the PREFIX of that call (an earlier
+# make test installs with PREFIX=/usr; make install must not ship that).
+.PHONY: build/nosql.pc
+build/nosql.pc:
 	@mkdir -p $(@D)
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: nosql' 'Description: NoSQL data-modeling techniques inside SQLite (static library)' \
@@ -261,10 +266,12 @@ fuzz: $(FUZZ_RUN:%=build/fuzz/%)
 # The runner built against SQLite amalgamations that npm packages of
 # better-sqlite3 bundle (fetched into build/matrix/<npm version>/, never
 # committed; the table is in scripts/sqlite-amalgamation.sh). make test runs
-# the suite against the floor's release line and the newest; make
-# test-matrix against every one; 7.5.0 (SQLite 3.37.2) must refuse to load.
-MATRIX_CI := 7.5.1 13.2.0
-MATRIX_ALL := 7.5.1 9.2.2 11.3.0 13.2.0
+# the suite against 3.53.4 (3.52-3.53 are the releases whose
+# sqlite3_value_numeric_type needs a connection); make test-all and make
+# test-matrix against every release line from the floor to the newest;
+# 7.5.0 (SQLite 3.37.2) must refuse to load.
+MATRIX_CI := 13.0.3
+MATRIX_ALL := 7.5.1 7.6.2 8.2.0 8.5.0 9.0.0 9.2.2 9.4.0 11.3.0 11.7.0 11.8.1 11.10.0 12.4.1 12.8.0 12.9.0 13.0.3 13.2.0
 MATRIX_OLD := 7.5.0
 MATRIX_OPTS := -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_MATH_FUNCTIONS
 
@@ -284,14 +291,22 @@ test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=bui
 
 CONC_BIN := $(patsubst tests/concurrency/%.c,build/concurrency/%,$(sort $(wildcard tests/concurrency/*.c)))
 TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/plan build/property/history build/static-host build/bench build/damage \
-              $(FUZZ_TARGETS:%=build/fuzz-replay/%) build/crash build/oom build/asan/oom \
-              build/interrupt build/asan/interrupt \
-              build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage \
+              $(FUZZ_TARGETS:%=build/fuzz-replay/%) build/crash build/oom build/interrupt \
+              build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage build/asan/oom \
               $(FUZZ_TARGETS:%=build/asan/fuzz-replay/%) \
-              $(MATRIX_CI:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
+              $(MATRIX_CI:%=build/matrix/%/slt)
+TEST_ALL_BUILD := $(TEST_BUILD) build/asan/interrupt $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
+TEST_ENV := MATRIX_CI="$(MATRIX_CI)" MATRIX_ALL="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)"
 
+# make test: every test file, plain and under ASan+UBSan, the docs check and
+# short runs of the robustness tests (a few minutes on 2 cores). make
+# test-all: the same with the long settings, plus the version matrix, the
+# npm package and the dqlite example (what CI runs; about half an hour).
 test: $(TEST_BUILD)
-	@bash tests/run.sh
+	@$(TEST_ENV) bash tests/run.sh
+
+test-all: $(TEST_ALL_BUILD)
+	@$(TEST_ENV) bash tests/run.sh --all
 
 # The smoke set from every host language installed (make test runs it too).
 test-hosts: dist/nosql.so | $(PREREQ)

@@ -7,8 +7,21 @@
 #   better-sqlite3   SQLite
 #   7.5.0            3.37.2  (older than the floor: loading must be refused)
 #   7.5.1            3.38.2  (the floor's release line)
+#   7.6.2            3.39.1
+#   8.2.0            3.41.0  (Debian 12's sqlite3 is 3.40.1)
+#   8.5.0            3.42.0
+#   9.0.0            3.43.2
 #   9.2.2            3.44.2
+#   9.4.0            3.45.1
 #   11.3.0           3.46.1
+#   11.7.0           3.47.2
+#   11.8.1           3.48.0
+#   11.10.0          3.49.2
+#   12.4.1           3.50.4
+#   12.8.0           3.51.3
+#   12.9.0           3.53.0  (no better-sqlite3 release carries 3.52)
+#   13.0.3           3.53.4  (make test: 3.52.0-3.53.4 need a connection
+#                             for sqlite3_value_numeric_type)
 #   13.2.0           3.54.1
 set -eu
 ver=$1

@@ -44,6 +44,13 @@ done
 if make -s uninstall DESTDIR="$tmp/root" PREFIX=/usr >/dev/null 2>&1 && [ ! -e "$tmp/root/usr/lib/nosql.so" ]; then ok; else
   bad "make uninstall left nosql.so"
 fi
+# A second install for another PREFIX ships a nosql.pc of that PREFIX,
+# not the one the first call wrote.
+if make -s install DESTDIR="$tmp/root2" PREFIX=/opt/nq >/dev/null 2>&1 &&
+  grep -q -x 'prefix=/opt/nq' "$tmp/root2/opt/nq/lib/pkgconfig/nosql.pc" &&
+  grep -q -x 'libdir=/opt/nq/lib' "$tmp/root2/opt/nq/lib/pkgconfig/nosql.pc"; then ok; else
+  bad "make install PREFIX=/opt/nq after PREFIX=/usr shipped: $(head -n 2 "$tmp/root2/opt/nq/lib/pkgconfig/nosql.pc" 2>&1 | tr '\n' ' ')"
+fi
 
 if out=$(make -s dist 2>&1); then ok; else
   bad "make dist failed: $out"

@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
-# tests/run.sh: everything `make test` runs, after make has built it.
+# tests/run.sh [--all]: everything `make test` runs (and with --all, what
+# `make test-all` runs), after make has built it.
 #
-# Plain build: C unit tests, every tests/**/*.test through the runner, the
-# reference check (docs/), the runner's own failure cases, the static-link
-# host, the damaged-storage harness, the export list, the host languages
-# (tests/hosts/), the side-by-side scripts (sql/*.sql), the multi-process
-# atomicity test (tests/concurrency/), the planning property test
-# (tests/property/: random WHERE clauses against plain copies of each
-# virtual table's rows), a small benchmark run that checks
-# every variant agrees (and its self-test, which shows that the agreement
-# check fails when it should), the fuzz corpora replayed, the crash test (a
-# writer killed with SIGKILL, then every check), the out-of-memory test
-# (tests/oom), the interrupt test (tests/interrupt), the npm package and the
-# dqlite example. Then the unit tests, the .test files, the reference check,
-# the runner's failure cases, the damage harness, the fuzz corpora and the
-# out-of-memory and interrupt tests again with the extension, the runner and
-# the unit tests built with
+# make test (a few minutes on an idle 2-core machine): the C unit tests,
+# every tests/**/*.test through the runner, the reference check (docs/),
+# the runner's own failure cases, the static-link host, the damaged-storage
+# harness, the export list, the host languages that are installed
+# (tests/hosts/), the side-by-side scripts (sql/), the multi-process
+# atomicity tests (tests/concurrency/), the property tests (tests/property/:
+# random WHERE clauses and random write histories against plain copies), a
+# small benchmark run whose variants must agree (and its self-test, which
+# shows the agreement check fails when it should), the fuzz corpora
+# replayed, the crash test (a writer killed with SIGKILL), short runs of the
+# out-of-memory and interrupt tests, the install test, and the whole suite
+# on a SQLite 3.53 amalgamation. Then the unit tests, the .test files, the
+# reference check, the runner's failure cases, the damage harness, the fuzz
+# corpora and a short out-of-memory run again, built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
 #
-# Each step ends with its own "N passed, N failed" line; this script sums
-# them, and its last line is the total. Exit code 1 on any failure.
+# make test-all (what CI runs; about half an hour): the same steps with the
+# long settings (more rounds, out of memory at every allocation, interrupts
+# at 60 points, ...) and the sanitizer runs of the out-of-memory and
+# interrupt tests, plus the npm package, the dqlite example and the suite on
+# every SQLite of the version matrix (tests/matrix.sh).
+#
+# Each step prints "[k/N] name" when it starts and its counts and seconds
+# when it ends ("== name: N passed, N failed, N skipped (T s)"); this script
+# sums them, and its last line is the total. Exit code 1 on any failure.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -37,7 +44,10 @@ export LSAN_OPTIONS="exitcode=23"
 step() {
   local name=$1
   shift
-  local out="$log/out"
+  nstep=$((nstep + 1))
+  if [ -n "${dry:-}" ]; then return; fi
+  local out="$log/out" t0=$SECONDS
+  echo "[$nstep/$total_steps] $name ($((SECONDS - started)) s so far)"
   "$@" >"$out" 2>&1
   local rc=$?
   # Show failures and per-file lines, not every passing detail.
@@ -59,7 +69,7 @@ step() {
     echo "FAIL $name: sanitizer report"
     f=1
   fi
-  echo "== $name: $p passed, $f failed, $s skipped"
+  echo "== $name: $p passed, $f failed, $s skipped ($((SECONDS - t0)) s)"
   total_pass=$((total_pass + p))
   total_fail=$((total_fail + f))
   total_skip=$((total_skip + s))
@@ -184,44 +194,65 @@ demos() {
 }
 
 tests=$(find tests -name '*.test' | sort)
+all=0
+[ "${1:-}" = "--all" ] && all=1
+# long QUICK ALL: QUICK under make test, ALL under make test-all.
+long() { if [ $all -eq 1 ]; then echo "$2"; else echo "$1"; fi; }
 
-echo "# plain build"
-step "unit tests" units build/unit
-# shellcheck disable=SC2086
-step "sqllogictest" build/slt --ext dist/nosql $tests
-step "reference (docs/)" build/slt --ext dist/nosql --docs docs
-step "runner failure cases" selftest build/slt dist/nosql
-step "static library host" build/static-host VERSION
-step "damaged shadow tables (500 rounds each)" build/damage --ext dist/nosql --rounds 500
-step "exported symbols" exports
-step "host languages (tests/hosts/)" bash tests/hosts/run.sh
-step "side-by-side scripts (sql/)" demos
-step "multi-process atomicity (4 processes, WAL and rollback journal)" build/concurrency/kv_incr dist/nosql.so
-step "multi-process writers (nested_set, inverted_index)" build/concurrency/writers dist/nosql.so 4 150
-step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so 1500
-step "index_table maintenance property test (random write histories vs direct queries)" build/property/history dist/nosql.so 400
-step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
-step "bench agreement self-test (disagreements caught)" build/bench --selftest
-step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
-step "crash test (SIGKILL mid-write, WAL and rollback journal)" build/crash
-step "out of memory (every 3rd allocation of each feature's script)" build/oom --step 3
-step "interrupts and progress handlers (every module)" build/interrupt --points 16
-step "install, pkg-config and release tarball" bash tests/install.sh
-step "npm package (packed tarball in better-sqlite3)" bash tests/npm.sh
-step "dqlite cluster (examples/dqlite: leader killed)" bash examples/dqlite/run.sh
-MATRIX="7.5.1 13.2.0" MATRIX_OLD="7.5.0" step "SQLite versions (floor, newest, too old)" bash tests/matrix.sh
+plan() {
+  echo "# plain build"
+  step "unit tests" units build/unit
+  # shellcheck disable=SC2086
+  step "sqllogictest" build/slt --ext dist/nosql $tests
+  step "reference (docs/)" build/slt --ext dist/nosql --docs docs
+  step "runner failure cases" selftest build/slt dist/nosql
+  step "static library host" build/static-host VERSION
+  step "damaged shadow tables ($(long 200 1000) rounds each)" build/damage --ext dist/nosql --rounds "$(long 200 1000)"
+  step "exported symbols" exports
+  step "host languages (tests/hosts/)" bash tests/hosts/run.sh
+  step "side-by-side scripts (sql/)" demos
+  step "multi-process atomicity (4 processes, WAL and rollback journal)" build/concurrency/kv_incr dist/nosql.so
+  step "multi-process writers (nested_set, inverted_index)" build/concurrency/writers dist/nosql.so 4 "$(long 150 400)"
+  step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so "$(long 1500 6000)"
+  step "index_table maintenance property test (random write histories vs direct queries)" \
+    build/property/history dist/nosql.so "$(long 400 2000)"
+  step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
+  step "bench agreement self-test (disagreements caught)" build/bench --selftest
+  step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
+  step "crash test ($(long 10 50) kills per journal mode, WAL and rollback)" build/crash --runs "$(long 10 50)"
+  step "out of memory (allocation $(long "1, 30, 59, ..." "1, 2, 3, ...") of each feature's script)" build/oom --step "$(long 29 1)"
+  step "interrupts and progress handlers (every module, $(long 4 60) points)" build/interrupt --points "$(long 4 60)"
+  step "install, pkg-config and release tarball" bash tests/install.sh
+  if [ $all -eq 1 ]; then
+    step "npm package (packed tarball in better-sqlite3)" bash tests/npm.sh
+    step "dqlite cluster (examples/dqlite: leader killed)" bash examples/dqlite/run.sh
+    MATRIX="$MATRIX_ALL" MATRIX_OLD="$MATRIX_OLD" step "SQLite versions (the matrix, and too old)" bash tests/matrix.sh
+  else
+    MATRIX="$MATRIX_CI" MATRIX_OLD="" step "SQLite 3.53 (whole suite)" bash tests/matrix.sh
+  fi
 
-echo "# AddressSanitizer + UndefinedBehaviorSanitizer build"
-step "asan unit tests" units build/asan/unit
-# shellcheck disable=SC2086
-step "asan sqllogictest" build/asan/slt --ext build/asan/nosql.so $tests
-step "asan reference (docs/)" build/asan/slt --ext build/asan/nosql.so --docs docs
-step "asan runner failure cases" selftest build/asan/slt build/asan/nosql.so
-step "asan damaged shadow tables (300 rounds each)" build/asan/damage --ext build/asan/nosql.so --rounds 300
-step "asan fuzz corpora replayed" fuzz_replay build/asan/fuzz-replay
-step "asan out of memory (every 7th allocation)" build/asan/oom --step 7
-step "asan interrupts and progress handlers" build/asan/interrupt --points 6
+  echo "# AddressSanitizer + UndefinedBehaviorSanitizer build"
+  step "asan unit tests" units build/asan/unit
+  # shellcheck disable=SC2086
+  step "asan sqllogictest" build/asan/slt --ext build/asan/nosql.so $tests
+  step "asan reference (docs/)" build/asan/slt --ext build/asan/nosql.so --docs docs
+  step "asan runner failure cases" selftest build/asan/slt build/asan/nosql.so
+  step "asan damaged shadow tables ($(long 40 300) rounds each)" build/asan/damage --ext build/asan/nosql.so --rounds "$(long 40 300)"
+  step "asan fuzz corpora replayed" fuzz_replay build/asan/fuzz-replay
+  step "asan out of memory (allocation $(long "1, 98, 195, ..." "1, 8, 15, ...") of each script)" build/asan/oom --step "$(long 97 7)"
+  if [ $all -eq 1 ]; then
+    step "asan interrupts and progress handlers" build/asan/interrupt --points 6
+  fi
+}
 
+# A dry pass counts the steps, so that each one can say how far the run is.
+started=$SECONDS
+nstep=0
+dry=1 plan >/dev/null
+total_steps=$nstep
+nstep=0
+dry='' plan
 echo
+echo "$((SECONDS - started)) s in all"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]
