@@ -359,7 +359,8 @@ struct gb_cursor {
   int bRootOnly;                     /* graph_sssp: the root is in no edge: one row, itself at 0 */
   int nRow;                          /* Rows */
   int iRow;                          /* Current row */
-  sqlite3_value *apIn[GB_MAX_INPUT]; /* The inputs, for the hidden columns */
+  sqlite3_value *apIn[GB_MAX_INPUT]; /* The inputs as given, for the hidden columns */
+  sqlite3_value *pRootKey;           /* graph_sssp: the root as from_col = ? sees it (graphSourceKey()) */
 };
 
 static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -397,6 +398,7 @@ static int gbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   gb_vtab *p = (gb_vtab *)pVtab;
   NosqlPlan plan;
   int rc = nosqlPlanFind(pInfo, p->aPlan, p->nInput, &plan), i, bAll = 1;
+  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, p->aPlan, &plan);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < p->pAlgo->nRequired; i++) {
     if (plan.aiEq[i] < 0) bAll = 0;
@@ -422,6 +424,7 @@ static void gbReset(gb_cursor *pCur) {
   sqlite3_free(pCur->aReal);
   sqlite3_free(pCur->aInt);
   for (i = 0; i < GB_MAX_INPUT; i++) sqlite3_value_free(pCur->apIn[i]);
+  sqlite3_value_free(pCur->pRootKey);
   memset(&pCur->pCsr, 0, sizeof(*pCur) - offsetof(gb_cursor, pCsr));
 }
 
@@ -448,36 +451,52 @@ static int gbError(gb_cursor *pCur, int rc, const char *zFmt, const char *zArg, 
   return rc;
 }
 
+/*
+** The input zName as a number in *ppNum (text that reads as one is that
+** number, as numeric affinity converts it; caller frees), or NULL when it
+** is missing or NULL. The input itself is not changed: its hidden column
+** reads back what was given.
+*/
+static int gbNumber(gb_cursor *pCur, const char *zName, sqlite3_value **ppNum) {
+  sqlite3_value *pVal = gbInput(pCur, zName);
+  *ppNum = NULL;
+  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
+  return nosqlValueAffinity(((gb_vtab *)pCur->base.pVtab)->db, pVal, 'n', ppNum);
+}
+
 /* A real argument in (lo, hi) (bLoIncl: [lo, hi)), or its default when NULL. */
 static int gbReal(gb_cursor *pCur, const char *zName, double rDefault, double rLo, int bLoIncl, double rHi,
                   double *pr) {
-  sqlite3_value *pVal = gbInput(pCur, zName);
-  int eType;
+  sqlite3_value *pNum = NULL;
+  int eType, rc = gbNumber(pCur, zName, &pNum);
   *pr = rDefault;
-  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
-  eType = sqlite3_value_numeric_type(pVal);
-  *pr = sqlite3_value_double(pVal);
+  if (rc != SQLITE_OK || pNum == NULL) return rc;
+  eType = sqlite3_value_type(pNum);
+  *pr = sqlite3_value_double(pNum);
+  sqlite3_value_free(pNum);
   if ((eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) || isnan(*pr) || *pr < rLo ||
       (!bLoIncl && *pr == rLo) || *pr >= rHi) {
     return gbError(pCur, SQLITE_ERROR,
                    bLoIncl ? "%s: %s must be a number of 0 or more, not %s"
                            : "%s: %s must be a number between 0 and 1 (both excluded), not %s",
-                   zName, pVal);
+                   zName, gbInput(pCur, zName));
   }
   return SQLITE_OK;
 }
 
 /* A positive integer argument, or its default when NULL. */
 static int gbPositiveInt(gb_cursor *pCur, const char *zName, int iDefault, int *pi) {
-  sqlite3_value *pVal = gbInput(pCur, zName);
-  int eType;
+  sqlite3_value *pNum = NULL;
+  int eType, rc = gbNumber(pCur, zName, &pNum);
   double r;
   *pi = iDefault;
-  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
-  eType = sqlite3_value_numeric_type(pVal);
-  r = sqlite3_value_double(pVal);
+  if (rc != SQLITE_OK || pNum == NULL) return rc;
+  eType = sqlite3_value_type(pNum);
+  r = sqlite3_value_double(pNum);
+  sqlite3_value_free(pNum);
   if ((eType != SQLITE_INTEGER && !(eType == SQLITE_FLOAT && r == floor(r))) || r < 1 || r > 1e9) {
-    return gbError(pCur, SQLITE_ERROR, "%s: %s must be an integer of 1 or more, not %s", zName, pVal);
+    return gbError(pCur, SQLITE_ERROR, "%s: %s must be an integer of 1 or more, not %s", zName,
+                   gbInput(pCur, zName));
   }
   *pi = (int)r;
   return SQLITE_OK;
@@ -784,7 +803,7 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
   memset(&m, 0, sizeof(m));
   if (bSssp) {
     GraphValue root;
-    if (!graphValueFrom(gbInput(pCur, "root"), &root)) {
+    if (pCur->pRootKey == NULL || !graphValueFrom(pCur->pRootKey, &root)) {
       nosqlVtabError(pCur->base.pVtab, "graph_sssp: root is NULL");
       return SQLITE_ERROR;
     }
@@ -958,11 +977,9 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   if (pWeight && sqlite3_value_type(pWeight) == SQLITE_NULL) pWeight = NULL;
   rc = graphSourceInit(p->db, pAlgo->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2], pWeight, eLayout,
                        &src, &zErr);
-  for (i = 0; rc == SQLITE_OK && pAlgo->azInput[i]; i++) {
+  if (rc == SQLITE_OK && gbInput(pCur, "root")) {
     /* The root as a seek of graph_walk's would meet it (a '1' in an INTEGER column is 1). */
-    if (strcmp(pAlgo->azInput[i], "root") == 0 && pCur->apIn[i]) {
-      rc = graphSourceKeyAffinity(p->db, &src, &pCur->apIn[i]);
-    }
+    rc = graphSourceKey(p->db, &src, gbInput(pCur, "root"), &pCur->pRootKey);
   }
   if (rc == SQLITE_OK) rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, 1, pAlgo->zName, &pCur->pCsr, &zErr);
   graphSourceClear(&src); /* (Cleared by graphSourceInit() itself when it fails) */
@@ -987,7 +1004,7 @@ static int gbColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol
   const GraphSet *pVals = &pCur->pCsr->vals;
   if (pCur->bRootOnly && iCol < 2) {
     if (iCol == 0) {
-      sqlite3_result_value(ctx, gbInput(pCur, "root"));
+      sqlite3_result_value(ctx, pCur->pRootKey);
     } else {
       sqlite3_result_int(ctx, 0);
     }

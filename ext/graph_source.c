@@ -515,57 +515,16 @@ int graphSetAdd(GraphSet *p, const GraphValue *pKey, int *piElem, int *pbNew) {
 ** exact.
 */
 
-/* True when zType contains zSub (upper case), case-insensitively. */
-static int graphTypeHas(const char *zType, const char *zSub) {
-  int n = (int)strlen(zSub);
-  for (; *zType; zType++) {
-    if (sqlite3_strnicmp(zType, zSub, n) == 0) return 1;
+int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_value **ppOut) {
+  if (p->cAffFrom == 0) {
+    char *zType = NULL, *zColl = NULL;
+    int rc = nosqlColumnInfo(db, p->zSchema, p->zTable, p->zFrom, &zType, &zColl);
+    if (rc != SQLITE_OK && rc != SQLITE_NOTFOUND) return rc;
+    p->cAffFrom = rc == SQLITE_OK ? nosqlTypeAffinity(zType) : 'b';
+    sqlite3_free(zType);
+    sqlite3_free(zColl);
   }
-  return 0;
-}
-
-/* Affinity of a declared type, by SQLite's rules: 'i'nteger, 't'ext, 'b'lob (none), 'r'eal, 'n'umeric. */
-static char graphAffinity(const char *zType) {
-  if (zType == NULL || zType[0] == 0) return 'b';
-  if (graphTypeHas(zType, "INT")) return 'i';
-  if (graphTypeHas(zType, "CHAR") || graphTypeHas(zType, "CLOB") || graphTypeHas(zType, "TEXT")) return 't';
-  if (graphTypeHas(zType, "BLOB")) return 'b';
-  if (graphTypeHas(zType, "REAL") || graphTypeHas(zType, "FLOA") || graphTypeHas(zType, "DOUB")) return 'r';
-  return 'n';
-}
-
-int graphSourceKeyAffinity(sqlite3 *db, const GraphSource *p, sqlite3_value **ppKey) {
-  char *zType = NULL, *zColl = NULL, cAff;
-  int rc = nosqlColumnInfo(db, p->zSchema, p->zTable, p->zFrom, &zType, &zColl), eType;
-  if (rc == SQLITE_NOTFOUND) return SQLITE_OK;
-  if (rc != SQLITE_OK) return rc;
-  cAff = graphAffinity(zType);
-  sqlite3_free(zType);
-  sqlite3_free(zColl);
-  eType = sqlite3_value_type(*ppKey);
-  if (eType == SQLITE_TEXT && (cAff == 'i' || cAff == 'r' || cAff == 'n')) {
-    sqlite3_value_numeric_type(*ppKey); /* Numeric when the text is a number, as SQLite converts it */
-  } else if ((eType == SQLITE_INTEGER || eType == SQLITE_FLOAT) && cAff == 't') {
-    sqlite3_stmt *pStmt = NULL;
-    rc = sqlite3_prepare_v2(db, "SELECT CAST(?1 AS TEXT)", -1, &pStmt, 0);
-    if (rc == SQLITE_OK) {
-      sqlite3_bind_value(pStmt, 1, *ppKey);
-      if (sqlite3_step(pStmt) == SQLITE_ROW) {
-        sqlite3_value *pNew = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
-        if (pNew == NULL) {
-          rc = SQLITE_NOMEM;
-        } else {
-          sqlite3_value_free(*ppKey);
-          *ppKey = pNew;
-        }
-      }
-      if (rc == SQLITE_OK)
-        rc = sqlite3_finalize(pStmt);
-      else
-        sqlite3_finalize(pStmt);
-    }
-  }
-  return rc;
+  return nosqlValueAffinity(db, pKey, p->cAffFrom, ppOut);
 }
 
 void graphCsrUnref(GraphCsr *p) {
@@ -599,7 +558,7 @@ static int graphCsrColumn(sqlite3 *db, const GraphSource *pSrc, const char *zCol
     return SQLITE_OK;
   }
   if (rc != SQLITE_OK) return rc;
-  *pcAff = graphAffinity(zType);
+  *pcAff = nosqlTypeAffinity(zType);
   if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) *pbOk = 0;
   sqlite3_free(zType);
   sqlite3_free(zColl);

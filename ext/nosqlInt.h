@@ -223,6 +223,24 @@ int nosqlIsIdent(const char *z, int n);
 int nosqlQualifiedName(const char *z, char **pzSchema, char **pzName);
 
 /*
+** The affinity SQLite gives declared type zType (datatype3.html, 3.1):
+** 'i'nteger, 't'ext, 'b'lob (none), 'r'eal or 'n'umeric.
+*/
+char nosqlTypeAffinity(const char *zType);
+
+/*
+** *ppOut: a new value (sqlite3_value_free()) holding pVal as the comparison
+** "col = ?" sees it when col has affinity cAff (nosqlTypeAffinity()): with
+** 'i', 'r' or 'n' a text that is a number becomes that number, with 't' a
+** number becomes its text; anything else is a plain copy. pVal is never
+** changed: a caller may keep reading an argument as it was given (a hidden
+** column). Works on any value, a sqlite3_value_dup() copy included: no
+** sqlite3_value_numeric_type(), which needs the value's connection (on a
+** copy it crashes SQLite 3.52 and 3.53). SQLITE_OK or an error code.
+*/
+int nosqlValueAffinity(sqlite3 *db, sqlite3_value *pVal, char cAff, sqlite3_value **ppOut);
+
+/*
 ** SQLite drops an empty module argument (`USING m(a, )`, `m(a,,b)`) before
 ** xCreate sees the list, so a module cannot tell it from the list. These
 ** read the CREATE VIRTUAL TABLE text instead. nosqlArgsHaveEmpty() is the
@@ -306,6 +324,16 @@ struct NosqlPlanArg {
 int nosqlPlanFind(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, NosqlPlan *pPlan);
 
 /*
+** For table-valued functions, after nosqlPlanFind(): SQLITE_CONSTRAINT when
+** a slot got no equality although the query has one that is not usable in
+** this join order (its value comes from a table not scanned yet). Taken
+** without it the input would be missing, and SQLite's own check of the
+** equality on each row would drop every row; refused, SQLite scans that
+** table first. SQLITE_OK otherwise.
+*/
+int nosqlPlanInputsReady(const sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, const NosqlPlan *pPlan);
+
+/*
 ** Use the constraints left in *pPlan: argvIndex in slot order (equality,
 ** lower, upper), omit where the slot is bExact, IN lists taken whole where
 ** it has NOSQL_OP_INLIST, and idxStr (allocated, needToFreeIdxStr). The
@@ -361,6 +389,7 @@ struct GraphSource {
   int bIdxFrom;  /* Some index of the table has from_col first */
   int bIdxTo;    /* Some index has to_col first (edges layout only) */
   char *zOrder;  /* ORDER BY of the edges over alias s (rowid or primary key), or NULL (a view) */
+  char cAffFrom; /* Affinity of from_col (nosqlTypeAffinity()), 0 until graphSourceKey() needs it */
 };
 
 /*
@@ -483,12 +512,16 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
 int graphValueCmp(const GraphValue *a, const GraphValue *b);
 int graphCsrLookup(const GraphCsr *p, const GraphValue *pKey, int bIn);
 /*
-** Convert *ppKey (a protected value the caller owns) as SQLite converts the
-** right side of "from_col = ?": by the affinity of p's from_col (a number
-** that is text in a numeric column, a number in a TEXT column), so that a
-** lookup in a GraphCsr finds what a seek would.
+** *ppOut: a new value (sqlite3_value_free()) holding node key pKey as
+** SQLite sees the right side of "from_col = ?": converted by the affinity
+** of p's from_col (a number as text in a numeric column becomes the
+** number, a number in a TEXT column its text), so that the root, start or
+** goal of a walk is the node a seek or a GraphCsr lookup finds. pKey is
+** not changed (hidden columns read the argument back as given), and may be
+** any value, a sqlite3_value_dup() copy included (nosqlValueAffinity()).
+** The affinity is looked up once per source (p->cAffFrom).
 */
-int graphSourceKeyAffinity(sqlite3 *db, const GraphSource *p, sqlite3_value **ppKey);
+int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_value **ppOut);
 int graphCsrIsBad(const GraphCsr *p, int iVal);
 void graphCsrUnref(GraphCsr *p);
 

@@ -893,3 +893,57 @@ int nosqlCursorStep(sqlite3_vtab *pVtab, sqlite3_stmt *pStmt, const char *zWho, 
   nosqlVtabError(pVtab, "%s: %s", zWho, sqlite3_errmsg(sqlite3_db_handle(pStmt)));
   return rc;
 }
+
+int nosqlValueAffinity(sqlite3 *db, sqlite3_value *pVal, char cAff, sqlite3_value **ppOut) {
+  /* CAST(x AS NUMERIC) has NUMERIC affinity, so "= ?1" applies numeric
+  ** affinity to ?1 exactly as a numeric column does: equal only when the
+  ** whole text is a number ('1abc' stays text). */
+  static const char zNum[] = "SELECT CASE WHEN CAST(?1 AS NUMERIC) = ?1 THEN CAST(?1 AS NUMERIC) ELSE ?1 END";
+  const char *zSql = NULL;
+  int eType = sqlite3_value_type(pVal), rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = NULL;
+  *ppOut = NULL;
+  if (eType == SQLITE_TEXT && (cAff == 'i' || cAff == 'r' || cAff == 'n')) {
+    zSql = zNum;
+  } else if ((eType == SQLITE_INTEGER || eType == SQLITE_FLOAT) && cAff == 't') {
+    zSql = "SELECT CAST(?1 AS TEXT)";
+  }
+  if (zSql == NULL) {
+    *ppOut = sqlite3_value_dup(pVal);
+    return *ppOut ? SQLITE_OK : SQLITE_NOMEM;
+  }
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_value(pStmt, 1, pVal);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) {
+      *ppOut = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+      if (*ppOut == NULL) rc = SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+    if (rc == SQLITE_OK && *ppOut == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_value_free(*ppOut);
+    *ppOut = NULL;
+  }
+  return rc;
+}
+
+char nosqlTypeAffinity(const char *zType) {
+  static const char *const azPat[] = {"INT", "CHAR", "CLOB", "TEXT", "BLOB", "REAL", "FLOA", "DOUB"};
+  static const char acAff[] = {'i', 't', 't', 't', 'b', 'r', 'r', 'r'};
+  int k, i;
+  if (zType == NULL || zType[0] == 0) return 'b';
+  /* SQLite's rules in their order: the first pattern found anywhere in the type wins. */
+  for (k = 0; k < 8; k++) {
+    int n = (int)strlen(azPat[k]);
+    for (i = 0; zType[i]; i++) {
+      if (sqlite3_strnicmp(&zType[i], azPat[k], n) == 0) return acAff[k];
+    }
+  }
+  return 'n';
+}
