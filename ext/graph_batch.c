@@ -232,10 +232,12 @@ static int gbRankAfter(GbEngine *pE, void *pCtx) {
 /* Smallest-label propagation (HashMin): components, and hop distances. */
 typedef struct GbMin GbMin;
 struct GbMin {
-  double *aVal; /* Current value (a rank, or a distance; INFINITY: none yet) */
-  int bOut;     /* Send along out-edges */
-  int bIn;      /* Send along in-edges */
-  int bAddW;    /* Send value + edge weight (SSSP), else the value */
+  double *aVal; /* Current value (a rank, or a distance) */
+  unsigned char
+      *aReached; /* SSSP: aVal[v] holds a distance (an overflow to INFINITY is one), else NULL: all */
+  int bOut;      /* Send along out-edges */
+  int bIn;       /* Send along in-edges */
+  int bAddW;     /* Send value + edge weight (SSSP), else the value */
 };
 
 static void gbMinCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx) {
@@ -244,12 +246,14 @@ static void gbMinCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx)
   sqlite3_int64 k;
   /* Step 0: every vertex sends what it starts with; later only an improvement is news. */
   if (pE->nStep > 0) {
-    if (!bMsg || rMsg >= p->aVal[v]) {
+    int bReached = p->aReached == NULL || p->aReached[v];
+    if (!bMsg || (bReached && rMsg >= p->aVal[v])) {
       pE->aActive[v] = 0;
       return;
     }
     p->aVal[v] = rMsg;
-  } else if (p->aVal[v] == INFINITY) {
+    if (!bReached) p->aReached[v] = 1;
+  } else if (p->aReached && !p->aReached[v]) {
     pE->aActive[v] = 0;
     return;
   }
@@ -819,8 +823,17 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
     if (rc != SQLITE_OK) return rc;
   }
   m.aVal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-  if (m.aVal == NULL || gbEngineInit(pEng, db, pCsr, GB_COMBINE_MIN) != SQLITE_OK) rc = SQLITE_NOMEM;
-  for (v = 0; rc == SQLITE_OK && v < n; v++) m.aVal[v] = bSssp ? (v == iRoot ? 0 : INFINITY) : aRank[v];
+  /* "Not reached" is a flag, not INFINITY: a distance that overflows to
+  ** INFINITY is still a route (networkx reports such nodes at inf). */
+  if (bSssp) m.aReached = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
+  if (m.aVal == NULL || (bSssp && m.aReached == NULL) ||
+      gbEngineInit(pEng, db, pCsr, GB_COMBINE_MIN) != SQLITE_OK) {
+    rc = SQLITE_NOMEM;
+  }
+  for (v = 0; rc == SQLITE_OK && v < n; v++) {
+    m.aVal[v] = bSssp ? (v == iRoot ? 0 : INFINITY) : aRank[v];
+    if (bSssp) m.aReached[v] = v == iRoot;
+  }
   m.bOut = 1;
   m.bIn = !bSssp;
   m.bAddW = bSssp;
@@ -838,7 +851,7 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
     ** out of the int64 range). */
     int nRow = 0, bInt = !(pCsr->aOutW && !pCsr->bIntWeight);
     for (v = 0; v < n; v++) {
-      if (m.aVal[v] == INFINITY) continue;
+      if (!m.aReached[v]) continue;
       pCur->aNode[nRow] = v;
       pCur->aReal[nRow] = m.aVal[v];
       if (!(m.aVal[v] > -9007199254740992.0 && m.aVal[v] < 9007199254740992.0)) bInt = 0;
@@ -851,6 +864,7 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
     pCur->eVal = GB_VAL_NODE;
   }
   sqlite3_free(m.aVal);
+  sqlite3_free(m.aReached);
   sqlite3_free(aByRank);
   sqlite3_free(aRank);
   return rc;
