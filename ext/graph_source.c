@@ -229,6 +229,31 @@ int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlit
   return rc;
 }
 
+/*
+** The JSON layout's type of to_col over alias s (sqlite3_mprintf): NULL for
+** NULL, 'malformed' for text that is not JSON (json_type() would stop the
+** statement with a message naming no node), else json_type().
+*/
+static char *graphSourceJsonType(const GraphSource *p) {
+  return sqlite3_mprintf(
+      "(CASE WHEN typeof(s.\"%w\") = 'text' AND NOT json_valid(s.\"%w\") THEN 'malformed' ELSE "
+      "json_type(s.\"%w\") END)",
+      p->zTo, p->zTo, p->zTo);
+}
+
+char *graphSourceJsonError(const char *zFunc, const GraphValue *pNode, const char *zType) {
+  char *zNode = graphValueText(pNode), *zMsg;
+  if (strcmp(zType, "malformed") == 0) {
+    zMsg = sqlite3_mprintf("%s: to_col of node %s is malformed JSON (layout 'json')", zFunc,
+                           zNode ? zNode : "?");
+  } else {
+    zMsg = sqlite3_mprintf("%s: to_col of node %s is not a JSON array but %s (layout 'json')", zFunc,
+                           zNode ? zNode : "?", zType);
+  }
+  sqlite3_free(zNode);
+  return zMsg;
+}
+
 /* The weight expression of alias s: the column, or NULL. */
 static char *graphSourceWeight(const GraphSource *p) {
   return p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
@@ -242,21 +267,27 @@ char *graphSourceNeighbourSql(const GraphSource *p, int eDir) {
   const char *zKey = p->zOrder ? ", j.key" : " ORDER BY j.key";
   if (zW == NULL) return NULL;
   if (p->eLayout == GRAPH_LAYOUT_JSON) {
+    char *zType = graphSourceJsonType(p);
+    if (zType == NULL) {
+      sqlite3_free(zW);
+      return NULL;
+    }
     /* LEFT JOIN: a node row whose value is not an array still shows its type. */
     if (eDir & GRAPH_DIR_OUT) {
       zOut = sqlite3_mprintf(
-          "SELECT j.value, %s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE WHEN "
-          "json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" = ?1 AND (j.value IS NOT "
-          "NULL "
-          "OR coalesce(json_type(s.\"%w\"), 'array') <> 'array')%s%s%s",
-          zW, p->zTo, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, p->zTo, zBy, zOrder, zKey);
+          "SELECT j.value, %s, %s FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE WHEN %s = 'array' THEN "
+          "s.\"%w\" END) AS j WHERE s.\"%w\" = ?1 AND (j.value IS NOT NULL OR coalesce(%s, 'array') <> "
+          "'array')%s%s%s",
+          zW, zType, p->zSchema, p->zTable, zType, p->zTo, p->zFrom, zType, zBy, zOrder, zKey);
     }
     if (eDir & GRAPH_DIR_IN) {
+      /* A malformed value is reported when its own node is sought, not here. */
       zIn = sqlite3_mprintf(
-          "SELECT s.\"%w\", %s, 'array' FROM \"%w\".\"%w\" AS s, json_each(CASE WHEN json_type(s.\"%w\") = "
-          "'array' THEN s.\"%w\" END) AS j WHERE j.value = ?1 AND s.\"%w\" IS NOT NULL%s%s%s",
-          p->zFrom, zW, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, zBy, zOrder, zKey);
+          "SELECT s.\"%w\", %s, 'array' FROM \"%w\".\"%w\" AS s, json_each(CASE WHEN %s = 'array' THEN "
+          "s.\"%w\" END) AS j WHERE j.value = ?1 AND s.\"%w\" IS NOT NULL%s%s%s",
+          p->zFrom, zW, p->zSchema, p->zTable, zType, p->zTo, p->zFrom, zBy, zOrder, zKey);
     }
+    sqlite3_free(zType);
   } else {
     if (eDir & GRAPH_DIR_OUT) {
       zOut = sqlite3_mprintf(
@@ -289,13 +320,17 @@ char *graphSourceEdgesSql(const GraphSource *p) {
   char *zRet;
   if (zW == NULL) return NULL;
   if (p->eLayout == GRAPH_LAYOUT_JSON) {
-    zRet = sqlite3_mprintf(
-        "SELECT s.\"%w\", j.value, %s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE "
-        "WHEN json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" IS NOT NULL AND (j.value "
-        "IS "
-        "NOT NULL OR coalesce(json_type(s.\"%w\"), 'array') <> 'array') ORDER BY %s%sj.key",
-        p->zFrom, zW, p->zTo, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, p->zTo,
-        p->zOrder ? p->zOrder : "", p->zOrder ? ", " : "");
+    /* Every row is a node, its list NULL or [] included (networkx's
+    ** from_dict_of_lists keeps them): such a row comes once, with a NULL to. */
+    char *zType = graphSourceJsonType(p);
+    zRet =
+        zType ? sqlite3_mprintf(
+                    "SELECT s.\"%w\", j.value, %s, %s FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE "
+                    "WHEN %s = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" IS NOT NULL ORDER BY %s%sj.key",
+                    p->zFrom, zW, zType, p->zSchema, p->zTable, zType, p->zTo, p->zFrom,
+                    p->zOrder ? p->zOrder : "", p->zOrder ? ", " : "")
+              : NULL;
+    sqlite3_free(zType);
   } else {
     zRet = sqlite3_mprintf(
         "SELECT s.\"%w\", s.\"%w\", %s, NULL FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT "
@@ -620,11 +655,8 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
       const char *zType = (const char *)sqlite3_column_text(pStmt, 3);
       if (zType && strcmp(zType, "array") != 0) {
         if (bAll) {
-          char *zNode = graphValueText(&f);
-          *pzErr = sqlite3_mprintf("%s: to_col of node %s is not a JSON array but %s (layout 'json')", zFunc,
-                                   zNode ? zNode : "?", zType);
-          sqlite3_free(zNode);
-          rc = SQLITE_ERROR;
+          *pzErr = graphSourceJsonError(zFunc, &f, zType);
+          rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
           break;
         }
         if (p->nBad == p->nBadAlloc) {

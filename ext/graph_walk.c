@@ -141,11 +141,10 @@ static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, GraphSet *pSet, 
     if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &key)) {
       const char *zType = (const char *)sqlite3_column_text(pStmt, 2);
       if (zType && strcmp(zType, "array") != 0) {
-        char *zNode = graphValueText(&GW_AT(pSet, iNode)->v);
-        nosqlVtabError(pVtab, "%s: to_col of node %s is not a JSON array but %s (layout 'json')", zFunc,
-                       zNode ? zNode : "?", zType);
-        sqlite3_free(zNode);
-        rc = SQLITE_ERROR;
+        char *zMsg = graphSourceJsonError(zFunc, &GW_AT(pSet, iNode)->v, zType);
+        nosqlVtabError(pVtab, "%s", zMsg ? zMsg : "out of memory");
+        sqlite3_free(zMsg);
+        rc = zMsg ? SQLITE_ERROR : SQLITE_NOMEM;
       }
       continue;
     }

@@ -412,16 +412,19 @@ void graphSourceClear(GraphSource *p);
 ** IN: from of the edges to ?1; BOTH: both, UNION ALL). Columns: (0) the
 ** neighbour, (1) the weight (NULL without a weight column), (2) in the JSON
 ** layout the json_type() of the stored to_col value: 'array' is fine; a row
-** of another type has a NULL neighbour and the caller refuses it. NULL in
-** the edges layout. Edges to NULL are not returned.
+** of another type ('malformed': text that is not JSON) has a NULL
+** neighbour and the caller refuses it (graphSourceJsonError()). NULL in the
+** edges layout. Edges to NULL are not returned.
 */
 char *graphSourceNeighbourSql(const GraphSource *p, int eDir);
 
 /*
 ** SQL returning every edge once: (0) from, (1) to, (2) weight or NULL,
 ** (3) as column 2 above. Rows with a NULL endpoint are not returned,
-** except the JSON layout's non-array values (NULL to, for the caller to
-** refuse).
+** except in the JSON layout, where every row with a from value is a node:
+** a NULL or empty list (and each null element) comes with a NULL to and
+** type 'array' or NULL (a node without that edge), a non-array value with
+** a NULL to and its type, for the caller to refuse.
 */
 char *graphSourceEdgesSql(const GraphSource *p);
 
@@ -445,6 +448,13 @@ int graphValueEq(const GraphValue *a, const GraphValue *b);
 void graphValueResult(sqlite3_context *ctx, const GraphValue *p);
 void graphValueBind(sqlite3_stmt *pStmt, int iParam, const GraphValue *p);
 char *graphValueText(const GraphValue *p);
+
+/*
+** The message for a JSON-layout node whose to_col is not an array:
+** zType is column 2/3 of graphSourceNeighbourSql()/graphSourceEdgesSql() ('malformed' for text that is not
+** JSON). Names the node; sqlite3_mprintf(), NULL on OOM.
+*/
+char *graphSourceJsonError(const char *zFunc, const GraphValue *pNode, const char *zType);
 
 /*
 ** A set of nodes in the order they were added, each an element of szElem
