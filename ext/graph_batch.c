@@ -15,8 +15,9 @@
 ** once, with one scan, into compressed sparse rows (GraphCsr: node ids of
 ** any SQLite type mapped to dense integers and back); then the job runs in
 ** memory and the rows are handed out. The nodes are the endpoints of the
-** edges (a NULL endpoint is no edge), in the order the scan first meets
-** them, which is the order of the rows.
+** edges (a NULL endpoint is no edge) and, in the JSON layout, every row
+** (a NULL or [] list: a node without edges), in the order the scan first
+** meets them, which is the order of the rows.
 **
 ** The engine (GbEngine) is Pregel's model: in each superstep every active
 ** vertex, or one with messages, runs the algorithm's vertex program, which

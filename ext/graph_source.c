@@ -17,9 +17,10 @@
 ** The caller chooses the layout; nothing here guesses it from values.
 **
 ** Identifier rules (the same for every graph function): each argument must
-** be text; the table or view must exist (temp, then main, then attached
-** schemas, as SQLite resolves an unqualified name; "schema.name" names one
-** schema); columns are matched case-insensitively and used as declared;
+** be text; the table or view must exist, found by nosqlTableResolve() as
+** SQLite finds a name (case-insensitively, quoted identifiers, temp, then
+** main, then attached schemas for an unqualified name; "schema.name" names
+** one schema); columns are matched case-insensitively and used as declared;
 ** every identifier is quoted in the SQL built here, so any name works.
 **
 ** Index detection: bIdxFrom (bIdxTo) says that some index of the table has
@@ -45,39 +46,21 @@ void graphSourceClear(GraphSource *p) {
 }
 
 /*
-** Find table or view zName (maybe "schema.name"): sets p->zSchema, p->zTable
+** Find table or view zName (nosqlTableResolve()): sets p->zSchema, p->zTable
 ** and p->bView. Returns SQLITE_OK, SQLITE_NOTFOUND, or an error code.
 */
 static int graphSourceFindTable(sqlite3 *db, const char *zName, GraphSource *p) {
-  static const char *zSql =
-      "SELECT schema, name, type FROM pragma_table_list WHERE name = ?1 AND (?2 IS NULL OR schema = ?2)"
-      " AND type IN ('table', 'view') ORDER BY schema = 'temp' DESC, schema = 'main' DESC LIMIT 1";
-  sqlite3_stmt *pStmt = NULL;
-  const char *zDot = strchr(zName, '.');
-  int rc, k;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  /* First the whole name (a table may have a dot in its name), then split. */
-  for (k = 0; rc == SQLITE_OK && k < (zDot ? 2 : 1); k++) {
-    if (k == 0) {
-      sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
-      sqlite3_bind_null(pStmt, 2);
-    } else {
-      sqlite3_bind_text(pStmt, 1, zDot + 1, -1, SQLITE_STATIC);
-      sqlite3_bind_text(pStmt, 2, zName, (int)(zDot - zName), SQLITE_STATIC);
-    }
-    rc = sqlite3_step(pStmt);
-    if (rc == SQLITE_ROW) {
-      p->zSchema = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
-      p->zTable = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 1));
-      p->bView = sqlite3_stricmp((const char *)sqlite3_column_text(pStmt, 2), "view") == 0;
-      rc = (p->zSchema && p->zTable) ? SQLITE_OK : SQLITE_NOMEM;
-      sqlite3_finalize(pStmt);
-      return rc;
-    }
-    if (rc == SQLITE_DONE) rc = sqlite3_reset(pStmt);
+  NosqlTableName t;
+  int rc = nosqlTableResolve(db, zName, NULL, &t);
+  if (rc == SQLITE_OK && t.eType == NOSQL_VTAB) rc = SQLITE_NOTFOUND; /* Tables and views only */
+  if (rc == SQLITE_OK) {
+    p->zSchema = t.zSchema;
+    p->zTable = t.zName;
+    p->bView = t.eType == NOSQL_VIEW;
+    return SQLITE_OK;
   }
-  sqlite3_finalize(pStmt);
-  return rc == SQLITE_OK ? SQLITE_NOTFOUND : rc;
+  nosqlTableNameClear(&t);
+  return rc;
 }
 
 /*

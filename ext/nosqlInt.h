@@ -229,6 +229,38 @@ int nosqlQualifiedName(const char *z, char **pzSchema, char **pzName);
 char nosqlTypeAffinity(const char *zType);
 
 /*
+** A table name resolved as SQLite resolves one in SQL (nosqlTableResolve()).
+*/
+#define NOSQL_TABLE 0 /* An ordinary table (or shadow table) */
+#define NOSQL_VIEW 1  /* A view */
+#define NOSQL_VTAB 2  /* A virtual table */
+typedef struct NosqlTableName NosqlTableName;
+struct NosqlTableName {
+  char *zSchema;  /* Schema that holds it ("main", "temp", an attached name) */
+  char *zName;    /* The name as declared */
+  int eType;      /* NOSQL_TABLE, NOSQL_VIEW or NOSQL_VTAB */
+  int bQualified; /* The text named the schema ("main.t"), else SQLite would search for it */
+};
+
+/*
+** Resolve zText, a table or view name given as a value (a function's
+** argument, a module argument), as SQLite resolves a name in SQL: "name"
+** or "schema.name", each part a bare word or a quoted identifier ("my
+** table", [t], `t`), matched case-insensitively; an unqualified name is
+** sought in zDefault when not NULL, else in temp, main, then the attached
+** schemas in the order attached. The whole text is tried first as one
+** name (a table may have a dot in its name). The one resolver of every
+** function that takes a table name: the graph functions, the kv_* and
+** doc_* functions (kvTablePrepare()), index_table and composite_scan.
+** SQLITE_OK fills *p (free with nosqlTableNameClear()); SQLITE_NOTFOUND
+** when there is no such table, *p then holding the parts as written (the
+** schema zDefault when none is written; zName NULL when zText is not a
+** name); else an error code, *p zeroed.
+*/
+int nosqlTableResolve(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p);
+void nosqlTableNameClear(NosqlTableName *p);
+
+/*
 ** *ppOut: a new value (sqlite3_value_free()) holding pVal as the comparison
 ** "col = ?" sees it when col has affinity cAff (nosqlTypeAffinity()): with
 ** 'i', 'r' or 'n' a text that is a number becomes that number, with 't' a
