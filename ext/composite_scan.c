@@ -423,13 +423,19 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
     goto connect_done;
   }
   /* "schema.table" names the base table's schema; by default it is the virtual table's. */
-  rc = nosqlQualifiedName(argv[3], &p->zSchema, &p->zBase);
+  {
+    /* As SQLite resolves it (a missing base is reported below, by name). */
+    NosqlTableName t;
+    rc = nosqlTableResolve(db, argv[3], argv[1], &t);
+    if (rc == SQLITE_NOTFOUND) rc = t.zName ? SQLITE_OK : SQLITE_ERROR;
+    p->zSchema = t.zSchema;
+    p->zBase = t.zName;
+  }
   if (rc == SQLITE_ERROR) {
     *pzErr =
         sqlite3_mprintf("composite_scan: the first argument must name the base table, not '%s'", argv[3]);
     goto connect_done;
   }
-  if (rc == SQLITE_OK && p->zSchema == NULL) p->zSchema = sqlite3_mprintf("%s", argv[1]);
   p->zKey = nosqlDequote(argv[4], (int)strlen(argv[4]));
   if (p->zSchema == NULL || p->zBase == NULL || p->zKey == NULL) {
     rc = SQLITE_NOMEM;

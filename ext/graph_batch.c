@@ -15,8 +15,9 @@
 ** once, with one scan, into compressed sparse rows (GraphCsr: node ids of
 ** any SQLite type mapped to dense integers and back); then the job runs in
 ** memory and the rows are handed out. The nodes are the endpoints of the
-** edges (a NULL endpoint is no edge), in the order the scan first meets
-** them, which is the order of the rows.
+** edges (a NULL endpoint is no edge) and, in the JSON layout, every row
+** (a NULL or [] list: a node without edges), in the order the scan first
+** meets them, which is the order of the rows.
 **
 ** The engine (GbEngine) is Pregel's model: in each superstep every active
 ** vertex, or one with messages, runs the algorithm's vertex program, which
@@ -232,10 +233,12 @@ static int gbRankAfter(GbEngine *pE, void *pCtx) {
 /* Smallest-label propagation (HashMin): components, and hop distances. */
 typedef struct GbMin GbMin;
 struct GbMin {
-  double *aVal; /* Current value (a rank, or a distance; INFINITY: none yet) */
-  int bOut;     /* Send along out-edges */
-  int bIn;      /* Send along in-edges */
-  int bAddW;    /* Send value + edge weight (SSSP), else the value */
+  double *aVal; /* Current value (a rank, or a distance) */
+  unsigned char
+      *aReached; /* SSSP: aVal[v] holds a distance (an overflow to INFINITY is one), else NULL: all */
+  int bOut;      /* Send along out-edges */
+  int bIn;       /* Send along in-edges */
+  int bAddW;     /* Send value + edge weight (SSSP), else the value */
 };
 
 static void gbMinCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx) {
@@ -244,12 +247,14 @@ static void gbMinCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx)
   sqlite3_int64 k;
   /* Step 0: every vertex sends what it starts with; later only an improvement is news. */
   if (pE->nStep > 0) {
-    if (!bMsg || rMsg >= p->aVal[v]) {
+    int bReached = p->aReached == NULL || p->aReached[v];
+    if (!bMsg || (bReached && rMsg >= p->aVal[v])) {
       pE->aActive[v] = 0;
       return;
     }
     p->aVal[v] = rMsg;
-  } else if (p->aVal[v] == INFINITY) {
+    if (!bReached) p->aReached[v] = 1;
+  } else if (p->aReached && !p->aReached[v]) {
     pE->aActive[v] = 0;
     return;
   }
@@ -359,7 +364,8 @@ struct gb_cursor {
   int bRootOnly;                     /* graph_sssp: the root is in no edge: one row, itself at 0 */
   int nRow;                          /* Rows */
   int iRow;                          /* Current row */
-  sqlite3_value *apIn[GB_MAX_INPUT]; /* The inputs, for the hidden columns */
+  sqlite3_value *apIn[GB_MAX_INPUT]; /* The inputs as given, for the hidden columns */
+  sqlite3_value *pRootKey;           /* graph_sssp: the root as from_col = ? sees it (graphSourceKey()) */
 };
 
 static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -397,6 +403,7 @@ static int gbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   gb_vtab *p = (gb_vtab *)pVtab;
   NosqlPlan plan;
   int rc = nosqlPlanFind(pInfo, p->aPlan, p->nInput, &plan), i, bAll = 1;
+  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, p->aPlan, &plan);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < p->pAlgo->nRequired; i++) {
     if (plan.aiEq[i] < 0) bAll = 0;
@@ -422,6 +429,7 @@ static void gbReset(gb_cursor *pCur) {
   sqlite3_free(pCur->aReal);
   sqlite3_free(pCur->aInt);
   for (i = 0; i < GB_MAX_INPUT; i++) sqlite3_value_free(pCur->apIn[i]);
+  sqlite3_value_free(pCur->pRootKey);
   memset(&pCur->pCsr, 0, sizeof(*pCur) - offsetof(gb_cursor, pCsr));
 }
 
@@ -448,36 +456,52 @@ static int gbError(gb_cursor *pCur, int rc, const char *zFmt, const char *zArg, 
   return rc;
 }
 
+/*
+** The input zName as a number in *ppNum (text that reads as one is that
+** number, as numeric affinity converts it; caller frees), or NULL when it
+** is missing or NULL. The input itself is not changed: its hidden column
+** reads back what was given.
+*/
+static int gbNumber(gb_cursor *pCur, const char *zName, sqlite3_value **ppNum) {
+  sqlite3_value *pVal = gbInput(pCur, zName);
+  *ppNum = NULL;
+  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
+  return nosqlValueAffinity(((gb_vtab *)pCur->base.pVtab)->db, pVal, 'n', ppNum);
+}
+
 /* A real argument in (lo, hi) (bLoIncl: [lo, hi)), or its default when NULL. */
 static int gbReal(gb_cursor *pCur, const char *zName, double rDefault, double rLo, int bLoIncl, double rHi,
                   double *pr) {
-  sqlite3_value *pVal = gbInput(pCur, zName);
-  int eType;
+  sqlite3_value *pNum = NULL;
+  int eType, rc = gbNumber(pCur, zName, &pNum);
   *pr = rDefault;
-  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
-  eType = sqlite3_value_numeric_type(pVal);
-  *pr = sqlite3_value_double(pVal);
+  if (rc != SQLITE_OK || pNum == NULL) return rc;
+  eType = sqlite3_value_type(pNum);
+  *pr = sqlite3_value_double(pNum);
+  sqlite3_value_free(pNum);
   if ((eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) || isnan(*pr) || *pr < rLo ||
       (!bLoIncl && *pr == rLo) || *pr >= rHi) {
     return gbError(pCur, SQLITE_ERROR,
                    bLoIncl ? "%s: %s must be a number of 0 or more, not %s"
                            : "%s: %s must be a number between 0 and 1 (both excluded), not %s",
-                   zName, pVal);
+                   zName, gbInput(pCur, zName));
   }
   return SQLITE_OK;
 }
 
 /* A positive integer argument, or its default when NULL. */
 static int gbPositiveInt(gb_cursor *pCur, const char *zName, int iDefault, int *pi) {
-  sqlite3_value *pVal = gbInput(pCur, zName);
-  int eType;
+  sqlite3_value *pNum = NULL;
+  int eType, rc = gbNumber(pCur, zName, &pNum);
   double r;
   *pi = iDefault;
-  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
-  eType = sqlite3_value_numeric_type(pVal);
-  r = sqlite3_value_double(pVal);
+  if (rc != SQLITE_OK || pNum == NULL) return rc;
+  eType = sqlite3_value_type(pNum);
+  r = sqlite3_value_double(pNum);
+  sqlite3_value_free(pNum);
   if ((eType != SQLITE_INTEGER && !(eType == SQLITE_FLOAT && r == floor(r))) || r < 1 || r > 1e9) {
-    return gbError(pCur, SQLITE_ERROR, "%s: %s must be an integer of 1 or more, not %s", zName, pVal);
+    return gbError(pCur, SQLITE_ERROR, "%s: %s must be an integer of 1 or more, not %s", zName,
+                   gbInput(pCur, zName));
   }
   *pi = (int)r;
   return SQLITE_OK;
@@ -784,7 +808,7 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
   memset(&m, 0, sizeof(m));
   if (bSssp) {
     GraphValue root;
-    if (!graphValueFrom(gbInput(pCur, "root"), &root)) {
+    if (pCur->pRootKey == NULL || !graphValueFrom(pCur->pRootKey, &root)) {
       nosqlVtabError(pCur->base.pVtab, "graph_sssp: root is NULL");
       return SQLITE_ERROR;
     }
@@ -800,8 +824,17 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
     if (rc != SQLITE_OK) return rc;
   }
   m.aVal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-  if (m.aVal == NULL || gbEngineInit(pEng, db, pCsr, GB_COMBINE_MIN) != SQLITE_OK) rc = SQLITE_NOMEM;
-  for (v = 0; rc == SQLITE_OK && v < n; v++) m.aVal[v] = bSssp ? (v == iRoot ? 0 : INFINITY) : aRank[v];
+  /* "Not reached" is a flag, not INFINITY: a distance that overflows to
+  ** INFINITY is still a route (networkx reports such nodes at inf). */
+  if (bSssp) m.aReached = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
+  if (m.aVal == NULL || (bSssp && m.aReached == NULL) ||
+      gbEngineInit(pEng, db, pCsr, GB_COMBINE_MIN) != SQLITE_OK) {
+    rc = SQLITE_NOMEM;
+  }
+  for (v = 0; rc == SQLITE_OK && v < n; v++) {
+    m.aVal[v] = bSssp ? (v == iRoot ? 0 : INFINITY) : aRank[v];
+    if (bSssp) m.aReached[v] = v == iRoot;
+  }
   m.bOut = 1;
   m.bIn = !bSssp;
   m.bAddW = bSssp;
@@ -819,7 +852,7 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
     ** out of the int64 range). */
     int nRow = 0, bInt = !(pCsr->aOutW && !pCsr->bIntWeight);
     for (v = 0; v < n; v++) {
-      if (m.aVal[v] == INFINITY) continue;
+      if (!m.aReached[v]) continue;
       pCur->aNode[nRow] = v;
       pCur->aReal[nRow] = m.aVal[v];
       if (!(m.aVal[v] > -9007199254740992.0 && m.aVal[v] < 9007199254740992.0)) bInt = 0;
@@ -832,6 +865,7 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
     pCur->eVal = GB_VAL_NODE;
   }
   sqlite3_free(m.aVal);
+  sqlite3_free(m.aReached);
   sqlite3_free(aByRank);
   sqlite3_free(aRank);
   return rc;
@@ -958,11 +992,9 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   if (pWeight && sqlite3_value_type(pWeight) == SQLITE_NULL) pWeight = NULL;
   rc = graphSourceInit(p->db, pAlgo->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2], pWeight, eLayout,
                        &src, &zErr);
-  for (i = 0; rc == SQLITE_OK && pAlgo->azInput[i]; i++) {
+  if (rc == SQLITE_OK && gbInput(pCur, "root")) {
     /* The root as a seek of graph_walk's would meet it (a '1' in an INTEGER column is 1). */
-    if (strcmp(pAlgo->azInput[i], "root") == 0 && pCur->apIn[i]) {
-      rc = graphSourceKeyAffinity(p->db, &src, &pCur->apIn[i]);
-    }
+    rc = graphSourceKey(p->db, &src, gbInput(pCur, "root"), &pCur->pRootKey);
   }
   if (rc == SQLITE_OK) rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, 1, pAlgo->zName, &pCur->pCsr, &zErr);
   graphSourceClear(&src); /* (Cleared by graphSourceInit() itself when it fails) */
@@ -987,7 +1019,7 @@ static int gbColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol
   const GraphSet *pVals = &pCur->pCsr->vals;
   if (pCur->bRootOnly && iCol < 2) {
     if (iCol == 0) {
-      sqlite3_result_value(ctx, gbInput(pCur, "root"));
+      sqlite3_result_value(ctx, pCur->pRootKey);
     } else {
       sqlite3_result_int(ctx, 0);
     }

@@ -17,9 +17,10 @@
 ** The caller chooses the layout; nothing here guesses it from values.
 **
 ** Identifier rules (the same for every graph function): each argument must
-** be text; the table or view must exist (temp, then main, then attached
-** schemas, as SQLite resolves an unqualified name; "schema.name" names one
-** schema); columns are matched case-insensitively and used as declared;
+** be text; the table or view must exist, found by nosqlTableResolve() as
+** SQLite finds a name (case-insensitively, quoted identifiers, temp, then
+** main, then attached schemas for an unqualified name; "schema.name" names
+** one schema); columns are matched case-insensitively and used as declared;
 ** every identifier is quoted in the SQL built here, so any name works.
 **
 ** Index detection: bIdxFrom (bIdxTo) says that some index of the table has
@@ -45,39 +46,21 @@ void graphSourceClear(GraphSource *p) {
 }
 
 /*
-** Find table or view zName (maybe "schema.name"): sets p->zSchema, p->zTable
+** Find table or view zName (nosqlTableResolve()): sets p->zSchema, p->zTable
 ** and p->bView. Returns SQLITE_OK, SQLITE_NOTFOUND, or an error code.
 */
 static int graphSourceFindTable(sqlite3 *db, const char *zName, GraphSource *p) {
-  static const char *zSql =
-      "SELECT schema, name, type FROM pragma_table_list WHERE name = ?1 AND (?2 IS NULL OR schema = ?2)"
-      " AND type IN ('table', 'view') ORDER BY schema = 'temp' DESC, schema = 'main' DESC LIMIT 1";
-  sqlite3_stmt *pStmt = NULL;
-  const char *zDot = strchr(zName, '.');
-  int rc, k;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  /* First the whole name (a table may have a dot in its name), then split. */
-  for (k = 0; rc == SQLITE_OK && k < (zDot ? 2 : 1); k++) {
-    if (k == 0) {
-      sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
-      sqlite3_bind_null(pStmt, 2);
-    } else {
-      sqlite3_bind_text(pStmt, 1, zDot + 1, -1, SQLITE_STATIC);
-      sqlite3_bind_text(pStmt, 2, zName, (int)(zDot - zName), SQLITE_STATIC);
-    }
-    rc = sqlite3_step(pStmt);
-    if (rc == SQLITE_ROW) {
-      p->zSchema = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
-      p->zTable = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 1));
-      p->bView = sqlite3_stricmp((const char *)sqlite3_column_text(pStmt, 2), "view") == 0;
-      rc = (p->zSchema && p->zTable) ? SQLITE_OK : SQLITE_NOMEM;
-      sqlite3_finalize(pStmt);
-      return rc;
-    }
-    if (rc == SQLITE_DONE) rc = sqlite3_reset(pStmt);
+  NosqlTableName t;
+  int rc = nosqlTableResolve(db, zName, NULL, &t);
+  if (rc == SQLITE_OK && t.eType == NOSQL_VTAB) rc = SQLITE_NOTFOUND; /* Tables and views only */
+  if (rc == SQLITE_OK) {
+    p->zSchema = t.zSchema;
+    p->zTable = t.zName;
+    p->bView = t.eType == NOSQL_VIEW;
+    return SQLITE_OK;
   }
-  sqlite3_finalize(pStmt);
-  return rc == SQLITE_OK ? SQLITE_NOTFOUND : rc;
+  nosqlTableNameClear(&t);
+  return rc;
 }
 
 /*
@@ -229,6 +212,31 @@ int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlit
   return rc;
 }
 
+/*
+** The JSON layout's type of to_col over alias s (sqlite3_mprintf): NULL for
+** NULL, 'malformed' for text that is not JSON (json_type() would stop the
+** statement with a message naming no node), else json_type().
+*/
+static char *graphSourceJsonType(const GraphSource *p) {
+  return sqlite3_mprintf(
+      "(CASE WHEN typeof(s.\"%w\") = 'text' AND NOT json_valid(s.\"%w\") THEN 'malformed' ELSE "
+      "json_type(s.\"%w\") END)",
+      p->zTo, p->zTo, p->zTo);
+}
+
+char *graphSourceJsonError(const char *zFunc, const GraphValue *pNode, const char *zType) {
+  char *zNode = graphValueText(pNode), *zMsg;
+  if (strcmp(zType, "malformed") == 0) {
+    zMsg = sqlite3_mprintf("%s: to_col of node %s is malformed JSON (layout 'json')", zFunc,
+                           zNode ? zNode : "?");
+  } else {
+    zMsg = sqlite3_mprintf("%s: to_col of node %s is not a JSON array but %s (layout 'json')", zFunc,
+                           zNode ? zNode : "?", zType);
+  }
+  sqlite3_free(zNode);
+  return zMsg;
+}
+
 /* The weight expression of alias s: the column, or NULL. */
 static char *graphSourceWeight(const GraphSource *p) {
   return p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
@@ -242,21 +250,27 @@ char *graphSourceNeighbourSql(const GraphSource *p, int eDir) {
   const char *zKey = p->zOrder ? ", j.key" : " ORDER BY j.key";
   if (zW == NULL) return NULL;
   if (p->eLayout == GRAPH_LAYOUT_JSON) {
+    char *zType = graphSourceJsonType(p);
+    if (zType == NULL) {
+      sqlite3_free(zW);
+      return NULL;
+    }
     /* LEFT JOIN: a node row whose value is not an array still shows its type. */
     if (eDir & GRAPH_DIR_OUT) {
       zOut = sqlite3_mprintf(
-          "SELECT j.value, %s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE WHEN "
-          "json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" = ?1 AND (j.value IS NOT "
-          "NULL "
-          "OR coalesce(json_type(s.\"%w\"), 'array') <> 'array')%s%s%s",
-          zW, p->zTo, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, p->zTo, zBy, zOrder, zKey);
+          "SELECT j.value, %s, %s FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE WHEN %s = 'array' THEN "
+          "s.\"%w\" END) AS j WHERE s.\"%w\" = ?1 AND (j.value IS NOT NULL OR coalesce(%s, 'array') <> "
+          "'array')%s%s%s",
+          zW, zType, p->zSchema, p->zTable, zType, p->zTo, p->zFrom, zType, zBy, zOrder, zKey);
     }
     if (eDir & GRAPH_DIR_IN) {
+      /* A malformed value is reported when its own node is sought, not here. */
       zIn = sqlite3_mprintf(
-          "SELECT s.\"%w\", %s, 'array' FROM \"%w\".\"%w\" AS s, json_each(CASE WHEN json_type(s.\"%w\") = "
-          "'array' THEN s.\"%w\" END) AS j WHERE j.value = ?1 AND s.\"%w\" IS NOT NULL%s%s%s",
-          p->zFrom, zW, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, zBy, zOrder, zKey);
+          "SELECT s.\"%w\", %s, 'array' FROM \"%w\".\"%w\" AS s, json_each(CASE WHEN %s = 'array' THEN "
+          "s.\"%w\" END) AS j WHERE j.value = ?1 AND s.\"%w\" IS NOT NULL%s%s%s",
+          p->zFrom, zW, p->zSchema, p->zTable, zType, p->zTo, p->zFrom, zBy, zOrder, zKey);
     }
+    sqlite3_free(zType);
   } else {
     if (eDir & GRAPH_DIR_OUT) {
       zOut = sqlite3_mprintf(
@@ -289,13 +303,17 @@ char *graphSourceEdgesSql(const GraphSource *p) {
   char *zRet;
   if (zW == NULL) return NULL;
   if (p->eLayout == GRAPH_LAYOUT_JSON) {
-    zRet = sqlite3_mprintf(
-        "SELECT s.\"%w\", j.value, %s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE "
-        "WHEN json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" IS NOT NULL AND (j.value "
-        "IS "
-        "NOT NULL OR coalesce(json_type(s.\"%w\"), 'array') <> 'array') ORDER BY %s%sj.key",
-        p->zFrom, zW, p->zTo, p->zSchema, p->zTable, p->zTo, p->zTo, p->zFrom, p->zTo,
-        p->zOrder ? p->zOrder : "", p->zOrder ? ", " : "");
+    /* Every row is a node, its list NULL or [] included (networkx's
+    ** from_dict_of_lists keeps them): such a row comes once, with a NULL to. */
+    char *zType = graphSourceJsonType(p);
+    zRet =
+        zType ? sqlite3_mprintf(
+                    "SELECT s.\"%w\", j.value, %s, %s FROM \"%w\".\"%w\" AS s LEFT JOIN json_each(CASE "
+                    "WHEN %s = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" IS NOT NULL ORDER BY %s%sj.key",
+                    p->zFrom, zW, zType, p->zSchema, p->zTable, zType, p->zTo, p->zFrom,
+                    p->zOrder ? p->zOrder : "", p->zOrder ? ", " : "")
+              : NULL;
+    sqlite3_free(zType);
   } else {
     zRet = sqlite3_mprintf(
         "SELECT s.\"%w\", s.\"%w\", %s, NULL FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT "
@@ -515,57 +533,16 @@ int graphSetAdd(GraphSet *p, const GraphValue *pKey, int *piElem, int *pbNew) {
 ** exact.
 */
 
-/* True when zType contains zSub (upper case), case-insensitively. */
-static int graphTypeHas(const char *zType, const char *zSub) {
-  int n = (int)strlen(zSub);
-  for (; *zType; zType++) {
-    if (sqlite3_strnicmp(zType, zSub, n) == 0) return 1;
+int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_value **ppOut) {
+  if (p->cAffFrom == 0) {
+    char *zType = NULL, *zColl = NULL;
+    int rc = nosqlColumnInfo(db, p->zSchema, p->zTable, p->zFrom, &zType, &zColl);
+    if (rc != SQLITE_OK && rc != SQLITE_NOTFOUND) return rc;
+    p->cAffFrom = rc == SQLITE_OK ? nosqlTypeAffinity(zType) : 'b';
+    sqlite3_free(zType);
+    sqlite3_free(zColl);
   }
-  return 0;
-}
-
-/* Affinity of a declared type, by SQLite's rules: 'i'nteger, 't'ext, 'b'lob (none), 'r'eal, 'n'umeric. */
-static char graphAffinity(const char *zType) {
-  if (zType == NULL || zType[0] == 0) return 'b';
-  if (graphTypeHas(zType, "INT")) return 'i';
-  if (graphTypeHas(zType, "CHAR") || graphTypeHas(zType, "CLOB") || graphTypeHas(zType, "TEXT")) return 't';
-  if (graphTypeHas(zType, "BLOB")) return 'b';
-  if (graphTypeHas(zType, "REAL") || graphTypeHas(zType, "FLOA") || graphTypeHas(zType, "DOUB")) return 'r';
-  return 'n';
-}
-
-int graphSourceKeyAffinity(sqlite3 *db, const GraphSource *p, sqlite3_value **ppKey) {
-  char *zType = NULL, *zColl = NULL, cAff;
-  int rc = nosqlColumnInfo(db, p->zSchema, p->zTable, p->zFrom, &zType, &zColl), eType;
-  if (rc == SQLITE_NOTFOUND) return SQLITE_OK;
-  if (rc != SQLITE_OK) return rc;
-  cAff = graphAffinity(zType);
-  sqlite3_free(zType);
-  sqlite3_free(zColl);
-  eType = sqlite3_value_type(*ppKey);
-  if (eType == SQLITE_TEXT && (cAff == 'i' || cAff == 'r' || cAff == 'n')) {
-    sqlite3_value_numeric_type(*ppKey); /* Numeric when the text is a number, as SQLite converts it */
-  } else if ((eType == SQLITE_INTEGER || eType == SQLITE_FLOAT) && cAff == 't') {
-    sqlite3_stmt *pStmt = NULL;
-    rc = sqlite3_prepare_v2(db, "SELECT CAST(?1 AS TEXT)", -1, &pStmt, 0);
-    if (rc == SQLITE_OK) {
-      sqlite3_bind_value(pStmt, 1, *ppKey);
-      if (sqlite3_step(pStmt) == SQLITE_ROW) {
-        sqlite3_value *pNew = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
-        if (pNew == NULL) {
-          rc = SQLITE_NOMEM;
-        } else {
-          sqlite3_value_free(*ppKey);
-          *ppKey = pNew;
-        }
-      }
-      if (rc == SQLITE_OK)
-        rc = sqlite3_finalize(pStmt);
-      else
-        sqlite3_finalize(pStmt);
-    }
-  }
-  return rc;
+  return nosqlValueAffinity(db, pKey, p->cAffFrom, ppOut);
 }
 
 void graphCsrUnref(GraphCsr *p) {
@@ -599,7 +576,7 @@ static int graphCsrColumn(sqlite3 *db, const GraphSource *pSrc, const char *zCol
     return SQLITE_OK;
   }
   if (rc != SQLITE_OK) return rc;
-  *pcAff = graphAffinity(zType);
+  *pcAff = nosqlTypeAffinity(zType);
   if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) *pbOk = 0;
   sqlite3_free(zType);
   sqlite3_free(zColl);
@@ -661,11 +638,8 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
       const char *zType = (const char *)sqlite3_column_text(pStmt, 3);
       if (zType && strcmp(zType, "array") != 0) {
         if (bAll) {
-          char *zNode = graphValueText(&f);
-          *pzErr = sqlite3_mprintf("%s: to_col of node %s is not a JSON array but %s (layout 'json')", zFunc,
-                                   zNode ? zNode : "?", zType);
-          sqlite3_free(zNode);
-          rc = SQLITE_ERROR;
+          *pzErr = graphSourceJsonError(zFunc, &f, zType);
+          rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
           break;
         }
         if (p->nBad == p->nBadAlloc) {

@@ -45,6 +45,7 @@ struct GwNode {
   GraphValue v;         /* The node id (must be first: a GraphSet element) */
   sqlite3_int64 iDepth; /* Hops from the nearest root */
   int iParent;          /* Index of the node it was reached from, -1 for a root */
+  int iRoot;            /* graph_walk: the root it was reached from (index into gw_cursor.apRoot) */
   double rCost;         /* graph_path: best cost found so far */
   sqlite3_int64 iCost;  /* graph_path: the same, exact, while every weight is an integer */
   int bIntCost;         /* graph_path: iCost is exact */
@@ -140,11 +141,10 @@ static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, GraphSet *pSet, 
     if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &key)) {
       const char *zType = (const char *)sqlite3_column_text(pStmt, 2);
       if (zType && strcmp(zType, "array") != 0) {
-        char *zNode = graphValueText(&GW_AT(pSet, iNode)->v);
-        nosqlVtabError(pVtab, "%s: to_col of node %s is not a JSON array but %s (layout 'json')", zFunc,
-                       zNode ? zNode : "?", zType);
-        sqlite3_free(zNode);
-        rc = SQLITE_ERROR;
+        char *zMsg = graphSourceJsonError(zFunc, &GW_AT(pSet, iNode)->v, zType);
+        nosqlVtabError(pVtab, "%s", zMsg ? zMsg : "out of memory");
+        sqlite3_free(zMsg);
+        rc = zMsg ? SQLITE_ERROR : SQLITE_NOMEM;
       }
       continue;
     }
@@ -164,6 +164,7 @@ static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, GraphSet *pSet, 
 static int gwBestIndex(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, int nRequired) {
   NosqlPlan plan;
   int rc = nosqlPlanFind(pInfo, aCol, nCol, &plan), i, bAll = 1;
+  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, aCol, &plan);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < nRequired; i++) {
     if (plan.aiEq[i] < 0) bAll = 0;
@@ -301,7 +302,9 @@ struct gw_cursor {
   int iRow;                 /* Row the cursor is on (index into set.a) */
   int iExpand;              /* Next node whose neighbours are to be read */
   sqlite3_int64 iMaxDepth;  /* Hops allowed (-1: no limit) */
-  sqlite3_value *apIn[7];   /* The inputs, for the hidden columns */
+  sqlite3_value *apIn[7];   /* The inputs as given, for the hidden columns (not root: apRoot) */
+  sqlite3_value **apRoot;   /* The roots as given (one, or each of an IN list), for the root column */
+  int nRoot;                /* Entries of apRoot */
   int eDir;                 /* GRAPH_DIR_* */
   GraphCsr *pCsr;           /* The edges in memory (a reference), or NULL: seek */
   int bCsrTried;            /* Loading was tried (or is not to be) */
@@ -351,6 +354,10 @@ static void gwWalkReset(gw_cursor *pCur) {
     sqlite3_value_free(pCur->apIn[i]);
     pCur->apIn[i] = NULL;
   }
+  for (i = 0; i < pCur->nRoot; i++) sqlite3_value_free(pCur->apRoot[i]);
+  sqlite3_free(pCur->apRoot);
+  pCur->apRoot = NULL;
+  pCur->nRoot = 0;
   pCur->iRow = pCur->iExpand = 0;
 }
 
@@ -370,6 +377,7 @@ static int gwWalkEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWe
   if (rc == SQLITE_OK && bNew) {
     GW_AT(pSet, iNode)->iDepth = iDepth;
     GW_AT(pSet, iNode)->iParent = iFrom;
+    GW_AT(pSet, iNode)->iRoot = GW_AT(pSet, iFrom)->iRoot;
   }
   return rc;
 }
@@ -513,6 +521,7 @@ static int gwCsrNeighbours(gw_cursor *pCur, int i) {
       if (bNew) {
         GW_AT(&pCur->set, iNode)->iDepth = GW_AT(&pCur->set, i)->iDepth + 1;
         GW_AT(&pCur->set, iNode)->iParent = i;
+        GW_AT(&pCur->set, iNode)->iRoot = GW_AT(&pCur->set, i)->iRoot;
       }
     }
   }
@@ -542,6 +551,35 @@ static int gwWalkFill(gw_cursor *pCur) {
   return rc;
 }
 
+/*
+** Add root pVal (not NULL): the node is pVal as "from_col = ?" sees it
+** (graphSourceKey()), and the root column of every node reached from it
+** reads back pVal as given. A root listed twice keeps its first entry.
+*/
+static int gwWalkRoot(gw_cursor *pCur, sqlite3_value *pVal) {
+  sqlite3_value *pKey = NULL, **apNew;
+  GraphValue key;
+  int rc, iNode, bNew;
+  apNew = (sqlite3_value **)sqlite3_realloc64(pCur->apRoot,
+                                              sizeof(sqlite3_value *) * ((sqlite3_uint64)pCur->nRoot + 1));
+  if (apNew == NULL) return SQLITE_NOMEM;
+  pCur->apRoot = apNew;
+  apNew[pCur->nRoot] = sqlite3_value_dup(pVal);
+  if (apNew[pCur->nRoot] == NULL) return SQLITE_NOMEM;
+  pCur->nRoot++;
+  rc = graphSourceKey(((gw_vtab *)pCur->base.pVtab)->db, &pCur->src, pVal, &pKey);
+  if (rc == SQLITE_OK) {
+    graphValueFrom(pKey, &key);
+    rc = graphSetAdd(&pCur->set, &key, &iNode, &bNew);
+  }
+  if (rc == SQLITE_OK && bNew) {
+    GW_AT(&pCur->set, iNode)->iParent = -1;
+    GW_AT(&pCur->set, iNode)->iRoot = pCur->nRoot - 1;
+  }
+  sqlite3_value_free(pKey);
+  return rc;
+}
+
 static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
                         sqlite3_value **argv) {
   gw_cursor *pCur = (gw_cursor *)pCursor;
@@ -566,21 +604,29 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
     }
   }
   pCur->iMaxDepth = -1;
+  db = ((gw_vtab *)pVtab)->db;
   if (aArg[4].pEq && sqlite3_value_type(aArg[4].pEq) != SQLITE_NULL) {
-    int eType = sqlite3_value_numeric_type(aArg[4].pEq);
-    double r = sqlite3_value_double(aArg[4].pEq);
+    /* A number, or text that reads as one; the argument itself is not changed. */
+    sqlite3_value *pNum = NULL;
+    int eType;
+    double r;
+    rc = nosqlValueAffinity(db, aArg[4].pEq, 'n', &pNum);
+    if (rc != SQLITE_OK) return rc;
+    eType = sqlite3_value_type(pNum);
+    r = sqlite3_value_double(pNum);
     if ((eType != SQLITE_INTEGER && !(eType == SQLITE_FLOAT && r == floor(r))) || r < 0) {
       char *zQ = gwQuote(aArg[4].pEq);
       nosqlVtabError(pVtab, "graph_walk: max_depth must be an integer of 0 or more, not %s", zQ ? zQ : "?");
       sqlite3_free(zQ);
+      sqlite3_value_free(pNum);
       return SQLITE_ERROR;
     }
-    pCur->iMaxDepth = r > 9e18 ? INT64_MAX : sqlite3_value_int64(aArg[4].pEq);
+    pCur->iMaxDepth = r > 9e18 ? INT64_MAX : sqlite3_value_int64(pNum);
+    sqlite3_value_free(pNum);
   }
   rc = gwDirection(pVtab, "graph_walk", aArg[5].pEq, &eDir);
   if (rc == SQLITE_OK) rc = gwLayout(pVtab, "graph_walk", aArg[6].pEq, &eLayout);
   if (rc != SQLITE_OK) return rc;
-  db = ((gw_vtab *)pVtab)->db;
   for (i = 0; i < 3; i++) apSrc[i] = aArg[i].pEq;
   rc = gwPrepare(pVtab, db, "graph_walk", apSrc, NULL, eLayout, eDir, &pCur->src, &pCur->pStmt);
   if (rc != SQLITE_OK) return rc;
@@ -594,24 +640,18 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
     sqlite3_value *pVal = NULL;
     for (rc = sqlite3_vtab_in_first(aArg[3].pEq, &pVal); rc == SQLITE_OK && pVal;
          rc = sqlite3_vtab_in_next(aArg[3].pEq, &pVal)) {
-      GraphValue key;
-      int iNode, bNew;
-      if (!graphValueFrom(pVal, &key)) continue; /* NULL in a list matches nothing */
-      rc = graphSetAdd(&pCur->set, &key, &iNode, &bNew);
+      if (sqlite3_value_type(pVal) == SQLITE_NULL) continue; /* NULL in a list matches nothing */
+      rc = gwWalkRoot(pCur, pVal);
       if (rc != SQLITE_OK) return rc;
-      GW_AT(&pCur->set, iNode)->iParent = -1;
     }
     if (rc != SQLITE_DONE && rc != SQLITE_OK) return rc;
   } else {
-    GraphValue key;
-    int iNode, bNew;
-    if (!graphValueFrom(aArg[3].pEq, &key)) {
+    if (sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL) {
       nosqlVtabError(pVtab, "graph_walk: root is NULL");
       return SQLITE_ERROR;
     }
-    rc = graphSetAdd(&pCur->set, &key, &iNode, &bNew);
+    rc = gwWalkRoot(pCur, aArg[3].pEq);
     if (rc != SQLITE_OK) return rc;
-    GW_AT(&pCur->set, iNode)->iParent = -1;
   }
   return gwWalkFill(pCur);
 }
@@ -639,6 +679,10 @@ static int gwWalkColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int 
       break;
     case GW_PARENT:
       if (pNode->iParent >= 0) graphValueResult(ctx, &GW_AT(&pCur->set, pNode->iParent)->v);
+      break;
+    case GW_ROOT:
+      /* The root this node was reached from, as given (a whole IN list has one per node). */
+      if (pNode->iRoot < pCur->nRoot) sqlite3_result_value(ctx, pCur->apRoot[pNode->iRoot]);
       break;
     default:
       if (iCol - GW_SOURCE < 7 && pCur->apIn[iCol - GW_SOURCE])
@@ -923,6 +967,7 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   NosqlPlanArg aArg[8];
   sqlite3_value *apSrc[3];
   GraphValue start, goal;
+  sqlite3_value *pStart = NULL, *pGoal = NULL;
   int rc, i, eDir, eLayout, iNode, bNew;
   (void)idxNum;
   gpReset(pCur);
@@ -939,7 +984,7 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
   }
-  if (!graphValueFrom(aArg[3].pEq, &start) || !graphValueFrom(aArg[4].pEq, &goal)) {
+  if (sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[4].pEq) == SQLITE_NULL) {
     nosqlVtabError(pVtab, "graph_path: %s is NULL",
                    sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL ? "start" : "goal");
     return SQLITE_ERROR;
@@ -952,12 +997,22 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   rc = gwPrepare(pVtab, ((gw_vtab *)pVtab)->db, "graph_path", apSrc, pCur->bWeighted ? aArg[5].pEq : NULL,
                  eLayout, eDir, &pCur->src, &pCur->pStmt);
   if (rc != SQLITE_OK) return rc;
-  /* Node 0 is the start, node 1 the goal (unless they are one node). */
-  rc = graphSetAdd(&pCur->set, &start, &iNode, &bNew);
-  if (rc != SQLITE_OK) return rc;
-  GW_AT(&pCur->set, 0)->iParent = -1;
-  GW_AT(&pCur->set, 0)->bIntCost = 1;
-  rc = graphSetAdd(&pCur->set, &goal, &iNode, &bNew);
+  /* Node 0 is the start, node 1 the goal (unless they are one node), each
+  ** as "from_col = ?" sees it (graphSourceKey(): '1' is 1 in an INTEGER column). */
+  rc = graphSourceKey(((gw_vtab *)pVtab)->db, &pCur->src, aArg[3].pEq, &pStart);
+  if (rc == SQLITE_OK) rc = graphSourceKey(((gw_vtab *)pVtab)->db, &pCur->src, aArg[4].pEq, &pGoal);
+  if (rc == SQLITE_OK) {
+    graphValueFrom(pStart, &start);
+    graphValueFrom(pGoal, &goal);
+    rc = graphSetAdd(&pCur->set, &start, &iNode, &bNew);
+  }
+  if (rc == SQLITE_OK) {
+    GW_AT(&pCur->set, 0)->iParent = -1;
+    GW_AT(&pCur->set, 0)->bIntCost = 1;
+    rc = graphSetAdd(&pCur->set, &goal, &iNode, &bNew);
+  }
+  sqlite3_value_free(pStart);
+  sqlite3_value_free(pGoal);
   if (rc != SQLITE_OK) return rc;
   GW_AT(&pCur->set, iNode)->iParent = -1;
   if (!bNew) {

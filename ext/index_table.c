@@ -385,16 +385,22 @@ static int idxParseInclude(void *pCtx, const char *z, int n) {
 
 /* "schema.table" or "table" (quoted or not) in argument z: the table name, checked against zDb. */
 static int idxParseBase(idxtab_vtab *p, const char *z, char **pzErr) {
-  char *zSchema = NULL;
-  int rc = nosqlQualifiedName(z, &zSchema, &p->zBase);
+  NosqlTableName t;
+  /* As SQLite resolves it (a missing base is reported later, by name). */
+  int rc = nosqlTableResolve(p->db, z, p->zDb, &t);
+  if (rc == SQLITE_NOTFOUND) rc = t.zName ? SQLITE_OK : SQLITE_ERROR;
   if (rc == SQLITE_ERROR) {
     *pzErr = sqlite3_mprintf("index_table: the first argument must name the base table, not '%s'", z);
-  } else if (rc == SQLITE_OK && zSchema && sqlite3_stricmp(zSchema, p->zDb) != 0) {
+  } else if (rc == SQLITE_OK && sqlite3_stricmp(t.zSchema, p->zDb) != 0) {
     *pzErr =
         sqlite3_mprintf("index_table: base table '%s' must be in the index table's schema '%s'", z, p->zDb);
     rc = SQLITE_ERROR;
   }
-  sqlite3_free(zSchema);
+  if (rc == SQLITE_OK) {
+    p->zBase = t.zName;
+    t.zName = NULL;
+  }
+  nosqlTableNameClear(&t);
   return rc;
 }
 

@@ -475,29 +475,32 @@ void kvCacheRelease(sqlite3_stmt *pStmt, int bTemp) {
 }
 
 /*
-** Build zFmt with the quoted table name in place of its one %s: "name"
-** for the whole text, or "schema"."name" (bSplit) split at the first dot.
+** Build zFmt with the table zTable names in place of its one %s, resolved
+** by nosqlTableResolve(): "schema"."name" when the text names the schema,
+** else "name" (SQLite then finds it again as it would, should a temp
+** table of that name appear later). NULL with *pRc set: SQLITE_NOTFOUND
+** (no such table) or SQLITE_NOMEM.
 */
-static char *kvTableSql(const char *zFmt, const char *zTable, int bSplit) {
-  const char *zDot = strchr(zTable, '.');
-  char *zIdent, *zSql;
-  if (bSplit) {
-    char *zSchema = sqlite3_mprintf("%.*s", (int)(zDot - zTable), zTable);
-    zIdent = zSchema ? sqlite3_mprintf("\"%w\".\"%w\"", zSchema, zDot + 1) : NULL;
-    sqlite3_free(zSchema);
-  } else {
-    zIdent = sqlite3_mprintf("\"%w\"", zTable);
+static char *kvTableSql(sqlite3 *db, const char *zFmt, const char *zTable, int *pRc) {
+  NosqlTableName t;
+  char *zIdent = NULL, *zSql = NULL;
+  *pRc = nosqlTableResolve(db, zTable, NULL, &t);
+  if (*pRc == SQLITE_OK) {
+    zIdent = t.bQualified ? sqlite3_mprintf("\"%w\".\"%w\"", t.zSchema, t.zName)
+                          : sqlite3_mprintf("\"%w\"", t.zName);
+    zSql = zIdent ? sqlite3_mprintf(zFmt, zIdent) : NULL;
+    if (zSql == NULL) *pRc = SQLITE_NOMEM;
   }
-  if (zIdent == NULL) return NULL;
-  zSql = sqlite3_mprintf(zFmt, zIdent);
+  nosqlTableNameClear(&t);
   sqlite3_free(zIdent);
   return zSql;
 }
 
 int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
                    const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp, char **pzErr) {
-  int bSplit, rc = SQLITE_OK;
+  int rc = SQLITE_OK;
   const char *zMsg;
+  char *zSql;
   KvCache *pCache = pOwner->pCache;
   *pzErr = NULL;
   /* The fast path: this format and table name were prepared before (no SQL text to build). */
@@ -515,23 +518,23 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
       return SQLITE_OK;
     }
   }
-  /* First the whole name (a table may have a dot in its name), then "schema.name". */
-  for (bSplit = 0; bSplit < (strchr(zTable, '.') ? 2 : 1); bSplit++) {
-    char *zSql = kvTableSql(zFmt, zTable, bSplit);
-    if (zSql == NULL) return SQLITE_NOMEM;
-    rc = kvCachePrepare(db, pOwner, zSql, ppStmt, pbTemp);
-    sqlite3_free(zSql);
-    if (rc == SQLITE_OK && !*pbTemp) {
-      /* kvCachePrepare left the statement's entry first: key it by (format, table) too. */
-      KvCacheEntry *pFirst = pOwner->pCache->pFirst;
-      if (pFirst->pStmt == *ppStmt && pFirst->zTable == NULL) {
-        pFirst->zTable = sqlite3_mprintf("%s", zTable);
-        if (pFirst->zTable) pFirst->zFmt = zFmt;
-      }
-    }
-    if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
-    if (sqlite3_strglob("no such table: *", sqlite3_errmsg(db)) != 0) break;
+  zSql = kvTableSql(db, zFmt, zTable, &rc);
+  if (rc == SQLITE_NOTFOUND) {
+    *pzErr = sqlite3_mprintf("%s: no such table: '%q'", zFunc, zTable);
+    return SQLITE_ERROR;
   }
+  if (zSql == NULL) return rc;
+  rc = kvCachePrepare(db, pOwner, zSql, ppStmt, pbTemp);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK && !*pbTemp) {
+    /* kvCachePrepare left the statement's entry first: key it by (format, table) too. */
+    KvCacheEntry *pFirst = pOwner->pCache->pFirst;
+    if (pFirst->pStmt == *ppStmt && pFirst->zTable == NULL) {
+      pFirst->zTable = sqlite3_mprintf("%s", zTable);
+      if (pFirst->zTable) pFirst->zFmt = zFmt;
+    }
+  }
+  if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
   zMsg = sqlite3_errmsg(db);
   if (sqlite3_strglob("no such table: *", zMsg) == 0) {
     *pzErr = sqlite3_mprintf("%s: no such table: '%q'", zFunc, zTable);

@@ -223,6 +223,56 @@ int nosqlIsIdent(const char *z, int n);
 int nosqlQualifiedName(const char *z, char **pzSchema, char **pzName);
 
 /*
+** The affinity SQLite gives declared type zType (datatype3.html, 3.1):
+** 'i'nteger, 't'ext, 'b'lob (none), 'r'eal or 'n'umeric.
+*/
+char nosqlTypeAffinity(const char *zType);
+
+/*
+** A table name resolved as SQLite resolves one in SQL (nosqlTableResolve()).
+*/
+#define NOSQL_TABLE 0 /* An ordinary table (or shadow table) */
+#define NOSQL_VIEW 1  /* A view */
+#define NOSQL_VTAB 2  /* A virtual table */
+typedef struct NosqlTableName NosqlTableName;
+struct NosqlTableName {
+  char *zSchema;  /* Schema that holds it ("main", "temp", an attached name) */
+  char *zName;    /* The name as declared */
+  int eType;      /* NOSQL_TABLE, NOSQL_VIEW or NOSQL_VTAB */
+  int bQualified; /* The text named the schema ("main.t"), else SQLite would search for it */
+};
+
+/*
+** Resolve zText, a table or view name given as a value (a function's
+** argument, a module argument), as SQLite resolves a name in SQL: "name"
+** or "schema.name", each part a bare word or a quoted identifier ("my
+** table", [t], `t`), matched case-insensitively; an unqualified name is
+** sought in zDefault when not NULL, else in temp, main, then the attached
+** schemas in the order attached. The whole text is tried first as one
+** name (a table may have a dot in its name). The one resolver of every
+** function that takes a table name: the graph functions, the kv_* and
+** doc_* functions (kvTablePrepare()), index_table and composite_scan.
+** SQLITE_OK fills *p (free with nosqlTableNameClear()); SQLITE_NOTFOUND
+** when there is no such table, *p then holding the parts as written (the
+** schema zDefault when none is written; zName NULL when zText is not a
+** name); else an error code, *p zeroed.
+*/
+int nosqlTableResolve(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p);
+void nosqlTableNameClear(NosqlTableName *p);
+
+/*
+** *ppOut: a new value (sqlite3_value_free()) holding pVal as the comparison
+** "col = ?" sees it when col has affinity cAff (nosqlTypeAffinity()): with
+** 'i', 'r' or 'n' a text that is a number becomes that number, with 't' a
+** number becomes its text; anything else is a plain copy. pVal is never
+** changed: a caller may keep reading an argument as it was given (a hidden
+** column). Works on any value, a sqlite3_value_dup() copy included: no
+** sqlite3_value_numeric_type(), which needs the value's connection (on a
+** copy it crashes SQLite 3.52 and 3.53). SQLITE_OK or an error code.
+*/
+int nosqlValueAffinity(sqlite3 *db, sqlite3_value *pVal, char cAff, sqlite3_value **ppOut);
+
+/*
 ** SQLite drops an empty module argument (`USING m(a, )`, `m(a,,b)`) before
 ** xCreate sees the list, so a module cannot tell it from the list. These
 ** read the CREATE VIRTUAL TABLE text instead. nosqlArgsHaveEmpty() is the
@@ -306,6 +356,16 @@ struct NosqlPlanArg {
 int nosqlPlanFind(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, NosqlPlan *pPlan);
 
 /*
+** For table-valued functions, after nosqlPlanFind(): SQLITE_CONSTRAINT when
+** a slot got no equality although the query has one that is not usable in
+** this join order (its value comes from a table not scanned yet). Taken
+** without it the input would be missing, and SQLite's own check of the
+** equality on each row would drop every row; refused, SQLite scans that
+** table first. SQLITE_OK otherwise.
+*/
+int nosqlPlanInputsReady(const sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, const NosqlPlan *pPlan);
+
+/*
 ** Use the constraints left in *pPlan: argvIndex in slot order (equality,
 ** lower, upper), omit where the slot is bExact, IN lists taken whole where
 ** it has NOSQL_OP_INLIST, and idxStr (allocated, needToFreeIdxStr). The
@@ -361,6 +421,7 @@ struct GraphSource {
   int bIdxFrom;  /* Some index of the table has from_col first */
   int bIdxTo;    /* Some index has to_col first (edges layout only) */
   char *zOrder;  /* ORDER BY of the edges over alias s (rowid or primary key), or NULL (a view) */
+  char cAffFrom; /* Affinity of from_col (nosqlTypeAffinity()), 0 until graphSourceKey() needs it */
 };
 
 /*
@@ -383,16 +444,19 @@ void graphSourceClear(GraphSource *p);
 ** IN: from of the edges to ?1; BOTH: both, UNION ALL). Columns: (0) the
 ** neighbour, (1) the weight (NULL without a weight column), (2) in the JSON
 ** layout the json_type() of the stored to_col value: 'array' is fine; a row
-** of another type has a NULL neighbour and the caller refuses it. NULL in
-** the edges layout. Edges to NULL are not returned.
+** of another type ('malformed': text that is not JSON) has a NULL
+** neighbour and the caller refuses it (graphSourceJsonError()). NULL in the
+** edges layout. Edges to NULL are not returned.
 */
 char *graphSourceNeighbourSql(const GraphSource *p, int eDir);
 
 /*
 ** SQL returning every edge once: (0) from, (1) to, (2) weight or NULL,
 ** (3) as column 2 above. Rows with a NULL endpoint are not returned,
-** except the JSON layout's non-array values (NULL to, for the caller to
-** refuse).
+** except in the JSON layout, where every row with a from value is a node:
+** a NULL or empty list (and each null element) comes with a NULL to and
+** type 'array' or NULL (a node without that edge), a non-array value with
+** a NULL to and its type, for the caller to refuse.
 */
 char *graphSourceEdgesSql(const GraphSource *p);
 
@@ -416,6 +480,13 @@ int graphValueEq(const GraphValue *a, const GraphValue *b);
 void graphValueResult(sqlite3_context *ctx, const GraphValue *p);
 void graphValueBind(sqlite3_stmt *pStmt, int iParam, const GraphValue *p);
 char *graphValueText(const GraphValue *p);
+
+/*
+** The message for a JSON-layout node whose to_col is not an array:
+** zType is column 2/3 of graphSourceNeighbourSql()/graphSourceEdgesSql() ('malformed' for text that is not
+** JSON). Names the node; sqlite3_mprintf(), NULL on OOM.
+*/
+char *graphSourceJsonError(const char *zFunc, const GraphValue *pNode, const char *zType);
 
 /*
 ** A set of nodes in the order they were added, each an element of szElem
@@ -483,12 +554,16 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
 int graphValueCmp(const GraphValue *a, const GraphValue *b);
 int graphCsrLookup(const GraphCsr *p, const GraphValue *pKey, int bIn);
 /*
-** Convert *ppKey (a protected value the caller owns) as SQLite converts the
-** right side of "from_col = ?": by the affinity of p's from_col (a number
-** that is text in a numeric column, a number in a TEXT column), so that a
-** lookup in a GraphCsr finds what a seek would.
+** *ppOut: a new value (sqlite3_value_free()) holding node key pKey as
+** SQLite sees the right side of "from_col = ?": converted by the affinity
+** of p's from_col (a number as text in a numeric column becomes the
+** number, a number in a TEXT column its text), so that the root, start or
+** goal of a walk is the node a seek or a GraphCsr lookup finds. pKey is
+** not changed (hidden columns read the argument back as given), and may be
+** any value, a sqlite3_value_dup() copy included (nosqlValueAffinity()).
+** The affinity is looked up once per source (p->cAffFrom).
 */
-int graphSourceKeyAffinity(sqlite3 *db, const GraphSource *p, sqlite3_value **ppKey);
+int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_value **ppOut);
 int graphCsrIsBad(const GraphCsr *p, int iVal);
 void graphCsrUnref(GraphCsr *p);
 

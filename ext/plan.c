@@ -122,6 +122,20 @@ int nosqlPlanFind(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol,
   return SQLITE_OK;
 }
 
+int nosqlPlanInputsReady(const sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, const NosqlPlan *pPlan) {
+  int iSlot, i;
+  for (iSlot = 0; iSlot < pPlan->nCol; iSlot++) {
+    if (pPlan->aiEq[iSlot] >= 0) continue;
+    for (i = 0; i < pInfo->nConstraint; i++) {
+      const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+      if (!pC->usable && pC->iColumn == aCol[iSlot].iColumn && pC->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+        return SQLITE_CONSTRAINT;
+      }
+    }
+  }
+  return SQLITE_OK;
+}
+
 int nosqlPlanCommit(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, NosqlPlan *pPlan) {
   int iSlot, k, nArg = 0;
   sqlite3_uint64 nTail = pPlan->zTail ? strlen(pPlan->zTail) + 1 : 0;

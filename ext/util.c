@@ -893,3 +893,119 @@ int nosqlCursorStep(sqlite3_vtab *pVtab, sqlite3_stmt *pStmt, const char *zWho, 
   nosqlVtabError(pVtab, "%s: %s", zWho, sqlite3_errmsg(sqlite3_db_handle(pStmt)));
   return rc;
 }
+
+int nosqlValueAffinity(sqlite3 *db, sqlite3_value *pVal, char cAff, sqlite3_value **ppOut) {
+  /* CAST(x AS NUMERIC) has NUMERIC affinity, so "= ?1" applies numeric
+  ** affinity to ?1 exactly as a numeric column does: equal only when the
+  ** whole text is a number ('1abc' stays text). */
+  static const char zNum[] = "SELECT CASE WHEN CAST(?1 AS NUMERIC) = ?1 THEN CAST(?1 AS NUMERIC) ELSE ?1 END";
+  const char *zSql = NULL;
+  int eType = sqlite3_value_type(pVal), rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = NULL;
+  *ppOut = NULL;
+  if (eType == SQLITE_TEXT && (cAff == 'i' || cAff == 'r' || cAff == 'n')) {
+    zSql = zNum;
+  } else if ((eType == SQLITE_INTEGER || eType == SQLITE_FLOAT) && cAff == 't') {
+    zSql = "SELECT CAST(?1 AS TEXT)";
+  }
+  if (zSql == NULL) {
+    *ppOut = sqlite3_value_dup(pVal);
+    return *ppOut ? SQLITE_OK : SQLITE_NOMEM;
+  }
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_value(pStmt, 1, pVal);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) {
+      *ppOut = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+      if (*ppOut == NULL) rc = SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+    if (rc == SQLITE_OK && *ppOut == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_value_free(*ppOut);
+    *ppOut = NULL;
+  }
+  return rc;
+}
+
+char nosqlTypeAffinity(const char *zType) {
+  static const char *const azPat[] = {"INT", "CHAR", "CLOB", "TEXT", "BLOB", "REAL", "FLOA", "DOUB"};
+  static const char acAff[] = {'i', 't', 't', 't', 'b', 'r', 'r', 'r'};
+  int k, i;
+  if (zType == NULL || zType[0] == 0) return 'b';
+  /* SQLite's rules in their order: the first pattern found anywhere in the type wins. */
+  for (k = 0; k < 8; k++) {
+    int n = (int)strlen(azPat[k]);
+    for (i = 0; zType[i]; i++) {
+      if (sqlite3_strnicmp(&zType[i], azPat[k], n) == 0) return acAff[k];
+    }
+  }
+  return 'n';
+}
+
+void nosqlTableNameClear(NosqlTableName *p) {
+  sqlite3_free(p->zSchema);
+  sqlite3_free(p->zName);
+  memset(p, 0, sizeof(*p));
+}
+
+int nosqlTableResolve(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p) {
+  /* SQLite's order for an unqualified name: temp (seq 1), main (0), then the attached ones. */
+  static const char zSql[] =
+      "SELECT l.schema, l.name, l.type FROM pragma_database_list AS d, pragma_table_list AS l"
+      " WHERE l.schema = d.name AND l.name = ?1 COLLATE NOCASE AND (?2 IS NULL OR d.name = ?2 COLLATE NOCASE)"
+      " ORDER BY d.seq <> 1, d.seq LIMIT 1";
+  sqlite3_stmt *pStmt = NULL;
+  char *zSchema = NULL, *zName = NULL;
+  int rc, k;
+  memset(p, 0, sizeof(*p));
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  /* First the whole text as one name (a table may have a dot in its name), then "schema.name". */
+  for (k = 0; rc == SQLITE_OK && k < 2; k++) {
+    if (k == 0) {
+      sqlite3_bind_text(pStmt, 1, zText, -1, SQLITE_STATIC);
+      sqlite3_bind_text(pStmt, 2, zDefault, -1, SQLITE_STATIC);
+    } else {
+      rc = nosqlQualifiedName(zText, &zSchema, &zName);
+      if (rc == SQLITE_ERROR) {
+        rc = SQLITE_OK; /* Not a name: no such table */
+        break;
+      }
+      if (rc != SQLITE_OK) break;
+      p->bQualified = zSchema != NULL;
+      sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
+      sqlite3_bind_text(pStmt, 2, zSchema ? zSchema : zDefault, -1, SQLITE_STATIC);
+    }
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      const char *zType = (const char *)sqlite3_column_text(pStmt, 2);
+      p->zSchema = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
+      p->zName = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 1));
+      p->eType = zType == NULL                   ? NOSQL_TABLE
+                 : strcmp(zType, "view") == 0    ? NOSQL_VIEW
+                 : strcmp(zType, "virtual") == 0 ? NOSQL_VTAB
+                                                 : NOSQL_TABLE;
+      rc = (p->zSchema && p->zName) ? SQLITE_OK : SQLITE_NOMEM;
+      break;
+    }
+    if (rc == SQLITE_DONE) rc = sqlite3_reset(pStmt);
+  }
+  if (rc == SQLITE_OK && p->zName == NULL) rc = SQLITE_NOTFOUND;
+  sqlite3_finalize(pStmt);
+  if (rc == SQLITE_NOTFOUND && zName) {
+    /* Not found: the parts as written, for the caller's own message. */
+    p->zSchema = zSchema ? zSchema : (zDefault ? sqlite3_mprintf("%s", zDefault) : NULL);
+    p->zName = zName;
+    zSchema = zName = NULL;
+    if (zDefault && p->zSchema == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc != SQLITE_OK && rc != SQLITE_NOTFOUND) nosqlTableNameClear(p);
+  if (p->zSchema != zSchema) sqlite3_free(zSchema);
+  if (p->zName != zName) sqlite3_free(zName);
+  return rc;
+}
