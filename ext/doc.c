@@ -804,6 +804,7 @@ struct doc_schema_cursor {
   int nStat;                /* Entries used */
   int nAlloc;               /* Entries allocated (a power of two: the hash table) */
   int iRow;                 /* Current row */
+  sqlite3_value *apArg[2];  /* Copies of table_name and column_name, for the HIDDEN columns */
 };
 
 #define DOC_SCHEMA_PATH 0
@@ -877,6 +878,7 @@ static void docSchemaReset(doc_schema_cursor *pCur) {
 
 static int docSchemaClose(sqlite3_vtab_cursor *pCursor) {
   docSchemaReset((doc_schema_cursor *)pCursor);
+  nosqlPlanKeepFree(((doc_schema_cursor *)pCursor)->apArg, 2);
   sqlite3_free(pCursor);
   return SQLITE_OK;
 }
@@ -1041,6 +1043,7 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
     nosqlVtabError(pCursor->pVtab, "doc_schema: bad plan %s", idxStr ? idxStr : "(none)");
     return SQLITE_ERROR;
   }
+  if (nosqlPlanKeep(aArg, 2, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
   if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) {
     return SQLITE_OK;
   }
@@ -1146,6 +1149,7 @@ static int docSchemaColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, i
       if (pS->pExample) sqlite3_result_value(ctx, pS->pExample);
       break;
     default:
+      nosqlPlanKeptResult(ctx, pCur->apArg[iCol - DOC_SCHEMA_TABLE]);
       break;
   }
   return SQLITE_OK;
@@ -1389,6 +1393,7 @@ struct kv_pairs_cursor {
   char *zPrefix;            /* prefix || sep (copy) */
   int bEof;                 /* No more rows */
   sqlite3_int64 iRow;       /* Row number */
+  sqlite3_value *apArg[3];  /* Copies of prefix, doc and sep, for the HIDDEN columns */
 };
 
 #define KV_PAIRS_KEY 0
@@ -1437,6 +1442,7 @@ static int kvPairsClose(sqlite3_vtab_cursor *pCursor) {
   kv_pairs_cursor *pCur = (kv_pairs_cursor *)pCursor;
   sqlite3_finalize(pCur->pStmt);
   sqlite3_free(pCur->zPrefix);
+  nosqlPlanKeepFree(pCur->apArg, 3);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
@@ -1462,6 +1468,7 @@ static int kvPairsFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
     nosqlVtabError(pCursor->pVtab, "kv_pairs: bad plan %s", idxStr ? idxStr : "(none)");
     return SQLITE_ERROR;
   }
+  if (nosqlPlanKeep(aArg, 3, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
   if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) {
     return SQLITE_OK;
   }
@@ -1513,6 +1520,7 @@ static int kvPairsColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int
       sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, 1));
       break;
     default:
+      nosqlPlanKeptResult(ctx, pCur->apArg[iCol - KV_PAIRS_PREFIX]);
       break;
   }
   return SQLITE_OK;

@@ -334,6 +334,19 @@ int nosqlPlanArgs(const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanA
 /* The module's text at the end of idxStr (NosqlPlan.zTail), or "". */
 const char *nosqlPlanTail(const char *idxStr);
 
+/*
+** Hidden input columns read back the arguments they were given (same value,
+** same type), so that "WHERE <hidden> = <argument>" keeps every row. In
+** xFilter, nosqlPlanKeep() frees the copies in apKeep[0..nArg) and keeps a
+** copy of each slot's equality value (NULL for a slot without one or with
+** a whole IN list: the module knows which element a row came from);
+** SQLITE_OK or SQLITE_NOMEM. xColumn answers with nosqlPlanKeptResult()
+** (SQL NULL for a NULL copy); xClose calls nosqlPlanKeepFree().
+*/
+int nosqlPlanKeep(const NosqlPlanArg *aArg, int nArg, sqlite3_value **apKeep);
+void nosqlPlanKeptResult(sqlite3_context *ctx, sqlite3_value *pKept);
+void nosqlPlanKeepFree(sqlite3_value **apKeep, int nArg);
+
 /**************************************************************************
 ** Interface to code in ext/graph_source.c: the edge source (a table or
 ** view and its columns) shared by every graph function. Layouts, identifier
