@@ -59,12 +59,6 @@ static const char zDocLayout[] = "a (key PRIMARY KEY, doc, version INTEGER) tabl
 /* Statements on the document table; %s is the quoted table. */
 static const char zDocRead[] = "SELECT doc, version FROM %s WHERE key = ?1";
 static const char zDocWrite[] = "UPDATE %s SET doc = ?2, version = ?3 WHERE key = ?1";
-/*
-** Inserts nothing: it prepares (and, stepped, re-prepares after a schema
-** change) only when key is a PRIMARY KEY or UNIQUE column on its own, which
-** is what makes "WHERE key = ?1" one row (kv_cas's insert relies on it too).
-*/
-static const char zDocUnique[] = "INSERT INTO %s(key) SELECT NULL WHERE 0 ON CONFLICT(key) DO NOTHING";
 
 /* One update being applied: the trees, and what reports errors. */
 typedef struct DocEdit DocEdit;
@@ -585,11 +579,6 @@ static int docRun(DocEdit *p, const char *zTable, const char *zFmt, sqlite3_valu
     zMsg = sqlite3_errmsg(p->db);
     if (rc == SQLITE_NOMEM) {
       docError(p, rc, NULL);
-    } else if (sqlite3_strglob("ON CONFLICT clause does not match*", zMsg) == 0) {
-      /* The statement was prepared again after a schema change, and key is no longer unique. */
-      docError(p, SQLITE_ERROR,
-               "doc_update: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)", zTable,
-               zDocLayout);
     } else {
       docError(p, rc == SQLITE_OK ? SQLITE_ERROR : rc, "doc_update: %s", zMsg);
     }
@@ -661,7 +650,9 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
     rc = kvAtomicBegin(e.db, e.pOwner, &bOwn);
     if (rc != SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
   }
-  docRun(&e, zTable, zDocUnique, NULL, NULL, 0, 0);
+  /* key must be unique: "WHERE key = ?1" is then one row (a view is refused by the probe too). */
+  if (e.rc == SQLITE_OK)
+    e.rc = kvTableKeyUnique(e.db, e.pOwner, "doc_update", zTable, zDocLayout, 0, &e.zErr);
   if (e.rc == SQLITE_OK) {
     e.rc =
         kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, zDocLayout, zDocRead, &pStmt, &bTemp, &e.zErr);

@@ -900,6 +900,17 @@ void kvCacheRelease(sqlite3_stmt *pStmt, int bTemp);
 int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
                    const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp, char **pzErr);
 /*
+** SQLITE_OK when column key of table zTable is a PRIMARY KEY or UNIQUE
+** column on its own (what makes "WHERE key = ?" one row), else an error
+** in *pzErr: "<zFunc>: table 'x' has no PRIMARY KEY or UNIQUE constraint
+** on key (expected <zLayout>)". The probe is an INSERT that inserts
+** nothing: SQLite checks the ON CONFLICT target when it prepares it, and
+** again after a schema change when it is stepped. With bViewOk a view
+** passes (its INSTEAD OF triggers decide what a write by key does).
+*/
+int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
+                     int bViewOk, char **pzErr);
+/*
 ** An atomic read-modify-write: kvAtomicBegin opens a write transaction
 ** (BEGIN IMMEDIATE, *pbOwn set) when the connection is in autocommit mode
 ** and no writing statement is running; otherwise the caller is already
