@@ -392,38 +392,77 @@ static void docAddToSet(DocEdit *p, DocNode *pArr, DocNode **aItem, int nItem) {
   docCheck(p);
 }
 
+/* The member of object pObj named zName (a literal), or NULL. */
+static const DocMember *docMemberNamed(const DocNode *pObj, const char *zName) {
+  int i, n = (int)strlen(zName);
+  for (i = 0; i < pObj->u.c.nItem; i++) {
+    const DocMember *pM = &pObj->u.c.aMember[i];
+    if (pM->pVal && pM->nName == n && memcmp(pM->zName, zName, (size_t)n) == 0) return pM;
+  }
+  return NULL;
+}
+
+/*
+** The $each list of the value pVal of $push or $addToSet, in *ppEach, or
+** NULL when pVal is one value to add whole (a document with other $-fields
+** included), as MongoDB decides: for $addToSet, an object whose first
+** field is $each (any other field is then an error); for $push, an object
+** with a $each field anywhere, whose other fields must be $push's modifiers
+** ($slice, $sort and $position, which are not supported here).
+*/
+static int docEachOf(DocEdit *p, const char *zOp, const DocNode *pVal, DocNode **ppEach) {
+  const DocMember *pEach = NULL;
+  int i, bPush = strcmp(zOp, "$push") == 0;
+  *ppEach = NULL;
+  if (pVal->eType != DOCJ_OBJECT) return SQLITE_OK;
+  if (bPush) {
+    pEach = docMemberNamed(pVal, "$each");
+  } else {
+    for (i = 0; i < pVal->u.c.nItem && pVal->u.c.aMember[i].pVal == NULL; i++) {
+    }
+    if (i < pVal->u.c.nItem && pVal->u.c.aMember[i].nName == 5 &&
+        memcmp(pVal->u.c.aMember[i].zName, "$each", 5) == 0) {
+      pEach = &pVal->u.c.aMember[i];
+    }
+  }
+  if (pEach == NULL) return SQLITE_OK;
+  for (i = 0; i < pVal->u.c.nItem; i++) {
+    const DocMember *pM = &pVal->u.c.aMember[i];
+    if (pM->pVal == NULL || pM == pEach) continue;
+    if (bPush && (docMemberNamed(pVal, "$slice") == pM || docMemberNamed(pVal, "$sort") == pM ||
+                  docMemberNamed(pVal, "$position") == pM)) {
+      return docError(p, SQLITE_ERROR, "doc_update: $push: modifier '%.*s' is not supported (only $each)",
+                      pM->nName, pM->zName);
+    }
+    return docError(p, SQLITE_ERROR, "doc_update: %s: unexpected field '%.*s' next to $each", zOp, pM->nName,
+                    pM->zName);
+  }
+  if (pEach->pVal->eType != DOCJ_ARRAY) {
+    char *zJson = docJsonOf(p, pEach->pVal);
+    if (zJson) docError(p, SQLITE_ERROR, "doc_update: %s: $each needs an array, not %s", zOp, zJson);
+    sqlite3_free(zJson);
+    return p->rc;
+  }
+  *ppEach = pEach->pVal;
+  return SQLITE_OK;
+}
+
 /* $push, $addToSet ($each or one value) and $pull (one value) of field pF where pLoc leads. */
 static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const DocLoc *pLoc) {
   DocNode *pVal = pF->pVal, *pEach = NULL, *pArr = pLoc->pTarget;
   int bPull = strcmp(zOp, "$pull") == 0, i, j;
-  if (bPull ? docIsCondition(pVal) : docIsModifier(pVal)) {
-    if (bPull) {
-      char *zJson = docJsonOf(p, pVal);
-      if (zJson) {
-        docError(p, SQLITE_ERROR,
-                 "doc_update: $pull: conditions such as %s are not supported (it removes elements equal to a "
-                 "value)",
-                 zJson);
-      }
-      sqlite3_free(zJson);
-      return p->rc;
+  if (bPull && docIsCondition(pVal)) {
+    char *zJson = docJsonOf(p, pVal);
+    if (zJson) {
+      docError(p, SQLITE_ERROR,
+               "doc_update: $pull: conditions such as %s are not supported (it removes elements equal to a "
+               "value)",
+               zJson);
     }
-    for (i = 0; i < pVal->u.c.nItem; i++) {
-      const DocMember *pM = &pVal->u.c.aMember[i];
-      if (pM->pVal == NULL) continue;
-      if (pM->nName != 5 || memcmp(pM->zName, "$each", 5) != 0) {
-        return docError(p, SQLITE_ERROR, "doc_update: %s: modifier '%.*s' is not supported (only $each)", zOp,
-                        pM->nName, pM->zName);
-      }
-      if (pM->pVal->eType != DOCJ_ARRAY) {
-        char *zJson = docJsonOf(p, pM->pVal);
-        if (zJson) docError(p, SQLITE_ERROR, "doc_update: %s: $each needs an array, not %s", zOp, zJson);
-        sqlite3_free(zJson);
-        return p->rc;
-      }
-      pEach = pM->pVal;
-    }
+    sqlite3_free(zJson);
+    return p->rc;
   }
+  if (!bPull && docEachOf(p, zOp, pVal, &pEach) != SQLITE_OK) return p->rc;
   if (pArr && pArr->eType != DOCJ_ARRAY) {
     return docError(p, SQLITE_ERROR, "doc_update: %s: the field '%.*s' must be an array but is of type %s",
                     zOp, pF->nName, pF->zName, docJsonTypeName(pArr));
