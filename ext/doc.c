@@ -121,7 +121,7 @@ static char *docJsonOf(DocEdit *p, const DocNode *pNode) {
   if (rc == SQLITE_OK || rc == SQLITE_NOMEM) {
     if (z == NULL) docError(p, SQLITE_NOMEM, NULL);
   } else if (rc == SQLITE_ERROR) {
-    docError(p, rc, "doc_update: a value nests deeper than %d levels", NOSQL_JSON_MAX_DEPTH);
+    docError(p, rc, "doc_update: a value " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
   } else {
     docError(p, rc, "doc_update: %s", sqlite3_errstr(rc));
   }
@@ -668,7 +668,7 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   rc = docJsonParse(&e.j, zUpdate, sqlite3_value_bytes(argv[2]), 1, &pUpdate);
   if (rc == SQLITE_OK && pUpdate->eType != DOCJ_OBJECT) rc = SQLITE_ERROR;
   if (rc == SQLITE_ERROR && e.j.bDeep) {
-    docError(&e, SQLITE_ERROR, "doc_update: update nests deeper than %d levels", NOSQL_JSON_MAX_DEPTH);
+    docError(&e, SQLITE_ERROR, "doc_update: update " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
   } else if (rc == SQLITE_ERROR) {
     char *z = nosqlValueQuote(argv[2]);
     docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: update %s is not a JSON object" : NULL, z);
@@ -722,7 +722,7 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
         } else if (rcParse == SQLITE_ERROR) {
           zKey = nosqlValueQuote(argv[1]);
           if (e.j.bDeep) {
-            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s nests deeper than %d levels",
+            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s " NOSQL_JSON_DEEP,
                      zKey ? zKey : "?", NOSQL_JSON_MAX_DEPTH);
           } else {
             char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
@@ -1105,6 +1105,12 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
     zDoc = (const char *)sqlite3_column_text(pScan, 0);
     if (zDoc == NULL) {
       rc = SQLITE_NOMEM;
+      break;
+    }
+    if (nosqlJsonTooDeep(zDoc, sqlite3_column_bytes(pScan, 0))) {
+      zErr =
+          sqlite3_mprintf("doc_schema: a value of column '%q' " NOSQL_JSON_DEEP, zCol, NOSQL_JSON_MAX_DEPTH);
+      rc = SQLITE_ERROR;
       break;
     }
     if (!nosqlJsonStrict(zDoc, sqlite3_column_bytes(pScan, 0))) {
@@ -1513,6 +1519,10 @@ static int kvPairsFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
   bBlob = sqlite3_value_type(aArg[1].pEq) == SQLITE_BLOB;
   zDoc = (const char *)sqlite3_value_text(aArg[1].pEq);
   if (zDoc == NULL) return SQLITE_NOMEM;
+  if (!bBlob && nosqlJsonTooDeep(zDoc, sqlite3_value_bytes(aArg[1].pEq))) {
+    nosqlVtabError(pCursor->pVtab, "kv_pairs: doc " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
+    return SQLITE_ERROR;
+  }
   if (bBlob || !docIsObjectText(zDoc, sqlite3_value_bytes(aArg[1].pEq))) {
     char *z = nosqlValueQuote(aArg[1].pEq);
     nosqlVtabError(pCursor->pVtab, "kv_pairs: doc %s is not a JSON object", z ? z : "?");

@@ -1093,6 +1093,10 @@ static int kvMgetKeys(kv_mget_cursor *pCur, sqlite3 *db, sqlite3_value *pKeys) {
     return SQLITE_ERROR;
   }
   while (*zJson == ' ' || *zJson == '\t' || *zJson == '\n' || *zJson == '\r') zJson++;
+  if (*zJson == '[' && nosqlJsonTooDeep(zJson, (int)strlen(zJson))) {
+    nosqlVtabError(pVtab, "kv_mget: keys_json " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
+    return SQLITE_ERROR;
+  }
   if (*zJson != '[' || !nosqlJsonStrict(zJson, (int)strlen(zJson))) {
     char *zQuoted = nosqlValueQuote(pKeys);
     nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");

@@ -161,6 +161,15 @@ int nosqlJsonScanNumber(const unsigned char *z, int n, int *pi, int *pbInt);
 int nosqlJsonStrict(const char *z, int n);
 
 /*
+** True when nosqlJsonStrict() refuses z[0..n) because it nests deeper than
+** NOSQL_JSON_MAX_DEPTH (the scan reached the limit before any other fault):
+** valid JSON that is too deep is then reported with NOSQL_JSON_DEEP, e.g.
+** "kv_mget: keys_json nests deeper than 1000 levels", never as malformed.
+*/
+int nosqlJsonTooDeep(const char *z, int n);
+#define NOSQL_JSON_DEEP "nests deeper than %d levels"
+
+/*
 ** JSON writers over a NosqlBuffer (sticky error code): text z[0..n) as a
 ** JSON string (quotes, backslashes and control characters escaped), and a
 ** real as the shortest of its %.15g, %.16g and %.17g forms that reads back
