@@ -59,12 +59,6 @@ static const char zDocLayout[] = "a (key PRIMARY KEY, doc, version INTEGER) tabl
 /* Statements on the document table; %s is the quoted table. */
 static const char zDocRead[] = "SELECT doc, version FROM %s WHERE key = ?1";
 static const char zDocWrite[] = "UPDATE %s SET doc = ?2, version = ?3 WHERE key = ?1";
-/*
-** Inserts nothing: it prepares (and, stepped, re-prepares after a schema
-** change) only when key is a PRIMARY KEY or UNIQUE column on its own, which
-** is what makes "WHERE key = ?1" one row (kv_cas's insert relies on it too).
-*/
-static const char zDocUnique[] = "INSERT INTO %s(key) SELECT NULL WHERE 0 ON CONFLICT(key) DO NOTHING";
 
 /* One update being applied: the trees, and what reports errors. */
 typedef struct DocEdit DocEdit;
@@ -127,7 +121,7 @@ static char *docJsonOf(DocEdit *p, const DocNode *pNode) {
   if (rc == SQLITE_OK || rc == SQLITE_NOMEM) {
     if (z == NULL) docError(p, SQLITE_NOMEM, NULL);
   } else if (rc == SQLITE_ERROR) {
-    docError(p, rc, "doc_update: a value nests deeper than %d levels", NOSQL_JSON_MAX_DEPTH);
+    docError(p, rc, "doc_update: a value " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
   } else {
     docError(p, rc, "doc_update: %s", sqlite3_errstr(rc));
   }
@@ -398,38 +392,77 @@ static void docAddToSet(DocEdit *p, DocNode *pArr, DocNode **aItem, int nItem) {
   docCheck(p);
 }
 
+/* The member of object pObj named zName (a literal), or NULL. */
+static const DocMember *docMemberNamed(const DocNode *pObj, const char *zName) {
+  int i, n = (int)strlen(zName);
+  for (i = 0; i < pObj->u.c.nItem; i++) {
+    const DocMember *pM = &pObj->u.c.aMember[i];
+    if (pM->pVal && pM->nName == n && memcmp(pM->zName, zName, (size_t)n) == 0) return pM;
+  }
+  return NULL;
+}
+
+/*
+** The $each list of the value pVal of $push or $addToSet, in *ppEach, or
+** NULL when pVal is one value to add whole (a document with other $-fields
+** included), as MongoDB decides: for $addToSet, an object whose first
+** field is $each (any other field is then an error); for $push, an object
+** with a $each field anywhere, whose other fields must be $push's modifiers
+** ($slice, $sort and $position, which are not supported here).
+*/
+static int docEachOf(DocEdit *p, const char *zOp, const DocNode *pVal, DocNode **ppEach) {
+  const DocMember *pEach = NULL;
+  int i, bPush = strcmp(zOp, "$push") == 0;
+  *ppEach = NULL;
+  if (pVal->eType != DOCJ_OBJECT) return SQLITE_OK;
+  if (bPush) {
+    pEach = docMemberNamed(pVal, "$each");
+  } else {
+    for (i = 0; i < pVal->u.c.nItem && pVal->u.c.aMember[i].pVal == NULL; i++) {
+    }
+    if (i < pVal->u.c.nItem && pVal->u.c.aMember[i].nName == 5 &&
+        memcmp(pVal->u.c.aMember[i].zName, "$each", 5) == 0) {
+      pEach = &pVal->u.c.aMember[i];
+    }
+  }
+  if (pEach == NULL) return SQLITE_OK;
+  for (i = 0; i < pVal->u.c.nItem; i++) {
+    const DocMember *pM = &pVal->u.c.aMember[i];
+    if (pM->pVal == NULL || pM == pEach) continue;
+    if (bPush && (docMemberNamed(pVal, "$slice") == pM || docMemberNamed(pVal, "$sort") == pM ||
+                  docMemberNamed(pVal, "$position") == pM)) {
+      return docError(p, SQLITE_ERROR, "doc_update: $push: modifier '%.*s' is not supported (only $each)",
+                      pM->nName, pM->zName);
+    }
+    return docError(p, SQLITE_ERROR, "doc_update: %s: unexpected field '%.*s' next to $each", zOp, pM->nName,
+                    pM->zName);
+  }
+  if (pEach->pVal->eType != DOCJ_ARRAY) {
+    char *zJson = docJsonOf(p, pEach->pVal);
+    if (zJson) docError(p, SQLITE_ERROR, "doc_update: %s: $each needs an array, not %s", zOp, zJson);
+    sqlite3_free(zJson);
+    return p->rc;
+  }
+  *ppEach = pEach->pVal;
+  return SQLITE_OK;
+}
+
 /* $push, $addToSet ($each or one value) and $pull (one value) of field pF where pLoc leads. */
 static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const DocLoc *pLoc) {
   DocNode *pVal = pF->pVal, *pEach = NULL, *pArr = pLoc->pTarget;
   int bPull = strcmp(zOp, "$pull") == 0, i, j;
-  if (bPull ? docIsCondition(pVal) : docIsModifier(pVal)) {
-    if (bPull) {
-      char *zJson = docJsonOf(p, pVal);
-      if (zJson) {
-        docError(p, SQLITE_ERROR,
-                 "doc_update: $pull: conditions such as %s are not supported (it removes elements equal to a "
-                 "value)",
-                 zJson);
-      }
-      sqlite3_free(zJson);
-      return p->rc;
+  if (bPull && docIsCondition(pVal)) {
+    char *zJson = docJsonOf(p, pVal);
+    if (zJson) {
+      docError(p, SQLITE_ERROR,
+               "doc_update: $pull: conditions such as %s are not supported (it removes elements equal to a "
+               "value)",
+               zJson);
     }
-    for (i = 0; i < pVal->u.c.nItem; i++) {
-      const DocMember *pM = &pVal->u.c.aMember[i];
-      if (pM->pVal == NULL) continue;
-      if (pM->nName != 5 || memcmp(pM->zName, "$each", 5) != 0) {
-        return docError(p, SQLITE_ERROR, "doc_update: %s: modifier '%.*s' is not supported (only $each)", zOp,
-                        pM->nName, pM->zName);
-      }
-      if (pM->pVal->eType != DOCJ_ARRAY) {
-        char *zJson = docJsonOf(p, pM->pVal);
-        if (zJson) docError(p, SQLITE_ERROR, "doc_update: %s: $each needs an array, not %s", zOp, zJson);
-        sqlite3_free(zJson);
-        return p->rc;
-      }
-      pEach = pM->pVal;
-    }
+    sqlite3_free(zJson);
+    return p->rc;
   }
+  if (!bPull && docEachOf(p, zOp, pVal, &pEach) != SQLITE_OK) return p->rc;
   if (pArr && pArr->eType != DOCJ_ARRAY) {
     return docError(p, SQLITE_ERROR, "doc_update: %s: the field '%.*s' must be an array but is of type %s",
                     zOp, pF->nName, pF->zName, docJsonTypeName(pArr));
@@ -585,11 +618,6 @@ static int docRun(DocEdit *p, const char *zTable, const char *zFmt, sqlite3_valu
     zMsg = sqlite3_errmsg(p->db);
     if (rc == SQLITE_NOMEM) {
       docError(p, rc, NULL);
-    } else if (sqlite3_strglob("ON CONFLICT clause does not match*", zMsg) == 0) {
-      /* The statement was prepared again after a schema change, and key is no longer unique. */
-      docError(p, SQLITE_ERROR,
-               "doc_update: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)", zTable,
-               zDocLayout);
     } else {
       docError(p, rc == SQLITE_OK ? SQLITE_ERROR : rc, "doc_update: %s", zMsg);
     }
@@ -640,7 +668,7 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   rc = docJsonParse(&e.j, zUpdate, sqlite3_value_bytes(argv[2]), 1, &pUpdate);
   if (rc == SQLITE_OK && pUpdate->eType != DOCJ_OBJECT) rc = SQLITE_ERROR;
   if (rc == SQLITE_ERROR && e.j.bDeep) {
-    docError(&e, SQLITE_ERROR, "doc_update: update nests deeper than %d levels", NOSQL_JSON_MAX_DEPTH);
+    docError(&e, SQLITE_ERROR, "doc_update: update " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
   } else if (rc == SQLITE_ERROR) {
     char *z = nosqlValueQuote(argv[2]);
     docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: update %s is not a JSON object" : NULL, z);
@@ -661,7 +689,9 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
     rc = kvAtomicBegin(e.db, e.pOwner, &bOwn);
     if (rc != SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
   }
-  docRun(&e, zTable, zDocUnique, NULL, NULL, 0, 0);
+  /* key must be unique: "WHERE key = ?1" is then one row (a view is refused by the probe too). */
+  if (e.rc == SQLITE_OK)
+    e.rc = kvTableKeyUnique(e.db, e.pOwner, "doc_update", zTable, zDocLayout, 0, &e.zErr);
   if (e.rc == SQLITE_OK) {
     e.rc =
         kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, zDocLayout, zDocRead, &pStmt, &bTemp, &e.zErr);
@@ -692,7 +722,7 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
         } else if (rcParse == SQLITE_ERROR) {
           zKey = nosqlValueQuote(argv[1]);
           if (e.j.bDeep) {
-            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s nests deeper than %d levels",
+            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s " NOSQL_JSON_DEEP,
                      zKey ? zKey : "?", NOSQL_JSON_MAX_DEPTH);
           } else {
             char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
@@ -804,6 +834,7 @@ struct doc_schema_cursor {
   int nStat;                /* Entries used */
   int nAlloc;               /* Entries allocated (a power of two: the hash table) */
   int iRow;                 /* Current row */
+  sqlite3_value *apArg[2];  /* Copies of table_name and column_name, for the HIDDEN columns */
 };
 
 #define DOC_SCHEMA_PATH 0
@@ -877,6 +908,7 @@ static void docSchemaReset(doc_schema_cursor *pCur) {
 
 static int docSchemaClose(sqlite3_vtab_cursor *pCursor) {
   docSchemaReset((doc_schema_cursor *)pCursor);
+  nosqlPlanKeepFree(((doc_schema_cursor *)pCursor)->apArg, 2);
   sqlite3_free(pCursor);
   return SQLITE_OK;
 }
@@ -1041,6 +1073,7 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
     nosqlVtabError(pCursor->pVtab, "doc_schema: bad plan %s", idxStr ? idxStr : "(none)");
     return SQLITE_ERROR;
   }
+  if (nosqlPlanKeep(aArg, 2, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
   if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) {
     return SQLITE_OK;
   }
@@ -1072,6 +1105,12 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
     zDoc = (const char *)sqlite3_column_text(pScan, 0);
     if (zDoc == NULL) {
       rc = SQLITE_NOMEM;
+      break;
+    }
+    if (nosqlJsonTooDeep(zDoc, sqlite3_column_bytes(pScan, 0))) {
+      zErr =
+          sqlite3_mprintf("doc_schema: a value of column '%q' " NOSQL_JSON_DEEP, zCol, NOSQL_JSON_MAX_DEPTH);
+      rc = SQLITE_ERROR;
       break;
     }
     if (!nosqlJsonStrict(zDoc, sqlite3_column_bytes(pScan, 0))) {
@@ -1146,6 +1185,7 @@ static int docSchemaColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, i
       if (pS->pExample) sqlite3_result_value(ctx, pS->pExample);
       break;
     default:
+      nosqlPlanKeptResult(ctx, pCur->apArg[iCol - DOC_SCHEMA_TABLE]);
       break;
   }
   return SQLITE_OK;
@@ -1389,6 +1429,7 @@ struct kv_pairs_cursor {
   char *zPrefix;            /* prefix || sep (copy) */
   int bEof;                 /* No more rows */
   sqlite3_int64 iRow;       /* Row number */
+  sqlite3_value *apArg[3];  /* Copies of prefix, doc and sep, for the HIDDEN columns */
 };
 
 #define KV_PAIRS_KEY 0
@@ -1437,6 +1478,7 @@ static int kvPairsClose(sqlite3_vtab_cursor *pCursor) {
   kv_pairs_cursor *pCur = (kv_pairs_cursor *)pCursor;
   sqlite3_finalize(pCur->pStmt);
   sqlite3_free(pCur->zPrefix);
+  nosqlPlanKeepFree(pCur->apArg, 3);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
@@ -1462,6 +1504,7 @@ static int kvPairsFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
     nosqlVtabError(pCursor->pVtab, "kv_pairs: bad plan %s", idxStr ? idxStr : "(none)");
     return SQLITE_ERROR;
   }
+  if (nosqlPlanKeep(aArg, 3, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
   if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) {
     return SQLITE_OK;
   }
@@ -1476,6 +1519,10 @@ static int kvPairsFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
   bBlob = sqlite3_value_type(aArg[1].pEq) == SQLITE_BLOB;
   zDoc = (const char *)sqlite3_value_text(aArg[1].pEq);
   if (zDoc == NULL) return SQLITE_NOMEM;
+  if (!bBlob && nosqlJsonTooDeep(zDoc, sqlite3_value_bytes(aArg[1].pEq))) {
+    nosqlVtabError(pCursor->pVtab, "kv_pairs: doc " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
+    return SQLITE_ERROR;
+  }
   if (bBlob || !docIsObjectText(zDoc, sqlite3_value_bytes(aArg[1].pEq))) {
     char *z = nosqlValueQuote(aArg[1].pEq);
     nosqlVtabError(pCursor->pVtab, "kv_pairs: doc %s is not a JSON object", z ? z : "?");
@@ -1513,6 +1560,7 @@ static int kvPairsColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int
       sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, 1));
       break;
     default:
+      nosqlPlanKeptResult(ctx, pCur->apArg[iCol - KV_PAIRS_PREFIX]);
       break;
   }
   return SQLITE_OK;

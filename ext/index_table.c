@@ -2243,6 +2243,7 @@ struct idxdrift_cursor {
   sqlite3_stmt *pStmt;      /* The drift query, or NULL */
   sqlite3_int64 iRow;       /* Rows returned: the rowid */
   int bEof;                 /* No current row */
+  sqlite3_value *apArg[2];  /* Copies of name and schema, for the HIDDEN columns */
 };
 
 static int idxDriftConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -2283,6 +2284,7 @@ static int idxDriftOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 static int idxDriftClose(sqlite3_vtab_cursor *pCursor) {
   sqlite3_finalize(((idxdrift_cursor *)pCursor)->pStmt);
+  nosqlPlanKeepFree(((idxdrift_cursor *)pCursor)->apArg, 2);
   sqlite3_free(pCursor);
   return SQLITE_OK;
 }
@@ -2318,6 +2320,7 @@ static int idxDriftFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *
   pCur->bEof = 1;
   pCur->iRow = 0;
   if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL) return SQLITE_ERROR;
+  if (nosqlPlanKeep(aArg, 2, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
   zName = (const char *)sqlite3_value_text(aArg[0].pEq);
   if (aArg[1].pEq) zDb = (const char *)sqlite3_value_text(aArg[1].pEq);
   if (zName == NULL || zDb == NULL) {
@@ -2368,7 +2371,11 @@ static int idxDriftEof(sqlite3_vtab_cursor *pCursor) { return ((idxdrift_cursor 
 
 static int idxDriftColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
   idxdrift_cursor *pCur = (idxdrift_cursor *)pCursor;
-  if (iCol < 6) sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, iCol));
+  if (iCol < 6) {
+    sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, iCol));
+  } else {
+    nosqlPlanKeptResult(ctx, pCur->apArg[iCol - 6]);
+  }
   return SQLITE_OK;
 }
 

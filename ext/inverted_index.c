@@ -1214,6 +1214,9 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
   if (z == NULL) return SQLITE_NOMEM;
   k = 0;
   while (k < n && iiIsSpace(z[k])) k++;
+  if (k < n && z[k] == '[' && nosqlJsonTooDeep(z, n)) {
+    return iiNestedError(p, iField, pzErr, "the value " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
+  }
   if (k == n || z[k] != '[' || !nosqlJsonStrict(z, n)) {
     char *zQ = nosqlValueQuote(pVal);
     rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
@@ -1362,6 +1365,11 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
         *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty term", p->azField[i]);
         return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       }
+    }
+    if (bJson && nosqlJsonTooDeep(z, n)) {
+      *pzErr = sqlite3_mprintf("inverted_index: field '%s': the value " NOSQL_JSON_DEEP, p->azField[i],
+                               NOSQL_JSON_MAX_DEPTH);
+      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
     if (bJson && !nosqlJsonStrict(z, n)) {
       /* Strict JSON whatever the host's json_each accepts (JSON5 from 3.42). */

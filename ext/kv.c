@@ -553,6 +553,41 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
   return rc;
 }
 
+/* Inserts nothing: prepares (and re-prepares after a schema change) only when key is unique. */
+static const char zKvUnique[] = "INSERT INTO %s(key) SELECT NULL WHERE 0 ON CONFLICT(key) DO NOTHING";
+
+int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
+                     int bViewOk, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  int bTemp = 0, rc;
+  const char *zMsg;
+  rc = kvTablePrepare(db, pOwner, zFunc, zTable, zLayout, zKvUnique, &pStmt, &bTemp, pzErr);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(pStmt);
+    rc = rc == SQLITE_DONE ? SQLITE_OK : sqlite3_reset(pStmt);
+    kvCacheRelease(pStmt, bTemp);
+    if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
+  }
+  if (rc == SQLITE_NOMEM) return rc;
+  zMsg = sqlite3_errmsg(db);
+  if (bViewOk && (sqlite3_strglob("cannot modify * because it is a view", zMsg) == 0 ||
+                  sqlite3_strglob("cannot UPSERT a view", zMsg) == 0)) {
+    sqlite3_free(*pzErr);
+    *pzErr = NULL;
+    return SQLITE_OK;
+  }
+  if (*pzErr == NULL) {
+    if (sqlite3_strglob("ON CONFLICT clause does not match*", zMsg) == 0) {
+      /* Prepared again after a schema change, and key is no longer unique. */
+      *pzErr = sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)",
+                               zFunc, zTable, zLayout);
+    } else {
+      *pzErr = sqlite3_mprintf("%s: %s", zFunc, zMsg);
+    }
+  }
+  return rc == SQLITE_OK ? SQLITE_ERROR : rc;
+}
+
 /* Run a transaction-control statement, cached (it is short but parsed per call otherwise). */
 static int kvAtomicExec(sqlite3 *db, KvOwner *pOwner, const char *zSql) {
   sqlite3_stmt *pStmt = NULL;
@@ -643,20 +678,27 @@ static int kvCondRun(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
 
 /*
 ** A conditional write: zFmt changes the row iff the stored value is the
-** expected one. When it does not, the write is tried again with the read
-** that tells why, both inside one write transaction (kvAtomicBegin), so
-** the answer is never stale. Returns zYes, "exists" or "not_found". With
-** bOne, the write alone is the answer (an insert that conflicts: "exists").
+** expected one. The check that key is unique (a write by key must write
+** one row), the write and, when it did not write, the read that tells why
+** run inside one write transaction (kvAtomicBegin), so the answer is never
+** stale and the check holds for the write. Returns zYes, "exists" or
+** "not_found". With bOne, the write alone is the answer (an insert that
+** conflicts: "exists"; its ON CONFLICT(key) checks the key itself).
 */
 static void kvCondWrite(sqlite3_context *ctx, const char *zFunc, const char *zFmt, sqlite3_value **argv,
                         sqlite3_value *pNew, const char *zYes, int bOne) {
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   KvOwner *pOwner = (KvOwner *)sqlite3_user_data(ctx);
   char *zErr = NULL;
-  int nChange = 0, bFound = bOne, bOwn = 0;
-  int rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
-  if (rc == SQLITE_OK && nChange == 0 && !bOne) {
+  int nChange = 0, bFound = bOne, bOwn = 0, rc = SQLITE_OK;
+  if (bOne) {
+    rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
+  } else {
     rc = kvAtomicBegin(db, pOwner, &bOwn);
+    if (rc == SQLITE_OK) {
+      rc =
+          kvTableKeyUnique(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), zKvLayout, 1, &zErr);
+    }
     if (rc == SQLITE_OK) rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
     if (rc == SQLITE_OK && nChange == 0) rc = kvCondRun(db, pOwner, zFunc, NULL, argv, NULL, &bFound, &zErr);
     rc = kvAtomicEnd(db, pOwner, bOwn, rc);
@@ -1054,6 +1096,10 @@ static int kvMgetKeys(kv_mget_cursor *pCur, sqlite3 *db, sqlite3_value *pKeys) {
     return SQLITE_ERROR;
   }
   while (*zJson == ' ' || *zJson == '\t' || *zJson == '\n' || *zJson == '\r') zJson++;
+  if (*zJson == '[' && nosqlJsonTooDeep(zJson, (int)strlen(zJson))) {
+    nosqlVtabError(pVtab, "kv_mget: keys_json " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
+    return SQLITE_ERROR;
+  }
   if (*zJson != '[' || !nosqlJsonStrict(zJson, (int)strlen(zJson))) {
     char *zQuoted = nosqlValueQuote(pKeys);
     nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");

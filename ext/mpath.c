@@ -1485,6 +1485,7 @@ struct mpath_ranges_cursor {
   int nPrefix;              /* Bytes of zPrefix */
   char sep;                 /* Separator */
   int iRow;                 /* 1 or 2; 3 at EOF */
+  sqlite3_value *apArg[2];  /* Copies of prefix and sep, for the HIDDEN columns */
 };
 
 /* Columns of the table, in declaration order. */
@@ -1529,6 +1530,7 @@ static int mpathRangesOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) 
 static int mpathRangesClose(sqlite3_vtab_cursor *pCursor) {
   mpath_ranges_cursor *pCur = (mpath_ranges_cursor *)pCursor;
   sqlite3_free(pCur->zPrefix);
+  nosqlPlanKeepFree(pCur->apArg, 2);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
@@ -1550,6 +1552,7 @@ static int mpathRangesFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const cha
     nosqlVtabError(pVtab, "mpath_ranges: bad plan %s", idxStr ? idxStr : "(none)");
     return SQLITE_ERROR;
   }
+  if (nosqlPlanKeep(aArg, 2, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
   if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL) return SQLITE_OK;
   if (aArg[1].pEq) {
     const char *zSep = (const char *)sqlite3_value_text(aArg[1].pEq);
@@ -1620,10 +1623,14 @@ static int mpathRangesColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx,
       sqlite3_result_int(ctx, bSelf);
       break;
     case MPATH_RANGES_PREFIX:
-      mpathRangesBound(ctx, pCur, -1);
+      nosqlPlanKeptResult(ctx, pCur->apArg[0]);
       break;
-    default: /* MPATH_RANGES_SEP */
-      sqlite3_result_text(ctx, &pCur->sep, 1, SQLITE_TRANSIENT);
+    default: /* MPATH_RANGES_SEP: the argument, or the default '.' */
+      if (pCur->apArg[1]) {
+        nosqlPlanKeptResult(ctx, pCur->apArg[1]);
+      } else {
+        sqlite3_result_text(ctx, &pCur->sep, 1, SQLITE_TRANSIENT);
+      }
       break;
   }
   return SQLITE_OK;

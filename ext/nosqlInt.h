@@ -161,6 +161,15 @@ int nosqlJsonScanNumber(const unsigned char *z, int n, int *pi, int *pbInt);
 int nosqlJsonStrict(const char *z, int n);
 
 /*
+** True when nosqlJsonStrict() refuses z[0..n) because it nests deeper than
+** NOSQL_JSON_MAX_DEPTH (the scan reached the limit before any other fault):
+** valid JSON that is too deep is then reported with NOSQL_JSON_DEEP, e.g.
+** "kv_mget: keys_json nests deeper than 1000 levels", never as malformed.
+*/
+int nosqlJsonTooDeep(const char *z, int n);
+#define NOSQL_JSON_DEEP "nests deeper than %d levels"
+
+/*
 ** JSON writers over a NosqlBuffer (sticky error code): text z[0..n) as a
 ** JSON string (quotes, backslashes and control characters escaped), and a
 ** real as the shortest of its %.15g, %.16g and %.17g forms that reads back
@@ -393,6 +402,19 @@ int nosqlPlanArgs(const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanA
 
 /* The module's text at the end of idxStr (NosqlPlan.zTail), or "". */
 const char *nosqlPlanTail(const char *idxStr);
+
+/*
+** Hidden input columns read back the arguments they were given (same value,
+** same type), so that "WHERE <hidden> = <argument>" keeps every row. In
+** xFilter, nosqlPlanKeep() frees the copies in apKeep[0..nArg) and keeps a
+** copy of each slot's equality value (NULL for a slot without one or with
+** a whole IN list: the module knows which element a row came from);
+** SQLITE_OK or SQLITE_NOMEM. xColumn answers with nosqlPlanKeptResult()
+** (SQL NULL for a NULL copy); xClose calls nosqlPlanKeepFree().
+*/
+int nosqlPlanKeep(const NosqlPlanArg *aArg, int nArg, sqlite3_value **apKeep);
+void nosqlPlanKeptResult(sqlite3_context *ctx, sqlite3_value *pKept);
+void nosqlPlanKeepFree(sqlite3_value **apKeep, int nArg);
 
 /**************************************************************************
 ** Interface to code in ext/graph_source.c: the edge source (a table or
@@ -961,6 +983,17 @@ void kvCacheRelease(sqlite3_stmt *pStmt, int bTemp);
 */
 int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
                    const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp, char **pzErr);
+/*
+** SQLITE_OK when column key of table zTable is a PRIMARY KEY or UNIQUE
+** column on its own (what makes "WHERE key = ?" one row), else an error
+** in *pzErr: "<zFunc>: table 'x' has no PRIMARY KEY or UNIQUE constraint
+** on key (expected <zLayout>)". The probe is an INSERT that inserts
+** nothing: SQLite checks the ON CONFLICT target when it prepares it, and
+** again after a schema change when it is stepped. With bViewOk a view
+** passes (its INSTEAD OF triggers decide what a write by key does).
+*/
+int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
+                     int bViewOk, char **pzErr);
 /*
 ** An atomic read-modify-write: kvAtomicBegin opens a write transaction
 ** (BEGIN IMMEDIATE, *pbOwn set) when the connection is in autocommit mode

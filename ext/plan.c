@@ -229,3 +229,26 @@ const char *nosqlPlanTail(const char *idxStr) {
   const char *z = idxStr ? strchr(idxStr, ' ') : NULL;
   return z ? z + 1 : "";
 }
+
+void nosqlPlanKeepFree(sqlite3_value **apKeep, int nArg) {
+  int i;
+  for (i = 0; i < nArg; i++) {
+    sqlite3_value_free(apKeep[i]);
+    apKeep[i] = NULL;
+  }
+}
+
+int nosqlPlanKeep(const NosqlPlanArg *aArg, int nArg, sqlite3_value **apKeep) {
+  int i;
+  nosqlPlanKeepFree(apKeep, nArg);
+  for (i = 0; i < nArg; i++) {
+    if (aArg[i].pEq == NULL || aArg[i].bInList) continue;
+    apKeep[i] = sqlite3_value_dup(aArg[i].pEq);
+    if (apKeep[i] == NULL) return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+void nosqlPlanKeptResult(sqlite3_context *ctx, sqlite3_value *pKept) {
+  if (pKept) sqlite3_result_value(ctx, pKept);
+}

@@ -258,6 +258,13 @@ static int tjPayload(sqlite3_context *ctx, TjAgg *p, TjNode *pNode, sqlite3_valu
   n = eType == SQLITE_BLOB ? 0 : sqlite3_value_bytes(pVal);
   if (z == NULL) return SQLITE_NOMEM;
   i = tjSpace(z, 0, n);
+  if (eType != SQLITE_BLOB && i < n && z[i] == '{' && !bJson && nosqlJsonTooDeep(z, n)) {
+    char *zDeep = sqlite3_mprintf(NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
+    if (zDeep == NULL) return SQLITE_NOMEM;
+    tjNodeError(ctx, p, "tree_json: the payload of id %s %s", &pNode->v, zDeep);
+    sqlite3_free(zDeep);
+    return SQLITE_ERROR;
+  }
   if (eType == SQLITE_BLOB || i >= n || z[i] != '{' || (!bJson && !nosqlJsonStrict(z, n))) {
     char *zQ = nosqlValueQuote(pVal);
     tjNodeError(ctx, p, "tree_json: the payload of id %s is not a JSON object: %s", &pNode->v, zQ ? zQ : "?");
@@ -834,6 +841,10 @@ static int trFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   if (eType == SQLITE_NULL) return SQLITE_OK; /* No document, no rows */
   zDoc = eType == SQLITE_BLOB ? "" : (const char *)sqlite3_value_text(aArg[0].pEq);
   if (zDoc == NULL) return SQLITE_NOMEM;
+  if (eType != SQLITE_BLOB && nosqlJsonTooDeep(zDoc, sqlite3_value_bytes(aArg[0].pEq))) {
+    nosqlVtabError(pCursor->pVtab, "tree_rows: the document " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
+    return SQLITE_ERROR;
+  }
   if (eType == SQLITE_BLOB || !nosqlJsonStrict(zDoc, sqlite3_value_bytes(aArg[0].pEq))) {
     char *zQ = nosqlValueQuote(aArg[0].pEq);
     nosqlVtabError(pCursor->pVtab, "tree_rows: malformed JSON: %s", zQ ? zQ : "?");

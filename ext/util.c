@@ -219,6 +219,7 @@ struct NosqlJsonScan {
   const unsigned char *z; /* The text */
   int n;                  /* Its length in bytes */
   int i;                  /* Next byte to read */
+  int bDeep;              /* The scan stopped at NOSQL_JSON_MAX_DEPTH */
 };
 
 int nosqlJsonScanSpace(const unsigned char *z, int n, int i) {
@@ -306,7 +307,10 @@ static int nosqlJsonValue(NosqlJsonScan *p, int iDepth) {
   if (c == '"') return nosqlJsonString(p);
   if (c == '[' || c == '{') {
     unsigned char cEnd = c == '[' ? ']' : '}';
-    if (iDepth >= NOSQL_JSON_MAX_DEPTH) return 0;
+    if (iDepth >= NOSQL_JSON_MAX_DEPTH) {
+      p->bDeep = 1;
+      return 0;
+    }
     p->i++;
     nosqlJsonSpace(p);
     if (p->i < p->n && p->z[p->i] == cEnd) {
@@ -348,15 +352,31 @@ static int nosqlJsonValue(NosqlJsonScan *p, int iDepth) {
   return 0;
 }
 
-int nosqlJsonStrict(const char *z, int n) {
+/* nosqlJsonStrict(), and *pbDeep set when the scan stopped at the depth limit. */
+static int nosqlJsonScanAll(const char *z, int n, int *pbDeep) {
   NosqlJsonScan s;
+  *pbDeep = 0;
   if (z == NULL || n < 0) return 0;
   s.z = (const unsigned char *)z;
   s.n = n;
   s.i = 0;
-  if (!nosqlJsonValue(&s, 0)) return 0;
+  s.bDeep = 0;
+  if (!nosqlJsonValue(&s, 0)) {
+    *pbDeep = s.bDeep;
+    return 0;
+  }
   nosqlJsonSpace(&s);
   return s.i == s.n;
+}
+
+int nosqlJsonStrict(const char *z, int n) {
+  int bDeep;
+  return nosqlJsonScanAll(z, n, &bDeep);
+}
+
+int nosqlJsonTooDeep(const char *z, int n) {
+  int bDeep;
+  return !nosqlJsonScanAll(z, n, &bDeep) && bDeep;
 }
 
 /* Append text z[0..n) as a JSON string to pBuf. */
