@@ -216,6 +216,7 @@ plan() {
   step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so "$(long 1500 6000)"
   step "index_table maintenance property test (random write histories vs direct queries)" \
     build/property/history dist/nosql.so "$(long 400 2000)"
+  step "hidden input columns read back their arguments (every table-valued function)" build/property/hidden dist/nosql.so
   step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
   step "bench agreement self-test (disagreements caught)" build/bench --selftest
   step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay

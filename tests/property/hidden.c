@@ -59,21 +59,6 @@ static const char *const azSetup[] = {
     NULL};
 
 /*
-** Examples that fail for a known reason being fixed elsewhere: reported as
-** "KNOWN", not counted. Remove the mark when the fix lands (a marked
-** example that passes is a failure, so a stale mark cannot stay).
-**
-** KNOWN (issue 25 item 4): graph_path does not give its text input '1' the
-** integer affinity of column a, so it finds no route.
-** KNOWN (issue 25 item 7, graph part): graph_walk's root reads back NULL
-** when the roots come as an IN list (check (c)), so "root IS 1" drops
-** every row.
-*/
-static const char *const azKnown[] = {"graph_path('e', 'a', 'b', '1', '4')", "graph_walk('e', 'a', 'b', 1)",
-                                      "graph_walk('e', 'a', 'b', 1, 2, 'both')",
-                                      "graph_walk('e', 'a', 'b', '1')", NULL};
-
-/*
 ** Every module of the extension. Arguments exercise the types a hidden
 ** column must keep: integers where a real would do, texts that look like
 ** numbers, blobs.
@@ -307,21 +292,6 @@ static void hiddenExampleRun(sqlite3 *db, const char *zMod, const char *zArgs, c
   sqlite3_free(zAll);
 }
 
-/* hiddenExampleRun(), with the failures of a known-failing example (azKnown) reported as KNOWN. */
-static void hiddenExample(sqlite3 *db, const char *zMod, const char *zArgs, char **azCol, int nCol) {
-  char zLabel[512];
-  int nFailBefore = nFail, i, bKnown = 0;
-  snprintf(zLabel, sizeof(zLabel), "%s(%s)", zMod, zArgs);
-  for (i = 0; azKnown[i]; i++) bKnown |= strcmp(azKnown[i], zLabel) == 0;
-  hiddenExampleRun(db, zMod, zArgs, azCol, nCol);
-  if (bKnown && nFail > nFailBefore) {
-    printf("KNOWN %s: %d checks fail for a reason fixed elsewhere (azKnown)\n", zLabel, nFail - nFailBefore);
-    nFail = nFailBefore;
-  } else if (bKnown) {
-    printf("FAIL %s passes: remove it from azKnown\n", zLabel);
-    nFail++;
-  }
-}
 
 int main(int argc, char **argv) {
   sqlite3 *db = NULL, *dbPlain = NULL;
@@ -376,7 +346,7 @@ int main(int argc, char **argv) {
       hiddenResult(nCol == 0 && m->zNotTvf, "module %s is not a table-valued function (%s)%s", m->zName,
                    m->zNotTvf ? m->zNotTvf : "no reason given", nCol ? ", yet it has hidden columns" : "");
     } else {
-      for (i = 0; m->azArgs[i]; i++) hiddenExample(db, m->zName, m->azArgs[i], azCol, nCol);
+      for (i = 0; m->azArgs[i]; i++) hiddenExampleRun(db, m->zName, m->azArgs[i], azCol, nCol);
     }
     for (i = 0; i < nCol; i++) free(azCol[i]);
     free(azCol);
