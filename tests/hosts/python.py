@@ -1,13 +1,20 @@
 # tests/hosts/python.py EXT SMOKE: Debian's python3 sqlite3 module loads the
 # extension and runs the shared smoke set. Prints "N passed, N failed".
+# EXT "--package" loads it through the installed wheel instead
+# (sqlite_nosql.load: tests/wheel.sh runs it so in the wheel's venv).
 import sqlite3
 import sys
 
 ext, smoke = sys.argv[1], sys.argv[2]
 db = sqlite3.connect(":memory:")
-db.enable_load_extension(True)
-db.load_extension(ext)
-db.enable_load_extension(False)
+if ext == "--package":
+    import sqlite_nosql
+
+    sqlite_nosql.load(db)
+else:
+    db.enable_load_extension(True)
+    db.load_extension(ext)
+    db.enable_load_extension(False)
 npass = nfail = 0
 for line in open(smoke, encoding="utf-8"):
     line = line.rstrip("\n")

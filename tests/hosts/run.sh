@@ -3,9 +3,12 @@
 # loads dist/nosql and runs the shared smoke set (tests/hosts/smoke.tsv):
 # the sqlite3 shell, Debian's python3, Tcl (libsqlite3-tcl), Perl DBD::SQLite
 # (libdbd-sqlite3-perl), Ruby (ruby-sqlite3), Go (mattn/go-sqlite3), Java
-# (sqlite-jdbc) and Node with better-sqlite3
-# (when tests/hosts/node_modules has it: make test-hosts-node). A missing
-# host is reported as skipped with the package that provides it. Last line:
+# (sqlite-jdbc), PHP's SQLite3 (php-sqlite3), R's RSQLite (r-cran-rsqlite),
+# and Node with better-sqlite3, Bun (bun:sqlite) and Deno (node:sqlite)
+# (when tests/hosts/node_modules has them: make test-hosts-node; a bun or
+# deno on PATH is used first). LuaSQL (lua-sql-sqlite3) cannot load
+# extensions: its script checks that it still refuses. A missing host is
+# reported as skipped with the package that provides it. Last line:
 # "N passed, N failed, N skipped" (one count per host).
 set -u
 cd "$(dirname "$0")/../.."
@@ -74,6 +77,20 @@ java_host() {
   java -cp build/hosts:/usr/share/java/sqlite-jdbc.jar Smoke "$@"
 }
 
+# PHP loads only from the absolute directory in sqlite3.extension_dir.
+php_host() {
+  php -d sqlite3.extension_dir="$(cd "$(dirname "$1")" && pwd)" tests/hosts/php.php "$@"
+}
+# Bun and Deno: from PATH, else the binaries of their npm packages.
+bun=$(command -v bun || ls tests/hosts/node_modules/@oven/bun-linux-*/bin/bun 2>/dev/null | head -n 1)
+deno=$(command -v deno || ls tests/hosts/node_modules/@deno/linux-*/deno 2>/dev/null | head -n 1)
+lua=$(for l in lua5.4 lua5.3 lua5.2 lua5.1 lua; do
+  if "$l" -e 'require "luasql.sqlite3"' >/dev/null 2>&1; then
+    echo "$l"
+    break
+  fi
+done)
+
 host "sqlite3 shell" "apt-get install sqlite3" "command -v sqlite3" shell_host
 host "python3 (Debian)" "apt-get install python3" \
   "/usr/bin/python3 -c 'import sqlite3,sys; sys.exit(0 if hasattr(sqlite3.Connection, \"enable_load_extension\") else 1)'" \
@@ -88,5 +105,11 @@ host "Java sqlite-jdbc" "apt-get install default-jdk-headless libxerial-sqlite-j
   "command -v javac && test -f /usr/share/java/sqlite-jdbc.jar" java_host
 host "Node better-sqlite3" "make test-hosts-node" "cd tests/hosts && node -e 'new (require(\"better-sqlite3\"))(\":memory:\")'" \
   node tests/hosts/node.js
+host "PHP SQLite3" "apt-get install php-cli php-sqlite3" "php -r 'exit(class_exists(\"SQLite3\") ? 0 : 1);'" php_host
+host "R RSQLite" "apt-get install r-cran-rsqlite" "Rscript -e 'quit(status = !requireNamespace(\"RSQLite\", quietly = TRUE))'" \
+  Rscript tests/hosts/rsqlite.R
+host "Bun bun:sqlite" "make test-hosts-node" "test -x '$bun'" "$bun" tests/hosts/bun.mjs
+host "Deno node:sqlite" "make test-hosts-node" "test -x '$deno'" "$deno" run --allow-read --allow-ffi tests/hosts/deno.mjs
+host "LuaSQL (cannot load: the refusal is checked)" "apt-get install lua5.4 lua-sql-sqlite3" "test -n '$lua'" "$lua" tests/hosts/luasql.lua
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
