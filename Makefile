@@ -14,6 +14,8 @@
 #   make install  PREFIX=/usr/local DESTDIR=: extension, static library, header, nosql.pc
 #   make dist     dist/nosql-VERSION-linux-ARCH.tar.gz: stripped nosql.so with CRoaring beside it
 #   make npm      dist/sqlite-nosql-VERSION.tgz: the npm package (getLoadablePath(), load(db))
+#   make wheel    dist/sqlite_nosql-VERSION-py3-none-manylinux_<glibc>_<arch>.whl: the Python
+#                 package (sqlite_nosql.load(conn), loadable_path())
 #   make lint     clang-format check and cppcheck
 #   make fuzz     libFuzzer targets (clang, ASan+UBSan), FUZZ_TIME seconds each
 #                 (FUZZ_ONLY=name picks targets); new crashes land in build/fuzz/
@@ -56,7 +58,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 
 PREREQ := build/prereq.stamp
 
-.PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm fuzz
+.PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm wheel fuzz
 all: dist/nosql.so
 
 $(PREREQ): Makefile scripts/prereq.sh
@@ -160,6 +162,11 @@ npm: build/dist/nosql.so
 	cp $(ROARING_SO) build/npm/lib/linux-$(NPM_CPU)/libroaring.so.0
 	cd build/npm && npm pack --silent --pack-destination ../../dist >/dev/null
 	@echo "dist/sqlite-nosql-$(VERSION).tgz"
+
+# The Python wheel (python/, sqlite-vec's layout): the stripped extension and
+# CRoaring in sqlite_nosql/, built offline with setuptools and wheel.
+wheel: build/dist/nosql.so
+	@bash scripts/wheel.sh
 
 # --- test programs ----------------------------------------------------------
 build/slt: $(RUNNER_SRC) tests/runner/md5.h | $(PREREQ)

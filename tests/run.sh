@@ -21,8 +21,8 @@
 # make test-all (what CI runs; about half an hour): the same steps with the
 # long settings (more rounds, out of memory at every allocation, interrupts
 # at 60 points, ...) and the sanitizer runs of the out-of-memory and
-# interrupt tests, plus the npm package, the dqlite example and the suite on
-# every SQLite of the version matrix (tests/matrix.sh).
+# interrupt tests, plus the npm package, the Python wheel, the dqlite example
+# and the suite on every SQLite of the version matrix (tests/matrix.sh).
 #
 # Each step prints "[k/N] name" when it starts and its counts and seconds
 # when it ends ("== name: N passed, N failed, N skipped (T s)"); this script
@@ -226,6 +226,7 @@ plan() {
   step "install, pkg-config and release tarball" bash tests/install.sh
   if [ $all -eq 1 ]; then
     step "npm package (packed tarball in better-sqlite3)" bash tests/npm.sh
+    step "Python wheel (pip install --no-index in a fresh venv, smoke set)" bash tests/wheel.sh
     step "dqlite cluster (examples/dqlite: leader killed)" bash examples/dqlite/run.sh
     MATRIX="$MATRIX_ALL" MATRIX_OLD="$MATRIX_OLD" step "SQLite versions (the matrix, and too old)" bash tests/matrix.sh
   else
