@@ -398,8 +398,8 @@ static int cscanRowidPlan(sqlite3 *db, cscan_vtab *p, int bRowidTaken, NosqlBuff
   return rc;
 }
 
-static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
-                        char **pzErr) {
+static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                            char **pzErr) {
   cscan_vtab *p;
   NosqlBuffer decl = {0, 0, 0};
   NosqlBuffer sel = {0, 0, 0};
@@ -408,7 +408,6 @@ static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *ar
   int rc = SQLITE_OK;
   int i, nArgPart = 0, bRowidTaken = 0;
   sqlite3_stmt *pCols = NULL;
-  (void)pAux;
 
   memset(azName, 0, sizeof(azName));
   p = (cscan_vtab *)sqlite3_malloc64(sizeof(*p));
@@ -590,6 +589,18 @@ connect_done:
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
   *ppVtab = &p->base;
   return SQLITE_OK;
+}
+
+/* On a copy of argv: resolving the base runs a statement while the parts are still to be read. */
+static int cscanConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                        char **pzErr) {
+  char **azArg = nosqlArgvDup(argc, argv);
+  int rc;
+  (void)pAux;
+  if (azArg == NULL) return SQLITE_NOMEM;
+  rc = cscanConnectImpl(db, argc, (const char *const *)azArg, ppVtab, pzErr);
+  sqlite3_free(azArg);
+  return rc;
 }
 
 static int cscanDisconnect(sqlite3_vtab *pVtab) {

@@ -1655,7 +1655,7 @@ static int idxConnectImpl(sqlite3 *db, void *pAux, int argc, const char *const *
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   rc = (p->zDb && p->zName) ? SQLITE_OK : SQLITE_NOMEM;
-  /* argv is read first: a statement run below may reset the schema it lives in. */
+  /* argv is a copy (idxConnectCopy): a statement run below may reset the schema the original lives in. */
   if (rc == SQLITE_OK) rc = idxParseArgs(p, argc, argv, pzErr);
   if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "index_table", p->zDb, p->zName, pzErr);
   if (rc == SQLITE_OK && bCreate) {
@@ -1693,14 +1693,25 @@ static int idxConnectImpl(sqlite3 *db, void *pAux, int argc, const char *const *
   return SQLITE_OK;
 }
 
+/* On a copy of argv: resolving the base runs a statement while the options are still to be read. */
+static int idxConnectCopy(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                          char **pzErr, int bCreate) {
+  char **azArg = nosqlArgvDup(argc, argv);
+  int rc;
+  if (azArg == NULL) return SQLITE_NOMEM;
+  rc = idxConnectImpl(db, pAux, argc, (const char *const *)azArg, ppVtab, pzErr, bCreate);
+  sqlite3_free(azArg);
+  return rc;
+}
+
 static int idxCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                      char **pzErr) {
-  return idxConnectImpl(db, pAux, argc, argv, ppVtab, pzErr, 1);
+  return idxConnectCopy(db, pAux, argc, argv, ppVtab, pzErr, 1);
 }
 
 static int idxConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                       char **pzErr) {
-  return idxConnectImpl(db, pAux, argc, argv, ppVtab, pzErr, 0);
+  return idxConnectCopy(db, pAux, argc, argv, ppVtab, pzErr, 0);
 }
 
 static int idxDisconnect(sqlite3_vtab *pVtab) {

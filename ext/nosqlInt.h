@@ -218,6 +218,13 @@ const char *nosqlSqlToken(const char *z, int *pi, int *pn);
 ** (sqlite3_malloc64), or NULL on OOM.
 */
 char *nosqlDequote(const char *z, int n);
+/*
+** A copy of a virtual table constructor's argv in one allocation (free it
+** with sqlite3_free), for a constructor that runs statements while it
+** still reads its arguments: a statement may reset the schema that the
+** original argv lives in (it did under out-of-memory). NULL on OOM.
+*/
+char **nosqlArgvDup(int argc, const char *const *argv);
 
 /* True when token z[0..n) is an identifier: a bare word or a "", ``, [] quoted name. */
 int nosqlIsIdent(const char *z, int n);

@@ -968,6 +968,24 @@ char nosqlTypeAffinity(const char *zType) {
   return 'n';
 }
 
+char **nosqlArgvDup(int argc, const char *const *argv) {
+  sqlite3_uint64 nByte = sizeof(char *) * ((sqlite3_uint64)argc + 1);
+  char **azCopy, *z;
+  int i;
+  for (i = 0; i < argc; i++) nByte += strlen(argv[i]) + 1;
+  azCopy = (char **)sqlite3_malloc64(nByte);
+  if (azCopy == NULL) return NULL;
+  z = (char *)&azCopy[argc + 1];
+  for (i = 0; i < argc; i++) {
+    size_t n = strlen(argv[i]) + 1;
+    memcpy(z, argv[i], n);
+    azCopy[i] = z;
+    z += n;
+  }
+  azCopy[argc] = NULL;
+  return azCopy;
+}
+
 void nosqlTableNameClear(NosqlTableName *p) {
   sqlite3_free(p->zSchema);
   sqlite3_free(p->zName);

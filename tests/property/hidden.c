@@ -292,7 +292,6 @@ static void hiddenExampleRun(sqlite3 *db, const char *zMod, const char *zArgs, c
   sqlite3_free(zAll);
 }
 
-
 int main(int argc, char **argv) {
   sqlite3 *db = NULL, *dbPlain = NULL;
   char *zErr = NULL, *zWith, *zWithout, *zLine;
