@@ -1151,8 +1151,16 @@ static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
         sqlite3_free(zWhere);
       }
     } else {
-      nosqlBufferAppendf(&rc, &b, "DELETE FROM \"%w_data\" WHERE \"rowid\" = %s.%s;\n", p->zName,
-                         i == 0 ? "NEW" : "OLD", pB->zRowid);
+      /* An update that moves the row onto another rowid (UPDATE OR REPLACE)
+      ** displaced the row there without a delete trigger unless
+      ** recursive_triggers is on: NEW's old entries go too. */
+      if (i == 1) {
+        nosqlBufferAppendf(&rc, &b, "DELETE FROM \"%w_data\" WHERE \"rowid\" IN (OLD.%s, NEW.%s);\n",
+                           p->zName, pB->zRowid, pB->zRowid);
+      } else {
+        nosqlBufferAppendf(&rc, &b, "DELETE FROM \"%w_data\" WHERE \"rowid\" = %s.%s;\n", p->zName,
+                           i == 0 ? "NEW" : "OLD", pB->zRowid);
+      }
       if (i != 2) {
         char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
         nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_data\"(", p->zName);
@@ -1267,11 +1275,16 @@ static char *idxDriftSql(idxtab_vtab *p, const IdxBase *pBase, int bSkipPending)
   return (char *)b.a;
 }
 
-/* Triggers of the index table that are missing: a bit per azIdxTrigger[] entry. */
+/*
+** Triggers of the index table that are missing: a bit per azIdxTrigger[]
+** entry; bit 3: the update trigger of a sync table is one made by
+** version 0.1.0, which leaves the entries of a row that UPDATE OR REPLACE
+** displaced by moving another row onto its rowid ('rebuild' makes it anew).
+*/
 static int idxMissingTriggers(idxtab_vtab *p, int *pmMissing) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql = sqlite3_mprintf(
-      "SELECT name FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 "
+      "SELECT name, sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 "
       "COLLATE NOCASE",
       p->zDb);
   int rc, i;
@@ -1283,13 +1296,17 @@ static int idxMissingTriggers(idxtab_vtab *p, int *pmMissing) {
   sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
   while (sqlite3_step(pStmt) == SQLITE_ROW) {
     const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zBody = (const char *)sqlite3_column_text(pStmt, 1);
     for (i = 0; zName && i < 3; i++) {
       char *zWant = sqlite3_mprintf("%s%s", p->zName, azIdxTrigger[i]);
       if (zWant == NULL) {
         sqlite3_finalize(pStmt);
         return SQLITE_NOMEM;
       }
-      if (sqlite3_stricmp(zWant, zName) == 0) *pmMissing &= ~(1 << i);
+      if (sqlite3_stricmp(zWant, zName) == 0) {
+        *pmMissing &= ~(1 << i);
+        if (i == 1 && !p->bDeferred && zBody && strstr(zBody, "\"rowid\" IN (OLD.") == NULL) *pmMissing |= 8;
+      }
       sqlite3_free(zWant);
     }
   }
@@ -1339,6 +1356,11 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
     for (k = 0; k < 3; k++) {
       if (mMissing & (1 << k))
         nosqlBufferAppendf(&rc, &msg, "; trigger '%s%s' is missing", p->zName, azIdxTrigger[k]);
+    }
+    if (mMissing & 8) {
+      nosqlBufferAppendf(
+          &rc, &msg, "; trigger '%s_update' is out of date (it misses rows displaced by UPDATE OR REPLACE)",
+          p->zName);
     }
     nosqlBufferAppendf(&rc, &msg, "; INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') repairs it", p->zName,
                        p->zName);
