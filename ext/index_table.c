@@ -1900,22 +1900,23 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   /* ORDER BY: the key order after the parts pinned by equality, then the rowid. */
   zTail[0] = 0;
   if (pInfo->nOrderBy > 0 && !bIn) {
-    int iNext = nEq, bDesc = pInfo->aOrderBy[0].desc, n = 3, bOk = 1;
+    /* A part pinned by equality is in order either way: its terms are
+    ** skipped, and the direction is that of the first other term. When
+    ** every term is skipped the order is consumed with no ORDER BY at all. */
+    int iNext = nEq, bDesc = -1, n = 3, bOk = 1;
     memcpy(zTail, "by ", 3);
     for (i = 0; i < pInfo->nOrderBy && bOk; i++) {
       int iSlot = idxColumnSlot(p, pInfo->aOrderBy[i].iColumn);
       if (iSlot >= 0 && iSlot < nEq) continue;
+      if (bDesc < 0) bDesc = pInfo->aOrderBy[i].desc;
       if (iSlot != iNext || iSlot > p->nPart || pInfo->aOrderBy[i].desc != bDesc) bOk = 0;
       iNext++;
       zTail[n++] = (char)('a' + iSlot);
       zTail[n++] = bDesc ? '-' : '+';
     }
     zTail[n] = 0;
-    if (bOk) {
-      pInfo->orderByConsumed = 1;
-    } else {
-      zTail[0] = 0;
-    }
+    if (bOk) pInfo->orderByConsumed = 1;
+    if (!bOk || n == 3) zTail[0] = 0;
   }
   if (zTail[0]) plan.zTail = zTail;
   rc = nosqlPlanCommit(pInfo, aCol, &plan);
@@ -1988,7 +1989,7 @@ static char *idxReadSql(idxtab_vtab *p, const NosqlPlanArg *aArg, int nSlot, con
                          ++nParam);
     }
   }
-  if (strncmp(zTail, "by ", 3) == 0) {
+  if (strncmp(zTail, "by ", 3) == 0 && zTail[3]) {
     const char *z;
     nosqlBufferAppend(&rc, &b, " ORDER BY ", 10);
     for (z = zTail + 3; z[0] >= 'a' && z[0] < 'a' + nSlot && (z[1] == '+' || z[1] == '-'); z += 2) {
