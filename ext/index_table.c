@@ -597,7 +597,7 @@ static int idxBaseColumn(const IdxBase *pB, const char *zName) {
 */
 static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
-  int rc, nPk = 0, i, *aPk = NULL, bStrict = 0;
+  int rc, i, *aPk = NULL, bStrict = 0;
   const char *zKind = NULL;
   memset(pB, 0, sizeof(*pB));
   rc = sqlite3_prepare_v2(
@@ -640,19 +640,12 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
     int bAny = bStrict && sqlite3_stricmp(pB->aCol[i].zType, "ANY") == 0;
     char *zAff = sqlite3_mprintf("%s", bAny ? "" : idxAffinity(pB->aCol[i].zType));
     if (zAff == NULL) rc = SQLITE_NOMEM;
-    if (aPk[i] > 0 && ++nPk == 1 && sqlite3_stricmp(pB->aCol[i].zType, "INTEGER") == 0) {
-      pB->zIpk = sqlite3_mprintf("%s", pB->aCol[i].zName);
-      if (pB->zIpk == NULL) rc = SQLITE_NOMEM;
-    }
     sqlite3_free(pB->aCol[i].zType);
     pB->aCol[i].zType = zAff;
     pB->aGen[i] = pB->aGen[i] >= 2; /* hidden 2 and 3: generated */
   }
   sqlite3_free(aPk);
-  if (nPk != 1) {
-    sqlite3_free(pB->zIpk);
-    pB->zIpk = NULL;
-  }
+  if (rc == SQLITE_OK) rc = nosqlRowidAlias(p->db, p->zDb, p->zBase, &pB->zIpk);
   /* The rowid: the first of its three names that no column takes. */
   if (rc == SQLITE_OK) {
     static const char *const azRowid[] = {"rowid", "_rowid_", "oid"};
@@ -1346,7 +1339,20 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
   else
     sqlite3_finalize(pStmt);
   if (rc == SQLITE_OK) rc = idxMissingTriggers(p, &mMissing);
-  if (rc == SQLITE_OK && (anKind[0] || anKind[1] || anKind[2] || mMissing)) {
+  if (rc == SQLITE_OK && pBase->zIpk == NULL) {
+    /* An index table made before bases without one were refused. */
+    nosqlBufferAppendf(
+        &rc, &msg,
+        "index_table '%s': base table '%s' has no INTEGER PRIMARY KEY, so VACUUM may have "
+        "renumbered the rowids the entries hold (%lld missing, %lld extra, %lld stale); give '%s' "
+        "an INTEGER PRIMARY KEY column, then DROP TABLE \"%w\" and create it again",
+        p->zName, p->zBase, anKind[0], anKind[1], anKind[2], p->zBase, p->zName);
+    if (rc == SQLITE_OK) {
+      sqlite3_free(p->base.zErrMsg);
+      p->base.zErrMsg = sqlite3_mprintf("%s", (const char *)msg.a);
+      rc = p->base.zErrMsg == NULL ? SQLITE_NOMEM : bIntegrity ? SQLITE_CORRUPT_VTAB : SQLITE_ERROR;
+    }
+  } else if (rc == SQLITE_OK && (anKind[0] || anKind[1] || anKind[2] || mMissing)) {
     nosqlBufferAppendf(&rc, &msg, "index_table '%s' has drifted from '%s':", p->zName, p->zBase);
     for (k = 0; k < 3; k++) {
       nosqlBufferAppendf(&rc, &msg, "%s %lld %s%s%s", k ? "," : "", anKind[k], azKind[k],
@@ -1676,6 +1682,14 @@ static int idxConnectImpl(sqlite3 *db, void *pAux, int argc, const char *const *
   if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "index_table", p->zDb, p->zName, pzErr);
   if (rc == SQLITE_OK && bCreate) {
     rc = idxBaseLoad(p, &base, pzErr);
+    if (rc == SQLITE_OK && base.zIpk == NULL) {
+      /* The entries hold base rowids: they must be ones VACUUM keeps. */
+      *pzErr = sqlite3_mprintf(
+          "index_table: base table '%s' has no INTEGER PRIMARY KEY: VACUUM may renumber its rowids and the "
+          "index table would point at the wrong rows; declare a column INTEGER PRIMARY KEY",
+          p->zBase);
+      rc = SQLITE_ERROR;
+    }
     if (rc == SQLITE_OK) rc = idxResolve(p, &base, pzErr);
     /* Declared before any other statement runs in this xCreate. */
     if (rc == SQLITE_OK) rc = idxDeclare(p, pzErr);

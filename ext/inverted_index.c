@@ -1917,6 +1917,46 @@ static int iiExec(inverted_index_vtab *p, char *zSql) {
   return rc;
 }
 
+/*
+** Whether the content table keeps its rowids through VACUUM: it must have
+** an INTEGER PRIMARY KEY (the documents are its rowids). A content table
+** that does not exist yet is checked later, by 'integrity-check'. At
+** CREATE (bCheck 0) the error is *pzErr; for 'integrity-check' (bCheck 1),
+** an index made before the rule, it is SQLITE_CORRUPT_VTAB in zErrMsg.
+*/
+static int iiContentStable(inverted_index_vtab *p, int bCheck, char **pzErr) {
+  char *zIpk = NULL;
+  int bExists = 0, rc;
+  sqlite3_stmt *pStmt = NULL;
+  rc = sqlite3_prepare_v2(p->db, "SELECT 1 FROM pragma_table_list(?1) WHERE schema = ?2 COLLATE NOCASE", -1,
+                          &pStmt, 0);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(pStmt, 1, p->zContent, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+    bExists = sqlite3_step(pStmt) == SQLITE_ROW;
+    rc = sqlite3_finalize(pStmt);
+  }
+  if (rc == SQLITE_OK && bExists) rc = nosqlRowidAlias(p->db, p->zDb, p->zContent, &zIpk);
+  if (rc == SQLITE_OK && bExists && zIpk == NULL) {
+    if (bCheck) {
+      nosqlVtabError(&p->base,
+                     "inverted_index: integrity-check failed: content table '%s' has no INTEGER PRIMARY KEY, "
+                     "so VACUUM may have renumbered the rowids the index holds; give '%s' an INTEGER PRIMARY "
+                     "KEY column, then 'rebuild'",
+                     p->zContent, p->zContent);
+      rc = SQLITE_CORRUPT_VTAB;
+    } else {
+      *pzErr = sqlite3_mprintf(
+          "inverted_index: content table '%s' has no INTEGER PRIMARY KEY: VACUUM may renumber its rowids "
+          "and the index would name the wrong rows; declare a column INTEGER PRIMARY KEY",
+          p->zContent);
+      rc = SQLITE_ERROR;
+    }
+  }
+  sqlite3_free(zIpk);
+  return rc;
+}
+
 /* The rowid and field values of every source row: the content table or the stored values. */
 static char *iiSourceSql(inverted_index_vtab *p) {
   int rc = SQLITE_OK, i;
@@ -2222,6 +2262,7 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   sqlite3_int64 nSource = 0;
   sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
   if (apVal == NULL) return SQLITE_NOMEM;
+  if (rc == SQLITE_OK && p->zContent) rc = iiContentStable(p, 1, NULL);
   if (rc == SQLITE_OK && p->bElems) rc = iiElemsCheckRanges(p);
   if (rc == SQLITE_OK) rc = iiPostingsFromDirect(p, 0);
   zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\"", p->zDb, p->zName);
@@ -2594,6 +2635,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     rc = SQLITE_ERROR;
   }
   if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "inverted_index", argv[1], argv[2], pzErr);
+  if (rc == SQLITE_OK && bCreate && p->zContent) rc = iiContentStable(p, 0, pzErr);
   if (rc == SQLITE_OK && bCreate) {
     NosqlBuffer b = {0, 0, 0};
     nosqlBufferAppendf(

@@ -680,6 +680,36 @@ char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc) {
   return zOut;
 }
 
+int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char **pzCol) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc;
+  *pzCol = NULL;
+  /* One primary key column and no index behind it: SQLite made it the
+  ** rowid (any other primary key, "INTEGER PRIMARY KEY DESC" and WITHOUT
+  ** ROWID included, gets an index of origin 'pk'). */
+  rc = sqlite3_prepare_v2(db,
+                          "SELECT max(name) FROM pragma_table_info(?1, ?2) WHERE pk > 0 HAVING count(*) = 1 "
+                          "AND NOT EXISTS (SELECT 1 FROM pragma_index_list(?1, ?2) WHERE origin = 'pk')",
+                          -1, &pStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, zSchema, -1, SQLITE_STATIC);
+  if (sqlite3_step(pStmt) == SQLITE_ROW && sqlite3_column_type(pStmt, 0) != SQLITE_NULL) {
+    *pzCol = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
+    if (*pzCol == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_free(*pzCol);
+    *pzCol = NULL;
+  }
+  return rc;
+}
+
 int nosqlColumnInfo(sqlite3 *db, const char *zSchema, const char *zTable, const char *zCol, char **pzType,
                     char **pzColl) {
   sqlite3_stmt *pStmt = NULL;
