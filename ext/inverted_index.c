@@ -1761,6 +1761,8 @@ static int iiScalar(inverted_index_vtab *p, int eStmt, sqlite3_int64 *piVal, int
   return rc;
 }
 
+static int iiDeleteDoc(inverted_index_vtab *p, sqlite3_int64 iRowid);
+
 /*
 ** Write a document: iOldRowid's document (bUpdate) or a new one, now with
 ** rowid iRowid and field values apVal. Checks everything that can be
@@ -1791,7 +1793,12 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     int nIgnore;
     rc = iiDocByRowid(p, iRowid, &bFound, &iIgnore, &aIgnore, &nIgnore);
     sqlite3_free(aIgnore);
-    if (rc == SQLITE_OK && bFound) {
+    if (rc == SQLITE_OK && bFound && sqlite3_vtab_on_conflict(p->db) == SQLITE_REPLACE) {
+      /* OR REPLACE, of this write or of the write that fired the trigger
+      ** doing it (UPDATE OR REPLACE moving a content row onto another's
+      ** rowid): the document there goes, as the row it stood for did. */
+      rc = iiDeleteDoc(p, iRowid);
+    } else if (rc == SQLITE_OK && bFound) {
       nosqlVtabError(&p->base, "inverted_index: rowid %lld already exists", iRowid);
       rc = SQLITE_CONSTRAINT;
     }
