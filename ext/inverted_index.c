@@ -2427,7 +2427,7 @@ static int iiTokenDeclOk(const char *z, int n) {
 */
 static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paazKey, unsigned char *peLayout,
                         char **pzErr, int *pRc) {
-  int i = 0, n = 0, nName, k;
+  int i = 0, n = 0, nName, k, nAlloc = 0;
   const char *zName = nosqlSqlToken(zArg, &i, &nName), *zTok;
   if (zName == NULL || strchr("(),", zName[0])) return 0;
   zTok = nosqlSqlToken(zArg, &i, &n);
@@ -2444,34 +2444,34 @@ static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paa
   zTok = nosqlSqlToken(zArg, &i, &n);
   if (zTok == NULL || zTok[0] != '(') goto malformed;
   for (;;) {
-    char *zKey, **aNew;
+    char *zKey;
     zTok = nosqlSqlToken(zArg, &i, &n);
     if (zTok == NULL || strchr("(),", zTok[0])) goto malformed;
     if (!iiTokenDeclOk(zTok, n)) goto malformed;
-    zKey = nosqlDequote(zTok, n);
-    aNew = (char **)sqlite3_realloc64(*paazKey, sizeof(char *) * ((size_t)*pnKey + 1));
-    if (zKey == NULL || aNew == NULL) {
-      sqlite3_free(zKey);
-      if (aNew) *paazKey = aNew;
-      *pRc = SQLITE_NOMEM;
-      return 1;
-    }
-    *paazKey = aNew;
-    aNew[(*pnKey)++] = zKey;
-    if (zKey[0] == 0) {
-      *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty element key in NESTED(...)", *pzName);
+    /* The limit first: the keys are counted before anything is built. */
+    if (*pnKey >= 0xFFFF - 2) {
+      *pzErr = sqlite3_mprintf("inverted_index: field '%s': more than 65533 element keys", *pzName);
       *pRc = SQLITE_ERROR;
       return 1;
     }
-    for (k = 0; k < *pnKey - 1; k++) {
-      if (sqlite3_stricmp(aNew[k], zKey) == 0) {
-        *pzErr = sqlite3_mprintf("inverted_index: field '%s': duplicate element key '%s'", *pzName, zKey);
-        *pRc = SQLITE_ERROR;
+    if (*pnKey == nAlloc) {
+      int nNew = nAlloc ? nAlloc * 2 : 8;
+      char **aNew = (char **)sqlite3_realloc64(*paazKey, sizeof(char *) * (size_t)nNew);
+      if (aNew == NULL) {
+        *pRc = SQLITE_NOMEM;
         return 1;
       }
+      *paazKey = aNew;
+      nAlloc = nNew;
     }
-    if (*pnKey > 0xFFFF - 2) {
-      *pzErr = sqlite3_mprintf("inverted_index: field '%s': more than 65533 element keys", *pzName);
+    zKey = nosqlDequote(zTok, n);
+    if (zKey == NULL) {
+      *pRc = SQLITE_NOMEM;
+      return 1;
+    }
+    (*paazKey)[(*pnKey)++] = zKey;
+    if (zKey[0] == 0) {
+      *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty element key in NESTED(...)", *pzName);
       *pRc = SQLITE_ERROR;
       return 1;
     }
@@ -2479,6 +2479,36 @@ static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paa
     if (zTok == NULL) goto malformed;
     if (zTok[0] == ')') break;
     if (zTok[0] != ',') goto malformed;
+  }
+  /* Duplicates (names compare as SQLite's, ASCII case folded), by a hash. */
+  {
+    int nSlot = 16, *aSlot;
+    while (nSlot < 2 * *pnKey) nSlot *= 2;
+    aSlot = (int *)sqlite3_malloc64(sizeof(int) * (size_t)nSlot);
+    if (aSlot == NULL) {
+      *pRc = SQLITE_NOMEM;
+      return 1;
+    }
+    memset(aSlot, 0xff, sizeof(int) * (size_t)nSlot);
+    for (k = 0; k < *pnKey; k++) {
+      const char *zKey = (*paazKey)[k];
+      uint64_t h = NOSQL_FNV_SEED;
+      const unsigned char *z;
+      for (z = (const unsigned char *)zKey; *z; z++) {
+        unsigned char c = (unsigned char)(*z >= 'A' && *z <= 'Z' ? *z + 32 : *z);
+        h = nosqlFnv1a(h, &c, 1);
+      }
+      for (h &= (uint64_t)(nSlot - 1); aSlot[h] >= 0; h = (h + 1) & (uint64_t)(nSlot - 1)) {
+        if (sqlite3_stricmp((*paazKey)[aSlot[h]], zKey) == 0) {
+          *pzErr = sqlite3_mprintf("inverted_index: field '%s': duplicate element key '%s'", *pzName, zKey);
+          *pRc = SQLITE_ERROR;
+          sqlite3_free(aSlot);
+          return 1;
+        }
+      }
+      aSlot[h] = k;
+    }
+    sqlite3_free(aSlot);
   }
   zTok = nosqlSqlToken(zArg, &i, &n);
   if (zTok && n == 8 && sqlite3_strnicmp(zTok, "NUMBERED", 8) == 0) {
