@@ -239,6 +239,9 @@ static sqlite3_stmt *iiStmt(inverted_index_vtab *p, int eStmt, int *pRc) {
   return p->aStmt[eStmt];
 }
 
+static int iiMapRoom(inverted_index_vtab *p, const char *zWhat, const char *zSuffix, const char *zSelect,
+                     const char *zOf, int iField);
+
 /* Reset pStmt and fold its error, if any, into *pRc (with the message). */
 static void iiReset(inverted_index_vtab *p, sqlite3_stmt *pStmt, int *pRc) {
   int rc;
@@ -247,7 +250,15 @@ static void iiReset(inverted_index_vtab *p, sqlite3_stmt *pStmt, int *pRc) {
   sqlite3_clear_bindings(pStmt);
   if (rc != SQLITE_OK && *pRc == SQLITE_OK) {
     *pRc = rc;
-    nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+    if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+      /* Every write here keeps the shadow tables' keys unique: one that
+      ** meets a constraint met a damaged row. */
+      nosqlVtabError(&p->base, "inverted_index: corrupt shadow table of %s: %s ('rebuild' re-indexes)",
+                     p->zName, sqlite3_errmsg(p->db));
+      *pRc = SQLITE_CORRUPT_VTAB;
+    } else {
+      nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+    }
   }
 }
 
@@ -431,8 +442,12 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
       id = sqlite3_last_insert_rowid(p->db);
     }
     if (rc == SQLITE_OK && (id <= 0 || id > 0xFFFFFFFFll)) {
-      nosqlVtabError(&p->base, "inverted_index: term id %lld is outside [1, 4294967295]", id);
-      rc = SQLITE_FULL;
+      /* A damaged id near the end makes the next one overflow: corruption, not a full table. */
+      rc = iiMapRoom(p, "term", "terms", "SELECT count(*), max(id) + 1", "", -1);
+      if (rc == SQLITE_OK) {
+        nosqlVtabError(&p->base, "inverted_index: term id %lld is outside [1, 4294967295]", id);
+        rc = SQLITE_FULL;
+      }
     }
   }
   if (rc != SQLITE_OK) return rc;
@@ -617,6 +632,61 @@ static int iiCacheCheck(inverted_index_vtab *p) {
   return rc;
 }
 
+/*
+** The in-memory maps are indexed by document or element number, so they
+** are as long as the largest stored number. Numbers are given densely
+** (deletes leave holes until 'optimize'), so one far beyond the count of
+** what is stored is damage, or churn that 'optimize' undoes: either way
+** SQLITE_CORRUPT_VTAB with a message, not an allocation of gigabytes.
+** zSelect yields (how many are stored, largest number + 1) from the shadow
+** table zSuffix (WHERE field = iField unless iField < 0).
+*/
+#define II_MAP_SLACK (1 << 22)
+static int iiMapRoom(inverted_index_vtab *p, const char *zWhat, const char *zSuffix, const char *zSelect,
+                     const char *zOf, int iField) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql = sqlite3_mprintf("%s FROM \"%w\".\"%w_%s\"%s", zSelect, p->zDb, p->zName, zSuffix,
+                               iField >= 0 ? " WHERE field = ?1" : "");
+  int rc;
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) {
+    if (iField >= 0) sqlite3_bind_int(pStmt, 1, iField);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) {
+      sqlite3_int64 nStored = sqlite3_column_int64(pStmt, 0), nEnd = sqlite3_column_int64(pStmt, 1);
+      if (nStored < 0 || nEnd > 4 * nStored + II_MAP_SLACK) {
+        nosqlVtabError(
+            &p->base,
+            "inverted_index: corrupt %s numbers in %s_%s%s: they reach %lld for %lld stored (damaged, "
+            "or holes that 'optimize' closes)",
+            zWhat, p->zName, zSuffix, zOf, nEnd - 1, nStored);
+        rc = SQLITE_CORRUPT_VTAB;
+      }
+    }
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+  }
+  if (rc != SQLITE_OK && rc != SQLITE_CORRUPT_VTAB && p->base.zErrMsg == NULL) {
+    nosqlVtabError(&p->base, "inverted_index: %s", sqlite3_errmsg(p->db));
+  }
+  return rc;
+}
+
+/* iiMapRoom() for the element numbers of field iField. */
+static int iiElemRoom(inverted_index_vtab *p, int iField) {
+  /* Counted as iiElemMapLoad() bounds n: by the bytes of each row's blob. */
+  char *zSel = sqlite3_mprintf("SELECT sum(min(n, (length(terms) - %d) / 8)), max(first + n)", II_FRAME_HDR);
+  char *zOf = sqlite3_mprintf(" (field '%s')", p->azField[iField]);
+  int rc = zSel && zOf ? iiMapRoom(p, "element", "elems", zSel, zOf, iField) : SQLITE_NOMEM;
+  sqlite3_free(zSel);
+  sqlite3_free(zOf);
+  return rc;
+}
+
 /* Make sure p->pMap is loaded (it reflects every write so far). */
 static int iiDocMapLoad(inverted_index_vtab *p) {
   int rc = SQLITE_OK;
@@ -631,8 +701,10 @@ static int iiDocMapLoad(inverted_index_vtab *p) {
   pMap->nRef = 1;
   pMap->bOrdered = 1;
   pMap->pLive = roaring_bitmap_create();
+  if (pMap->pLive == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = iiMapRoom(p, "document", "docs", "SELECT count(*), max(doc) + 1", "", -1);
   zSql = sqlite3_mprintf("SELECT doc, id FROM \"%w\".\"%w_docs\" ORDER BY doc", p->zDb, p->zName);
-  if (pMap->pLive == NULL || zSql == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -860,6 +932,8 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
     pMap->nElemField = p->nField;
   }
   if (pMap->aaElemDoc[iField]) return SQLITE_OK;
+  rc = iiElemRoom(p, iField);
+  if (rc != SQLITE_OK) return rc;
   zSql = sqlite3_mprintf(
       "SELECT first, n, doc, length(terms) FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first", p->zDb,
       p->zName);
@@ -1819,8 +1893,12 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     int bNull;
     rc = iiScalar(p, II_STMT_MAX_DOC, &iMax, &bNull);
     if (rc == SQLITE_OK && !bNull && iMax >= 0xFFFFFFFEll) {
-      nosqlVtabError(&p->base, "inverted_index: document numbers exhausted in %s; run 'optimize'", p->zName);
-      rc = SQLITE_FULL;
+      rc = iiMapRoom(p, "document", "docs", "SELECT count(*), max(doc) + 1", "", -1);
+      if (rc == SQLITE_OK) {
+        nosqlVtabError(&p->base, "inverted_index: document numbers exhausted in %s; run 'optimize'",
+                       p->zName);
+        rc = SQLITE_FULL;
+      }
     }
     iDoc = bNull ? 0 : (uint32_t)(iMax + 1);
   }
@@ -1840,10 +1918,13 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
         aFirst[i] = iOldFirst;
       }
       if (rc == SQLITE_OK && aFirst[i] + v.anElem[i] > 0xFFFFFFFFll) {
-        nosqlVtabError(&p->base,
-                       "inverted_index: element numbers of field '%s' exhausted in %s; run 'optimize'",
-                       p->azField[i], p->zName);
-        rc = SQLITE_FULL;
+        rc = iiElemRoom(p, i);
+        if (rc == SQLITE_OK) {
+          nosqlVtabError(&p->base,
+                         "inverted_index: element numbers of field '%s' exhausted in %s; run 'optimize'",
+                         p->azField[i], p->zName);
+          rc = SQLITE_FULL;
+        }
       }
     }
   }
