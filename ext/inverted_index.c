@@ -694,6 +694,7 @@ static int iiDocMapLoad(inverted_index_vtab *p) {
   IiDocMap *pMap;
   char *zSql;
   sqlite3_int64 nAlloc = 0;
+  int bRoom = 0; /* iiMapRoom() passed */
   if (p->pMap) return SQLITE_OK;
   pMap = (IiDocMap *)sqlite3_malloc64(sizeof(IiDocMap));
   if (pMap == NULL) return SQLITE_NOMEM;
@@ -702,7 +703,6 @@ static int iiDocMapLoad(inverted_index_vtab *p) {
   pMap->bOrdered = 1;
   pMap->pLive = roaring_bitmap_create();
   if (pMap->pLive == NULL) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK) rc = iiMapRoom(p, "document", "docs", "SELECT count(*), max(doc) + 1", "", -1);
   zSql = sqlite3_mprintf("SELECT doc, id FROM \"%w\".\"%w_docs\" ORDER BY doc", p->zDb, p->zName);
   if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
@@ -718,6 +718,12 @@ static int iiDocMapLoad(inverted_index_vtab *p) {
     if (iDoc >= nAlloc) {
       sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 1024;
       sqlite3_int64 *aNew;
+      /* Beyond what the rows so far justify: count them all once. */
+      if (!bRoom && iDoc > 4 * (sqlite3_int64)roaring_bitmap_get_cardinality(pMap->pLive) + II_MAP_SLACK) {
+        rc = iiMapRoom(p, "document", "docs", "SELECT count(*), max(doc) + 1", "", -1);
+        if (rc != SQLITE_OK) break;
+        bRoom = 1;
+      }
       while (nNew <= iDoc) nNew *= 2;
       aNew = (sqlite3_int64 *)sqlite3_realloc64(pMap->aRowid, sizeof(sqlite3_int64) * (size_t)nNew);
       if (aNew == NULL) {
@@ -917,7 +923,8 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   char *zSql;
   int rc = SQLITE_OK;
   uint32_t *aDoc = NULL;
-  sqlite3_int64 nAlloc = 0, iEnd = 0;
+  sqlite3_int64 nAlloc = 0, iEnd = 0, nSeen = 0;
+  int bRoom = 0; /* iiElemRoom() passed */
   if (pMap->nElemField == 0) {
     pMap->aaElemDoc = (uint32_t **)sqlite3_malloc64(sizeof(uint32_t *) * (size_t)p->nField);
     pMap->anElem = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * (size_t)p->nField);
@@ -932,8 +939,6 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
     pMap->nElemField = p->nField;
   }
   if (pMap->aaElemDoc[iField]) return SQLITE_OK;
-  rc = iiElemRoom(p, iField);
-  if (rc != SQLITE_OK) return rc;
   zSql = sqlite3_mprintf(
       "SELECT first, n, doc, length(terms) FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first", p->zDb,
       p->zName);
@@ -957,9 +962,16 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
       rc = iiCorrupt(p, "element range", "elems");
       break;
     }
+    nSeen += n;
     if (iFirst + n > nAlloc) {
       sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 1024;
       uint32_t *aNew;
+      /* Beyond what the rows so far justify: count them all once. */
+      if (!bRoom && iFirst + n > 4 * nSeen + II_MAP_SLACK) {
+        rc = iiElemRoom(p, iField);
+        if (rc != SQLITE_OK) break;
+        bRoom = 1;
+      }
       while (nNew < iFirst + n) nNew *= 2;
       aNew = (uint32_t *)sqlite3_realloc64(aDoc, sizeof(uint32_t) * (size_t)nNew);
       if (aNew == NULL) {
