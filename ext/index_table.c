@@ -8,8 +8,9 @@
 **   CREATE VIRTUAL TABLE posts_by_tag USING index_table(
 **       posts, key = 'each(tags) AS tag', include = 'title', mode = 'deferred');
 **
-** Arguments: the base table (a rowid table of the index table's schema),
-** then options:
+** Arguments: the base table (a rowid table of the index table's schema,
+** with an INTEGER PRIMARY KEY: the entries hold base rowids, which VACUUM
+** may renumber in a table without one), then options:
 **
 **   key = '...'      required: comma-separated key parts, each a column of
 **                    the base table, an expression over its row (SQLite's
@@ -49,7 +50,10 @@
 ** "<name>_delete", delete a row's entries and insert them again from one
 ** SELECT over the base row; they use only built-in SQL, so a connection
 ** that never loaded nosql keeps the index exact too. In deferred mode they
-** add the rowid to "<name>_log" instead. The same SELECT, over all rows,
+** add the rowid to "<name>_log" instead. The update trigger removes the
+** entries of NEW's rowid too: an UPDATE OR REPLACE that moves a row onto
+** a taken rowid deletes the row there without a delete trigger unless
+** recursive_triggers is on. The same SELECT, over all rows,
 ** is 'rebuild', over the logged rows 'refresh', and compared with the
 ** stored entries it is 'check' and the index_table_drift() function.
 **

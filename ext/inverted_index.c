@@ -68,7 +68,10 @@
 ** INSERT INTO audience(audience, rowid) VALUES('delete', 7).
 ** Option content=TABLE indexes an existing table: field values are read
 ** from TABLE's columns of the same names by rowid, the application keeps
-** the index in step (triggers), and 'rebuild' re-reads TABLE.
+** the index in step (triggers), and 'rebuild' re-reads TABLE. TABLE needs
+** an INTEGER PRIMARY KEY (VACUUM may renumber the rowids of a table
+** without one). An INSERT or UPDATE onto a taken rowid under OR REPLACE
+** (inherited by a trigger from the write that fired it) replaces.
 **
 ** How it works. Each document gets a dense 32-bit document number. Shadow
 ** tables (schemas in docs/inverted_index.md):
