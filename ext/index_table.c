@@ -8,8 +8,9 @@
 **   CREATE VIRTUAL TABLE posts_by_tag USING index_table(
 **       posts, key = 'each(tags) AS tag', include = 'title', mode = 'deferred');
 **
-** Arguments: the base table (a rowid table of the index table's schema),
-** then options:
+** Arguments: the base table (a rowid table of the index table's schema,
+** with an INTEGER PRIMARY KEY: the entries hold base rowids, which VACUUM
+** may renumber in a table without one), then options:
 **
 **   key = '...'      required: comma-separated key parts, each a column of
 **                    the base table, an expression over its row (SQLite's
@@ -49,7 +50,10 @@
 ** "<name>_delete", delete a row's entries and insert them again from one
 ** SELECT over the base row; they use only built-in SQL, so a connection
 ** that never loaded nosql keeps the index exact too. In deferred mode they
-** add the rowid to "<name>_log" instead. The same SELECT, over all rows,
+** add the rowid to "<name>_log" instead. The update trigger removes the
+** entries of NEW's rowid too: an UPDATE OR REPLACE that moves a row onto
+** a taken rowid deletes the row there without a delete trigger unless
+** recursive_triggers is on. The same SELECT, over all rows,
 ** is 'rebuild', over the logged rows 'refresh', and compared with the
 ** stored entries it is 'check' and the index_table_drift() function.
 **
@@ -603,7 +607,7 @@ static int idxBaseColumn(const IdxBase *pB, const char *zName) {
 */
 static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
-  int rc, nPk = 0, i, *aPk = NULL, bStrict = 0;
+  int rc, i, *aPk = NULL, bStrict = 0;
   const char *zKind = NULL;
   memset(pB, 0, sizeof(*pB));
   rc = sqlite3_prepare_v2(
@@ -646,19 +650,12 @@ static int idxBaseLoad(idxtab_vtab *p, IdxBase *pB, char **pzErr) {
     int bAny = bStrict && sqlite3_stricmp(pB->aCol[i].zType, "ANY") == 0;
     char *zAff = sqlite3_mprintf("%s", bAny ? "" : idxAffinity(pB->aCol[i].zType));
     if (zAff == NULL) rc = SQLITE_NOMEM;
-    if (aPk[i] > 0 && ++nPk == 1 && sqlite3_stricmp(pB->aCol[i].zType, "INTEGER") == 0) {
-      pB->zIpk = sqlite3_mprintf("%s", pB->aCol[i].zName);
-      if (pB->zIpk == NULL) rc = SQLITE_NOMEM;
-    }
     sqlite3_free(pB->aCol[i].zType);
     pB->aCol[i].zType = zAff;
     pB->aGen[i] = pB->aGen[i] >= 2; /* hidden 2 and 3: generated */
   }
   sqlite3_free(aPk);
-  if (nPk != 1) {
-    sqlite3_free(pB->zIpk);
-    pB->zIpk = NULL;
-  }
+  if (rc == SQLITE_OK) rc = nosqlRowidAlias(p->db, p->zDb, p->zBase, &pB->zIpk);
   /* The rowid: the first of its three names that no column takes. */
   if (rc == SQLITE_OK) {
     static const char *const azRowid[] = {"rowid", "_rowid_", "oid"};
@@ -1157,8 +1154,16 @@ static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
         sqlite3_free(zWhere);
       }
     } else {
-      nosqlBufferAppendf(&rc, &b, "DELETE FROM \"%w_data\" WHERE \"rowid\" = %s.%s;\n", p->zName,
-                         i == 0 ? "NEW" : "OLD", pB->zRowid);
+      /* An update that moves the row onto another rowid (UPDATE OR REPLACE)
+      ** displaced the row there without a delete trigger unless
+      ** recursive_triggers is on: NEW's old entries go too. */
+      if (i == 1) {
+        nosqlBufferAppendf(&rc, &b, "DELETE FROM \"%w_data\" WHERE \"rowid\" IN (OLD.%s, NEW.%s);\n",
+                           p->zName, pB->zRowid, pB->zRowid);
+      } else {
+        nosqlBufferAppendf(&rc, &b, "DELETE FROM \"%w_data\" WHERE \"rowid\" = %s.%s;\n", p->zName,
+                           i == 0 ? "NEW" : "OLD", pB->zRowid);
+      }
       if (i != 2) {
         char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
         nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_data\"(", p->zName);
@@ -1273,11 +1278,16 @@ static char *idxDriftSql(idxtab_vtab *p, const IdxBase *pBase, int bSkipPending)
   return (char *)b.a;
 }
 
-/* Triggers of the index table that are missing: a bit per azIdxTrigger[] entry. */
+/*
+** Triggers of the index table that are missing: a bit per azIdxTrigger[]
+** entry; bit 3: the update trigger of a sync table is one made by
+** version 0.1.0, which leaves the entries of a row that UPDATE OR REPLACE
+** displaced by moving another row onto its rowid ('rebuild' makes it anew).
+*/
 static int idxMissingTriggers(idxtab_vtab *p, int *pmMissing) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql = sqlite3_mprintf(
-      "SELECT name FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 "
+      "SELECT name, sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 "
       "COLLATE NOCASE",
       p->zDb);
   int rc, i;
@@ -1289,13 +1299,17 @@ static int idxMissingTriggers(idxtab_vtab *p, int *pmMissing) {
   sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
   while (sqlite3_step(pStmt) == SQLITE_ROW) {
     const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zBody = (const char *)sqlite3_column_text(pStmt, 1);
     for (i = 0; zName && i < 3; i++) {
       char *zWant = sqlite3_mprintf("%s%s", p->zName, azIdxTrigger[i]);
       if (zWant == NULL) {
         sqlite3_finalize(pStmt);
         return SQLITE_NOMEM;
       }
-      if (sqlite3_stricmp(zWant, zName) == 0) *pmMissing &= ~(1 << i);
+      if (sqlite3_stricmp(zWant, zName) == 0) {
+        *pmMissing &= ~(1 << i);
+        if (i == 1 && !p->bDeferred && zBody && strstr(zBody, "\"rowid\" IN (OLD.") == NULL) *pmMissing |= 8;
+      }
       sqlite3_free(zWant);
     }
   }
@@ -1335,7 +1349,20 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
   else
     sqlite3_finalize(pStmt);
   if (rc == SQLITE_OK) rc = idxMissingTriggers(p, &mMissing);
-  if (rc == SQLITE_OK && (anKind[0] || anKind[1] || anKind[2] || mMissing)) {
+  if (rc == SQLITE_OK && pBase->zIpk == NULL) {
+    /* An index table made before bases without one were refused. */
+    nosqlBufferAppendf(
+        &rc, &msg,
+        "index_table '%s': base table '%s' has no INTEGER PRIMARY KEY, so VACUUM may have "
+        "renumbered the rowids the entries hold (%lld missing, %lld extra, %lld stale); give '%s' "
+        "an INTEGER PRIMARY KEY column, then DROP TABLE \"%w\" and create it again",
+        p->zName, p->zBase, anKind[0], anKind[1], anKind[2], p->zBase, p->zName);
+    if (rc == SQLITE_OK) {
+      sqlite3_free(p->base.zErrMsg);
+      p->base.zErrMsg = sqlite3_mprintf("%s", (const char *)msg.a);
+      rc = p->base.zErrMsg == NULL ? SQLITE_NOMEM : bIntegrity ? SQLITE_CORRUPT_VTAB : SQLITE_ERROR;
+    }
+  } else if (rc == SQLITE_OK && (anKind[0] || anKind[1] || anKind[2] || mMissing)) {
     nosqlBufferAppendf(&rc, &msg, "index_table '%s' has drifted from '%s':", p->zName, p->zBase);
     for (k = 0; k < 3; k++) {
       nosqlBufferAppendf(&rc, &msg, "%s %lld %s%s%s", k ? "," : "", anKind[k], azKind[k],
@@ -1345,6 +1372,11 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
     for (k = 0; k < 3; k++) {
       if (mMissing & (1 << k))
         nosqlBufferAppendf(&rc, &msg, "; trigger '%s%s' is missing", p->zName, azIdxTrigger[k]);
+    }
+    if (mMissing & 8) {
+      nosqlBufferAppendf(
+          &rc, &msg, "; trigger '%s_update' is out of date (it misses rows displaced by UPDATE OR REPLACE)",
+          p->zName);
     }
     nosqlBufferAppendf(&rc, &msg, "; INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') repairs it", p->zName,
                        p->zName);
@@ -1660,6 +1692,14 @@ static int idxConnectImpl(sqlite3 *db, void *pAux, int argc, const char *const *
   if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "index_table", p->zDb, p->zName, pzErr);
   if (rc == SQLITE_OK && bCreate) {
     rc = idxBaseLoad(p, &base, pzErr);
+    if (rc == SQLITE_OK && base.zIpk == NULL) {
+      /* The entries hold base rowids: they must be ones VACUUM keeps. */
+      *pzErr = sqlite3_mprintf(
+          "index_table: base table '%s' has no INTEGER PRIMARY KEY: VACUUM may renumber its rowids and the "
+          "index table would point at the wrong rows; declare a column INTEGER PRIMARY KEY",
+          p->zBase);
+      rc = SQLITE_ERROR;
+    }
     if (rc == SQLITE_OK) rc = idxResolve(p, &base, pzErr);
     /* Declared before any other statement runs in this xCreate. */
     if (rc == SQLITE_OK) rc = idxDeclare(p, pzErr);
@@ -1895,22 +1935,23 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   /* ORDER BY: the key order after the parts pinned by equality, then the rowid. */
   zTail[0] = 0;
   if (pInfo->nOrderBy > 0 && !bIn) {
-    int iNext = nEq, bDesc = pInfo->aOrderBy[0].desc, n = 3, bOk = 1;
+    /* A part pinned by equality is in order either way: its terms are
+    ** skipped, and the direction is that of the first other term. When
+    ** every term is skipped the order is consumed with no ORDER BY at all. */
+    int iNext = nEq, bDesc = -1, n = 3, bOk = 1;
     memcpy(zTail, "by ", 3);
     for (i = 0; i < pInfo->nOrderBy && bOk; i++) {
       int iSlot = idxColumnSlot(p, pInfo->aOrderBy[i].iColumn);
       if (iSlot >= 0 && iSlot < nEq) continue;
+      if (bDesc < 0) bDesc = pInfo->aOrderBy[i].desc;
       if (iSlot != iNext || iSlot > p->nPart || pInfo->aOrderBy[i].desc != bDesc) bOk = 0;
       iNext++;
       zTail[n++] = (char)('a' + iSlot);
       zTail[n++] = bDesc ? '-' : '+';
     }
     zTail[n] = 0;
-    if (bOk) {
-      pInfo->orderByConsumed = 1;
-    } else {
-      zTail[0] = 0;
-    }
+    if (bOk) pInfo->orderByConsumed = 1;
+    if (!bOk || n == 3) zTail[0] = 0;
   }
   if (zTail[0]) plan.zTail = zTail;
   rc = nosqlPlanCommit(pInfo, aCol, &plan);
@@ -1983,7 +2024,7 @@ static char *idxReadSql(idxtab_vtab *p, const NosqlPlanArg *aArg, int nSlot, con
                          ++nParam);
     }
   }
-  if (strncmp(zTail, "by ", 3) == 0) {
+  if (strncmp(zTail, "by ", 3) == 0 && zTail[3]) {
     const char *z;
     nosqlBufferAppend(&rc, &b, " ORDER BY ", 10);
     for (z = zTail + 3; z[0] >= 'a' && z[0] < 'a' + nSlot && (z[1] == '+' || z[1] == '-'); z += 2) {

@@ -68,7 +68,10 @@
 ** INSERT INTO audience(audience, rowid) VALUES('delete', 7).
 ** Option content=TABLE indexes an existing table: field values are read
 ** from TABLE's columns of the same names by rowid, the application keeps
-** the index in step (triggers), and 'rebuild' re-reads TABLE.
+** the index in step (triggers), and 'rebuild' re-reads TABLE. TABLE needs
+** an INTEGER PRIMARY KEY (VACUUM may renumber the rowids of a table
+** without one). An INSERT or UPDATE onto a taken rowid under OR REPLACE
+** (inherited by a trigger from the write that fired it) replaces.
 **
 ** How it works. Each document gets a dense 32-bit document number. Shadow
 ** tables (schemas in docs/inverted_index.md):
@@ -239,6 +242,9 @@ static sqlite3_stmt *iiStmt(inverted_index_vtab *p, int eStmt, int *pRc) {
   return p->aStmt[eStmt];
 }
 
+static int iiMapRoom(inverted_index_vtab *p, const char *zWhat, const char *zSuffix, const char *zSelect,
+                     const char *zOf, int iField);
+
 /* Reset pStmt and fold its error, if any, into *pRc (with the message). */
 static void iiReset(inverted_index_vtab *p, sqlite3_stmt *pStmt, int *pRc) {
   int rc;
@@ -247,7 +253,15 @@ static void iiReset(inverted_index_vtab *p, sqlite3_stmt *pStmt, int *pRc) {
   sqlite3_clear_bindings(pStmt);
   if (rc != SQLITE_OK && *pRc == SQLITE_OK) {
     *pRc = rc;
-    nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+    if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+      /* Every write here keeps the shadow tables' keys unique: one that
+      ** meets a constraint met a damaged row. */
+      nosqlVtabError(&p->base, "inverted_index: corrupt shadow table of %s: %s ('rebuild' re-indexes)",
+                     p->zName, sqlite3_errmsg(p->db));
+      *pRc = SQLITE_CORRUPT_VTAB;
+    } else {
+      nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+    }
   }
 }
 
@@ -431,8 +445,12 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
       id = sqlite3_last_insert_rowid(p->db);
     }
     if (rc == SQLITE_OK && (id <= 0 || id > 0xFFFFFFFFll)) {
-      nosqlVtabError(&p->base, "inverted_index: term id %lld is outside [1, 4294967295]", id);
-      rc = SQLITE_FULL;
+      /* A damaged id near the end makes the next one overflow: corruption, not a full table. */
+      rc = iiMapRoom(p, "term", "terms", "SELECT count(*), max(id) + 1", "", -1);
+      if (rc == SQLITE_OK) {
+        nosqlVtabError(&p->base, "inverted_index: term id %lld is outside [1, 4294967295]", id);
+        rc = SQLITE_FULL;
+      }
     }
   }
   if (rc != SQLITE_OK) return rc;
@@ -617,6 +635,61 @@ static int iiCacheCheck(inverted_index_vtab *p) {
   return rc;
 }
 
+/*
+** The in-memory maps are indexed by document or element number, so they
+** are as long as the largest stored number. Numbers are given densely
+** (deletes leave holes until 'optimize'), so one far beyond the count of
+** what is stored is damage, or churn that 'optimize' undoes: either way
+** SQLITE_CORRUPT_VTAB with a message, not an allocation of gigabytes.
+** zSelect yields (how many are stored, largest number + 1) from the shadow
+** table zSuffix (WHERE field = iField unless iField < 0).
+*/
+#define II_MAP_SLACK (1 << 22)
+static int iiMapRoom(inverted_index_vtab *p, const char *zWhat, const char *zSuffix, const char *zSelect,
+                     const char *zOf, int iField) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql = sqlite3_mprintf("%s FROM \"%w\".\"%w_%s\"%s", zSelect, p->zDb, p->zName, zSuffix,
+                               iField >= 0 ? " WHERE field = ?1" : "");
+  int rc;
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) {
+    if (iField >= 0) sqlite3_bind_int(pStmt, 1, iField);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) {
+      sqlite3_int64 nStored = sqlite3_column_int64(pStmt, 0), nEnd = sqlite3_column_int64(pStmt, 1);
+      if (nStored < 0 || nEnd > 4 * nStored + II_MAP_SLACK) {
+        nosqlVtabError(
+            &p->base,
+            "inverted_index: corrupt %s numbers in %s_%s%s: they reach %lld for %lld stored (damaged, "
+            "or holes that 'optimize' closes)",
+            zWhat, p->zName, zSuffix, zOf, nEnd - 1, nStored);
+        rc = SQLITE_CORRUPT_VTAB;
+      }
+    }
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+  }
+  if (rc != SQLITE_OK && rc != SQLITE_CORRUPT_VTAB && p->base.zErrMsg == NULL) {
+    nosqlVtabError(&p->base, "inverted_index: %s", sqlite3_errmsg(p->db));
+  }
+  return rc;
+}
+
+/* iiMapRoom() for the element numbers of field iField. */
+static int iiElemRoom(inverted_index_vtab *p, int iField) {
+  /* Counted as iiElemMapLoad() bounds n: by the bytes of each row's blob. */
+  char *zSel = sqlite3_mprintf("SELECT sum(min(n, (length(terms) - %d) / 8)), max(first + n)", II_FRAME_HDR);
+  char *zOf = sqlite3_mprintf(" (field '%s')", p->azField[iField]);
+  int rc = zSel && zOf ? iiMapRoom(p, "element", "elems", zSel, zOf, iField) : SQLITE_NOMEM;
+  sqlite3_free(zSel);
+  sqlite3_free(zOf);
+  return rc;
+}
+
 /* Make sure p->pMap is loaded (it reflects every write so far). */
 static int iiDocMapLoad(inverted_index_vtab *p) {
   int rc = SQLITE_OK;
@@ -624,6 +697,7 @@ static int iiDocMapLoad(inverted_index_vtab *p) {
   IiDocMap *pMap;
   char *zSql;
   sqlite3_int64 nAlloc = 0;
+  int bRoom = 0; /* iiMapRoom() passed */
   if (p->pMap) return SQLITE_OK;
   pMap = (IiDocMap *)sqlite3_malloc64(sizeof(IiDocMap));
   if (pMap == NULL) return SQLITE_NOMEM;
@@ -631,8 +705,9 @@ static int iiDocMapLoad(inverted_index_vtab *p) {
   pMap->nRef = 1;
   pMap->bOrdered = 1;
   pMap->pLive = roaring_bitmap_create();
+  if (pMap->pLive == NULL) rc = SQLITE_NOMEM;
   zSql = sqlite3_mprintf("SELECT doc, id FROM \"%w\".\"%w_docs\" ORDER BY doc", p->zDb, p->zName);
-  if (pMap->pLive == NULL || zSql == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -646,6 +721,12 @@ static int iiDocMapLoad(inverted_index_vtab *p) {
     if (iDoc >= nAlloc) {
       sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 1024;
       sqlite3_int64 *aNew;
+      /* Beyond what the rows so far justify: count them all once. */
+      if (!bRoom && iDoc > 4 * (sqlite3_int64)roaring_bitmap_get_cardinality(pMap->pLive) + II_MAP_SLACK) {
+        rc = iiMapRoom(p, "document", "docs", "SELECT count(*), max(doc) + 1", "", -1);
+        if (rc != SQLITE_OK) break;
+        bRoom = 1;
+      }
       while (nNew <= iDoc) nNew *= 2;
       aNew = (sqlite3_int64 *)sqlite3_realloc64(pMap->aRowid, sizeof(sqlite3_int64) * (size_t)nNew);
       if (aNew == NULL) {
@@ -845,7 +926,8 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   char *zSql;
   int rc = SQLITE_OK;
   uint32_t *aDoc = NULL;
-  sqlite3_int64 nAlloc = 0, iEnd = 0;
+  sqlite3_int64 nAlloc = 0, iEnd = 0, nSeen = 0;
+  int bRoom = 0; /* iiElemRoom() passed */
   if (pMap->nElemField == 0) {
     pMap->aaElemDoc = (uint32_t **)sqlite3_malloc64(sizeof(uint32_t *) * (size_t)p->nField);
     pMap->anElem = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * (size_t)p->nField);
@@ -883,9 +965,16 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
       rc = iiCorrupt(p, "element range", "elems");
       break;
     }
+    nSeen += n;
     if (iFirst + n > nAlloc) {
       sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 1024;
       uint32_t *aNew;
+      /* Beyond what the rows so far justify: count them all once. */
+      if (!bRoom && iFirst + n > 4 * nSeen + II_MAP_SLACK) {
+        rc = iiElemRoom(p, iField);
+        if (rc != SQLITE_OK) break;
+        bRoom = 1;
+      }
       while (nNew < iFirst + n) nNew *= 2;
       aNew = (uint32_t *)sqlite3_realloc64(aDoc, sizeof(uint32_t) * (size_t)nNew);
       if (aNew == NULL) {
@@ -1769,6 +1858,8 @@ static int iiScalar(inverted_index_vtab *p, int eStmt, sqlite3_int64 *piVal, int
   return rc;
 }
 
+static int iiDeleteDoc(inverted_index_vtab *p, sqlite3_int64 iRowid);
+
 /*
 ** Write a document: iOldRowid's document (bUpdate) or a new one, now with
 ** rowid iRowid and field values apVal. Checks everything that can be
@@ -1799,7 +1890,12 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     int nIgnore;
     rc = iiDocByRowid(p, iRowid, &bFound, &iIgnore, &aIgnore, &nIgnore);
     sqlite3_free(aIgnore);
-    if (rc == SQLITE_OK && bFound) {
+    if (rc == SQLITE_OK && bFound && sqlite3_vtab_on_conflict(p->db) == SQLITE_REPLACE) {
+      /* OR REPLACE, of this write or of the write that fired the trigger
+      ** doing it (UPDATE OR REPLACE moving a content row onto another's
+      ** rowid): the document there goes, as the row it stood for did. */
+      rc = iiDeleteDoc(p, iRowid);
+    } else if (rc == SQLITE_OK && bFound) {
       nosqlVtabError(&p->base, "inverted_index: rowid %lld already exists", iRowid);
       rc = SQLITE_CONSTRAINT;
     }
@@ -1820,8 +1916,12 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     int bNull;
     rc = iiScalar(p, II_STMT_MAX_DOC, &iMax, &bNull);
     if (rc == SQLITE_OK && !bNull && iMax >= 0xFFFFFFFEll) {
-      nosqlVtabError(&p->base, "inverted_index: document numbers exhausted in %s; run 'optimize'", p->zName);
-      rc = SQLITE_FULL;
+      rc = iiMapRoom(p, "document", "docs", "SELECT count(*), max(doc) + 1", "", -1);
+      if (rc == SQLITE_OK) {
+        nosqlVtabError(&p->base, "inverted_index: document numbers exhausted in %s; run 'optimize'",
+                       p->zName);
+        rc = SQLITE_FULL;
+      }
     }
     iDoc = bNull ? 0 : (uint32_t)(iMax + 1);
   }
@@ -1841,10 +1941,13 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
         aFirst[i] = iOldFirst;
       }
       if (rc == SQLITE_OK && aFirst[i] + v.anElem[i] > 0xFFFFFFFFll) {
-        nosqlVtabError(&p->base,
-                       "inverted_index: element numbers of field '%s' exhausted in %s; run 'optimize'",
-                       p->azField[i], p->zName);
-        rc = SQLITE_FULL;
+        rc = iiElemRoom(p, i);
+        if (rc == SQLITE_OK) {
+          nosqlVtabError(&p->base,
+                         "inverted_index: element numbers of field '%s' exhausted in %s; run 'optimize'",
+                         p->azField[i], p->zName);
+          rc = SQLITE_FULL;
+        }
       }
     }
   }
@@ -1922,6 +2025,46 @@ static int iiExec(inverted_index_vtab *p, char *zSql) {
     nosqlVtabError(&p->base, "%s", zErr ? zErr : sqlite3_errstr(rc));
     sqlite3_free(zErr);
   }
+  return rc;
+}
+
+/*
+** Whether the content table keeps its rowids through VACUUM: it must have
+** an INTEGER PRIMARY KEY (the documents are its rowids). A content table
+** that does not exist yet is checked later, by 'integrity-check'. At
+** CREATE (bCheck 0) the error is *pzErr; for 'integrity-check' (bCheck 1),
+** an index made before the rule, it is SQLITE_CORRUPT_VTAB in zErrMsg.
+*/
+static int iiContentStable(inverted_index_vtab *p, int bCheck, char **pzErr) {
+  char *zIpk = NULL;
+  int bExists = 0, rc;
+  sqlite3_stmt *pStmt = NULL;
+  rc = sqlite3_prepare_v2(p->db, "SELECT 1 FROM pragma_table_list(?1) WHERE schema = ?2 COLLATE NOCASE", -1,
+                          &pStmt, 0);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(pStmt, 1, p->zContent, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+    bExists = sqlite3_step(pStmt) == SQLITE_ROW;
+    rc = sqlite3_finalize(pStmt);
+  }
+  if (rc == SQLITE_OK && bExists) rc = nosqlRowidAlias(p->db, p->zDb, p->zContent, &zIpk);
+  if (rc == SQLITE_OK && bExists && zIpk == NULL) {
+    if (bCheck) {
+      nosqlVtabError(&p->base,
+                     "inverted_index: integrity-check failed: content table '%s' has no INTEGER PRIMARY KEY, "
+                     "so VACUUM may have renumbered the rowids the index holds; give '%s' an INTEGER PRIMARY "
+                     "KEY column, then 'rebuild'",
+                     p->zContent, p->zContent);
+      rc = SQLITE_CORRUPT_VTAB;
+    } else {
+      *pzErr = sqlite3_mprintf(
+          "inverted_index: content table '%s' has no INTEGER PRIMARY KEY: VACUUM may renumber its rowids "
+          "and the index would name the wrong rows; declare a column INTEGER PRIMARY KEY",
+          p->zContent);
+      rc = SQLITE_ERROR;
+    }
+  }
+  sqlite3_free(zIpk);
   return rc;
 }
 
@@ -2230,6 +2373,7 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   sqlite3_int64 nSource = 0;
   sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
   if (apVal == NULL) return SQLITE_NOMEM;
+  if (rc == SQLITE_OK && p->zContent) rc = iiContentStable(p, 1, NULL);
   if (rc == SQLITE_OK && p->bElems) rc = iiElemsCheckRanges(p);
   if (rc == SQLITE_OK) rc = iiPostingsFromDirect(p, 0);
   zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\"", p->zDb, p->zName);
@@ -2387,7 +2531,7 @@ static int iiTokenDeclOk(const char *z, int n) {
 */
 static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paazKey, unsigned char *peLayout,
                         char **pzErr, int *pRc) {
-  int i = 0, n = 0, nName, k;
+  int i = 0, n = 0, nName, k, nAlloc = 0;
   const char *zName = nosqlSqlToken(zArg, &i, &nName), *zTok;
   if (zName == NULL || strchr("(),", zName[0])) return 0;
   zTok = nosqlSqlToken(zArg, &i, &n);
@@ -2404,34 +2548,34 @@ static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paa
   zTok = nosqlSqlToken(zArg, &i, &n);
   if (zTok == NULL || zTok[0] != '(') goto malformed;
   for (;;) {
-    char *zKey, **aNew;
+    char *zKey;
     zTok = nosqlSqlToken(zArg, &i, &n);
     if (zTok == NULL || strchr("(),", zTok[0])) goto malformed;
     if (!iiTokenDeclOk(zTok, n)) goto malformed;
-    zKey = nosqlDequote(zTok, n);
-    aNew = (char **)sqlite3_realloc64(*paazKey, sizeof(char *) * ((size_t)*pnKey + 1));
-    if (zKey == NULL || aNew == NULL) {
-      sqlite3_free(zKey);
-      if (aNew) *paazKey = aNew;
-      *pRc = SQLITE_NOMEM;
-      return 1;
-    }
-    *paazKey = aNew;
-    aNew[(*pnKey)++] = zKey;
-    if (zKey[0] == 0) {
-      *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty element key in NESTED(...)", *pzName);
+    /* The limit first: the keys are counted before anything is built. */
+    if (*pnKey >= 0xFFFF - 2) {
+      *pzErr = sqlite3_mprintf("inverted_index: field '%s': more than 65533 element keys", *pzName);
       *pRc = SQLITE_ERROR;
       return 1;
     }
-    for (k = 0; k < *pnKey - 1; k++) {
-      if (sqlite3_stricmp(aNew[k], zKey) == 0) {
-        *pzErr = sqlite3_mprintf("inverted_index: field '%s': duplicate element key '%s'", *pzName, zKey);
-        *pRc = SQLITE_ERROR;
+    if (*pnKey == nAlloc) {
+      int nNew = nAlloc ? nAlloc * 2 : 8;
+      char **aNew = (char **)sqlite3_realloc64(*paazKey, sizeof(char *) * (size_t)nNew);
+      if (aNew == NULL) {
+        *pRc = SQLITE_NOMEM;
         return 1;
       }
+      *paazKey = aNew;
+      nAlloc = nNew;
     }
-    if (*pnKey > 0xFFFF - 2) {
-      *pzErr = sqlite3_mprintf("inverted_index: field '%s': more than 65533 element keys", *pzName);
+    zKey = nosqlDequote(zTok, n);
+    if (zKey == NULL) {
+      *pRc = SQLITE_NOMEM;
+      return 1;
+    }
+    (*paazKey)[(*pnKey)++] = zKey;
+    if (zKey[0] == 0) {
+      *pzErr = sqlite3_mprintf("inverted_index: field '%s': empty element key in NESTED(...)", *pzName);
       *pRc = SQLITE_ERROR;
       return 1;
     }
@@ -2439,6 +2583,36 @@ static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paa
     if (zTok == NULL) goto malformed;
     if (zTok[0] == ')') break;
     if (zTok[0] != ',') goto malformed;
+  }
+  /* Duplicates (names compare as SQLite's, ASCII case folded), by a hash. */
+  {
+    int nSlot = 16, *aSlot;
+    while (nSlot < 2 * *pnKey) nSlot *= 2;
+    aSlot = (int *)sqlite3_malloc64(sizeof(int) * (size_t)nSlot);
+    if (aSlot == NULL) {
+      *pRc = SQLITE_NOMEM;
+      return 1;
+    }
+    memset(aSlot, 0xff, sizeof(int) * (size_t)nSlot);
+    for (k = 0; k < *pnKey; k++) {
+      const char *zKey = (*paazKey)[k];
+      uint64_t h = NOSQL_FNV_SEED;
+      const unsigned char *z;
+      for (z = (const unsigned char *)zKey; *z; z++) {
+        unsigned char c = (unsigned char)(*z >= 'A' && *z <= 'Z' ? *z + 32 : *z);
+        h = nosqlFnv1a(h, &c, 1);
+      }
+      for (h &= (uint64_t)(nSlot - 1); aSlot[h] >= 0; h = (h + 1) & (uint64_t)(nSlot - 1)) {
+        if (sqlite3_stricmp((*paazKey)[aSlot[h]], zKey) == 0) {
+          *pzErr = sqlite3_mprintf("inverted_index: field '%s': duplicate element key '%s'", *pzName, zKey);
+          *pRc = SQLITE_ERROR;
+          sqlite3_free(aSlot);
+          return 1;
+        }
+      }
+      aSlot[h] = k;
+    }
+    sqlite3_free(aSlot);
   }
   zTok = nosqlSqlToken(zArg, &i, &n);
   if (zTok && n == 8 && sqlite3_strnicmp(zTok, "NUMBERED", 8) == 0) {
@@ -2602,6 +2776,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     rc = SQLITE_ERROR;
   }
   if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "inverted_index", argv[1], argv[2], pzErr);
+  if (rc == SQLITE_OK && bCreate && p->zContent) rc = iiContentStable(p, 0, pzErr);
   if (rc == SQLITE_OK && bCreate) {
     NosqlBuffer b = {0, 0, 0};
     nosqlBufferAppendf(

@@ -204,6 +204,14 @@ int nosqlColumnInfo(sqlite3 *db, const char *zSchema, const char *zTable, const 
 char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc);
 
 /*
+** The INTEGER PRIMARY KEY of table zSchema.zTable, the column that is its
+** rowid: *pzCol a new string (sqlite3_mprintf), or NULL when the table has
+** none (its rowids are then SQLite's to renumber: VACUUM does), is WITHOUT
+** ROWID, or does not exist. SQLITE_OK or an error code.
+*/
+int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char **pzCol);
+
+/*
 ** One token of SQL text at z[*pi]: comments and spaces are skipped;
 ** returns the token's first byte (NULL at the end) and its length in *pn;
 ** *pi moves past it. Quoted identifiers and strings are one token, quotes

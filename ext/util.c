@@ -638,11 +638,16 @@ static int nosqlTokenIs(const char *z, int n, const char *zName) {
 ** The collation declared for column zCol in CREATE TABLE text zSql: a new
 ** string (sqlite3_mprintf, dequoted) or NULL with *pRc unchanged when the
 ** column declares none (BINARY) or is not found; *pRc = SQLITE_NOMEM on
-** OOM.
+** OOM. Of several COLLATE clauses the last one counts, as in SQLite
+** ("TEXT COLLATE BINARY COLLATE NOCASE" is NOCASE). Only the column
+** definition's own level is read: a COLLATE inside parentheses (CHECK,
+** DEFAULT (...), GENERATED AS) belongs to an expression, and strings,
+** quoted names and comments are single tokens.
 */
 char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc) {
-  int i = 0, n = 0, nDepth = 0, bColStart = 0, bThisCol = 0;
-  const char *zTok;
+  int i = 0, n = 0, nDepth = 0, bColStart = 0, bThisCol = 0, n2 = 0;
+  const char *zTok, *zName = NULL;
+  char *zOut;
   /* Up to the column list's '('. */
   while ((zTok = nosqlSqlToken(zSql, &i, &n)) != NULL && !(n == 1 && zTok[0] == '(')) {
   }
@@ -655,38 +660,74 @@ char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc) {
     } else if (n == 1 && zTok[0] == ')') {
       nDepth--;
     } else if (nDepth == 1 && n == 1 && zTok[0] == ',') {
+      if (bThisCol) break;
       bColStart = 1;
-      bThisCol = 0;
       continue;
     } else if (nDepth == 1 && bColStart) {
       bThisCol = nosqlTokenIs(zTok, n, zCol);
     } else if (nDepth == 1 && bThisCol && n == 7 && sqlite3_strnicmp(zTok, "COLLATE", 7) == 0) {
-      int n2 = 0;
-      const char *zName = nosqlSqlToken(zSql, &i, &n2);
-      char *zOut;
-      if (zName == NULL) return NULL;
-      if (n2 >= 2 && strchr("\"'`[", zName[0])) {
-        char cEnd = zName[0] == '[' ? ']' : zName[0];
-        int k, j = 0;
-        zOut = (char *)sqlite3_malloc64((sqlite3_uint64)n2);
-        if (zOut == NULL) {
-          *pRc = SQLITE_NOMEM;
-          return NULL;
-        }
-        for (k = 1; k < n2 - 1; k++) {
-          zOut[j++] = zName[k];
-          if (zName[k] == cEnd && cEnd != ']') k++;
-        }
-        zOut[j] = 0;
+      int iSave = i, nNext = 0;
+      const char *zNext = nosqlSqlToken(zSql, &i, &nNext);
+      if (zNext == NULL || (nNext == 1 && strchr("(),", zNext[0]))) {
+        i = iSave;
       } else {
-        zOut = sqlite3_mprintf("%.*s", n2, zName);
-        if (zOut == NULL) *pRc = SQLITE_NOMEM;
+        zName = zNext;
+        n2 = nNext;
+        bColStart = 0;
+        continue;
       }
-      return zOut;
     }
     bColStart = 0;
   }
-  return NULL;
+  if (zName == NULL) return NULL;
+  if (n2 >= 2 && strchr("\"'`[", zName[0])) {
+    char cEnd = zName[0] == '[' ? ']' : zName[0];
+    int k, j = 0;
+    zOut = (char *)sqlite3_malloc64((sqlite3_uint64)n2);
+    if (zOut == NULL) {
+      *pRc = SQLITE_NOMEM;
+      return NULL;
+    }
+    for (k = 1; k < n2 - 1; k++) {
+      zOut[j++] = zName[k];
+      if (zName[k] == cEnd && cEnd != ']') k++;
+    }
+    zOut[j] = 0;
+  } else {
+    zOut = sqlite3_mprintf("%.*s", n2, zName);
+    if (zOut == NULL) *pRc = SQLITE_NOMEM;
+  }
+  return zOut;
+}
+
+int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char **pzCol) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc;
+  *pzCol = NULL;
+  /* One primary key column and no index behind it: SQLite made it the
+  ** rowid (any other primary key, "INTEGER PRIMARY KEY DESC" and WITHOUT
+  ** ROWID included, gets an index of origin 'pk'). */
+  rc = sqlite3_prepare_v2(db,
+                          "SELECT max(name) FROM pragma_table_info(?1, ?2) WHERE pk > 0 HAVING count(*) = 1 "
+                          "AND NOT EXISTS (SELECT 1 FROM pragma_index_list(?1, ?2) WHERE origin = 'pk')",
+                          -1, &pStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, zSchema, -1, SQLITE_STATIC);
+  if (sqlite3_step(pStmt) == SQLITE_ROW && sqlite3_column_type(pStmt, 0) != SQLITE_NULL) {
+    *pzCol = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
+    if (*pzCol == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_free(*pzCol);
+    *pzCol = NULL;
+  }
+  return rc;
 }
 
 int nosqlColumnInfo(sqlite3 *db, const char *zSchema, const char *zTable, const char *zCol, char **pzType,

@@ -55,7 +55,8 @@ SELECT question, CASE WHEN ok THEN 'agree' ELSE 'DISAGREE' END AS result FROM (
 -- (element sub-documents, the default; numbered fields skill_1, level_1,
 -- ..., the article's), against the flattened index (skill and level as two
 -- multi-valued fields) and the relational EXISTS over json_each.
-CREATE TABLE people AS
+CREATE TABLE people(id INTEGER PRIMARY KEY, skills TEXT);
+INSERT INTO people
   SELECT id, (SELECT json_group_array(json_object('skill', substr(value, instr(value, ' ') + 1),
                                                   'level', substr(value, 1, instr(value, ' ') - 1)))
                 FROM json_each(resumes.skills)) AS skills

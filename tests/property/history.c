@@ -5,10 +5,16 @@
 ** transactions that commit or roll back, savepoints released or rolled
 ** back to) must leave every index table equal to the rows a direct query
 ** over the base table computes, after every step, in both modes (deferred
-** index tables after a 'refresh'). Every few steps the database is closed
-** and reopened, and 'integrity-check' must pass. Connections run with
-** recursive_triggers on, which INSERT OR REPLACE needs to tell the index
-** tables about the rows it displaces.
+** index tables after a 'refresh'), and a content= inverted_index kept in
+** step by the triggers docs/inverted_index.md shows must answer each term
+** as the base table does. Every few steps the database is closed and
+** reopened, and 'integrity-check' must pass; now and then it is VACUUMed.
+** UPDATE OR REPLACE moves rows onto taken rowids (issue 25), with
+** recursive_triggers switched on and off: while it is off, INSERT OR
+** REPLACE gives no name, as a REPLACE that displaces a row through
+** UNIQUE(name) needs recursive triggers (SQLite's rule,
+** docs/index_table.md). Every index is also created over a base without
+** an INTEGER PRIMARY KEY, which VACUUM renumbers: CREATE must refuse it.
 **
 **   build/property/history EXTENSION [STEPS [SEED]]
 **
@@ -25,6 +31,7 @@
 
 static int nPass, nFail;
 static unsigned long long histState;
+static int bRecursive = 1; /* PRAGMA recursive_triggers of the connection */
 
 static unsigned histRand(unsigned n) {
   histState = histState * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -38,6 +45,7 @@ struct HistIndex {
   const char *zCreate; /* Its CREATE VIRTUAL TABLE */
   const char *zCols;   /* Columns compared, as the index table names them */
   const char *zDirect; /* The same rows computed from the base table */
+  const char *zRead;   /* How the index is read, when not "SELECT zCols FROM zName" */
   int bDeferred;       /* Needs 'refresh' before comparing */
   int nBad;            /* Steps at which it differed */
   int nRows;           /* Steps at which it had rows */
@@ -46,14 +54,15 @@ struct HistIndex {
 static HistIndex aIndex[] = {
     {"by_city",
      "CREATE VIRTUAL TABLE by_city USING index_table(people, key = 'city', include = 'name, score')",
-     "city, rowid, name, score", "SELECT city, id, name, score FROM people WHERE city IS NOT NULL", 0, 0, 0},
+     "city, rowid, name, score", "SELECT city, id, name, score FROM people WHERE city IS NOT NULL", 0, 0, 0,
+     0},
     {"by_tag",
      "CREATE VIRTUAL TABLE by_tag USING index_table(people, key = 'each(tags) AS tag, city', include = "
      "'name')",
      "tag, city, rowid, name",
      "SELECT j.value, p.city, p.id, p.name FROM people p, json_each(p.tags) j WHERE j.value IS NOT NULL AND"
      " p.city IS NOT NULL AND j.id = (SELECT min(k.id) FROM json_each(p.tags) k WHERE k.value = j.value)",
-     0, 0, 0},
+     0, 0, 0, 0},
     {"by_expr",
      "CREATE VIRTUAL TABLE by_expr USING index_table(people, key = 'lower(name) AS lname, score * 2 AS s2', "
      "include = '*')",
@@ -61,18 +70,27 @@ static HistIndex aIndex[] = {
      "SELECT lower(name), score * 2, id, id, name, city, score, tags FROM people WHERE lower(name) IS NOT "
      "NULL AND"
      " score * 2 IS NOT NULL",
-     0, 0, 0},
+     0, 0, 0, 0},
     {"by_city_later",
      "CREATE VIRTUAL TABLE by_city_later USING index_table(people, key = 'city', include = 'score', mode = "
      "'deferred')",
-     "city, rowid, score", "SELECT city, id, score FROM people WHERE city IS NOT NULL", 1, 0, 0},
+     "city, rowid, score", "SELECT city, id, score FROM people WHERE city IS NOT NULL", 0, 1, 0, 0},
     {"by_tag_later",
      "CREATE VIRTUAL TABLE by_tag_later USING index_table(people, key = 'each(tags) AS tag', mode = "
      "'deferred')",
      "tag, rowid",
      "SELECT j.value, p.id FROM people p, json_each(p.tags) j WHERE j.value IS NOT NULL AND"
      " j.id = (SELECT min(k.id) FROM json_each(p.tags) k WHERE k.value = j.value)",
-     1, 0, 0},
+     0, 1, 0, 0},
+    {"people_ii", "CREATE VIRTUAL TABLE people_ii USING inverted_index(city, content=people)", 0,
+     "SELECT city, id FROM people WHERE city IS NOT NULL",
+     "SELECT 'Boston', rowid FROM people_ii WHERE people_ii MATCH 'city:Boston' UNION ALL "
+     "SELECT 'boston', rowid FROM people_ii WHERE people_ii MATCH 'city:boston' UNION ALL "
+     "SELECT 'NYC', rowid FROM people_ii WHERE people_ii MATCH 'city:NYC' UNION ALL "
+     "SELECT 'Paris', rowid FROM people_ii WHERE people_ii MATCH 'city:Paris' UNION ALL "
+     "SELECT 'paris ', rowid FROM people_ii WHERE people_ii MATCH 'city:\"paris \"' UNION ALL "
+     "SELECT 'Oslo', rowid FROM people_ii WHERE people_ii MATCH 'city:Oslo'",
+     0, 0, 0},
 };
 #define HIST_N_INDEX ((int)(sizeof(aIndex) / sizeof(aIndex[0])))
 
@@ -109,7 +127,7 @@ static char *histWrite(void) {
   char *zA = histValue(0), *zB = histValue(1), *zC = histValue(2), *zD = histValue(3), *z;
   static const char *const azCol[] = {"city", "name", "score", "tags"};
   int iCol = (int)histRand(4);
-  switch (histRand(9)) {
+  switch (histRand(11)) {
     case 0:
     case 1:
       z = sqlite3_mprintf(
@@ -119,7 +137,7 @@ static char *histWrite(void) {
     case 2:
       z = sqlite3_mprintf(
           "INSERT OR REPLACE INTO people(id, city, name, score, tags) VALUES (%d, %s, %s, %s, %s)", id, zA,
-          zB, zC, zD);
+          bRecursive ? zB : "NULL", zC, zD);
       break;
     case 3:
       z = sqlite3_mprintf(
@@ -139,6 +157,14 @@ static char *histWrite(void) {
       break;
     case 7:
       z = sqlite3_mprintf("DELETE FROM people WHERE id = %d", id);
+      break;
+    case 9:
+      /* A move onto a rowid that may be taken: REPLACE displaces its row. */
+      z = sqlite3_mprintf("UPDATE OR REPLACE people SET id = %d WHERE id = %d", 1 + (int)histRand(40), id);
+      break;
+    case 10:
+      /* Moves in a chain, each row onto the next one's rowid. */
+      z = sqlite3_mprintf("UPDATE OR REPLACE people SET id = id + 1 WHERE id BETWEEN %d AND %d", id, id + 2);
       break;
     default:
       z = sqlite3_mprintf("UPDATE people SET name = name || 'x' WHERE id BETWEEN %d AND %d", id, id + 3);
@@ -165,7 +191,8 @@ static void histCompare(sqlite3 *db, int iStep, const char *zLast) {
       }
       sqlite3_free(zSql);
     }
-    zSql = sqlite3_mprintf("SELECT %s FROM %s", p->zCols, p->zName);
+    zSql =
+        p->zRead ? sqlite3_mprintf("%s", p->zRead) : sqlite3_mprintf("SELECT %s FROM %s", p->zCols, p->zName);
     zA = propRows(db, zSql, &nA, &zErrA);
     zB = propRows(db, p->zDirect, &nB, &zErrB);
     if (zErrA || zErrB || strcmp(zA, zB) != 0) {
@@ -184,6 +211,60 @@ static void histCompare(sqlite3 *db, int iStep, const char *zLast) {
   }
 }
 
+/*
+** Every index over a base without an INTEGER PRIMARY KEY, whose rowids
+** VACUUM may renumber: CREATE must refuse it, naming the rule.
+*/
+static void histRefuseLoose(sqlite3 *db) {
+  int k, nBad = 0;
+  sqlite3_exec(
+      db, "CREATE TABLE loose(id INT PRIMARY KEY, city TEXT COLLATE NOCASE, name TEXT, score REAL, tags)", 0,
+      0, 0);
+  for (k = 0; k < HIST_N_INDEX; k++) {
+    sqlite3_stmt *pStmt = NULL;
+    const char *zSql = NULL;
+    int rc;
+    sqlite3_prepare_v2(db,
+                       "SELECT replace(replace(?1, 'people', 'loose'), 'VIRTUAL TABLE ', 'VIRTUAL TABLE x_')",
+                       -1, &pStmt, 0);
+    sqlite3_bind_text(pStmt, 1, aIndex[k].zCreate, -1, SQLITE_STATIC);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) zSql = (const char *)sqlite3_column_text(pStmt, 0);
+    rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+    if (rc == SQLITE_OK ||
+        strstr(sqlite3_errmsg(db), "has no INTEGER PRIMARY KEY: VACUUM may renumber") == NULL) {
+      printf("FAIL %s over a base without INTEGER PRIMARY KEY: %s\n", aIndex[k].zName,
+             rc == SQLITE_OK ? "created" : sqlite3_errmsg(db));
+      nBad++;
+    }
+    sqlite3_finalize(pStmt);
+  }
+  if (nBad) {
+    nFail++;
+  } else {
+    printf("PASS every index refuses a base without INTEGER PRIMARY KEY\n");
+    nPass++;
+  }
+}
+
+/*
+** Run one write. It may fail only as the schema says (UNIQUE(name), a tags
+** value that is no JSON array, scalar or NULL): any other error, such as
+** an index refusing a rowid a REPLACE freed, is a failure of the test.
+*/
+static void histExec(sqlite3 *db, const char *zWrite, int iStep) {
+  static int nBad = 0;
+  const char *zErr;
+  if (sqlite3_exec(db, zWrite, 0, 0, 0) == SQLITE_OK) return;
+  zErr = sqlite3_errmsg(db);
+  if (strcmp(zErr, "UNIQUE constraint failed: people.name") == 0 || strstr(zErr, "malformed JSON") ||
+      strstr(zErr, "needs a JSON array, a JSON scalar or NULL") ||
+      strstr(zErr, "cannot start a transaction within a transaction")) {
+    return;
+  }
+  if (nBad++ == 0) nFail++;
+  if (nBad <= 3) printf("FAIL step %d: %s: %s\n", iStep, zWrite, zErr);
+}
+
 static sqlite3 *histOpen(const char *zFile, const char *zExt) {
   sqlite3 *db = NULL;
   char *zErr = NULL;
@@ -194,8 +275,10 @@ static sqlite3 *histOpen(const char *zFile, const char *zExt) {
     exit(1);
   }
   /* REPLACE deletes the rows it displaces without delete triggers unless
-  ** recursive triggers are on (SQLite's rule; docs/index_table.md). */
-  sqlite3_exec(db, "PRAGMA recursive_triggers = ON", 0, 0, 0);
+  ** recursive triggers are on (SQLite's rule; docs/index_table.md): a
+  ** rowid move must work either way. */
+  sqlite3_exec(db, bRecursive ? "PRAGMA recursive_triggers = ON" : "PRAGMA recursive_triggers = OFF", 0, 0,
+               0);
   return db;
 }
 
@@ -222,6 +305,17 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  /* The application's triggers of the content= index (docs/inverted_index.md). */
+  sqlite3_exec(
+      db,
+      "CREATE TRIGGER people_ai AFTER INSERT ON people BEGIN INSERT INTO people_ii(rowid, city) VALUES "
+      "(new.id, new.city); END;"
+      "CREATE TRIGGER people_ad AFTER DELETE ON people BEGIN INSERT INTO people_ii(people_ii, rowid) "
+      "VALUES ('delete', old.id); END;"
+      "CREATE TRIGGER people_au AFTER UPDATE ON people BEGIN UPDATE people_ii SET rowid = new.id, city "
+      "= new.city WHERE rowid = old.id; END;",
+      0, 0, 0);
+  histRefuseLoose(db);
   for (i = 0; i < nStep; i++) {
     char *zW = histWrite();
     unsigned eTxn = histRand(10);
@@ -231,7 +325,7 @@ int main(int argc, char **argv) {
       sqlite3_exec(db, "BEGIN", 0, 0, 0);
       for (j = 0; j < 4; j++) {
         char *z = histWrite();
-        sqlite3_exec(db, z, 0, 0, 0);
+        histExec(db, z, i);
         sqlite3_free(z);
       }
       sqlite3_exec(db, bCommit ? "COMMIT" : "ROLLBACK", 0, 0, 0);
@@ -239,13 +333,22 @@ int main(int argc, char **argv) {
     } else if (eTxn == 1) {
       /* A savepoint rolled back to inside a transaction that commits. */
       sqlite3_exec(db, "BEGIN; SAVEPOINT s", 0, 0, 0);
-      sqlite3_exec(db, zW, 0, 0, 0);
+      histExec(db, zW, i);
       sqlite3_exec(db, histRand(2) ? "ROLLBACK TO s" : "RELEASE s", 0, 0, 0);
       sqlite3_exec(db, "COMMIT", 0, 0, 0);
       nTxn++;
     } else {
       /* A write that fails (UNIQUE(name), a bad tags value) must leave nothing. */
-      sqlite3_exec(db, zW, 0, 0, 0);
+      histExec(db, zW, i);
+    }
+    if (histRand(30) == 0 && sqlite3_exec(db, "VACUUM", 0, 0, 0) != SQLITE_OK) {
+      printf("FAIL VACUUM at step %d: %s\n", i, sqlite3_errmsg(db));
+      nFail++;
+    }
+    if (histRand(20) == 0) {
+      bRecursive = !bRecursive;
+      sqlite3_exec(db, bRecursive ? "PRAGMA recursive_triggers = ON" : "PRAGMA recursive_triggers = OFF", 0,
+                   0, 0);
     }
     histCompare(db, i, zW);
     if (i % 50 == 49) {

@@ -138,16 +138,22 @@ static void testColumnInfo(void) {
       "v CHECK (v COLLATE NOCASE <> 'x'), w DEFAULT ('a,b') COLLATE BINARY) WITHOUT ROWID",
       "CREATE TABLE t3(x, y NUMERIC(10, 2), `z``q` COLLATE [RTRIM], CONSTRAINT pk PRIMARY KEY (x COLLATE "
       "NOCASE))",
-      "CREATE TABLE t4(a)",
-      "ALTER TABLE t4 ADD COLUMN b TEXT COLLATE NOCASE",
+      "CREATE TABLE t4(a)", "ALTER TABLE t4 ADD COLUMN b TEXT COLLATE NOCASE",
       "CREATE TEMP TABLE t5(a COLLATE rtrim)",
+      /* Several COLLATE clauses: the last counts (issue 25); those in
+      ** expressions, strings, names and comments do not. */
+      "CREATE TABLE t6(a TEXT COLLATE BINARY COLLATE NOCASE, b COLLATE NOCASE NOT NULL COLLATE RTRIM "
+      "CHECK (b COLLATE BINARY <> '') DEFAULT 'COLLATE NOCASE', \"collate\" COLLATE rtrim /* COLLATE "
+      "NOCASE */, d AS (a COLLATE BINARY) COLLATE NOCASE, e COLLATE NOCASE GENERATED ALWAYS AS (b "
+      "COLLATE RTRIM), f DEFAULT (1) COLLATE RTRIM COLLATE BINARY)",
       NULL};
   static const struct {
     const char *zSchema, *zTable, *zCol;
   } aCol[] = {{"main", "t1", "a"},  {"main", "t1", "b"},   {"main", "t1", "c d"}, {"main", "t1", "E"},
               {"main", "t(2", "k"}, {"main", "t(2", "v"},  {"main", "t(2", "w"},  {"main", "t3", "x"},
               {"main", "t3", "y"},  {"main", "t3", "z`q"}, {"main", "T4", "a"},   {"main", "t4", "b"},
-              {"temp", "t5", "a"}};
+              {"temp", "t5", "a"},  {"main", "t6", "a"},   {"main", "t6", "b"},   {"main", "t6", "collate"},
+              {"main", "t6", "d"},  {"main", "t6", "e"},   {"main", "t6", "f"}};
   sqlite3 *db = NULL;
   int i;
   char *zType, *zColl;
