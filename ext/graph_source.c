@@ -583,6 +583,17 @@ static int graphCsrColumn(sqlite3 *db, const GraphSource *pSrc, const char *zCol
   return SQLITE_OK;
 }
 
+int graphSourcePlain(sqlite3 *db, const GraphSource *p, int *pbPlain) {
+  char cFrom = 'b', cTo = 'b';
+  int rc, bOk = 1;
+  *pbPlain = 0;
+  if (p->bView || p->eLayout != GRAPH_LAYOUT_EDGES) return SQLITE_OK;
+  rc = graphCsrColumn(db, p, p->zFrom, &cFrom, &bOk);
+  if (rc == SQLITE_OK) rc = graphCsrColumn(db, p, p->zTo, &cTo, &bOk);
+  *pbPlain = rc == SQLITE_OK && bOk && cFrom == cTo;
+  return rc;
+}
+
 /* The message for edge (f, t): zFmt has %s for the function, from, to, then the weight. */
 static char *graphEdgeError(const char *zFmt, const char *zFunc, const GraphValue *pF, sqlite3_value *pTo,
                             sqlite3_value *pW) {

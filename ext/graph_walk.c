@@ -383,13 +383,17 @@ static int gwWalkEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWe
 }
 
 /*
-** Take the cursor's source from the connection's cache when it is still
-** valid; with bLoad, else read the whole source into a new cache entry.
-** A source that cannot be held (graphCsrLoad()) or no memory for it leaves
-** the cursor seeking. SQLITE_OK or an error of reading the source.
+** Take source pSrc from the connection's cache when it is still valid;
+** with bLoad, else read the whole source into a new cache entry. On return
+** *ppCsr is a reference the caller owns (graphCsrUnref()) or NULL, and
+** *pbTried is set when loading was done or is not to be tried again. A
+** source that cannot be held (graphCsrLoad()) or no memory for it leaves
+** *ppCsr NULL: the caller seeks. zFunc names the caller in messages.
+** SQLITE_OK or an error of reading the source.
 */
-static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
-  gw_vtab *p = (gw_vtab *)pCur->base.pVtab;
+static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc, int bLoad, GraphCsr **ppCsr,
+                       int *pbTried) {
+  gw_vtab *p = (gw_vtab *)pVtab;
   GwCache *pHit = NULL;
   sqlite3_int64 aStamp[3];
   char *zKey, *zErr = NULL;
@@ -397,16 +401,16 @@ static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
   /* The file is part of the key: DETACH then ATTACH of another file under
   ** the same name can leave the stamps as they were. An attached database
   ** without a file (:memory:) cannot be told from the next one: not held. */
-  const char *zFile = sqlite3_db_filename(p->db, pCur->src.zSchema);
-  int bNoFile = (zFile == NULL || zFile[0] == 0) && sqlite3_stricmp(pCur->src.zSchema, "main") != 0 &&
-                sqlite3_stricmp(pCur->src.zSchema, "temp") != 0;
-  if (pCur->src.bView || bNoFile) {
-    pCur->bCsrTried = 1;
+  const char *zFile = sqlite3_db_filename(p->db, pSrc->zSchema);
+  int bNoFile = (zFile == NULL || zFile[0] == 0) && sqlite3_stricmp(pSrc->zSchema, "main") != 0 &&
+                sqlite3_stricmp(pSrc->zSchema, "temp") != 0;
+  if (pSrc->bView || bNoFile) {
+    *pbTried = 1;
     return SQLITE_OK;
   }
   /* Quoted parts: names with any characters cannot run into one another. */
-  zKey = sqlite3_mprintf("%Q.%Q.%Q.%Q.%d.%Q", pCur->src.zSchema, pCur->src.zTable, pCur->src.zFrom,
-                         pCur->src.zTo, pCur->src.eLayout, zFile ? zFile : "");
+  zKey = sqlite3_mprintf("%Q.%Q.%Q.%Q.%d.%Q", pSrc->zSchema, pSrc->zTable, pSrc->zFrom, pSrc->zTo,
+                         pSrc->eLayout, zFile ? zFile : "");
   if (zKey == NULL) return SQLITE_NOMEM;
   /* The stamps cost two statements: read them only when a copy of this
   ** source is held, or one is about to be made. */
@@ -417,7 +421,7 @@ static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
     sqlite3_free(zKey);
     return SQLITE_OK;
   }
-  rc = gwStamp(p->db, pCur->src.zSchema, aStamp);
+  rc = gwStamp(p->db, pSrc->zSchema, aStamp);
   for (i = 0; rc == SQLITE_OK && i < GW_CACHE_N; i++) {
     GwCache *pC = &p->aCache[i];
     if (pC->zKey == NULL || strcmp(pC->zKey, zKey) != 0) continue;
@@ -431,21 +435,21 @@ static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
     /* Still valid: held, or known not to be holdable. */
     pHit->iUsed = ++p->iTick;
     if (pHit->pCsr) {
-      pCur->pCsr = pHit->pCsr;
-      pCur->pCsr->nRef++;
+      *ppCsr = pHit->pCsr;
+      (*ppCsr)->nRef++;
     }
-    pCur->bCsrTried = 1;
+    *pbTried = 1;
   } else if (rc == SQLITE_OK && bLoad) {
     GraphCsr *pCsr = NULL;
-    pCur->bCsrTried = 1;
-    rc = graphCsrLoad(p->db, &pCur->src, GW_CSR_MAX_EDGE, 0, "graph_walk", &pCsr, &zErr);
+    *pbTried = 1;
+    rc = graphCsrLoad(p->db, pSrc, GW_CSR_MAX_EDGE, 0, zFunc, &pCsr, &zErr);
     if (rc == SQLITE_NOMEM) rc = SQLITE_OK; /* Seeking still works */
-    if (zErr) nosqlVtabError(pCur->base.pVtab, "%s", zErr);
+    if (zErr) nosqlVtabError(pVtab, "%s", zErr);
     sqlite3_free(zErr);
-    if (rc == SQLITE_OK && sqlite3_txn_state(p->db, pCur->src.zSchema) == SQLITE_TXN_WRITE) {
+    if (rc == SQLITE_OK && sqlite3_txn_state(p->db, pSrc->zSchema) == SQLITE_TXN_WRITE) {
       /* Read inside a write transaction: a ROLLBACK would leave no trace in
       ** the stamps, so this copy serves this walk only. */
-      pCur->pCsr = pCsr;
+      *ppCsr = pCsr;
     } else if (rc == SQLITE_OK) {
       /* A free slot, else the least recently used; then room for the edges. */
       GwCache *pSlot = &p->aCache[0];
@@ -474,7 +478,7 @@ static int gwCsrAttach(gw_cursor *pCur, int bLoad) {
       pSlot->iUsed = ++p->iTick;
       memcpy(pSlot->aStamp, aStamp, sizeof(aStamp));
       if (pCsr) {
-        pCur->pCsr = pCsr;
+        *ppCsr = pCsr;
         pCsr->nRef++;
       }
     }
@@ -540,7 +544,8 @@ static int gwWalkFill(gw_cursor *pCur) {
   while (rc == SQLITE_OK && pCur->iRow >= pCur->set.n && pCur->iExpand < pCur->set.n) {
     int i = pCur->iExpand++;
     if (pCur->iMaxDepth >= 0 && GW_AT(&pCur->set, i)->iDepth >= pCur->iMaxDepth) continue;
-    if (pCur->pCsr == NULL && !pCur->bCsrTried && pCur->iExpand > GW_CSR_AFTER) rc = gwCsrAttach(pCur, 1);
+    if (pCur->pCsr == NULL && !pCur->bCsrTried && pCur->iExpand > GW_CSR_AFTER)
+      rc = gwCsrAttach(pCur->base.pVtab, "graph_walk", &pCur->src, 1, &pCur->pCsr, &pCur->bCsrTried);
     if (rc != SQLITE_OK) break;
     if (pCur->pCsr) {
       rc = gwCsrNeighbours(pCur, i);
@@ -632,7 +637,7 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
   if (rc != SQLITE_OK) return rc;
   pCur->eDir = eDir;
   /* A source already held and unchanged is used from the first node. */
-  rc = gwCsrAttach(pCur, 0);
+  rc = gwCsrAttach(pVtab, "graph_walk", &pCur->src, 0, &pCur->pCsr, &pCur->bCsrTried);
   if (rc != SQLITE_OK) return rc;
   pCur->bCsrTried = pCur->pCsr != NULL;
   /* The roots: one value, or a whole IN list. */
@@ -748,37 +753,124 @@ static const NosqlPlanCol aGpPlan[] = {
 };
 static const char *const azGpInput[] = {"source", "from_col", "to_col", "start", "goal"};
 
-/* A heap entry of Dijkstra's algorithm: a node and the cost it was pushed with. */
-typedef struct GpHeapItem GpHeapItem;
-struct GpHeapItem {
-  double rCost;        /* Cost when pushed (stale when the node's cost fell since) */
-  sqlite3_int64 iCost; /* The same, exact, when bInt */
-  int bInt;            /* iCost holds the cost (every weight on the way an integer) */
-  int iNode;           /* Index into the node set */
+/*
+** How graph_path searches. Where it can, from both ends: side 0 from the
+** start along the direction given, side 1 from the goal along the reverse
+** direction ('in' for 'out', 'both' for 'both'), each with its own
+** breadth-first levels or Dijkstra heap, until they meet. It can when the
+** source is plain (graphSourcePlain(): a node found backwards is the node a
+** forward search finds) and both directions are cheap to read: each by an
+** index seek, or from graph_walk's in-memory copy (GraphCsr), which is
+** loaded at once when a direction has no index and after GW_CSR_AFTER
+** expanded nodes otherwise (unweighted searches; weights are read by seeks).
+** Elsewhere side 1 stays at the goal and side 0 alone searches: the
+** one-ended search of earlier versions, same rows.
+**
+** Hops: levels are expanded whole, the side with the smaller level first
+** (side 0 on a tie), nodes in the order they were met and each node's edges
+** in the table's order (rowid or primary key; 'both': out-edges, then
+** in-edges). The first node that both sides have reached ends the search:
+** every node met during the level that first meets is on a shortest route,
+** so this one is. Weights: the side whose heap is smaller (side 0 on a tie)
+** settles its cheapest node; each improved cost of a node that the other
+** side has reached offers a route (strictly cheaper ones replace it); the
+** search stops when the two heaps' least costs add up to at least the
+** route's, or a side has nothing left. The route is side 0's links from the
+** start to the meeting node, then side 1's to the goal; its costs are summed
+** along it from the start, as a one-ended search sums them. So the route is
+** the same whenever it is the only shortest one; among several, this one,
+** fixed by the data and the edge order.
+*/
+
+/* A cost: hops or a sum of weights. */
+typedef struct GpCost GpCost;
+struct GpCost {
+  double r;        /* The cost */
+  sqlite3_int64 i; /* The same, exact, when bInt */
+  int bInt;        /* i holds the cost (every weight in it an integer, no overflow) */
 };
 
 /*
-** Is cost (rA, iA, bIntA) less than (rB, iB, bIntB)? Integers compare
-** exactly (two costs past 2^53 may be one double apart or none), anything
-** else as doubles.
+** Is a less than b? Integers compare exactly (two costs past 2^53 may be
+** one double apart or none), anything else as doubles.
 */
-static int gpLess(double rA, sqlite3_int64 iA, int bIntA, double rB, sqlite3_int64 iB, int bIntB) {
-  return (bIntA && bIntB) ? iA < iB : rA < rB;
+static int gpLess(const GpCost *a, const GpCost *b) {
+  return (a->bInt && b->bInt) ? a->i < b->i : a->r < b->r;
 }
+
+/* a + b, exact while both are integers and the sum fits (costs are never negative). */
+static GpCost gpAdd(const GpCost *a, const GpCost *b) {
+  GpCost c;
+  c.r = a->r + b->r;
+  c.bInt = a->bInt && b->bInt;
+  c.i = 0;
+  if (c.bInt) {
+    if (a->i > INT64_MAX - b->i) {
+      c.bInt = 0;
+    } else {
+      c.i = a->i + b->i;
+    }
+  }
+  return c;
+}
+
+/* A node of graph_path: its value, then what each side knows of it. */
+typedef struct GpNode GpNode;
+struct GpNode {
+  GraphValue v;            /* The node id (must be first: a GraphSet element) */
+  int aParent[2];          /* Per side: the node it was reached from, -1 for the side's root */
+  GpCost aCost[2];         /* Per side: the least cost found from the side's root */
+  GpCost w1;               /* Side 1: the weight of the edge from this node to aParent[1] */
+  unsigned char abSeen[2]; /* Per side: reached (aParent and aCost are set) */
+  unsigned char abDone[2]; /* Per side: cost settled (Dijkstra) */
+  int iCsr;                /* Index into the in-memory copy + 1, -1 not in it, 0 not looked up */
+};
+#define GP_AT(pSet, i) ((GpNode *)graphSetAt(pSet, i))
+
+/* A heap entry of Dijkstra's algorithm: a node and the cost it was pushed with. */
+typedef struct GpHeapItem GpHeapItem;
+struct GpHeapItem {
+  GpCost cost; /* Cost when pushed (stale when the node's cost fell since) */
+  int iNode;   /* Index into the node set */
+};
+
+/* A binary min-heap of GpHeapItem. */
+typedef struct GpHeap GpHeap;
+struct GpHeap {
+  GpHeapItem *a; /* Entries */
+  int n, nAlloc; /* Entries used, allocated */
+};
+
+/* Nodes a breadth-first side has reached, in order; aQueue[iLevel..n) is its last level. */
+typedef struct GpQueue GpQueue;
+struct GpQueue {
+  int *a;        /* Node indexes */
+  int n, nAlloc; /* Entries used, allocated */
+  int iLevel;    /* First node of the level to expand next */
+};
 
 typedef struct gp_cursor gp_cursor;
 struct gp_cursor {
   sqlite3_vtab_cursor base; /* Base class - must be first */
   GraphSource src;          /* The edge source */
-  sqlite3_stmt *pStmt;      /* Neighbour statement */
-  GraphSet set;             /* Nodes met */
+  sqlite3_stmt *apStmt[2];  /* Neighbour statements of side 0 and side 1 (NULL: side 1 stays) */
+  GraphSet set;             /* Nodes met (GpNode): 0 the start, 1 the goal */
   int *aRoute;              /* The route, start first: indexes into set.a */
+  GpCost *aRouteCost;       /* Cost of each node of the route */
   int nRoute;               /* Nodes on the route (0: no route) */
   int iRow;                 /* Row the cursor is on */
   int bWeighted;            /* Costs are weights (else hops) */
-  GpHeapItem *aHeap;        /* Dijkstra's queue, a binary min-heap */
-  int nHeap, nHeapAlloc;    /* Entries used, allocated */
-  int iGoal;                /* Index of the goal once met, else -1 */
+  int bBoth;                /* Side 1 searches too */
+  int eDir;                 /* Side 0's direction, GRAPH_DIR_* */
+  GpHeap aHeap[2];          /* Dijkstra: each side's queue */
+  GpQueue aQueue[2];        /* Breadth first: each side's nodes */
+  int iMeet;                /* The node where the route passes from side 0 to side 1, -1 none yet */
+  GpCost best;              /* The cost of that route */
+  int iSide;                /* The side expanding (gpSeekEdge()) */
+  int nExpand;              /* Nodes expanded so far */
+  GraphCsr *pCsr;           /* The edges in memory (a reference), or NULL: seek */
+  int bCsrTried;            /* Loading was tried (or is not to be) */
+  int *aMet;                /* With pCsr: per value of pCsr, its node index + 1, 0 not met yet */
   sqlite3_value *apIn[8];   /* The inputs, for the hidden columns */
 };
 
@@ -803,23 +895,34 @@ static int gpOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
   gp_cursor *pCur = (gp_cursor *)nosqlCursorNew(sizeof(gp_cursor), ppCursor);
   (void)pVtab;
   if (pCur == NULL) return SQLITE_NOMEM;
-  pCur->set.szElem = (int)sizeof(GwNode);
+  pCur->set.szElem = (int)sizeof(GpNode);
+  pCur->iMeet = -1;
   return SQLITE_OK;
 }
 
 static void gpReset(gp_cursor *pCur) {
   int i;
-  sqlite3_finalize(pCur->pStmt);
-  pCur->pStmt = NULL;
+  for (i = 0; i < 2; i++) {
+    sqlite3_finalize(pCur->apStmt[i]);
+    sqlite3_free(pCur->aHeap[i].a);
+    sqlite3_free(pCur->aQueue[i].a);
+  }
+  memset(pCur->apStmt, 0, sizeof(pCur->apStmt));
+  memset(pCur->aHeap, 0, sizeof(pCur->aHeap));
+  memset(pCur->aQueue, 0, sizeof(pCur->aQueue));
   graphSourceClear(&pCur->src);
   graphSetClear(&pCur->set);
   sqlite3_free(pCur->aRoute);
+  sqlite3_free(pCur->aRouteCost);
   pCur->aRoute = NULL;
-  sqlite3_free(pCur->aHeap);
-  pCur->aHeap = NULL;
-  pCur->nHeap = pCur->nHeapAlloc = 0;
+  pCur->aRouteCost = NULL;
+  graphCsrUnref(pCur->pCsr);
+  pCur->pCsr = NULL;
+  sqlite3_free(pCur->aMet);
+  pCur->aMet = NULL;
+  pCur->bCsrTried = pCur->bBoth = pCur->nExpand = 0;
   pCur->nRoute = pCur->iRow = 0;
-  pCur->iGoal = -1;
+  pCur->iMeet = -1;
   for (i = 0; i < 8; i++) {
     sqlite3_value_free(pCur->apIn[i]);
     pCur->apIn[i] = NULL;
@@ -832,143 +935,277 @@ static int gpClose(sqlite3_vtab_cursor *pCursor) {
   return SQLITE_OK;
 }
 
-static int gpHeapPush(gp_cursor *pCur, double rCost, sqlite3_int64 iCost, int bInt, int iNode) {
+static int gpHeapPush(GpHeap *pHeap, const GpCost *pCost, int iNode) {
   int i;
-  if (pCur->nHeap == pCur->nHeapAlloc) {
-    int nNew = pCur->nHeapAlloc ? pCur->nHeapAlloc * 2 : 64;
-    GpHeapItem *aNew =
-        (GpHeapItem *)sqlite3_realloc64(pCur->aHeap, sizeof(GpHeapItem) * (sqlite3_uint64)nNew);
+  if (pHeap->n == pHeap->nAlloc) {
+    int nNew = pHeap->nAlloc ? pHeap->nAlloc * 2 : 64;
+    GpHeapItem *aNew = (GpHeapItem *)sqlite3_realloc64(pHeap->a, sizeof(GpHeapItem) * (sqlite3_uint64)nNew);
     if (aNew == NULL) return SQLITE_NOMEM;
-    pCur->aHeap = aNew;
-    pCur->nHeapAlloc = nNew;
+    pHeap->a = aNew;
+    pHeap->nAlloc = nNew;
   }
   /* Sift up. */
-  for (i = pCur->nHeap++; i > 0; i = (i - 1) / 2) {
-    const GpHeapItem *pUp = &pCur->aHeap[(i - 1) / 2];
-    if (!gpLess(rCost, iCost, bInt, pUp->rCost, pUp->iCost, pUp->bInt)) break;
-    pCur->aHeap[i] = *pUp;
+  for (i = pHeap->n++; i > 0; i = (i - 1) / 2) {
+    const GpHeapItem *pUp = &pHeap->a[(i - 1) / 2];
+    if (!gpLess(pCost, &pUp->cost)) break;
+    pHeap->a[i] = *pUp;
   }
-  pCur->aHeap[i].rCost = rCost;
-  pCur->aHeap[i].iCost = iCost;
-  pCur->aHeap[i].bInt = bInt;
-  pCur->aHeap[i].iNode = iNode;
+  pHeap->a[i].cost = *pCost;
+  pHeap->a[i].iNode = iNode;
   return SQLITE_OK;
 }
 
-static GpHeapItem gpHeapPop(gp_cursor *pCur) {
-  GpHeapItem top = pCur->aHeap[0], last = pCur->aHeap[--pCur->nHeap];
+static GpHeapItem gpHeapPop(GpHeap *pHeap) {
+  GpHeapItem top = pHeap->a[0], last = pHeap->a[--pHeap->n];
   int i = 0;
   /* Sift the last entry down from the root. */
   for (;;) {
     int c = 2 * i + 1;
-    if (c >= pCur->nHeap) break;
-    if (c + 1 < pCur->nHeap &&
-        gpLess(pCur->aHeap[c + 1].rCost, pCur->aHeap[c + 1].iCost, pCur->aHeap[c + 1].bInt,
-               pCur->aHeap[c].rCost, pCur->aHeap[c].iCost, pCur->aHeap[c].bInt)) {
-      c++;
-    }
-    if (!gpLess(pCur->aHeap[c].rCost, pCur->aHeap[c].iCost, pCur->aHeap[c].bInt, last.rCost, last.iCost,
-                last.bInt)) {
-      break;
-    }
-    pCur->aHeap[i] = pCur->aHeap[c];
+    if (c >= pHeap->n) break;
+    if (c + 1 < pHeap->n && gpLess(&pHeap->a[c + 1].cost, &pHeap->a[c].cost)) c++;
+    if (!gpLess(&pHeap->a[c].cost, &last.cost)) break;
+    pHeap->a[i] = pHeap->a[c];
     i = c;
   }
-  if (pCur->nHeap > 0) pCur->aHeap[i] = last;
+  if (pHeap->n > 0) pHeap->a[i] = last;
   return top;
 }
 
-/* xEdge of the breadth-first search: as graph_walk's, and notice the goal. */
-static int gpBfsEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWeight) {
+static int gpQueuePush(GpQueue *pQ, int iNode) {
+  if (pQ->n == pQ->nAlloc) {
+    int nNew = pQ->nAlloc ? pQ->nAlloc * 2 : 64;
+    int *aNew = (int *)sqlite3_realloc64(pQ->a, sizeof(int) * (sqlite3_uint64)nNew);
+    if (aNew == NULL) return SQLITE_NOMEM;
+    pQ->a = aNew;
+    pQ->nAlloc = nNew;
+  }
+  pQ->a[pQ->n++] = iNode;
+  return SQLITE_OK;
+}
+
+/*
+** Side s reaches node iTo from node iFrom over an edge of weight *pW (1 for
+** hops): keep the cost if it is the first or (Dijkstra) a lower one, queue
+** the node, and offer the route through it when the other side has reached
+** it too.
+*/
+static int gpVisit(gp_cursor *pCur, int s, int iFrom, int iTo, const GpCost *pW) {
+  GpNode *pF = GP_AT(&pCur->set, iFrom), *pT = GP_AT(&pCur->set, iTo);
+  GpCost c;
+  if (!pCur->bWeighted && pCur->iMeet >= 0) return SQLITE_OK; /* The level that met ends here */
+  if (pT->abSeen[s] && (!pCur->bWeighted || pT->abDone[s])) return SQLITE_OK;
+  c = gpAdd(&pF->aCost[s], pW);
+  if (pT->abSeen[s] && !gpLess(&c, &pT->aCost[s])) return SQLITE_OK;
+  pT->abSeen[s] = 1;
+  pT->aCost[s] = c;
+  pT->aParent[s] = iFrom;
+  if (s == 1) pT->w1 = *pW;
+  if (pT->abSeen[1 - s]) {
+    GpCost route = gpAdd(&pT->aCost[0], &pT->aCost[1]);
+    if (pCur->iMeet < 0 || gpLess(&route, &pCur->best)) {
+      pCur->iMeet = iTo;
+      pCur->best = route;
+    }
+  }
+  return pCur->bWeighted ? gpHeapPush(&pCur->aHeap[s], &c, iTo) : gpQueuePush(&pCur->aQueue[s], iTo);
+}
+
+/* The message for a bad weight: the edge named as side 0 follows it. */
+static int gpWeightError(gp_cursor *pCur, const char *zFmt, int iNode, const GraphValue *pOther,
+                         sqlite3_value *pWeight) {
+  const GraphValue *pNode = &GP_AT(&pCur->set, iNode)->v;
+  char *zA = graphValueText(pCur->iSide ? pOther : pNode), *zB = graphValueText(pCur->iSide ? pNode : pOther);
+  char *zW = gwQuote(pWeight);
+  nosqlVtabError(pCur->base.pVtab, zFmt, zA ? zA : "?", zB ? zB : "?", zW ? zW : "?");
+  sqlite3_free(zA);
+  sqlite3_free(zB);
+  sqlite3_free(zW);
+  return SQLITE_ERROR;
+}
+
+/* xEdge of the seeks: the edge's weight checked, the neighbour visited. */
+static int gpSeekEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWeight) {
   gp_cursor *pCur = (gp_cursor *)pCtx;
-  int iNode, bNew, rc;
-  (void)pWeight;
-  rc = graphSetAdd(&pCur->set, pTo, &iNode, &bNew);
-  /* The goal (node 1) is in the set from the start: it is reached by the
-  ** first edge that leads to it. */
-  if (rc == SQLITE_OK && (bNew || (iNode == 1 && pCur->iGoal < 0))) {
-    GW_AT(&pCur->set, iNode)->iDepth = GW_AT(&pCur->set, iFrom)->iDepth + 1;
-    GW_AT(&pCur->set, iNode)->iParent = iFrom;
-    if (iNode == 1) pCur->iGoal = 1;
+  GpCost w = {1.0, 1, 1};
+  int iTo, bNew, rc;
+  if (pCur->bWeighted) {
+    int eType = sqlite3_value_type(pWeight);
+    if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
+      return gpWeightError(pCur, "graph_path: the weight of edge %s -> %s is %s, not a number", iFrom, pTo,
+                           pWeight);
+    }
+    w.r = sqlite3_value_double(pWeight);
+    if (w.r < 0 || isnan(w.r)) {
+      return gpWeightError(pCur, "graph_path: edge %s -> %s has the negative weight %s", iFrom, pTo, pWeight);
+    }
+    w.bInt = eType == SQLITE_INTEGER;
+    w.i = w.bInt ? sqlite3_value_int64(pWeight) : 0;
+  }
+  rc = graphSetAdd(&pCur->set, pTo, &iTo, &bNew);
+  if (rc != SQLITE_OK) return rc;
+  return gpVisit(pCur, pCur->iSide, iFrom, iTo, &w);
+}
+
+/* Side 0's direction, or side 1's: the reverse. */
+static int gpSideDir(const gp_cursor *pCur, int s) {
+  if (s == 0 || pCur->eDir == GRAPH_DIR_BOTH) return pCur->eDir;
+  return pCur->eDir == GRAPH_DIR_OUT ? GRAPH_DIR_IN : GRAPH_DIR_OUT;
+}
+
+/* Expand node iNode on side s from the in-memory copy (plain sources only: no key is converted). */
+static int gpCsrExpand(gp_cursor *pCur, int s, int iNode) {
+  static const GpCost one = {1.0, 1, 1};
+  GraphCsr *pCsr = pCur->pCsr;
+  GpNode *pN = GP_AT(&pCur->set, iNode);
+  int eDir = gpSideDir(pCur, s), j, d, rc = SQLITE_OK;
+  sqlite3_int64 k;
+  if (pCur->aMet == NULL) {
+    pCur->aMet = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)pCsr->vals.n + 1));
+    if (pCur->aMet == NULL) return SQLITE_NOMEM;
+    memset(pCur->aMet, 0, sizeof(int) * ((size_t)pCsr->vals.n + 1));
+  }
+  if (pN->iCsr == 0) {
+    j = graphSetFind(&pCsr->vals, &pN->v);
+    pN->iCsr = j >= 0 ? j + 1 : -1;
+    if (j >= 0) pCur->aMet[j] = iNode + 1;
+  }
+  j = pN->iCsr - 1;
+  for (d = 0; j >= 0 && d < 2 && rc == SQLITE_OK; d++) {
+    const sqlite3_int64 *aOff = d == 0 ? pCsr->aOutOff : pCsr->aInOff;
+    const int *aAdj = d == 0 ? pCsr->aOut : pCsr->aIn;
+    if (!(eDir & (d == 0 ? GRAPH_DIR_OUT : GRAPH_DIR_IN))) continue;
+    for (k = aOff[j]; rc == SQLITE_OK && k < aOff[j + 1] && pCur->iMeet < 0; k++) {
+      int iVal = aAdj[k], iTo = pCur->aMet[iVal] - 1, bNew;
+      if (iTo < 0) {
+        rc = graphSetAdd(&pCur->set, (GraphValue *)graphSetAt(&pCsr->vals, iVal), &iTo, &bNew);
+        if (rc != SQLITE_OK) break;
+        pCur->aMet[iVal] = iTo + 1;
+        GP_AT(&pCur->set, iTo)->iCsr = iVal + 1;
+      }
+      rc = gpVisit(pCur, s, iNode, iTo, &one);
+    }
   }
   return rc;
 }
 
-/* xEdge of Dijkstra's algorithm: relax the edge iFrom -> pTo. */
-static int gpDijkstraEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWeight) {
-  gp_cursor *pCur = (gp_cursor *)pCtx;
-  int eType = sqlite3_value_type(pWeight), iNode, bNew, rc, bInt;
-  double w, rNew;
-  sqlite3_int64 iNew = 0;
-  const GwNode *pFrom;
-  if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
-    char *zFrom = graphValueText(&GW_AT(&pCur->set, iFrom)->v), *zTo = graphValueText(pTo),
-         *zW = gwQuote(pWeight);
-    nosqlVtabError(pCur->base.pVtab, "graph_path: the weight of edge %s -> %s is %s, not a number",
-                   zFrom ? zFrom : "?", zTo ? zTo : "?", zW ? zW : "?");
-    sqlite3_free(zFrom);
-    sqlite3_free(zTo);
-    sqlite3_free(zW);
-    return SQLITE_ERROR;
+/* Read the edges of node iNode on side s: from memory once held, else by seeks. */
+static int gpExpand(gp_cursor *pCur, int s, int iNode) {
+  int rc = SQLITE_OK;
+  if (pCur->pCsr == NULL && !pCur->bCsrTried && ++pCur->nExpand > GW_CSR_AFTER) {
+    rc = gwCsrAttach(pCur->base.pVtab, "graph_path", &pCur->src, 1, &pCur->pCsr, &pCur->bCsrTried);
+    if (rc != SQLITE_OK) return rc;
   }
-  w = sqlite3_value_double(pWeight);
-  if (w < 0 || isnan(w)) {
-    char *zFrom = graphValueText(&GW_AT(&pCur->set, iFrom)->v), *zTo = graphValueText(pTo),
-         *zW = gwQuote(pWeight);
-    nosqlVtabError(pCur->base.pVtab, "graph_path: edge %s -> %s has the negative weight %s",
-                   zFrom ? zFrom : "?", zTo ? zTo : "?", zW ? zW : "?");
-    sqlite3_free(zFrom);
-    sqlite3_free(zTo);
-    sqlite3_free(zW);
-    return SQLITE_ERROR;
-  }
-  pFrom = GW_AT(&pCur->set, iFrom);
-  rNew = pFrom->rCost + w;
-  bInt = pFrom->bIntCost && eType == SQLITE_INTEGER;
-  if (bInt) {
-    sqlite3_int64 iW = sqlite3_value_int64(pWeight);
-    if (pFrom->iCost > INT64_MAX - iW) {
-      bInt = 0;
-    } else {
-      iNew = pFrom->iCost + iW;
-    }
-  }
-  rc = graphSetAdd(&pCur->set, pTo, &iNode, &bNew);
-  if (rc != SQLITE_OK) return rc;
-  {
-    GwNode *pN = GW_AT(&pCur->set, iNode); /* After gwSetAdd: the array may have moved */
-    /* Not reached yet (the goal waits with no parent), or reached for more. */
-    int bReached = !bNew && pN->iParent >= 0;
-    if (!bNew && pN->bDone) return SQLITE_OK;
-    if (bReached && !gpLess(rNew, iNew, bInt, pN->rCost, pN->iCost, pN->bIntCost)) return SQLITE_OK;
-    pN->rCost = rNew;
-    pN->iCost = iNew;
-    pN->bIntCost = bInt;
-    pN->iParent = iFrom;
-  }
-  return gpHeapPush(pCur, rNew, iNew, bInt, iNode);
+  if (pCur->pCsr) return gpCsrExpand(pCur, s, iNode);
+  pCur->iSide = s;
+  return gwNeighbours(pCur->base.pVtab, "graph_path", &pCur->set, iNode, pCur->apStmt[s], gpSeekEdge, pCur);
 }
 
-/* Fill aRoute from the goal's parent links. */
+/* Breadth first: whole levels, the smaller side's first, until a node is reached by both. */
+static int gpBfs(gp_cursor *pCur) {
+  int rc = SQLITE_OK;
+  while (rc == SQLITE_OK && pCur->iMeet < 0) {
+    GpQueue *p0 = &pCur->aQueue[0], *p1 = &pCur->aQueue[1];
+    int s = (pCur->bBoth && p1->n - p1->iLevel < p0->n - p0->iLevel) ? 1 : 0, i, iEnd;
+    GpQueue *pQ = &pCur->aQueue[s];
+    if (pQ->iLevel == pQ->n) break; /* Side s has nothing left: no route */
+    for (i = pQ->iLevel, iEnd = pQ->n; rc == SQLITE_OK && pCur->iMeet < 0 && i < iEnd; i++) {
+      rc = gpExpand(pCur, s, pQ->a[i]);
+    }
+    pQ->iLevel = iEnd;
+  }
+  return rc;
+}
+
+/* Dijkstra from one end or both: see the comment above GpCost. */
+static int gpDijkstra(gp_cursor *pCur) {
+  int rc = SQLITE_OK;
+  while (rc == SQLITE_OK && pCur->aHeap[0].n > 0 && (!pCur->bBoth || pCur->aHeap[1].n > 0)) {
+    int s = (pCur->bBoth && pCur->aHeap[1].n < pCur->aHeap[0].n) ? 1 : 0;
+    GpHeapItem top;
+    GpNode *pN;
+    if (pCur->iMeet >= 0) {
+      /* Every route not found yet costs at least the two least costs queued
+      ** (one-ended: side 1's is the goal's 0). */
+      GpCost lo = pCur->aHeap[0].a[0].cost;
+      if (pCur->bBoth) lo = gpAdd(&lo, &pCur->aHeap[1].a[0].cost);
+      if (!gpLess(&lo, &pCur->best)) break;
+    }
+    top = gpHeapPop(&pCur->aHeap[s]);
+    pN = GP_AT(&pCur->set, top.iNode);
+    if (pN->abDone[s] || gpLess(&pN->aCost[s], &top.cost)) continue; /* A stale entry */
+    pN->abDone[s] = 1;
+    rc = gpExpand(pCur, s, top.iNode);
+  }
+  return rc;
+}
+
+/* Fill aRoute and aRouteCost: side 0's links to the meeting node, then side 1's to the goal. */
 static int gpRoute(gp_cursor *pCur) {
-  int i, n = 0;
-  for (i = pCur->iGoal; i >= 0; i = GW_AT(&pCur->set, i)->iParent) n++;
+  int i, n0 = 0, n = 0, k;
+  for (i = pCur->iMeet; i >= 0; i = GP_AT(&pCur->set, i)->aParent[0]) n0++;
+  for (i = GP_AT(&pCur->set, pCur->iMeet)->aParent[1]; i >= 0; i = GP_AT(&pCur->set, i)->aParent[1]) n++;
+  n += n0;
   pCur->aRoute = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)n);
-  if (pCur->aRoute == NULL) return SQLITE_NOMEM;
+  pCur->aRouteCost = (GpCost *)sqlite3_malloc64(sizeof(GpCost) * (sqlite3_uint64)n);
+  if (pCur->aRoute == NULL || pCur->aRouteCost == NULL) return SQLITE_NOMEM;
+  for (i = pCur->iMeet, k = n0; i >= 0; i = GP_AT(&pCur->set, i)->aParent[0]) {
+    pCur->aRoute[--k] = i;
+    pCur->aRouteCost[k] = GP_AT(&pCur->set, i)->aCost[0];
+  }
+  for (k = n0; k < n; k++) {
+    const GpNode *pPrev = GP_AT(&pCur->set, pCur->aRoute[k - 1]);
+    pCur->aRoute[k] = pPrev->aParent[1];
+    pCur->aRouteCost[k] = gpAdd(&pCur->aRouteCost[k - 1], &pPrev->w1);
+  }
   pCur->nRoute = n;
-  for (i = pCur->iGoal; i >= 0; i = GW_AT(&pCur->set, i)->iParent) pCur->aRoute[--n] = i;
   return SQLITE_OK;
+}
+
+/* Can direction eDir be read with one index seek per node? */
+static int gpSeekable(const GraphSource *pSrc, int eDir) {
+  return (!(eDir & GRAPH_DIR_OUT) || pSrc->bIdxFrom) && (!(eDir & GRAPH_DIR_IN) || pSrc->bIdxTo);
+}
+
+/*
+** Choose one end or both (see the comment above GpCost) and prepare side
+** 1's statement when it seeks.
+*/
+static int gpPlan(gp_cursor *pCur) {
+  gw_vtab *p = (gw_vtab *)pCur->base.pVtab;
+  int bPlain, rc, eRev = gpSideDir(pCur, 1);
+  int bSeek = gpSeekable(&pCur->src, pCur->eDir) && gpSeekable(&pCur->src, eRev);
+  char *zSql;
+  pCur->bCsrTried = 1;
+  rc = graphSourcePlain(p->db, &pCur->src, &bPlain);
+  if (rc != SQLITE_OK || !bPlain) return rc;
+  if (!pCur->bWeighted) {
+    /* A copy held already serves from the first node; without an index in
+    ** either direction the copy is read now (one scan, not one per node). */
+    pCur->bCsrTried = 0;
+    rc = gwCsrAttach(&p->base, "graph_path", &pCur->src, !bSeek, &pCur->pCsr, &pCur->bCsrTried);
+    if (rc != SQLITE_OK) return rc;
+    if (pCur->pCsr) pCur->bCsrTried = 1;
+  }
+  if (pCur->pCsr == NULL && !bSeek) return SQLITE_OK; /* One-ended, as before */
+  pCur->bBoth = 1;
+  zSql = graphSourceNeighbourSql(&pCur->src, eRev);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pCur->apStmt[1], NULL) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
+    nosqlVtabError(&p->base, "graph_path: %s", sqlite3_errmsg(p->db));
+  return rc;
 }
 
 static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
                     sqlite3_value **argv) {
+  static const GpCost zero = {0.0, 0, 1};
   gp_cursor *pCur = (gp_cursor *)pCursor;
   sqlite3_vtab *pVtab = pCursor->pVtab;
   NosqlPlanArg aArg[8];
   sqlite3_value *apSrc[3];
   GraphValue start, goal;
   sqlite3_value *pStart = NULL, *pGoal = NULL;
-  int rc, i, eDir, eLayout, iNode, bNew;
+  int rc, i, eLayout, iNode, bNew, s;
   (void)idxNum;
   gpReset(pCur);
   if (nosqlPlanArgs(idxStr, argc, argv, aArg, 8) != SQLITE_OK) {
@@ -989,13 +1226,13 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
                    sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL ? "start" : "goal");
     return SQLITE_ERROR;
   }
-  rc = gwDirection(pVtab, "graph_path", aArg[6].pEq, &eDir);
+  rc = gwDirection(pVtab, "graph_path", aArg[6].pEq, &pCur->eDir);
   if (rc == SQLITE_OK) rc = gwLayout(pVtab, "graph_path", aArg[7].pEq, &eLayout);
   if (rc != SQLITE_OK) return rc;
   pCur->bWeighted = aArg[5].pEq != NULL && sqlite3_value_type(aArg[5].pEq) != SQLITE_NULL;
   for (i = 0; i < 3; i++) apSrc[i] = aArg[i].pEq;
   rc = gwPrepare(pVtab, ((gw_vtab *)pVtab)->db, "graph_path", apSrc, pCur->bWeighted ? aArg[5].pEq : NULL,
-                 eLayout, eDir, &pCur->src, &pCur->pStmt);
+                 eLayout, pCur->eDir, &pCur->src, &pCur->apStmt[0]);
   if (rc != SQLITE_OK) return rc;
   /* Node 0 is the start, node 1 the goal (unless they are one node), each
   ** as "from_col = ?" sees it (graphSourceKey(): '1' is 1 in an INTEGER column). */
@@ -1006,46 +1243,31 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
     graphValueFrom(pGoal, &goal);
     rc = graphSetAdd(&pCur->set, &start, &iNode, &bNew);
   }
-  if (rc == SQLITE_OK) {
-    GW_AT(&pCur->set, 0)->iParent = -1;
-    GW_AT(&pCur->set, 0)->bIntCost = 1;
-    rc = graphSetAdd(&pCur->set, &goal, &iNode, &bNew);
-  }
+  if (rc == SQLITE_OK) rc = graphSetAdd(&pCur->set, &goal, &iNode, &bNew);
   sqlite3_value_free(pStart);
   sqlite3_value_free(pGoal);
   if (rc != SQLITE_OK) return rc;
-  GW_AT(&pCur->set, iNode)->iParent = -1;
+  /* Each side's root: the start for side 0, the goal for side 1. */
+  for (s = 0; s < 2; s++) {
+    GpNode *pRoot = GP_AT(&pCur->set, s == 0 ? 0 : iNode);
+    pRoot->abSeen[s] = 1;
+    pRoot->aParent[s] = -1;
+    pRoot->aCost[s] = zero;
+  }
   if (!bNew) {
-    pCur->iGoal = 0; /* start = goal: one row */
+    pCur->iMeet = 0; /* start = goal: one row */
     return gpRoute(pCur);
   }
-  if (!pCur->bWeighted) {
-    /* Breadth first, in the order nodes were met; the goal is not expanded. */
-    int iNext;
-    for (iNext = 0; rc == SQLITE_OK && pCur->iGoal < 0 && iNext < pCur->set.n; iNext++) {
-      if (iNext == 1) continue;
-      rc = gwNeighbours(pVtab, "graph_path", &pCur->set, iNext, pCur->pStmt, gpBfsEdge, pCur);
+  rc = gpPlan(pCur);
+  for (s = 0; rc == SQLITE_OK && s < 2; s++) {
+    if (pCur->bWeighted) {
+      if (s == 0 || pCur->bBoth) rc = gpHeapPush(&pCur->aHeap[s], &zero, s);
+    } else {
+      rc = gpQueuePush(&pCur->aQueue[s], s);
     }
-    if (rc != SQLITE_OK || pCur->iGoal < 0) return rc;
-    return gpRoute(pCur);
   }
-  /* Dijkstra: the goal is in the set but not in the heap until an edge reaches it. */
-  GW_AT(&pCur->set, 1)->rCost = INFINITY;
-  rc = gpHeapPush(pCur, 0.0, 0, 1, 0);
-  while (rc == SQLITE_OK && pCur->nHeap > 0) {
-    GpHeapItem top = gpHeapPop(pCur);
-    GwNode *pN = GW_AT(&pCur->set, top.iNode);
-    if (pN->bDone || gpLess(pN->rCost, pN->iCost, pN->bIntCost, top.rCost, top.iCost, top.bInt)) {
-      continue; /* A stale entry */
-    }
-    pN->bDone = 1;
-    if (top.iNode == 1) {
-      pCur->iGoal = 1;
-      break;
-    }
-    rc = gwNeighbours(pVtab, "graph_path", &pCur->set, top.iNode, pCur->pStmt, gpDijkstraEdge, pCur);
-  }
-  if (rc != SQLITE_OK || pCur->iGoal < 0) return rc;
+  if (rc == SQLITE_OK) rc = pCur->bWeighted ? gpDijkstra(pCur) : gpBfs(pCur);
+  if (rc != SQLITE_OK || pCur->iMeet < 0) return rc;
   return gpRoute(pCur);
 }
 
@@ -1061,7 +1283,8 @@ static int gpEof(sqlite3_vtab_cursor *pCursor) {
 
 static int gpColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
   gp_cursor *pCur = (gp_cursor *)pCursor;
-  const GwNode *pNode = GW_AT(&pCur->set, pCur->aRoute[pCur->iRow]);
+  const GpNode *pNode = GP_AT(&pCur->set, pCur->aRoute[pCur->iRow]);
+  const GpCost *pCost = &pCur->aRouteCost[pCur->iRow];
   switch (iCol) {
     case GP_STEP:
       sqlite3_result_int(ctx, pCur->iRow);
@@ -1072,10 +1295,10 @@ static int gpColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol
     case GP_COST:
       if (!pCur->bWeighted || pCur->iRow == 0) {
         sqlite3_result_int(ctx, pCur->iRow);
-      } else if (pNode->bIntCost) {
-        sqlite3_result_int64(ctx, pNode->iCost);
+      } else if (pCost->bInt) {
+        sqlite3_result_int64(ctx, pCost->i);
       } else {
-        sqlite3_result_double(ctx, pNode->rCost);
+        sqlite3_result_double(ctx, pCost->r);
       }
       break;
     default:

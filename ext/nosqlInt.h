@@ -601,6 +601,15 @@ int graphCsrLookup(const GraphCsr *p, const GraphValue *pKey, int bIn);
 ** The affinity is looked up once per source (p->cAffFrom).
 */
 int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_value **ppOut);
+/*
+** *pbPlain: source p is a table in the edges layout whose from_col and
+** to_col have BINARY collation and one affinity, so that a value read from
+** either column seeks the other unchanged ("col = ?" converts nothing a
+** column holds) and nodes are equal exactly when their GraphValues are:
+** a search may then follow edges backwards (from the goal) and meet one
+** that goes forwards. SQLITE_OK or an error.
+*/
+int graphSourcePlain(sqlite3 *db, const GraphSource *p, int *pbPlain);
 int graphCsrIsBad(const GraphCsr *p, int iVal);
 void graphCsrUnref(GraphCsr *p);
 

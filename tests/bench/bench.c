@@ -31,6 +31,7 @@ static const struct BenchWorkload {
     {"ckey", benchCkey},
     {"documents", benchDocuments},
     {"graphs", benchGraphs},
+    {"graph_routes", benchGraphRoutes},
     {"trees", benchTrees},
     {"graph_batch", benchGraphBatch},
     {"index_table", benchIndexTable},

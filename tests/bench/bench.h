@@ -97,6 +97,7 @@ void benchInvertedIndex(Bench *p);
 void benchCkey(Bench *p);
 void benchDocuments(Bench *p);
 void benchGraphs(Bench *p);
+void benchGraphRoutes(Bench *p);
 void benchTrees(Bench *p);
 void benchGraphBatch(Bench *p);
 void benchIndexTable(Bench *p);

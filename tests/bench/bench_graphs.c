@@ -13,6 +13,13 @@
 **                              the node alone (SQL's only visited-set guard)
 **   shortest route             graph_path hop counts between random pairs
 **                              vs the depth-bounded CTE's min(depth)
+**
+** graph_routes: the issue 28 graph, 100k nodes and 1M edges at size 1 (10
+** per node, sources uniform, targets n * u^3), indexes on both columns;
+** shortest routes between random pairs (any length) by graph_path from
+** both ends, against the same search from one end (graph_path over a view
+** of the table: never read backwards, never held in memory). Hops 'out'
+** and 'both', and weights 1..9 'out'.
 */
 #include "bench.h"
 
@@ -44,6 +51,32 @@ static int graphPerPair(sqlite3 *db, const GraphPairs *p, const char *zSql, Benc
 static int graphPathFunc(sqlite3 *db, void *pArg, BenchSum *pSum) {
   return graphPerPair(db, (GraphPairs *)pArg, "SELECT max(step) FROM graph_path('g', 'src', 'dst', ?1, ?2)",
                       pSum);
+}
+
+/* graph_routes: zSql per pair (?1 start, ?2 goal). */
+static int graphRouteOut(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return graphPerPair(db, (GraphPairs *)pArg, "SELECT max(step) FROM graph_path('g', 'src', 'dst', ?1, ?2)",
+                      pSum);
+}
+static int graphRouteOutView(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return graphPerPair(db, (GraphPairs *)pArg, "SELECT max(step) FROM graph_path('gv', 'src', 'dst', ?1, ?2)",
+                      pSum);
+}
+static int graphRouteBoth(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return graphPerPair(db, (GraphPairs *)pArg,
+                      "SELECT max(step) FROM graph_path('g', 'src', 'dst', ?1, ?2, NULL, 'both')", pSum);
+}
+static int graphRouteBothView(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return graphPerPair(db, (GraphPairs *)pArg,
+                      "SELECT max(step) FROM graph_path('gv', 'src', 'dst', ?1, ?2, NULL, 'both')", pSum);
+}
+static int graphRouteW(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return graphPerPair(db, (GraphPairs *)pArg,
+                      "SELECT max(cost) FROM graph_path('g', 'src', 'dst', ?1, ?2, 'w')", pSum);
+}
+static int graphRouteWView(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return graphPerPair(db, (GraphPairs *)pArg,
+                      "SELECT max(cost) FROM graph_path('gv', 'src', 'dst', ?1, ?2, 'w')", pSum);
 }
 
 static int graphPathCte(sqlite3 *db, void *pArg, BenchSum *pSum) {
@@ -226,4 +259,55 @@ void benchGraphs(Bench *p) {
   free(pairs.aTo);
   sqlite3_close(db);
   benchGraphTree(p);
+}
+
+void benchGraphRoutes(Bench *p) {
+  int64_t nNode = benchSize(p, 100000, 1000), nEdge = 10 * nNode, i;
+  uint64_t seed = 28;
+  sqlite3 *db = benchOpen();
+  sqlite3_stmt *pIns = NULL;
+  GraphPairs pairs;
+  char zSize[96];
+  benchExec(db, "CREATE TABLE g(src INTEGER, dst INTEGER, w INTEGER)");
+  benchExec(db, "BEGIN");
+  sqlite3_prepare_v2(db, "INSERT INTO g VALUES (?1, ?2, ?3)", -1, &pIns, 0);
+  for (i = 0; i < nEdge; i++) {
+    double u = (double)(benchRand(&seed) >> 11) / 9007199254740992.0;
+    sqlite3_bind_int64(pIns, 1, (int64_t)(benchRand(&seed) % (uint64_t)nNode));
+    sqlite3_bind_int64(pIns, 2, (int64_t)((double)nNode * u * u * u));
+    sqlite3_bind_int64(pIns, 3, 1 + (int64_t)(benchRand(&seed) % 9));
+    sqlite3_step(pIns);
+    sqlite3_reset(pIns);
+  }
+  sqlite3_finalize(pIns);
+  benchExec(db, "COMMIT");
+  benchExec(db,
+            "CREATE INDEX g_src ON g(src); CREATE INDEX g_dst ON g(dst); CREATE VIEW gv AS SELECT * FROM g; "
+            "ANALYZE");
+  snprintf(zSize, sizeof(zSize), "%lld nodes, %lld edges", (long long)nNode, (long long)nEdge);
+  pairs.n = 20;
+  pairs.aFrom = (int64_t *)malloc(sizeof(int64_t) * (size_t)pairs.n);
+  pairs.aTo = (int64_t *)malloc(sizeof(int64_t) * (size_t)pairs.n);
+  for (i = 0; i < pairs.n; i++) {
+    pairs.aFrom[i] = (int64_t)(benchRand(&seed) % (uint64_t)nNode);
+    pairs.aTo[i] = (int64_t)(benchRand(&seed) % (uint64_t)nNode);
+  }
+  {
+    BenchVariant aVar[2] = {{"graph_path over a view: one end, seeks", 0, graphRouteOutView, &pairs},
+                            {"graph_path: both ends, seeks then memory", 0, graphRouteOut, &pairs}};
+    benchCompare(p, "graph_routes: shortest route, hops, out", db, zSize, pairs.n, "route", aVar, 2);
+  }
+  {
+    BenchVariant aVar[2] = {{"graph_path over a view: one end, seeks", 0, graphRouteBothView, &pairs},
+                            {"graph_path: both ends, seeks then memory", 0, graphRouteBoth, &pairs}};
+    benchCompare(p, "graph_routes: shortest route, hops, both", db, zSize, pairs.n, "route", aVar, 2);
+  }
+  {
+    BenchVariant aVar[2] = {{"graph_path over a view: one-ended Dijkstra", 0, graphRouteWView, &pairs},
+                            {"graph_path: both ends, seeks", 0, graphRouteW, &pairs}};
+    benchCompare(p, "graph_routes: shortest route, weights 1-9, out", db, zSize, pairs.n, "route", aVar, 2);
+  }
+  free(pairs.aFrom);
+  free(pairs.aTo);
+  sqlite3_close(db);
 }

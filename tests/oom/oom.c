@@ -233,6 +233,10 @@ static const char *const azGraphs[] = {
     "root IN (1, 5) AND direction = 'both'",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x')",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w')",
+    /* Both columns indexed: graph_path seeks from both ends. */
+    "CREATE INDEX e_b ON e(b)",
+    "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w', 'both')",
+    "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 'x', 2, NULL, 'in')",
     "CREATE TABLE j(id INTEGER PRIMARY KEY, kids)",
     "INSERT INTO j VALUES (1, '[2, 3]'), (2, '[4]'), (3, '[]'), (4, NULL)",
     "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')",
