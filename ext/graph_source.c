@@ -607,6 +607,148 @@ static char *graphEdgeError(const char *zFmt, const char *zFunc, const GraphValu
   return zMsg;
 }
 
+/*
+** The integer endpoints of a load, while every endpoint read so far is an
+** integer: each distinct value once, numbered in order of first appearance
+** (the order graphSetAdd() would give them). A value in [0, nDir) finds its
+** number in aDir (node ids that are small integers, the common case: one
+** array read, no hashing, an array of 4 bytes per id that stays in cache);
+** any other value in an open-address table of (value, number + 1) pairs.
+** aDir grows (to twice, up to GRAPH_DIR_SLACK past twice the values held)
+** when a new value just beyond it arrives, taking over the table's values
+** in its range. No GraphValue and no bytes copied per endpoint;
+** graphIntMapToSet() makes the GraphSet of the load at the end, or when a
+** value of another type arrives.
+*/
+#ifndef GRAPH_DIR_SLACK
+#define GRAPH_DIR_SLACK (1 << 20)
+#endif
+typedef struct GraphIntSlot GraphIntSlot;
+struct GraphIntSlot {
+  sqlite3_int64 iKey; /* The value */
+  int iIdx;           /* Its number + 1, 0 for an empty slot */
+};
+typedef struct GraphIntMap GraphIntMap;
+struct GraphIntMap {
+  sqlite3_int64 *aKey; /* Values by number */
+  int nKey, nKeyAlloc; /* Values used, allocated */
+  int *aDir;           /* Number + 1 of value v in [0, nDir), 0 not met */
+  sqlite3_int64 nDir;  /* Entries of aDir */
+  GraphIntSlot *aSlot; /* Hash table of the other values */
+  unsigned nSlot;      /* Slots (a power of two, 0 or at least twice nHashed) */
+  int nHashed;         /* Values in aSlot */
+};
+
+static void graphIntMapClear(GraphIntMap *p) {
+  sqlite3_free(p->aKey);
+  sqlite3_free(p->aDir);
+  sqlite3_free(p->aSlot);
+  memset(p, 0, sizeof(*p));
+}
+
+/* Put every value outside [0, nDir) into a new table of nSlot slots, the others into aDir. */
+static int graphIntMapRehash(GraphIntMap *p, unsigned nSlot) {
+  GraphIntSlot *aNew = (GraphIntSlot *)sqlite3_malloc64(sizeof(GraphIntSlot) * (sqlite3_uint64)nSlot);
+  int k;
+  if (aNew == NULL) return SQLITE_NOMEM;
+  memset(aNew, 0, sizeof(GraphIntSlot) * (size_t)nSlot);
+  p->nHashed = 0;
+  for (k = 0; k < p->nKey; k++) {
+    sqlite3_int64 v = p->aKey[k];
+    unsigned i;
+    if (v >= 0 && v < p->nDir) {
+      p->aDir[v] = k + 1;
+      continue;
+    }
+    for (i = graphHash64((sqlite3_uint64)v) & (nSlot - 1); aNew[i].iIdx; i = (i + 1) & (nSlot - 1)) {
+    }
+    aNew[i].iKey = v;
+    aNew[i].iIdx = k + 1;
+    p->nHashed++;
+  }
+  sqlite3_free(p->aSlot);
+  p->aSlot = aNew;
+  p->nSlot = nSlot;
+  return SQLITE_OK;
+}
+
+/* *piIdx: the number of value iKey, a new one if it is new. SQLITE_OK, SQLITE_NOMEM or SQLITE_TOOBIG. */
+static int graphIntMapAdd(GraphIntMap *p, sqlite3_int64 iKey, int *piIdx) {
+  unsigned i = 0, mask;
+  int rc;
+  if (iKey >= 0 && iKey < p->nDir) {
+    if (p->aDir[iKey]) {
+      *piIdx = p->aDir[iKey] - 1;
+      return SQLITE_OK;
+    }
+  } else {
+    if (iKey >= p->nDir && iKey < 2 * (sqlite3_int64)p->nKey + GRAPH_DIR_SLACK) {
+      /* Grow aDir over iKey: at least double, never past the slack. */
+      sqlite3_int64 nNew = p->nDir * 2 > iKey + 1 ? p->nDir * 2 : iKey + 1024;
+      int *aNew;
+      if (nNew > 2 * (sqlite3_int64)p->nKey + GRAPH_DIR_SLACK)
+        nNew = 2 * (sqlite3_int64)p->nKey + GRAPH_DIR_SLACK;
+      aNew = (int *)sqlite3_realloc64(p->aDir, sizeof(int) * (sqlite3_uint64)nNew);
+      if (aNew == NULL) return SQLITE_NOMEM;
+      memset(aNew + p->nDir, 0, sizeof(int) * (size_t)(nNew - p->nDir));
+      p->aDir = aNew;
+      p->nDir = nNew;
+      if (p->nHashed > 0) {
+        rc = graphIntMapRehash(p, p->nSlot); /* Values now in range move to aDir */
+        if (rc != SQLITE_OK) return rc;
+      }
+      return graphIntMapAdd(p, iKey, piIdx);
+    }
+    if ((unsigned)(p->nHashed + 1) * 2 > p->nSlot) {
+      if (p->nHashed >= 0x3fffffff) return SQLITE_TOOBIG;
+      rc = graphIntMapRehash(p, p->nSlot ? p->nSlot * 2 : 1024);
+      if (rc != SQLITE_OK) return rc;
+    }
+    mask = p->nSlot - 1;
+    for (i = graphHash64((sqlite3_uint64)iKey) & mask; p->aSlot[i].iIdx; i = (i + 1) & mask) {
+      if (p->aSlot[i].iKey == iKey) {
+        *piIdx = p->aSlot[i].iIdx - 1;
+        return SQLITE_OK;
+      }
+    }
+  }
+  if (p->nKey == p->nKeyAlloc) {
+    int nNew = p->nKeyAlloc ? p->nKeyAlloc * 2 : 1024;
+    sqlite3_int64 *aNew;
+    if (p->nKey >= 0x3fffffff) return SQLITE_TOOBIG;
+    aNew = (sqlite3_int64 *)sqlite3_realloc64(p->aKey, sizeof(sqlite3_int64) * (sqlite3_uint64)nNew);
+    if (aNew == NULL) return SQLITE_NOMEM;
+    p->aKey = aNew;
+    p->nKeyAlloc = nNew;
+  }
+  p->aKey[p->nKey] = iKey;
+  if (iKey >= 0 && iKey < p->nDir) {
+    p->aDir[iKey] = ++p->nKey;
+  } else {
+    p->aSlot[i].iKey = iKey;
+    p->aSlot[i].iIdx = ++p->nKey;
+    p->nHashed++;
+  }
+  *piIdx = p->nKey - 1;
+  return SQLITE_OK;
+}
+
+/* Add the values of *pMap to the empty set *pSet, keeping their numbers, and free the map. */
+static int graphIntMapToSet(GraphIntMap *pMap, GraphSet *pSet) {
+  int rc = SQLITE_OK, i, iElem, bNew;
+  for (i = 0; rc == SQLITE_OK && i < pMap->nKey; i++) {
+    GraphValue v;
+    memset(&v, 0, sizeof(v));
+    v.eType = SQLITE_INTEGER;
+    v.iVal = pMap->aKey[i];
+    v.h = graphHash64((sqlite3_uint64)v.iVal);
+    rc = graphSetAdd(pSet, &v, &iElem, &bNew);
+    assert(rc != SQLITE_OK || (iElem == i && bNew));
+  }
+  graphIntMapClear(pMap);
+  return rc;
+}
+
 int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
                  GraphCsr **ppCsr, char **pzErr) {
   GraphCsr *p;
@@ -615,6 +757,9 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
   int *aFrom = NULL, *aTo = NULL, rc = SQLITE_OK, bOk = 1, i, bWeight = pSrc->zWeight != NULL;
   double *aW = NULL;
   sqlite3_int64 nEdge = 0, nAlloc = 0, k;
+  GraphIntMap ints;
+  int bInts = 1; /* Every endpoint so far an integer: numbered in ints, not yet in p->vals */
+  memset(&ints, 0, sizeof(ints));
   *ppCsr = NULL;
   *pzErr = NULL;
   if (!bAll && (pSrc->bView || bWeight)) return SQLITE_OK;
@@ -638,12 +783,27 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     GraphValue f, t;
-    int iF, iT = -1, bNew;
+    int iF, iT = -1, bNew, bFast;
     double w = 1.0;
     rc = SQLITE_OK;
-    if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f)) continue;
-    rc = graphSetAdd(&p->vals, &f, &iF, &bNew);
-    if (rc == SQLITE_OK && !graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) {
+    bFast = bInts && sqlite3_column_type(pStmt, 0) == SQLITE_INTEGER &&
+            sqlite3_column_type(pStmt, 1) == SQLITE_INTEGER;
+    if (!bFast && bInts) {
+      /* Another type: the values met so far become the set, numbers kept. */
+      bInts = 0;
+      rc = graphIntMapToSet(&ints, &p->vals);
+      if (rc != SQLITE_OK) break;
+    }
+    if (bFast) {
+      memset(&f, 0, sizeof(f));
+      f.eType = SQLITE_INTEGER;
+      f.iVal = sqlite3_column_int64(pStmt, 0);
+      rc = graphIntMapAdd(&ints, f.iVal, &iF);
+    } else {
+      if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f)) continue;
+      rc = graphSetAdd(&p->vals, &f, &iF, &bNew);
+    }
+    if (rc == SQLITE_OK && !bFast && !graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) {
       /* The JSON layout's non-array value: sought by a walk (which reports
       ** it when it gets there), an error for a whole-graph job. */
       const char *zType = (const char *)sqlite3_column_text(pStmt, 3);
@@ -686,7 +846,11 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
       }
       if (eType != SQLITE_INTEGER) p->bIntWeight = 0;
     }
-    rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
+    if (bFast) {
+      rc = graphIntMapAdd(&ints, sqlite3_column_int64(pStmt, 1), &iT);
+    } else {
+      rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
+    }
     if (rc != SQLITE_OK) break;
     if (nEdge == nAlloc) {
       sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 1024;
@@ -728,6 +892,7 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
     *pzErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
   }
   sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK && bOk && bInts) rc = graphIntMapToSet(&ints, &p->vals);
   if (rc != SQLITE_OK || !bOk) goto load_done;
   /* Counting sort into out- and in-lists, each in scan order. */
   p->nEdge = nEdge;
@@ -784,6 +949,7 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
   }
 
 load_done:
+  graphIntMapClear(&ints);
   sqlite3_free(aFrom);
   sqlite3_free(aTo);
   sqlite3_free(aW);

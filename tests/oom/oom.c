@@ -223,8 +223,7 @@ static const char *const azDocuments[] = {
     "SELECT key, value FROM kv_pairs('u1', (SELECT doc FROM d), '.')", NULL};
 
 static const char *const azGraphs[] = {
-    "CREATE TABLE e(a, b, w)",
-    "CREATE INDEX e_a ON e(a)",
+    "CREATE TABLE e(a, b, w)", "CREATE INDEX e_a ON e(a)",
     "INSERT INTO e VALUES (1, 2, 1.0), (2, 3, 2.5), (3, 1, 1.0), (3, 4, 0.5), (1, 4, 9), (4, 'x', 1), "
     "(5, 5, 1)",
     "SELECT node, depth, parent FROM graph_walk('e', 'a', 'b', 1)",
@@ -234,13 +233,11 @@ static const char *const azGraphs[] = {
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x')",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w')",
     /* Both columns indexed: graph_path seeks from both ends. */
-    "CREATE INDEX e_b ON e(b)",
-    "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w', 'both')",
+    "CREATE INDEX e_b ON e(b)", "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w', 'both')",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 'x', 2, NULL, 'in')",
     "CREATE TABLE j(id INTEGER PRIMARY KEY, kids)",
     "INSERT INTO j VALUES (1, '[2, 3]'), (2, '[4]'), (3, '[]'), (4, NULL)",
-    "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')",
-    NULL};
+    "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')", NULL};
 
 static const char *const azTrees[] = {
     "CREATE TABLE c(id INTEGER PRIMARY KEY, parent INTEGER, who TEXT)",
