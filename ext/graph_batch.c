@@ -2,13 +2,17 @@
 ** graph_batch.c: batch graph processing (technique 17 of the article), a
 ** Pregel-style engine over any edge table or view.
 **
-**   graph_pagerank(source, from_col, to_col[, damping[, tolerance[, max_iter[, weight_col[, layout]]]]])
+**   graph_pagerank(source, from_col, to_col[, damping[, tolerance[, max_iter[, weight_col[, layout[,
+*direction]]]]]])
 **       -> (node, rank)
-**   graph_components(source, from_col, to_col[, layout])        -> (node, component)
-**   graph_scc(source, from_col, to_col[, layout])               -> (node, component)
-**   graph_sssp(source, from_col, to_col, root[, weight_col[, layout]]) -> (node, distance)
-**   graph_triangles(source, from_col, to_col[, layout])         -> (node, triangles)
-**   graph_label_propagation(source, from_col, to_col[, max_iter[, layout]]) -> (node, label)
+**   graph_components(source, from_col, to_col[, layout[, direction]])        -> (node, component)
+**   graph_scc(source, from_col, to_col[, layout[, direction]])               -> (node, component)
+**   graph_sssp(source, from_col, to_col, root[, weight_col[, layout[, direction]]]) -> (node, distance)
+**   graph_triangles(source, from_col, to_col[, layout[, direction]])         -> (node, triangles)
+**   graph_label_propagation(source, from_col, to_col[, max_iter[, layout[, direction]]]) -> (node, label)
+**
+** direction ('out', 'in', 'both') turns the loaded copy (graphCsrDirect())
+** for PageRank, SCC and SSSP; the other three read both ways already.
 **
 ** The arguments are hidden columns of those names, as for graph_walk, and
 ** the edge source follows ext/graph_source.c's rules. The source is read
@@ -281,7 +285,7 @@ static void gbMinCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx)
 #define GB_TRIANGLES 4
 #define GB_LPA 5
 
-#define GB_MAX_INPUT 8
+#define GB_MAX_INPUT 9
 
 typedef struct GbAlgo GbAlgo;
 struct GbAlgo {
@@ -300,43 +304,45 @@ static const GbAlgo aGbAlgo[] = {
      "rank",
      "REAL",
      3,
-     {"source", "from_col", "to_col", "damping", "tolerance", "max_iter", "weight_col", "layout", NULL},
-     "graph_pagerank(source, from_col, to_col[, damping[, tolerance[, max_iter[, weight_col[, layout]]]]])"},
+     {"source", "from_col", "to_col", "damping", "tolerance", "max_iter", "weight_col", "layout", "direction",
+      NULL},
+     "graph_pagerank(source, from_col, to_col[, damping[, tolerance[, max_iter[, weight_col[, layout[, "
+     "direction]]]]]])"},
     {GB_COMPONENTS,
      "graph_components",
      "component",
      "",
      3,
-     {"source", "from_col", "to_col", "layout", NULL},
-     "graph_components(source, from_col, to_col[, layout])"},
+     {"source", "from_col", "to_col", "layout", "direction", NULL},
+     "graph_components(source, from_col, to_col[, layout[, direction]])"},
     {GB_SCC,
      "graph_scc",
      "component",
      "",
      3,
-     {"source", "from_col", "to_col", "layout", NULL},
-     "graph_scc(source, from_col, to_col[, layout])"},
+     {"source", "from_col", "to_col", "layout", "direction", NULL},
+     "graph_scc(source, from_col, to_col[, layout[, direction]])"},
     {GB_SSSP,
      "graph_sssp",
      "distance",
      "",
      4,
-     {"source", "from_col", "to_col", "root", "weight_col", "layout", NULL},
-     "graph_sssp(source, from_col, to_col, root[, weight_col[, layout]])"},
+     {"source", "from_col", "to_col", "root", "weight_col", "layout", "direction", NULL},
+     "graph_sssp(source, from_col, to_col, root[, weight_col[, layout[, direction]]])"},
     {GB_TRIANGLES,
      "graph_triangles",
      "triangles",
      "INTEGER",
      3,
-     {"source", "from_col", "to_col", "layout", NULL},
-     "graph_triangles(source, from_col, to_col[, layout])"},
+     {"source", "from_col", "to_col", "layout", "direction", NULL},
+     "graph_triangles(source, from_col, to_col[, layout[, direction]])"},
     {GB_LPA,
      "graph_label_propagation",
      "label",
      "",
      3,
-     {"source", "from_col", "to_col", "max_iter", "layout", NULL},
-     "graph_label_propagation(source, from_col, to_col[, max_iter[, layout]])"},
+     {"source", "from_col", "to_col", "max_iter", "layout", "direction", NULL},
+     "graph_label_propagation(source, from_col, to_col[, max_iter[, layout[, direction]]])"},
 };
 
 typedef struct gb_vtab gb_vtab;
@@ -959,9 +965,9 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   const GbAlgo *pAlgo = p->pAlgo;
   NosqlPlanArg aArg[GB_MAX_INPUT];
   GraphSource src;
-  sqlite3_value *pLayout, *pWeight;
+  sqlite3_value *pLayout, *pWeight, *pDir;
   char *zErr = NULL;
-  int rc, i, eLayout = GRAPH_LAYOUT_EDGES;
+  int rc, i, eLayout = GRAPH_LAYOUT_EDGES, eDir = GRAPH_DIR_OUT;
   (void)idxNum;
   gbReset(pCur);
   if (nosqlPlanArgs(idxStr, argc, argv, aArg, p->nInput) != SQLITE_OK) {
@@ -988,6 +994,17 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
       return gbError(pCur, SQLITE_ERROR, "%s: %s must be 'edges' or 'json', not %s", "layout", pLayout);
     }
   }
+  pDir = gbInput(pCur, "direction");
+  if (pDir && sqlite3_value_type(pDir) != SQLITE_NULL) {
+    const char *z = (const char *)sqlite3_value_text(pDir);
+    if (z && sqlite3_stricmp(z, "in") == 0) {
+      eDir = GRAPH_DIR_IN;
+    } else if (z && sqlite3_stricmp(z, "both") == 0) {
+      eDir = GRAPH_DIR_BOTH;
+    } else if (z == NULL || sqlite3_stricmp(z, "out") != 0) {
+      return gbError(pCur, SQLITE_ERROR, "%s: %s must be 'out', 'in' or 'both', not %s", "direction", pDir);
+    }
+  }
   pWeight = gbInput(pCur, "weight_col");
   if (pWeight && sqlite3_value_type(pWeight) == SQLITE_NULL) pWeight = NULL;
   rc = graphSourceInit(p->db, pAlgo->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2], pWeight, eLayout,
@@ -997,6 +1014,11 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
     rc = graphSourceKey(p->db, &src, gbInput(pCur, "root"), &pCur->pRootKey);
   }
   if (rc == SQLITE_OK) rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, 1, pAlgo->zName, &pCur->pCsr, &zErr);
+  /* Components, triangles and labels read every edge both ways already. */
+  if (rc == SQLITE_OK && eDir != GRAPH_DIR_OUT &&
+      (pAlgo->eAlgo == GB_PAGERANK || pAlgo->eAlgo == GB_SCC || pAlgo->eAlgo == GB_SSSP)) {
+    rc = graphCsrDirect(pCur->pCsr, eDir);
+  }
   graphSourceClear(&src); /* (Cleared by graphSourceInit() itself when it fails) */
   if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
   sqlite3_free(zErr);

@@ -992,3 +992,63 @@ int graphValueCmp(const GraphValue *a, const GraphValue *b) {
 }
 
 int graphCsrIsBad(const GraphCsr *p, int iVal) { return p->aIsBad != NULL && p->aIsBad[iVal]; }
+
+int graphCsrDirect(GraphCsr *p, int eDir) {
+  sqlite3_int64 *aOff, k, n = 0;
+  int *aAdj, *aAdj2, i;
+  double *aW = NULL, *aW2 = NULL;
+  assert(p->nRef == 1);
+  if (eDir == GRAPH_DIR_IN) {
+    /* Swap the two halves. */
+    aOff = p->aOutOff, p->aOutOff = p->aInOff, p->aInOff = aOff;
+    aAdj = p->aOut, p->aOut = p->aIn, p->aIn = aAdj;
+    aW = p->aOutW, p->aOutW = p->aInW, p->aInW = aW;
+    return SQLITE_OK;
+  }
+  if (eDir != GRAPH_DIR_BOTH) return SQLITE_OK;
+  /* Each node's list: its out-edges, then its in-edges but self-loops (a
+  ** self-loop is one edge read both ways, as networkx's to_directed() has it). */
+  aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)p->vals.n + 1));
+  aAdj = (int *)sqlite3_malloc64(sizeof(int) * (2 * (sqlite3_uint64)p->nEdge + 1));
+  aAdj2 = (int *)sqlite3_malloc64(sizeof(int) * (2 * (sqlite3_uint64)p->nEdge + 1));
+  if (p->aOutW) {
+    aW = (double *)sqlite3_malloc64(sizeof(double) * (2 * (sqlite3_uint64)p->nEdge + 1));
+    aW2 = (double *)sqlite3_malloc64(sizeof(double) * (2 * (sqlite3_uint64)p->nEdge + 1));
+  }
+  if (aOff == NULL || aAdj == NULL || aAdj2 == NULL || (p->aOutW && (aW == NULL || aW2 == NULL))) {
+    sqlite3_free(aOff);
+    sqlite3_free(aAdj);
+    sqlite3_free(aAdj2);
+    sqlite3_free(aW);
+    sqlite3_free(aW2);
+    return SQLITE_NOMEM;
+  }
+  for (i = 0; i < p->vals.n; i++) {
+    aOff[i] = n;
+    for (k = p->aOutOff[i]; k < p->aOutOff[i + 1]; k++) {
+      if (aW) aW[n] = p->aOutW[k];
+      aAdj[n++] = p->aOut[k];
+    }
+    for (k = p->aInOff[i]; k < p->aInOff[i + 1]; k++) {
+      if (p->aIn[k] == i) continue;
+      if (aW) aW[n] = p->aInW[k];
+      aAdj[n++] = p->aIn[k];
+    }
+  }
+  aOff[p->vals.n] = n;
+  memcpy(aAdj2, aAdj, sizeof(int) * (size_t)n);
+  if (aW) memcpy(aW2, aW, sizeof(double) * (size_t)n);
+  sqlite3_free(p->aOut);
+  sqlite3_free(p->aIn);
+  sqlite3_free(p->aOutW);
+  sqlite3_free(p->aInW);
+  sqlite3_free(p->aInOff);
+  memcpy(p->aOutOff, aOff, sizeof(sqlite3_int64) * ((size_t)p->vals.n + 1));
+  p->aInOff = aOff;
+  p->aOut = aAdj;
+  p->aIn = aAdj2;
+  p->aOutW = aW;
+  p->aInW = aW2;
+  p->nEdge = n;
+  return SQLITE_OK;
+}

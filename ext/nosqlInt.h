@@ -610,6 +610,14 @@ int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_val
 ** that goes forwards. SQLITE_OK or an error.
 */
 int graphSourcePlain(sqlite3 *db, const GraphSource *p, int *pbPlain);
+/*
+** Make a whole-graph job's copy (not shared: nRef 1) read its edges in
+** direction eDir: GRAPH_DIR_IN swaps the out- and in-lists; GRAPH_DIR_BOTH
+** gives every node one list, its out-edges then its in-edges (a self-loop
+** once), as both its out- and its in-list: each edge read both ways, an
+** undirected multigraph. SQLITE_OK or SQLITE_NOMEM (p unchanged).
+*/
+int graphCsrDirect(GraphCsr *p, int eDir);
 int graphCsrIsBad(const GraphCsr *p, int iVal);
 void graphCsrUnref(GraphCsr *p);
 

@@ -262,6 +262,9 @@ static const char *const azGraphBatch[] = {
     "SELECT node, distance FROM graph_sssp('e', 'a', 'b', 1, 'w')",
     "SELECT node, triangles FROM graph_triangles('e', 'a', 'b')",
     "SELECT node, label FROM graph_label_propagation('e', 'a', 'b')",
+    "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', 0.5, 0, 3, 'w', NULL, 'both')",
+    "SELECT node, distance FROM graph_sssp('e', 'a', 'b', 4, 'w', NULL, 'in')",
+    "SELECT node, component FROM graph_scc('e', 'a', 'b', NULL, 'both')",
     NULL};
 
 static const char *const azFts5Gap[] = {
