@@ -481,9 +481,10 @@ void graphSourceClear(GraphSource *p);
 ** IN: from of the edges to ?1; BOTH: both, UNION ALL). Columns: (0) the
 ** neighbour, (1) the weight (NULL without a weight column), (2) in the JSON
 ** layout the json_type() of the stored to_col value: 'array' is fine; a row
-** of another type ('malformed': text that is not JSON) has a NULL
-** neighbour and the caller refuses it (graphSourceJsonError()). NULL in the
-** edges layout. Edges to NULL are not returned.
+** of another type has a NULL neighbour and the caller refuses it
+** (graphSourceJsonError()); text that is not JSON stops the statement
+** (graphSourceIsMalformed()). NULL in the edges layout. Edges to NULL are
+** not returned.
 */
 char *graphSourceNeighbourSql(const GraphSource *p, int eDir);
 
@@ -521,9 +522,19 @@ char *graphValueText(const GraphValue *p);
 /*
 ** The message for a JSON-layout node whose to_col is not an array:
 ** zType is column 2/3 of graphSourceNeighbourSql()/graphSourceEdgesSql() ('malformed' for text that is not
-** JSON). Names the node; sqlite3_mprintf(), NULL on OOM.
+** JSON: graphSourceMalformed()). Names the node; sqlite3_mprintf(), NULL on OOM.
 */
 char *graphSourceJsonError(const char *zFunc, const GraphValue *pNode, const char *zType);
+
+/*
+** True when rc, from a statement over source p, is SQLite's "malformed
+** JSON" for a JSON-layout to_col that is not JSON (json_type() stops the
+** statement). graphSourceMalformed() then gives the message naming a node
+** whose to_col is not JSON, pNode's first when it is one of them
+** (sqlite3_mprintf(); NULL on OOM).
+*/
+int graphSourceIsMalformed(sqlite3 *db, const GraphSource *p, int rc);
+char *graphSourceMalformed(sqlite3 *db, const GraphSource *p, const char *zFunc, const GraphValue *pNode);
 
 /*
 ** A set of nodes in the order they were added, each an element of szElem

@@ -16,10 +16,11 @@
 ** run. Under ASan (build/asan/oom) leaks of other memory (CRoaring's) are
 ** LeakSanitizer's to find at exit.
 **
-**   build/oom [--step K] [--persist] [--only NAME] [-v]
+**   build/oom [--step K] [--from N] [--persist] [--only NAME] [-v]
 **
 ** --step K tries every Kth N only (make test's quick run uses a step that
-** keeps it to seconds; step 1 is the full run). --persist makes every
+** keeps it to seconds; step 1 is the full run). --from N starts at N (to
+** replay one failure: --only NAME --from N --step 1000000). --persist makes every
 ** allocation after the Nth fail too, instead of only the Nth.
 */
 #include <stdint.h>
@@ -446,12 +447,14 @@ static int oomRun(const OomScript *pScript, int iFail, OomOut *aRef, int *pbFire
 
 int main(int argc, char **argv) {
   static sqlite3_mem_methods mem;
-  int nStep = 1, nPass = 0, nFail = 0, k;
+  int nStep = 1, nPass = 0, nFail = 0, k, iFrom = 1;
   const char *zOnly = NULL;
   size_t iScript;
   for (k = 1; k < argc; k++) {
     if (strcmp(argv[k], "--step") == 0 && k + 1 < argc) {
       nStep = atoi(argv[++k]);
+    } else if (strcmp(argv[k], "--from") == 0 && k + 1 < argc) {
+      iFrom = atoi(argv[++k]);
     } else if (strcmp(argv[k], "--persist") == 0) {
       oomPersist = 1;
     } else if (strcmp(argv[k], "--only") == 0 && k + 1 < argc) {
@@ -459,7 +462,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[k], "-v") == 0) {
       oomVerbose = 1;
     } else {
-      fprintf(stderr, "usage: oom [--step K] [--persist] [--only NAME] [-v]\n");
+      fprintf(stderr, "usage: oom [--step K] [--from N] [--persist] [--only NAME] [-v]\n");
       return 2;
     }
   }
@@ -501,7 +504,7 @@ int main(int argc, char **argv) {
       nFail++;
       continue;
     }
-    for (iFail = 1, bFired = 1; bFired; iFail += nStep) {
+    for (iFail = iFrom, bFired = 1; bFired; iFail += nStep) {
       int bBad;
       if (oomVerbose) printf("run %s N=%d\n", p->zName, iFail);
       bBad = oomRun(p, iFail, aRef, &bFired);
