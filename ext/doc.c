@@ -15,6 +15,8 @@
 **       with $each, $pull by value or document query, $addToSet with
 **       $each) with dotted paths. docs/documents.md lists what is copied
 **       from MongoDB and what differs. key must be unique in table.
+**       table may name the columns of an existing table, in this order:
+**       'products(id, body, rev)' (kvTablePrepare in ext/kv.c).
 **   doc_schema(table, column)    table-valued (path, type, docs, example):
 **       one row per JSON path (SQLite syntax, [*] for array elements) and
 **       json_type() seen in the column, with the number of documents that

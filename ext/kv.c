@@ -373,6 +373,22 @@ static void kvGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 /**************************************************************************
 ** The keyed statement cache and the atomic step (interface in nosqlInt.h),
 ** shared with ext/doc.c.
+**
+** Table arguments. kv_cas, kv_delete_if, kv_mget and doc_update take a
+** table name, or the column form 'products(id, body, rev)' naming the
+** columns of their layout (KvLayout) on an existing table. The statement
+** formats name the columns by role words (key, value, doc, version); for
+** the column form kvTablePrepare replaces each by the named column as
+** declared, backquoted (a backquoted name that no column has is an error,
+** never a string literal as a double-quoted one can be). The argument is
+** resolved and its columns checked (they exist, none twice, the version
+** one keeps integers) once, when its statement enters the cache; the
+** cache finds it again by (format, argument text). After a schema change
+** SQLite re-prepares the statement from its text, re-resolving the names
+** (a name no column has is an error); kvTableKeyUnique, which doc_update
+** and kv_cas/kv_delete_if step before they write, also sees the re-prepare
+** (SQLITE_STMTSTATUS_REPREPARE) and checks the columns again, so a version
+** column that another column's rename replaced is refused.
 */
 
 /* Most statements one cache keeps; the least recently used goes first. */
