@@ -528,7 +528,7 @@ static int kvTableArgColumns(sqlite3 *db, const char *zFunc, const KvLayout *pLa
                              char **pzErr) {
   const char *zShow = p->cols.nCol ? p->cols.zTable : p->t.zName;
   sqlite3_stmt *pStmt = NULL;
-  int rc, k, j;
+  int rc, k, j, bRow;
   rc = sqlite3_prepare_v2(
       db, "SELECT name, type FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
   for (k = 0; rc == SQLITE_OK && k < pLayout->nCol; k++) {
@@ -536,7 +536,11 @@ static int kvTableArgColumns(sqlite3 *db, const char *zFunc, const KvLayout *pLa
     sqlite3_bind_text(pStmt, 1, p->t.zName, -1, SQLITE_STATIC);
     sqlite3_bind_text(pStmt, 2, p->t.zSchema, -1, SQLITE_STATIC);
     sqlite3_bind_text(pStmt, 3, zCol, -1, SQLITE_STATIC);
-    if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    rc = sqlite3_step(pStmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) break; /* OOM, interrupt: not "no such column" */
+    bRow = rc == SQLITE_ROW;
+    rc = SQLITE_OK;
+    if (bRow) {
       const char *zType = (const char *)sqlite3_column_text(pStmt, 1);
       char cAff = nosqlTypeAffinity(zType);
       p->azDecl[k] = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
@@ -563,8 +567,13 @@ static int kvTableArgColumns(sqlite3 *db, const char *zFunc, const KvLayout *pLa
       sqlite3_reset(pStmt);
     }
   }
+  if (rc != SQLITE_OK && *pzErr == NULL) {
+    /* A failed step's own code (SQLITE_NOMEM, SQLITE_INTERRUPT, ...); an error without a message is OOM. */
+    int rcStep = sqlite3_reset(pStmt);
+    if (rcStep != SQLITE_OK) rc = rcStep;
+    if (rc == SQLITE_ERROR) rc = SQLITE_NOMEM;
+  }
   sqlite3_finalize(pStmt);
-  if (rc == SQLITE_ERROR && *pzErr == NULL) rc = SQLITE_NOMEM;
   return rc;
 }
 
