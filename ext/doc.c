@@ -15,6 +15,8 @@
 **       with $each, $pull by value or document query, $addToSet with
 **       $each) with dotted paths. docs/documents.md lists what is copied
 **       from MongoDB and what differs. key must be unique in table.
+**       table may name the columns of an existing table, in this order:
+**       'products(id, body, rev)' (kvTablePrepare in ext/kv.c).
 **   doc_schema(table, column)    table-valued (path, type, docs, example):
 **       one row per JSON path (SQLite syntax, [*] for array elements) and
 **       json_type() seen in the column, with the number of documents that
@@ -53,8 +55,9 @@
 #endif
 #define DOC_JSON_SUBTYPE 74 /* 'J', the subtype SQLite's JSON functions give JSON text */
 
-/* The layout doc_update expects, for error messages. */
-static const char zDocLayout[] = "a (key PRIMARY KEY, doc, version INTEGER) table";
+/* The columns of doc_update: (key, doc, version). */
+static const KvLayout docLayout = {
+    "a (key PRIMARY KEY, doc, version INTEGER) table", 3, {"key", "doc", "version"}, 2};
 
 /* Statements on the document table; %s is the quoted table. */
 static const char zDocRead[] = "SELECT doc, version FROM %s WHERE key = ?1";
@@ -599,7 +602,7 @@ static int docRun(DocEdit *p, const char *zTable, const char *zFmt, sqlite3_valu
   sqlite3_stmt *pStmt = NULL;
   int bTemp = 0, rc, nChange = -1;
   if (p->rc != SQLITE_OK) return -1;
-  rc = kvTablePrepare(p->db, p->pOwner, "doc_update", zTable, zDocLayout, zFmt, &pStmt, &bTemp, &p->zErr);
+  rc = kvTablePrepare(p->db, p->pOwner, "doc_update", zTable, &docLayout, zFmt, &pStmt, &bTemp, &p->zErr);
   if (rc != SQLITE_OK) {
     p->rc = rc;
     return -1;
@@ -691,10 +694,10 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   }
   /* key must be unique: "WHERE key = ?1" is then one row (a view is refused by the probe too). */
   if (e.rc == SQLITE_OK)
-    e.rc = kvTableKeyUnique(e.db, e.pOwner, "doc_update", zTable, zDocLayout, 0, &e.zErr);
+    e.rc = kvTableKeyUnique(e.db, e.pOwner, "doc_update", zTable, &docLayout, 0, &e.zErr);
   if (e.rc == SQLITE_OK) {
     e.rc =
-        kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, zDocLayout, zDocRead, &pStmt, &bTemp, &e.zErr);
+        kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, &docLayout, zDocRead, &pStmt, &bTemp, &e.zErr);
   }
   if (e.rc == SQLITE_OK) {
     sqlite3_bind_value(pStmt, 1, argv[1]);
@@ -1086,9 +1089,10 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
   zFmt = sqlite3_mprintf("SELECT doc_schema_t.\"%w\" FROM %%s AS doc_schema_t", zCol);
   if (zFmt == NULL) return SQLITE_NOMEM;
   {
+    /* The column is an argument of its own: no column form. */
+    static const KvLayout schemaLayout = {"a table and one of its columns", 0, {NULL, NULL, NULL}, -1};
     KvOwner noCache = {1, NULL, ""};
-    rc = kvTablePrepare(p->db, &noCache, "doc_schema", zTable, "a table and one of its columns", zFmt, &pScan,
-                        &bTemp, &zErr);
+    rc = kvTablePrepare(p->db, &noCache, "doc_schema", zTable, &schemaLayout, zFmt, &pScan, &bTemp, &zErr);
   }
   sqlite3_free(zFmt);
   if (rc == SQLITE_OK) {

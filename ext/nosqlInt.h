@@ -247,6 +247,28 @@ int nosqlIsIdent(const char *z, int n);
 int nosqlQualifiedName(const char *z, char **pzSchema, char **pzName);
 
 /*
+** The table argument of the kv_* and doc_* functions in its column form,
+** "table(col, col, ...)" (kvTablePrepare()).
+*/
+typedef struct NosqlColumnList NosqlColumnList;
+struct NosqlColumnList {
+  char *zTable; /* The table part as written, trimmed (to resolve with nosqlTableResolve()) */
+  int nCol;     /* Names in the list */
+  char **azCol; /* The names, dequoted, in the order written */
+};
+
+/*
+** Split z, written "table(col, col, ...)", into *p: each name a bare word
+** or a quoted identifier ("the key", [k], `k`). SQLITE_NOTFOUND, nothing
+** allocated, when z has no '(' (a plain table name); SQLITE_ERROR with
+** *pzErr (sqlite3_mprintf) saying what is malformed ("unbalanced quote",
+** "unbalanced parenthesis", "empty column name (name 2)", ...); SQLITE_OK
+** fills *p: free it with nosqlColumnListClear(); SQLITE_NOMEM.
+*/
+int nosqlColumnListParse(const char *z, NosqlColumnList *p, char **pzErr);
+void nosqlColumnListClear(NosqlColumnList *p);
+
+/*
 ** The affinity SQLite gives declared type zType (datatype3.html, 3.1):
 ** 'i'nteger, 't'ext, 'b'lob (none), 'r'eal or 'n'umeric.
 */
@@ -1002,24 +1024,56 @@ void kvOwnerUnref(void *pOwner);
 int kvCachePrepare(sqlite3 *db, KvOwner *pOwner, const char *zSql, sqlite3_stmt **ppStmt, int *pbTemp);
 void kvCacheRelease(sqlite3_stmt *pStmt, int bTemp);
 /*
-** kvCachePrepare for zFmt with the quoted table named zTable (a name, or
-** "schema.name" when no table has the whole text as its name) in place of
-** its %s. On failure *pzErr is "<zFunc>: no such table: 'x'", "<zFunc>:
-** table 'x' has no column 'c' (expected <zLayout>)", ... (sqlite3_mprintf).
+** The columns a kv_* or doc_* function reads and writes, in its documented
+** order. Its statement formats name them by role words (key, value, doc,
+** version): bare lowercase words, each a column of the layout wherever it
+** stands (excluded.doc included; a quoted "key" is left alone). The plain
+** table form uses the columns so named; the column form "t(a, b, c)" names
+** them, and kvTablePrepare puts those names in place of the role words.
 */
-int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
-                   const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp, char **pzErr);
+typedef struct KvLayout KvLayout;
+struct KvLayout {
+  const char *zText;     /* The plain form's layout, for messages: "a (key PRIMARY KEY, value) table" */
+  int nCol;              /* Names the column form takes; 0: the function has no column form */
+  const char *azRole[3]; /* The role words, in the documented order (the key first) */
+  int iVersion;          /* The role that holds integers (declared INTEGER, NUMERIC or untyped), or -1 */
+};
 /*
-** SQLITE_OK when column key of table zTable is a PRIMARY KEY or UNIQUE
-** column on its own (what makes "WHERE key = ?" one row), else an error
-** in *pzErr: "<zFunc>: table 'x' has no PRIMARY KEY or UNIQUE constraint
-** on key (expected <zLayout>)". The probe is an INSERT that inserts
-** nothing: SQLite checks the ON CONFLICT target when it prepares it, and
-** again after a schema change when it is stepped. With bViewOk a view
-** passes (its INSTEAD OF triggers decide what a write by key does).
+** kvCachePrepare for zFmt on the table argument zTable: a table name (or
+** "schema.name" when no table has the whole text as its name) or, when no
+** table has the whole text as its name, the column form "name(col, ...)"
+** naming pLayout's columns in order. The quoted table takes the place of
+** zFmt's %s, the named columns that of the role words. The text is
+** resolved and the columns checked when the statement is not cached yet:
+** a cached statement is found by (zFmt, zTable) without SQL to build, and
+** SQLite re-resolves its names when the schema changes. On failure *pzErr
+** is "<zFunc>: no such table: 'x'", "<zFunc>: table 'x' has no column 'c'
+** (expected <layout>)", "<zFunc>: table 'x(a, b)' names 2 columns,
+** expected 3 (key, doc, version)", ... (sqlite3_mprintf).
 */
-int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
-                     int bViewOk, char **pzErr);
+int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable,
+                   const KvLayout *pLayout, const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp,
+                   char **pzErr);
+/*
+** SQLITE_OK when the key column of table argument zTable (kvTablePrepare)
+** is a PRIMARY KEY or UNIQUE column on its own (what makes "WHERE key = ?"
+** one row), else an error in *pzErr: "<zFunc>: table 'x' has no PRIMARY
+** KEY or UNIQUE constraint on key (expected <layout>)", or, with the
+** column form, "... on column 'c' (the key)". The probe is an INSERT that
+** inserts nothing: SQLite checks the ON CONFLICT target when it prepares
+** it, and again after a schema change when it is stepped; a probe SQLite
+** re-prepared has the columns checked again. With bViewOk a view passes
+** (its INSTEAD OF triggers decide what a write by key does).
+*/
+int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable,
+                     const KvLayout *pLayout, int bViewOk, char **pzErr);
+/*
+** The message for the error sqlite3_errmsg(db) holds after a statement of
+** kvTablePrepare() on zTable failed to prepare or to step: "no such
+** column", an ON CONFLICT target that is no unique key, ... told in the
+** table argument's terms (sqlite3_mprintf; NULL on OOM).
+*/
+char *kvTableErrorText(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout);
 /*
 ** An atomic read-modify-write: kvAtomicBegin opens a write transaction
 ** (BEGIN IMMEDIATE, *pbOwn set) when the connection is in autocommit mode

@@ -196,6 +196,10 @@ static const char *const azDocuments[] = {
     "SELECT doc_update('d', 'u1', '{\"$pull\": {\"tags\": \"a\"}, \"$unset\": {\"name\": 1}, "
     "\"$addToSet\": {\"tags\": \"b\"}}')",
     "SELECT key, doc, version FROM d",
+    /* The column form of the table argument (issue 31): parsed, resolved, checked, rewritten. */
+    "CREATE TABLE p(id INTEGER PRIMARY KEY, body TEXT, rev INTEGER)",
+    "SELECT kv_cas('p(id, body)', 1, NULL, '{}'), doc_update('\"p\"(ID, [body], `rev`)', 1, '{\"a\": 1}')",
+    "SELECT key, value FROM kv_mget('main.p(id, rev)', '[1]')",
     /* The tree editor (ext/doc_json.c): escaped keys, a hashed object with a duplicate key, query $pull,
     ** $addToSet's hash set, $unset of an element, numbers, a merge patch, nested arrays (60 deep, not
     ** near the limit: doc_schema below allocates a path per level, so 998 levels added 1,300 allocations
