@@ -1185,4 +1185,9 @@ int compositeScanRegister(sqlite3 *db);
 int hllRegister(sqlite3 *db);
 int kvRegister(sqlite3 *db);
 
+/**************************************************************************
+** Interface to code in ext/compare.c (nosql_compare, nosql_explain; docs/compare.md)
+*/
+int compareRegister(sqlite3 *db);
+
 #endif /* NOSQL_INT_H */

@@ -293,6 +293,17 @@ static const char *const azIndexTable[] = {
     "DROP TABLE u_tag",
     NULL};
 
+static const char *const azCompare[] = {
+    "CREATE TABLE t(id INTEGER PRIMARY KEY, city TEXT, n)",
+    "INSERT INTO t VALUES (1, 'Oslo', 1), (2, 'Rome', 2.5), (3, 'Oslo', 'three'), (4, NULL, x'00ff')",
+    "CREATE INDEX t_city ON t(city)",
+    "SELECT query, rows, agree, runs FROM nosql_compare('SELECT * FROM t WHERE city = ''Oslo''', "
+    "'SELECT * FROM t NOT INDEXED WHERE city = ''Oslo'' ORDER BY id', 3)",
+    "SELECT rows, agree FROM nosql_compare('SELECT id FROM t ORDER BY id', 'SELECT id FROM t ORDER BY id "
+    "DESC')",
+    "SELECT rows, agree FROM nosql_compare('SELECT 1; -- one', 'SELECT 1.0, group_concat(city) FROM t')",
+    NULL};
+
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
     {"mpath", azMpath},
@@ -305,6 +316,7 @@ static const OomScript aScript[] = {
     {"graph_batch", azGraphBatch},
     {"fts5_gap", azFts5Gap},
     {"index_table", azIndexTable},
+    {"compare", azCompare},
 };
 
 /* The result of one statement: its rows rendered with types, or its error. */
