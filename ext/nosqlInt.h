@@ -409,6 +409,17 @@ int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCo
                     sqlite3_int64 nRows);
 
 /*
+** The constraints of plan idxStr in words, appended to pOut: "city = ?",
+** "rowid > ?", "root IN (list, taken whole)", "body MATCH ?", one per
+** argv[] entry in argv order, joined by zSep, each slot named by
+** azSlot[slot] ("?" for a slot beyond nSlot or NULL). Text after the
+** codes (NosqlPlan.zTail) is not read: the caller words it. For
+** nosql_explain (ext/explain.c).
+*/
+void nosqlPlanWords(int *pRc, NosqlBuffer *pOut, const char *idxStr, const char *const *azSlot, int nSlot,
+                    const char *zSep);
+
+/*
 ** Decode idxStr in xFilter: aArg[slot] gets the slot's values (all NULL
 ** for an unused slot). SQLITE_ERROR when idxStr does not match argc (a
 ** plan from another build: the caller reports it).

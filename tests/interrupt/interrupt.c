@@ -122,6 +122,11 @@ static const char zSetup[] =
     "FROM c;";
 
 static const IntCase aCase[] = {
+    {"nosql_explain",
+     "SELECT tick(), m.i, x.module, x.plan_words FROM many m, nosql_explain('SELECT * FROM people_city WHERE "
+     "city = "
+     "''c' || m.i || ''' AND rowid > ' || m.i) x",
+     0},
     {"nosql_compare",
      "SELECT tick(), m.i, c.rows, c.agree FROM many m, nosql_compare('SELECT count(*) FROM e WHERE a < ' || "
      "m.i, "

@@ -302,6 +302,14 @@ static const char *const azCompare[] = {
     "SELECT rows, agree FROM nosql_compare('SELECT id FROM t ORDER BY id', 'SELECT id FROM t ORDER BY id "
     "DESC')",
     "SELECT rows, agree FROM nosql_compare('SELECT 1; -- one', 'SELECT 1.0, group_concat(city) FROM t')",
+    "CREATE VIRTUAL TABLE t_by_city USING index_table(t, key = 'city')",
+    "CREATE VIRTUAL TABLE ns USING nested_set(name TEXT)",
+    "CREATE TABLE s(k TEXT PRIMARY KEY, v)",
+    "CREATE VIRTUAL TABLE cs USING composite_scan(s, k, a, b, sep=':')",
+    "SELECT module, plan_words FROM nosql_explain('SELECT * FROM t_by_city c, ns n WHERE c.city > ''O'' AND "
+    "n.descendant_of = c.rowid ORDER BY c.city')",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM main.cs x WHERE a = 1')",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM mpath_ranges(''a'') AS r')",
     NULL};
 
 static const OomScript aScript[] = {
