@@ -8,7 +8,9 @@
 ** rows in every run (an order-free checksum of typed rows; a baseline with
 ** no rows fails the workload), and prints one markdown
 ** table row per variant: size, median time, time per unit, ratio to the
-** baseline, spread ((max - min) / median) and agreement.
+** baseline, spread ((max - min) / median) and agreement. The same rows go
+** to a JSON file (--json; build/bench-results.json by default) that
+** scripts/plot.py draws as the SVG charts of docs/img/.
 **
 ** Benchmark sources are compiled with -DSQLITE_CORE and linked with the
 ** extension's objects, so they can call both SQLite and the pure C cores
@@ -18,6 +20,7 @@
 #define NOSQL_BENCH_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "nosql.h"
 #include "nosqlTest.h"
@@ -31,6 +34,8 @@ struct Bench {
   double rScale;     /* --size: multiplies every workload's default size */
   int nRep;          /* --reps: runs of each variant (median taken) */
   const char *zOnly; /* --only: comma-separated workload names, or NULL */
+  FILE *pJson;       /* --json: the results file being written, or NULL */
+  int nJson;         /* Results written to pJson so far */
   int nAgree;        /* Comparisons whose results agreed */
   int nDisagree;     /* Comparisons whose results differed */
 };
