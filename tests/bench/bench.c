@@ -14,7 +14,7 @@
 ** build/bench-results.json; "-" for none) for scripts/plot.py:
 **
 **   {"sqlite": "3.40.1", "nosql": "0.1.0", "scale": 0.01, "reps": 5,
-**    "results": [{"workload": "...", "variant": "...", "size": "10k nodes",
+**    "results": [{"feature": "mpath", "workload": "...", "variant": "...", "size": "10k nodes",
 **                 "scale": 0.01, "rows": 12, "median": 0.123 (ms),
 **                 "unit": "row", "ns_per_unit": 45.6, "ratio": 1.0,
 **                 "spread": 0.05, "baseline": true, "agree": true}, ...]}
@@ -227,7 +227,9 @@ static void benchJsonResult(Bench *p, const char *zWorkload, const char *zVarian
                             double rSpread, int bBaseline, int bAgree) {
   FILE *pOut = p->pJson;
   if (pOut == NULL) return;
-  fprintf(pOut, "%s\n  {\"workload\": ", p->nJson++ ? "," : "");
+  fprintf(pOut, "%s\n  {\"feature\": ", p->nJson++ ? "," : "");
+  benchJsonString(pOut, p->zFeature ? p->zFeature : "");
+  fprintf(pOut, ", \"workload\": ");
   benchJsonString(pOut, zWorkload);
   fprintf(pOut, ", \"variant\": ");
   benchJsonString(pOut, zVariant);
@@ -402,6 +404,7 @@ int main(int argc, char **argv) {
             sqlite3_libversion(), nosqlVersionText, b.rScale, b.nRep);
   }
   for (i = 0; i < sizeof(aWorkload) / sizeof(aWorkload[0]); i++) {
+    b.zFeature = aWorkload[i].zName;
     if (benchSelected(&b, aWorkload[i].zName)) aWorkload[i].xRun(&b);
   }
   printf("\n%d passed, %d failed\n", b.nAgree, b.nDisagree);

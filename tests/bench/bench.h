@@ -31,13 +31,14 @@ typedef struct BenchVariant BenchVariant;
 
 /* Options and totals of one run of the benchmark program. */
 struct Bench {
-  double rScale;     /* --size: multiplies every workload's default size */
-  int nRep;          /* --reps: runs of each variant (median taken) */
-  const char *zOnly; /* --only: comma-separated workload names, or NULL */
-  FILE *pJson;       /* --json: the results file being written, or NULL */
-  int nJson;         /* Results written to pJson so far */
-  int nAgree;        /* Comparisons whose results agreed */
-  int nDisagree;     /* Comparisons whose results differed */
+  double rScale;        /* --size: multiplies every workload's default size */
+  int nRep;             /* --reps: runs of each variant (median taken) */
+  const char *zOnly;    /* --only: comma-separated workload names, or NULL */
+  FILE *pJson;          /* --json: the results file being written, or NULL */
+  const char *zFeature; /* The workload function running (its --only name), for the JSON */
+  int nJson;            /* Results written to pJson so far */
+  int nAgree;           /* Comparisons whose results agreed */
+  int nDisagree;        /* Comparisons whose results differed */
 };
 
 /* An order-independent digest of a result: row count and sum of row hashes. */
