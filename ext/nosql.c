@@ -64,6 +64,7 @@ static const struct NosqlFeature {
     {"fts5 gap", fts5GapRegister},
     {"documents", docRegister},
     {"index_table", indexTableRegister},
+    {"compare", compareRegister},
     /* clang-format on */
 };
 

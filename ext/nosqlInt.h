@@ -431,6 +431,17 @@ int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCo
                     sqlite3_int64 nRows);
 
 /*
+** The constraints of plan idxStr in words, appended to pOut: "city = ?",
+** "rowid > ?", "root IN (list, taken whole)", "body MATCH ?", one per
+** argv[] entry in argv order, joined by zSep, each slot named by
+** azSlot[slot] ("?" for a slot beyond nSlot or NULL). Text after the
+** codes (NosqlPlan.zTail) is not read: the caller words it. For
+** nosql_explain (ext/explain.c).
+*/
+void nosqlPlanWords(int *pRc, NosqlBuffer *pOut, const char *idxStr, const char *const *azSlot, int nSlot,
+                    const char *zSep);
+
+/*
 ** Decode idxStr in xFilter: aArg[slot] gets the slot's values (all NULL
 ** for an unused slot). SQLITE_ERROR when idxStr does not match argc (a
 ** plan from another build: the caller reports it).
@@ -1249,5 +1260,10 @@ int ckeyRegister(sqlite3 *db);
 int compositeScanRegister(sqlite3 *db);
 int hllRegister(sqlite3 *db);
 int kvRegister(sqlite3 *db);
+
+/**************************************************************************
+** Interface to code in ext/compare.c (nosql_compare, nosql_explain; docs/compare.md)
+*/
+int compareRegister(sqlite3 *db);
 
 #endif /* NOSQL_INT_H */

@@ -122,6 +122,20 @@ static const char zSetup[] =
     "FROM c;";
 
 static const IntCase aCase[] = {
+    {"nosql_explain",
+     "SELECT tick(), m.i, x.module, x.plan_words FROM many m, nosql_explain('SELECT * FROM people_city WHERE "
+     "city = "
+     "''c' || m.i || ''' AND rowid > ' || m.i) x",
+     0},
+    {"nosql_compare",
+     "SELECT tick(), m.i, c.rows, c.agree FROM many m, nosql_compare('SELECT count(*) FROM e WHERE a < ' || "
+     "m.i, "
+     "'SELECT count(*) FROM e NOT INDEXED WHERE a < ' || m.i, 2) c",
+     0},
+    {"nosql_compare",
+     "SELECT tick(), query, rows, agree FROM nosql_compare('SELECT a, b FROM e', 'SELECT a, b FROM e ORDER "
+     "BY b')",
+     0},
     {"index_table", "SELECT tick(), city, rowid FROM people_city", 0},
     {"index_table", "SELECT tick(), m.i, p.rowid FROM many m, people_city p WHERE p.city = 'c' || (m.i % 13)",
      0},

@@ -298,6 +298,25 @@ static const char *const azIndexTable[] = {
     "DROP TABLE u_tag",
     NULL};
 
+static const char *const azCompare[] = {
+    "CREATE TABLE t(id INTEGER PRIMARY KEY, city TEXT, n)",
+    "INSERT INTO t VALUES (1, 'Oslo', 1), (2, 'Rome', 2.5), (3, 'Oslo', 'three'), (4, NULL, x'00ff')",
+    "CREATE INDEX t_city ON t(city)",
+    "SELECT query, rows, agree, runs FROM nosql_compare('SELECT * FROM t WHERE city = ''Oslo''', "
+    "'SELECT * FROM t NOT INDEXED WHERE city = ''Oslo'' ORDER BY id', 3)",
+    "SELECT rows, agree FROM nosql_compare('SELECT id FROM t ORDER BY id', 'SELECT id FROM t ORDER BY id "
+    "DESC')",
+    "SELECT rows, agree FROM nosql_compare('SELECT 1; -- one', 'SELECT 1.0, group_concat(city) FROM t')",
+    "CREATE VIRTUAL TABLE t_by_city USING index_table(t, key = 'city')",
+    "CREATE VIRTUAL TABLE ns USING nested_set(name TEXT)",
+    "CREATE TABLE s(k TEXT PRIMARY KEY, v)",
+    "CREATE VIRTUAL TABLE cs USING composite_scan(s, k, a, b, sep=':')",
+    "SELECT module, plan_words FROM nosql_explain('SELECT * FROM t_by_city c, ns n WHERE c.city > ''O'' AND "
+    "n.descendant_of = c.rowid ORDER BY c.city')",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM main.cs x WHERE a = 1')",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM mpath_ranges(''a'') AS r')",
+    NULL};
+
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
     {"mpath", azMpath},
@@ -310,6 +329,7 @@ static const OomScript aScript[] = {
     {"graph_batch", azGraphBatch},
     {"fts5_gap", azFts5Gap},
     {"index_table", azIndexTable},
+    {"compare", azCompare},
 };
 
 /* The result of one statement: its rows rendered with types, or its error. */
