@@ -219,6 +219,7 @@ plan() {
   step "hidden input columns read back their arguments (every table-valued function)" build/property/hidden dist/nosql.so
   step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
   step "bench agreement self-test (disagreements caught)" build/bench --selftest
+  step "charts from a small results file (scripts/plot.py)" python3 tests/plot/check.py
   step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
   step "crash test ($(long 10 50) kills per journal mode, WAL and rollback)" build/crash --runs "$(long 10 50)"
   step "out of memory (allocation $(long "1, 30, 59, ..." "1, 2, 3, ...") of each feature's script)" build/oom --step "$(long 29 1)"
