@@ -708,10 +708,11 @@ int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char *
   ** rowid (any other primary key, "INTEGER PRIMARY KEY DESC" and WITHOUT
   ** ROWID included, gets an index of origin 'pk'). No HAVING without GROUP
   ** BY: SQLite 3.38 refuses it. */
-  rc = sqlite3_prepare_v2(db,
-                          "SELECT CASE WHEN count(*) = 1 AND NOT EXISTS (SELECT 1 FROM pragma_index_list(?1, ?2) "
-                          "WHERE origin = 'pk') THEN max(name) END FROM pragma_table_info(?1, ?2) WHERE pk > 0",
-                          -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(
+      db,
+      "SELECT CASE WHEN count(*) = 1 AND NOT EXISTS (SELECT 1 FROM pragma_index_list(?1, ?2) "
+      "WHERE origin = 'pk') THEN max(name) END FROM pragma_table_info(?1, ?2) WHERE pk > 0",
+      -1, &pStmt, 0);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(pStmt, 1, zTable, -1, SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 2, zSchema, -1, SQLITE_STATIC);
