@@ -6,15 +6,22 @@
 **
 **   CREATE TABLE products(key TEXT PRIMARY KEY, doc TEXT, version INTEGER);
 **
-**   doc_update(table, key, update [, expected_version]) -> INTEGER
+**   doc_update(table, key, update [, expected_version | options]) -> INTEGER
 **       applies update to the document of key and returns the new version
 **       (the old one plus one); NULL, changing nothing, when the key is
 **       absent or (with expected_version) the stored version differs.
 **       update is either a JSON merge patch (RFC 7396, an object without
-**       '$' keys) or MongoDB update operators ($set, $unset, $inc, $push
-**       with $each, $pull by value or document query, $addToSet with
-**       $each) with dotted paths. docs/documents.md lists what is copied
-**       from MongoDB and what differs. key must be unique in table.
+**       '$' keys) or MongoDB update operators (all of them: $set, $unset,
+**       $inc, $mul, $min, $max, $rename, $currentDate, $setOnInsert,
+**       $push with $each/$position/$sort/$slice, $addToSet, $pop, $pull,
+**       $pullAll, $bit) with dotted paths, $[] and $[id]. A fourth
+**       argument that is text starting with '{' is an options object:
+**       {"arrayFilters": [..], "upsert": true, "expectedVersion": 7}.
+**       docs/documents.md lists what differs from MongoDB. key must be
+**       unique in table.
+**   doc_upsert(table, key, update) -> INTEGER
+**       doc_update, or, when key is absent, the update applied to {}
+**       ($setOnInsert included) inserted with version 1.
 **   doc_schema(table, column)    table-valued (path, type, docs, example):
 **       one row per JSON path (SQLite syntax, [*] for array elements) and
 **       json_type() seen in the column, with the number of documents that
@@ -25,7 +32,9 @@
 **   kv_pairs(prefix, doc [, sep])  table-valued (key, field, value): the
 **       reverse, one row prefix || sep || field per top-level member.
 **
-** How doc_update works. The update and the stored document are parsed
+** How doc_update works. The update (and options) are parsed and every
+** operator, argument and path checked (conflicting paths refused) before
+** the transaction. The update and the stored document are parsed
 ** into trees (ext/doc_json.c: strict RFC 8259 JSON, whatever the host's
 ** JSON5 leniency, at most NOSQL_JSON_MAX_DEPTH deep); the operators or the
 ** merge patch edit the document's tree, which is written back as compact
