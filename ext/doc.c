@@ -1062,9 +1062,9 @@ static int docPush(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const ch
   if (m.nVal > 0) {
     aNew = (DocNode **)docJsonAlloc(&p->j, (sqlite3_int64)sizeof(DocNode *) * nTotal);
     if (aNew == NULL) return docCheck(p);
-    memcpy(aNew, pArr->u.c.apElem, sizeof(DocNode *) * (size_t)iAt);
+    if (n > 0) memcpy(aNew, pArr->u.c.apElem, sizeof(DocNode *) * (size_t)iAt);
     memcpy(aNew + iAt, m.aVal, sizeof(DocNode *) * (size_t)m.nVal);
-    memcpy(aNew + iAt + m.nVal, pArr->u.c.apElem + iAt, sizeof(DocNode *) * (size_t)(n - iAt));
+    if (n > 0) memcpy(aNew + iAt + m.nVal, pArr->u.c.apElem + iAt, sizeof(DocNode *) * (size_t)(n - iAt));
     pArr->u.c.apElem = aNew;
     pArr->u.c.nItem = pArr->u.c.nAlloc = (int)nTotal;
   }
