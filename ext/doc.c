@@ -1012,13 +1012,22 @@ static int docSortCompare(DocEdit *p, DocNode *pSort, DocNode *pNull, DocNode *a
   return 0;
 }
 
-/* Sort a[0..n) by pSort, stably (a merge sort: n log n comparisons), using aTmp[0..n). */
+/*
+** Sort a[0..n) by pSort, stably, using aTmp[0..n): a bottom-up merge sort
+** (n log n comparisons) that copies two neighbouring runs already in order
+** without merging them, so that an array kept sorted, the usual case of
+** $push with $sort, costs about 2n comparisons.
+*/
 static void docSortNodes(DocEdit *p, DocNode *pSort, DocNode *pNull, DocNode **a, DocNode **aTmp, int n) {
   int nRun, i;
   for (nRun = 1; nRun < n && p->j.rc == SQLITE_OK; nRun *= 2) {
     for (i = 0; i < n; i += 2 * nRun) {
       int iA = i, iB = i + nRun < n ? i + nRun : n, iEndA = iB, iEndB = i + 2 * nRun < n ? i + 2 * nRun : n,
           k = i;
+      if (iB < iEndB && docSortCompare(p, pSort, pNull, a[iB], a[iB - 1]) >= 0) {
+        memcpy(&aTmp[i], &a[i], sizeof(DocNode *) * (size_t)(iEndB - i)); /* Already in order */
+        continue;
+      }
       while (iA < iEndA && iB < iEndB) {
         docJsonTick(&p->j);
         aTmp[k++] = docSortCompare(p, pSort, pNull, a[iB], a[iA]) < 0 ? a[iB++] : a[iA++];
