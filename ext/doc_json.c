@@ -1,7 +1,8 @@
 /*
 ** doc_json.c: JSON documents as trees, the core that doc_update (ext/doc.c)
 ** edits: a strict parser, nodes that an update changes in place, MongoDB's
-** equality of values and a hash consistent with it, and a writer that
+** equality of values, a hash consistent with it and its comparison order
+** across types ($min, $max, $sort), and a writer that
 ** gives back every value the update did not change as it was read.
 **
 ** How it works. docJsonParse() reads strict JSON (RFC 8259: exactly what
