@@ -330,6 +330,24 @@ static int docApplyAt(DocEdit *p, int eOp, const DocMember *pF, const char *zFie
                       const DocLoc *pLoc);
 
 /*
+** An error when the parts of zField after zRest (the '.' after a part the
+** document misses; NULL: none) hold $[] or $[id]: MongoDB applies array
+** updates to arrays that exist only, whatever the operator.
+*/
+static int docNoArrayUpdate(DocEdit *p, const char *zOp, const char *zField, int nField, const char *zRest) {
+  const char *zEnd = zField + nField;
+  while (zRest && zRest + 3 < zEnd && !(zRest[1] == '$' && zRest[2] == '[')) {
+    zRest = memchr(zRest + 1, '.', (size_t)(zEnd - zRest - 1));
+  }
+  if (zRest && zRest + 3 < zEnd) {
+    return docError(p, SQLITE_ERROR,
+                    "doc_update: %s: the path '%.*s' must exist to apply the array update '%.*s'", zOp,
+                    (int)(zRest - zField), zField, nField, zField);
+  }
+  return SQLITE_OK;
+}
+
+/*
 ** Follow zField from pNode (offset i of the path; pLoc says where pNode
 ** is) and apply operator eOp at every place it leads ($[] and $[id] lead
 ** to several), or, with pOut (paths without those), store the one place
@@ -343,7 +361,7 @@ static int docApplyAt(DocEdit *p, int eOp, const DocMember *pF, const char *zFie
 */
 static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zField, int nField,
                        DocNode *pNode, int i, DocLoc *pLoc, int bCreate, DocLoc *pOut) {
-  const char *zOp = aDocOp[eOp].zName;
+  const char *zOp = aDocOp[eOp].zName, *zRest = NULL;
   for (;;) {
     const char *zPart = &zField[i], *zDot = memchr(zPart, '.', (size_t)(nField - i));
     int nPart = zDot ? (int)(zDot - zPart) : nField - i, k, bDigits = nPart > 0,
@@ -354,6 +372,7 @@ static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zFi
       if (bDigits && iIdx <= 2147483647) iIdx = iIdx * 10 + (zPart[k] - '0');
     }
     if (docJsonTick(&p->j) != SQLITE_OK) return docCheck(p);
+    zRest = zDot; /* What follows a part found missing */
     pNode->bRaw = 0;
     if (eKind != DOCPART_NAME) {
       int iFilter = eKind == DOCPART_ID ? docFilterFind(p, zPart + 2, nPart - 3) : -1, j;
@@ -423,15 +442,7 @@ static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zFi
     }
     if (pNode == NULL) {
       /* The rest is created: it may not hold array updates. */
-      const char *zAt = zDot;
-      while (zAt && zAt + 3 < zField + nField && !(zAt[1] == '$' && zAt[2] == '[')) {
-        zAt = memchr(zAt + 1, '.', (size_t)(zField + nField - zAt - 1));
-      }
-      if (zAt && zAt + 3 < zField + nField) {
-        return docError(p, SQLITE_ERROR,
-                        "doc_update: %s: the path '%.*s' must exist to apply the array update '%.*s'", zOp,
-                        (int)(zAt - zField), zField, nField, zField);
-      }
+      if (docNoArrayUpdate(p, zOp, zField, nField, zDot) != SQLITE_OK) return p->rc;
       break;
     }
     if (zDot == NULL) break;
@@ -446,7 +457,7 @@ static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zFi
   return docApplyAt(p, eOp, pF, zField, nField, pLoc);
 missing:
   if (pOut) memset(pOut, 0, sizeof(*pOut));
-  return SQLITE_OK;
+  return docNoArrayUpdate(p, zOp, zField, nField, zRest);
 }
 
 /*
