@@ -1227,6 +1227,15 @@ const char *docJsonText(DocJson *pJ, DocNode *p, int *pn);
 */
 int docJsonEqual(DocJson *pJ, DocNode *a, DocNode *b);
 
+/*
+** MongoDB's comparison and sort order of two values (<0, 0, >0): by type
+** first (null < numbers < strings < objects < arrays < booleans), then
+** numbers by value (int64 against double exactly), strings by their
+** decoded bytes, arrays element by element, objects member by member (the
+** value's type, the name, the value), a shorter one first; false < true.
+*/
+int docJsonCompare(DocJson *pJ, DocNode *a, DocNode *b);
+
 /* A hash of p consistent with docJsonEqual() (equal values hash alike). */
 sqlite3_uint64 docJsonHash(DocJson *pJ, DocNode *p);
 

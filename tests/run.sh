@@ -212,6 +212,7 @@ plan() {
   step "host languages (tests/hosts/)" bash tests/hosts/run.sh
   step "side-by-side scripts (sql/)" demos
   step "multi-process atomicity (4 processes, WAL and rollback journal)" build/concurrency/kv_incr dist/nosql.so
+  step "multi-process doc_upsert (4 processes, WAL and rollback journal)" build/concurrency/doc_upsert dist/nosql.so 4 "$(long 300 2000)"
   step "multi-process writers (nested_set, inverted_index)" build/concurrency/writers dist/nosql.so 4 "$(long 150 400)"
   step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so "$(long 1500 6000)"
   step "index_table maintenance property test (random write histories vs direct queries)" \

@@ -201,6 +201,25 @@ static const IntCase aCase[] = {
     {"graph_label_propagation", "SELECT tick(), node, label FROM graph_label_propagation('e', 'a', 'b')", 0},
     {"kv_mget", "SELECT tick(), key, value FROM kv_mget('kv', (SELECT json_group_array(key) FROM kv))", 0},
     {"doc_schema", "SELECT tick(), path, type, docs FROM doc_schema('d', 'doc')", 0},
+    /* Issue 27's operators, idempotent after the first run (the reruns must return the same rows). */
+    {"doc_update",
+     "SELECT tick(), m.i, doc_update('d', 'k' || m.i, '{\"$push\":{\"tags\":{\"$each\":[\"t9\",\"a\"],"
+     "\"$sort\":1,\"$slice\":-3,\"$position\":0}},\"$max\":{\"o.x\":1},\"$bit\":{\"n\":{\"and\":-1}},"
+     "\"$pullAll\":{\"z\":[1]},\"$min\":{\"lo\":0},\"$currentDate\":{\"seen\":true}}') IS NOT NULL FROM "
+     "many m",
+     0},
+    {"doc_update",
+     "SELECT tick(), m.i, doc_update('d', 'k' || m.i, "
+     "'{\"$set\":{\"tags.$[t]\":\"t9\",\"p.2\":1},"
+     "\"$max\":{\"tags.$[]\":\"a\"},\"$rename\":{\"nope\":\"r\"}}', '{\"arrayFilters\":[{\"t\":\"t1\"}]}') "
+     "IS NOT NULL FROM many m "
+     "WHERE m.i < 100",
+     0},
+    {"doc_upsert",
+     "SELECT tick(), m.i, doc_upsert('d', 'u' || (m.i % 50), "
+     "'{\"$setOnInsert\":{\"c\":1},\"$max\":{\"m\":2}}') "
+     "IS NOT NULL FROM many m",
+     0},
     {"kv_pairs", "SELECT tick(), m.i, p.key FROM many m, kv_pairs('p', json_object('a', m.i, 'b', '[1]')) p",
      0},
     {"rb_iterate", "SELECT tick(), value FROM rb_iterate((SELECT rb_build_agg(i * 7) FROM many))", 0},

@@ -194,7 +194,7 @@ static const char *const azDocuments[] = {
     "SELECT doc_update('d', 'u1', '{\"$inc\": {\"n\": 2}, \"$push\": {\"tags\": {\"$each\": [\"b\", "
     "\"c\"]}}, \"$set\": {\"p.q\": 1}}', 1)",
     "SELECT doc_update('d', 'u1', '{\"$pull\": {\"tags\": \"a\"}, \"$unset\": {\"name\": 1}, "
-    "\"$addToSet\": {\"tags\": \"b\"}}')",
+    "\"$addToSet\": {\"tags2\": \"b\"}}')",
     "SELECT key, doc, version FROM d",
     /* The column form of the table argument (issue 31): parsed, resolved, checked, rewritten. */
     "CREATE TABLE p(id INTEGER PRIMARY KEY, body TEXT, rev INTEGER)",
@@ -209,9 +209,10 @@ static const char *const azDocuments[] = {
     "|| group_concat('\"k' || i || '\":' || i, ',') || "
     "',\"k3\":9,\"caf\\u00e9\":[{\"a\":1,\"b\":2},{\"a\":2}],"
     "\"arr\":[1,2,3],\"big\":99999999999999999999}', 1 FROM c",
+    "SELECT doc_update('d', 'w', '{\"$unset\":{\"arr.1\":1},\"$pull\":{\"café\":{\"a\":2}}}')",
     "SELECT doc_update('d', 'w', "
-    "'{\"$set\":{\"x.y\\\"z\":1,\"caf\u00e9.0.c\":3},\"$unset\":{\"arr.1\":1,\"k5\":1},"
-    "\"$inc\":{\"k3\":1.5,\"big\":1},\"$pull\":{\"café\":{\"a\":2}},\"$addToSet\":{\"arr\":{\"$each\":[1,4,4,"
+    "'{\"$set\":{\"x.y\\\"z\":1,\"caf\u00e9.0.c\":3},\"$unset\":{\"k5\":1},"
+    "\"$inc\":{\"k3\":1.5,\"big\":1},\"$addToSet\":{\"arr\":{\"$each\":[1,4,4,"
     "[5],"
     "{\"q\":\"\\u00e9\"}]}},\"$push\":{\"k14\":1}}')",
     "SELECT doc_update('d', 'w', '{\"$push\":{\"arr\":{\"$each\":[6,7]}},\"$set\":{\"k14.0\":[0]}}')",
@@ -219,7 +220,23 @@ static const char *const azDocuments[] = {
     "SELECT doc_update('d', 'w', '{\"$set\":{\"deep\":' || printf('%.*c', 60, '[') || printf('%.*c', 60, "
     "']') || "
     "'}}')",
-    "SELECT key, doc, version FROM d WHERE key = 'w'",
+    /* Issue 27: every operator, array paths, options, conflicts, upserts. */
+    "SELECT doc_update('d', 'w', "
+    "'{\"$mul\":{\"k2\":3,\"m0\":1.5},\"$min\":{\"k4\":{\"a\":1}},\"$max\":{\"k6\":[1]},"
+    "\"$rename\":{\"k7\":\"r.k7\"},\"$pop\":{\"arr\":-1},\"$pullAll\":{\"k14\":[1]},"
+    "\"$bit\":{\"k8\":{\"and\":12,\"xor\":1}},\"$setOnInsert\":{\"no\":1}}')",
+    "SELECT doc_update('d', 'w', "
+    "'{\"$push\":{\"arr\":{\"$each\":[{\"s\":2},{\"s\":1},3],\"$sort\":{\"s\":-1},"
+    "\"$slice\":-4,\"$position\":1}},\"$set\":{\"caf\\u00e9.$[].z\":1,\"caf\\u00e9.$[e].y\":2,\"k10.k\":1,"
+    "\"pad.0\":0}}', '{\"arrayFilters\":[{\"e.a\":1}],\"expectedVersion\":6}')",
+    "SELECT doc_upsert('d', 'up', "
+    "'{\"$setOnInsert\":{\"a\":[1]},\"$inc\":{\"n\":1},\"$push\":{\"l\":{\"$each\":[3,"
+    "1,2],\"$sort\":1}}}'), doc_upsert('d', 'up', '{\"$setOnInsert\":{\"a\":2},\"$inc\":{\"n\":1}}'), "
+    "doc_update('d', 'up2', '{\"$set\":{\"a.b\":1}}', '{\"upsert\":true}')",
+    "SELECT doc_update('d', 'up', '{\"$currentDate\":{\"t\":true,\"ts\":{\"$type\":\"timestamp\"}}}'), "
+    "json_type(doc, '$.t'), json_type(doc, '$.ts') FROM d WHERE key = 'up'",
+    "SELECT doc_update('d', 'up', '{\"$unset\":{\"t\":1,\"ts\":1}}') /* the time differs from run to run */",
+    "SELECT key, doc, version FROM d WHERE key LIKE 'up%'", "SELECT key, doc, version FROM d WHERE key = 'w'",
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT kv_object('u_' || "
     "(i % "
     "70), i) FROM c",
