@@ -247,29 +247,6 @@ static void docPut(DocEdit *p, const DocLoc *pLoc, const char *zField, int nFiel
   docCheck(p);
 }
 
-/* True if pNode is an object whose first key starts with '$' (a modifier list, or a condition). */
-static int docIsModifier(const DocNode *pNode) {
-  int i;
-  if (pNode->eType != DOCJ_OBJECT) return 0;
-  for (i = 0; i < pNode->u.c.nItem; i++) {
-    const DocMember *pM = &pNode->u.c.aMember[i];
-    if (pM->pVal) return pM->nName > 0 && pM->zName[0] == '$';
-  }
-  return 0;
-}
-
-/* True if a $pull value uses query operators: {"$gte": 6}, {"score": {"$gt": 1}}, ... */
-static int docIsCondition(const DocNode *pNode) {
-  int i;
-  if (pNode->eType != DOCJ_OBJECT) return 0;
-  for (i = 0; i < pNode->u.c.nItem; i++) {
-    const DocMember *pM = &pNode->u.c.aMember[i];
-    if (pM->pVal == NULL) continue;
-    if ((pM->nName > 0 && pM->zName[0] == '$') || docIsModifier(pM->pVal)) return 1;
-  }
-  return 0;
-}
-
 /* $inc of field pF (its value the increment) where pLoc leads. */
 static int docInc(DocEdit *p, const DocMember *pF, const DocLoc *pLoc) {
   DocNode *pOld = pLoc->pTarget, *pNew;
@@ -329,25 +306,36 @@ static int docInc(DocEdit *p, const DocMember *pF, const DocLoc *pLoc) {
   return p->rc;
 }
 
-/* Whether element pElem matches a $pull value: equal to it, or, for an object, having its fields. */
-static int docPullMatch(DocEdit *p, DocNode *pElem, DocNode *pCond) {
-  int i;
-  if (pCond->eType != DOCJ_OBJECT) return docJsonEqual(&p->j, pElem, pCond);
-  if (pElem->eType != DOCJ_OBJECT) return 0;
-  /*
-  ** A query: every field of the condition is in the element, equal; other
-  ** fields may be there too. As in MongoDB's queries, a field equal to null
-  ** also matches an element without that field.
-  */
-  for (i = 0; i < pCond->u.c.nItem; i++) {
-    const DocMember *pM = &pCond->u.c.aMember[i];
-    int k;
-    if (pM->pVal == NULL) continue;
-    k = docJsonObjFind(&p->j, pElem, pM->zName, pM->nName);
-    if (k < 0 && pM->pVal->eType == DOCJ_NULL) continue;
-    if (k < 0 || !docJsonEqual(&p->j, pElem->u.c.aMember[k].pVal, pM->pVal)) return 0;
+/*
+** $pull of field pF from array pArr: removes the elements that match its
+** value as MongoDB reads it (ext/doc_match.c, DOC_FILTER_PULL): a value
+** other than an object removes the elements equal to it; an object of
+** operators ({"$gte": 6}) is conditions on each element; any other object
+** ({"qty": {"$lt": 5}}) is a query that elements which are documents must
+** match. The filter is compiled once for the whole array.
+*/
+static int docPull(DocEdit *p, const DocMember *pF, DocNode *pArr) {
+  DocFilter *pFilter = NULL;
+  char *zErr = NULL, *zPath = sqlite3_mprintf("%.*s", pF->nName, pF->zName);
+  int rc = zPath ? docFilterCompile(&p->j, pF->pVal, DOC_FILTER_PULL, zPath, &pFilter, &zErr) : SQLITE_NOMEM;
+  int i, j;
+  sqlite3_free(zPath);
+  pArr->bRaw = 0;
+  for (i = j = 0; rc == SQLITE_OK && i < pArr->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
+    DocNode *pElem = pArr->u.c.apElem[i];
+    int bMatch = 0;
+    rc = docFilterMatch(pFilter, &p->j, pElem, &bMatch, &zErr);
+    if (!bMatch) pArr->u.c.apElem[j++] = pElem;
   }
-  return 1;
+  docFilterFree(pFilter);
+  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
+    docError(p, rc, NULL);
+  } else if (rc != SQLITE_OK) {
+    docError(p, rc, "doc_update: $pull: %s", zErr);
+  }
+  sqlite3_free(zErr);
+  if (docCheck(p) == SQLITE_OK) pArr->u.c.nItem = j;
+  return p->rc;
 }
 
 /* One value of an $addToSet hash set: its hash and node (NULL: a free slot). */
@@ -450,18 +438,7 @@ static int docEachOf(DocEdit *p, const char *zOp, const DocNode *pVal, DocNode *
 /* $push, $addToSet ($each or one value) and $pull (one value) of field pF where pLoc leads. */
 static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const DocLoc *pLoc) {
   DocNode *pVal = pF->pVal, *pEach = NULL, *pArr = pLoc->pTarget;
-  int bPull = strcmp(zOp, "$pull") == 0, i, j;
-  if (bPull && docIsCondition(pVal)) {
-    char *zJson = docJsonOf(p, pVal);
-    if (zJson) {
-      docError(p, SQLITE_ERROR,
-               "doc_update: $pull: conditions such as %s are not supported (it removes elements equal to a "
-               "value)",
-               zJson);
-    }
-    sqlite3_free(zJson);
-    return p->rc;
-  }
+  int bPull = strcmp(zOp, "$pull") == 0, i;
   if (!bPull && docEachOf(p, zOp, pVal, &pEach) != SQLITE_OK) return p->rc;
   if (pArr && pArr->eType != DOCJ_ARRAY) {
     return docError(p, SQLITE_ERROR, "doc_update: %s: the field '%.*s' must be an array but is of type %s",
@@ -469,13 +446,7 @@ static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const Do
   }
   if (bPull) {
     if (pArr == NULL) return SQLITE_OK; /* Nothing to pull from */
-    pArr->bRaw = 0;
-    for (i = j = 0; i < pArr->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
-      DocNode *pElem = pArr->u.c.apElem[i];
-      if (!docPullMatch(p, pElem, pVal)) pArr->u.c.apElem[j++] = pElem;
-    }
-    if (docCheck(p) == SQLITE_OK) pArr->u.c.nItem = j;
-    return p->rc;
+    return docPull(p, pF, pArr);
   }
   if (pArr == NULL) {
     /* A missing field becomes an array (its parents objects). */

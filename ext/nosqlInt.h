@@ -1176,6 +1176,52 @@ const char *docJsonQuote(DocJson *pJ, const char *z, int n, int *pnKey);
 /* Arrays: a new last element. */
 void docJsonArrAppend(DocJson *pJ, DocNode *pArr, DocNode *pVal);
 
+/**************************************************************************
+** Interface to code in ext/doc_match.c: MongoDB query filters on DocNode
+** trees, the one evaluator of doc_match(), $pull conditions and array
+** filters. Its header comment tells the language and how it works.
+*/
+typedef struct DocFilter DocFilter;
+
+/* docFilterCompile() modes. */
+#define DOC_FILTER_QUERY 0 /* A find filter: an object of conditions on a document */
+#define DOC_FILTER_PULL 1  /* $pull's value: an equality, conditions on a value, or a query on objects */
+
+/*
+** Compile filter pFilter, a node of the tree in arena pJ (the filter keeps
+** pointers into it: pJ must outlive *pp; strings of pFilter are decoded
+** into pJ now). zPath names the array for messages (DOC_FILTER_PULL; ""
+** otherwise). SQLITE_OK with *pp (free with docFilterFree), SQLITE_ERROR
+** with *pzErr (sqlite3_mprintf, the caller frees; it names the operator
+** and the path, without a function name: "$size at 'a' needs ..."), or
+** SQLITE_NOMEM.
+**
+** Array filters ($[<identifier>]): compile each arrayFilters entry with
+** DOC_FILTER_QUERY and match it against a one-member object
+** {"<identifier>": element} built in the document's arena: paths
+** "x" and "x.grade" then read the element as MongoDB does.
+*/
+int docFilterCompile(DocJson *pJ, DocNode *pFilter, int eMode, const char *zPath, DocFilter **pp,
+                     char **pzErr);
+
+/* Compile the filter text z[0..n) (strict JSON, copied): as docFilterCompile(), DOC_FILTER_QUERY. */
+int docFilterCompileText(const char *z, int n, DocFilter **pp, char **pzErr);
+
+/*
+** Whether value pVal (of a tree in arena pJ: a document, or an array
+** element for DOC_FILTER_PULL) matches p: *pbMatch 1 or 0. Never writes to
+** the filter, so one filter serves trees of any arena. SQLITE_OK;
+** SQLITE_ERROR with *pzErr (a $regex that hit PCRE2's limits); or pJ->rc
+** (SQLITE_NOMEM).
+*/
+int docFilterMatch(DocFilter *p, DocJson *pJ, DocNode *pVal, int *pbMatch, char **pzErr);
+
+/* Free a filter (NULL is a no-op). */
+void docFilterFree(DocFilter *p);
+
+/* The SQL function doc_match(doc, filter) (docs/documents.md). */
+int docMatchRegister(sqlite3 *db);
+
 /* Index tables (docs/index_table.md): ext/index_table.c. */
 int indexTableRegister(sqlite3 *db);
 
