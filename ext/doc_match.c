@@ -621,7 +621,8 @@ static DocExpr *docfPath(DocComp *c, const char *zPath, DocPart *aPart, int nPar
   DocExpr *p = docfNew(c, DOCF_PATH, 0);
   if (p == NULL) return NULL;
   p->ePred = ePred;
-  p->bLeaf = ePred != DOCP_SIZE && ePred != DOCP_ELEM_QUERY && ePred != DOCP_ELEM_VALUE;
+  /* A value itself (nPart 0: $elemMatch's value form, $pull) is never looked into. */
+  p->bLeaf = nPart > 0 && ePred != DOCP_SIZE && ePred != DOCP_ELEM_QUERY && ePred != DOCP_ELEM_VALUE;
   p->zPath = zPath;
   p->aPart = aPart;
   p->nPart = nPart;
@@ -1102,6 +1103,14 @@ void docFilterFree(DocFilter *p) {
   sqlite3_free(p);
 }
 
+/* Bytes of z[0..n) quoted in a message: at most 60, never half of a UTF-8 character. */
+static int docfClip(const char *z, int n) {
+  if (n <= 60) return n;
+  n = 60;
+  while (n > 0 && (z[n] & 0xc0) == 0x80) n--;
+  return n;
+}
+
 /* Compile pFilter (its nodes in arena pJ) into pF, which is zeroed with its arena initialized. */
 static int docfCompileInto(DocFilter *pF, DocJson *pJ, DocNode *pFilter, int eMode, const char *zPath,
                            char **pzErr) {
@@ -1124,7 +1133,7 @@ static int docfCompileInto(DocFilter *pF, DocJson *pJ, DocNode *pFilter, int eMo
   } else {
     /* A query: {"qty": {"$lt": 5}} on documents, or on $pull's elements that are documents. */
     pF->bObjOnly = eMode == DOC_FILTER_PULL;
-    pF->pRoot = docfQuery(&c, pFilter, NULL);
+    pF->pRoot = docfQuery(&c, pFilter, zPath[0] ? zPath : NULL);
   }
   docfCheck(&c);
   *pzErr = c.zErr;
@@ -1168,7 +1177,7 @@ int docFilterCompileText(const char *z, int n, DocFilter **pp, char **pzErr) {
   rc = docJsonParse(&pF->j, z, n, 1, &pRoot);
   if (rc == SQLITE_ERROR) {
     *pzErr = pF->j.bDeep ? sqlite3_mprintf("the filter " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH)
-                         : sqlite3_mprintf("the filter is not strict JSON: '%.*s%s'", n > 60 ? 60 : n, z,
+                         : sqlite3_mprintf("the filter is not strict JSON: '%.*s%s'", docfClip(z, n), z,
                                            n > 60 ? "..." : "");
     if (*pzErr == NULL) rc = SQLITE_NOMEM;
   } else if (rc == SQLITE_OK) {
@@ -1229,7 +1238,7 @@ static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   rc = zDoc ? docJsonParse(&j, zDoc, nDoc, 0, &pDoc) : SQLITE_NOMEM;
   if (rc == SQLITE_ERROR) {
     zErr = j.bDeep ? sqlite3_mprintf("the document " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH)
-                   : sqlite3_mprintf("the document is not strict JSON: '%.*s%s'", nDoc > 60 ? 60 : nDoc, zDoc,
+                   : sqlite3_mprintf("the document is not strict JSON: '%.*s%s'", docfClip(zDoc, nDoc), zDoc,
                                      nDoc > 60 ? "..." : "");
   } else if (rc == SQLITE_OK && pDoc->eType != DOCJ_OBJECT) {
     rc = SQLITE_ERROR;
