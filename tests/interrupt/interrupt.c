@@ -187,6 +187,16 @@ static const IntCase aCase[] = {
     {"graph_label_propagation", "SELECT tick(), node, label FROM graph_label_propagation('e', 'a', 'b')", 0},
     {"kv_mget", "SELECT tick(), key, value FROM kv_mget('kv', (SELECT json_group_array(key) FROM kv))", 0},
     {"doc_schema", "SELECT tick(), path, type, docs FROM doc_schema('d', 'doc')", 0},
+    {"doc_match",
+     "SELECT tick(), m.i FROM many m WHERE doc_match(json_object('a', m.i % 7, 's', 'x' || m.i, 't', "
+     "json_array(m.i "
+     "% 3, json_object('k', m.i % 5))), "
+     "'{\"$or\":[{\"a\":{\"$gte\":3}},{\"t.k\":2}],\"s\":{\"$regex\":\"1\"}}')",
+     0},
+    {"doc_match",
+     "SELECT tick(), m.i, doc_match('{\"n\":' || m.i || '}', '{\"n\":{\"$mod\":[' || (m.i % 4 + 1) || "
+     "',0]}}') FROM many m",
+     0},
     {"kv_pairs", "SELECT tick(), m.i, p.key FROM many m, kv_pairs('p', json_object('a', m.i, 'b', '[1]')) p",
      0},
     {"rb_iterate", "SELECT tick(), value FROM rb_iterate((SELECT rb_build_agg(i * 7) FROM many))", 0},
