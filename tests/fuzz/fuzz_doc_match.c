@@ -15,7 +15,8 @@ static int fuzzMatch(sqlite3 *db, const char *zSql, const void *const *aBind, co
   int i, r = -1;
   fuzzSteps = 0;
   if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) return -1;
-  for (i = 0; i < 2; i++) sqlite3_bind_text(pStmt, i + 1, (const char *)aBind[i], anBind[i], SQLITE_TRANSIENT);
+  for (i = 0; i < 2; i++)
+    sqlite3_bind_text(pStmt, i + 1, (const char *)aBind[i], anBind[i], SQLITE_TRANSIENT);
   if (sqlite3_step(pStmt) == SQLITE_ROW) {
     if (sqlite3_column_type(pStmt, 0) != SQLITE_INTEGER) abort();
     r = sqlite3_column_int(pStmt, 0);
