@@ -1197,6 +1197,21 @@ int docFilterCompileText(const char *z, int n, DocFilter **pp, char **pzErr) {
 
 static void docfFreeAux(void *p) { docFilterFree((DocFilter *)p); }
 
+/* Report error rc of doc_match with message zErr (without the function's name; freed here). */
+static void docfResultError(sqlite3_context *ctx, int rc, char *zErr) {
+  char *zMsg = zErr && rc != SQLITE_NOMEM ? sqlite3_mprintf("doc_match: %s", zErr) : NULL;
+  if (zMsg) {
+    sqlite3_result_error(ctx, zMsg, -1);
+  } else if (rc == SQLITE_NOMEM || rc == SQLITE_ERROR) {
+    /* An error without its message: the message itself met OOM. */
+    sqlite3_result_error_nomem(ctx);
+  } else {
+    sqlite3_result_error_code(ctx, rc);
+  }
+  sqlite3_free(zMsg);
+  sqlite3_free(zErr);
+}
+
 /* doc_match(doc, filter): 1 or 0; NULL when either is NULL. */
 static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DocFilter *pF, *pNew = NULL;
@@ -1210,24 +1225,9 @@ static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   pF = (DocFilter *)sqlite3_get_auxdata(ctx, 1);
   if (pF == NULL) {
     const char *z = (const char *)sqlite3_value_text(argv[1]);
-    if (z == NULL) {
-      sqlite3_result_error_nomem(ctx);
-      return;
-    }
-    rc = docFilterCompileText(z, sqlite3_value_bytes(argv[1]), &pNew, &zErr);
+    rc = z ? docFilterCompileText(z, sqlite3_value_bytes(argv[1]), &pNew, &zErr) : SQLITE_NOMEM;
     if (rc != SQLITE_OK) {
-      if (zErr) {
-        char *zMsg = sqlite3_mprintf("doc_match: %s", zErr);
-        if (zMsg) {
-          sqlite3_result_error(ctx, zMsg, -1);
-        } else {
-          sqlite3_result_error_nomem(ctx);
-        }
-        sqlite3_free(zMsg);
-      } else {
-        sqlite3_result_error_code(ctx, rc);
-      }
-      sqlite3_free(zErr);
+      docfResultError(ctx, rc, zErr);
       return;
     }
     pF = pNew;
@@ -1249,20 +1249,9 @@ static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   docJsonClear(&j);
   if (rc == SQLITE_OK) {
     sqlite3_result_int(ctx, bMatch);
-  } else if (rc == SQLITE_NOMEM || (rc == SQLITE_ERROR && zErr == NULL)) {
-    sqlite3_result_error_nomem(ctx);
-  } else if (zErr) {
-    char *zMsg = sqlite3_mprintf("doc_match: %s", zErr);
-    if (zMsg) {
-      sqlite3_result_error(ctx, zMsg, -1);
-    } else {
-      sqlite3_result_error_nomem(ctx);
-    }
-    sqlite3_free(zMsg);
   } else {
-    sqlite3_result_error_code(ctx, rc);
+    docfResultError(ctx, rc, zErr);
   }
-  sqlite3_free(zErr);
   /* Kept while the filter argument stays constant; freed by SQLite otherwise (also at once on OOM). */
   if (pNew) sqlite3_set_auxdata(ctx, 1, pNew, docfFreeAux);
 }
