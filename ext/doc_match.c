@@ -137,6 +137,9 @@ struct DocExpr {
   DocPart *aPart;    /* The parts */
   const char *zPath; /* The whole path, for messages (NUL terminated) */
   DocNode *pVal;     /* EQ..GTE: the operand; IN: the array of values */
+  DocNode **apIn;    /* IN: the values other than null, sorted in BSON order, no two equal */
+  int nIn;           /* IN: entries of apIn */
+  int bInNull;       /* IN: null is one of the values (it matches a missing value too) */
   int nChild;        /* Children of AND, OR, NOR, NOT, ELEM_* */
   DocExpr **apChild; /* The children */
   sqlite3_int64 iA;  /* SIZE: the size; MOD: the divisor */
@@ -362,11 +365,22 @@ static int docfPred(DocRun *r, const DocExpr *pE, DocNode *pVal) {
         default:
           return c >= 0;
       }
-    case DOCP_IN:
-      for (i = 0; i < pE->pVal->u.c.nItem; i++) {
-        if (docfEq(r, pE->pVal->u.c.apElem[i], pVal)) return 1;
+    case DOCP_IN: {
+      /* A binary search: an $in of thousands of ids costs a dozen comparisons per value. */
+      int iLo = 0, iHi = pE->nIn;
+      if (pVal == NULL || pVal->eType == DOCJ_NULL) return pE->bInNull;
+      while (iLo < iHi) {
+        int iMid = (iLo + iHi) / 2;
+        c = docfCmp(r->pJ, pVal, pE->apIn[iMid]);
+        if (c == 0) return 1;
+        if (c < 0) {
+          iHi = iMid;
+        } else {
+          iLo = iMid + 1;
+        }
       }
       return 0;
+    }
     case DOCP_EXISTS:
       return pVal != NULL;
     case DOCP_TYPE:
@@ -898,6 +912,45 @@ static DocExpr *docfType(DocComp *c, const char *zPath, DocPart *aPart, int nPar
   return pE;
 }
 
+/*
+** $in's values (pE->pVal, primed) into pE->apIn: sorted in BSON order by a
+** merge sort (the order needs the arena, which qsort() cannot pass), equal
+** values kept once, null apart in bInNull.
+*/
+static int docfInSort(DocComp *c, DocExpr *pE) {
+  int n = 0, i, w, nItem = pE->pVal->u.c.nItem;
+  DocNode **a = (DocNode **)docJsonAlloc(&c->pF->j, (sqlite3_int64)sizeof(DocNode *) * (nItem + 1));
+  DocNode **aTmp = (DocNode **)docJsonAlloc(&c->pF->j, (sqlite3_int64)sizeof(DocNode *) * (nItem + 1));
+  if (a == NULL || aTmp == NULL) return docfCheck(c);
+  for (i = 0; i < nItem; i++) {
+    DocNode *p = pE->pVal->u.c.apElem[i];
+    if (p->eType == DOCJ_NULL) {
+      pE->bInNull = 1;
+    } else {
+      a[n++] = p;
+    }
+  }
+  for (w = 1; w < n; w *= 2) {
+    for (i = 0; i < n; i += 2 * w) {
+      int iA = i, iB = i + w < n ? i + w : n, iEndA = iB, iEndB = i + 2 * w < n ? i + 2 * w : n, k = i;
+      while (iA < iEndA || iB < iEndB) {
+        if (iB >= iEndB || (iA < iEndA && docfCmp(c->pJ, a[iA], a[iB]) <= 0)) {
+          aTmp[k++] = a[iA++];
+        } else {
+          aTmp[k++] = a[iB++];
+        }
+      }
+    }
+    memcpy(a, aTmp, sizeof(DocNode *) * (size_t)n);
+  }
+  for (i = w = 0; i < n; i++) {
+    if (w == 0 || docfCmp(c->pJ, a[w - 1], a[i]) != 0) a[w++] = a[i];
+  }
+  pE->apIn = a;
+  pE->nIn = w;
+  return docfCheck(c);
+}
+
 /* One operator pOp of an operator object at zPath (its $options sibling pOpt, if any). */
 static DocExpr *docfOp(DocComp *c, const DocMember *pOp, const char *zPath, DocPart *aPart, int nPart,
                        DocNode *pOpt) {
@@ -928,6 +981,7 @@ static DocExpr *docfOp(DocComp *c, const DocMember *pOp, const char *zPath, DocP
     docfPrime(c, pArg);
     pE = docfPath(c, zPath, aPart, nPart, aCmp[i].ePred);
     if (pE) pE->pVal = pArg;
+    if (pE && aCmp[i].ePred == DOCP_IN && docfInSort(c, pE) != SQLITE_OK) return NULL;
     return aCmp[i].bNot ? docfNot(c, pE) : pE;
   }
   if (docfIs(z, n, "$exists")) {
