@@ -510,6 +510,23 @@ int docFilterMatch(DocFilter *p, DocJson *pJ, DocNode *pVal, int *pbMatch, char 
   return r.rc;
 }
 
+int docFilterMatchAs(DocFilter *p, DocJson *pJ, const char *zName, int nName, DocNode *pVal, int *pbMatch,
+                     char **pzErr) {
+  /* {"<zName>": pVal} on the stack: searched linearly (one member), never indexed or changed. */
+  DocMember m;
+  DocNode obj;
+  memset(&m, 0, sizeof(m));
+  memset(&obj, 0, sizeof(obj));
+  m.zName = zName;
+  m.nName = nName;
+  m.pVal = pVal;
+  obj.eType = DOCJ_OBJECT;
+  obj.bUnique = 1;
+  obj.u.c.aMember = &m;
+  obj.u.c.nItem = obj.u.c.nAlloc = 1;
+  return docFilterMatch(p, pJ, &obj, pbMatch, pzErr);
+}
+
 /**************************************************************************
 ** Compiling.
 */

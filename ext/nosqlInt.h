@@ -1197,9 +1197,9 @@ typedef struct DocFilter DocFilter;
 ** SQLITE_NOMEM.
 **
 ** Array filters ($[<identifier>]): compile each arrayFilters entry with
-** DOC_FILTER_QUERY and match it against a one-member object
-** {"<identifier>": element} built in the document's arena: paths
-** "x" and "x.grade" then read the element as MongoDB does.
+** DOC_FILTER_QUERY and test each element with docFilterMatchAs(..., the
+** identifier, element, ...): paths "x" and "x.grade" then read the element
+** as MongoDB does (it wraps the element the same way).
 */
 int docFilterCompile(DocJson *pJ, DocNode *pFilter, int eMode, const char *zPath, DocFilter **pp,
                      char **pzErr);
@@ -1215,6 +1215,14 @@ int docFilterCompileText(const char *z, int n, DocFilter **pp, char **pzErr);
 ** (SQLITE_NOMEM).
 */
 int docFilterMatch(DocFilter *p, DocJson *pJ, DocNode *pVal, int *pbMatch, char **pzErr);
+
+/*
+** As docFilterMatch() on the one-member document {zName[0..nName): pVal}
+** (zName decoded, not NUL terminated), built on the stack: an array
+** filter's test of one element under its identifier.
+*/
+int docFilterMatchAs(DocFilter *p, DocJson *pJ, const char *zName, int nName, DocNode *pVal, int *pbMatch,
+                     char **pzErr);
 
 /* Free a filter (NULL is a no-op). */
 void docFilterFree(DocFilter *p);
