@@ -126,7 +126,7 @@ static void testMatchAs(void) {
   DocFilter *pF = NULL, *pG = NULL;
   DocNode *pArr;
   char *zErr = NULL;
-  int i, aMatch[4], aScalar[4];
+  int i, aMatch[4] = {-1, -1, -1, -1}, aScalar[4] = {-1, -1, -1, -1};
   docJsonInit(&j, NULL, NULL);
   pArr = parse(&j, "[{\"grade\":80},{\"grade\":90},3,{\"grade\":[70,95]}]");
   CHECK_INT(docFilterCompile(&j, parse(&j, "{\"x.grade\":{\"$gte\":85}}"), DOC_FILTER_QUERY, "", &pF, &zErr),
