@@ -40,7 +40,7 @@
 **     when it fits 64 bits, else "double", as is every number written with
 **     a fraction or an exponent;
 **   - $regex runs PCRE2 (MongoDB's engine) in UTF-8 mode with $options
-**     i, m, s and x, under a match limit, a depth limit and a heap limit
+**     i, m, s, x and u (Unicode classes), under a match limit, a depth limit and a heap limit
 **     (DOCF_MATCH_LIMIT...): a pattern that would run away is an error
 **     naming it, never a hang.
 **
@@ -771,8 +771,11 @@ static DocExpr *docfRegexCompile(DocComp *c, const char *zPath, DocPart *aPart, 
       case 'x':
         flags |= PCRE2_EXTENDED;
         break;
+      case 'u':
+        flags |= PCRE2_UCP; /* \w, \d, \b and POSIX classes by Unicode properties */
+        break;
       default:
-        return docfError(c, "$options at '%s': invalid flag '%.1s' (known: i, m, s, x)", zPath, &zOpt[i]);
+        return docfError(c, "$options at '%s': invalid flag '%.1s' (known: i, m, s, u, x)", zPath, &zOpt[i]);
     }
   }
   if (pF->pGen == NULL) {
