@@ -439,6 +439,15 @@ static int docfWalk(DocRun *r, const DocExpr *pE, DocNode *pVal, int iPart) {
   }
   if (pVal == NULL || pVal->eType < DOCJ_ARRAY) return docfPred(r, pE, NULL);
   pPart = &pE->aPart[iPart];
+  if (iPart == 0 && pVal->eType == DOCJ_ARRAY) {
+    /*
+    ** An array matched as a document ($elemMatch's query form on an
+    ** element that is an array): BSON's array is an object whose keys are
+    ** the indexes, so {"b": null} matches [] and {"0": 1} matches [1, 2].
+    */
+    return docfWalk(
+        r, pE, pPart->iIdx >= 0 && pPart->iIdx < pVal->u.c.nItem ? pVal->u.c.apElem[pPart->iIdx] : NULL, 1);
+  }
   if (pVal->eType == DOCJ_OBJECT) {
     int k = docJsonObjFind(r->pJ, pVal, pPart->z, pPart->n);
     if (k < 0 && r->pJ->rc != SQLITE_OK) {

@@ -149,7 +149,12 @@ def reach(doc, parts, expand_leaf):
         else:
             out.append(MISSING)
 
-    go(doc, 0)
+    if isinstance(doc, list):
+        # An array matched as a document ($elemMatch on an element that is an array): its keys are the indexes.
+        part = parts[0]
+        go(doc[int(part)] if part.isdigit() and len(part) <= 9 and int(part) < len(doc) else MISSING, 1)
+    else:
+        go(doc, 0)
     return out
 
 
