@@ -150,6 +150,7 @@ struct DocExpr {
 
 struct DocFilter {
   DocJson j;                    /* Arena of the expressions (and of the filter compiled from text) */
+  DocJson jDoc;                 /* doc_match's arena for documents, reset (not freed) between calls */
   DocExpr *pRoot;               /* The filter, or NULL when pEq is set */
   DocNode *pEq;                 /* DOC_FILTER_PULL: a value that elements equal */
   int bObjOnly;                 /* DOC_FILTER_PULL: a query; only object elements can match */
@@ -1183,6 +1184,7 @@ void docFilterFree(DocFilter *p) {
   pcre2_compile_context_free(p->pComp);
   pcre2_general_context_free(p->pGen);
   docJsonClear(&p->j);
+  docJsonClear(&p->jDoc);
   sqlite3_free(p);
 }
 
@@ -1229,6 +1231,7 @@ static DocFilter *docfAlloc(void) {
   if (pF) {
     memset(pF, 0, sizeof(*pF));
     docJsonInit(&pF->j, NULL, NULL);
+    docJsonInit(&pF->jDoc, NULL, NULL);
   }
   return pF;
 }
@@ -1298,7 +1301,7 @@ static void docfResultError(sqlite3_context *ctx, int rc, char *zErr) {
 /* doc_match(doc, filter): 1 or 0; NULL when either is NULL. */
 static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DocFilter *pF, *pNew = NULL;
-  DocJson j;
+  DocJson *pJ;
   DocNode *pDoc = NULL;
   const char *zDoc;
   char *zErr = NULL;
@@ -1317,19 +1320,20 @@ static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
   zDoc = (const char *)sqlite3_value_text(argv[0]);
   nDoc = sqlite3_value_bytes(argv[0]);
-  docJsonInit(&j, NULL, NULL);
-  rc = zDoc ? docJsonParse(&j, zDoc, nDoc, 0, &pDoc) : SQLITE_NOMEM;
+  /* The document's tree goes into the filter's arena, reset by the previous call. */
+  pJ = &pF->jDoc;
+  rc = zDoc ? docJsonParse(pJ, zDoc, nDoc, 0, &pDoc) : SQLITE_NOMEM;
   if (rc == SQLITE_ERROR) {
-    zErr = j.bDeep ? sqlite3_mprintf("the document " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH)
-                   : sqlite3_mprintf("the document is not strict JSON: '%.*s%s'", docfClip(zDoc, nDoc), zDoc,
-                                     nDoc > 60 ? "..." : "");
+    zErr = pJ->bDeep ? sqlite3_mprintf("the document " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH)
+                     : sqlite3_mprintf("the document is not strict JSON: '%.*s%s'", docfClip(zDoc, nDoc),
+                                       zDoc, nDoc > 60 ? "..." : "");
   } else if (rc == SQLITE_OK && pDoc->eType != DOCJ_OBJECT) {
     rc = SQLITE_ERROR;
     zErr = sqlite3_mprintf("the document is not a JSON object but %s", docJsonTypeName(pDoc));
   } else if (rc == SQLITE_OK) {
-    rc = docFilterMatch(pF, &j, pDoc, &bMatch, &zErr);
+    rc = docFilterMatch(pF, pJ, pDoc, &bMatch, &zErr);
   }
-  docJsonClear(&j);
+  docJsonReset(pJ);
   if (rc == SQLITE_OK) {
     sqlite3_result_int(ctx, bMatch);
   } else {

@@ -1108,6 +1108,12 @@ struct DocNode {
 
 void docJsonInit(DocJson *pJ, int (*xTick)(void *), void *pTickArg);
 void docJsonClear(DocJson *pJ);
+/*
+** Forget every node, keeping the newest arena chunk and the scratch
+** buffers for the next tree (and clearing rc): a function that parses one
+** document per call (doc_match) allocates nothing once warm.
+*/
+void docJsonReset(DocJson *pJ);
 /* nByte bytes from the arena (8-byte aligned), or NULL (pJ->rc set). */
 void *docJsonAlloc(DocJson *pJ, sqlite3_int64 nByte);
 /* Count one unit of work; every 4096 units ask xTick. Returns pJ->rc. */

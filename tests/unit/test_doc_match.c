@@ -144,11 +144,42 @@ static void testMatchAs(void) {
   docJsonClear(&j);
 }
 
+/* docJsonReset(): trees parsed one after another in one arena, a failed parse included. */
+static void testReset(void) {
+  DocJson j;
+  DocNode *pRoot = NULL;
+  NosqlBuffer big = {0, 0, 0};
+  int rc = SQLITE_OK, i, n;
+  nosqlBufferAppend(&rc, &big, "[\"x\"", -1);
+  for (i = 0; i < 50000; i++) nosqlBufferAppend(&rc, &big, ",{\"a\":[1,2.5,\"s\"]}", -1);
+  nosqlBufferAppend(&rc, &big, "]", 1);
+  docJsonInit(&j, NULL, NULL);
+  for (i = 0; i < 3; i++) {
+    CHECK_INT(docJsonParse(&j, (const char *)big.a, (int)big.n, 0, &pRoot), SQLITE_OK);
+    CHECK_INT(pRoot ? pRoot->u.c.nItem : -1, 50001);
+    docJsonReset(&j);
+    CHECK_INT(docJsonParse(&j, "{\"k\":\"v\\u00e9\"}", 15, 0, &pRoot), SQLITE_OK);
+    {
+      char aText[16];
+      const char *z = pRoot ? docJsonText(&j, pRoot->u.c.aMember[0].pVal, &n) : NULL;
+      snprintf(aText, sizeof(aText), "%.*s", z ? n : 0, z ? z : "");
+      CHECK_STR(aText, "v\xc3\xa9");
+    }
+    docJsonReset(&j);
+    CHECK_INT(docJsonParse(&j, "{\"k\":", 5, 0, &pRoot), SQLITE_ERROR);
+    docJsonReset(&j);
+    CHECK_INT(j.rc, SQLITE_OK);
+  }
+  docJsonClear(&j);
+  nosqlBufferFree(&big);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testText);
   RUN(testArenas);
   RUN(testPull);
   RUN(testMatchAs);
+  RUN(testReset);
   return unitReport();
 }
