@@ -50,7 +50,9 @@
 ** matching never writes to the filter: a compiled filter serves any number
 ** of documents (doc_match keeps it with sqlite3_set_auxdata while the
 ** filter argument is a constant). A document is parsed once per call into
-** a tree (ext/doc_json.c) and the expression walks it; nothing is copied.
+** a tree (ext/doc_json.c) in an arena the filter keeps and resets, so a
+** warm call allocates nothing, and the expression walks it; nothing is
+** copied. $in and $nin sort their values once and search them.
 **
 ** Ownership: a DocFilter is sqlite3_malloc64'd with its own arena for the
 ** expression tree; compiled from text it also owns the parsed filter;
