@@ -9,7 +9,9 @@
 #   make test-matrix  the suite against every SQLite of the version matrix
 #   make test-hosts   the smoke set from the sqlite3 shell, Python, Tcl, Perl, Ruby (and Node:
 #                     make test-hosts-node builds better-sqlite3 first)
-#   make bench    side-by-side timings (SIZE=0.1 scales the data, ONLY=name picks workloads)
+#   make bench    side-by-side timings (SIZE=0.1 scales the data, ONLY=name picks workloads);
+#                 the results also go to build/bench-results.json
+#   make plots    the SVG charts in docs/img/ from bench runs at three small sizes
 #   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
 #   make install  PREFIX=/usr/local DESTDIR=: extension, static library, header, nosql.pc
 #   make dist     dist/nosql-VERSION-linux-ARCH.tar.gz: stripped nosql.so with CRoaring beside it
@@ -58,7 +60,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 
 PREREQ := build/prereq.stamp
 
-.PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm wheel fuzz
+.PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm wheel plots fuzz
 all: dist/nosql.so
 
 $(PREREQ): Makefile scripts/prereq.sh
@@ -121,7 +123,7 @@ build/nosql.pc:
 	@mkdir -p $(@D)
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: nosql' 'Description: NoSQL data-modeling techniques inside SQLite (static library)' \
-	  'Version: $(VERSION)' 'Requires: sqlite3' 'Libs: -L$${libdir} -lnosql -lroaring -lm' \
+	  'Version: $(VERSION)' 'Requires: sqlite3' 'Libs: -L$${libdir} -lnosql -lroaring -lpcre2-8 -lm' \
 	  'Cflags: -I$${includedir}' >$@
 
 install: dist/nosql.so static build/nosql.pc
@@ -338,6 +340,17 @@ SIZE ?= 1
 ONLY ?=
 bench: build/bench
 	build/bench --size $(SIZE) $(if $(ONLY),--only $(ONLY))
+
+# The charts in docs/img/ (scripts/plot.py: plain SVG, Python's standard
+# library only) from bench runs at three small sizes, so that each
+# technique's cost per row shows how it grows.
+PLOT_SIZES ?= 0.01 0.03 0.1
+plots: build/bench
+	@for s in $(PLOT_SIZES); do \
+	  echo "=== bench --size $$s"; \
+	  build/bench --size $$s --json build/bench-results-$$s.json >build/bench-$$s.md || exit 1; \
+	done
+	python3 scripts/plot.py --out docs/img $(PLOT_SIZES:%=build/bench-results-%.json)
 
 # --- lint -------------------------------------------------------------------
 LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \

@@ -65,6 +65,7 @@ static const struct NosqlFeature {
     {"documents", docRegister},
     {"doc_match", docMatchRegister},
     {"index_table", indexTableRegister},
+    {"compare", compareRegister},
     /* clang-format on */
 };
 
