@@ -207,44 +207,42 @@ static const IntCase aCase[] = {
      "% 3, json_object('k', m.i % 5))), "
      "'{\"$or\":[{\"a\":{\"$gte\":3}},{\"t.k\":2}],\"s\":{\"$regex\":\"1\"}}')",
      0},
-    {
-        "doc_match",
-        "SELECT tick(), m.i, doc_match('{\"n\":' || m.i || '}', '{\"n\":{\"$mod\":[' || (m.i % 4 + 1) || "
-        "',0]}}') FROM many m",
-        /* Issue 27's operators, idempotent after the first run (the reruns must return the same rows). */
-        {"doc_update",
-         "SELECT tick(), m.i, doc_update('d', 'k' || m.i, '{\"$push\":{\"tags\":{\"$each\":[\"t9\",\"a\"],"
-         "\"$sort\":1,\"$slice\":-3,\"$position\":0}},\"$max\":{\"o.x\":1},\"$bit\":{\"n\":{\"and\":-1}},"
-         "\"$pullAll\":{\"z\":[1]},\"$min\":{\"lo\":0},\"$currentDate\":{\"seen\":true}}') IS NOT NULL FROM "
-         "many m",
-         0},
-        {"doc_update",
-         "SELECT tick(), m.i, doc_update('d', 'k' || m.i, "
-         "'{\"$set\":{\"tags.$[t]\":\"t9\",\"p.2\":1},"
-         "\"$max\":{\"tags.$[]\":\"a\"},\"$rename\":{\"nope\":\"r\"}}', "
-         "'{\"arrayFilters\":[{\"t\":\"t1\"}]}') "
-         "IS NOT NULL FROM many m "
-         "WHERE m.i < 100",
-         0},
-        {"doc_upsert",
-         "SELECT tick(), m.i, doc_upsert('d', 'u' || (m.i % 50), "
-         "'{\"$setOnInsert\":{\"c\":1},\"$max\":{\"m\":2}}') "
-         "IS NOT NULL FROM many m",
-         0},
-        {"kv_pairs",
-         "SELECT tick(), m.i, p.key FROM many m, kv_pairs('p', json_object('a', m.i, 'b', '[1]')) p", 0},
-        {"rb_iterate", "SELECT tick(), value FROM rb_iterate((SELECT rb_build_agg(i * 7) FROM many))", 0},
-        {"nested_set", "INSERT INTO ns(ns) VALUES ('rebuild')",
-         "INSERT INTO ns(ns) VALUES ('integrity-check')"},
-        {"nested_set", "UPDATE ns SET parent = 3 WHERE id = 4",
-         "INSERT INTO ns(ns) VALUES ('integrity-check')"},
-        {"inverted_index", "INSERT INTO ii(ii) VALUES ('rebuild')",
-         "INSERT INTO ii(ii) VALUES ('integrity-check')"},
-        {"inverted_index", "INSERT INTO ii(ii) VALUES ('optimize')",
-         "INSERT INTO ii(ii) VALUES ('integrity-check')"},
-        {"inverted_index", "UPDATE ii SET grp = 'g9' WHERE rowid % 3 = 0",
-         "INSERT INTO ii(ii) VALUES ('integrity-check')"},
-    };
+    {"doc_match",
+     "SELECT tick(), m.i, doc_match('{\"n\":' || m.i || '}', '{\"n\":{\"$mod\":[' || (m.i % 4 + 1) || "
+     "',0]}}') FROM many m",
+     0},
+    /* Issue 27's operators, idempotent after the first run (the reruns must return the same rows). */
+    {"doc_update",
+     "SELECT tick(), m.i, doc_update('d', 'k' || m.i, '{\"$push\":{\"tags\":{\"$each\":[\"t9\",\"a\"],"
+     "\"$sort\":1,\"$slice\":-3,\"$position\":0}},\"$max\":{\"o.x\":1},\"$bit\":{\"n\":{\"and\":-1}},"
+     "\"$pullAll\":{\"z\":[1]},\"$min\":{\"lo\":0},\"$currentDate\":{\"seen\":true}}') IS NOT NULL FROM "
+     "many m",
+     0},
+    {"doc_update",
+     "SELECT tick(), m.i, doc_update('d', 'k' || m.i, "
+     "'{\"$set\":{\"tags.$[t]\":\"t9\",\"p.2\":1},"
+     "\"$max\":{\"tags.$[]\":\"a\"},\"$rename\":{\"nope\":\"r\"}}', "
+     "'{\"arrayFilters\":[{\"t\":\"t1\"}]}') "
+     "IS NOT NULL FROM many m "
+     "WHERE m.i < 100",
+     0},
+    {"doc_upsert",
+     "SELECT tick(), m.i, doc_upsert('d', 'u' || (m.i % 50), "
+     "'{\"$setOnInsert\":{\"c\":1},\"$max\":{\"m\":2}}') "
+     "IS NOT NULL FROM many m",
+     0},
+    {"kv_pairs", "SELECT tick(), m.i, p.key FROM many m, kv_pairs('p', json_object('a', m.i, 'b', '[1]')) p",
+     0},
+    {"rb_iterate", "SELECT tick(), value FROM rb_iterate((SELECT rb_build_agg(i * 7) FROM many))", 0},
+    {"nested_set", "INSERT INTO ns(ns) VALUES ('rebuild')", "INSERT INTO ns(ns) VALUES ('integrity-check')"},
+    {"nested_set", "UPDATE ns SET parent = 3 WHERE id = 4", "INSERT INTO ns(ns) VALUES ('integrity-check')"},
+    {"inverted_index", "INSERT INTO ii(ii) VALUES ('rebuild')",
+     "INSERT INTO ii(ii) VALUES ('integrity-check')"},
+    {"inverted_index", "INSERT INTO ii(ii) VALUES ('optimize')",
+     "INSERT INTO ii(ii) VALUES ('integrity-check')"},
+    {"inverted_index", "UPDATE ii SET grp = 'g9' WHERE rowid % 3 = 0",
+     "INSERT INTO ii(ii) VALUES ('integrity-check')"},
+};
 
 /* Rows rendered as text, one per line (system malloc). */
 typedef struct IntOut IntOut;
