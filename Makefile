@@ -31,7 +31,7 @@ endif
 VERSION := $(shell cat VERSION)
 
 # Debian packages each group of targets needs.
-BUILD_PKGS := gcc make libc6-dev libsqlite3-dev libroaring-dev
+BUILD_PKGS := gcc make libc6-dev libsqlite3-dev libroaring-dev libpcre2-dev
 TEST_PKGS := sqlite3 binutils pkg-config
 # Host languages the smoke set (tests/hosts/) loads the extension from.
 TEST_PKGS += python3 tcl libsqlite3-tcl libdbd-sqlite3-perl ruby-sqlite3
@@ -43,7 +43,7 @@ BASE_CFLAGS := -O2 -g -fPIC $(WARN) -fvisibility=hidden -std=gnu11
 EXT_CFLAGS := $(BASE_CFLAGS) -DNOSQL_VERSION='"$(VERSION)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 # CRoaring (libroaring-dev) holds the inverted index's posting bitmaps.
-EXT_LIBS := -lroaring -lm
+EXT_LIBS := -lroaring -lpcre2-8 -lm
 HOST_LIBS := -lsqlite3 -lm -ldl
 
 EXT_SRC := $(sort $(wildcard ext/*.c))
@@ -123,7 +123,7 @@ build/nosql.pc:
 	@mkdir -p $(@D)
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: nosql' 'Description: NoSQL data-modeling techniques inside SQLite (static library)' \
-	  'Version: $(VERSION)' 'Requires: sqlite3' 'Libs: -L$${libdir} -lnosql -lroaring -lm' \
+	  'Version: $(VERSION)' 'Requires: sqlite3' 'Libs: -L$${libdir} -lnosql -lroaring -lpcre2-8 -lm' \
 	  'Cflags: -I$${includedir}' >$@
 
 install: dist/nosql.so static build/nosql.pc

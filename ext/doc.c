@@ -76,15 +76,17 @@ static const char zDocInsert[] = "INSERT INTO %s(key, doc, version) VALUES (?1, 
 /* One update being applied: the trees, and what reports errors. */
 typedef struct DocEdit DocEdit;
 struct DocEdit {
-  sqlite3 *db;        /* The connection */
-  KvOwner *pOwner;    /* Statement cache */
-  DocJson j;          /* Arena of the update and the document */
-  DocNode *pDoc;      /* The document (an object) */
-  char *zErr;         /* First error message (sqlite3_mprintf), or NULL */
-  int rc;             /* First error code */
-  DocNode *pFilters;  /* The arrayFilters option: an array of objects, or NULL */
-  int *aFilterUsed;   /* Per array filter: a path names its identifier (arena) */
-  int bInsert;        /* An upsert is inserting: $setOnInsert applies */
+  sqlite3 *db;       /* The connection */
+  KvOwner *pOwner;   /* Statement cache */
+  DocJson j;         /* Arena of the update and the document */
+  DocNode *pDoc;     /* The document (an object) */
+  char *zErr;        /* First error message (sqlite3_mprintf), or NULL */
+  int rc;            /* First error code */
+  DocNode *pFilters; /* The arrayFilters option: an array of objects, or NULL */
+  int *aFilterUsed;  /* Per array filter: a path names its identifier (arena) */
+  DocFilter *
+      *apFilter; /* Per array filter: compiled (ext/doc_match.c; arena array, filters freed at the end) */
+  int bInsert;   /* An upsert is inserting: $setOnInsert applies */
   sqlite3_int64 iNow; /* $currentDate: milliseconds since 1970 (0: not read yet) */
 };
 
@@ -211,68 +213,22 @@ static int docFilterFind(DocEdit *p, const char *zId, int nId) {
 }
 
 /*
-** The value of a condition: {"$eq": v} is v; anything else is itself. A
-** condition that uses another operator was refused by docFilterCheck.
-*/
-static DocNode *docFilterValue(DocNode *pCond) {
-  if (pCond->eType == DOCJ_OBJECT && pCond->u.c.nItem == 1 && pCond->u.c.aMember[0].nName == 3 &&
-      memcmp(pCond->u.c.aMember[0].zName, "$eq", 3) == 0) {
-    return pCond->u.c.aMember[0].pVal;
-  }
-  return pCond;
-}
-
-/*
-** Whether element pElem passes array filter iFilter (for $[id]). Only
-** equality filters are evaluated here: {"x": 5}, {"x.grade": 85}, {"x":
-** {"$eq": 5}}: the element (or its field, by a dotted path through
-** objects and array indexes) equals the value, or is an array holding an
-** element equal to it; null also matches a missing field. docFilterCheck
-** refuses other operators until this is connected to doc_match's
-** evaluator.
+** Whether element pElem passes array filter iFilter (for $[id]): the
+** filter, compiled by docFilterCheck with doc_match's evaluator, tested on
+** the document {id: element}, as MongoDB reads it.
 */
 static int docArrayFilterMatch(DocEdit *p, int iFilter, DocNode *pElem) {
-  DocNode *pFilter = p->pFilters->u.c.apElem[iFilter];
-  int i, j;
-  for (i = 0; i < pFilter->u.c.nItem; i++) {
-    const DocMember *pM = &pFilter->u.c.aMember[i];
-    DocNode *pVal = pElem, *pCond;
-    const char *z = pM->zName;
-    int n = pM->nName, bMatch = 0;
-    if (pM->pVal == NULL) continue;
-    pCond = docFilterValue(pM->pVal);
-    /* Skip the identifier, then follow the rest of the path. */
-    while (n > 0 && z[0] != '.') z++, n--;
-    while (n > 0 && pVal) {
-      const char *zPart = z + 1, *zDot = memchr(zPart, '.', (size_t)(n - 1));
-      int nPart = zDot ? (int)(zDot - zPart) : n - 1, k, bDigits = nPart > 0;
-      sqlite3_int64 iIdx = 0;
-      for (k = 0; k < nPart; k++) {
-        if (zPart[k] < '0' || zPart[k] > '9') bDigits = 0;
-        if (bDigits && iIdx <= 2147483647) iIdx = iIdx * 10 + (zPart[k] - '0');
-      }
-      if (pVal->eType == DOCJ_OBJECT) {
-        k = docJsonObjFind(&p->j, pVal, zPart, nPart);
-        pVal = k >= 0 ? pVal->u.c.aMember[k].pVal : NULL;
-      } else if (pVal->eType == DOCJ_ARRAY && bDigits && iIdx < pVal->u.c.nItem) {
-        pVal = pVal->u.c.apElem[iIdx];
-      } else {
-        pVal = NULL;
-      }
-      z += nPart + 1;
-      n -= nPart + 1;
-    }
-    if (pVal == NULL) {
-      bMatch = pCond->eType == DOCJ_NULL;
-    } else {
-      bMatch = docJsonEqual(&p->j, pVal, pCond);
-      for (j = 0; !bMatch && pVal->eType == DOCJ_ARRAY && j < pVal->u.c.nItem; j++) {
-        bMatch = docJsonEqual(&p->j, pVal->u.c.apElem[j], pCond);
-      }
-    }
-    if (!bMatch) return 0;
+  int nId, bMatch = 0, rc;
+  char *zErr = NULL;
+  const char *zId = docFilterId(p->pFilters->u.c.apElem[iFilter], &nId);
+  rc = docFilterMatchAs(p->apFilter[iFilter], &p->j, zId, nId, pElem, &bMatch, &zErr);
+  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
+    docError(p, rc, NULL);
+  } else if (rc != SQLITE_OK) {
+    docError(p, rc, "doc_update: arrayFilters: %s", zErr);
   }
-  return 1;
+  sqlite3_free(zErr);
+  return rc == SQLITE_OK && bMatch;
 }
 
 /*
@@ -501,29 +457,6 @@ static void docPut(DocEdit *p, const DocLoc *pLoc, const char *zField, int nFiel
     i += nPart + 1;
   }
   docCheck(p);
-}
-
-/* True if pNode is an object whose first key starts with '$' (a modifier list, or a condition). */
-static int docIsModifier(const DocNode *pNode) {
-  int i;
-  if (pNode->eType != DOCJ_OBJECT) return 0;
-  for (i = 0; i < pNode->u.c.nItem; i++) {
-    const DocMember *pM = &pNode->u.c.aMember[i];
-    if (pM->pVal) return pM->nName > 0 && pM->zName[0] == '$';
-  }
-  return 0;
-}
-
-/* True if a $pull value uses query operators: {"$gte": 6}, {"score": {"$gt": 1}}, ... */
-static int docIsCondition(const DocNode *pNode) {
-  int i;
-  if (pNode->eType != DOCJ_OBJECT) return 0;
-  for (i = 0; i < pNode->u.c.nItem; i++) {
-    const DocMember *pM = &pNode->u.c.aMember[i];
-    if (pM->pVal == NULL) continue;
-    if ((pM->nName > 0 && pM->zName[0] == '$') || docIsModifier(pM->pVal)) return 1;
-  }
-  return 0;
 }
 
 /* True when pNode is a number of integral value in the int64 range (*piVal gets it). */
@@ -1115,25 +1048,36 @@ static int docPush(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const ch
   return docCheck(p);
 }
 
-/* Whether element pElem matches a $pull value: equal to it, or, for an object, having its fields. */
-static int docPullMatch(DocEdit *p, DocNode *pElem, DocNode *pCond) {
-  int i;
-  if (pCond->eType != DOCJ_OBJECT) return docJsonEqual(&p->j, pElem, pCond);
-  if (pElem->eType != DOCJ_OBJECT) return 0;
-  /*
-  ** A query: every field of the condition is in the element, equal; other
-  ** fields may be there too. As in MongoDB's queries, a field equal to null
-  ** also matches an element without that field.
-  */
-  for (i = 0; i < pCond->u.c.nItem; i++) {
-    const DocMember *pM = &pCond->u.c.aMember[i];
-    int k;
-    if (pM->pVal == NULL) continue;
-    k = docJsonObjFind(&p->j, pElem, pM->zName, pM->nName);
-    if (k < 0 && pM->pVal->eType == DOCJ_NULL) continue;
-    if (k < 0 || !docJsonEqual(&p->j, pElem->u.c.aMember[k].pVal, pM->pVal)) return 0;
+/*
+** $pull of field pF from array pArr: removes the elements that match its
+** value as MongoDB reads it (ext/doc_match.c, DOC_FILTER_PULL): a value
+** other than an object removes the elements equal to it; an object of
+** operators ({"$gte": 6}) is conditions on each element; any other object
+** ({"qty": {"$lt": 5}}) is a query that elements which are documents must
+** match. The filter is compiled once for the whole array.
+*/
+static int docPull(DocEdit *p, const DocMember *pF, DocNode *pArr) {
+  DocFilter *pFilter = NULL;
+  char *zErr = NULL, *zPath = sqlite3_mprintf("%.*s", pF->nName, pF->zName);
+  int rc = zPath ? docFilterCompile(&p->j, pF->pVal, DOC_FILTER_PULL, zPath, &pFilter, &zErr) : SQLITE_NOMEM;
+  int i, j;
+  sqlite3_free(zPath);
+  pArr->bRaw = 0;
+  for (i = j = 0; rc == SQLITE_OK && i < pArr->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
+    DocNode *pElem = pArr->u.c.apElem[i];
+    int bMatch = 0;
+    rc = docFilterMatch(pFilter, &p->j, pElem, &bMatch, &zErr);
+    if (!bMatch) pArr->u.c.apElem[j++] = pElem;
   }
-  return 1;
+  docFilterFree(pFilter);
+  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
+    docError(p, rc, NULL);
+  } else if (rc != SQLITE_OK) {
+    docError(p, rc, "doc_update: $pull: %s", zErr);
+  }
+  sqlite3_free(zErr);
+  if (docCheck(p) == SQLITE_OK) pArr->u.c.nItem = j;
+  return p->rc;
 }
 
 /*
@@ -1195,18 +1139,7 @@ static int docEachOf(DocEdit *p, const char *zOp, const DocNode *pVal, DocNode *
 /* $addToSet ($each or one value) and $pull (one value) of field pF where pLoc leads. */
 static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const DocLoc *pLoc) {
   DocNode *pVal = pF->pVal, *pEach = NULL, *pArr = pLoc->pTarget;
-  int bPull = strcmp(zOp, "$pull") == 0, i, j;
-  if (bPull && docIsCondition(pVal)) {
-    char *zJson = docJsonOf(p, pVal);
-    if (zJson) {
-      docError(p, SQLITE_ERROR,
-               "doc_update: $pull: conditions such as %s are not supported (it removes elements equal to a "
-               "value)",
-               zJson);
-    }
-    sqlite3_free(zJson);
-    return p->rc;
-  }
+  int bPull = strcmp(zOp, "$pull") == 0;
   if (!bPull && docEachOf(p, zOp, pVal, &pEach) != SQLITE_OK) return p->rc;
   if (pArr && pArr->eType != DOCJ_ARRAY) {
     return docError(p, SQLITE_ERROR, "doc_update: %s: the field '%.*s' must be an array but is of type %s",
@@ -1214,13 +1147,7 @@ static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const Do
   }
   if (bPull) {
     if (pArr == NULL) return SQLITE_OK; /* Nothing to pull from */
-    pArr->bRaw = 0;
-    for (i = j = 0; i < pArr->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
-      DocNode *pElem = pArr->u.c.apElem[i];
-      if (!docPullMatch(p, pElem, pVal)) pArr->u.c.apElem[j++] = pElem;
-    }
-    if (docCheck(p) == SQLITE_OK) pArr->u.c.nItem = j;
-    return p->rc;
+    return docPull(p, pF, pArr);
   }
   if (pArr == NULL) {
     /* A missing field becomes an array (its parents objects). */
@@ -1555,14 +1482,16 @@ static int docIsObjectText(const char *z, int n) {
 }
 
 /*
-** Check array filter pFilter (the options' arrayFilters): a non-empty
+** Check array filter iFilter (the options' arrayFilters): a non-empty
 ** object whose fields all start with one identifier (a lowercase letter,
-** then letters and digits), each equal to a value. Operators other than
-** $eq wait for doc_match's evaluator (docArrayFilterMatch).
+** then letters and digits), each a condition as in doc_match; compiled
+** into p->apFilter[iFilter].
 */
-static int docFilterCheck(DocEdit *p, DocNode *pFilter) {
+static int docFilterCheck(DocEdit *p, int iFilter) {
+  DocNode *pFilter = p->pFilters->u.c.apElem[iFilter];
   const char *zId;
-  int i, j, nId;
+  char *zErr = NULL;
+  int i, nId, rc;
   if (pFilter->eType != DOCJ_OBJECT || pFilter->u.c.nItem == 0) {
     char *zJson = docJsonOf(p, pFilter);
     if (zJson) docError(p, SQLITE_ERROR, "doc_update: arrayFilters: %s is not a non-empty object", zJson);
@@ -1573,10 +1502,11 @@ static int docFilterCheck(DocEdit *p, DocNode *pFilter) {
   zId = docFilterId(pFilter, &nId);
   for (i = 0; i < pFilter->u.c.nItem; i++) {
     const DocMember *pM = &pFilter->u.c.aMember[i];
-    DocNode *pVal = pM->pVal;
-    if (pVal == NULL) continue;
+    if (pM->pVal == NULL) continue;
     if (pM->nName > 0 && pM->zName[0] == '$') {
-      return docError(p, SQLITE_ERROR, "doc_update: arrayFilters operator %.*s is not supported yet",
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: arrayFilters: top-level operator %.*s is not supported (each field of a "
+                      "filter starts with its identifier)",
                       pM->nName, pM->zName);
     }
     if (pM->nName < nId || memcmp(pM->zName, zId, (size_t)nId) != 0 ||
@@ -1584,14 +1514,6 @@ static int docFilterCheck(DocEdit *p, DocNode *pFilter) {
       return docError(p, SQLITE_ERROR,
                       "doc_update: arrayFilters: a filter names two identifiers, '%.*s' and '%.*s'", nId, zId,
                       pM->nName, pM->zName);
-    }
-    for (j = 0; pVal->eType == DOCJ_OBJECT && j < pVal->u.c.nItem; j++) {
-      const DocMember *pOp = &pVal->u.c.aMember[j];
-      if (pOp->pVal && pOp->nName > 0 && pOp->zName[0] == '$' &&
-          !(pOp->nName == 3 && memcmp(pOp->zName, "$eq", 3) == 0 && pVal->u.c.nItem == 1)) {
-        return docError(p, SQLITE_ERROR, "doc_update: arrayFilters operator %.*s is not supported yet",
-                        pOp->nName, pOp->zName);
-      }
     }
   }
   for (i = 0; i < nId; i++) {
@@ -1604,7 +1526,14 @@ static int docFilterCheck(DocEdit *p, DocNode *pFilter) {
     }
   }
   if (nId == 0) return docError(p, SQLITE_ERROR, "doc_update: arrayFilters: empty identifier");
-  return SQLITE_OK;
+  rc = docFilterCompile(&p->j, pFilter, DOC_FILTER_QUERY, "", &p->apFilter[iFilter], &zErr);
+  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
+    docError(p, rc, NULL);
+  } else if (rc != SQLITE_OK) {
+    docError(p, rc, "doc_update: arrayFilters: %s", zErr);
+  }
+  sqlite3_free(zErr);
+  return p->rc;
 }
 
 /*
@@ -1630,10 +1559,14 @@ static int docOptions(DocEdit *p, DocNode *pOpt, int *pbUpsert, int *pbExpect, i
         p->aFilterUsed = (int *)docJsonAlloc(&p->j, (sqlite3_int64)sizeof(int) * (pVal->u.c.nItem + 1));
         if (docCheck(p) != SQLITE_OK) return p->rc;
         memset(p->aFilterUsed, 0, sizeof(int) * (size_t)(pVal->u.c.nItem + 1));
+        p->apFilter =
+            (DocFilter **)docJsonAlloc(&p->j, (sqlite3_int64)sizeof(DocFilter *) * (pVal->u.c.nItem + 1));
+        if (docCheck(p) != SQLITE_OK) return p->rc;
+        memset(p->apFilter, 0, sizeof(DocFilter *) * (size_t)(pVal->u.c.nItem + 1));
         for (j = 0; j < pVal->u.c.nItem && p->rc == SQLITE_OK; j++) {
           int nId;
           const char *zId;
-          if (docFilterCheck(p, pVal->u.c.apElem[j]) != SQLITE_OK) break;
+          if (docFilterCheck(p, j) != SQLITE_OK) break;
           zId = docFilterId(pVal->u.c.apElem[j], &nId);
           if (docFilterFind(p, zId, nId) < j) {
             docError(p, SQLITE_ERROR, "doc_update: arrayFilters: two filters for identifier '%.*s'", nId,
@@ -1917,6 +1850,8 @@ static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, i
   sqlite3_free(e.zErr);
   sqlite3_free(zKey);
   nosqlBufferFree(&out);
+  /* The filters point into the arena: freed first. */
+  for (i = 0; e.apFilter && i < e.pFilters->u.c.nItem; i++) docFilterFree(e.apFilter[i]);
   docJsonClear(&e.j);
 }
 

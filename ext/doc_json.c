@@ -80,6 +80,24 @@ void docJsonClear(DocJson *pJ) {
   pJ->pChunk = NULL;
 }
 
+void docJsonReset(DocJson *pJ) {
+  DocChunk *p = (DocChunk *)pJ->pChunk;
+  if (p) {
+    DocChunk *pOld = p->pNext;
+    while (pOld) {
+      DocChunk *pNext = pOld->pNext;
+      sqlite3_free(pOld);
+      pOld = pNext;
+    }
+    p->pNext = NULL;
+    p->nUsed = 0;
+  }
+  pJ->stack.n = 0;
+  pJ->tmp.n = 0;
+  pJ->rc = SQLITE_OK;
+  pJ->bDeep = 0;
+}
+
 void *docJsonAlloc(DocJson *pJ, sqlite3_int64 nByte) {
   DocChunk *p = (DocChunk *)pJ->pChunk, *pNew;
   sqlite3_int64 n = (nByte + 7) & ~(sqlite3_int64)7, nNew;

@@ -63,6 +63,7 @@ static const struct NosqlFeature {
     {"graph batch", graphBatchRegister},
     {"fts5 gap", fts5GapRegister},
     {"documents", docRegister},
+    {"doc_match", docMatchRegister},
     {"index_table", indexTableRegister},
     {"compare", compareRegister},
     /* clang-format on */

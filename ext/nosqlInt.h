@@ -1184,6 +1184,12 @@ struct DocNode {
 
 void docJsonInit(DocJson *pJ, int (*xTick)(void *), void *pTickArg);
 void docJsonClear(DocJson *pJ);
+/*
+** Forget every node, keeping the newest arena chunk and the scratch
+** buffers for the next tree (and clearing rc): a function that parses one
+** document per call (doc_match) allocates nothing once warm.
+*/
+void docJsonReset(DocJson *pJ);
 /* nByte bytes from the arena (8-byte aligned), or NULL (pJ->rc set). */
 void *docJsonAlloc(DocJson *pJ, sqlite3_int64 nByte);
 /* Count one unit of work; every 4096 units ask xTick. Returns pJ->rc. */
@@ -1260,6 +1266,60 @@ const char *docJsonQuote(DocJson *pJ, const char *z, int n, int *pnKey);
 
 /* Arrays: a new last element. */
 void docJsonArrAppend(DocJson *pJ, DocNode *pArr, DocNode *pVal);
+
+/**************************************************************************
+** Interface to code in ext/doc_match.c: MongoDB query filters on DocNode
+** trees, the one evaluator of doc_match(), $pull conditions and array
+** filters. Its header comment tells the language and how it works.
+*/
+typedef struct DocFilter DocFilter;
+
+/* docFilterCompile() modes. */
+#define DOC_FILTER_QUERY 0 /* A find filter: an object of conditions on a document */
+#define DOC_FILTER_PULL 1  /* $pull's value: an equality, conditions on a value, or a query on objects */
+
+/*
+** Compile filter pFilter, a node of the tree in arena pJ (the filter keeps
+** pointers into it: pJ must outlive *pp; strings of pFilter are decoded
+** into pJ now). zPath names the array for messages (DOC_FILTER_PULL; ""
+** otherwise). SQLITE_OK with *pp (free with docFilterFree), SQLITE_ERROR
+** with *pzErr (sqlite3_mprintf, the caller frees; it names the operator
+** and the path, without a function name: "$size at 'a' needs ..."), or
+** SQLITE_NOMEM.
+**
+** Array filters ($[<identifier>]): compile each arrayFilters entry with
+** DOC_FILTER_QUERY and test each element with docFilterMatchAs(..., the
+** identifier, element, ...): paths "x" and "x.grade" then read the element
+** as MongoDB does (it wraps the element the same way).
+*/
+int docFilterCompile(DocJson *pJ, DocNode *pFilter, int eMode, const char *zPath, DocFilter **pp,
+                     char **pzErr);
+
+/* Compile the filter text z[0..n) (strict JSON, copied): as docFilterCompile(), DOC_FILTER_QUERY. */
+int docFilterCompileText(const char *z, int n, DocFilter **pp, char **pzErr);
+
+/*
+** Whether value pVal (of a tree in arena pJ: a document, or an array
+** element for DOC_FILTER_PULL) matches p: *pbMatch 1 or 0. Never writes to
+** the filter, so one filter serves trees of any arena. SQLITE_OK;
+** SQLITE_ERROR with *pzErr (a $regex that hit PCRE2's limits); or pJ->rc
+** (SQLITE_NOMEM).
+*/
+int docFilterMatch(DocFilter *p, DocJson *pJ, DocNode *pVal, int *pbMatch, char **pzErr);
+
+/*
+** As docFilterMatch() on the one-member document {zName[0..nName): pVal}
+** (zName decoded, not NUL terminated), built on the stack: an array
+** filter's test of one element under its identifier.
+*/
+int docFilterMatchAs(DocFilter *p, DocJson *pJ, const char *zName, int nName, DocNode *pVal, int *pbMatch,
+                     char **pzErr);
+
+/* Free a filter (NULL is a no-op). */
+void docFilterFree(DocFilter *p);
+
+/* The SQL function doc_match(doc, filter) (docs/documents.md). */
+int docMatchRegister(sqlite3 *db);
 
 /* Index tables (docs/index_table.md): ext/index_table.c. */
 int indexTableRegister(sqlite3 *db);

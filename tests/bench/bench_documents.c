@@ -11,6 +11,8 @@
 **   column form             kv_cas and doc_update on 't(id, body, rev)'
 **                           vs the same call on the plain table name
 **   soft-schema report      doc_schema vs the json_tree GROUP BY query
+**   query filter            doc_match(doc, filter) vs the same conditions
+**                           written with json_extract / json_each (issue 27)
 **   $push $each/$sort/$slice doc_update on arrays of 1,000 and 10,000
 **                           elements vs json_set of a json_each ORDER BY
 **                           LIMIT (issue 27)
@@ -232,6 +234,7 @@ void benchDocuments(Bench *p) {
   int64_t nProduct = benchSize(p, 300000, 300);
   int64_t nUser = benchSize(p, 1000000, 1000);
   int64_t nSchema = benchSize(p, 200000, 200);
+  int64_t nFilter = benchSize(p, 1000000, 1000);
   DocKeys albums, users, writes;
   uint64_t seed = 14;
   char *zSql;
@@ -388,6 +391,44 @@ void benchDocuments(Bench *p) {
     };
     snprintf(zSize, sizeof(zSize), "%lld documents", (long long)nSchema);
     benchCompare(p, "documents: soft-schema report", db, zSize, (double)nSchema, "document", aVar, 2);
+  }
+
+  /* Query filters: the same rows by doc_match and by the equivalent hand-written WHERE. */
+  zSql = sqlite3_mprintf(
+      "CREATE TABLE filtered(id INTEGER PRIMARY KEY, doc TEXT);"
+      "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %lld)"
+      "INSERT INTO filtered SELECT i, json_object('name', 'item ' || i, 'status', char(65 + i %% 3),"
+      " 'qty', i %% 100, 'dims', json_object('h', i %% 17, 'w', 2.5), 'tags', json_array('t' || (i %% 7),"
+      " 't' || (i %% 11)), 'note', 'a longer text field that the filter does not read') FROM c;",
+      (long long)nFilter);
+  benchExec(db, zSql);
+  sqlite3_free(zSql);
+  {
+    const BenchVariant aVar[] = {
+        {"relational: json_extract(...) = 'A' AND ... >= 50 AND ... < 10",
+         "SELECT count(*) FROM filtered WHERE json_extract(doc, '$.status') = 'A'"
+         " AND json_extract(doc, '$.qty') >= 50 AND json_extract(doc, '$.dims.h') < 10",
+         0, 0},
+        {"doc_match(doc, '{\"status\": \"A\", \"qty\": {\"$gte\": 50}, ...}')",
+         "SELECT count(*) FROM filtered WHERE doc_match(doc,"
+         " '{\"status\": \"A\", \"qty\": {\"$gte\": 50}, \"dims.h\": {\"$lt\": 10}}')",
+         0, 0},
+    };
+    snprintf(zSize, sizeof(zSize), "%lld documents, 3 conditions", (long long)nFilter);
+    benchCompare(p, "documents: query filter on fields", db, zSize, (double)nFilter, "document", aVar, 2);
+  }
+  {
+    const BenchVariant aVar[] = {
+        {"relational: json_extract(...) < 20 AND EXISTS (json_each ... = 't3')",
+         "SELECT count(*) FROM filtered WHERE json_extract(doc, '$.qty') < 20"
+         " AND EXISTS (SELECT 1 FROM json_each(doc, '$.tags') WHERE value = 't3')",
+         0, 0},
+        {"doc_match(doc, '{\"qty\": {\"$lt\": 20}, \"tags\": \"t3\"}')",
+         "SELECT count(*) FROM filtered WHERE doc_match(doc, '{\"qty\": {\"$lt\": 20}, \"tags\": \"t3\"}')",
+         0, 0},
+    };
+    snprintf(zSize, sizeof(zSize), "%lld documents, array membership", (long long)nFilter);
+    benchCompare(p, "documents: query filter on an array", db, zSize, (double)nFilter, "document", aVar, 2);
   }
 
   docPushSorted(p, db, benchSize(p, 2000, 20), 1000);

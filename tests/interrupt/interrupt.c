@@ -201,6 +201,16 @@ static const IntCase aCase[] = {
     {"graph_label_propagation", "SELECT tick(), node, label FROM graph_label_propagation('e', 'a', 'b')", 0},
     {"kv_mget", "SELECT tick(), key, value FROM kv_mget('kv', (SELECT json_group_array(key) FROM kv))", 0},
     {"doc_schema", "SELECT tick(), path, type, docs FROM doc_schema('d', 'doc')", 0},
+    {"doc_match",
+     "SELECT tick(), m.i FROM many m WHERE doc_match(json_object('a', m.i % 7, 's', 'x' || m.i, 't', "
+     "json_array(m.i "
+     "% 3, json_object('k', m.i % 5))), "
+     "'{\"$or\":[{\"a\":{\"$gte\":3}},{\"t.k\":2}],\"s\":{\"$regex\":\"1\"}}')",
+     0},
+    {"doc_match",
+     "SELECT tick(), m.i, doc_match('{\"n\":' || m.i || '}', '{\"n\":{\"$mod\":[' || (m.i % 4 + 1) || "
+     "',0]}}') FROM many m",
+     0},
     /* Issue 27's operators, idempotent after the first run (the reruns must return the same rows). */
     {"doc_update",
      "SELECT tick(), m.i, doc_update('d', 'k' || m.i, '{\"$push\":{\"tags\":{\"$each\":[\"t9\",\"a\"],"
@@ -211,7 +221,8 @@ static const IntCase aCase[] = {
     {"doc_update",
      "SELECT tick(), m.i, doc_update('d', 'k' || m.i, "
      "'{\"$set\":{\"tags.$[t]\":\"t9\",\"p.2\":1},"
-     "\"$max\":{\"tags.$[]\":\"a\"},\"$rename\":{\"nope\":\"r\"}}', '{\"arrayFilters\":[{\"t\":\"t1\"}]}') "
+     "\"$max\":{\"tags.$[]\":\"a\"},\"$rename\":{\"nope\":\"r\"}}', "
+     "'{\"arrayFilters\":[{\"t\":\"t1\"}]}') "
      "IS NOT NULL FROM many m "
      "WHERE m.i < 100",
      0},

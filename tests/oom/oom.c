@@ -242,7 +242,24 @@ static const char *const azDocuments[] = {
     "70), i) FROM c",
     "SELECT path, type, docs, example FROM doc_schema('d', 'doc')",
     "SELECT kv_object(k, v, '.') FROM (SELECT 'a.b' AS k, 1 AS v UNION ALL SELECT 'a.c', 'x')",
-    "SELECT key, value FROM kv_pairs('u1', (SELECT doc FROM d), '.')", NULL};
+    "SELECT key, value FROM kv_pairs('u1', (SELECT doc FROM d), '.')",
+    /* doc_match (ext/doc_match.c): every operator family, a regex (PCRE2's memory is SQLite's), a key index
+    ** of a wide object, and $pull with conditions. */
+    "SELECT doc_match(doc, "
+    "'{\"$or\":[{\"name\":{\"$regex\":\"^a\",\"$options\":\"i\"}},{\"k3\":{\"$gt\":1}}],"
+    "\"tags\":{\"$all\":[\"b\"],\"$size\":2},\"caf\\u00e9\":{\"$elemMatch\":{\"a\":{\"$in\":[1,2]}}},"
+    "\"n\":{\"$not\":{\"$type\":\"string\"}},\"x.y\":{\"$exists\":false},\"k1\":{\"$mod\":[2,1]},"
+    "\"$nor\":[{\"k2\":null}]}') FROM d ORDER BY key",
+    "SELECT "
+    "doc_match('{\"name\":\"Ann\",\"tags\":[\"a\",\"b\"],\"caf\\u00e9\":[{\"a\":0},{\"a\":2}],\"n\":[1,2],"
+    "\"k1\":3,\"k2\":0}', '{\"$or\":[{\"name\":{\"$regex\":\"^a\",\"$options\":\"i\"}},{\"k3\":{\"$gt\":1}}],"
+    "\"tags\":{\"$all\":[\"b\"],\"$size\":2},\"caf\\u00e9\":{\"$elemMatch\":{\"a\":{\"$in\":[1,2]}}},"
+    "\"n\":{\"$not\":{\"$type\":\"string\"}},\"x.y\":{\"$exists\":false},\"k1\":{\"$mod\":[2,1]},"
+    "\"$nor\":[{\"k2\":null}]}')",
+    "SELECT doc_match('{\"a\":[{\"b\":\"caf\\u00e9\"}]}', "
+    "'{\"a.0.b\":\"café\",\"a\":{\"$elemMatch\":{\"$eq\":{\"b\":\"café\"}}}}')",
+    "SELECT doc_update('d', 'w', '{\"$pull\":{\"arr\":{\"$gte\":4},\"caf\u00e9\":{\"a\":{\"$lt\":2}}}}')",
+    NULL};
 
 static const char *const azGraphs[] = {
     "CREATE TABLE e(a, b, w)",
