@@ -10,7 +10,7 @@
 #   make test-hosts   the smoke set from the sqlite3 shell, Python, Tcl, Perl, Ruby (and Node:
 #                     make test-hosts-node builds better-sqlite3 first)
 #   make bench    side-by-side timings (SIZE=0.1 scales the data, ONLY=name picks workloads);
-#                 the results also go to build/bench-results.json
+#                 the results also go to build/bench/results.json
 #   make plots    the SVG charts in docs/img/ from bench runs at three small sizes
 #   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
 #   make install  PREFIX=/usr/local DESTDIR=: extension, static library, header, nosql.pc
@@ -226,7 +226,11 @@ build/asan/interrupt: tests/interrupt/interrupt.c $(SAN_OBJ)
 build/static-host: tests/static/host.c dist/libnosql.a dist/nosql.h
 	$(CC) $(BASE_CFLAGS) -Idist -o $@ tests/static/host.c dist/libnosql.a $(HOST_LIBS) $(EXT_LIBS)
 
-build/bench: $(BENCH_SRC) tests/bench/bench.h $(STATIC_OBJ)
+# The benchmark program lives in build/bench/ beside its results
+# (build/bench/results.json); an older checkout's build/bench file goes.
+build/bench/bench: $(BENCH_SRC) tests/bench/bench.h $(STATIC_OBJ)
+	@if [ -f build/bench ]; then rm -f build/bench; fi
+	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -DSQLITE_CORE -DNOSQL_VERSION='"$(VERSION)"' -Iext -o $@ $(BENCH_SRC) $(STATIC_OBJ) $(HOST_LIBS) $(EXT_LIBS)
 
 # --- fuzzing ----------------------------------------------------------------
@@ -302,7 +306,7 @@ test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=bui
 	@MATRIX="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)" bash tests/matrix.sh
 
 CONC_BIN := $(patsubst tests/concurrency/%.c,build/concurrency/%,$(sort $(wildcard tests/concurrency/*.c)))
-TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/plan build/property/history build/property/hidden build/static-host build/bench build/damage \
+TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/plan build/property/history build/property/hidden build/static-host build/bench/bench build/damage \
               $(FUZZ_TARGETS:%=build/fuzz-replay/%) build/crash build/oom build/interrupt \
               build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage build/asan/oom \
               $(FUZZ_TARGETS:%=build/asan/fuzz-replay/%) \
@@ -338,19 +342,19 @@ demo: dist/nosql.so
 
 SIZE ?= 1
 ONLY ?=
-bench: build/bench
-	build/bench --size $(SIZE) $(if $(ONLY),--only $(ONLY))
+bench: build/bench/bench
+	build/bench/bench --size $(SIZE) $(if $(ONLY),--only $(ONLY))
 
 # The charts in docs/img/ (scripts/plot.py: plain SVG, Python's standard
 # library only) from bench runs at three small sizes, so that each
 # technique's cost per row shows how it grows.
 PLOT_SIZES ?= 0.01 0.03 0.1
-plots: build/bench
+plots: build/bench/bench
 	@for s in $(PLOT_SIZES); do \
 	  echo "=== bench --size $$s"; \
-	  build/bench --size $$s --json build/bench-results-$$s.json >build/bench-$$s.md || exit 1; \
+	  build/bench/bench --size $$s --json build/bench/results-$$s.json >build/bench/results-$$s.md || exit 1; \
 	done
-	python3 scripts/plot.py --out docs/img $(PLOT_SIZES:%=build/bench-results-%.json)
+	python3 scripts/plot.py --out docs/img $(PLOT_SIZES:%=build/bench/results-%.json)
 
 # --- lint -------------------------------------------------------------------
 LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \

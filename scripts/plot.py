@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""plot.py: the benchmark charts of docs/img/, drawn from build/bench's JSON.
+"""plot.py: the benchmark charts of docs/img/, drawn from build/bench/bench's JSON.
 
     python3 scripts/plot.py [--out DIR] RESULTS.json [RESULTS.json ...]
 
-Each RESULTS.json is what `build/bench --size X --json FILE` writes (one
+Each RESULTS.json is what `build/bench/bench --size X --json FILE` writes (one
 file per data size; see tests/bench/bench.c). The charts are plain SVG
 written here, with no plotting library: text stays text, the only font is
 the generic "sans-serif", so GitHub's Markdown view shows them as they are.

@@ -1,7 +1,7 @@
 /*
 ** bench.c: the benchmark program of `make bench`.
 **
-**   build/bench [--size X] [--reps N] [--only a,b] [--json FILE]
+**   build/bench/bench [--size X] [--reps N] [--only a,b] [--json FILE]
 **   build/bench --selftest
 **
 ** --size multiplies each workload's default data size (1 = the sizes the
@@ -11,7 +11,7 @@
 ** shows that those checks fail when they should (make test runs it).
 **
 ** --json writes the same results to FILE (default
-** build/bench-results.json; "-" for none) for scripts/plot.py:
+** build/bench/results.json; "-" for none) for scripts/plot.py:
 **
 **   {"sqlite": "3.40.1", "nosql": "0.1.0", "scale": 0.01, "reps": 5,
 **    "results": [{"feature": "mpath", "workload": "...", "variant": "...", "size": "10k nodes",
@@ -368,7 +368,7 @@ static int benchSelfTest(void) {
 
 int main(int argc, char **argv) {
   Bench b;
-  const char *zJson = "build/bench-results.json";
+  const char *zJson = "build/bench/results.json";
   size_t i;
   int k;
   memset(&b, 0, sizeof(b));
