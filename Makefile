@@ -9,7 +9,9 @@
 #   make test-matrix  the suite against every SQLite of the version matrix
 #   make test-hosts   the smoke set from the sqlite3 shell, Python, Tcl, Perl, Ruby (and Node:
 #                     make test-hosts-node builds better-sqlite3 first)
-#   make bench    side-by-side timings (SIZE=0.1 scales the data, ONLY=name picks workloads)
+#   make bench    side-by-side timings (SIZE=0.1 scales the data, ONLY=name picks workloads);
+#                 the results also go to build/bench/results.json
+#   make plots    the SVG charts in docs/img/ from bench runs at three small sizes
 #   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
 #   make install  PREFIX=/usr/local DESTDIR=: extension, static library, header, nosql.pc
 #   make dist     dist/nosql-VERSION-linux-ARCH.tar.gz: stripped nosql.so with CRoaring beside it
@@ -29,7 +31,7 @@ endif
 VERSION := $(shell cat VERSION)
 
 # Debian packages each group of targets needs.
-BUILD_PKGS := gcc make libc6-dev libsqlite3-dev libroaring-dev
+BUILD_PKGS := gcc make libc6-dev libsqlite3-dev libroaring-dev libpcre2-dev
 TEST_PKGS := sqlite3 binutils pkg-config
 # Host languages the smoke set (tests/hosts/) loads the extension from.
 TEST_PKGS += python3 tcl libsqlite3-tcl libdbd-sqlite3-perl ruby-sqlite3
@@ -41,7 +43,7 @@ BASE_CFLAGS := -O2 -g -fPIC $(WARN) -fvisibility=hidden -std=gnu11
 EXT_CFLAGS := $(BASE_CFLAGS) -DNOSQL_VERSION='"$(VERSION)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 # CRoaring (libroaring-dev) holds the inverted index's posting bitmaps.
-EXT_LIBS := -lroaring -lm
+EXT_LIBS := -lroaring -lpcre2-8 -lm
 HOST_LIBS := -lsqlite3 -lm -ldl
 
 EXT_SRC := $(sort $(wildcard ext/*.c))
@@ -58,7 +60,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 
 PREREQ := build/prereq.stamp
 
-.PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm wheel fuzz
+.PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm wheel plots fuzz
 all: dist/nosql.so
 
 $(PREREQ): Makefile scripts/prereq.sh
@@ -121,7 +123,7 @@ build/nosql.pc:
 	@mkdir -p $(@D)
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: nosql' 'Description: NoSQL data-modeling techniques inside SQLite (static library)' \
-	  'Version: $(VERSION)' 'Requires: sqlite3' 'Libs: -L$${libdir} -lnosql -lroaring -lm' \
+	  'Version: $(VERSION)' 'Requires: sqlite3' 'Libs: -L$${libdir} -lnosql -lroaring -lpcre2-8 -lm' \
 	  'Cflags: -I$${includedir}' >$@
 
 install: dist/nosql.so static build/nosql.pc
@@ -224,7 +226,11 @@ build/asan/interrupt: tests/interrupt/interrupt.c $(SAN_OBJ)
 build/static-host: tests/static/host.c dist/libnosql.a dist/nosql.h
 	$(CC) $(BASE_CFLAGS) -Idist -o $@ tests/static/host.c dist/libnosql.a $(HOST_LIBS) $(EXT_LIBS)
 
-build/bench: $(BENCH_SRC) tests/bench/bench.h $(STATIC_OBJ)
+# The benchmark program lives in build/bench/ beside its results
+# (build/bench/results.json); an older checkout's build/bench file goes.
+build/bench/bench: $(BENCH_SRC) tests/bench/bench.h $(STATIC_OBJ)
+	@if [ -f build/bench ]; then rm -f build/bench; fi
+	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -DSQLITE_CORE -DNOSQL_VERSION='"$(VERSION)"' -Iext -o $@ $(BENCH_SRC) $(STATIC_OBJ) $(HOST_LIBS) $(EXT_LIBS)
 
 # --- fuzzing ----------------------------------------------------------------
@@ -300,7 +306,7 @@ test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=bui
 	@MATRIX="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)" bash tests/matrix.sh
 
 CONC_BIN := $(patsubst tests/concurrency/%.c,build/concurrency/%,$(sort $(wildcard tests/concurrency/*.c)))
-TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/plan build/property/history build/property/hidden build/static-host build/bench build/damage \
+TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/plan build/property/history build/property/hidden build/static-host build/bench/bench build/damage \
               $(FUZZ_TARGETS:%=build/fuzz-replay/%) build/crash build/oom build/interrupt \
               build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage build/asan/oom \
               $(FUZZ_TARGETS:%=build/asan/fuzz-replay/%) \
@@ -336,8 +342,19 @@ demo: dist/nosql.so
 
 SIZE ?= 1
 ONLY ?=
-bench: build/bench
-	build/bench --size $(SIZE) $(if $(ONLY),--only $(ONLY))
+bench: build/bench/bench
+	build/bench/bench --size $(SIZE) $(if $(ONLY),--only $(ONLY))
+
+# The charts in docs/img/ (scripts/plot.py: plain SVG, Python's standard
+# library only) from bench runs at three small sizes, so that each
+# technique's cost per row shows how it grows.
+PLOT_SIZES ?= 0.01 0.03 0.1
+plots: build/bench/bench
+	@for s in $(PLOT_SIZES); do \
+	  echo "=== bench --size $$s"; \
+	  build/bench/bench --size $$s --json build/bench/results-$$s.json >build/bench/results-$$s.md || exit 1; \
+	done
+	python3 scripts/plot.py --out docs/img $(PLOT_SIZES:%=build/bench/results-%.json)
 
 # --- lint -------------------------------------------------------------------
 LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \

@@ -6,15 +6,24 @@
 **
 **   CREATE TABLE products(key TEXT PRIMARY KEY, doc TEXT, version INTEGER);
 **
-**   doc_update(table, key, update [, expected_version]) -> INTEGER
+**   doc_update(table, key, update [, expected_version | options]) -> INTEGER
 **       applies update to the document of key and returns the new version
 **       (the old one plus one); NULL, changing nothing, when the key is
 **       absent or (with expected_version) the stored version differs.
 **       update is either a JSON merge patch (RFC 7396, an object without
-**       '$' keys) or MongoDB update operators ($set, $unset, $inc, $push
-**       with $each, $pull by value or document query, $addToSet with
-**       $each) with dotted paths. docs/documents.md lists what is copied
-**       from MongoDB and what differs. key must be unique in table.
+**       '$' keys) or MongoDB update operators (all of them: $set, $unset,
+**       $inc, $mul, $min, $max, $rename, $currentDate, $setOnInsert,
+**       $push with $each/$position/$sort/$slice, $addToSet, $pop, $pull,
+**       $pullAll, $bit) with dotted paths, $[] and $[id]. A fourth
+**       argument that is text starting with '{' is an options object:
+**       {"arrayFilters": [..], "upsert": true, "expectedVersion": 7}.
+**       docs/documents.md lists what differs from MongoDB. key must be
+**       unique in table. table may name the columns of an existing table,
+**       in this order: 'products(id, body, rev)' (kvTablePrepare in
+**       ext/kv.c).
+**   doc_upsert(table, key, update) -> INTEGER
+**       doc_update, or, when key is absent, the update applied to {}
+**       ($setOnInsert included) inserted with version 1.
 **   doc_schema(table, column)    table-valued (path, type, docs, example):
 **       one row per JSON path (SQLite syntax, [*] for array elements) and
 **       json_type() seen in the column, with the number of documents that
@@ -25,7 +34,9 @@
 **   kv_pairs(prefix, doc [, sep])  table-valued (key, field, value): the
 **       reverse, one row prefix || sep || field per top-level member.
 **
-** How doc_update works. The update and the stored document are parsed
+** How doc_update works. The update (and options) are parsed and every
+** operator, argument and path checked (conflicting paths refused) before
+** the transaction. The update and the stored document are parsed
 ** into trees (ext/doc_json.c: strict RFC 8259 JSON, whatever the host's
 ** JSON5 leniency, at most NOSQL_JSON_MAX_DEPTH deep); the operators or the
 ** merge patch edit the document's tree, which is written back as compact
@@ -53,22 +64,30 @@
 #endif
 #define DOC_JSON_SUBTYPE 74 /* 'J', the subtype SQLite's JSON functions give JSON text */
 
-/* The layout doc_update expects, for error messages. */
-static const char zDocLayout[] = "a (key PRIMARY KEY, doc, version INTEGER) table";
+/* The columns of doc_update: (key, doc, version). */
+static const KvLayout docLayout = {
+    "a (key PRIMARY KEY, doc, version INTEGER) table", 3, {"key", "doc", "version"}, 2};
 
 /* Statements on the document table; %s is the quoted table. */
 static const char zDocRead[] = "SELECT doc, version FROM %s WHERE key = ?1";
 static const char zDocWrite[] = "UPDATE %s SET doc = ?2, version = ?3 WHERE key = ?1";
+static const char zDocInsert[] = "INSERT INTO %s(key, doc, version) VALUES (?1, ?2, ?3)";
 
 /* One update being applied: the trees, and what reports errors. */
 typedef struct DocEdit DocEdit;
 struct DocEdit {
-  sqlite3 *db;     /* The connection */
-  KvOwner *pOwner; /* Statement cache */
-  DocJson j;       /* Arena of the update and the document */
-  DocNode *pDoc;   /* The document (an object) */
-  char *zErr;      /* First error message (sqlite3_mprintf), or NULL */
-  int rc;          /* First error code */
+  sqlite3 *db;       /* The connection */
+  KvOwner *pOwner;   /* Statement cache */
+  DocJson j;         /* Arena of the update and the document */
+  DocNode *pDoc;     /* The document (an object) */
+  char *zErr;        /* First error message (sqlite3_mprintf), or NULL */
+  int rc;            /* First error code */
+  DocNode *pFilters; /* The arrayFilters option: an array of objects, or NULL */
+  int *aFilterUsed;  /* Per array filter: a path names its identifier (arena) */
+  DocFilter *
+      *apFilter; /* Per array filter: compiled (ext/doc_match.c; arena array, filters freed at the end) */
+  int bInsert;   /* An upsert is inserting: $setOnInsert applies */
+  sqlite3_int64 iNow; /* $currentDate: milliseconds since 1970 (0: not read yet) */
 };
 
 /* Record an error (the first one wins); returns the code. */
@@ -128,102 +147,285 @@ static char *docJsonOf(DocEdit *p, const DocNode *pNode) {
   return z;
 }
 
+/* The update operators, in aDocOp order. */
+#define DOCOP_SET 0
+#define DOCOP_UNSET 1
+#define DOCOP_INC 2
+#define DOCOP_MUL 3
+#define DOCOP_MIN 4
+#define DOCOP_MAX 5
+#define DOCOP_RENAME 6
+#define DOCOP_CURRENTDATE 7
+#define DOCOP_PUSH 8
+#define DOCOP_ADDTOSET 9
+#define DOCOP_POP 10
+#define DOCOP_PULL 11
+#define DOCOP_PULLALL 12
+#define DOCOP_BIT 13
+#define DOCOP_SETONINSERT 14
+
+/* Each operator's name, and whether it creates a missing field (others leave the document alone). */
+static const struct {
+  const char *zName; /* As written in an update */
+  int bCreate;       /* A missing field is created */
+} aDocOp[] = {
+    {"$set", 1}, {"$unset", 0},  {"$inc", 1},         {"$mul", 1},  {"$min", 1},
+    {"$max", 1}, {"$rename", 0}, {"$currentDate", 1}, {"$push", 1}, {"$addToSet", 1},
+    {"$pop", 0}, {"$pull", 0},   {"$pullAll", 0},     {"$bit", 1},  {"$setOnInsert", 1},
+};
+
+/* MongoDB pads an array with at most this many nulls to reach an index past its end. */
+#define DOC_MAX_PAD 1500000
+
+/* Kinds of path parts. */
+#define DOCPART_NAME 0 /* A field name, or an index under an array */
+#define DOCPART_ALL 1  /* $[]: every element of the array */
+#define DOCPART_ID 2   /* $[id]: the elements that array filter id matches */
+
+static int docPartKind(const char *z, int n) {
+  if (n >= 3 && z[0] == '$' && z[1] == '[' && z[n - 1] == ']') return n == 3 ? DOCPART_ALL : DOCPART_ID;
+  return DOCPART_NAME;
+}
+
+/* The identifier of array filter pFilter (a checked non-empty object): its fields' first part. */
+static const char *docFilterId(const DocNode *pFilter, int *pnId) {
+  int i;
+  for (i = 0; i < pFilter->u.c.nItem; i++) {
+    const DocMember *pM = &pFilter->u.c.aMember[i];
+    const char *zDot;
+    if (pM->pVal == NULL) continue;
+    zDot = memchr(pM->zName, '.', (size_t)pM->nName);
+    *pnId = zDot ? (int)(zDot - pM->zName) : pM->nName;
+    return pM->zName;
+  }
+  *pnId = 0;
+  return "";
+}
+
+/* The index of the array filter of identifier zId[0..nId), or -1. */
+static int docFilterFind(DocEdit *p, const char *zId, int nId) {
+  int i, n;
+  for (i = 0; p->pFilters && i < p->pFilters->u.c.nItem; i++) {
+    const char *z = docFilterId(p->pFilters->u.c.apElem[i], &n);
+    if (n == nId && memcmp(z, zId, (size_t)n) == 0) return i;
+  }
+  return -1;
+}
+
+/*
+** Whether element pElem passes array filter iFilter (for $[id]): the
+** filter, compiled by docFilterCheck with doc_match's evaluator, tested on
+** the document {id: element}, as MongoDB reads it.
+*/
+static int docArrayFilterMatch(DocEdit *p, int iFilter, DocNode *pElem) {
+  int nId, bMatch = 0, rc;
+  char *zErr = NULL;
+  const char *zId = docFilterId(p->pFilters->u.c.apElem[iFilter], &nId);
+  rc = docFilterMatchAs(p->apFilter[iFilter], &p->j, zId, nId, pElem, &bMatch, &zErr);
+  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
+    docError(p, rc, NULL);
+  } else if (rc != SQLITE_OK) {
+    docError(p, rc, "doc_update: arrayFilters: %s", zErr);
+  }
+  sqlite3_free(zErr);
+  return rc == SQLITE_OK && bMatch;
+}
+
+/*
+** Check a path of operator zOp: no empty part, no part starting with '$'
+** but $[] and $[id] (whose identifier must have an array filter, then
+** marked used); with bNoArray (for $rename) neither of those.
+*/
+static int docCheckPath(DocEdit *p, const char *zOp, const char *zPath, int nPath, int bNoArray) {
+  int i = 0;
+  if (nPath == 0) return docError(p, SQLITE_ERROR, "doc_update: %s: empty field name", zOp);
+  for (;;) {
+    const char *zPart = &zPath[i], *zDot = memchr(zPart, '.', (size_t)(nPath - i));
+    int nPart = zDot ? (int)(zDot - zPart) : nPath - i, eKind = docPartKind(zPart, nPart), k;
+    if (nPart == 0) {
+      return docError(p, SQLITE_ERROR, "doc_update: %s: empty field name in '%.*s'", zOp, nPath, zPath);
+    }
+    if (zPart[0] == '$' && nPart == 1) {
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: %s: the positional operator '$' in '%.*s' needs the query that found the "
+                      "element, and doc_update has none: name the index, or use $[] or $[id]",
+                      zOp, nPath, zPath);
+    }
+    if (zPart[0] == '$' && (eKind == DOCPART_NAME || bNoArray)) {
+      return docError(p, SQLITE_ERROR, "doc_update: %s: field name '%.*s' in '%.*s' starts with '$'%s", zOp,
+                      nPart, zPart, nPath, zPath, eKind == DOCPART_NAME ? "" : " ($rename moves one field)");
+    }
+    if (eKind == DOCPART_ID) {
+      k = docFilterFind(p, zPart + 2, nPart - 3);
+      if (k < 0) {
+        return docError(p, SQLITE_ERROR, "doc_update: %s: no array filter for identifier '%.*s' in '%.*s'",
+                        zOp, nPart - 3, zPart + 2, nPath, zPath);
+      }
+      p->aFilterUsed[k] = 1;
+    }
+    if (zDot == NULL) return SQLITE_OK;
+    i += nPart + 1;
+  }
+}
+
 /*
 ** Where a MongoDB dotted path (zField[0..nField), decoded) leads in the
 ** document: the value (pTarget, slot iItem of container pParent), or, when
-** it is missing and the operator creates fields, the object pCreateIn
-** where the parts from offset iRest on are to be created.
+** it is missing and the operator creates fields, the container pCreateIn
+** (an object, or an array the path indexes at or past its end) where the
+** parts from offset iRest on are to be created.
 */
 typedef struct DocLoc DocLoc;
 struct DocLoc {
   DocNode *pTarget;   /* The value at the path, or NULL */
   DocNode *pParent;   /* Its array or object */
   int iItem;          /* Its element or member index in pParent */
-  DocNode *pCreateIn; /* Missing with bCreate: the deepest object on the path */
+  DocNode *pCreateIn; /* Missing with bCreate: the deepest container on the path */
   int iRest;          /* Offset in zField of the first part to create */
+  int nArray;         /* Bytes of the path up to the first array it indexes, or 0 */
 };
 
+static int docApplyAt(DocEdit *p, int eOp, const DocMember *pF, const char *zField, int nField,
+                      const DocLoc *pLoc);
+
 /*
-** Follow zField from the document: a numeric part under an array is an
-** index, anything else an object key. With bCreate, the path may go on
-** past missing fields (created as objects, as MongoDB does) but not
-** through a scalar or past an array's end; without it, a path that leads
-** nowhere leaves *pLoc empty. Every container on the way has its
-** duplicate keys removed and is marked changed (the caller edits below).
+** An error when the parts of zField after zRest (the '.' after a part the
+** document misses; NULL: none) hold $[] or $[id]: MongoDB applies array
+** updates to arrays that exist only, whatever the operator.
 */
-static int docWalk(DocEdit *p, const char *zOp, const char *zField, int nField, int bCreate, DocLoc *pLoc) {
-  DocNode *pNode = p->pDoc;
-  int i = 0;
-  memset(pLoc, 0, sizeof(*pLoc));
-  if (nField == 0) return docError(p, SQLITE_ERROR, "doc_update: %s: empty field name", zOp);
+static int docNoArrayUpdate(DocEdit *p, const char *zOp, const char *zField, int nField, const char *zRest) {
+  const char *zEnd = zField + nField;
+  while (zRest && zRest + 3 < zEnd && !(zRest[1] == '$' && zRest[2] == '[')) {
+    zRest = memchr(zRest + 1, '.', (size_t)(zEnd - zRest - 1));
+  }
+  if (zRest && zRest + 3 < zEnd) {
+    return docError(p, SQLITE_ERROR,
+                    "doc_update: %s: the path '%.*s' must exist to apply the array update '%.*s'", zOp,
+                    (int)(zRest - zField), zField, nField, zField);
+  }
+  return SQLITE_OK;
+}
+
+/*
+** Follow zField from pNode (offset i of the path; pLoc says where pNode
+** is) and apply operator eOp at every place it leads ($[] and $[id] lead
+** to several), or, with pOut (paths without those), store the one place
+** in *pOut. A numeric part under an array is an index, anything else an
+** object key. With bCreate, the path may go on past missing fields
+** (created as objects, as MongoDB does) and past an array's end (padded
+** with nulls), but not through a scalar; without it, a path that leads
+** nowhere applies nothing (*pOut empty). Every container on the way has
+** its duplicate keys removed and is marked changed (the caller edits
+** below).
+*/
+static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zField, int nField,
+                       DocNode *pNode, int i, DocLoc *pLoc, int bCreate, DocLoc *pOut) {
+  const char *zOp = aDocOp[eOp].zName, *zRest = NULL;
   for (;;) {
     const char *zPart = &zField[i], *zDot = memchr(zPart, '.', (size_t)(nField - i));
-    int nPart = zDot ? (int)(zDot - zPart) : nField - i, k, bDigits = nPart > 0;
+    int nPart = zDot ? (int)(zDot - zPart) : nField - i, k, bDigits = nPart > 0,
+        eKind = docPartKind(zPart, nPart);
     sqlite3_int64 iIdx = 0;
     for (k = 0; k < nPart; k++) {
       if (zPart[k] < '0' || zPart[k] > '9') bDigits = 0;
       if (bDigits && iIdx <= 2147483647) iIdx = iIdx * 10 + (zPart[k] - '0');
     }
-    if (nPart == 0) {
-      return docError(p, SQLITE_ERROR, "doc_update: %s: empty field name in '%.*s'", zOp, nField, zField);
-    }
-    if (zPart[0] == '$') {
-      return docError(p, SQLITE_ERROR,
-                      "doc_update: %s: field name '%.*s' in '%.*s' starts with '$' (positional operators are "
-                      "not supported)",
-                      zOp, nPart, zPart, nField, zField);
-    }
-    if (pNode) {
-      pNode->bRaw = 0;
-      if (pNode->eType == DOCJ_ARRAY && bDigits) {
-        if (iIdx < pNode->u.c.nItem) {
-          pLoc->pParent = pNode;
-          pLoc->iItem = (int)iIdx;
-          pNode = pNode->u.c.apElem[iIdx];
-        } else if (bCreate) {
-          return docError(p, SQLITE_ERROR,
-                          "doc_update: %s: index %.*s of '%.*s' is past the end of the array (length %d)",
-                          zOp, nPart, zPart, nField, zField, pNode->u.c.nItem);
-        } else {
-          pLoc->pParent = NULL;
-          return SQLITE_OK;
-        }
-      } else if (pNode->eType == DOCJ_OBJECT) {
-        docJsonObjUnique(&p->j, pNode);
-        k = docJsonObjFind(&p->j, pNode, zPart, nPart);
-        if (docCheck(p) != SQLITE_OK) return p->rc;
-        if (k >= 0) {
-          pLoc->pParent = pNode;
-          pLoc->iItem = k;
-          pNode = pNode->u.c.aMember[k].pVal;
-        } else if (bCreate) {
-          pLoc->pCreateIn = pNode;
-          pLoc->iRest = i;
-          pNode = NULL;
-        } else {
-          pLoc->pParent = NULL;
-          return SQLITE_OK;
-        }
-      } else if (bCreate) {
-        return docError(p, SQLITE_ERROR,
-                        "doc_update: %s: cannot create field '%.*s' in '%.*s': its parent is of type %s", zOp,
-                        nPart, zPart, nField, zField, docJsonTypeName(pNode));
-      } else {
-        pLoc->pParent = NULL;
-        return SQLITE_OK;
+    if (docJsonTick(&p->j) != SQLITE_OK) return docCheck(p);
+    zRest = zDot; /* What follows a part found missing */
+    pNode->bRaw = 0;
+    if (eKind != DOCPART_NAME) {
+      int iFilter = eKind == DOCPART_ID ? docFilterFind(p, zPart + 2, nPart - 3) : -1, j;
+      if (pNode->eType != DOCJ_ARRAY) {
+        return docError(p, SQLITE_ERROR, "doc_update: %s: cannot apply %.*s in '%.*s' to a value of type %s",
+                        zOp, nPart, zPart, nField, zField, docJsonTypeName(pNode));
       }
+      for (j = 0; j < pNode->u.c.nItem && p->rc == SQLITE_OK; j++) {
+        DocNode *pElem = pNode->u.c.apElem[j];
+        DocLoc loc;
+        if (iFilter >= 0 && !docArrayFilterMatch(p, iFilter, pElem)) {
+          docCheck(p);
+          continue;
+        }
+        memset(&loc, 0, sizeof(loc));
+        loc.pParent = pNode;
+        loc.iItem = j;
+        loc.nArray = pLoc->nArray ? pLoc->nArray : i - 1;
+        if (zDot == NULL) {
+          loc.pTarget = pElem;
+          docApplyAt(p, eOp, pF, zField, nField, &loc);
+        } else {
+          docWalkFrom(p, eOp, pF, zField, nField, pElem, i + nPart + 1, &loc, bCreate, NULL);
+        }
+      }
+      return p->rc;
+    }
+    if (pNode->eType == DOCJ_ARRAY && bDigits) {
+      if (pLoc->nArray == 0) pLoc->nArray = i - 1;
+      if (iIdx < pNode->u.c.nItem) {
+        pLoc->pParent = pNode;
+        pLoc->iItem = (int)iIdx;
+        pNode = pNode->u.c.apElem[iIdx];
+      } else if (!bCreate) {
+        goto missing;
+      } else if (iIdx - pNode->u.c.nItem > DOC_MAX_PAD) {
+        return docError(p, SQLITE_ERROR,
+                        "doc_update: %s: index %.*s of '%.*s' is more than %d past the end of the array "
+                        "(length %d)",
+                        zOp, nPart, zPart, nField, zField, DOC_MAX_PAD, pNode->u.c.nItem);
+      } else {
+        pLoc->pCreateIn = pNode;
+        pLoc->iRest = i;
+        pNode = NULL;
+      }
+    } else if (pNode->eType == DOCJ_OBJECT) {
+      docJsonObjUnique(&p->j, pNode);
+      k = docJsonObjFind(&p->j, pNode, zPart, nPart);
+      if (docCheck(p) != SQLITE_OK) return p->rc;
+      if (k >= 0) {
+        pLoc->pParent = pNode;
+        pLoc->iItem = k;
+        pNode = pNode->u.c.aMember[k].pVal;
+      } else if (bCreate) {
+        pLoc->pCreateIn = pNode;
+        pLoc->iRest = i;
+        pNode = NULL;
+      } else {
+        goto missing;
+      }
+    } else if (bCreate) {
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: %s: cannot create field '%.*s' in '%.*s': its parent is of type %s", zOp,
+                      nPart, zPart, nField, zField, docJsonTypeName(pNode));
+    } else {
+      goto missing;
+    }
+    if (pNode == NULL) {
+      /* The rest is created: it may not hold array updates. */
+      if (docNoArrayUpdate(p, zOp, zField, nField, zDot) != SQLITE_OK) return p->rc;
+      break;
     }
     if (zDot == NULL) break;
     i += nPart + 1;
   }
   pLoc->pTarget = pNode;
   if (pNode == NULL) pLoc->pParent = NULL;
-  return SQLITE_OK;
+  if (pOut) {
+    *pOut = *pLoc;
+    return SQLITE_OK;
+  }
+  return docApplyAt(p, eOp, pF, zField, nField, pLoc);
+missing:
+  if (pOut) memset(pOut, 0, sizeof(*pOut));
+  return docNoArrayUpdate(p, zOp, zField, nField, zRest);
 }
 
-/* Put pVal where pLoc leads: in place of the target, or created with its missing parents. */
+/*
+** Put pVal where pLoc leads: in place of the target, or created with its
+** missing parents (objects; an array indexed past its end is padded with
+** nulls first).
+*/
 static void docPut(DocEdit *p, const DocLoc *pLoc, const char *zField, int nField, DocNode *pVal) {
-  DocNode *pObj = pLoc->pCreateIn;
+  DocNode *pIn = pLoc->pCreateIn, *pNull = NULL;
   int i = pLoc->iRest;
   if (pLoc->pTarget) {
     if (pLoc->pParent->eType == DOCJ_ARRAY) {
@@ -235,127 +437,648 @@ static void docPut(DocEdit *p, const DocLoc *pLoc, const char *zField, int nFiel
   }
   while (p->j.rc == SQLITE_OK) {
     const char *zPart = &zField[i], *zDot = memchr(zPart, '.', (size_t)(nField - i));
-    int nPart = zDot ? (int)(zDot - zPart) : nField - i, nKey = 0;
+    int nPart = zDot ? (int)(zDot - zPart) : nField - i, nKey = 0, k;
     DocNode *pNew = zDot ? docJsonNew(&p->j, DOCJ_OBJECT) : pVal;
-    const char *zKey = docJsonQuote(&p->j, zPart, nPart, &nKey);
-    if (pNew == NULL || zKey == NULL) break;
-    docJsonObjAppend(&p->j, pObj, zKey, nKey, zPart, nPart, pNew);
+    if (pNew == NULL) break;
+    if (pIn->eType == DOCJ_ARRAY) {
+      /* An index at or past the end (docWalkFrom checked it): nulls up to it, then the value. */
+      sqlite3_int64 iIdx = 0;
+      for (k = 0; k < nPart; k++) iIdx = iIdx * 10 + (zPart[k] - '0');
+      if (pNull == NULL && pIn->u.c.nItem < iIdx) pNull = docJsonNew(&p->j, DOCJ_NULL);
+      while (pIn->u.c.nItem < iIdx && docJsonTick(&p->j) == SQLITE_OK) docJsonArrAppend(&p->j, pIn, pNull);
+      docJsonArrAppend(&p->j, pIn, pNew);
+    } else {
+      const char *zKey = docJsonQuote(&p->j, zPart, nPart, &nKey);
+      if (zKey == NULL) break;
+      docJsonObjAppend(&p->j, pIn, zKey, nKey, zPart, nPart, pNew);
+    }
     if (zDot == NULL) break;
-    pObj = pNew;
+    pIn = pNew;
     i += nPart + 1;
   }
   docCheck(p);
 }
 
-/* True if pNode is an object whose first key starts with '$' (a modifier list, or a condition). */
-static int docIsModifier(const DocNode *pNode) {
-  int i;
-  if (pNode->eType != DOCJ_OBJECT) return 0;
-  for (i = 0; i < pNode->u.c.nItem; i++) {
-    const DocMember *pM = &pNode->u.c.aMember[i];
-    if (pM->pVal) return pM->nName > 0 && pM->zName[0] == '$';
-  }
-  return 0;
+/* True when pNode is a number of integral value in the int64 range (*piVal gets it). */
+static int docIntegral(DocEdit *p, DocNode *pNode, sqlite3_int64 *piVal) {
+  double r;
+  if (!docJsonIsNumber(pNode)) return 0;
+  if (docJsonNumber(&p->j, pNode, piVal, &r)) return 1;
+  if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0)) return 0;
+  *piVal = (sqlite3_int64)r;
+  return (double)*piVal == r;
 }
 
-/* True if a $pull value uses query operators: {"$gte": 6}, {"score": {"$gt": 1}}, ... */
-static int docIsCondition(const DocNode *pNode) {
-  int i;
-  if (pNode->eType != DOCJ_OBJECT) return 0;
-  for (i = 0; i < pNode->u.c.nItem; i++) {
-    const DocMember *pM = &pNode->u.c.aMember[i];
-    if (pM->pVal == NULL) continue;
-    if ((pM->nName > 0 && pM->zName[0] == '$') || docIsModifier(pM->pVal)) return 1;
+/* Report that the argument pVal of field pF is not what zWant says. Returns p->rc. */
+static int docBadArg(DocEdit *p, const char *zOp, const DocMember *pF, DocNode *pVal, const char *zWant) {
+  char *zJson = docJsonOf(p, pVal);
+  if (zJson) {
+    docError(p, SQLITE_ERROR, "doc_update: %s: '%.*s' needs %s, not %s", zOp, pF->nName, pF->zName, zWant,
+             zJson);
   }
-  return 0;
+  sqlite3_free(zJson);
+  return p->rc;
 }
 
-/* $inc of field pF (its value the increment) where pLoc leads. */
-static int docInc(DocEdit *p, const DocMember *pF, const DocLoc *pLoc) {
-  DocNode *pOld = pLoc->pTarget, *pNew;
-  sqlite3_int64 iOld, iInc;
-  double rOld, rInc;
-  int bIntOld, bIntInc, bNull = 0, rc = SQLITE_OK;
+/* True if member pM is named zName (a literal). */
+static int docIsNamed(const DocMember *pM, const char *zName) {
+  int n = (int)strlen(zName);
+  return pM->pVal && pM->nName == n && memcmp(pM->zName, zName, (size_t)n) == 0;
+}
+
+/* *pA * b, or 0 when it would overflow int64. */
+static int docMulChecked(sqlite3_int64 *pA, sqlite3_int64 b) {
+  sqlite3_int64 a = *pA;
+  if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+            : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a))) {
+    return 0;
+  }
+  *pA = a * b;
+  return 1;
+}
+
+/* A new number node of the shortest text of r (a NaN: null, as JSON has none), or NULL with p->rc set. */
+static DocNode *docNewReal(DocEdit *p, double r) {
   NosqlBuffer buf = {0, 0, 0};
-  if (!docJsonIsNumber(pF->pVal)) {
-    char *zJson = docJsonOf(p, pF->pVal);
-    if (zJson) {
-      docError(p, SQLITE_ERROR, "doc_update: $inc: cannot increment '%.*s' with non-numeric argument %s",
-               pF->nName, pF->zName, zJson);
-    }
-    sqlite3_free(zJson);
-    return p->rc;
+  int rc = SQLITE_OK;
+  DocNode *pNew;
+  /*
+  ** Infinities of opposite signs: the writer would spell NaN null; a null
+  ** node (not a real whose text is null, which a later operator of the
+  ** same update read as 0) keeps the tree as written.
+  */
+  if (isnan(r)) {
+    pNew = docJsonNew(&p->j, DOCJ_NULL);
+  } else {
+    nosqlBufferJsonReal(&rc, &buf, r);
+    pNew = rc == SQLITE_OK ? docJsonNewNumber(&p->j, (const char *)buf.a, (int)buf.n, DOCJ_REAL) : NULL;
   }
+  nosqlBufferFree(&buf);
+  if (pNew == NULL) docError(p, SQLITE_NOMEM, NULL);
+  return pNew;
+}
+
+/* A new integer node, or NULL with p->rc set. */
+static DocNode *docNewInt(DocEdit *p, sqlite3_int64 v) {
+  char aBuf[32];
+  DocNode *pNew;
+  sqlite3_snprintf((int)sizeof(aBuf), aBuf, "%lld", v);
+  pNew = docJsonNewNumber(&p->j, aBuf, (int)strlen(aBuf), DOCJ_INT);
+  if (pNew == NULL) docError(p, SQLITE_NOMEM, NULL);
+  return pNew;
+}
+
+/* $inc and $mul of field pF (its value the operand, checked numeric) where pLoc leads. */
+static int docArith(DocEdit *p, int eOp, const DocMember *pF, const DocLoc *pLoc, const char *zField,
+                    int nField) {
+  const char *zOp = aDocOp[eOp].zName;
+  DocNode *pOld = pLoc->pTarget, *pNew;
+  sqlite3_int64 iOld, iArg;
+  double rOld, rArg;
+  int bIntOld, bIntArg, bMul = eOp == DOCOP_MUL;
+  bIntArg = docJsonNumber(&p->j, pF->pVal, &iArg, &rArg);
   if (pOld == NULL) {
-    docPut(p, pLoc, pF->zName, pF->nName, pF->pVal);
+    /* $inc: the operand; $mul: a zero of the operand's type (MongoDB). */
+    pNew = !bMul ? pF->pVal : bIntArg ? docNewInt(p, 0) : docNewReal(p, rArg * 0.0);
+    if (pNew) docPut(p, pLoc, zField, nField, pNew);
     return p->rc;
   }
   if (!docJsonIsNumber(pOld)) {
     return docError(p, SQLITE_ERROR,
-                    "doc_update: $inc: cannot apply $inc to '%.*s', a value of non-numeric type %s",
-                    pF->nName, pF->zName, docJsonTypeName(pOld));
+                    "doc_update: %s: cannot apply %s to '%.*s', a value of non-numeric type %s", zOp, zOp,
+                    nField, zField, docJsonTypeName(pOld));
   }
   bIntOld = docJsonNumber(&p->j, pOld, &iOld, &rOld);
-  bIntInc = docJsonNumber(&p->j, pF->pVal, &iInc, &rInc);
   if (docCheck(p) != SQLITE_OK) return p->rc;
-  if (bIntOld && bIntInc) {
+  if (bIntOld && bIntArg) {
     sqlite3_int64 v = iOld;
-    if (!kvAddChecked(&v, iInc)) {
-      return docError(p, SQLITE_ERROR, "doc_update: $inc: '%.*s' would overflow: %lld + %lld", pF->nName,
-                      pF->zName, iOld, iInc);
+    if (bMul ? !docMulChecked(&v, iArg) : !kvAddChecked(&v, iArg)) {
+      return docError(p, SQLITE_ERROR, "doc_update: %s: '%.*s' would overflow: %lld %c %lld", zOp, nField,
+                      zField, iOld, bMul ? '*' : '+', iArg);
     }
-    nosqlBufferAppendf(&rc, &buf, "%lld", v);
-  } else if (isnan(rOld + rInc)) {
-    /*
-    ** Infinities of opposite signs: JSON has no NaN, and the writer would
-    ** spell it null; a null node (not a real whose text is null, which a
-    ** later $inc of the same update read as 0) keeps the tree as written.
-    */
-    bNull = 1;
+    pNew = docNewInt(p, v);
   } else {
-    /* Integers beyond int64 are doubles here already; the sum is written as the shortest exact text. */
-    nosqlBufferJsonReal(&rc, &buf, rOld + rInc);
+    /* Integers beyond int64 are doubles here already; the result is written as the shortest exact text. */
+    pNew = docNewReal(p, bMul ? rOld * rArg : rOld + rArg);
   }
-  if (bNull) {
-    pNew = docJsonNew(&p->j, DOCJ_NULL);
-  } else {
-    pNew = rc == SQLITE_OK ? docJsonNewNumber(&p->j, (const char *)buf.a, (int)buf.n,
-                                              bIntOld && bIntInc ? DOCJ_INT : DOCJ_REAL)
-                           : NULL;
-  }
-  nosqlBufferFree(&buf);
-  if (pNew == NULL) return docError(p, SQLITE_NOMEM, NULL);
-  docPut(p, pLoc, pF->zName, pF->nName, pNew);
+  if (pNew) docPut(p, pLoc, zField, nField, pNew);
   return p->rc;
 }
 
-/* Whether element pElem matches a $pull value: equal to it, or, for an object, having its fields. */
-static int docPullMatch(DocEdit *p, DocNode *pElem, DocNode *pCond) {
-  int i;
-  if (pCond->eType != DOCJ_OBJECT) return docJsonEqual(&p->j, pElem, pCond);
-  if (pElem->eType != DOCJ_OBJECT) return 0;
-  /*
-  ** A query: every field of the condition is in the element, equal; other
-  ** fields may be there too. As in MongoDB's queries, a field equal to null
-  ** also matches an element without that field.
-  */
-  for (i = 0; i < pCond->u.c.nItem; i++) {
-    const DocMember *pM = &pCond->u.c.aMember[i];
-    int k;
-    if (pM->pVal == NULL) continue;
-    k = docJsonObjFind(&p->j, pElem, pM->zName, pM->nName);
-    if (k < 0 && pM->pVal->eType == DOCJ_NULL) continue;
-    if (k < 0 || !docJsonEqual(&p->j, pElem->u.c.aMember[k].pVal, pM->pVal)) return 0;
+/* $min and $max: the value replaces the field when it is smaller (larger) in MongoDB's order. */
+static int docMinMax(DocEdit *p, int eOp, const DocMember *pF, const DocLoc *pLoc, const char *zField,
+                     int nField) {
+  int c;
+  if (pLoc->pTarget) {
+    c = docJsonCompare(&p->j, pLoc->pTarget, pF->pVal);
+    if (docCheck(p) != SQLITE_OK || (eOp == DOCOP_MIN ? c <= 0 : c >= 0)) return p->rc;
   }
-  return 1;
+  docPut(p, pLoc, zField, nField, pF->pVal);
+  return p->rc;
 }
 
-/* One value of an $addToSet hash set: its hash and node (NULL: a free slot). */
+/*
+** What $currentDate sets for field pF: 0 a date, 1 a timestamp (true, false
+** and {} are dates, as in MongoDB), -1 after an error.
+*/
+static int docDateKind(DocEdit *p, const DocMember *pF) {
+  DocNode *pVal = pF->pVal;
+  int i, eKind = 0;
+  if (pVal->eType == DOCJ_TRUE || pVal->eType == DOCJ_FALSE) return 0;
+  if (pVal->eType != DOCJ_OBJECT) {
+    docBadArg(p, "$currentDate", pF, pVal, "true or {\"$type\": \"date\"} or {\"$type\": \"timestamp\"}");
+    return -1;
+  }
+  for (i = 0; i < pVal->u.c.nItem; i++) {
+    const DocMember *pM = &pVal->u.c.aMember[i];
+    const char *z;
+    int n = 0;
+    if (pM->pVal == NULL) continue;
+    if (!docIsNamed(pM, "$type")) {
+      docError(p, SQLITE_ERROR, "doc_update: $currentDate: unknown option '%.*s' for '%.*s' (expected $type)",
+               pM->nName, pM->zName, pF->nName, pF->zName);
+      return -1;
+    }
+    z = pM->pVal->eType == DOCJ_TEXT ? docJsonText(&p->j, pM->pVal, &n) : NULL;
+    if (z && n == 4 && memcmp(z, "date", 4) == 0) {
+      eKind = 0;
+    } else if (z && n == 9 && memcmp(z, "timestamp", 9) == 0) {
+      eKind = 1;
+    } else {
+      if (docCheck(p) == SQLITE_OK)
+        docBadArg(p, "$currentDate", pF, pM->pVal, "$type \"date\" or \"timestamp\"");
+      return -1;
+    }
+  }
+  return eKind;
+}
+
+/*
+** $currentDate: the time of the update (read once per update from the
+** database's VFS, as SQLite's 'now'): a date is the ISO-8601 UTC text
+** "YYYY-MM-DDTHH:MM:SS.mmmZ", a timestamp the integer milliseconds since
+** 1970-01-01 (JSON has neither type: docs/documents.md).
+*/
+static int docCurrentDate(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const char *zField,
+                          int nField) {
+  int eKind = docDateKind(p, pF);
+  DocNode *pNew;
+  if (eKind < 0) return p->rc;
+  if (p->iNow == 0) {
+    sqlite3_vfs *pVfs = NULL;
+    sqlite3_int64 t = 0;
+    sqlite3_file_control(p->db, "main", SQLITE_FCNTL_VFS_POINTER, &pVfs);
+    if (pVfs == NULL) pVfs = sqlite3_vfs_find(NULL);
+    if (pVfs && pVfs->iVersion >= 2 && pVfs->xCurrentTimeInt64) {
+      pVfs->xCurrentTimeInt64(pVfs, &t);
+    } else if (pVfs) {
+      double r = 0.0;
+      pVfs->xCurrentTime(pVfs, &r);
+      t = (sqlite3_int64)(r * 86400000.0);
+    }
+    /* Julian-day milliseconds to Unix-epoch milliseconds. */
+    p->iNow = t - 210866760000000LL;
+  }
+  if (eKind == 1) {
+    pNew = docNewInt(p, p->iNow);
+  } else {
+    /* The civil date of day z (days since 1970-01-01; a 400-year era has 146,097 days). */
+    sqlite3_int64 ms = p->iNow, z = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000), era, doe, yoe,
+                  y, doy, mp, d, m, t = ms - z * 86400000;
+    char aBuf[40];
+    z += 719468; /* Days from 0000-03-01 */
+    era = (z >= 0 ? z : z - 146096) / 146097;
+    doe = z - era * 146097;
+    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    mp = (5 * doy + 2) / 153;
+    d = doy - (153 * mp + 2) / 5 + 1;
+    m = mp < 10 ? mp + 3 : mp - 9;
+    y = yoe + era * 400 + (m <= 2);
+    sqlite3_snprintf((int)sizeof(aBuf), aBuf, "\"%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ\"", y, m,
+                     d, t / 3600000, t / 60000 % 60, t / 1000 % 60, t % 1000);
+    /* A string token, made as a number token is (docJsonNewNumber copies any scalar token). */
+    pNew = docJsonNewNumber(&p->j, aBuf, (int)strlen(aBuf), DOCJ_TEXT);
+    if (pNew == NULL) docError(p, SQLITE_NOMEM, NULL);
+  }
+  if (pNew) docPut(p, pLoc, zField, nField, pNew);
+  return p->rc;
+}
+
+/* The array at pLoc for operator zOp, or NULL: missing (p->rc OK) or not an array (an error). */
+static DocNode *docArrayAt(DocEdit *p, const char *zOp, const DocLoc *pLoc, const char *zField, int nField) {
+  DocNode *pArr = pLoc->pTarget;
+  if (pArr && pArr->eType != DOCJ_ARRAY) {
+    docError(p, SQLITE_ERROR, "doc_update: %s: the field '%.*s' must be an array but is of type %s", zOp,
+             nField, zField, docJsonTypeName(pArr));
+    return NULL;
+  }
+  if (pArr) pArr->bRaw = 0;
+  return pArr;
+}
+
+/* $pop: 1 removes the last element, -1 the first. */
+static int docPop(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const char *zField, int nField) {
+  DocNode *pArr = docArrayAt(p, "$pop", pLoc, zField, nField);
+  sqlite3_int64 iDir = 0;
+  if (pArr == NULL || pArr->u.c.nItem == 0) return p->rc;
+  docIntegral(p, pF->pVal, &iDir);
+  if (iDir < 0) {
+    memmove(pArr->u.c.apElem, pArr->u.c.apElem + 1, sizeof(DocNode *) * (size_t)(pArr->u.c.nItem - 1));
+  }
+  pArr->u.c.nItem--;
+  return p->rc;
+}
+
+/* One value of a hash set of values: its hash and node (NULL: a free slot). */
 typedef struct DocSetSlot DocSetSlot;
 struct DocSetSlot {
   sqlite3_uint64 h; /* docJsonHash() of pNode */
   DocNode *pNode;   /* The value, or NULL */
 };
+
+/* A hash set of values, equal as docJsonEqual() says (open addressing, at most half full). */
+typedef struct DocSet DocSet;
+struct DocSet {
+  DocSetSlot *aSlot;   /* The slots (sqlite3_malloc64) */
+  sqlite3_int64 nSlot; /* A power of two */
+};
+
+/* Room for nValue values; SQLITE_OK or SQLITE_NOMEM (recorded). */
+static int docSetInit(DocEdit *p, DocSet *pSet, sqlite3_int64 nValue) {
+  pSet->nSlot = 16;
+  while (pSet->nSlot < 2 * nValue) pSet->nSlot *= 2;
+  pSet->aSlot = (DocSetSlot *)sqlite3_malloc64(sizeof(DocSetSlot) * (sqlite3_uint64)pSet->nSlot);
+  if (pSet->aSlot == NULL) return docError(p, SQLITE_NOMEM, NULL);
+  memset(pSet->aSlot, 0, sizeof(DocSetSlot) * (size_t)pSet->nSlot);
+  return SQLITE_OK;
+}
+
+/* The slot of the set holding a value equal to pVal (hash h), or the free slot where it would go. */
+static DocSetSlot *docSetSlot(DocEdit *p, DocSet *pSet, DocNode *pVal, sqlite3_uint64 h) {
+  sqlite3_int64 k = (sqlite3_int64)(h & (sqlite3_uint64)(pSet->nSlot - 1));
+  while (pSet->aSlot[k].pNode &&
+         !(pSet->aSlot[k].h == h && docJsonEqual(&p->j, pSet->aSlot[k].pNode, pVal))) {
+    k = (k + 1) & (pSet->nSlot - 1);
+  }
+  return &pSet->aSlot[k];
+}
+
+/* $pullAll: removes every element equal to one of the values (a hash set of them: linear). */
+static int docPullAll(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const char *zField, int nField) {
+  DocNode *pArr = docArrayAt(p, "$pullAll", pLoc, zField, nField), *pVals = pF->pVal;
+  DocSet set;
+  int i, j;
+  if (pArr == NULL || docSetInit(p, &set, pVals->u.c.nItem) != SQLITE_OK) return p->rc;
+  for (i = 0; i < pVals->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
+    sqlite3_uint64 h = docJsonHash(&p->j, pVals->u.c.apElem[i]);
+    DocSetSlot *pSlot = docSetSlot(p, &set, pVals->u.c.apElem[i], h);
+    pSlot->h = h;
+    pSlot->pNode = pVals->u.c.apElem[i];
+  }
+  for (i = j = 0; i < pArr->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
+    DocNode *pElem = pArr->u.c.apElem[i];
+    if (docSetSlot(p, &set, pElem, docJsonHash(&p->j, pElem))->pNode == NULL) pArr->u.c.apElem[j++] = pElem;
+  }
+  sqlite3_free(set.aSlot);
+  if (docCheck(p) == SQLITE_OK) pArr->u.c.nItem = j;
+  return p->rc;
+}
+
+/* Check the argument of $bit: a non-empty document of and, or, xor with integer operands. */
+static int docBitCheck(DocEdit *p, const DocMember *pF) {
+  DocNode *pVal = pF->pVal;
+  int i, n = 0;
+  sqlite3_int64 v;
+  double r;
+  if (pVal->eType != DOCJ_OBJECT) return docBadArg(p, "$bit", pF, pVal, "a document such as {\"and\": 5}");
+  for (i = 0; i < pVal->u.c.nItem; i++) {
+    const DocMember *pM = &pVal->u.c.aMember[i];
+    if (pM->pVal == NULL) continue;
+    n++;
+    if (!docIsNamed(pM, "and") && !docIsNamed(pM, "or") && !docIsNamed(pM, "xor")) {
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: $bit: unknown bitwise operation '%.*s' for '%.*s' (expected and, or, xor)",
+                      pM->nName, pM->zName, pF->nName, pF->zName);
+    }
+    if (pM->pVal->eType != DOCJ_INT || !docJsonNumber(&p->j, pM->pVal, &v, &r)) {
+      char *zJson = docJsonOf(p, pM->pVal);
+      if (zJson) {
+        docError(p, SQLITE_ERROR,
+                 "doc_update: $bit: the %.*s operand of '%.*s' must be a 64-bit integer, not %s", pM->nName,
+                 pM->zName, pF->nName, pF->zName, zJson);
+      }
+      sqlite3_free(zJson);
+      return p->rc;
+    }
+  }
+  if (n == 0) {
+    return docError(p, SQLITE_ERROR, "doc_update: $bit: '%.*s' needs at least one of and, or, xor", pF->nName,
+                    pF->zName);
+  }
+  return SQLITE_OK;
+}
+
+/* $bit: and, or, xor applied in order to the integer (a missing field starts at 0). */
+static int docBit(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const char *zField, int nField) {
+  DocNode *pOld = pLoc->pTarget, *pVal = pF->pVal, *pNew;
+  sqlite3_int64 v = 0, w;
+  double r;
+  int i;
+  if (pOld && (pOld->eType != DOCJ_INT || !docJsonNumber(&p->j, pOld, &v, &r))) {
+    return docError(
+        p, SQLITE_ERROR,
+        "doc_update: $bit: cannot apply $bit to '%.*s', a value that is not a 64-bit integer (%s)", nField,
+        zField, pOld->eType == DOCJ_INT ? "beyond int64" : docJsonTypeName(pOld));
+  }
+  for (i = 0; i < pVal->u.c.nItem; i++) {
+    const DocMember *pM = &pVal->u.c.aMember[i];
+    if (pM->pVal == NULL) continue;
+    docJsonNumber(&p->j, pM->pVal, &w, &r);
+    if (pM->zName[0] == 'a') {
+      v &= w;
+    } else if (pM->zName[0] == 'o') {
+      v |= w;
+    } else {
+      v ^= w;
+    }
+  }
+  pNew = docNewInt(p, v);
+  if (pNew) docPut(p, pLoc, zField, nField, pNew);
+  return p->rc;
+}
+
+/* The modifiers of a $push: the values, where they go, the order and the length kept. */
+typedef struct DocPushMods DocPushMods;
+struct DocPushMods {
+  DocNode **aVal;          /* The values to push */
+  int nVal;                /* How many */
+  DocNode *pOne;           /* aVal of a single value */
+  int bSlice;              /* $slice given */
+  sqlite3_int64 iSlice;    /* Its value */
+  sqlite3_int64 iPosition; /* $position (default: the end) */
+  int bPosition;           /* $position given */
+  DocNode *pSort;          /* $sort: NULL, 1 or -1 (whole values), or a document of fields */
+};
+
+/*
+** Read the argument of $push of field pF: a document with a $each field
+** (anywhere) is a modifier document, whose other fields must be $slice,
+** $sort and $position, each once; any other value, a document with other
+** $-fields included, is the one value to push (MongoDB decides so).
+*/
+static int docPushMods(DocEdit *p, const DocMember *pF, DocPushMods *pM) {
+  DocNode *pVal = pF->pVal;
+  int i, bEach = 0;
+  memset(pM, 0, sizeof(*pM));
+  for (i = 0; pVal->eType == DOCJ_OBJECT && i < pVal->u.c.nItem; i++) {
+    if (docIsNamed(&pVal->u.c.aMember[i], "$each")) bEach = 1;
+  }
+  if (!bEach) {
+    pM->pOne = pVal;
+    pM->aVal = &pM->pOne;
+    pM->nVal = 1;
+    return SQLITE_OK;
+  }
+  for (i = 0; i < pVal->u.c.nItem; i++) {
+    const DocMember *pMod = &pVal->u.c.aMember[i];
+    static const char *azMod[] = {"$each", "$slice", "$sort", "$position"};
+    int k, j;
+    if (pMod->pVal == NULL) continue;
+    for (k = 0; k < 4 && !docIsNamed(pMod, azMod[k]); k++) {
+    }
+    if (k == 4) {
+      return docError(
+          p, SQLITE_ERROR,
+          "doc_update: $push: unknown modifier '%.*s' for '%.*s' (expected $each, $slice, $sort, $position)",
+          pMod->nName, pMod->zName, pF->nName, pF->zName);
+    }
+    for (j = 0; j < i; j++) {
+      if (docIsNamed(&pVal->u.c.aMember[j], azMod[k])) {
+        return docError(p, SQLITE_ERROR, "doc_update: $push: '%.*s' has two %s modifiers", pF->nName,
+                        pF->zName, azMod[k]);
+      }
+    }
+    switch (k) {
+      case 0:
+        if (pMod->pVal->eType != DOCJ_ARRAY)
+          return docBadArg(p, "$push", pF, pMod->pVal, "an array in $each");
+        pM->aVal = pMod->pVal->u.c.apElem;
+        pM->nVal = pMod->pVal->u.c.nItem;
+        break;
+      case 1:
+        if (!docIntegral(p, pMod->pVal, &pM->iSlice)) {
+          return docBadArg(p, "$push", pF, pMod->pVal, "an integer in $slice");
+        }
+        pM->bSlice = 1;
+        break;
+      case 2: {
+        sqlite3_int64 iDir = 0;
+        DocNode *pSort = pMod->pVal;
+        if (pSort->eType == DOCJ_OBJECT) {
+          int nField = 0;
+          for (j = 0; j < pSort->u.c.nItem; j++) {
+            const DocMember *pS = &pSort->u.c.aMember[j];
+            const char *z;
+            if (pS->pVal == NULL) continue;
+            nField++;
+            if (!docIntegral(p, pS->pVal, &iDir) || (iDir != 1 && iDir != -1)) {
+              return docBadArg(p, "$push", pF, pS->pVal, "1 or -1 for each $sort field");
+            }
+            for (z = pS->zName; z < pS->zName + pS->nName; z++) {
+              if (*z == '.' && (z == pS->zName || z + 1 == pS->zName + pS->nName || z[1] == '.')) break;
+            }
+            if (pS->nName == 0 || z < pS->zName + pS->nName) {
+              return docError(p, SQLITE_ERROR,
+                              "doc_update: $push: $sort field '%.*s' of '%.*s' has an empty part", pS->nName,
+                              pS->zName, pF->nName, pF->zName);
+            }
+          }
+          if (nField == 0) return docBadArg(p, "$push", pF, pSort, "fields in its $sort document");
+        } else if (!docIntegral(p, pSort, &iDir) || (iDir != 1 && iDir != -1)) {
+          return docBadArg(p, "$push", pF, pSort, "$sort 1, -1 or a document of fields with 1 or -1");
+        }
+        pM->pSort = pSort;
+        break;
+      }
+      default:
+        if (!docIntegral(p, pMod->pVal, &pM->iPosition)) {
+          return docBadArg(p, "$push", pF, pMod->pVal, "an integer in $position");
+        }
+        pM->bPosition = 1;
+        break;
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* The value of field zName[0..nName) (dotted) of pElem for $sort, or pNull when it has none. */
+static DocNode *docSortKey(DocEdit *p, DocNode *pElem, const char *zName, int nName, DocNode *pNull) {
+  int i = 0;
+  for (;;) {
+    const char *zPart = &zName[i], *zDot = memchr(zPart, '.', (size_t)(nName - i));
+    int nPart = zDot ? (int)(zDot - zPart) : nName - i, k, bDigits = 1;
+    sqlite3_int64 iIdx = 0;
+    for (k = 0; k < nPart; k++) {
+      if (zPart[k] < '0' || zPart[k] > '9') bDigits = 0;
+      if (bDigits && iIdx <= 2147483647) iIdx = iIdx * 10 + (zPart[k] - '0');
+    }
+    if (pElem->eType == DOCJ_OBJECT) {
+      k = docJsonObjFind(&p->j, pElem, zPart, nPart);
+      if (k < 0) return pNull;
+      pElem = pElem->u.c.aMember[k].pVal;
+    } else if (pElem->eType == DOCJ_ARRAY && bDigits && iIdx < pElem->u.c.nItem) {
+      pElem = pElem->u.c.apElem[iIdx];
+    } else {
+      return pNull;
+    }
+    if (zDot == NULL) return pElem;
+    i += nPart + 1;
+  }
+}
+
+/* Compare two elements as $sort pSort orders them (a non-document has every field null). */
+static int docSortCompare(DocEdit *p, DocNode *pSort, DocNode *pNull, DocNode *a, DocNode *b) {
+  sqlite3_int64 iDir = 1;
+  int i, c;
+  if (pSort->eType != DOCJ_OBJECT) {
+    docIntegral(p, pSort, &iDir);
+    c = docJsonCompare(&p->j, a, b);
+    return iDir < 0 ? -c : c;
+  }
+  for (i = 0; i < pSort->u.c.nItem; i++) {
+    const DocMember *pS = &pSort->u.c.aMember[i];
+    if (pS->pVal == NULL) continue;
+    c = docJsonCompare(&p->j, docSortKey(p, a, pS->zName, pS->nName, pNull),
+                       docSortKey(p, b, pS->zName, pS->nName, pNull));
+    if (c) {
+      docIntegral(p, pS->pVal, &iDir);
+      return iDir < 0 ? -c : c;
+    }
+  }
+  return 0;
+}
+
+/*
+** Sort a[0..n) by pSort, stably, using aTmp[0..n): a bottom-up merge sort
+** (n log n comparisons) that copies two neighbouring runs already in order
+** without merging them, so that an array kept sorted, the usual case of
+** $push with $sort, costs about 2n comparisons.
+*/
+static void docSortNodes(DocEdit *p, DocNode *pSort, DocNode *pNull, DocNode **a, DocNode **aTmp, int n) {
+  int nRun, i;
+  for (nRun = 1; nRun < n && p->j.rc == SQLITE_OK; nRun *= 2) {
+    for (i = 0; i < n; i += 2 * nRun) {
+      int iA = i, iB = i + nRun < n ? i + nRun : n, iEndA = iB, iEndB = i + 2 * nRun < n ? i + 2 * nRun : n,
+          k = i;
+      if (iB < iEndB && docSortCompare(p, pSort, pNull, a[iB], a[iB - 1]) >= 0) {
+        memcpy(&aTmp[i], &a[i], sizeof(DocNode *) * (size_t)(iEndB - i)); /* Already in order */
+        continue;
+      }
+      while (iA < iEndA && iB < iEndB) {
+        docJsonTick(&p->j);
+        aTmp[k++] = docSortCompare(p, pSort, pNull, a[iB], a[iA]) < 0 ? a[iB++] : a[iA++];
+      }
+      while (iA < iEndA) aTmp[k++] = a[iA++];
+      while (iB < iEndB) aTmp[k++] = a[iB++];
+    }
+    memcpy(a, aTmp, sizeof(DocNode *) * (size_t)n);
+  }
+}
+
+/*
+** $push with its modifiers, in MongoDB's order: the values go in at
+** $position (from the end when negative; the end by default), then the
+** array is sorted by $sort, then cut to $slice elements (the first ones,
+** or with a negative $slice the last ones).
+*/
+static int docPush(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const char *zField, int nField) {
+  DocNode *pArr = docArrayAt(p, "$push", pLoc, zField, nField), **aNew;
+  DocPushMods m;
+  sqlite3_int64 iAt, nTotal;
+  int n;
+  if (p->rc != SQLITE_OK || docPushMods(p, pF, &m) != SQLITE_OK) return p->rc;
+  if (pArr == NULL) {
+    /* A missing field becomes an array (its parents objects). */
+    pArr = docJsonNew(&p->j, DOCJ_ARRAY);
+    if (pArr == NULL) return docError(p, SQLITE_NOMEM, NULL);
+    docPut(p, pLoc, zField, nField, pArr);
+    if (p->rc != SQLITE_OK) return p->rc;
+  }
+  n = pArr->u.c.nItem;
+  nTotal = (sqlite3_int64)n + m.nVal;
+  if (!m.bPosition || m.iPosition > n) {
+    iAt = n;
+  } else if (m.iPosition >= 0) {
+    iAt = m.iPosition;
+  } else {
+    iAt = m.iPosition > -(sqlite3_int64)n ? n + m.iPosition : 0; /* From the end; the front when past it */
+  }
+  if (nTotal > 0x7fffffff) return docError(p, SQLITE_TOOBIG, "doc_update: string or blob too big");
+  if (m.nVal > 0) {
+    aNew = (DocNode **)docJsonAlloc(&p->j, (sqlite3_int64)sizeof(DocNode *) * nTotal);
+    if (aNew == NULL) return docCheck(p);
+    if (n > 0) memcpy(aNew, pArr->u.c.apElem, sizeof(DocNode *) * (size_t)iAt);
+    memcpy(aNew + iAt, m.aVal, sizeof(DocNode *) * (size_t)m.nVal);
+    if (n > 0) memcpy(aNew + iAt + m.nVal, pArr->u.c.apElem + iAt, sizeof(DocNode *) * (size_t)(n - iAt));
+    pArr->u.c.apElem = aNew;
+    pArr->u.c.nItem = pArr->u.c.nAlloc = (int)nTotal;
+  }
+  if (m.pSort && pArr->u.c.nItem > 1) {
+    DocNode *pNull = docJsonNew(&p->j, DOCJ_NULL);
+    DocNode **aTmp = (DocNode **)sqlite3_malloc64(sizeof(DocNode *) * (sqlite3_uint64)pArr->u.c.nItem);
+    if (aTmp == NULL || pNull == NULL) {
+      sqlite3_free(aTmp);
+      return docError(p, SQLITE_NOMEM, NULL);
+    }
+    docSortNodes(p, m.pSort, pNull, pArr->u.c.apElem, aTmp, pArr->u.c.nItem);
+    sqlite3_free(aTmp);
+  }
+  if (m.bSlice) {
+    sqlite3_int64 nKeep = m.iSlice >= 0 ? m.iSlice : m.iSlice == INT64_MIN ? INT64_MAX : -m.iSlice;
+    if (nKeep < pArr->u.c.nItem) {
+      if (m.iSlice < 0) {
+        memmove(pArr->u.c.apElem, pArr->u.c.apElem + (pArr->u.c.nItem - nKeep),
+                sizeof(DocNode *) * (size_t)nKeep);
+      }
+      pArr->u.c.nItem = (int)nKeep;
+    }
+  }
+  pArr->bRaw = 0;
+  return docCheck(p);
+}
+
+/*
+** $pull of field pF from array pArr: removes the elements that match its
+** value as MongoDB reads it (ext/doc_match.c, DOC_FILTER_PULL): a value
+** other than an object removes the elements equal to it; an object of
+** operators ({"$gte": 6}) is conditions on each element; any other object
+** ({"qty": {"$lt": 5}}) is a query that elements which are documents must
+** match. The filter is compiled once for the whole array.
+*/
+static int docPull(DocEdit *p, const DocMember *pF, DocNode *pArr) {
+  DocFilter *pFilter = NULL;
+  char *zErr = NULL, *zPath = sqlite3_mprintf("%.*s", pF->nName, pF->zName);
+  int rc = zPath ? docFilterCompile(&p->j, pF->pVal, DOC_FILTER_PULL, zPath, &pFilter, &zErr) : SQLITE_NOMEM;
+  int i, j;
+  sqlite3_free(zPath);
+  pArr->bRaw = 0;
+  for (i = j = 0; rc == SQLITE_OK && i < pArr->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
+    DocNode *pElem = pArr->u.c.apElem[i];
+    int bMatch = 0;
+    rc = docFilterMatch(pFilter, &p->j, pElem, &bMatch, &zErr);
+    if (!bMatch) pArr->u.c.apElem[j++] = pElem;
+  }
+  docFilterFree(pFilter);
+  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
+    docError(p, rc, NULL);
+  } else if (rc != SQLITE_OK) {
+    docError(p, rc, "doc_update: $pull: %s", zErr);
+  }
+  sqlite3_free(zErr);
+  if (docCheck(p) == SQLITE_OK) pArr->u.c.nItem = j;
+  return p->rc;
+}
 
 /*
 ** $addToSet of aItem[0..nItem) to array pArr: each value not equal to an
@@ -363,77 +1086,43 @@ struct DocSetSlot {
 ** the elements makes it linear.
 */
 static void docAddToSet(DocEdit *p, DocNode *pArr, DocNode **aItem, int nItem) {
-  sqlite3_int64 nSlot = 16;
-  DocSetSlot *aSlot;
+  DocSet set;
   int i;
-  while (nSlot < 2 * ((sqlite3_int64)pArr->u.c.nItem + nItem)) nSlot *= 2;
-  aSlot = (DocSetSlot *)sqlite3_malloc64(sizeof(DocSetSlot) * (sqlite3_uint64)nSlot);
-  if (aSlot == NULL) {
-    docError(p, SQLITE_NOMEM, NULL);
-    return;
-  }
-  memset(aSlot, 0, sizeof(DocSetSlot) * (size_t)nSlot);
+  if (docSetInit(p, &set, (sqlite3_int64)pArr->u.c.nItem + nItem) != SQLITE_OK) return;
   for (i = -pArr->u.c.nItem; i < nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
     /* i < 0: the elements already there, all kept; i >= 0: the new values. */
     DocNode *pVal = i < 0 ? pArr->u.c.apElem[pArr->u.c.nItem + i] : aItem[i];
     sqlite3_uint64 h = docJsonHash(&p->j, pVal);
-    sqlite3_int64 k = (sqlite3_int64)(h & (sqlite3_uint64)(nSlot - 1));
-    int bHave = 0;
-    while (aSlot[k].pNode && !bHave) {
-      bHave = i >= 0 && aSlot[k].h == h && docJsonEqual(&p->j, aSlot[k].pNode, pVal);
-      if (!bHave) k = (k + 1) & (nSlot - 1);
+    DocSetSlot *pSlot = docSetSlot(p, &set, pVal, h);
+    if (pSlot->pNode && i >= 0) continue;
+    if (pSlot->pNode == NULL) {
+      pSlot->h = h;
+      pSlot->pNode = pVal;
     }
-    if (bHave) continue;
-    aSlot[k].h = h;
-    aSlot[k].pNode = pVal;
     if (i >= 0) docJsonArrAppend(&p->j, pArr, pVal);
   }
-  sqlite3_free(aSlot);
+  sqlite3_free(set.aSlot);
   docCheck(p);
 }
 
-/* The member of object pObj named zName (a literal), or NULL. */
-static const DocMember *docMemberNamed(const DocNode *pObj, const char *zName) {
-  int i, n = (int)strlen(zName);
-  for (i = 0; i < pObj->u.c.nItem; i++) {
-    const DocMember *pM = &pObj->u.c.aMember[i];
-    if (pM->pVal && pM->nName == n && memcmp(pM->zName, zName, (size_t)n) == 0) return pM;
-  }
-  return NULL;
-}
-
 /*
-** The $each list of the value pVal of $push or $addToSet, in *ppEach, or
-** NULL when pVal is one value to add whole (a document with other $-fields
-** included), as MongoDB decides: for $addToSet, an object whose first
-** field is $each (any other field is then an error); for $push, an object
-** with a $each field anywhere, whose other fields must be $push's modifiers
-** ($slice, $sort and $position, which are not supported here).
+** The $each list of the value pVal of $addToSet, in *ppEach, or NULL when
+** pVal is one value to add whole (a document with other $-fields
+** included), as MongoDB decides: an object whose first field is $each
+** (any other field is then an error). ($push reads its own: docPushMods.)
 */
 static int docEachOf(DocEdit *p, const char *zOp, const DocNode *pVal, DocNode **ppEach) {
   const DocMember *pEach = NULL;
-  int i, bPush = strcmp(zOp, "$push") == 0;
+  int i;
   *ppEach = NULL;
   if (pVal->eType != DOCJ_OBJECT) return SQLITE_OK;
-  if (bPush) {
-    pEach = docMemberNamed(pVal, "$each");
-  } else {
-    for (i = 0; i < pVal->u.c.nItem && pVal->u.c.aMember[i].pVal == NULL; i++) {
-    }
-    if (i < pVal->u.c.nItem && pVal->u.c.aMember[i].nName == 5 &&
-        memcmp(pVal->u.c.aMember[i].zName, "$each", 5) == 0) {
-      pEach = &pVal->u.c.aMember[i];
-    }
+  for (i = 0; i < pVal->u.c.nItem && pVal->u.c.aMember[i].pVal == NULL; i++) {
   }
+  if (i < pVal->u.c.nItem && docIsNamed(&pVal->u.c.aMember[i], "$each")) pEach = &pVal->u.c.aMember[i];
   if (pEach == NULL) return SQLITE_OK;
   for (i = 0; i < pVal->u.c.nItem; i++) {
     const DocMember *pM = &pVal->u.c.aMember[i];
     if (pM->pVal == NULL || pM == pEach) continue;
-    if (bPush && (docMemberNamed(pVal, "$slice") == pM || docMemberNamed(pVal, "$sort") == pM ||
-                  docMemberNamed(pVal, "$position") == pM)) {
-      return docError(p, SQLITE_ERROR, "doc_update: $push: modifier '%.*s' is not supported (only $each)",
-                      pM->nName, pM->zName);
-    }
     return docError(p, SQLITE_ERROR, "doc_update: %s: unexpected field '%.*s' next to $each", zOp, pM->nName,
                     pM->zName);
   }
@@ -447,21 +1136,10 @@ static int docEachOf(DocEdit *p, const char *zOp, const DocNode *pVal, DocNode *
   return SQLITE_OK;
 }
 
-/* $push, $addToSet ($each or one value) and $pull (one value) of field pF where pLoc leads. */
+/* $addToSet ($each or one value) and $pull (one value) of field pF where pLoc leads. */
 static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const DocLoc *pLoc) {
   DocNode *pVal = pF->pVal, *pEach = NULL, *pArr = pLoc->pTarget;
-  int bPull = strcmp(zOp, "$pull") == 0, i, j;
-  if (bPull && docIsCondition(pVal)) {
-    char *zJson = docJsonOf(p, pVal);
-    if (zJson) {
-      docError(p, SQLITE_ERROR,
-               "doc_update: $pull: conditions such as %s are not supported (it removes elements equal to a "
-               "value)",
-               zJson);
-    }
-    sqlite3_free(zJson);
-    return p->rc;
-  }
+  int bPull = strcmp(zOp, "$pull") == 0;
   if (!bPull && docEachOf(p, zOp, pVal, &pEach) != SQLITE_OK) return p->rc;
   if (pArr && pArr->eType != DOCJ_ARRAY) {
     return docError(p, SQLITE_ERROR, "doc_update: %s: the field '%.*s' must be an array but is of type %s",
@@ -469,13 +1147,7 @@ static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const Do
   }
   if (bPull) {
     if (pArr == NULL) return SQLITE_OK; /* Nothing to pull from */
-    pArr->bRaw = 0;
-    for (i = j = 0; i < pArr->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
-      DocNode *pElem = pArr->u.c.apElem[i];
-      if (!docPullMatch(p, pElem, pVal)) pArr->u.c.apElem[j++] = pElem;
-    }
-    if (docCheck(p) == SQLITE_OK) pArr->u.c.nItem = j;
-    return p->rc;
+    return docPull(p, pF, pArr);
   }
   if (pArr == NULL) {
     /* A missing field becomes an array (its parents objects). */
@@ -484,63 +1156,283 @@ static int docArrayOp(DocEdit *p, const char *zOp, const DocMember *pF, const Do
     docPut(p, pLoc, pF->zName, pF->nName, pArr);
     if (p->rc != SQLITE_OK) return p->rc;
   }
-  if (strcmp(zOp, "$addToSet") == 0) {
-    docAddToSet(p, pArr, pEach ? pEach->u.c.apElem : &pVal, pEach ? pEach->u.c.nItem : 1);
-  } else {
-    for (i = 0; i < (pEach ? pEach->u.c.nItem : 1) && docJsonTick(&p->j) == SQLITE_OK; i++) {
-      docJsonArrAppend(&p->j, pArr, pEach ? pEach->u.c.apElem[i] : pVal);
-    }
-    docCheck(p);
+  docAddToSet(p, pArr, pEach ? pEach->u.c.apElem : &pVal, pEach ? pEach->u.c.nItem : 1);
+  return p->rc;
+}
+
+/*
+** Check the argument of $rename of field pF: a string naming another
+** field, neither inside the other, neither with $[] or $[id].
+*/
+static int docRenameCheck(DocEdit *p, const DocMember *pF) {
+  const char *zTo;
+  int nTo = 0, nMin;
+  if (pF->pVal->eType != DOCJ_TEXT)
+    return docBadArg(p, "$rename", pF, pF->pVal, "a string naming the new field");
+  zTo = docJsonText(&p->j, pF->pVal, &nTo);
+  if (zTo == NULL) return docCheck(p);
+  if (docCheckPath(p, "$rename", pF->zName, pF->nName, 1) != SQLITE_OK) return p->rc;
+  if (docCheckPath(p, "$rename", zTo, nTo, 1) != SQLITE_OK) return p->rc;
+  nMin = nTo < pF->nName ? nTo : pF->nName;
+  if (memcmp(zTo, pF->zName, (size_t)nMin) == 0 &&
+      (nTo == pF->nName || (nTo > nMin ? zTo[nMin] : pF->zName[nMin]) == '.')) {
+    return docError(
+        p, SQLITE_ERROR, "doc_update: $rename: '%.*s' and '%.*s' %s", pF->nName, pF->zName, nTo, zTo,
+        nTo == pF->nName ? "are the same field" : "are on the same path (one is inside the other)");
+  }
+  return SQLITE_OK;
+}
+
+/*
+** $rename: the field moves to the new path (replacing what was there, in
+** its place; parents created as objects). A missing field renames
+** nothing; neither path may go through an array (MongoDB's rule).
+*/
+static int docRename(DocEdit *p, const DocMember *pF) {
+  DocLoc loc, from, to;
+  int nTo = 0;
+  const char *zTo = docJsonText(&p->j, pF->pVal, &nTo);
+  if (docCheck(p) != SQLITE_OK) return p->rc;
+  memset(&loc, 0, sizeof(loc));
+  if (docWalkFrom(p, DOCOP_RENAME, pF, pF->zName, pF->nName, p->pDoc, 0, &loc, 0, &from) != SQLITE_OK)
+    return p->rc;
+  if (from.pTarget == NULL) return SQLITE_OK;
+  if (from.nArray) {
+    return docError(p, SQLITE_ERROR, "doc_update: $rename: the field '%.*s' is inside the array '%.*s'",
+                    pF->nName, pF->zName, from.nArray, pF->zName);
+  }
+  memset(&loc, 0, sizeof(loc));
+  if (docWalkFrom(p, DOCOP_RENAME, pF, zTo, nTo, p->pDoc, 0, &loc, 1, &to) != SQLITE_OK) return p->rc;
+  if (to.nArray) {
+    return docError(p, SQLITE_ERROR, "doc_update: $rename: the new field '%.*s' is inside the array '%.*s'",
+                    nTo, zTo, to.nArray, zTo);
+  }
+  from.pParent->u.c.aMember[from.iItem].pVal = NULL;
+  docPut(p, &to, zTo, nTo, from.pTarget);
+  return p->rc;
+}
+
+/* Check the argument of operator eOp for field pF (before anything is applied). */
+static int docCheckArg(DocEdit *p, int eOp, const DocMember *pF) {
+  DocNode *pVal = pF->pVal, *pEach;
+  DocPushMods m;
+  sqlite3_int64 v;
+  switch (eOp) {
+    case DOCOP_INC:
+    case DOCOP_MUL:
+      if (!docJsonIsNumber(pVal)) {
+        char *zJson = docJsonOf(p, pVal);
+        if (zJson) {
+          docError(p, SQLITE_ERROR, "doc_update: %s: cannot %s '%.*s' with non-numeric argument %s",
+                   aDocOp[eOp].zName, eOp == DOCOP_INC ? "increment" : "multiply", pF->nName, pF->zName,
+                   zJson);
+        }
+        sqlite3_free(zJson);
+      }
+      break;
+    case DOCOP_POP:
+      if (!docIntegral(p, pVal, &v) || (v != 1 && v != -1)) docBadArg(p, "$pop", pF, pVal, "1 or -1");
+      break;
+    case DOCOP_PULLALL:
+      if (pVal->eType != DOCJ_ARRAY) docBadArg(p, "$pullAll", pF, pVal, "an array of values");
+      break;
+    case DOCOP_BIT:
+      docBitCheck(p, pF);
+      break;
+    case DOCOP_CURRENTDATE:
+      docDateKind(p, pF);
+      break;
+    case DOCOP_RENAME:
+      docRenameCheck(p, pF);
+      break;
+    case DOCOP_PUSH:
+      docPushMods(p, pF, &m);
+      break;
+    case DOCOP_ADDTOSET:
+      docEachOf(p, "$addToSet", pVal, &pEach);
+      break;
   }
   return p->rc;
 }
 
-/* Apply the MongoDB update operators of object pUpdate to the document. */
-static int docApplyOperators(DocEdit *p, DocNode *pUpdate) {
-  static const char *azOp[] = {"$set", "$unset", "$inc", "$push", "$pull", "$addToSet"};
-  int i, k, f;
+/* Operator eOp of field pF at one place pLoc leads to (zField: the path, for creating and messages). */
+static int docApplyAt(DocEdit *p, int eOp, const DocMember *pF, const char *zField, int nField,
+                      const DocLoc *pLoc) {
+  switch (eOp) {
+    case DOCOP_SET:
+    case DOCOP_SETONINSERT:
+      docPut(p, pLoc, zField, nField, pF->pVal);
+      break;
+    case DOCOP_UNSET: /* A missing field is no error; an array element becomes null (MongoDB) */
+      if (pLoc->pTarget == NULL) break;
+      if (pLoc->pParent->eType == DOCJ_OBJECT) {
+        pLoc->pParent->u.c.aMember[pLoc->iItem].pVal = NULL;
+      } else {
+        DocNode *pNull = docJsonNew(&p->j, DOCJ_NULL);
+        if (pNull) docPut(p, pLoc, zField, nField, pNull);
+        docCheck(p);
+      }
+      break;
+    case DOCOP_INC:
+    case DOCOP_MUL:
+      docArith(p, eOp, pF, pLoc, zField, nField);
+      break;
+    case DOCOP_MIN:
+    case DOCOP_MAX:
+      docMinMax(p, eOp, pF, pLoc, zField, nField);
+      break;
+    case DOCOP_CURRENTDATE:
+      docCurrentDate(p, pF, pLoc, zField, nField);
+      break;
+    case DOCOP_PUSH:
+      docPush(p, pF, pLoc, zField, nField);
+      break;
+    case DOCOP_POP:
+      docPop(p, pF, pLoc, zField, nField);
+      break;
+    case DOCOP_PULLALL:
+      docPullAll(p, pF, pLoc, zField, nField);
+      break;
+    case DOCOP_BIT:
+      docBit(p, pF, pLoc, zField, nField);
+      break;
+    default: /* $addToSet, $pull */
+      docArrayOp(p, aDocOp[eOp].zName, pF, pLoc);
+      break;
+  }
+  return p->rc;
+}
+
+/* One path an update changes, for the conflict check. */
+typedef struct DocPath DocPath;
+struct DocPath {
+  const char *z; /* The path (decoded) */
+  int n;         /* Its bytes */
+  int eOp;       /* The operator (DOCOP_*) */
+  int iOrder;    /* Its rank in the update */
+};
+
+/* Path order with '.' before every other byte: a path sorts just before the paths inside it. */
+static int docPathCmp(const void *pA, const void *pB) {
+  const DocPath *a = (const DocPath *)pA, *b = (const DocPath *)pB;
+  int i;
+  for (i = 0; i < a->n && i < b->n; i++) {
+    int ca = a->z[i] == '.' ? 0 : (unsigned char)a->z[i] + 1,
+        cb = b->z[i] == '.' ? 0 : (unsigned char)b->z[i] + 1;
+    if (ca != cb) return ca - cb;
+  }
+  return a->n != b->n ? a->n - b->n : a->iOrder - b->iOrder;
+}
+
+/*
+** Refuse an update that changes a path twice, or a path and a path inside
+** it, as MongoDB does: sorted with docPathCmp, a path that holds another
+** is followed by one inside it, so neighbours are enough.
+*/
+static int docCheckConflicts(DocEdit *p, DocPath *aPath, int nPath) {
+  int i;
+  qsort(aPath, (size_t)nPath, sizeof(DocPath), docPathCmp);
+  for (i = 1; i < nPath; i++) {
+    const DocPath *a = &aPath[i - 1], *b = &aPath[i];
+    if (b->n >= a->n && memcmp(a->z, b->z, (size_t)a->n) == 0 && (b->n == a->n || b->z[a->n] == '.')) {
+      const DocPath *pLate = a->iOrder > b->iOrder ? a : b, *pEarly = pLate == a ? b : a;
+      return docError(
+          p, SQLITE_ERROR,
+          "doc_update: %s of '%.*s' conflicts with %s of '%.*s' (an update changes a path once, and "
+          "not both a path and a path inside it)",
+          aDocOp[pLate->eOp].zName, pLate->n, pLate->z, aDocOp[pEarly->eOp].zName, pEarly->n, pEarly->z);
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* The DOCOP_* of operator name zName[0..nName), or -1. */
+static int docOpFind(const char *zName, int nName) {
+  int k;
+  for (k = 0; k < (int)(sizeof(aDocOp) / sizeof(aDocOp[0])); k++) {
+    if (nName == (int)strlen(aDocOp[k].zName) && memcmp(zName, aDocOp[k].zName, (size_t)nName) == 0) return k;
+  }
+  return -1;
+}
+
+/*
+** Check the MongoDB update operators of object pUpdate before the
+** document is read: known operators, their arguments, their paths, no
+** conflicts, every array filter used.
+*/
+static int docCheckOperators(DocEdit *p, DocNode *pUpdate) {
+  DocPath *aPath;
+  int i, f, nPath = 0, nAlloc = 0;
+  for (i = 0; i < pUpdate->u.c.nItem; i++) {
+    DocNode *pFields = pUpdate->u.c.aMember[i].pVal;
+    if (pFields && pFields->eType == DOCJ_OBJECT) nAlloc += 2 * pFields->u.c.nItem;
+  }
+  aPath = (DocPath *)sqlite3_malloc64(sizeof(DocPath) * (sqlite3_uint64)(nAlloc + 1));
+  if (aPath == NULL) return docError(p, SQLITE_NOMEM, NULL);
   for (i = 0; i < pUpdate->u.c.nItem && p->rc == SQLITE_OK; i++) {
     const DocMember *pOp = &pUpdate->u.c.aMember[i];
     DocNode *pFields = pOp->pVal;
-    for (k = 0; k < (int)(sizeof(azOp) / sizeof(azOp[0])); k++) {
-      if (pOp->nName == (int)strlen(azOp[k]) && memcmp(pOp->zName, azOp[k], (size_t)pOp->nName) == 0) break;
-    }
-    if (k == (int)(sizeof(azOp) / sizeof(azOp[0]))) {
-      return docError(p, SQLITE_ERROR, "doc_update: unknown or unsupported update operator '%.*s'",
-                      pOp->nName, pOp->zName);
+    int eOp = docOpFind(pOp->zName, pOp->nName);
+    if (eOp < 0) {
+      docError(p, SQLITE_ERROR, "doc_update: unknown update operator '%.*s'", pOp->nName, pOp->zName);
+      break;
     }
     if (pFields->eType != DOCJ_OBJECT) {
       char *zJson = docJsonOf(p, pFields);
       if (zJson)
-        docError(p, SQLITE_ERROR, "doc_update: %s needs an object of fields, not %s", azOp[k], zJson);
+        docError(p, SQLITE_ERROR, "doc_update: %.*s needs an object of fields, not %s", pOp->nName,
+                 pOp->zName, zJson);
       sqlite3_free(zJson);
-      return p->rc;
+      break;
     }
     for (f = 0; f < pFields->u.c.nItem && p->rc == SQLITE_OK; f++) {
       const DocMember *pF = &pFields->u.c.aMember[f];
+      if (eOp != DOCOP_RENAME && docCheckPath(p, aDocOp[eOp].zName, pF->zName, pF->nName, 0) != SQLITE_OK)
+        break;
+      if (docCheckArg(p, eOp, pF) != SQLITE_OK) break;
+      aPath[nPath].z = pF->zName;
+      aPath[nPath].n = pF->nName;
+      aPath[nPath].eOp = eOp;
+      aPath[nPath].iOrder = nPath;
+      nPath++;
+      if (eOp == DOCOP_RENAME) {
+        aPath[nPath].z = docJsonText(&p->j, pF->pVal, &aPath[nPath].n);
+        aPath[nPath].eOp = eOp;
+        aPath[nPath].iOrder = nPath;
+        nPath++;
+      }
+    }
+  }
+  if (p->rc == SQLITE_OK) docCheckConflicts(p, aPath, nPath);
+  sqlite3_free(aPath);
+  for (i = 0; p->rc == SQLITE_OK && p->pFilters && i < p->pFilters->u.c.nItem; i++) {
+    if (!p->aFilterUsed[i]) {
+      int n;
+      const char *z = docFilterId(p->pFilters->u.c.apElem[i], &n);
+      docError(p, SQLITE_ERROR, "doc_update: the array filter for identifier '%.*s' is not used by any path",
+               n, z);
+    }
+  }
+  return docCheck(p);
+}
+
+/* Apply the MongoDB update operators of object pUpdate (checked) to the document. */
+static int docApplyOperators(DocEdit *p, DocNode *pUpdate) {
+  int i, f;
+  for (i = 0; i < pUpdate->u.c.nItem && p->rc == SQLITE_OK; i++) {
+    const DocMember *pOp = &pUpdate->u.c.aMember[i];
+    DocNode *pFields = pOp->pVal;
+    int eOp = docOpFind(pOp->zName, pOp->nName);
+    if (eOp == DOCOP_SETONINSERT && !p->bInsert) continue;
+    for (f = 0; f < pFields->u.c.nItem && p->rc == SQLITE_OK; f++) {
+      const DocMember *pF = &pFields->u.c.aMember[f];
       DocLoc loc;
-      int bCreate = k != 1 && k != 4; /* $unset and $pull never create fields */
-      if (docWalk(p, azOp[k], pF->zName, pF->nName, bCreate, &loc) != SQLITE_OK) break;
-      switch (k) {
-        case 0: /* $set */
-          docPut(p, &loc, pF->zName, pF->nName, pF->pVal);
-          break;
-        case 1: /* $unset: a missing field is no error; an array element becomes null (MongoDB) */
-          if (loc.pTarget == NULL) break;
-          if (loc.pParent->eType == DOCJ_OBJECT) {
-            loc.pParent->u.c.aMember[loc.iItem].pVal = NULL;
-          } else {
-            DocNode *pNull = docJsonNew(&p->j, DOCJ_NULL);
-            if (pNull) docPut(p, &loc, pF->zName, pF->nName, pNull);
-            docCheck(p);
-          }
-          break;
-        case 2:
-          docInc(p, pF, &loc);
-          break;
-        default:
-          docArrayOp(p, azOp[k], pF, &loc);
-          break;
+      if (pF->pVal == NULL) continue;
+      if (eOp == DOCOP_RENAME) {
+        docRename(p, pF);
+      } else {
+        memset(&loc, 0, sizeof(loc));
+        docWalkFrom(p, eOp, pF, pF->zName, pF->nName, p->pDoc, 0, &loc, aDocOp[eOp].bCreate, NULL);
       }
     }
   }
@@ -590,6 +1482,124 @@ static int docIsObjectText(const char *z, int n) {
 }
 
 /*
+** Check array filter iFilter (the options' arrayFilters): a non-empty
+** object whose fields all start with one identifier (a lowercase letter,
+** then letters and digits), each a condition as in doc_match; compiled
+** into p->apFilter[iFilter].
+*/
+static int docFilterCheck(DocEdit *p, int iFilter) {
+  DocNode *pFilter = p->pFilters->u.c.apElem[iFilter];
+  const char *zId;
+  char *zErr = NULL;
+  int i, nId, rc;
+  if (pFilter->eType != DOCJ_OBJECT || pFilter->u.c.nItem == 0) {
+    char *zJson = docJsonOf(p, pFilter);
+    if (zJson) docError(p, SQLITE_ERROR, "doc_update: arrayFilters: %s is not a non-empty object", zJson);
+    sqlite3_free(zJson);
+    return p->rc;
+  }
+  docJsonObjUnique(&p->j, pFilter);
+  zId = docFilterId(pFilter, &nId);
+  for (i = 0; i < pFilter->u.c.nItem; i++) {
+    const DocMember *pM = &pFilter->u.c.aMember[i];
+    if (pM->pVal == NULL) continue;
+    if (pM->nName > 0 && pM->zName[0] == '$') {
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: arrayFilters: top-level operator %.*s is not supported (each field of a "
+                      "filter starts with its identifier)",
+                      pM->nName, pM->zName);
+    }
+    if (pM->nName < nId || memcmp(pM->zName, zId, (size_t)nId) != 0 ||
+        (pM->nName > nId && pM->zName[nId] != '.')) {
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: arrayFilters: a filter names two identifiers, '%.*s' and '%.*s'", nId, zId,
+                      pM->nName, pM->zName);
+    }
+  }
+  for (i = 0; i < nId; i++) {
+    char c = zId[i];
+    if (!((c >= 'a' && c <= 'z') || (i > 0 && ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))))) {
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: arrayFilters: identifier '%.*s' must be a lowercase letter followed by "
+                      "letters and digits",
+                      nId, zId);
+    }
+  }
+  if (nId == 0) return docError(p, SQLITE_ERROR, "doc_update: arrayFilters: empty identifier");
+  rc = docFilterCompile(&p->j, pFilter, DOC_FILTER_QUERY, "", &p->apFilter[iFilter], &zErr);
+  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
+    docError(p, rc, NULL);
+  } else if (rc != SQLITE_OK) {
+    docError(p, rc, "doc_update: arrayFilters: %s", zErr);
+  }
+  sqlite3_free(zErr);
+  return p->rc;
+}
+
+/*
+** The options object of doc_update's fourth argument (parsed, an object):
+** arrayFilters (into p->pFilters), upsert (*pbUpsert), expectedVersion
+** (*pbExpect set; *pbExpectNull for null, else *piExpect).
+*/
+static int docOptions(DocEdit *p, DocNode *pOpt, int *pbUpsert, int *pbExpect, int *pbExpectNull,
+                      sqlite3_int64 *piExpect) {
+  int i, j;
+  double r;
+  docJsonObjUnique(&p->j, pOpt);
+  for (i = 0; i < pOpt->u.c.nItem && p->rc == SQLITE_OK; i++) {
+    const DocMember *pM = &pOpt->u.c.aMember[i];
+    DocNode *pVal = pM->pVal;
+    const char *zWant = NULL;
+    if (pVal == NULL) continue;
+    if (docIsNamed(pM, "arrayFilters")) {
+      if (pVal->eType != DOCJ_ARRAY) {
+        zWant = "an array of filters";
+      } else {
+        p->pFilters = pVal;
+        p->aFilterUsed = (int *)docJsonAlloc(&p->j, (sqlite3_int64)sizeof(int) * (pVal->u.c.nItem + 1));
+        if (docCheck(p) != SQLITE_OK) return p->rc;
+        memset(p->aFilterUsed, 0, sizeof(int) * (size_t)(pVal->u.c.nItem + 1));
+        p->apFilter =
+            (DocFilter **)docJsonAlloc(&p->j, (sqlite3_int64)sizeof(DocFilter *) * (pVal->u.c.nItem + 1));
+        if (docCheck(p) != SQLITE_OK) return p->rc;
+        memset(p->apFilter, 0, sizeof(DocFilter *) * (size_t)(pVal->u.c.nItem + 1));
+        for (j = 0; j < pVal->u.c.nItem && p->rc == SQLITE_OK; j++) {
+          int nId;
+          const char *zId;
+          if (docFilterCheck(p, j) != SQLITE_OK) break;
+          zId = docFilterId(pVal->u.c.apElem[j], &nId);
+          if (docFilterFind(p, zId, nId) < j) {
+            docError(p, SQLITE_ERROR, "doc_update: arrayFilters: two filters for identifier '%.*s'", nId,
+                     zId);
+          }
+        }
+      }
+    } else if (docIsNamed(pM, "upsert")) {
+      if (pVal->eType != DOCJ_TRUE && pVal->eType != DOCJ_FALSE) zWant = "true or false";
+      *pbUpsert = pVal->eType == DOCJ_TRUE;
+    } else if (docIsNamed(pM, "expectedVersion")) {
+      *pbExpect = 1;
+      *pbExpectNull = pVal->eType == DOCJ_NULL;
+      if (!*pbExpectNull && (pVal->eType != DOCJ_INT || !docJsonNumber(&p->j, pVal, piExpect, &r))) {
+        zWant = "an integer or null";
+      }
+    } else {
+      docError(p, SQLITE_ERROR,
+               "doc_update: unknown option '%.*s' (expected arrayFilters, upsert, expectedVersion)",
+               pM->nName, pM->zName);
+    }
+    if (zWant) {
+      char *zJson = docJsonOf(p, pVal);
+      if (zJson)
+        docError(p, SQLITE_ERROR, "doc_update: option %.*s needs %s, not %s", pM->nName, pM->zName, zWant,
+                 zJson);
+      sqlite3_free(zJson);
+    }
+  }
+  return docCheck(p);
+}
+
+/*
 ** Step the statement zFmt on zTable with key pKey (?1), new document
 ** zDoc[0..nDoc) (?2) and version iVersion (?3) when zDoc is not NULL.
 ** Returns the rows it changed (sqlite3_changes), or -1 after an error.
@@ -599,7 +1609,7 @@ static int docRun(DocEdit *p, const char *zTable, const char *zFmt, sqlite3_valu
   sqlite3_stmt *pStmt = NULL;
   int bTemp = 0, rc, nChange = -1;
   if (p->rc != SQLITE_OK) return -1;
-  rc = kvTablePrepare(p->db, p->pOwner, "doc_update", zTable, zDocLayout, zFmt, &pStmt, &bTemp, &p->zErr);
+  rc = kvTablePrepare(p->db, p->pOwner, "doc_update", zTable, &docLayout, zFmt, &pStmt, &bTemp, &p->zErr);
   if (rc != SQLITE_OK) {
     p->rc = rc;
     return -1;
@@ -627,19 +1637,21 @@ static int docRun(DocEdit *p, const char *zTable, const char *zFmt, sqlite3_valu
 }
 
 /*
-** doc_update(table, key, update [, expected_version]). The update is
-** parsed once, before the transaction; the read, apply and write then run
-** inside it (kvAtomicBegin). (Long: the steps share the error reporting
-** and the transaction's end, which keeps the write atomic.)
+** doc_update(table, key, update [, expected_version | options]) and, with
+** bUpsert, doc_upsert(table, key, update). The update (and options) are
+** parsed and checked once, before the transaction; the read, apply and
+** write then run inside it (kvAtomicBegin). (Long: the steps share the
+** error reporting and the transaction's end, which keeps the write
+** atomic.)
 */
-static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, int bUpsert) {
   DocEdit e;
   DocNode *pUpdate = NULL;
   NosqlBuffer out = {0, 0, 0};
-  int i, nDollar = 0, bOwn = 0, bTemp = 0, bDone = 0, rc;
+  int i, nDollar = 0, bOwn = 0, bTemp = 0, bDone = 0, rc, bExpect = 0, bExpectNull = 0;
   sqlite3_stmt *pStmt = NULL;
-  sqlite3_int64 iVersion = 0;
-  const char *zTable, *zUpdate;
+  sqlite3_int64 iVersion = 0, iExpect = 0;
+  const char *zTable, *zUpdate, *zFunc = bUpsert ? "doc_upsert" : "doc_update", *zOpt = NULL;
   char *zKey = NULL;
   memset(&e, 0, sizeof(e));
   e.db = sqlite3_context_db_handle(ctx);
@@ -648,16 +1660,42 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   for (i = 0; i < 3; i++) {
     if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return;
   }
-  if (argc > 3 && sqlite3_value_type(argv[3]) != SQLITE_NULL &&
-      sqlite3_value_type(argv[3]) != SQLITE_INTEGER) {
-    char *z = nosqlValueQuote(argv[3]);
-    nosqlResultError(ctx, "doc_update: expected_version %s is not an integer", z ? z : "?");
-    sqlite3_free(z);
-    return;
+  if (argc > 3) {
+    int eType = sqlite3_value_type(argv[3]);
+    if (eType == SQLITE_TEXT) {
+      zOpt = (const char *)sqlite3_value_text(argv[3]);
+      if (zOpt == NULL) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+      }
+    }
+    if (eType == SQLITE_INTEGER) {
+      bExpect = 1;
+      iExpect = sqlite3_value_int64(argv[3]);
+    } else if (eType == SQLITE_NULL) {
+      bExpect = bExpectNull = 1;
+    } else if (zOpt == NULL || zOpt[0] != '{') {
+      char *z = nosqlValueQuote(argv[3]);
+      nosqlResultError(ctx, "doc_update: expected_version %s is not an integer", z ? z : "?");
+      sqlite3_free(z);
+      return;
+    }
   }
   if (sqlite3_value_type(argv[2]) == SQLITE_BLOB) {
-    nosqlResultError(ctx, "doc_update: update is a blob, not a JSON object");
+    nosqlResultError(ctx, "%s: update is a blob, not a JSON object", zFunc);
     return;
+  }
+  if (zOpt && zOpt[0] == '{') {
+    DocNode *pOpt = NULL;
+    rc = docJsonParse(&e.j, zOpt, sqlite3_value_bytes(argv[3]), 1, &pOpt);
+    if (rc == SQLITE_OK && pOpt->eType != DOCJ_OBJECT) rc = SQLITE_ERROR;
+    if (rc == SQLITE_ERROR) {
+      char *z = nosqlValueQuote(argv[3]);
+      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: options %s are not a JSON object" : NULL,
+               z);
+      sqlite3_free(z);
+    }
+    if (docCheck(&e) == SQLITE_OK) docOptions(&e, pOpt, &bUpsert, &bExpect, &bExpectNull, &iExpect);
   }
   zTable = (const char *)sqlite3_value_text(argv[0]);
   zUpdate = (const char *)sqlite3_value_text(argv[2]);
@@ -665,14 +1703,17 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  rc = docJsonParse(&e.j, zUpdate, sqlite3_value_bytes(argv[2]), 1, &pUpdate);
-  if (rc == SQLITE_OK && pUpdate->eType != DOCJ_OBJECT) rc = SQLITE_ERROR;
-  if (rc == SQLITE_ERROR && e.j.bDeep) {
-    docError(&e, SQLITE_ERROR, "doc_update: update " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
-  } else if (rc == SQLITE_ERROR) {
-    char *z = nosqlValueQuote(argv[2]);
-    docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: update %s is not a JSON object" : NULL, z);
-    sqlite3_free(z);
+  if (e.rc == SQLITE_OK) {
+    rc = docJsonParse(&e.j, zUpdate, sqlite3_value_bytes(argv[2]), 1, &pUpdate);
+    if (rc == SQLITE_OK && pUpdate->eType != DOCJ_OBJECT) rc = SQLITE_ERROR;
+    if (rc == SQLITE_ERROR && e.j.bDeep) {
+      docError(&e, SQLITE_ERROR, "doc_update: update " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
+    } else if (rc == SQLITE_ERROR) {
+      char *z = nosqlValueQuote(argv[2]);
+      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: update %s is not a JSON object" : NULL,
+               z);
+      sqlite3_free(z);
+    }
   }
   docCheck(&e);
   for (i = 0; e.rc == SQLITE_OK && i < pUpdate->u.c.nItem; i++) {
@@ -684,6 +1725,14 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
     docError(&e, SQLITE_ERROR, "doc_update: update mixes operators and fields ('%.*s'): use $set for fields",
              pUpdate->u.c.aMember[i].nName, pUpdate->u.c.aMember[i].zName);
   }
+  if (e.rc == SQLITE_OK && nDollar) {
+    docCheckOperators(&e, pUpdate);
+  } else if (e.rc == SQLITE_OK && e.pFilters && e.pFilters->u.c.nItem > 0) {
+    int n;
+    const char *z = docFilterId(e.pFilters->u.c.apElem[0], &n);
+    docError(&e, SQLITE_ERROR, "doc_update: the array filter for identifier '%.*s' is not used by any path",
+             n, z);
+  }
 
   if (e.rc == SQLITE_OK) {
     rc = kvAtomicBegin(e.db, e.pOwner, &bOwn);
@@ -691,10 +1740,10 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   }
   /* key must be unique: "WHERE key = ?1" is then one row (a view is refused by the probe too). */
   if (e.rc == SQLITE_OK)
-    e.rc = kvTableKeyUnique(e.db, e.pOwner, "doc_update", zTable, zDocLayout, 0, &e.zErr);
+    e.rc = kvTableKeyUnique(e.db, e.pOwner, "doc_update", zTable, &docLayout, 0, &e.zErr);
   if (e.rc == SQLITE_OK) {
     e.rc =
-        kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, zDocLayout, zDocRead, &pStmt, &bTemp, &e.zErr);
+        kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, &docLayout, zDocRead, &pStmt, &bTemp, &e.zErr);
   }
   if (e.rc == SQLITE_OK) {
     sqlite3_bind_value(pStmt, 1, argv[1]);
@@ -706,9 +1755,8 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
         zKey = nosqlValueQuote(argv[1]);
         docError(&e, SQLITE_ERROR, "doc_update: version of key %s is %s, not an integer", zKey ? zKey : "?",
                  sqlite3_column_text(pStmt, 1));
-      } else if (argc > 3 && (sqlite3_value_type(argv[3]) == SQLITE_NULL
-                                  ? eVer != SQLITE_NULL
-                                  : (eVer == SQLITE_NULL || iVersion != sqlite3_value_int64(argv[3])))) {
+      } else if (bExpect &&
+                 (bExpectNull ? eVer != SQLITE_NULL : (eVer == SQLITE_NULL || iVersion != iExpect))) {
         bDone = 1; /* Another writer got there first */
       } else {
         /* Blobs and NULLs are not JSON objects; the text is copied (the nodes point into it). */
@@ -738,6 +1786,11 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
         docCheck(&e);
       }
       rc = SQLITE_DONE;
+    } else if (rc == SQLITE_DONE && bUpsert) {
+      /* No such key: an upsert inserts the update applied to {} ($setOnInsert included), version 1. */
+      e.pDoc = docJsonNew(&e.j, DOCJ_OBJECT);
+      e.bInsert = 1;
+      docCheck(&e);
     } else {
       bDone = rc == SQLITE_DONE; /* No such key */
     }
@@ -767,7 +1820,8 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   }
   if (e.rc == SQLITE_OK && !bDone) {
     /* A trigger may keep the row as it is (RAISE(IGNORE)): then no version was written. */
-    if (docRun(&e, zTable, zDocWrite, argv[1], (const char *)out.a, out.n, iVersion + 1) == 0) {
+    if (docRun(&e, zTable, e.bInsert ? zDocInsert : zDocWrite, argv[1], (const char *)out.a, out.n,
+               iVersion + 1) == 0) {
       bDone = 1;
     } else {
       iVersion++;
@@ -780,7 +1834,15 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   if (e.rc == SQLITE_NOMEM && e.zErr == NULL) {
     sqlite3_result_error_nomem(ctx);
   } else if (e.rc != SQLITE_OK) {
-    sqlite3_result_error(ctx, e.zErr ? e.zErr : "doc_update: out of memory", -1);
+    /* The messages name doc_update: doc_upsert's name its own function. */
+    const char *zErr = e.zErr ? e.zErr : "doc_update: out of memory";
+    if (bUpsert && argc == 3 && strncmp(zErr, "doc_update:", 11) == 0) {
+      char *z = sqlite3_mprintf("%s:%s", zFunc, zErr + 11);
+      sqlite3_result_error(ctx, z ? z : zErr, -1);
+      sqlite3_free(z);
+    } else {
+      sqlite3_result_error(ctx, zErr, -1);
+    }
     sqlite3_result_error_code(ctx, e.rc);
   } else if (!bDone) {
     sqlite3_result_int64(ctx, iVersion);
@@ -788,7 +1850,17 @@ static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   sqlite3_free(e.zErr);
   sqlite3_free(zKey);
   nosqlBufferFree(&out);
+  /* The filters point into the arena: freed first. */
+  for (i = 0; e.apFilter && i < e.pFilters->u.c.nItem; i++) docFilterFree(e.apFilter[i]);
   docJsonClear(&e.j);
+}
+
+static void docUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  docUpdateRun(ctx, argc, argv, 0);
+}
+
+static void docUpsertFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  docUpdateRun(ctx, argc, argv, 1);
 }
 
 /**************************************************************************
@@ -1086,9 +2158,10 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
   zFmt = sqlite3_mprintf("SELECT doc_schema_t.\"%w\" FROM %%s AS doc_schema_t", zCol);
   if (zFmt == NULL) return SQLITE_NOMEM;
   {
+    /* The column is an argument of its own: no column form. */
+    static const KvLayout schemaLayout = {"a table and one of its columns", 0, {NULL, NULL, NULL}, -1};
     KvOwner noCache = {1, NULL, ""};
-    rc = kvTablePrepare(p->db, &noCache, "doc_schema", zTable, "a table and one of its columns", zFmt, &pScan,
-                        &bTemp, &zErr);
+    rc = kvTablePrepare(p->db, &noCache, "doc_schema", zTable, &schemaLayout, zFmt, &pScan, &bTemp, &zErr);
   }
   sqlite3_free(zFmt);
   if (rc == SQLITE_OK) {
@@ -1613,6 +2686,11 @@ int docRegister(sqlite3 *db) {
   for (nArg = 3; nArg <= 4 && rc == SQLITE_OK; nArg++) {
     pOwner->nRef++;
     rc = sqlite3_create_function_v2(db, "doc_update", nArg, NOSQL_EFFECT, pOwner, docUpdateFunc, 0, 0,
+                                    kvOwnerUnref);
+  }
+  if (rc == SQLITE_OK) {
+    pOwner->nRef++;
+    rc = sqlite3_create_function_v2(db, "doc_upsert", 3, NOSQL_EFFECT, pOwner, docUpsertFunc, 0, 0,
                                     kvOwnerUnref);
   }
   if (rc == SQLITE_OK) {

@@ -1,7 +1,8 @@
 /*
 ** doc_json.c: JSON documents as trees, the core that doc_update (ext/doc.c)
 ** edits: a strict parser, nodes that an update changes in place, MongoDB's
-** equality of values and a hash consistent with it, and a writer that
+** equality of values, a hash consistent with it and its comparison order
+** across types ($min, $max, $sort), and a writer that
 ** gives back every value the update did not change as it was read.
 **
 ** How it works. docJsonParse() reads strict JSON (RFC 8259: exactly what
@@ -77,6 +78,24 @@ void docJsonClear(DocJson *pJ) {
   nosqlBufferFree(&pJ->stack);
   nosqlBufferFree(&pJ->tmp);
   pJ->pChunk = NULL;
+}
+
+void docJsonReset(DocJson *pJ) {
+  DocChunk *p = (DocChunk *)pJ->pChunk;
+  if (p) {
+    DocChunk *pOld = p->pNext;
+    while (pOld) {
+      DocChunk *pNext = pOld->pNext;
+      sqlite3_free(pOld);
+      pOld = pNext;
+    }
+    p->pNext = NULL;
+    p->nUsed = 0;
+  }
+  pJ->stack.n = 0;
+  pJ->tmp.n = 0;
+  pJ->rc = SQLITE_OK;
+  pJ->bDeep = 0;
 }
 
 void *docJsonAlloc(DocJson *pJ, sqlite3_int64 nByte) {
@@ -520,6 +539,74 @@ int docJsonEqual(DocJson *pJ, DocNode *a, DocNode *b) {
       return i == a->u.c.nItem && j == b->u.c.nItem;
     default:
       return 1; /* null, true, false */
+  }
+}
+
+/* MongoDB's (BSON's canonical) order of the JSON types: null, numbers, strings, objects, arrays, booleans. */
+static int docTypeRank(const DocNode *p) {
+  static const unsigned char aRank[] = {0, 5, 5, 1, 1, 2, 4, 3};
+  return aRank[p->eType];
+}
+
+/* Double r against integer i, exactly (never through a rounding): <0, 0, >0. */
+static int docRealIntCompare(double r, sqlite3_int64 i) {
+  sqlite3_int64 t;
+  if (r >= 9223372036854775808.0) return 1;
+  if (r < -9223372036854775808.0) return -1;
+  t = (sqlite3_int64)r; /* r truncated: exact, and so is the fraction r - t */
+  if (t != i) return t < i ? -1 : 1;
+  r -= (double)t;
+  return r < 0.0 ? -1 : r > 0.0;
+}
+
+int docJsonCompare(DocJson *pJ, DocNode *a, DocNode *b) {
+  int ra = docTypeRank(a), rb = docTypeRank(b), i, j, c;
+  if (ra != rb) return ra < rb ? -1 : 1;
+  switch (a->eType) {
+    case DOCJ_INT:
+    case DOCJ_REAL: {
+      sqlite3_int64 ia, ib;
+      double fa, fb;
+      int bIntA = docJsonNumber(pJ, a, &ia, &fa), bIntB = docJsonNumber(pJ, b, &ib, &fb);
+      if (bIntA && bIntB) return ia < ib ? -1 : ia > ib;
+      if (!bIntA && !bIntB) return fa < fb ? -1 : fa > fb;
+      return bIntA ? -docRealIntCompare(fb, ia) : docRealIntCompare(fa, ib);
+    }
+    case DOCJ_TEXT: {
+      int na, nb;
+      const char *za = docJsonText(pJ, a, &na), *zb = docJsonText(pJ, b, &nb);
+      if (za == NULL || zb == NULL) return 0;
+      c = memcmp(za, zb, (size_t)(na < nb ? na : nb));
+      return c ? (c < 0 ? -1 : 1) : (na < nb ? -1 : na > nb);
+    }
+    case DOCJ_ARRAY:
+      for (i = 0; i < a->u.c.nItem && i < b->u.c.nItem; i++) {
+        c = docJsonCompare(pJ, a->u.c.apElem[i], b->u.c.apElem[i]);
+        if (c) return c;
+      }
+      return a->u.c.nItem < b->u.c.nItem ? -1 : a->u.c.nItem > b->u.c.nItem;
+    case DOCJ_OBJECT:
+      /* Member by member: the value's type, then the name, then the value (BSON's woCompare). */
+      i = docNextMember(a, 0);
+      j = docNextMember(b, 0);
+      while (i < a->u.c.nItem && j < b->u.c.nItem) {
+        const DocMember *pA = &a->u.c.aMember[i], *pB = &b->u.c.aMember[j];
+        ra = docTypeRank(pA->pVal);
+        rb = docTypeRank(pB->pVal);
+        if (ra != rb) return ra < rb ? -1 : 1;
+        c = memcmp(pA->zName, pB->zName, (size_t)(pA->nName < pB->nName ? pA->nName : pB->nName));
+        if (c == 0) c = pA->nName - pB->nName;
+        if (c) return c < 0 ? -1 : 1;
+        c = docJsonCompare(pJ, pA->pVal, pB->pVal);
+        if (c) return c;
+        i = docNextMember(a, i + 1);
+        j = docNextMember(b, j + 1);
+      }
+      return i < a->u.c.nItem ? 1 : j < b->u.c.nItem ? -1 : 0;
+    case DOCJ_NULL:
+      return 0;
+    default: /* false < true */
+      return (a->eType == DOCJ_TRUE) - (b->eType == DOCJ_TRUE);
   }
 }
 

@@ -213,15 +213,45 @@ int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlit
 }
 
 /*
-** The JSON layout's type of to_col over alias s (sqlite3_mprintf): NULL for
-** NULL, 'malformed' for text that is not JSON (json_type() would stop the
-** statement with a message naming no node), else json_type().
+** The JSON layout's type of to_col over alias s (sqlite3_mprintf):
+** json_type(), NULL for NULL. Text that is not JSON stops the statement
+** with SQLite's "malformed JSON", which the caller turns into a message
+** naming the node (graphSourceMalformed()). Not json_valid(): before SQLite
+** 3.45 it answers 0 when it runs out of memory, and a statement that
+** evaluates it twice for one row could then drop the row's edges without
+** an error.
 */
 static char *graphSourceJsonType(const GraphSource *p) {
-  return sqlite3_mprintf(
-      "(CASE WHEN typeof(s.\"%w\") = 'text' AND NOT json_valid(s.\"%w\") THEN 'malformed' ELSE "
-      "json_type(s.\"%w\") END)",
-      p->zTo, p->zTo, p->zTo);
+  return sqlite3_mprintf("json_type(s.\"%w\")", p->zTo);
+}
+
+int graphSourceIsMalformed(sqlite3 *db, const GraphSource *p, int rc) {
+  return p->eLayout == GRAPH_LAYOUT_JSON && (rc & 0xff) == SQLITE_ERROR &&
+         strcmp(sqlite3_errmsg(db), "malformed JSON") == 0;
+}
+
+char *graphSourceMalformed(sqlite3 *db, const GraphSource *p, const char *zFunc, const GraphValue *pNode) {
+  /* The node sought first: a seek statement fails on that node's own row. */
+  char *zSql = sqlite3_mprintf(
+      "SELECT s.\"%w\" FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT NULL AND "
+      "typeof(s.\"%w\") = 'text' AND NOT json_valid(s.\"%w\") ORDER BY s.\"%w\" IS ?1 DESC "
+      "LIMIT 1",
+      p->zFrom, p->zSchema, p->zTable, p->zFrom, p->zTo, p->zTo, p->zFrom);
+  sqlite3_stmt *pStmt = NULL;
+  char *zMsg = NULL;
+  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) {
+    GraphValue v;
+    if (pNode) graphValueBind(pStmt, 1, pNode);
+    if (sqlite3_step(pStmt) == SQLITE_ROW && graphValueFrom(sqlite3_column_value(pStmt, 0), &v)) {
+      zMsg = graphSourceJsonError(zFunc, &v, "malformed");
+    } else {
+      zMsg = sqlite3_mprintf("%s: to_col of a node is malformed JSON (layout 'json')", zFunc);
+    }
+  }
+  sqlite3_finalize(pStmt);
+  return zMsg;
 }
 
 char *graphSourceJsonError(const char *zFunc, const GraphValue *pNode, const char *zType) {
@@ -264,7 +294,7 @@ char *graphSourceNeighbourSql(const GraphSource *p, int eDir) {
           zW, zType, p->zSchema, p->zTable, zType, p->zTo, p->zFrom, zType, zBy, zOrder, zKey);
     }
     if (eDir & GRAPH_DIR_IN) {
-      /* A malformed value is reported when its own node is sought, not here. */
+      /* Reads every node's list: text that is not JSON anywhere stops it (graphSourceMalformed()). */
       zIn = sqlite3_mprintf(
           "SELECT s.\"%w\", %s, 'array' FROM \"%w\".\"%w\" AS s, json_each(CASE WHEN %s = 'array' THEN "
           "s.\"%w\" END) AS j WHERE j.value = ?1 AND s.\"%w\" IS NOT NULL%s%s%s",
@@ -888,6 +918,15 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
     nEdge++;
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  if (*pzErr == NULL && graphSourceIsMalformed(db, pSrc, rc)) {
+    if (bAll) {
+      *pzErr = graphSourceMalformed(db, pSrc, zFunc, NULL);
+      if (*pzErr == NULL) rc = SQLITE_NOMEM;
+    } else {
+      rc = SQLITE_OK; /* Not held: a walk seeks, and reports the node if it gets there */
+      bOk = 0;
+    }
+  }
   if (rc != SQLITE_OK && *pzErr == NULL && rc != SQLITE_NOMEM) {
     *pzErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
   }

@@ -132,8 +132,8 @@ static int gwPrepare(sqlite3_vtab *pVtab, sqlite3 *db, const char *zFunc, sqlite
 ** is not an array. SQLITE_OK or an error (message set).
 */
 typedef int (*GwEdgeFunc)(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWeight);
-static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, GraphSet *pSet, int iNode,
-                        sqlite3_stmt *pStmt, GwEdgeFunc xEdge, void *pCtx) {
+static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, const GraphSource *pSrc, GraphSet *pSet,
+                        int iNode, sqlite3_stmt *pStmt, GwEdgeFunc xEdge, void *pCtx) {
   int rc = SQLITE_OK;
   graphValueBind(pStmt, 1, &GW_AT(pSet, iNode)->v);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -151,8 +151,16 @@ static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, GraphSet *pSet, 
     rc = xEdge(pCtx, iNode, &key, sqlite3_column_value(pStmt, 1));
   }
   if (rc == SQLITE_OK) {
+    sqlite3 *db = sqlite3_db_handle(pStmt);
     rc = sqlite3_reset(pStmt);
-    if (rc != SQLITE_OK) nosqlVtabError(pVtab, "%s: %s", zFunc, sqlite3_errmsg(sqlite3_db_handle(pStmt)));
+    if (graphSourceIsMalformed(db, pSrc, rc)) {
+      char *zMsg = graphSourceMalformed(db, pSrc, zFunc, &GW_AT(pSet, iNode)->v);
+      nosqlVtabError(pVtab, "%s", zMsg ? zMsg : "out of memory");
+      if (zMsg == NULL) rc = SQLITE_NOMEM;
+      sqlite3_free(zMsg);
+    } else if (rc != SQLITE_OK) {
+      nosqlVtabError(pVtab, "%s: %s", zFunc, sqlite3_errmsg(db));
+    }
   } else {
     sqlite3_reset(pStmt);
   }
@@ -508,7 +516,8 @@ static int gwCsrNeighbours(gw_cursor *pCur, int i) {
   }
   if (pCur->eDir & GRAPH_DIR_IN) iIn = graphCsrLookup(pCsr, &key, 1);
   if (iOut == -3 || iIn == -2) {
-    return gwNeighbours(pCur->base.pVtab, "graph_walk", &pCur->set, i, pCur->pStmt, gwWalkEdge, &pCur->set);
+    return gwNeighbours(pCur->base.pVtab, "graph_walk", &pCur->src, &pCur->set, i, pCur->pStmt, gwWalkEdge,
+                        &pCur->set);
   }
   for (d = 0; d < 2 && rc == SQLITE_OK; d++) {
     int j = d == 0 ? iOut : iIn;
@@ -550,7 +559,8 @@ static int gwWalkFill(gw_cursor *pCur) {
     if (pCur->pCsr) {
       rc = gwCsrNeighbours(pCur, i);
     } else {
-      rc = gwNeighbours(pCur->base.pVtab, "graph_walk", &pCur->set, i, pCur->pStmt, gwWalkEdge, &pCur->set);
+      rc = gwNeighbours(pCur->base.pVtab, "graph_walk", &pCur->src, &pCur->set, i, pCur->pStmt, gwWalkEdge,
+                        &pCur->set);
     }
   }
   return rc;
@@ -1097,7 +1107,8 @@ static int gpExpand(gp_cursor *pCur, int s, int iNode) {
   }
   if (pCur->pCsr) return gpCsrExpand(pCur, s, iNode);
   pCur->iSide = s;
-  return gwNeighbours(pCur->base.pVtab, "graph_path", &pCur->set, iNode, pCur->apStmt[s], gpSeekEdge, pCur);
+  return gwNeighbours(pCur->base.pVtab, "graph_path", &pCur->src, &pCur->set, iNode, pCur->apStmt[s],
+                      gpSeekEdge, pCur);
 }
 
 /* Breadth first: whole levels, the smaller side's first, until a node is reached by both. */

@@ -373,6 +373,22 @@ static void kvGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 /**************************************************************************
 ** The keyed statement cache and the atomic step (interface in nosqlInt.h),
 ** shared with ext/doc.c.
+**
+** Table arguments. kv_cas, kv_delete_if, kv_mget and doc_update take a
+** table name, or the column form 'products(id, body, rev)' naming the
+** columns of their layout (KvLayout) on an existing table. The statement
+** formats name the columns by role words (key, value, doc, version); for
+** the column form kvTablePrepare replaces each by the named column as
+** declared, backquoted (a backquoted name that no column has is an error,
+** never a string literal as a double-quoted one can be). The argument is
+** resolved and its columns checked (they exist, none twice, the version
+** one keeps integers) once, when its statement enters the cache; the
+** cache finds it again by (format, argument text). After a schema change
+** SQLite re-prepares the statement from its text, re-resolving the names
+** (a name no column has is an error); kvTableKeyUnique, which doc_update
+** and kv_cas/kv_delete_if step before they write, also sees the re-prepare
+** (SQLITE_STMTSTATUS_REPREPARE) and checks the columns again, so a version
+** column that another column's rename replaced is refused.
 */
 
 /* Most statements one cache keeps; the least recently used goes first. */
@@ -385,6 +401,7 @@ struct KvCacheEntry {
   sqlite3_stmt *pStmt; /* Prepared with SQLITE_PREPARE_PERSISTENT */
   const char *zFmt;    /* kvTablePrepare's format (a static string), or NULL */
   char *zTable;        /* kvTablePrepare's table argument (a copy): the fast key, no SQL to build */
+  int nReprepare;      /* SQLite's re-prepares of pStmt when its columns were last checked */
 };
 
 /* Free one entry and its statement. */
@@ -475,35 +492,249 @@ void kvCacheRelease(sqlite3_stmt *pStmt, int bTemp) {
 }
 
 /*
-** Build zFmt with the table zTable names in place of its one %s, resolved
-** by nosqlTableResolve(): "schema"."name" when the text names the schema,
-** else "name" (SQLite then finds it again as it would, should a temp
-** table of that name appear later). NULL with *pRc set: SQLITE_NOTFOUND
-** (no such table) or SQLITE_NOMEM.
+** A table argument resolved: the table, and the names of the column form
+** (cols.nCol 0: the plain form) with their declared spelling.
 */
-static char *kvTableSql(sqlite3 *db, const char *zFmt, const char *zTable, int *pRc) {
-  NosqlTableName t;
-  char *zIdent = NULL, *zSql = NULL;
-  *pRc = nosqlTableResolve(db, zTable, NULL, &t);
-  if (*pRc == SQLITE_OK) {
-    zIdent = t.bQualified ? sqlite3_mprintf("\"%w\".\"%w\"", t.zSchema, t.zName)
-                          : sqlite3_mprintf("\"%w\"", t.zName);
-    zSql = zIdent ? sqlite3_mprintf(zFmt, zIdent) : NULL;
-    if (zSql == NULL) *pRc = SQLITE_NOMEM;
+typedef struct KvTableArg KvTableArg;
+struct KvTableArg {
+  NosqlTableName t;     /* The table */
+  NosqlColumnList cols; /* The column form's names as written; nCol 0 for the plain form */
+  char *azDecl[3];      /* Each role's column as declared (NULL: the plain form's column is missing) */
+};
+
+static void kvTableArgClear(KvTableArg *p) {
+  int i;
+  nosqlTableNameClear(&p->t);
+  nosqlColumnListClear(&p->cols);
+  for (i = 0; i < 3; i++) sqlite3_free(p->azDecl[i]);
+  memset(p, 0, sizeof(*p));
+}
+
+/* "key, doc, version": pLayout's roles, for messages (sqlite3_mprintf). */
+static char *kvLayoutRoles(const KvLayout *pLayout) {
+  return sqlite3_mprintf("%s%s%s%s%s", pLayout->azRole[0], pLayout->nCol > 1 ? ", " : "",
+                         pLayout->nCol > 1 ? pLayout->azRole[1] : "", pLayout->nCol > 2 ? ", " : "",
+                         pLayout->nCol > 2 ? pLayout->azRole[2] : "");
+}
+
+/*
+** Find each of pLayout's columns in p->t: the declared name and type of
+** the column the column form names (it must exist, and no two names may
+** be one column), or of the role's own name in the plain form (a missing
+** one is left to SQLite's message when the statement is prepared). The
+** version role must keep integers: a TEXT or REAL column is refused.
+*/
+static int kvTableArgColumns(sqlite3 *db, const char *zFunc, const KvLayout *pLayout, KvTableArg *p,
+                             char **pzErr) {
+  const char *zShow = p->cols.nCol ? p->cols.zTable : p->t.zName;
+  sqlite3_stmt *pStmt = NULL;
+  int rc, k, j, bRow;
+  rc = sqlite3_prepare_v2(
+      db, "SELECT name, type FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
+  for (k = 0; rc == SQLITE_OK && k < pLayout->nCol; k++) {
+    const char *zCol = p->cols.nCol ? p->cols.azCol[k] : pLayout->azRole[k];
+    sqlite3_bind_text(pStmt, 1, p->t.zName, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, p->t.zSchema, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 3, zCol, -1, SQLITE_STATIC);
+    rc = sqlite3_step(pStmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) break; /* OOM, interrupt: not "no such column" */
+    bRow = rc == SQLITE_ROW;
+    rc = SQLITE_OK;
+    if (bRow) {
+      const char *zType = (const char *)sqlite3_column_text(pStmt, 1);
+      char cAff = nosqlTypeAffinity(zType);
+      p->azDecl[k] = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
+      if (p->azDecl[k] == NULL) rc = SQLITE_NOMEM;
+      for (j = 0; rc == SQLITE_OK && j < k; j++) {
+        if (p->azDecl[j] && sqlite3_stricmp(p->azDecl[j], p->azDecl[k]) == 0) {
+          *pzErr = sqlite3_mprintf("%s: table '%q' names column '%q' twice", zFunc, zShow, p->azDecl[k]);
+          rc = SQLITE_ERROR;
+        }
+      }
+      if (rc == SQLITE_OK && k == pLayout->iVersion && (cAff == 't' || cAff == 'r')) {
+        *pzErr =
+            sqlite3_mprintf("%s: column '%q' of table '%q' is declared %s, not INTEGER (it holds the %s)",
+                            zFunc, p->azDecl[k], zShow, zType, pLayout->azRole[k]);
+        rc = SQLITE_ERROR;
+      }
+    } else if (p->cols.nCol) {
+      *pzErr = sqlite3_mprintf("%s: table '%q' has no column '%q'", zFunc, zShow, zCol);
+      rc = SQLITE_ERROR;
+    }
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_reset(pStmt);
+    } else {
+      sqlite3_reset(pStmt);
+    }
   }
-  nosqlTableNameClear(&t);
+  if (rc != SQLITE_OK && *pzErr == NULL) {
+    /* A failed step's own code (SQLITE_NOMEM, SQLITE_INTERRUPT, ...); an error without a message is OOM. */
+    int rcStep = sqlite3_reset(pStmt);
+    if (rcStep != SQLITE_OK) rc = rcStep;
+    if (rc == SQLITE_ERROR) rc = SQLITE_NOMEM;
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
+** Resolve table argument zTable for pLayout into *p (kvTableArgClear()):
+** the whole text as a table name first, else as the column form. SQLITE_OK;
+** SQLITE_ERROR with *pzErr; SQLITE_NOMEM.
+*/
+static int kvTableArgResolve(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout,
+                             KvTableArg *p, char **pzErr) {
+  char *zWhy = NULL;
+  int rc;
+  memset(p, 0, sizeof(*p));
+  rc = nosqlTableResolve(db, zTable, NULL, &p->t);
+  if (rc == SQLITE_NOTFOUND) {
+    nosqlTableNameClear(&p->t);
+    rc = nosqlColumnListParse(zTable, &p->cols, &zWhy);
+    if (rc == SQLITE_NOTFOUND) {
+      *pzErr = sqlite3_mprintf("%s: no such table: '%q'", zFunc, zTable);
+    } else if (rc == SQLITE_ERROR) {
+      *pzErr = sqlite3_mprintf("%s: table '%q': %s", zFunc, zTable, zWhy);
+    } else if (rc == SQLITE_OK && pLayout->nCol == 0) {
+      *pzErr =
+          sqlite3_mprintf("%s: table '%q': no column list here (expected %s)", zFunc, zTable, pLayout->zText);
+    } else if (rc == SQLITE_OK && p->cols.nCol != pLayout->nCol) {
+      char *zRoles = kvLayoutRoles(pLayout);
+      *pzErr = zRoles ? sqlite3_mprintf("%s: table '%q' names %d column%s, expected %d (%s)", zFunc, zTable,
+                                        p->cols.nCol, p->cols.nCol == 1 ? "" : "s", pLayout->nCol, zRoles)
+                      : NULL;
+      sqlite3_free(zRoles);
+    } else if (rc == SQLITE_OK) {
+      rc = nosqlTableResolve(db, p->cols.zTable, NULL, &p->t);
+      if (rc == SQLITE_NOTFOUND) *pzErr = sqlite3_mprintf("%s: no such table: '%q'", zFunc, p->cols.zTable);
+    }
+    sqlite3_free(zWhy);
+    if (rc != SQLITE_NOMEM && *pzErr) rc = SQLITE_ERROR;
+    if (rc == SQLITE_NOTFOUND || (rc == SQLITE_OK && *pzErr == NULL && p->t.zName == NULL)) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) rc = kvTableArgColumns(db, zFunc, pLayout, p, pzErr);
+  if (rc != SQLITE_OK) kvTableArgClear(p);
+  return rc;
+}
+
+/*
+** zSql with each of pLayout's role words (bare, outside quotes) replaced
+** by its column azDecl[k], quoted with backquotes: unlike a double-quoted
+** name, a backquoted one never becomes a string literal when no column
+** has its name (after a rename, say). NULL on OOM.
+*/
+static char *kvSqlColumns(const char *zSql, const KvLayout *pLayout, char *const *azDecl) {
+  NosqlBuffer out = {0, 0, 0};
+  int rc = SQLITE_OK, i = 0, k;
+  char *zOut = NULL;
+  while (zSql[i]) {
+    int i0 = i;
+    char c = zSql[i];
+    if (c == '\'' || c == '"' || c == '`' || c == '[') {
+      char cEnd = c == '[' ? ']' : c;
+      for (i++; zSql[i] && !(zSql[i] == cEnd && zSql[i + 1] != cEnd); i++) {
+        if (zSql[i] == cEnd) i++; /* A doubled quote */
+      }
+      if (zSql[i]) i++;
+    } else if (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      while (zSql[i] == '_' || zSql[i] == '$' || (zSql[i] >= 'a' && zSql[i] <= 'z') ||
+             (zSql[i] >= 'A' && zSql[i] <= 'Z') || (zSql[i] >= '0' && zSql[i] <= '9')) {
+        i++;
+      }
+      for (k = 0; k < pLayout->nCol; k++) {
+        if ((int)strlen(pLayout->azRole[k]) == i - i0 && memcmp(pLayout->azRole[k], &zSql[i0], i - i0) == 0)
+          break;
+      }
+      if (k < pLayout->nCol) {
+        const char *z = azDecl[k];
+        nosqlBufferAppend(&rc, &out, "`", 1);
+        for (; *z; z++) nosqlBufferAppend(&rc, &out, *z == '`' ? "``" : z, *z == '`' ? 2 : 1);
+        nosqlBufferAppend(&rc, &out, "`", 1);
+        continue;
+      }
+    } else {
+      i++;
+    }
+    nosqlBufferAppend(&rc, &out, &zSql[i0], i - i0);
+  }
+  if (rc == SQLITE_OK) zOut = sqlite3_mprintf("%s", out.a ? (const char *)out.a : "");
+  nosqlBufferFree(&out);
+  return zOut;
+}
+
+/*
+** The SQL of zFmt on table argument zTable: the table, resolved by
+** nosqlTableResolve(), in place of its one %s as "schema"."name" when the
+** text names the schema, else "name" (SQLite then finds it again as it
+** would, should a temp table of that name appear later); with the column
+** form, the named columns in place of the role words. NULL with *pRc set
+** (and *pzErr for SQLITE_ERROR).
+*/
+static char *kvTableSql(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout,
+                        const char *zFmt, int *pRc, char **pzErr) {
+  KvTableArg arg;
+  char *zIdent = NULL, *zSql = NULL;
+  *pRc = kvTableArgResolve(db, zFunc, zTable, pLayout, &arg, pzErr);
+  if (*pRc != SQLITE_OK) return NULL;
+  zIdent = arg.t.bQualified ? sqlite3_mprintf("\"%w\".\"%w\"", arg.t.zSchema, arg.t.zName)
+                            : sqlite3_mprintf("\"%w\"", arg.t.zName);
+  zSql = zIdent ? sqlite3_mprintf(zFmt, zIdent) : NULL;
+  if (zSql && arg.cols.nCol) {
+    char *zCols = kvSqlColumns(zSql, pLayout, arg.azDecl);
+    sqlite3_free(zSql);
+    zSql = zCols;
+  }
+  if (zSql == NULL) *pRc = SQLITE_NOMEM;
+  kvTableArgClear(&arg);
   sqlite3_free(zIdent);
   return zSql;
 }
 
-int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
-                   const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp, char **pzErr) {
+char *kvTableErrorText(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout) {
+  const char *zMsg = sqlite3_errmsg(db);
+  NosqlColumnList cols;
+  char *zWhy = NULL, *zErr;
+  /* The column form (told apart from a table whose name has parentheses only by the count). */
+  int bCols = pLayout->nCol > 0 && nosqlColumnListParse(zTable, &cols, &zWhy) == SQLITE_OK;
+  const char *zShow = zTable;
+  sqlite3_free(zWhy);
+  if (bCols && cols.nCol != pLayout->nCol) {
+    nosqlColumnListClear(&cols);
+    bCols = 0;
+  }
+  if (bCols) zShow = cols.zTable;
+  if (sqlite3_strglob("no such table: *", zMsg) == 0) {
+    zErr = sqlite3_mprintf("%s: no such table: '%q'", zFunc, zShow);
+  } else if (sqlite3_strglob("no such column: *", zMsg) == 0 ||
+             sqlite3_strglob("table * has no column named *", zMsg) == 0) {
+    const char *zCol = zMsg[0] == 't' ? strstr(zMsg, " named ") + 7 : zMsg + 16;
+    if (zMsg[0] == 'n' && strrchr(zCol, '.')) zCol = strrchr(zCol, '.') + 1;
+    zErr = bCols ? sqlite3_mprintf("%s: table '%q' has no column '%q'", zFunc, zShow, zCol)
+                 : sqlite3_mprintf("%s: table '%q' has no column '%q' (expected %s)", zFunc, zShow, zCol,
+                                   pLayout->zText);
+  } else if (sqlite3_strglob("ON CONFLICT clause does not match*", zMsg) == 0) {
+    zErr =
+        bCols ? sqlite3_mprintf(
+                    "%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on column '%q' (the "
+                    "key)",
+                    zFunc, zShow, cols.azCol[0])
+              : sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)",
+                                zFunc, zShow, pLayout->zText);
+  } else {
+    zErr = sqlite3_mprintf("%s: %s", zFunc, zMsg);
+  }
+  if (bCols) nosqlColumnListClear(&cols);
+  return zErr;
+}
+
+int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable,
+                   const KvLayout *pLayout, const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp,
+                   char **pzErr) {
   int rc = SQLITE_OK;
-  const char *zMsg;
   char *zSql;
   KvCache *pCache = pOwner->pCache;
   *pzErr = NULL;
-  /* The fast path: this format and table name were prepared before (no SQL text to build). */
+  /* The fast path: this format and table argument were prepared before (no SQL text to build). */
   if (pCache) {
     KvCacheEntry **pp;
     for (pp = &pCache->pFirst; *pp; pp = &(*pp)->pNext) {
@@ -518,53 +749,47 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
       return SQLITE_OK;
     }
   }
-  zSql = kvTableSql(db, zFmt, zTable, &rc);
-  if (rc == SQLITE_NOTFOUND) {
-    *pzErr = sqlite3_mprintf("%s: no such table: '%q'", zFunc, zTable);
-    return SQLITE_ERROR;
-  }
+  zSql = kvTableSql(db, zFunc, zTable, pLayout, zFmt, &rc, pzErr);
   if (zSql == NULL) return rc;
   rc = kvCachePrepare(db, pOwner, zSql, ppStmt, pbTemp);
   sqlite3_free(zSql);
   if (rc == SQLITE_OK && !*pbTemp) {
-    /* kvCachePrepare left the statement's entry first: key it by (format, table) too. */
+    /* kvCachePrepare left the statement's entry first: key it by (format, table argument) too. */
     KvCacheEntry *pFirst = pOwner->pCache->pFirst;
     if (pFirst->pStmt == *ppStmt && pFirst->zTable == NULL) {
       pFirst->zTable = sqlite3_mprintf("%s", zTable);
       if (pFirst->zTable) pFirst->zFmt = zFmt;
+      pFirst->nReprepare = sqlite3_stmt_status(*ppStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
     }
   }
   if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
-  zMsg = sqlite3_errmsg(db);
-  if (sqlite3_strglob("no such table: *", zMsg) == 0) {
-    *pzErr = sqlite3_mprintf("%s: no such table: '%q'", zFunc, zTable);
-  } else if (sqlite3_strglob("no such column: *", zMsg) == 0) {
-    const char *zCol = strrchr(zMsg, '.') ? strrchr(zMsg, '.') + 1 : zMsg + 16;
-    *pzErr = sqlite3_mprintf("%s: table '%q' has no column '%q' (expected %s)", zFunc, zTable, zCol, zLayout);
-  } else if (sqlite3_strglob("table * has no column named *", zMsg) == 0) {
-    *pzErr = sqlite3_mprintf("%s: table '%q' has no column '%q' (expected %s)", zFunc, zTable,
-                             strstr(zMsg, " named ") + 7, zLayout);
-  } else if (sqlite3_strglob("ON CONFLICT clause does not match*", zMsg) == 0) {
-    *pzErr = sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)",
-                             zFunc, zTable, zLayout);
-  } else {
-    *pzErr = sqlite3_mprintf("%s: %s", zFunc, zMsg);
-  }
-  return rc;
+  *pzErr = kvTableErrorText(db, zFunc, zTable, pLayout);
+  return *pzErr ? rc : SQLITE_NOMEM;
 }
 
 /* Inserts nothing: prepares (and re-prepares after a schema change) only when key is unique. */
 static const char zKvUnique[] = "INSERT INTO %s(key) SELECT NULL WHERE 0 ON CONFLICT(key) DO NOTHING";
 
-int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
-                     int bViewOk, char **pzErr) {
+int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable,
+                     const KvLayout *pLayout, int bViewOk, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
   int bTemp = 0, rc;
   const char *zMsg;
-  rc = kvTablePrepare(db, pOwner, zFunc, zTable, zLayout, zKvUnique, &pStmt, &bTemp, pzErr);
+  rc = kvTablePrepare(db, pOwner, zFunc, zTable, pLayout, zKvUnique, &pStmt, &bTemp, pzErr);
   if (rc == SQLITE_OK) {
+    KvCacheEntry *pEntry = bTemp || pOwner->pCache == NULL ? NULL : pOwner->pCache->pFirst;
     rc = sqlite3_step(pStmt);
     rc = rc == SQLITE_DONE ? SQLITE_OK : sqlite3_reset(pStmt);
+    if (rc == SQLITE_OK && pEntry && pEntry->pStmt == pStmt &&
+        pEntry->nReprepare != sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0)) {
+      /* The schema changed since the columns were checked (a column renamed, another given its name). */
+      KvTableArg arg;
+      rc = kvTableArgResolve(db, zFunc, zTable, pLayout, &arg, pzErr);
+      kvTableArgClear(&arg);
+      if (rc == SQLITE_OK) pEntry->nReprepare = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+      kvCacheRelease(pStmt, bTemp);
+      return rc;
+    }
     kvCacheRelease(pStmt, bTemp);
     if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
   }
@@ -576,15 +801,9 @@ int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
     *pzErr = NULL;
     return SQLITE_OK;
   }
-  if (*pzErr == NULL) {
-    if (sqlite3_strglob("ON CONFLICT clause does not match*", zMsg) == 0) {
-      /* Prepared again after a schema change, and key is no longer unique. */
-      *pzErr = sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)",
-                               zFunc, zTable, zLayout);
-    } else {
-      *pzErr = sqlite3_mprintf("%s: %s", zFunc, zMsg);
-    }
-  }
+  /* Prepared again after a schema change, and key is no longer unique, or a column is gone. */
+  if (*pzErr == NULL) *pzErr = kvTableErrorText(db, zFunc, zTable, pLayout);
+  if (*pzErr == NULL) return SQLITE_NOMEM;
   return rc == SQLITE_OK ? SQLITE_ERROR : rc;
 }
 
@@ -629,8 +848,8 @@ int kvAtomicEnd(sqlite3 *db, KvOwner *pOwner, int bOwn, int rc) {
 ** table, answering in memcached's words.
 */
 
-/* The layout the kv_* table functions expect, for error messages. */
-static const char zKvLayout[] = "a (key PRIMARY KEY, value) table";
+/* The columns of the kv_* table functions: (key, value). */
+static const KvLayout kvLayout = {"a (key PRIMARY KEY, value) table", 2, {"key", "value", NULL}, -1};
 
 /* "Equal": the same type and value (BINARY text, whatever the column's affinity and collation). */
 #define KV_SAME "value IS ?2 COLLATE BINARY AND typeof(value) = typeof(?2)"
@@ -652,7 +871,7 @@ static int kvCondRun(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
   sqlite3_stmt *pStmt = NULL;
   int bTemp = 0;
   sqlite3_int64 nBefore;
-  int rc = kvTablePrepare(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), zKvLayout,
+  int rc = kvTablePrepare(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), &kvLayout,
                           zFmt ? zFmt : zKvGet, &pStmt, &bTemp, pzErr);
   if (rc != SQLITE_OK) return rc;
   /* Whether the write wrote: sqlite3_changes() does not count what a
@@ -670,7 +889,9 @@ static int kvCondRun(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
     rc = SQLITE_OK;
   } else {
     rc = sqlite3_reset(pStmt);
-    if (rc != SQLITE_NOMEM) *pzErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
+    /* Re-prepared after a schema change: a renamed column is told as when it was first prepared. */
+    if (rc != SQLITE_NOMEM)
+      *pzErr = kvTableErrorText(db, zFunc, (const char *)sqlite3_value_text(argv[0]), &kvLayout);
   }
   kvCacheRelease(pStmt, bTemp);
   return rc;
@@ -697,7 +918,7 @@ static void kvCondWrite(sqlite3_context *ctx, const char *zFunc, const char *zFm
     rc = kvAtomicBegin(db, pOwner, &bOwn);
     if (rc == SQLITE_OK) {
       rc =
-          kvTableKeyUnique(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), zKvLayout, 1, &zErr);
+          kvTableKeyUnique(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), &kvLayout, 1, &zErr);
     }
     if (rc == SQLITE_OK) rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
     if (rc == SQLITE_OK && nChange == 0) rc = kvCondRun(db, pOwner, zFunc, NULL, argv, NULL, &bFound, &zErr);
@@ -1051,7 +1272,7 @@ static int kvMgetNext(sqlite3_vtab_cursor *pCursor) {
     sqlite3_stmt *pStmt = NULL;
     char *zErr = NULL;
     int bTemp = 0, rc;
-    rc = kvTablePrepare(p->db, &p->pConn->base, "kv_mget", pCur->zTable, zKvLayout, zKvGet, &pStmt, &bTemp,
+    rc = kvTablePrepare(p->db, &p->pConn->base, "kv_mget", pCur->zTable, &kvLayout, zKvGet, &pStmt, &bTemp,
                         &zErr);
     if (rc != SQLITE_OK) {
       if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
@@ -1074,8 +1295,12 @@ static int kvMgetNext(sqlite3_vtab_cursor *pCursor) {
     } else if (rc == SQLITE_DONE) {
       rc = SQLITE_OK;
     } else {
+      char *zMsg;
       rc = sqlite3_reset(pStmt);
-      nosqlVtabError(pCursor->pVtab, "kv_mget: %s", sqlite3_errmsg(p->db));
+      zMsg = kvTableErrorText(p->db, "kv_mget", pCur->zTable, &kvLayout);
+      if (zMsg == NULL) rc = SQLITE_NOMEM;
+      if (zMsg) nosqlVtabError(pCursor->pVtab, "%s", zMsg);
+      sqlite3_free(zMsg);
     }
     kvCacheRelease(pStmt, bTemp);
     if (rc != SQLITE_OK || pCur->pRowKey) return rc;

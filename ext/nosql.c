@@ -63,7 +63,9 @@ static const struct NosqlFeature {
     {"graph batch", graphBatchRegister},
     {"fts5 gap", fts5GapRegister},
     {"documents", docRegister},
+    {"doc_match", docMatchRegister},
     {"index_table", indexTableRegister},
+    {"compare", compareRegister},
     /* clang-format on */
 };
 

@@ -247,6 +247,28 @@ int nosqlIsIdent(const char *z, int n);
 int nosqlQualifiedName(const char *z, char **pzSchema, char **pzName);
 
 /*
+** The table argument of the kv_* and doc_* functions in its column form,
+** "table(col, col, ...)" (kvTablePrepare()).
+*/
+typedef struct NosqlColumnList NosqlColumnList;
+struct NosqlColumnList {
+  char *zTable; /* The table part as written, trimmed (to resolve with nosqlTableResolve()) */
+  int nCol;     /* Names in the list */
+  char **azCol; /* The names, dequoted, in the order written */
+};
+
+/*
+** Split z, written "table(col, col, ...)", into *p: each name a bare word
+** or a quoted identifier ("the key", [k], `k`). SQLITE_NOTFOUND, nothing
+** allocated, when z has no '(' (a plain table name); SQLITE_ERROR with
+** *pzErr (sqlite3_mprintf) saying what is malformed ("unbalanced quote",
+** "unbalanced parenthesis", "empty column name (name 2)", ...); SQLITE_OK
+** fills *p: free it with nosqlColumnListClear(); SQLITE_NOMEM.
+*/
+int nosqlColumnListParse(const char *z, NosqlColumnList *p, char **pzErr);
+void nosqlColumnListClear(NosqlColumnList *p);
+
+/*
 ** The affinity SQLite gives declared type zType (datatype3.html, 3.1):
 ** 'i'nteger, 't'ext, 'b'lob (none), 'r'eal or 'n'umeric.
 */
@@ -409,6 +431,17 @@ int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCo
                     sqlite3_int64 nRows);
 
 /*
+** The constraints of plan idxStr in words, appended to pOut: "city = ?",
+** "rowid > ?", "root IN (list, taken whole)", "body MATCH ?", one per
+** argv[] entry in argv order, joined by zSep, each slot named by
+** azSlot[slot] ("?" for a slot beyond nSlot or NULL). Text after the
+** codes (NosqlPlan.zTail) is not read: the caller words it. For
+** nosql_explain (ext/explain.c).
+*/
+void nosqlPlanWords(int *pRc, NosqlBuffer *pOut, const char *idxStr, const char *const *azSlot, int nSlot,
+                    const char *zSep);
+
+/*
 ** Decode idxStr in xFilter: aArg[slot] gets the slot's values (all NULL
 ** for an unused slot). SQLITE_ERROR when idxStr does not match argc (a
 ** plan from another build: the caller reports it).
@@ -481,9 +514,10 @@ void graphSourceClear(GraphSource *p);
 ** IN: from of the edges to ?1; BOTH: both, UNION ALL). Columns: (0) the
 ** neighbour, (1) the weight (NULL without a weight column), (2) in the JSON
 ** layout the json_type() of the stored to_col value: 'array' is fine; a row
-** of another type ('malformed': text that is not JSON) has a NULL
-** neighbour and the caller refuses it (graphSourceJsonError()). NULL in the
-** edges layout. Edges to NULL are not returned.
+** of another type has a NULL neighbour and the caller refuses it
+** (graphSourceJsonError()); text that is not JSON stops the statement
+** (graphSourceIsMalformed()). NULL in the edges layout. Edges to NULL are
+** not returned.
 */
 char *graphSourceNeighbourSql(const GraphSource *p, int eDir);
 
@@ -521,9 +555,19 @@ char *graphValueText(const GraphValue *p);
 /*
 ** The message for a JSON-layout node whose to_col is not an array:
 ** zType is column 2/3 of graphSourceNeighbourSql()/graphSourceEdgesSql() ('malformed' for text that is not
-** JSON). Names the node; sqlite3_mprintf(), NULL on OOM.
+** JSON: graphSourceMalformed()). Names the node; sqlite3_mprintf(), NULL on OOM.
 */
 char *graphSourceJsonError(const char *zFunc, const GraphValue *pNode, const char *zType);
+
+/*
+** True when rc, from a statement over source p, is SQLite's "malformed
+** JSON" for a JSON-layout to_col that is not JSON (json_type() stops the
+** statement). graphSourceMalformed() then gives the message naming a node
+** whose to_col is not JSON, pNode's first when it is one of them
+** (sqlite3_mprintf(); NULL on OOM).
+*/
+int graphSourceIsMalformed(sqlite3 *db, const GraphSource *p, int rc);
+char *graphSourceMalformed(sqlite3 *db, const GraphSource *p, const char *zFunc, const GraphValue *pNode);
 
 /*
 ** A set of nodes in the order they were added, each an element of szElem
@@ -1008,24 +1052,56 @@ void kvOwnerUnref(void *pOwner);
 int kvCachePrepare(sqlite3 *db, KvOwner *pOwner, const char *zSql, sqlite3_stmt **ppStmt, int *pbTemp);
 void kvCacheRelease(sqlite3_stmt *pStmt, int bTemp);
 /*
-** kvCachePrepare for zFmt with the quoted table named zTable (a name, or
-** "schema.name" when no table has the whole text as its name) in place of
-** its %s. On failure *pzErr is "<zFunc>: no such table: 'x'", "<zFunc>:
-** table 'x' has no column 'c' (expected <zLayout>)", ... (sqlite3_mprintf).
+** The columns a kv_* or doc_* function reads and writes, in its documented
+** order. Its statement formats name them by role words (key, value, doc,
+** version): bare lowercase words, each a column of the layout wherever it
+** stands (excluded.doc included; a quoted "key" is left alone). The plain
+** table form uses the columns so named; the column form "t(a, b, c)" names
+** them, and kvTablePrepare puts those names in place of the role words.
 */
-int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
-                   const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp, char **pzErr);
+typedef struct KvLayout KvLayout;
+struct KvLayout {
+  const char *zText;     /* The plain form's layout, for messages: "a (key PRIMARY KEY, value) table" */
+  int nCol;              /* Names the column form takes; 0: the function has no column form */
+  const char *azRole[3]; /* The role words, in the documented order (the key first) */
+  int iVersion;          /* The role that holds integers (declared INTEGER, NUMERIC or untyped), or -1 */
+};
 /*
-** SQLITE_OK when column key of table zTable is a PRIMARY KEY or UNIQUE
-** column on its own (what makes "WHERE key = ?" one row), else an error
-** in *pzErr: "<zFunc>: table 'x' has no PRIMARY KEY or UNIQUE constraint
-** on key (expected <zLayout>)". The probe is an INSERT that inserts
-** nothing: SQLite checks the ON CONFLICT target when it prepares it, and
-** again after a schema change when it is stepped. With bViewOk a view
-** passes (its INSTEAD OF triggers decide what a write by key does).
+** kvCachePrepare for zFmt on the table argument zTable: a table name (or
+** "schema.name" when no table has the whole text as its name) or, when no
+** table has the whole text as its name, the column form "name(col, ...)"
+** naming pLayout's columns in order. The quoted table takes the place of
+** zFmt's %s, the named columns that of the role words. The text is
+** resolved and the columns checked when the statement is not cached yet:
+** a cached statement is found by (zFmt, zTable) without SQL to build, and
+** SQLite re-resolves its names when the schema changes. On failure *pzErr
+** is "<zFunc>: no such table: 'x'", "<zFunc>: table 'x' has no column 'c'
+** (expected <layout>)", "<zFunc>: table 'x(a, b)' names 2 columns,
+** expected 3 (key, doc, version)", ... (sqlite3_mprintf).
 */
-int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable, const char *zLayout,
-                     int bViewOk, char **pzErr);
+int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable,
+                   const KvLayout *pLayout, const char *zFmt, sqlite3_stmt **ppStmt, int *pbTemp,
+                   char **pzErr);
+/*
+** SQLITE_OK when the key column of table argument zTable (kvTablePrepare)
+** is a PRIMARY KEY or UNIQUE column on its own (what makes "WHERE key = ?"
+** one row), else an error in *pzErr: "<zFunc>: table 'x' has no PRIMARY
+** KEY or UNIQUE constraint on key (expected <layout>)", or, with the
+** column form, "... on column 'c' (the key)". The probe is an INSERT that
+** inserts nothing: SQLite checks the ON CONFLICT target when it prepares
+** it, and again after a schema change when it is stepped; a probe SQLite
+** re-prepared has the columns checked again. With bViewOk a view passes
+** (its INSTEAD OF triggers decide what a write by key does).
+*/
+int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable,
+                     const KvLayout *pLayout, int bViewOk, char **pzErr);
+/*
+** The message for the error sqlite3_errmsg(db) holds after a statement of
+** kvTablePrepare() on zTable failed to prepare or to step: "no such
+** column", an ON CONFLICT target that is no unique key, ... told in the
+** table argument's terms (sqlite3_mprintf; NULL on OOM).
+*/
+char *kvTableErrorText(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout);
 /*
 ** An atomic read-modify-write: kvAtomicBegin opens a write transaction
 ** (BEGIN IMMEDIATE, *pbOwn set) when the connection is in autocommit mode
@@ -1125,6 +1201,12 @@ struct DocNode {
 
 void docJsonInit(DocJson *pJ, int (*xTick)(void *), void *pTickArg);
 void docJsonClear(DocJson *pJ);
+/*
+** Forget every node, keeping the newest arena chunk and the scratch
+** buffers for the next tree (and clearing rc): a function that parses one
+** document per call (doc_match) allocates nothing once warm.
+*/
+void docJsonReset(DocJson *pJ);
 /* nByte bytes from the arena (8-byte aligned), or NULL (pJ->rc set). */
 void *docJsonAlloc(DocJson *pJ, sqlite3_int64 nByte);
 /* Count one unit of work; every 4096 units ask xTick. Returns pJ->rc. */
@@ -1168,6 +1250,15 @@ const char *docJsonText(DocJson *pJ, DocNode *p, int *pn);
 */
 int docJsonEqual(DocJson *pJ, DocNode *a, DocNode *b);
 
+/*
+** MongoDB's comparison and sort order of two values (<0, 0, >0): by type
+** first (null < numbers < strings < objects < arrays < booleans), then
+** numbers by value (int64 against double exactly), strings by their
+** decoded bytes, arrays element by element, objects member by member (the
+** value's type, the name, the value), a shorter one first; false < true.
+*/
+int docJsonCompare(DocJson *pJ, DocNode *a, DocNode *b);
+
 /* A hash of p consistent with docJsonEqual() (equal values hash alike). */
 sqlite3_uint64 docJsonHash(DocJson *pJ, DocNode *p);
 
@@ -1193,6 +1284,60 @@ const char *docJsonQuote(DocJson *pJ, const char *z, int n, int *pnKey);
 /* Arrays: a new last element. */
 void docJsonArrAppend(DocJson *pJ, DocNode *pArr, DocNode *pVal);
 
+/**************************************************************************
+** Interface to code in ext/doc_match.c: MongoDB query filters on DocNode
+** trees, the one evaluator of doc_match(), $pull conditions and array
+** filters. Its header comment tells the language and how it works.
+*/
+typedef struct DocFilter DocFilter;
+
+/* docFilterCompile() modes. */
+#define DOC_FILTER_QUERY 0 /* A find filter: an object of conditions on a document */
+#define DOC_FILTER_PULL 1  /* $pull's value: an equality, conditions on a value, or a query on objects */
+
+/*
+** Compile filter pFilter, a node of the tree in arena pJ (the filter keeps
+** pointers into it: pJ must outlive *pp; strings of pFilter are decoded
+** into pJ now). zPath names the array for messages (DOC_FILTER_PULL; ""
+** otherwise). SQLITE_OK with *pp (free with docFilterFree), SQLITE_ERROR
+** with *pzErr (sqlite3_mprintf, the caller frees; it names the operator
+** and the path, without a function name: "$size at 'a' needs ..."), or
+** SQLITE_NOMEM.
+**
+** Array filters ($[<identifier>]): compile each arrayFilters entry with
+** DOC_FILTER_QUERY and test each element with docFilterMatchAs(..., the
+** identifier, element, ...): paths "x" and "x.grade" then read the element
+** as MongoDB does (it wraps the element the same way).
+*/
+int docFilterCompile(DocJson *pJ, DocNode *pFilter, int eMode, const char *zPath, DocFilter **pp,
+                     char **pzErr);
+
+/* Compile the filter text z[0..n) (strict JSON, copied): as docFilterCompile(), DOC_FILTER_QUERY. */
+int docFilterCompileText(const char *z, int n, DocFilter **pp, char **pzErr);
+
+/*
+** Whether value pVal (of a tree in arena pJ: a document, or an array
+** element for DOC_FILTER_PULL) matches p: *pbMatch 1 or 0. Never writes to
+** the filter, so one filter serves trees of any arena. SQLITE_OK;
+** SQLITE_ERROR with *pzErr (a $regex that hit PCRE2's limits); or pJ->rc
+** (SQLITE_NOMEM).
+*/
+int docFilterMatch(DocFilter *p, DocJson *pJ, DocNode *pVal, int *pbMatch, char **pzErr);
+
+/*
+** As docFilterMatch() on the one-member document {zName[0..nName): pVal}
+** (zName decoded, not NUL terminated), built on the stack: an array
+** filter's test of one element under its identifier.
+*/
+int docFilterMatchAs(DocFilter *p, DocJson *pJ, const char *zName, int nName, DocNode *pVal, int *pbMatch,
+                     char **pzErr);
+
+/* Free a filter (NULL is a no-op). */
+void docFilterFree(DocFilter *p);
+
+/* The SQL function doc_match(doc, filter) (docs/documents.md). */
+int docMatchRegister(sqlite3 *db);
+
 /* Index tables (docs/index_table.md): ext/index_table.c. */
 int indexTableRegister(sqlite3 *db);
 
@@ -1201,5 +1346,10 @@ int ckeyRegister(sqlite3 *db);
 int compositeScanRegister(sqlite3 *db);
 int hllRegister(sqlite3 *db);
 int kvRegister(sqlite3 *db);
+
+/**************************************************************************
+** Interface to code in ext/compare.c (nosql_compare, nosql_explain; docs/compare.md)
+*/
+int compareRegister(sqlite3 *db);
 
 #endif /* NOSQL_INT_H */

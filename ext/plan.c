@@ -252,3 +252,40 @@ int nosqlPlanKeep(const NosqlPlanArg *aArg, int nArg, sqlite3_value **apKeep) {
 void nosqlPlanKeptResult(sqlite3_context *ctx, sqlite3_value *pKept) {
   if (pKept) sqlite3_result_value(ctx, pKept);
 }
+
+void nosqlPlanWords(int *pRc, NosqlBuffer *pOut, const char *idxStr, const char *const *azSlot, int nSlot,
+                    const char *zSep) {
+  int i, n = idxStr ? (int)strcspn(idxStr, " ") : 0;
+  for (i = 0; i + 1 < n; i += 2) {
+    int iSlot = idxStr[i] - 'a';
+    const char *zName = iSlot >= 0 && iSlot < nSlot && azSlot[iSlot] ? azSlot[iSlot] : "?";
+    const char *zOp;
+    switch (idxStr[i + 1]) {
+      case '=':
+        zOp = "= ?";
+        break;
+      case 'I':
+        zOp = "IN (list, taken whole)";
+        break;
+      case '>':
+        zOp = "> ?";
+        break;
+      case '}':
+        zOp = ">= ?";
+        break;
+      case '<':
+        zOp = "< ?";
+        break;
+      case '{':
+        zOp = "<= ?";
+        break;
+      case 'M':
+        zOp = "MATCH ?";
+        break;
+      default:
+        zOp = "?";
+        break;
+    }
+    nosqlBufferAppendf(pRc, pOut, "%s%s %s", i ? zSep : "", zName, zOp);
+  }
+}

@@ -706,11 +706,13 @@ int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char *
   *pzCol = NULL;
   /* One primary key column and no index behind it: SQLite made it the
   ** rowid (any other primary key, "INTEGER PRIMARY KEY DESC" and WITHOUT
-  ** ROWID included, gets an index of origin 'pk'). */
-  rc = sqlite3_prepare_v2(db,
-                          "SELECT max(name) FROM pragma_table_info(?1, ?2) WHERE pk > 0 HAVING count(*) = 1 "
-                          "AND NOT EXISTS (SELECT 1 FROM pragma_index_list(?1, ?2) WHERE origin = 'pk')",
-                          -1, &pStmt, 0);
+  ** ROWID included, gets an index of origin 'pk'). No HAVING without GROUP
+  ** BY: SQLite 3.38 refuses it. */
+  rc = sqlite3_prepare_v2(
+      db,
+      "SELECT CASE WHEN count(*) = 1 AND NOT EXISTS (SELECT 1 FROM pragma_index_list(?1, ?2) "
+      "WHERE origin = 'pk') THEN max(name) END FROM pragma_table_info(?1, ?2) WHERE pk > 0",
+      -1, &pStmt, 0);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(pStmt, 1, zTable, -1, SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 2, zSchema, -1, SQLITE_STATIC);
@@ -943,6 +945,134 @@ int nosqlQualifiedName(const char *z, char **pzSchema, char **pzName) {
     return SQLITE_NOMEM;
   }
   return SQLITE_OK;
+}
+
+/* The index after the quoted identifier at z[i] (its closing quote included), or -1 if it is not closed. */
+static int nosqlQuotedEnd(const char *z, int i) {
+  char cEnd = z[i] == '[' ? ']' : z[i];
+  for (i++; z[i]; i++) {
+    if (z[i] != cEnd) continue;
+    if (cEnd != ']' && z[i + 1] == cEnd) {
+      i++; /* A doubled quote inside the identifier */
+      continue;
+    }
+    return i + 1;
+  }
+  return -1;
+}
+
+void nosqlColumnListClear(NosqlColumnList *p) {
+  int i;
+  for (i = 0; i < p->nCol; i++) sqlite3_free(p->azCol[i]);
+  sqlite3_free(p->azCol);
+  sqlite3_free(p->zTable);
+  memset(p, 0, sizeof(*p));
+}
+
+/* Append the dequoted name z[0..n) to p->azCol. */
+static int nosqlColumnListAdd(NosqlColumnList *p, const char *z, int n) {
+  char **aNew = (char **)sqlite3_realloc64(p->azCol, sizeof(char *) * ((sqlite3_uint64)p->nCol + 1));
+  if (aNew == NULL) return SQLITE_NOMEM;
+  p->azCol = aNew;
+  if ((aNew[p->nCol] = nosqlDequote(z, n)) == NULL) return SQLITE_NOMEM;
+  p->nCol++;
+  return SQLITE_OK;
+}
+
+int nosqlColumnListParse(const char *z, NosqlColumnList *p, char **pzErr) {
+  int i = 0, iOpen, iEnd, rc = SQLITE_OK;
+  char *zErr = NULL;
+  int bBad = 0; /* Malformed: zErr says why (NULL when it could not be allocated) */
+  memset(p, 0, sizeof(*p));
+  *pzErr = NULL;
+  if (strchr(z, '(') == NULL) return SQLITE_NOTFOUND;
+  /* The table part: up to the first parenthesis outside a quoted identifier. */
+  while (z[i] && z[i] != '(' && z[i] != ')') {
+    if (z[i] == '"' || z[i] == '`' || z[i] == '[' || z[i] == '\'') {
+      if ((i = nosqlQuotedEnd(z, i)) < 0) break;
+    } else {
+      i++;
+    }
+  }
+  if (i >= 0 && z[i] == 0) return SQLITE_NOTFOUND;
+  if (i < 0 || z[i] == ')') {
+    bBad = 1;
+    zErr = sqlite3_mprintf(i < 0 ? "unbalanced quote" : "unbalanced parenthesis");
+  }
+  iOpen = i;
+  /* The names: bare words or quoted identifiers, separated by commas, up to the closing parenthesis. */
+  for (i++; !bBad && rc == SQLITE_OK;) {
+    int i0;
+    while (iiIsSpace(z[i])) i++;
+    i0 = i;
+    if (z[i] == '"' || z[i] == '`' || z[i] == '[' || z[i] == '\'') {
+      i = nosqlQuotedEnd(z, i);
+      if (i < 0) {
+        bBad = 1;
+        zErr = sqlite3_mprintf("unbalanced quote");
+        break;
+      }
+      if (i - i0 == 2) i = i0; /* "" names nothing */
+    } else {
+      while (z[i] == '_' || z[i] == '$' || (z[i] >= 'a' && z[i] <= 'z') || (z[i] >= 'A' && z[i] <= 'Z') ||
+             (z[i] >= '0' && z[i] <= '9') || (unsigned char)z[i] >= 0x80) {
+        i++;
+      }
+    }
+    if (i == i0) {
+      bBad = 1;
+      if (z[i] == ')' && p->nCol == 0) {
+        zErr = sqlite3_mprintf("no column names between the parentheses");
+      } else if (z[i] == ',' || z[i] == ')' || z[i] == '"' || z[i] == '`' || z[i] == '[' || z[i] == '\'') {
+        zErr = sqlite3_mprintf("empty column name (name %d)", p->nCol + 1);
+      } else if (z[i] == 0 || z[i] == '(') {
+        zErr = sqlite3_mprintf("unbalanced parenthesis");
+      } else {
+        zErr = sqlite3_mprintf("unexpected '%.1s' in the column list", &z[i]);
+      }
+      break;
+    }
+    rc = nosqlColumnListAdd(p, &z[i0], i - i0);
+    while (iiIsSpace(z[i])) i++;
+    if (z[i] == ',') {
+      i++;
+      continue;
+    }
+    if (z[i] == ')') {
+      for (i++; iiIsSpace(z[i]); i++) {
+      }
+      if (z[i]) {
+        bBad = 1;
+        zErr = sqlite3_mprintf("unexpected '%s' after the column list", &z[i]);
+      }
+      break;
+    }
+    bBad = 1;
+    if (z[i] == 0 || z[i] == '(') {
+      zErr = sqlite3_mprintf("unbalanced parenthesis");
+    } else {
+      zErr = sqlite3_mprintf("unexpected '%.1s' in the column list", &z[i]);
+    }
+  }
+  if (rc == SQLITE_OK && !bBad) {
+    for (iEnd = iOpen; iEnd > 0 && iiIsSpace(z[iEnd - 1]); iEnd--) {
+    }
+    if (iEnd == 0) {
+      bBad = 1;
+      zErr = sqlite3_mprintf("no table name before the column list");
+    } else if ((p->zTable = sqlite3_mprintf("%.*s", iEnd, z)) == NULL) {
+      rc = SQLITE_NOMEM;
+    }
+  }
+  if (rc == SQLITE_OK && bBad) rc = zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  if (rc != SQLITE_OK) {
+    nosqlColumnListClear(p);
+    if (rc == SQLITE_ERROR)
+      *pzErr = zErr;
+    else
+      sqlite3_free(zErr);
+  }
+  return rc;
 }
 
 int nosqlCursorStep(sqlite3_vtab *pVtab, sqlite3_stmt *pStmt, const char *zWho, int *pbEof) {

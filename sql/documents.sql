@@ -140,17 +140,19 @@ SELECT 'Lee jeans with waist 34: EAV, document, columns' AS question,
 
 .print
 .print == 5. Place an order: one atomic document update vs a multi-table transaction
-CREATE TABLE orders_doc(key TEXT PRIMARY KEY, doc TEXT, version INTEGER);
+-- The document table is an existing one with its own column names: doc_update takes it in
+-- place as 'orders_doc(id, body, rev)' (key, document, version), no copy, no rename.
+CREATE TABLE orders_doc(id TEXT PRIMARY KEY, body TEXT, rev INTEGER);
 INSERT INTO orders_doc VALUES ('o1', '{"customer":"c7","lines":[],"total":0}', 0);
 CREATE TABLE orders(id TEXT PRIMARY KEY, customer TEXT, total REAL, version INTEGER);
 CREATE TABLE order_line(order_id TEXT REFERENCES orders, product INTEGER, qty INTEGER, price REAL);
 INSERT INTO orders VALUES ('o1', 'c7', 0, 0);
 .print -- aggregate: each line is one doc_update ($push the line, $inc the total), optimistic on the version
-SELECT doc_update('orders_doc', 'o1',
+SELECT doc_update('orders_doc(id, body, rev)', 'o1',
          json_object('$push', json_object('lines', json_object('product', id, 'qty', id % 3 + 1, 'price', price)),
                      '$inc', json_object('total', (id % 3 + 1) * price)), id - 3) AS version
   FROM product WHERE id BETWEEN 3 AND 7 ORDER BY id;
-SELECT json_array_length(doc, '$.lines') AS lines, json_extract(doc, '$.total') AS total, version FROM orders_doc;
+SELECT json_array_length(body, '$.lines') AS lines, json_extract(body, '$.total') AS total, rev AS version FROM orders_doc;
 .print -- relational: the lines INSERTed into order_line and the order's total UPDATEd in one transaction
 BEGIN IMMEDIATE;
 INSERT INTO order_line SELECT 'o1', id, id % 3 + 1, price FROM product WHERE id BETWEEN 3 AND 7;
@@ -158,15 +160,15 @@ UPDATE orders SET total = (SELECT sum(qty * price) FROM order_line WHERE order_i
 COMMIT;
 SELECT (SELECT count(*) FROM order_line WHERE order_id = 'o1') AS lines, total, version FROM orders;
 SELECT 'place an order' AS question,
-       CASE WHEN (SELECT json_array_length(doc, '$.lines') || '/' || json_extract(doc, '$.total') || '/' || version FROM orders_doc)
+       CASE WHEN (SELECT json_array_length(body, '$.lines') || '/' || json_extract(body, '$.total') || '/' || rev FROM orders_doc)
                = (SELECT (SELECT count(*) FROM order_line) || '/' || total || '/' || version FROM orders)
-             AND (SELECT group_concat(json_extract(j.value, '$.product')) FROM orders_doc, json_each(doc, '$.lines') j)
+             AND (SELECT group_concat(json_extract(j.value, '$.product')) FROM orders_doc, json_each(body, '$.lines') j)
                = (SELECT group_concat(product) FROM (SELECT product FROM order_line ORDER BY rowid))
              AND (SELECT total FROM orders) > 0
             THEN 'agree' ELSE 'DISAGREE' END AS result;
 .print -- a stale version changes nothing (NULL), as a lost race would
-SELECT quote(doc_update('orders_doc', 'o1', '{"$inc":{"total":1000}}', 2)) AS stale_write,
-       json_extract(doc, '$.total') AS total FROM orders_doc;
+SELECT quote(doc_update('orders_doc(id, body, rev)', 'o1', '{"$inc":{"total":1000}}', 2)) AS stale_write,
+       json_extract(body, '$.total') AS total FROM orders_doc;
 
 .print
 .print == 6. Application-side join: the authors of user 7's messages

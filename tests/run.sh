@@ -162,6 +162,15 @@ fuzz_replay() {
   echo "$pass passed, $fail failed"
 }
 
+# docmodel N: tests/property/doc_match_model.py (an evaluator of MongoDB's
+# find semantics written apart from ext/doc_match.c) writes N random cases
+# with its answers as a .test file; the runner checks doc_match against it.
+docmodel() {
+  mkdir -p build/property &&
+    python3 tests/property/doc_match_model.py --cases "$1" >build/property/doc_match.test &&
+    build/slt --ext dist/nosql build/property/doc_match.test
+}
+
 # exports: the shared object exports sqlite3_nosql_init and nothing else.
 exports() {
   local syms
@@ -212,13 +221,17 @@ plan() {
   step "host languages (tests/hosts/)" bash tests/hosts/run.sh
   step "side-by-side scripts (sql/)" demos
   step "multi-process atomicity (4 processes, WAL and rollback journal)" build/concurrency/kv_incr dist/nosql.so
+  step "multi-process doc_upsert (4 processes, WAL and rollback journal)" build/concurrency/doc_upsert dist/nosql.so 4 "$(long 300 2000)"
   step "multi-process writers (nested_set, inverted_index)" build/concurrency/writers dist/nosql.so 4 "$(long 150 400)"
   step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so "$(long 1500 6000)"
   step "index_table maintenance property test (random write histories vs direct queries)" \
     build/property/history dist/nosql.so "$(long 400 2000)"
   step "hidden input columns read back their arguments (every table-valued function)" build/property/hidden dist/nosql.so
-  step "bench agreement (tiny sizes)" build/bench --size 0.002 --reps 1
-  step "bench agreement self-test (disagreements caught)" build/bench --selftest
+  step "doc_match vs an independent Python model ($(long 20000 200000) random documents and filters)" \
+    docmodel "$(long 20000 200000)"
+  step "bench agreement (tiny sizes)" build/bench/bench --size 0.002 --reps 1
+  step "bench agreement self-test (disagreements caught)" build/bench/bench --selftest
+  step "charts from a small results file (scripts/plot.py)" python3 tests/plot/check.py
   step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
   step "crash test ($(long 10 50) kills per journal mode, WAL and rollback)" build/crash --runs "$(long 10 50)"
   step "out of memory (allocation $(long "1, 30, 59, ..." "1, 2, 3, ...") of each feature's script)" build/oom --step "$(long 29 1)"

@@ -1,7 +1,7 @@
 /*
 ** bench.c: the benchmark program of `make bench`.
 **
-**   build/bench [--size X] [--reps N] [--only a,b]
+**   build/bench/bench [--size X] [--reps N] [--only a,b] [--json FILE]
 **   build/bench --selftest
 **
 ** --size multiplies each workload's default data size (1 = the sizes the
@@ -9,6 +9,18 @@
 ** workload, ready for docs/benchmarks.md, and a last line
 ** "N passed, N failed" counting the result-agreement checks. --selftest
 ** shows that those checks fail when they should (make test runs it).
+**
+** --json writes the same results to FILE (default
+** build/bench/results.json; "-" for none) for scripts/plot.py:
+**
+**   {"sqlite": "3.40.1", "nosql": "0.1.0", "scale": 0.01, "reps": 5,
+**    "results": [{"feature": "mpath", "workload": "...", "variant": "...", "size": "10k nodes",
+**                 "scale": 0.01, "rows": 12, "median": 0.123 (ms),
+**                 "unit": "row", "ns_per_unit": 45.6, "ratio": 1.0,
+**                 "spread": 0.05, "baseline": true, "agree": true}, ...]}
+**
+** "agree" is true for the baseline (the row the others are checked
+** against) unless it returned no rows.
 */
 #include "bench.h"
 
@@ -194,6 +206,44 @@ static double benchRunOnce(sqlite3 *db, const BenchVariant *pVar, BenchSum *pSum
   return benchNow() - t0;
 }
 
+/* Write z as a JSON string to pOut. */
+static void benchJsonString(FILE *pOut, const char *z) {
+  fputc('"', pOut);
+  for (; *z; z++) {
+    unsigned char c = (unsigned char)*z;
+    if (c == '"' || c == '\\') {
+      fprintf(pOut, "\\%c", c);
+    } else if (c < 0x20) {
+      fprintf(pOut, "\\u%04x", c);
+    } else {
+      fputc(c, pOut);
+    }
+  }
+  fputc('"', pOut);
+}
+
+/* One result in the --json file. */
+static void benchJsonResult(Bench *p, const char *zWorkload, const char *zVariant, const char *zSize,
+                            int64_t nRow, double rMedian, const char *zUnit, double rPerUnit, double rRatio,
+                            double rSpread, int bBaseline, int bAgree) {
+  FILE *pOut = p->pJson;
+  if (pOut == NULL) return;
+  fprintf(pOut, "%s\n  {\"feature\": ", p->nJson++ ? "," : "");
+  benchJsonString(pOut, p->zFeature ? p->zFeature : "");
+  fprintf(pOut, ", \"workload\": ");
+  benchJsonString(pOut, zWorkload);
+  fprintf(pOut, ", \"variant\": ");
+  benchJsonString(pOut, zVariant);
+  fprintf(pOut, ", \"size\": ");
+  benchJsonString(pOut, zSize);
+  fprintf(pOut, ", \"scale\": %.17g, \"rows\": %lld, \"median\": %.6f, \"unit\": ", p->rScale,
+          (long long)nRow, rMedian);
+  benchJsonString(pOut, zUnit);
+  fprintf(pOut,
+          ", \"ns_per_unit\": %.3f, \"ratio\": %.6f, \"spread\": %.4f, \"baseline\": %s, \"agree\": %s}",
+          rPerUnit, rRatio, rSpread, bBaseline ? "true" : "false", bAgree ? "true" : "false");
+}
+
 void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSize, double nUnit,
                   const char *zUnit, const BenchVariant *aVar, int nVar) {
   double aTime[BENCH_MAX_VARIANT][BENCH_MAX_REP];
@@ -242,6 +292,10 @@ void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSiz
            aMedian[0] > 0 ? aMedian[i] / aMedian[0] : 0.0,
            aMedian[i] > 0 ? 100.0 * (rMax - rMin) / aMedian[i] : 0.0,
            i == 0 ? "baseline" : (aAgree[i] ? "yes" : "NO"));
+    benchJsonResult(p, zWorkload, aVar[i].zName, zSize, aSum[i].nRow, aMedian[i] * 1e3, zUnit,
+                    nUnit > 0 ? aMedian[i] * 1e9 / nUnit : 0.0,
+                    aMedian[0] > 0 ? aMedian[i] / aMedian[0] : 0.0,
+                    aMedian[i] > 0 ? (rMax - rMin) / aMedian[i] : 0.0, i == 0, i == 0 ? !bEmpty : aAgree[i]);
   }
   fflush(stdout);
 }
@@ -315,6 +369,7 @@ static int benchSelfTest(void) {
 
 int main(int argc, char **argv) {
   Bench b;
+  const char *zJson = "build/bench/results.json";
   size_t i;
   int k;
   memset(&b, 0, sizeof(b));
@@ -327,10 +382,12 @@ int main(int argc, char **argv) {
       b.nRep = atoi(argv[++k]);
     } else if (strcmp(argv[k], "--only") == 0 && k + 1 < argc) {
       b.zOnly = argv[++k];
+    } else if (strcmp(argv[k], "--json") == 0 && k + 1 < argc) {
+      zJson = argv[++k];
     } else if (strcmp(argv[k], "--selftest") == 0) {
       return benchSelfTest();
     } else {
-      fprintf(stderr, "usage: bench [--size X] [--reps N] [--only a,b] | --selftest\n");
+      fprintf(stderr, "usage: bench [--size X] [--reps N] [--only a,b] [--json FILE] | --selftest\n");
       return 2;
     }
   }
@@ -338,9 +395,26 @@ int main(int argc, char **argv) {
   if (b.nRep < 1) b.nRep = 1;
   printf("# nosql bench: SQLite %s, nosql %s, size x%g, %d reps\n", sqlite3_libversion(), nosqlVersionText,
          b.rScale, b.nRep);
+  if (strcmp(zJson, "-") != 0) {
+    b.pJson = fopen(zJson, "w");
+    if (b.pJson == NULL) {
+      fprintf(stderr, "bench: cannot write %s\n", zJson);
+      return 2;
+    }
+    fprintf(b.pJson, "{\"sqlite\": \"%s\", \"nosql\": \"%s\", \"scale\": %.17g, \"reps\": %d, \"results\": [",
+            sqlite3_libversion(), nosqlVersionText, b.rScale, b.nRep);
+  }
   for (i = 0; i < sizeof(aWorkload) / sizeof(aWorkload[0]); i++) {
+    b.zFeature = aWorkload[i].zName;
     if (benchSelected(&b, aWorkload[i].zName)) aWorkload[i].xRun(&b);
   }
   printf("\n%d passed, %d failed\n", b.nAgree, b.nDisagree);
+  if (b.pJson) {
+    fprintf(b.pJson, "\n]}\n");
+    if (fclose(b.pJson) != 0) {
+      fprintf(stderr, "bench: cannot write %s\n", zJson);
+      return 2;
+    }
+  }
   return b.nDisagree ? 1 : 0;
 }

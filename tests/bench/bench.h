@@ -8,7 +8,9 @@
 ** rows in every run (an order-free checksum of typed rows; a baseline with
 ** no rows fails the workload), and prints one markdown
 ** table row per variant: size, median time, time per unit, ratio to the
-** baseline, spread ((max - min) / median) and agreement.
+** baseline, spread ((max - min) / median) and agreement. The same rows go
+** to a JSON file (--json; build/bench-results.json by default) that
+** scripts/plot.py draws as the SVG charts of docs/img/.
 **
 ** Benchmark sources are compiled with -DSQLITE_CORE and linked with the
 ** extension's objects, so they can call both SQLite and the pure C cores
@@ -18,6 +20,7 @@
 #define NOSQL_BENCH_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "nosql.h"
 #include "nosqlTest.h"
@@ -28,11 +31,14 @@ typedef struct BenchVariant BenchVariant;
 
 /* Options and totals of one run of the benchmark program. */
 struct Bench {
-  double rScale;     /* --size: multiplies every workload's default size */
-  int nRep;          /* --reps: runs of each variant (median taken) */
-  const char *zOnly; /* --only: comma-separated workload names, or NULL */
-  int nAgree;        /* Comparisons whose results agreed */
-  int nDisagree;     /* Comparisons whose results differed */
+  double rScale;        /* --size: multiplies every workload's default size */
+  int nRep;             /* --reps: runs of each variant (median taken) */
+  const char *zOnly;    /* --only: comma-separated workload names, or NULL */
+  FILE *pJson;          /* --json: the results file being written, or NULL */
+  const char *zFeature; /* The workload function running (its --only name), for the JSON */
+  int nJson;            /* Results written to pJson so far */
+  int nAgree;           /* Comparisons whose results agreed */
+  int nDisagree;        /* Comparisons whose results differed */
 };
 
 /* An order-independent digest of a result: row count and sum of row hashes. */

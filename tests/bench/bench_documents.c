@@ -8,7 +8,16 @@
 **   conditional write       kv_cas vs UPDATE ... WHERE value IS ? + changes()
 **   document update         doc_update ($inc) vs UPDATE ... json_set ...
 **                           RETURNING from the application
+**   column form             kv_cas and doc_update on 't(id, body, rev)'
+**                           vs the same call on the plain table name
 **   soft-schema report      doc_schema vs the json_tree GROUP BY query
+**   query filter            doc_match(doc, filter) vs the same conditions
+**                           written with json_extract / json_each (issue 27)
+**   $push $each/$sort/$slice doc_update on arrays of 1,000 and 10,000
+**                           elements vs json_set of a json_each ORDER BY
+**                           LIMIT (issue 27)
+**   upsert                  doc_upsert ($setOnInsert, $inc) vs INSERT ...
+**                           ON CONFLICT DO UPDATE SET doc = json_set(...)
 **
 ** Writers restore what they change within each run (a pair of toggling
 ** writes per key), so every run sees the same data and returns the same
@@ -135,11 +144,97 @@ static int docIncUpdate(sqlite3 *db, void *pArg, BenchSum *pSum) {
                    (DocKeys *)pArg, 0, pSum);
 }
 
+/* The same calls on copies of kv and docs whose columns have other names: the column form. */
+static int docCasColumns(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return docToggle(db, "SELECT kv_cas('kv_cols(id, v)', ?1, ?2, ?3)", (DocKeys *)pArg, 0, pSum);
+}
+
+static int docIncColumns(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return docToggle(
+      db,
+      "SELECT doc_update('docs_cols(id, body, rev)', ?1, json_object('$inc', json_object('n', 1 - 2 * "
+      "?2))) IS NOT NULL AND ?3 IS NOT NULL",
+      (DocKeys *)pArg, 0, pSum);
+}
+
+/*
+** $push of 0 into a sorted array of positive numbers, sorted, cut to its
+** length: the 0 goes again, so every run sees the same data, and both
+** variants do the whole work (read, merge, sort, cut, write back).
+*/
+static int docPushSortedUpdate(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return docToggle(db,
+                   "SELECT doc_update('arr', ?1, '{\"$push\":{\"l\":{\"$each\":[0],\"$sort\":1,"
+                   "\"$slice\":-' || json_array_length(doc, '$.l') || '}}}') IS NOT NULL"
+                   " AND ?2 IS NOT NULL AND ?3 IS NOT NULL FROM arr WHERE key = ?1",
+                   (DocKeys *)pArg, 0, pSum);
+}
+
+static int docPushSortedJson(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return docToggle(db,
+                   "UPDATE arr SET doc = json_set(doc, '$.l', (SELECT json_group_array(value) FROM"
+                   " (SELECT value FROM (SELECT value FROM json_each(doc, '$.l') UNION ALL SELECT 0)"
+                   " ORDER BY value LIMIT -1 OFFSET 1))), version = version + 1 WHERE key = ?1"
+                   " RETURNING version IS NOT NULL AND ?2 IS NOT NULL AND ?3 IS NOT NULL",
+                   (DocKeys *)pArg, 0, pSum);
+}
+
+/* Upserts of n by +1 then -1 per key (the first run inserts, the others update). */
+static int docUpsertSql(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return docToggle(
+      db,
+      "INSERT INTO ups_sql(key, doc, version) VALUES (?1, json_object('since', 1, 'n', 1 - 2 * ?2), 1)"
+      " ON CONFLICT(key) DO UPDATE SET doc = json_set(doc, '$.n', json_extract(doc, '$.n') + (1 - 2 * "
+      "?2)), version = version + 1 RETURNING version IS NOT NULL AND ?3 IS NOT NULL",
+      (DocKeys *)pArg, 0, pSum);
+}
+
+static int docUpsertFunc(sqlite3 *db, void *pArg, BenchSum *pSum) {
+  return docToggle(db,
+                   "SELECT doc_upsert('ups_doc', ?1, json_object('$setOnInsert', json_object('since', 1),"
+                   " '$inc', json_object('n', 1 - 2 * ?2))) IS NOT NULL AND ?3 IS NOT NULL",
+                   (DocKeys *)pArg, 0, pSum);
+}
+
+/* The $push/$sort/$slice workload on nDoc documents of nElem-element arrays. */
+static void docPushSorted(Bench *p, sqlite3 *db, int64_t nDoc, int nElem) {
+  DocKeys keys;
+  char zSize[96];
+  char *zSql = sqlite3_mprintf(
+      "DROP TABLE IF EXISTS arr;"
+      "CREATE TABLE arr(key INTEGER PRIMARY KEY, doc TEXT, version INTEGER);"
+      "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %lld),"
+      " e(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM e WHERE j < %d)"
+      "INSERT INTO arr SELECT i, json_object('name', 'doc ' || i, 'l', (SELECT json_group_array(v) FROM"
+      " (SELECT (i * 7919 + j * 104729) %% 1000000 + 1 AS v FROM e ORDER BY v))), 1 FROM c;",
+      (long long)nDoc, nElem);
+  int i;
+  benchExec(db, zSql);
+  sqlite3_free(zSql);
+  keys.nId = (int)nDoc;
+  keys.aId = (int64_t *)malloc(sizeof(int64_t) * (size_t)nDoc);
+  if (keys.aId == NULL) exit(2);
+  for (i = 0; i < keys.nId; i++) keys.aId[i] = i + 1;
+  {
+    const BenchVariant aVar[] = {
+        {"relational: json_set of json_each UNION ALL ORDER BY LIMIT -1 OFFSET 1", 0, docPushSortedJson,
+         &keys},
+        {"doc_update $push {$each, $sort: 1, $slice: -n}", 0, docPushSortedUpdate, &keys},
+    };
+    char zName[96];
+    snprintf(zName, sizeof(zName), "documents: $push $each+$sort+$slice, %d-element arrays", nElem);
+    snprintf(zSize, sizeof(zSize), "%lld documents of %d elements, 2 updates each", (long long)nDoc, nElem);
+    benchCompare(p, zName, db, zSize, 2.0 * (double)nDoc, "update", aVar, 2);
+  }
+  free(keys.aId);
+}
+
 void benchDocuments(Bench *p) {
   sqlite3 *db = benchOpen();
   int64_t nProduct = benchSize(p, 300000, 300);
   int64_t nUser = benchSize(p, 1000000, 1000);
   int64_t nSchema = benchSize(p, 200000, 200);
+  int64_t nFilter = benchSize(p, 1000000, 1000);
   DocKeys albums, users, writes;
   uint64_t seed = 14;
   char *zSql;
@@ -245,6 +340,29 @@ void benchDocuments(Bench *p) {
     snprintf(zSize, sizeof(zSize), "%d documents, 2 updates each", writes.nId);
     benchCompare(p, "documents: atomic document update", db, zSize, 2.0 * writes.nId, "update", aVar, 2);
   }
+  /* The table argument naming the columns ('t(id, body, rev)') against the plain name (issue 31). */
+  benchExec(db,
+            "CREATE TABLE kv_cols(id INTEGER PRIMARY KEY, v); INSERT INTO kv_cols SELECT key, value FROM kv;"
+            "CREATE TABLE docs_cols(id INTEGER PRIMARY KEY, body TEXT, rev INTEGER);"
+            "INSERT INTO docs_cols SELECT key, doc, version FROM docs;");
+  {
+    const BenchVariant aVar[] = {
+        {"kv_cas('kv', ...): the plain table name", 0, docCasFunc, &writes},
+        {"kv_cas('kv_cols(id, v)', ...): the column form", 0, docCasColumns, &writes},
+    };
+    snprintf(zSize, sizeof(zSize), "%d keys, 2 writes each", writes.nId);
+    benchCompare(p, "documents: kv_cas, column form vs plain name", db, zSize, 2.0 * writes.nId, "write",
+                 aVar, 2);
+  }
+  {
+    const BenchVariant aVar[] = {
+        {"doc_update('docs', ...): the plain table name", 0, docIncUpdate, &writes},
+        {"doc_update('docs_cols(id, body, rev)', ...): the column form", 0, docIncColumns, &writes},
+    };
+    snprintf(zSize, sizeof(zSize), "%d documents, 2 updates each", writes.nId);
+    benchCompare(p, "documents: doc_update, column form vs plain name", db, zSize, 2.0 * writes.nId, "update",
+                 aVar, 2);
+  }
 
   /* The soft-schema report over the album documents plus other kinds. */
   zSql = sqlite3_mprintf(
@@ -273,6 +391,61 @@ void benchDocuments(Bench *p) {
     };
     snprintf(zSize, sizeof(zSize), "%lld documents", (long long)nSchema);
     benchCompare(p, "documents: soft-schema report", db, zSize, (double)nSchema, "document", aVar, 2);
+  }
+
+  /* Query filters: the same rows by doc_match and by the equivalent hand-written WHERE. */
+  zSql = sqlite3_mprintf(
+      "CREATE TABLE filtered(id INTEGER PRIMARY KEY, doc TEXT);"
+      "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %lld)"
+      "INSERT INTO filtered SELECT i, json_object('name', 'item ' || i, 'status', char(65 + i %% 3),"
+      " 'qty', i %% 100, 'dims', json_object('h', i %% 17, 'w', 2.5), 'tags', json_array('t' || (i %% 7),"
+      " 't' || (i %% 11)), 'note', 'a longer text field that the filter does not read') FROM c;",
+      (long long)nFilter);
+  benchExec(db, zSql);
+  sqlite3_free(zSql);
+  {
+    const BenchVariant aVar[] = {
+        {"relational: json_extract(...) = 'A' AND ... >= 50 AND ... < 10",
+         "SELECT count(*) FROM filtered WHERE json_extract(doc, '$.status') = 'A'"
+         " AND json_extract(doc, '$.qty') >= 50 AND json_extract(doc, '$.dims.h') < 10",
+         0, 0},
+        {"doc_match(doc, '{\"status\": \"A\", \"qty\": {\"$gte\": 50}, ...}')",
+         "SELECT count(*) FROM filtered WHERE doc_match(doc,"
+         " '{\"status\": \"A\", \"qty\": {\"$gte\": 50}, \"dims.h\": {\"$lt\": 10}}')",
+         0, 0},
+    };
+    snprintf(zSize, sizeof(zSize), "%lld documents, 3 conditions", (long long)nFilter);
+    benchCompare(p, "documents: query filter on fields", db, zSize, (double)nFilter, "document", aVar, 2);
+  }
+  {
+    const BenchVariant aVar[] = {
+        {"relational: json_extract(...) < 20 AND EXISTS (json_each ... = 't3')",
+         "SELECT count(*) FROM filtered WHERE json_extract(doc, '$.qty') < 20"
+         " AND EXISTS (SELECT 1 FROM json_each(doc, '$.tags') WHERE value = 't3')",
+         0, 0},
+        {"doc_match(doc, '{\"qty\": {\"$lt\": 20}, \"tags\": \"t3\"}')",
+         "SELECT count(*) FROM filtered WHERE doc_match(doc, '{\"qty\": {\"$lt\": 20}, \"tags\": \"t3\"}')",
+         0, 0},
+    };
+    snprintf(zSize, sizeof(zSize), "%lld documents, array membership", (long long)nFilter);
+    benchCompare(p, "documents: query filter on an array", db, zSize, (double)nFilter, "document", aVar, 2);
+  }
+
+  docPushSorted(p, db, benchSize(p, 2000, 20), 1000);
+  docPushSorted(p, db, benchSize(p, 200, 2), 10000);
+
+  /* Upserts: keys absent at the first run, one table per variant. */
+  benchExec(db,
+            "CREATE TABLE ups_sql(key INTEGER PRIMARY KEY, doc TEXT, version INTEGER);"
+            "CREATE TABLE ups_doc(key INTEGER PRIMARY KEY, doc TEXT, version INTEGER);");
+  {
+    const BenchVariant aVar[] = {
+        {"relational: INSERT ... ON CONFLICT DO UPDATE SET doc = json_set(...) RETURNING", 0, docUpsertSql,
+         &writes},
+        {"doc_upsert(table, key, '{\"$setOnInsert\": ..., \"$inc\": ...}')", 0, docUpsertFunc, &writes},
+    };
+    snprintf(zSize, sizeof(zSize), "%d keys, 2 upserts each", writes.nId);
+    benchCompare(p, "documents: upsert", db, zSize, 2.0 * writes.nId, "upsert", aVar, 2);
   }
   free(albums.aId);
   free(users.aId);

@@ -122,6 +122,20 @@ static const char zSetup[] =
     "FROM c;";
 
 static const IntCase aCase[] = {
+    {"nosql_explain",
+     "SELECT tick(), m.i, x.module, x.plan_words FROM many m, nosql_explain('SELECT * FROM people_city WHERE "
+     "city = "
+     "''c' || m.i || ''' AND rowid > ' || m.i) x",
+     0},
+    {"nosql_compare",
+     "SELECT tick(), m.i, c.rows, c.agree FROM many m, nosql_compare('SELECT count(*) FROM e WHERE a < ' || "
+     "m.i, "
+     "'SELECT count(*) FROM e NOT INDEXED WHERE a < ' || m.i, 2) c",
+     0},
+    {"nosql_compare",
+     "SELECT tick(), query, rows, agree FROM nosql_compare('SELECT a, b FROM e', 'SELECT a, b FROM e ORDER "
+     "BY b')",
+     0},
     {"index_table", "SELECT tick(), city, rowid FROM people_city", 0},
     {"index_table", "SELECT tick(), m.i, p.rowid FROM many m, people_city p WHERE p.city = 'c' || (m.i % 13)",
      0},
@@ -187,6 +201,36 @@ static const IntCase aCase[] = {
     {"graph_label_propagation", "SELECT tick(), node, label FROM graph_label_propagation('e', 'a', 'b')", 0},
     {"kv_mget", "SELECT tick(), key, value FROM kv_mget('kv', (SELECT json_group_array(key) FROM kv))", 0},
     {"doc_schema", "SELECT tick(), path, type, docs FROM doc_schema('d', 'doc')", 0},
+    {"doc_match",
+     "SELECT tick(), m.i FROM many m WHERE doc_match(json_object('a', m.i % 7, 's', 'x' || m.i, 't', "
+     "json_array(m.i "
+     "% 3, json_object('k', m.i % 5))), "
+     "'{\"$or\":[{\"a\":{\"$gte\":3}},{\"t.k\":2}],\"s\":{\"$regex\":\"1\"}}')",
+     0},
+    {"doc_match",
+     "SELECT tick(), m.i, doc_match('{\"n\":' || m.i || '}', '{\"n\":{\"$mod\":[' || (m.i % 4 + 1) || "
+     "',0]}}') FROM many m",
+     0},
+    /* Issue 27's operators, idempotent after the first run (the reruns must return the same rows). */
+    {"doc_update",
+     "SELECT tick(), m.i, doc_update('d', 'k' || m.i, '{\"$push\":{\"tags\":{\"$each\":[\"t9\",\"a\"],"
+     "\"$sort\":1,\"$slice\":-3,\"$position\":0}},\"$max\":{\"o.x\":1},\"$bit\":{\"n\":{\"and\":-1}},"
+     "\"$pullAll\":{\"z\":[1]},\"$min\":{\"lo\":0},\"$currentDate\":{\"seen\":true}}') IS NOT NULL FROM "
+     "many m",
+     0},
+    {"doc_update",
+     "SELECT tick(), m.i, doc_update('d', 'k' || m.i, "
+     "'{\"$set\":{\"tags.$[t]\":\"t9\",\"p.2\":1},"
+     "\"$max\":{\"tags.$[]\":\"a\"},\"$rename\":{\"nope\":\"r\"}}', "
+     "'{\"arrayFilters\":[{\"t\":\"t1\"}]}') "
+     "IS NOT NULL FROM many m "
+     "WHERE m.i < 100",
+     0},
+    {"doc_upsert",
+     "SELECT tick(), m.i, doc_upsert('d', 'u' || (m.i % 50), "
+     "'{\"$setOnInsert\":{\"c\":1},\"$max\":{\"m\":2}}') "
+     "IS NOT NULL FROM many m",
+     0},
     {"kv_pairs", "SELECT tick(), m.i, p.key FROM many m, kv_pairs('p', json_object('a', m.i, 'b', '[1]')) p",
      0},
     {"rb_iterate", "SELECT tick(), value FROM rb_iterate((SELECT rb_build_agg(i * 7) FROM many))", 0},

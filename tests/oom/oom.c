@@ -16,10 +16,11 @@
 ** run. Under ASan (build/asan/oom) leaks of other memory (CRoaring's) are
 ** LeakSanitizer's to find at exit.
 **
-**   build/oom [--step K] [--persist] [--only NAME] [-v]
+**   build/oom [--step K] [--from N] [--persist] [--only NAME] [-v]
 **
 ** --step K tries every Kth N only (make test's quick run uses a step that
-** keeps it to seconds; step 1 is the full run). --persist makes every
+** keeps it to seconds; step 1 is the full run). --from N starts at N (to
+** replay one failure: --only NAME --from N --step 1000000). --persist makes every
 ** allocation after the Nth fail too, instead of only the Nth.
 */
 #include <stdint.h>
@@ -193,8 +194,12 @@ static const char *const azDocuments[] = {
     "SELECT doc_update('d', 'u1', '{\"$inc\": {\"n\": 2}, \"$push\": {\"tags\": {\"$each\": [\"b\", "
     "\"c\"]}}, \"$set\": {\"p.q\": 1}}', 1)",
     "SELECT doc_update('d', 'u1', '{\"$pull\": {\"tags\": \"a\"}, \"$unset\": {\"name\": 1}, "
-    "\"$addToSet\": {\"tags\": \"b\"}}')",
+    "\"$addToSet\": {\"tags2\": \"b\"}}')",
     "SELECT key, doc, version FROM d",
+    /* The column form of the table argument (issue 31): parsed, resolved, checked, rewritten. */
+    "CREATE TABLE p(id INTEGER PRIMARY KEY, body TEXT, rev INTEGER)",
+    "SELECT kv_cas('p(id, body)', 1, NULL, '{}'), doc_update('\"p\"(ID, [body], `rev`)', 1, '{\"a\": 1}')",
+    "SELECT key, value FROM kv_mget('main.p(id, rev)', '[1]')",
     /* The tree editor (ext/doc_json.c): escaped keys, a hashed object with a duplicate key, query $pull,
     ** $addToSet's hash set, $unset of an element, numbers, a merge patch, nested arrays (60 deep, not
     ** near the limit: doc_schema below allocates a path per level, so 998 levels added 1,300 allocations
@@ -204,9 +209,10 @@ static const char *const azDocuments[] = {
     "|| group_concat('\"k' || i || '\":' || i, ',') || "
     "',\"k3\":9,\"caf\\u00e9\":[{\"a\":1,\"b\":2},{\"a\":2}],"
     "\"arr\":[1,2,3],\"big\":99999999999999999999}', 1 FROM c",
+    "SELECT doc_update('d', 'w', '{\"$unset\":{\"arr.1\":1},\"$pull\":{\"café\":{\"a\":2}}}')",
     "SELECT doc_update('d', 'w', "
-    "'{\"$set\":{\"x.y\\\"z\":1,\"caf\u00e9.0.c\":3},\"$unset\":{\"arr.1\":1,\"k5\":1},"
-    "\"$inc\":{\"k3\":1.5,\"big\":1},\"$pull\":{\"café\":{\"a\":2}},\"$addToSet\":{\"arr\":{\"$each\":[1,4,4,"
+    "'{\"$set\":{\"x.y\\\"z\":1,\"caf\u00e9.0.c\":3},\"$unset\":{\"k5\":1},"
+    "\"$inc\":{\"k3\":1.5,\"big\":1},\"$addToSet\":{\"arr\":{\"$each\":[1,4,4,"
     "[5],"
     "{\"q\":\"\\u00e9\"}]}},\"$push\":{\"k14\":1}}')",
     "SELECT doc_update('d', 'w', '{\"$push\":{\"arr\":{\"$each\":[6,7]}},\"$set\":{\"k14.0\":[0]}}')",
@@ -214,13 +220,46 @@ static const char *const azDocuments[] = {
     "SELECT doc_update('d', 'w', '{\"$set\":{\"deep\":' || printf('%.*c', 60, '[') || printf('%.*c', 60, "
     "']') || "
     "'}}')",
-    "SELECT key, doc, version FROM d WHERE key = 'w'",
+    /* Issue 27: every operator, array paths, options, conflicts, upserts. */
+    "SELECT doc_update('d', 'w', "
+    "'{\"$mul\":{\"k2\":3,\"m0\":1.5},\"$min\":{\"k4\":{\"a\":1}},\"$max\":{\"k6\":[1]},"
+    "\"$rename\":{\"k7\":\"r.k7\"},\"$pop\":{\"arr\":-1},\"$pullAll\":{\"k14\":[1]},"
+    "\"$bit\":{\"k8\":{\"and\":12,\"xor\":1}},\"$setOnInsert\":{\"no\":1}}')",
+    "SELECT doc_update('d', 'w', "
+    "'{\"$push\":{\"arr\":{\"$each\":[{\"s\":2},{\"s\":1},3],\"$sort\":{\"s\":-1},"
+    "\"$slice\":-4,\"$position\":1}},\"$set\":{\"caf\\u00e9.$[].z\":1,\"caf\\u00e9.$[e].y\":2,\"k10.k\":1,"
+    "\"pad.0\":0}}', '{\"arrayFilters\":[{\"e.a\":1}],\"expectedVersion\":6}')",
+    "SELECT doc_upsert('d', 'up', "
+    "'{\"$setOnInsert\":{\"a\":[1]},\"$inc\":{\"n\":1},\"$push\":{\"l\":{\"$each\":[3,"
+    "1,2],\"$sort\":1}}}'), doc_upsert('d', 'up', '{\"$setOnInsert\":{\"a\":2},\"$inc\":{\"n\":1}}'), "
+    "doc_update('d', 'up2', '{\"$set\":{\"a.b\":1}}', '{\"upsert\":true}')",
+    "SELECT doc_update('d', 'up', '{\"$currentDate\":{\"t\":true,\"ts\":{\"$type\":\"timestamp\"}}}'), "
+    "json_type(doc, '$.t'), json_type(doc, '$.ts') FROM d WHERE key = 'up'",
+    "SELECT doc_update('d', 'up', '{\"$unset\":{\"t\":1,\"ts\":1}}') /* the time differs from run to run */",
+    "SELECT key, doc, version FROM d WHERE key LIKE 'up%'", "SELECT key, doc, version FROM d WHERE key = 'w'",
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) SELECT kv_object('u_' || "
     "(i % "
     "70), i) FROM c",
     "SELECT path, type, docs, example FROM doc_schema('d', 'doc')",
     "SELECT kv_object(k, v, '.') FROM (SELECT 'a.b' AS k, 1 AS v UNION ALL SELECT 'a.c', 'x')",
-    "SELECT key, value FROM kv_pairs('u1', (SELECT doc FROM d), '.')", NULL};
+    "SELECT key, value FROM kv_pairs('u1', (SELECT doc FROM d), '.')",
+    /* doc_match (ext/doc_match.c): every operator family, a regex (PCRE2's memory is SQLite's), a key index
+    ** of a wide object, and $pull with conditions. */
+    "SELECT doc_match(doc, "
+    "'{\"$or\":[{\"name\":{\"$regex\":\"^a\",\"$options\":\"i\"}},{\"k3\":{\"$gt\":1}}],"
+    "\"tags\":{\"$all\":[\"b\"],\"$size\":2},\"caf\\u00e9\":{\"$elemMatch\":{\"a\":{\"$in\":[1,2]}}},"
+    "\"n\":{\"$not\":{\"$type\":\"string\"}},\"x.y\":{\"$exists\":false},\"k1\":{\"$mod\":[2,1]},"
+    "\"$nor\":[{\"k2\":null}]}') FROM d ORDER BY key",
+    "SELECT "
+    "doc_match('{\"name\":\"Ann\",\"tags\":[\"a\",\"b\"],\"caf\\u00e9\":[{\"a\":0},{\"a\":2}],\"n\":[1,2],"
+    "\"k1\":3,\"k2\":0}', '{\"$or\":[{\"name\":{\"$regex\":\"^a\",\"$options\":\"i\"}},{\"k3\":{\"$gt\":1}}],"
+    "\"tags\":{\"$all\":[\"b\"],\"$size\":2},\"caf\\u00e9\":{\"$elemMatch\":{\"a\":{\"$in\":[1,2]}}},"
+    "\"n\":{\"$not\":{\"$type\":\"string\"}},\"x.y\":{\"$exists\":false},\"k1\":{\"$mod\":[2,1]},"
+    "\"$nor\":[{\"k2\":null}]}')",
+    "SELECT doc_match('{\"a\":[{\"b\":\"caf\\u00e9\"}]}', "
+    "'{\"a.0.b\":\"café\",\"a\":{\"$elemMatch\":{\"$eq\":{\"b\":\"café\"}}}}')",
+    "SELECT doc_update('d', 'w', '{\"$pull\":{\"arr\":{\"$gte\":4},\"caf\u00e9\":{\"a\":{\"$lt\":2}}}}')",
+    NULL};
 
 static const char *const azGraphs[] = {
     "CREATE TABLE e(a, b, w)", "CREATE INDEX e_a ON e(a)",
@@ -297,6 +336,25 @@ static const char *const azIndexTable[] = {
     "DROP TABLE u_tag",
     NULL};
 
+static const char *const azCompare[] = {
+    "CREATE TABLE t(id INTEGER PRIMARY KEY, city TEXT, n)",
+    "INSERT INTO t VALUES (1, 'Oslo', 1), (2, 'Rome', 2.5), (3, 'Oslo', 'three'), (4, NULL, x'00ff')",
+    "CREATE INDEX t_city ON t(city)",
+    "SELECT query, rows, agree, runs FROM nosql_compare('SELECT * FROM t WHERE city = ''Oslo''', "
+    "'SELECT * FROM t NOT INDEXED WHERE city = ''Oslo'' ORDER BY id', 3)",
+    "SELECT rows, agree FROM nosql_compare('SELECT id FROM t ORDER BY id', 'SELECT id FROM t ORDER BY id "
+    "DESC')",
+    "SELECT rows, agree FROM nosql_compare('SELECT 1; -- one', 'SELECT 1.0, group_concat(city) FROM t')",
+    "CREATE VIRTUAL TABLE t_by_city USING index_table(t, key = 'city')",
+    "CREATE VIRTUAL TABLE ns USING nested_set(name TEXT)",
+    "CREATE TABLE s(k TEXT PRIMARY KEY, v)",
+    "CREATE VIRTUAL TABLE cs USING composite_scan(s, k, a, b, sep=':')",
+    "SELECT module, plan_words FROM nosql_explain('SELECT * FROM t_by_city c, ns n WHERE c.city > ''O'' AND "
+    "n.descendant_of = c.rowid ORDER BY c.city')",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM main.cs x WHERE a = 1')",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM mpath_ranges(''a'') AS r')",
+    NULL};
+
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
     {"mpath", azMpath},
@@ -309,6 +367,7 @@ static const OomScript aScript[] = {
     {"graph_batch", azGraphBatch},
     {"fts5_gap", azFts5Gap},
     {"index_table", azIndexTable},
+    {"compare", azCompare},
 };
 
 /* The result of one statement: its rows rendered with types, or its error. */
@@ -450,12 +509,14 @@ static int oomRun(const OomScript *pScript, int iFail, OomOut *aRef, int *pbFire
 
 int main(int argc, char **argv) {
   static sqlite3_mem_methods mem;
-  int nStep = 1, nPass = 0, nFail = 0, k;
+  int nStep = 1, nPass = 0, nFail = 0, k, iFrom = 1;
   const char *zOnly = NULL;
   size_t iScript;
   for (k = 1; k < argc; k++) {
     if (strcmp(argv[k], "--step") == 0 && k + 1 < argc) {
       nStep = atoi(argv[++k]);
+    } else if (strcmp(argv[k], "--from") == 0 && k + 1 < argc) {
+      iFrom = atoi(argv[++k]);
     } else if (strcmp(argv[k], "--persist") == 0) {
       oomPersist = 1;
     } else if (strcmp(argv[k], "--only") == 0 && k + 1 < argc) {
@@ -463,7 +524,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[k], "-v") == 0) {
       oomVerbose = 1;
     } else {
-      fprintf(stderr, "usage: oom [--step K] [--persist] [--only NAME] [-v]\n");
+      fprintf(stderr, "usage: oom [--step K] [--from N] [--persist] [--only NAME] [-v]\n");
       return 2;
     }
   }
@@ -505,7 +566,7 @@ int main(int argc, char **argv) {
       nFail++;
       continue;
     }
-    for (iFail = 1, bFired = 1; bFired; iFail += nStep) {
+    for (iFail = iFrom, bFired = 1; bFired; iFail += nStep) {
       int bBad;
       if (oomVerbose) printf("run %s N=%d\n", p->zName, iFail);
       bBad = oomRun(p, iFail, aRef, &bFired);

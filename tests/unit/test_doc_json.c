@@ -209,10 +209,68 @@ static void testEqualHash(void) {
       CHECK_INT(docJsonEqual(&j, pA, pB), aCase[i].bEqual);
       CHECK_INT(docJsonEqual(&j, pB, pA), aCase[i].bEqual);
       if (aCase[i].bEqual) CHECK(docJsonHash(&j, pA) == docJsonHash(&j, pB));
+      /* MongoDB's order agrees with its equality. */
+      CHECK_INT(docJsonCompare(&j, pA, pB) == 0, aCase[i].bEqual);
       if (docJsonEqual(&j, pA, pB) != aCase[i].bEqual) printf("  %s vs %s\n", aCase[i].zA, aCase[i].zB);
     }
     docJsonClear(&j);
   }
+}
+
+/* docJsonCompare: MongoDB's comparison order across types, exact on numbers, antisymmetric. */
+static void testCompare(void) {
+  static const char *azAsc[] = {
+      /* Each is smaller than the next. */
+      "null",
+      "-1e999",
+      "-9223372036854775808",
+      "-1",
+      "-0.5",
+      "0",
+      "9007199254740992",
+      "9007199254740993",
+      "9007199254740994.0",
+      "9223372036854775807",
+      "9223372036854775808.0",
+      "1e999",
+      "\"\"",
+      "\"A\"",
+      "\"a\"",
+      "\"ab\"",
+      "\"caf\\u00e9\"",
+      "\"z\"",
+      "{}",
+      "{\"b\":null}",
+      "{\"a\":1}",
+      "{\"a\":1,\"b\":0}",
+      "{\"b\":1}",
+      "{\"a\":\"0\"}",
+      "{\"a\":[]}",
+      "[]",
+      "[null]",
+      "[1]",
+      "[1,2]",
+      "[\"0\"]",
+      "[[0]]",
+      "false",
+      "true",
+  };
+  int n = (int)(sizeof(azAsc) / sizeof(azAsc[0])), i, k;
+  DocJson j;
+  DocNode *apNode[64];
+  docJsonInit(&j, NULL, NULL);
+  for (i = 0; i < n; i++) {
+    apNode[i] = NULL;
+    CHECK_INT(docJsonParse(&j, azAsc[i], (int)strlen(azAsc[i]), 0, &apNode[i]), SQLITE_OK);
+  }
+  for (i = 0; i < n; i++) {
+    for (k = 0; k < n && apNode[i] && apNode[k]; k++) {
+      int c = docJsonCompare(&j, apNode[i], apNode[k]), cWant = i < k ? -1 : i > k;
+      CHECK_INT(c, cWant);
+      if (c != cWant) printf("  %s vs %s\n", azAsc[i], azAsc[k]);
+    }
+  }
+  docJsonClear(&j);
 }
 
 /* Values that differ only deep down hash apart (they hashed alike below 32 levels: $addToSet was quadratic).
@@ -361,6 +419,7 @@ int main(void) {
   RUN(testNumbersLocale);
   RUN(testEqualHash);
   RUN(testHashDeep);
+  RUN(testCompare);
   RUN(testHashSpread);
   RUN(testObjects);
   RUN(testTick);
