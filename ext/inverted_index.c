@@ -2394,45 +2394,90 @@ static int iiPostingsFromDirect(inverted_index_vtab *p, int bPending) {
   return rc;
 }
 
+/* The integer zSql (sqlite3_mprintf result, freed here) returns into *piVal (0 for NULL). */
+static int iiExecInt(inverted_index_vtab *p, char *zSql, sqlite3_int64 *piVal) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc;
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  *piVal = 0;
+  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) *piVal = sqlite3_column_int64(pStmt, 0);
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM) nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+  return rc;
+}
+
 /*
 ** 'optimize': renumber documents in rowid order, and elements densely in
 ** document order, and rewrite every posting list compactly.
+**
+** Renumbering rewrites each <name>_docs and <name>_elems row under a new
+** key. Two passes, so that the b-trees end as full as a fresh build: the
+** new numbers are first written shifted below every current one (-K,
+** pages left half empty, in any order), then shifted back up in ascending
+** order, each row past every other, where SQLite's append fills a page
+** before it starts the next. (Negating the numbers, as before, inserted in
+** descending order at the left end: the tables doubled, half of each page
+** unused.) Element rows of no document (damage) are left as they are.
 */
 static int iiOptimize(inverted_index_vtab *p) {
   int rc = iiFlush(p);
   const char *zDb = p->zDb, *zN = p->zName;
+  sqlite3_int64 nDoc = 0, mDoc = 0, mDocE = 0, nElem = 0, mFirst = 0, kDoc, kFirst;
   if (rc == SQLITE_OK)
-    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = -1 - doc", zDb, zN));
+    rc = iiExecInt(p, sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w_docs\"", zDb, zN), &nDoc);
+  if (rc == SQLITE_OK) {
+    rc = iiExecInt(
+        p, sqlite3_mprintf("SELECT min(0, coalesce(min(doc), 0)) FROM \"%w\".\"%w_docs\"", zDb, zN), &mDoc);
+  }
   if (rc == SQLITE_OK && p->bElems) {
-    /* Elements follow their documents to the new numbers (negative old
-    ** numbers above, new ones from 0: no transient collision). */
-    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET doc = -1 - doc", zDb, zN));
+    rc = iiExecInt(
+        p, sqlite3_mprintf("SELECT min(0, coalesce(min(doc), 0)) FROM \"%w\".\"%w_elems\"", zDb, zN), &mDocE);
     if (rc == SQLITE_OK) {
-      rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET doc = r.n FROM (SELECT doc AS d, "
-                                     "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS r "
-                                     "WHERE doc = r.d",
-                                     zDb, zN, zDb, zN));
+      rc = iiExecInt(p, sqlite3_mprintf("SELECT coalesce(sum(n), 0) FROM \"%w\".\"%w_elems\"", zDb, zN),
+                     &nElem);
     }
+    if (rc == SQLITE_OK) {
+      rc = iiExecInt(
+          p, sqlite3_mprintf("SELECT min(0, coalesce(min(first), 0)) FROM \"%w\".\"%w_elems\"", zDb, zN),
+          &mFirst);
+    }
+  }
+  if (mDocE < mDoc) mDoc = mDocE;
+  kDoc = nDoc - mDoc;      /* New numbers n - kDoc are below every current one */
+  kFirst = nElem - mFirst; /* Likewise element numbers */
+  if (rc == SQLITE_OK && p->bElems) {
+    /* Elements first, while the documents have their old numbers: the new
+    ** document number and, per field, element numbers dense from 0 in
+    ** document order, so that numbers freed by deletes and growing updates
+    ** are reused and the element map is as long as the live elements. */
+    rc =
+        iiExec(p, sqlite3_mprintf(
+                      "UPDATE \"%w\".\"%w_elems\" SET doc = m.n - %lld, first = m.f - %lld FROM (SELECT "
+                      "e.field AS fl, e.doc AS d, o.n AS n, sum(e.n) OVER (PARTITION BY e.field ORDER BY o.n "
+                      "ROWS UNBOUNDED PRECEDING) - e.n AS f FROM \"%w\".\"%w_elems\" AS e JOIN (SELECT doc, "
+                      "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS o ON o.doc = "
+                      "e.doc) AS m WHERE field = m.fl AND doc = m.d",
+                      zDb, zN, kDoc, kFirst, zDb, zN, zDb, zN));
   }
   if (rc == SQLITE_OK) {
-    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = r.n FROM (SELECT id AS rid, "
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = r.n - %lld FROM (SELECT id AS rid, "
                                    "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS r "
                                    "WHERE id = r.rid",
-                                   zDb, zN, zDb, zN));
+                                   zDb, zN, kDoc, zDb, zN));
+  }
+  if (rc == SQLITE_OK) {
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = doc + %lld WHERE doc < %lld", zDb, zN,
+                                   kDoc, mDoc));
   }
   if (rc == SQLITE_OK && p->bElems) {
-    /* Element numbers too: dense from 0 per field, in document order, so
-    ** that numbers freed by deletes and growing updates are reused and the
-    ** element map is as long as the live elements. */
-    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET first = -1 - first", zDb, zN));
-    if (rc == SQLITE_OK) {
-      rc = iiExec(p,
-                  sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET first = r.f FROM (SELECT field AS fl, doc "
-                                  "AS d, sum(n) OVER (PARTITION BY field ORDER BY doc ROWS UNBOUNDED "
-                                  "PRECEDING) - n AS f FROM \"%w\".\"%w_elems\") AS r "
-                                  "WHERE field = r.fl AND doc = r.d",
-                                  zDb, zN, zDb, zN));
-    }
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET doc = doc + %lld, first = first + %lld "
+                                   "WHERE first < %lld",
+                                   zDb, zN, kDoc, kFirst, mFirst));
   }
   if (rc == SQLITE_OK) {
     rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET docs = 0, postings = NULL", zDb, zN));
