@@ -203,8 +203,8 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
                              zN);
     case II_STMT_DATA_VERSION:
       return sqlite3_mprintf("PRAGMA \"%w\".data_version", zDb);
-    case II_STMT_JSON_TREE:
-      return sqlite3_mprintf("SELECT id, parent, type, key, atom FROM json_tree(?1)");
+    case II_STMT_REAL_TEXT:
+      return sqlite3_mprintf("SELECT CAST(?1 AS REAL)");
     case II_STMT_ELEM_BY_DOC:
       return sqlite3_mprintf("SELECT first, n, terms FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND doc = ?2",
                              zDb, zN);
@@ -1253,20 +1253,119 @@ static int iiNestedError(inverted_index_vtab *p, int iField, char **pzErr, const
   return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
-/* Add the term in column 4 (atom) of json_tree row pTree as key iKey of element nElem (1-based) of field
- * iField. */
-static int iiNestedTerm(inverted_index_vtab *p, IiValues *v, int iField, int iKey, int nElem,
-                        sqlite3_stmt *pTree, char **pzErr) {
-  int bNumbered = p->aeLayout[iField] == II_LAYOUT_NUMBERED;
-  const char *z = (const char *)sqlite3_column_text(pTree, 4);
-  int n = sqlite3_column_bytes(pTree, 4);
-  if (z == NULL) return SQLITE_NOMEM; /* An empty string is "", not NULL */
-  if (n == 0) {
-    return iiNestedError(p, iField, pzErr, "element %d: key '%s' has an empty term", nElem,
-                         p->aazKey[iField][iKey]);
+/*
+** Add JSON token z[0..n) (a string with its quotes, or an integer) as key
+** iKey of element nElem (1-based) of field iField, as SQLite's json_tree
+** gives its atom: a string with its escapes undone (nosqlJsonUnescape), an
+** integer as written ("-0" is 0), one outside the 64-bit range as the REAL
+** it reads as, in the host's text for a REAL (as json_tree gives it). pTmp
+** is scratch space for the decoded string.
+*/
+static int iiNestedTerm(inverted_index_vtab *p, IiValues *v, int iField, int iKey, int nElem, const char *z,
+                        int n, NosqlBuffer *pTmp, char **pzErr) {
+  int rc = SQLITE_OK, bNumbered = p->aeLayout[iField] == II_LAYOUT_NUMBERED;
+  sqlite3_int64 iCode = II_CODE(iField, iKey + 2, bNumbered ? nElem : 0);
+  int iElem = bNumbered ? -1 : nElem - 1;
+  if (z[0] == '"') {
+    int bEsc = memchr(z + 1, '\\', (size_t)(n - 2)) != NULL;
+    if (n == 2) {
+      return iiNestedError(p, iField, pzErr, "element %d: key '%s' has an empty term", nElem,
+                           p->aazKey[iField][iKey]);
+    }
+    if (!bEsc) return iiValuesAdd(p, v, iCode, iElem, z + 1, n - 2);
+    nosqlBufferReset(pTmp);
+    nosqlBufferGrow(&rc, pTmp, n);
+    if (rc != SQLITE_OK) return rc;
+    return iiValuesAdd(p, v, iCode, iElem, (const char *)pTmp->a,
+                       nosqlJsonUnescape(z + 1, n - 2, (char *)pTmp->a, NULL, 0));
+  } else {
+    int bNeg = z[0] == '-', nDigit = n - bNeg;
+    const char *zMax = bNeg ? "9223372036854775808" : "9223372036854775807";
+    if (nDigit == 1 && z[bNeg] == '0') return iiValuesAdd(p, v, iCode, iElem, "0", 1);
+    if (nDigit < 19 || (nDigit == 19 && memcmp(z + bNeg, zMax, 19) <= 0)) {
+      return iiValuesAdd(p, v, iCode, iElem, z, n);
+    } else {
+      /* Beyond int64: json_tree's atom is the REAL; its text is the host's. */
+      sqlite3_stmt *pReal = iiStmt(p, II_STMT_REAL_TEXT, &rc);
+      if (pReal == NULL) return rc;
+      sqlite3_bind_text(pReal, 1, z, n, SQLITE_STATIC);
+      if (sqlite3_step(pReal) == SQLITE_ROW) {
+        const char *zReal = (const char *)sqlite3_column_text(pReal, 0);
+        rc = zReal ? iiValuesAdd(p, v, iCode, iElem, zReal, sqlite3_column_bytes(pReal, 0)) : SQLITE_NOMEM;
+      }
+      {
+        int rc2 = sqlite3_reset(pReal);
+        if (rc == SQLITE_OK) rc = rc2;
+      }
+      sqlite3_clear_bindings(pReal);
+      return rc;
+    }
   }
-  return iiValuesAdd(p, v, II_CODE(iField, iKey + 2, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1, z,
-                     n);
+}
+
+/*
+** The json_tree type name of the JSON value at z[*pi] (after white
+** space): "object" or "array" for a container (*pi left on its bracket),
+** else the scalar's type with *pi past its token (*pz, *pn: the token) and
+** *pbTerm set for a string or an integer. NULL for malformed JSON.
+*/
+static const char *iiJsonToken(const char *zText, int n, int *pi, const char **pz, int *pn, int *pbTerm) {
+  const unsigned char *z = (const unsigned char *)zText;
+  int i = nosqlJsonScanSpace(z, n, *pi), iStart, bFlag;
+  const char *zType = NULL;
+  *pbTerm = 0;
+  *pi = i;
+  if (i >= n) return NULL;
+  iStart = i;
+  switch (z[i]) {
+    case '{':
+      return "object";
+    case '[':
+      return "array";
+    case '"':
+      if (!nosqlJsonScanString(z, n, &i, &bFlag)) return NULL;
+      zType = "text";
+      *pbTerm = 1;
+      break;
+    case 't':
+      if (n - i < 4 || memcmp(z + i, "true", 4) != 0) return NULL;
+      i += 4;
+      zType = "true";
+      break;
+    case 'f':
+      if (n - i < 5 || memcmp(z + i, "false", 5) != 0) return NULL;
+      i += 5;
+      zType = "false";
+      break;
+    case 'n':
+      if (n - i < 4 || memcmp(z + i, "null", 4) != 0) return NULL;
+      i += 4;
+      zType = "null";
+      break;
+    default:
+      if (!nosqlJsonScanNumber(z, n, &i, &bFlag)) return NULL;
+      zType = bFlag ? "integer" : "real";
+      *pbTerm = bFlag;
+      break;
+  }
+  *pz = zText + iStart;
+  *pn = i - iStart;
+  *pi = i;
+  return zType;
+}
+
+/* The error for a value that is not strict JSON, or nests deeper than NOSQL_JSON_MAX_DEPTH. */
+static int iiNestedJsonError(inverted_index_vtab *p, int iField, sqlite3_value *pVal, const char *z, int n,
+                             char **pzErr) {
+  char *zQ;
+  int rc;
+  if (z && nosqlJsonTooDeep(z, n)) {
+    return iiNestedError(p, iField, pzErr, "the value " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
+  }
+  zQ = nosqlValueQuote(pVal);
+  rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
+  sqlite3_free(zQ);
+  return rc;
 }
 
 /*
@@ -1274,133 +1373,196 @@ static int iiNestedTerm(inverted_index_vtab *p, IiValues *v, int iField, int iKe
 ** array of objects whose keys are declared element keys, each a term, an
 ** array of terms or null. Each element gets a presence term ''. In the
 ** numbered layout element i's terms go to namespaces numbered i (1-based);
-** in the elements layout they carry the element's index. One walk of
-** json_tree: a row whose parent is the root is an element, one whose
-** parent is the current element a key, one whose parent is the current
-** key's array a term; containers any deeper are refused on sight. (Long:
-** one pass over json_tree's rows, one branch per level, each with its own
-** error message.)
+** in the elements layout they carry the element's index.
+**
+** One pass over the text with the token scanners of nosqlJsonStrict()
+** (ext/util.c), three levels deep: the array of elements, an element's
+** members, a key's array of terms; a container any deeper is refused on
+** sight. Every token the pass reads is checked as it goes; where it stops
+** early on a value it refuses, the whole text is checked: malformed JSON
+** (or JSON too deep) is reported as such before any other fault, as the
+** text is read in document order. (Long: one branch per level, each with
+** its own error message.)
 */
 static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite3_value *pVal, char **pzErr) {
-  int rc = SQLITE_OK, k, nElem = 0, iKey = -1;
+  int rc = SQLITE_OK, i, nElem = 0, iKey = -1, nTok, bTerm;
   int bNumbered = p->aeLayout[iField] == II_LAYOUT_NUMBERED;
-  const char *z;
-  int n;
-  sqlite3_stmt *pTree;
-  sqlite3_int64 iRoot = -1, iElemId = -1, iKeyId = -1;
+  const unsigned char *u;
+  const char *z, *zTok, *zType;
+  int n, bBad = 0; /* bBad: the text is not JSON (as far as the pass read) */
+  NosqlBuffer key = {0, 0, 0};
   int eType = sqlite3_value_type(pVal);
   size_t nSeen = (size_t)p->anKey[iField] / 8 + 1;
   unsigned char *aSeen; /* Bit iKey: the current element has key iKey */
   if (eType == SQLITE_NULL) return SQLITE_OK;
-  if (eType != SQLITE_TEXT) {
-    char *zQ = nosqlValueQuote(pVal);
-    rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
-    sqlite3_free(zQ);
-    return rc;
-  }
+  if (eType != SQLITE_TEXT) return iiNestedJsonError(p, iField, pVal, NULL, 0, pzErr);
   z = (const char *)sqlite3_value_text(pVal);
   n = sqlite3_value_bytes(pVal);
   if (z == NULL) return SQLITE_NOMEM;
-  k = 0;
-  while (k < n && iiIsSpace(z[k])) k++;
-  if (k < n && z[k] == '[' && nosqlJsonTooDeep(z, n)) {
-    return iiNestedError(p, iField, pzErr, "the value " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
-  }
-  if (k == n || z[k] != '[' || !nosqlJsonStrict(z, n)) {
-    char *zQ = nosqlValueQuote(pVal);
-    rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
-    sqlite3_free(zQ);
-    return rc;
-  }
-  pTree = iiStmt(p, II_STMT_JSON_TREE, &rc);
-  if (pTree == NULL) return rc;
+  u = (const unsigned char *)z;
+  i = nosqlJsonScanSpace(u, n, 0);
+  if (i == n || z[i] != '[') return iiNestedJsonError(p, iField, pVal, NULL, 0, pzErr);
   aSeen = (unsigned char *)sqlite3_malloc64(nSeen);
   if (aSeen == NULL) return SQLITE_NOMEM;
-  sqlite3_bind_value(pTree, 1, pVal);
-  while (rc == SQLITE_OK && sqlite3_step(pTree) == SQLITE_ROW) {
-    sqlite3_int64 id = sqlite3_column_int64(pTree, 0), iParent = sqlite3_column_int64(pTree, 1);
-    const char *zType = (const char *)sqlite3_column_text(pTree, 2);
-    int bTerm, bContainer;
-    if (zType == NULL) {
-      rc = SQLITE_NOMEM;
-      break;
-    }
-    bTerm = strcmp(zType, "text") == 0 || strcmp(zType, "integer") == 0;
-    bContainer = strcmp(zType, "object") == 0 || strcmp(zType, "array") == 0;
-    if (iRoot < 0) {
-      iRoot = id;
-    } else if (iParent == iRoot) {
+  i = nosqlJsonScanSpace(u, n, i + 1);
+  if (i < n && z[i] == ']') {
+    i++;
+  } else {
+    for (;;) { /* One element */
+      zType = iiJsonToken(z, n, &i, &zTok, &nTok, &bTerm);
+      if (zType == NULL) {
+        bBad = 1;
+        break;
+      }
       nElem++;
-      if (strcmp(zType, "object") != 0) {
+      if (z[i] != '{') {
         rc = iiNestedError(p, iField, pzErr, "element %d is not an object (a %s)", nElem, zType);
         break;
       }
-      iElemId = id;
-      iKeyId = -1;
       memset(aSeen, 0, nSeen);
       rc = iiValuesAdd(p, v, II_CODE(iField, II_SLOT_PRESENT, bNumbered ? nElem : 0),
                        bNumbered ? -1 : nElem - 1, "", 0);
-    } else if (iParent == iElemId) {
-      const char *zKey = (const char *)sqlite3_column_text(pTree, 3);
-      iKeyId = -1;
-      if (zKey == NULL) {
-        rc = SQLITE_NOMEM;
+      if (rc != SQLITE_OK) break;
+      i = nosqlJsonScanSpace(u, n, i + 1);
+      if (i < n && z[i] == '}') {
+        i++;
+      } else {
+        for (;;) { /* One member */
+          int iKeyStart = i, bEsc;
+          const char *zKey;
+          int nKey;
+          if (i >= n || z[i] != '"' || !nosqlJsonScanString(u, n, &i, &bEsc)) {
+            bBad = 1;
+            break;
+          }
+          zKey = z + iKeyStart + 1;
+          nKey = i - iKeyStart - 2;
+          if (bEsc) {
+            nosqlBufferReset(&key);
+            nosqlBufferGrow(&rc, &key, nKey);
+            if (rc != SQLITE_OK) break;
+            nKey = nosqlJsonUnescape(zKey, nKey, (char *)key.a, NULL, 0);
+            key.a[nKey] = 0;
+            zKey = (const char *)key.a;
+          }
+          i = nosqlJsonScanSpace(u, n, i);
+          if (i >= n || z[i] != ':') {
+            bBad = 1;
+            break;
+          }
+          i++;
+          for (iKey = 0; iKey < p->anKey[iField]; iKey++) {
+            const char *zDecl = p->aazKey[iField][iKey];
+            if ((int)strlen(zDecl) == nKey && memcmp(zDecl, zKey, (size_t)nKey) == 0) break;
+          }
+          if (iKey == p->anKey[iField]) {
+            rc = iiNestedError(p, iField, pzErr,
+                               "element %d has key '%.*s', which NESTED(...) does not declare", nElem, nKey,
+                               zKey);
+            break;
+          }
+          if (aSeen[iKey / 8] & (1 << (iKey % 8))) {
+            /* JSON leaves duplicate names undefined; SQLite's -> takes the
+            ** first, json_each lists both: refuse rather than pick. */
+            rc = iiNestedError(p, iField, pzErr, "element %d has key '%s' twice", nElem,
+                               p->aazKey[iField][iKey]);
+            break;
+          }
+          aSeen[iKey / 8] |= (unsigned char)(1 << (iKey % 8));
+          zType = iiJsonToken(z, n, &i, &zTok, &nTok, &bTerm);
+          if (zType == NULL) {
+            bBad = 1;
+            break;
+          }
+          if (z[i] == '{') {
+            rc = iiNestedError(p, iField, pzErr,
+                               "element %d: key '%s' holds an object, nested deeper than declared (elements "
+                               "nest one level)",
+                               nElem, p->aazKey[iField][iKey]);
+            break;
+          }
+          if (z[i] == '[') {
+            i = nosqlJsonScanSpace(u, n, i + 1);
+            if (i < n && z[i] == ']') {
+              i++;
+            } else {
+              for (;;) { /* One term of the key's array */
+                zType = iiJsonToken(z, n, &i, &zTok, &nTok, &bTerm);
+                if (zType == NULL) {
+                  bBad = 1;
+                  break;
+                }
+                if (z[i] == '{' || z[i] == '[') {
+                  rc = iiNestedError(p, iField, pzErr,
+                                     "element %d: key '%s' holds a nested container, deeper than declared "
+                                     "(elements nest one level)",
+                                     nElem, p->aazKey[iField][iKey]);
+                  break;
+                }
+                if (!bTerm) {
+                  rc = iiNestedError(p, iField, pzErr,
+                                     "element %d: key '%s' has a value that is not a string or an integer",
+                                     nElem, p->aazKey[iField][iKey]);
+                  break;
+                }
+                rc = iiNestedTerm(p, v, iField, iKey, nElem, zTok, nTok, &key, pzErr);
+                if (rc != SQLITE_OK) break;
+                i = nosqlJsonScanSpace(u, n, i);
+                if (i < n && z[i] == ']') {
+                  i++;
+                  break;
+                }
+                if (i >= n || z[i] != ',') {
+                  bBad = 1;
+                  break;
+                }
+                i++;
+              }
+              if (rc != SQLITE_OK || bBad) break;
+            }
+          } else if (bTerm) {
+            rc = iiNestedTerm(p, v, iField, iKey, nElem, zTok, nTok, &key, pzErr);
+            if (rc != SQLITE_OK) break;
+          } else if (strcmp(zType, "null") != 0) {
+            rc = iiNestedError(p, iField, pzErr,
+                               "element %d: key '%s' is not a string, an integer or an array of them", nElem,
+                               p->aazKey[iField][iKey]);
+            break;
+          }
+          i = nosqlJsonScanSpace(u, n, i);
+          if (i < n && z[i] == '}') {
+            i++;
+            break;
+          }
+          if (i >= n || z[i] != ',') {
+            bBad = 1;
+            break;
+          }
+          i = nosqlJsonScanSpace(u, n, i + 1);
+        }
+        if (rc != SQLITE_OK || bBad) break;
+      }
+      i = nosqlJsonScanSpace(u, n, i);
+      if (i < n && z[i] == ']') {
+        i++;
         break;
       }
-      for (iKey = 0; iKey < p->anKey[iField] && strcmp(p->aazKey[iField][iKey], zKey) != 0; iKey++) {
+      if (i >= n || z[i] != ',') {
+        bBad = 1;
+        break;
       }
-      if (iKey == p->anKey[iField]) {
-        rc = iiNestedError(p, iField, pzErr, "element %d has key '%s', which NESTED(...) does not declare",
-                           nElem, zKey);
-      } else if (aSeen[iKey / 8] & (1 << (iKey % 8))) {
-        /* JSON leaves duplicate names undefined; SQLite's -> takes the
-        ** first, json_each lists both: refuse rather than pick. */
-        rc = iiNestedError(p, iField, pzErr, "element %d has key '%s' twice", nElem, zKey);
-      } else {
-        aSeen[iKey / 8] |= (unsigned char)(1 << (iKey % 8));
-        if (strcmp(zType, "array") == 0) {
-          iKeyId = id;
-        } else if (strcmp(zType, "object") == 0) {
-          rc = iiNestedError(
-              p, iField, pzErr,
-              "element %d: key '%s' holds an object, nested deeper than declared (elements nest "
-              "one level)",
-              nElem, zKey);
-        } else if (bTerm) {
-          rc = iiNestedTerm(p, v, iField, iKey, nElem, pTree, pzErr);
-        } else if (strcmp(zType, "null") != 0) {
-          rc = iiNestedError(p, iField, pzErr,
-                             "element %d: key '%s' is not a string, an integer or an array of them", nElem,
-                             zKey);
-        }
-      }
-    } else if (iParent == iKeyId) {
-      const char *zKey = p->aazKey[iField][iKey];
-      if (bContainer) {
-        rc = iiNestedError(
-            p, iField, pzErr,
-            "element %d: key '%s' holds a nested container, deeper than declared (elements nest "
-            "one level)",
-            nElem, zKey);
-      } else if (!bTerm) {
-        rc =
-            iiNestedError(p, iField, pzErr,
-                          "element %d: key '%s' has a value that is not a string or an integer", nElem, zKey);
-      } else {
-        rc = iiNestedTerm(p, v, iField, iKey, nElem, pTree, pzErr);
-      }
+      i++;
     }
   }
-  {
-    /* The text passed nosqlJsonStrict(): a failure here is an interrupt or
-    ** a resource error, passed on as such; SQLITE_ERROR would be JSON the
-    ** host's parser refuses. */
-    int rc2 = sqlite3_reset(pTree);
-    if (rc2 != SQLITE_OK && rc == SQLITE_OK) {
-      rc = rc2 == SQLITE_ERROR ? iiNestedError(p, iField, pzErr, "malformed JSON") : rc2;
-    }
+  if (rc == SQLITE_OK && !bBad && nosqlJsonScanSpace(u, n, i) != n) bBad = 1;
+  /* A refused value in text that is not JSON: the JSON error comes first. */
+  if (rc == SQLITE_ERROR && !nosqlJsonStrict(z, n)) {
+    sqlite3_free(*pzErr);
+    *pzErr = NULL;
+    bBad = 1;
   }
-  sqlite3_clear_bindings(pTree);
+  if (bBad) rc = iiNestedJsonError(p, iField, pVal, z, n, pzErr);
+  nosqlBufferFree(&key);
   sqlite3_free(aSeen);
   if (rc == SQLITE_OK && nElem > 0x7FFFFFFF - 1) rc = SQLITE_TOOBIG;
   if (rc == SQLITE_OK) v->anElem[iField] = nElem;
@@ -2232,45 +2394,90 @@ static int iiPostingsFromDirect(inverted_index_vtab *p, int bPending) {
   return rc;
 }
 
+/* The integer zSql (sqlite3_mprintf result, freed here) returns into *piVal (0 for NULL). */
+static int iiExecInt(inverted_index_vtab *p, char *zSql, sqlite3_int64 *piVal) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc;
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  *piVal = 0;
+  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) *piVal = sqlite3_column_int64(pStmt, 0);
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM) nosqlVtabError(&p->base, "%s", sqlite3_errmsg(p->db));
+  return rc;
+}
+
 /*
 ** 'optimize': renumber documents in rowid order, and elements densely in
 ** document order, and rewrite every posting list compactly.
+**
+** Renumbering rewrites each <name>_docs and <name>_elems row under a new
+** key. Two passes, so that the b-trees end as full as a fresh build: the
+** new numbers are first written shifted below every current one (-K,
+** pages left half empty, in any order), then shifted back up in ascending
+** order, each row past every other, where SQLite's append fills a page
+** before it starts the next. (Negating the numbers, as before, inserted in
+** descending order at the left end: the tables doubled, half of each page
+** unused.) Element rows of no document (damage) are left as they are.
 */
 static int iiOptimize(inverted_index_vtab *p) {
   int rc = iiFlush(p);
   const char *zDb = p->zDb, *zN = p->zName;
+  sqlite3_int64 nDoc = 0, mDoc = 0, mDocE = 0, nElem = 0, mFirst = 0, kDoc, kFirst;
   if (rc == SQLITE_OK)
-    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = -1 - doc", zDb, zN));
+    rc = iiExecInt(p, sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w_docs\"", zDb, zN), &nDoc);
+  if (rc == SQLITE_OK) {
+    rc = iiExecInt(
+        p, sqlite3_mprintf("SELECT min(0, coalesce(min(doc), 0)) FROM \"%w\".\"%w_docs\"", zDb, zN), &mDoc);
+  }
   if (rc == SQLITE_OK && p->bElems) {
-    /* Elements follow their documents to the new numbers (negative old
-    ** numbers above, new ones from 0: no transient collision). */
-    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET doc = -1 - doc", zDb, zN));
+    rc = iiExecInt(
+        p, sqlite3_mprintf("SELECT min(0, coalesce(min(doc), 0)) FROM \"%w\".\"%w_elems\"", zDb, zN), &mDocE);
     if (rc == SQLITE_OK) {
-      rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET doc = r.n FROM (SELECT doc AS d, "
-                                     "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS r "
-                                     "WHERE doc = r.d",
-                                     zDb, zN, zDb, zN));
+      rc = iiExecInt(p, sqlite3_mprintf("SELECT coalesce(sum(n), 0) FROM \"%w\".\"%w_elems\"", zDb, zN),
+                     &nElem);
     }
+    if (rc == SQLITE_OK) {
+      rc = iiExecInt(
+          p, sqlite3_mprintf("SELECT min(0, coalesce(min(first), 0)) FROM \"%w\".\"%w_elems\"", zDb, zN),
+          &mFirst);
+    }
+  }
+  if (mDocE < mDoc) mDoc = mDocE;
+  kDoc = nDoc - mDoc;      /* New numbers n - kDoc are below every current one */
+  kFirst = nElem - mFirst; /* Likewise element numbers */
+  if (rc == SQLITE_OK && p->bElems) {
+    /* Elements first, while the documents have their old numbers: the new
+    ** document number and, per field, element numbers dense from 0 in
+    ** document order, so that numbers freed by deletes and growing updates
+    ** are reused and the element map is as long as the live elements. */
+    rc =
+        iiExec(p, sqlite3_mprintf(
+                      "UPDATE \"%w\".\"%w_elems\" SET doc = m.n - %lld, first = m.f - %lld FROM (SELECT "
+                      "e.field AS fl, e.doc AS d, o.n AS n, sum(e.n) OVER (PARTITION BY e.field ORDER BY o.n "
+                      "ROWS UNBOUNDED PRECEDING) - e.n AS f FROM \"%w\".\"%w_elems\" AS e JOIN (SELECT doc, "
+                      "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS o ON o.doc = "
+                      "e.doc) AS m WHERE field = m.fl AND doc = m.d",
+                      zDb, zN, kDoc, kFirst, zDb, zN, zDb, zN));
   }
   if (rc == SQLITE_OK) {
-    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = r.n FROM (SELECT id AS rid, "
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = r.n - %lld FROM (SELECT id AS rid, "
                                    "row_number() OVER (ORDER BY id) - 1 AS n FROM \"%w\".\"%w_docs\") AS r "
                                    "WHERE id = r.rid",
-                                   zDb, zN, zDb, zN));
+                                   zDb, zN, kDoc, zDb, zN));
+  }
+  if (rc == SQLITE_OK) {
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_docs\" SET doc = doc + %lld WHERE doc < %lld", zDb, zN,
+                                   kDoc, mDoc));
   }
   if (rc == SQLITE_OK && p->bElems) {
-    /* Element numbers too: dense from 0 per field, in document order, so
-    ** that numbers freed by deletes and growing updates are reused and the
-    ** element map is as long as the live elements. */
-    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET first = -1 - first", zDb, zN));
-    if (rc == SQLITE_OK) {
-      rc = iiExec(p,
-                  sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET first = r.f FROM (SELECT field AS fl, doc "
-                                  "AS d, sum(n) OVER (PARTITION BY field ORDER BY doc ROWS UNBOUNDED "
-                                  "PRECEDING) - n AS f FROM \"%w\".\"%w_elems\") AS r "
-                                  "WHERE field = r.fl AND doc = r.d",
-                                  zDb, zN, zDb, zN));
-    }
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET doc = doc + %lld, first = first + %lld "
+                                   "WHERE first < %lld",
+                                   zDb, zN, kDoc, kFirst, mFirst));
   }
   if (rc == SQLITE_OK) {
     rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET docs = 0, postings = NULL", zDb, zN));
