@@ -2448,6 +2448,15 @@ static int iiOptimize(inverted_index_vtab *p) {
     }
   }
   if (mDocE < mDoc) mDoc = mDocE;
+  /* Stored numbers are never negative: far below zero is damage (and the shift would overflow). */
+  if (rc == SQLITE_OK && (mDoc < -((sqlite3_int64)1 << 60) || nDoc > ((sqlite3_int64)1 << 60))) {
+    rc = iiCorrupt(p, "document number", p->bElems && mDoc == mDocE ? "elems" : "docs");
+  }
+  if (rc == SQLITE_OK &&
+      (mFirst < -((sqlite3_int64)1 << 60) || nElem < 0 || nElem > ((sqlite3_int64)1 << 60))) {
+    rc = iiCorrupt(p, "element number", "elems");
+  }
+  if (rc != SQLITE_OK) return rc;
   kDoc = nDoc - mDoc;      /* New numbers n - kDoc are below every current one */
   kFirst = nElem - mFirst; /* Likewise element numbers */
   if (rc == SQLITE_OK && p->bElems) {
