@@ -317,7 +317,7 @@ TEST_ENV := MATRIX_CI="$(MATRIX_CI)" MATRIX_ALL="$(MATRIX_ALL)" MATRIX_OLD="$(MA
 # make test: every test file, plain and under ASan+UBSan, the docs check and
 # short runs of the robustness tests (a few minutes on 2 cores). make
 # test-all: the same with the long settings, plus the version matrix, the
-# npm package and the dqlite example (what CI runs; about half an hour).
+# npm package and the dqlite example (what CI runs; about 18 minutes).
 test: $(TEST_BUILD)
 	@$(TEST_ENV) bash tests/run.sh
 

@@ -18,7 +18,7 @@
 # corpora and a short out-of-memory run again, built with
 # -fsanitize=address,undefined (zero reports, leak detection on).
 #
-# make test-all (what CI runs; about half an hour): the same steps with the
+# make test-all (what CI runs; about 18 minutes): the same steps with the
 # long settings (more rounds, out of memory at every allocation, interrupts
 # at 60 points, ...) and the sanitizer runs of the out-of-memory and
 # interrupt tests, plus the npm package, the Python wheel, the dqlite example
