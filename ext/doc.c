@@ -102,6 +102,21 @@ static int docError(DocEdit *p, int rc, const char *zFmt, ...) {
   return p->rc;
 }
 
+/*
+** Record the outcome rc of an ext/doc_match.c call made for zWhat
+** ("$pull", "arrayFilters"): its message zErr (freed here), or rc alone
+** when there is none (OOM). Returns p->rc.
+*/
+static int docFilterError(DocEdit *p, int rc, const char *zWhat, char *zErr) {
+  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
+    docError(p, rc, NULL);
+  } else if (rc != SQLITE_OK) {
+    docError(p, rc, "doc_update: %s: %s", zWhat, zErr);
+  }
+  sqlite3_free(zErr);
+  return p->rc;
+}
+
 /* Take over a fatal error of the trees (OOM, interrupt); returns p->rc. */
 static int docCheck(DocEdit *p) {
   if (p->rc == SQLITE_OK && p->j.rc != SQLITE_OK) {
@@ -222,12 +237,7 @@ static int docArrayFilterMatch(DocEdit *p, int iFilter, DocNode *pElem) {
   char *zErr = NULL;
   const char *zId = docFilterId(p->pFilters->u.c.apElem[iFilter], &nId);
   rc = docFilterMatchAs(p->apFilter[iFilter], &p->j, zId, nId, pElem, &bMatch, &zErr);
-  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
-    docError(p, rc, NULL);
-  } else if (rc != SQLITE_OK) {
-    docError(p, rc, "doc_update: arrayFilters: %s", zErr);
-  }
-  sqlite3_free(zErr);
+  docFilterError(p, rc, "arrayFilters", zErr);
   return rc == SQLITE_OK && bMatch;
 }
 
@@ -1070,12 +1080,7 @@ static int docPull(DocEdit *p, const DocMember *pF, DocNode *pArr) {
     if (!bMatch) pArr->u.c.apElem[j++] = pElem;
   }
   docFilterFree(pFilter);
-  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
-    docError(p, rc, NULL);
-  } else if (rc != SQLITE_OK) {
-    docError(p, rc, "doc_update: $pull: %s", zErr);
-  }
-  sqlite3_free(zErr);
+  docFilterError(p, rc, "$pull", zErr);
   if (docCheck(p) == SQLITE_OK) pArr->u.c.nItem = j;
   return p->rc;
 }
@@ -1527,13 +1532,7 @@ static int docFilterCheck(DocEdit *p, int iFilter) {
   }
   if (nId == 0) return docError(p, SQLITE_ERROR, "doc_update: arrayFilters: empty identifier");
   rc = docFilterCompile(&p->j, pFilter, DOC_FILTER_QUERY, "", &p->apFilter[iFilter], &zErr);
-  if (rc == SQLITE_NOMEM || (rc != SQLITE_OK && zErr == NULL)) {
-    docError(p, rc, NULL);
-  } else if (rc != SQLITE_OK) {
-    docError(p, rc, "doc_update: arrayFilters: %s", zErr);
-  }
-  sqlite3_free(zErr);
-  return p->rc;
+  return docFilterError(p, rc, "arrayFilters", zErr);
 }
 
 /*
