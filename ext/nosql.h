@@ -7,7 +7,7 @@
 **   sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
 **
 ** after which every new connection has the extension's functions and
-** modules. Link with -lsqlite3 -lroaring -lm (libroaring-dev on Debian:
+** modules. Link with -lsqlite3 -lroaring -lpcre2-8 -lm (libroaring-dev on Debian:
 ** CRoaring holds the inverted index's posting bitmaps).
 */
 #ifndef NOSQL_H

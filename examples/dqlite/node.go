@@ -18,7 +18,7 @@ package main
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../../dist
-#cgo LDFLAGS: ${SRCDIR}/../../dist/libnosql.a -lsqlite3 -lroaring -lm
+#cgo LDFLAGS: ${SRCDIR}/../../dist/libnosql.a -lsqlite3 -lroaring -lpcre2-8 -lm
 #include <sqlite3.h>
 #include "nosql.h"
 
