@@ -195,7 +195,7 @@ build/asan/damage: tests/damaged/damage.c | $(PREREQ)
 	$(CC) $(BASE_CFLAGS) -O1 $(SAN_FLAGS) -o $@ $< $(HOST_LIBS)
 
 # Multi-process tests: children fork, each loads dist/nosql.so on its own connection.
-build/concurrency/%: tests/concurrency/%.c | $(PREREQ)
+build/concurrency/%: tests/concurrency/%.c tests/concurrency/fanout.h | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
 # The planning property test: loads dist/nosql.so like any host.

@@ -22,50 +22,32 @@
 ** Each check prints "PASS name" or "FAIL name: why"; the last line is
 ** "N passed, N failed" for tests/run.sh. Exit code 1 on any failure.
 */
-#include <sqlite3.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "fanout.h"
 
-static int nPass; /* Checks that held */
-static int nFail; /* Checks that failed */
+#include <string.h>
 
 static const char zUpsert[] =
     "SELECT doc_upsert('d', ?1, json_object('$setOnInsert', json_object('creator', ?2), '$inc', "
     "json_object('n', 1), '$push', json_object('who', json_object('$each', json_array(?2), '$slice', -3))))";
 
-static void check(int bOk, const char *zName, const char *zMode, const char *zWhy) {
-  if (bOk) {
-    nPass++;
-    printf("PASS %s (%s)\n", zName, zMode);
-  } else {
-    nFail++;
-    printf("FAIL %s (%s): %s\n", zName, zMode, zWhy);
-  }
-}
-
-static int cmpInt64(const void *a, const void *b) {
-  sqlite3_int64 x = *(const sqlite3_int64 *)a, y = *(const sqlite3_int64 *)b;
-  return x < y ? -1 : x > y;
-}
+/* What each child of a run needs. */
+typedef struct UpsertRun UpsertRun;
+struct UpsertRun {
+  const char *zDb, *zExt;
+  int bMany; /* Keys k0.. (else 'c') */
+};
 
 /* One child: nCall upserts (bMany: of keys k0.., else of 'c'); versions written to fd. Exits. */
-static void child(const char *zDb, const char *zExt, int bMany, int nCall, int fd) {
+static void child(void *pArg, int nCall, int fd) {
+  const UpsertRun *p = (const UpsertRun *)pArg;
   sqlite3 *db = NULL;
   sqlite3_stmt *pStmt = NULL;
   sqlite3_int64 *aOut = (sqlite3_int64 *)malloc(sizeof(sqlite3_int64) * (size_t)nCall);
   char *zErr = NULL, zKey[32];
-  int i, rc = sqlite3_open(zDb, &db);
-  if (rc == SQLITE_OK) rc = sqlite3_enable_load_extension(db, 1);
-  if (rc == SQLITE_OK) rc = sqlite3_load_extension(db, zExt, 0, &zErr);
-  if (rc == SQLITE_OK) rc = sqlite3_busy_timeout(db, 60000);
-  if (rc == SQLITE_OK) rc = sqlite3_exec(db, "PRAGMA synchronous = OFF", 0, 0, 0);
+  int i, rc = fanoutOpen(p->zDb, p->zExt, &db, &zErr);
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, zUpsert, -1, &pStmt, 0);
   for (i = 0; rc == SQLITE_OK && aOut && i < nCall; i++) {
-    snprintf(zKey, sizeof(zKey), bMany ? "k%d" : "c", i);
+    snprintf(zKey, sizeof(zKey), p->bMany ? "k%d" : "c", i);
     sqlite3_bind_text(pStmt, 1, zKey, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)getpid());
     rc = sqlite3_step(pStmt);
@@ -75,16 +57,8 @@ static void child(const char *zDb, const char *zExt, int bMany, int nCall, int f
     }
     if (sqlite3_reset(pStmt) != SQLITE_OK && rc == SQLITE_OK) rc = SQLITE_ERROR;
   }
-  if (rc != SQLITE_OK || aOut == NULL) {
-    fprintf(stderr, "child %d: %s\n", (int)getpid(), zErr ? zErr : sqlite3_errmsg(db));
-    _exit(2);
-  }
-  if (write(fd, aOut, sizeof(sqlite3_int64) * (size_t)nCall) != (ssize_t)(sizeof(sqlite3_int64) * nCall)) {
-    _exit(3);
-  }
   sqlite3_finalize(pStmt);
-  sqlite3_close(db);
-  _exit(0);
+  fanoutDone(db, rc, "doc_upsert", zErr, aOut, nCall, fd);
 }
 
 /* One integer from zSql (-1 when it gives no row) on connection db. */
@@ -98,20 +72,21 @@ static sqlite3_int64 queryInt(sqlite3 *db, const char *zSql) {
   return v;
 }
 
-static void run(const char *zDir, const char *zExt, const char *zMode, int bMany, int nProc, int nCall) {
+static void runUpsert(const char *zDir, const char *zExt, const char *zMode, int bMany, int nProc,
+                      int nCall) {
   const char *zName = bMany ? "doc_upsert many keys" : "doc_upsert one key";
   char zDb[600], zWhy[200];
   sqlite3 *db = NULL;
   sqlite3_int64 *aAll = (sqlite3_int64 *)malloc(sizeof(sqlite3_int64) * (size_t)nProc * (size_t)nCall);
   sqlite3_int64 nKey = bMany ? nCall : 1, nPer = bMany ? nProc : (sqlite3_int64)nProc * nCall, nOne = 0, nBad;
-  pid_t aPid[64];
-  int aFd[64], i, ok = 1, nDup = 0;
+  UpsertRun run = {zDb, zExt, bMany};
+  int i, ok, nDup = 0;
   char *zSql;
   snprintf(zDb, sizeof(zDb), "%s/%s-%d.db", zDir, zMode, bMany);
   zSql = sqlite3_mprintf(
       "PRAGMA journal_mode = %s; CREATE TABLE d(key TEXT PRIMARY KEY, doc TEXT, version INTEGER)", zMode);
   if (aAll == NULL || sqlite3_open(zDb, &db) != SQLITE_OK || sqlite3_exec(db, zSql, 0, 0, 0) != SQLITE_OK) {
-    check(0, zName, zMode, "setup failed");
+    fanoutCheck(0, zName, zMode, "setup failed");
     sqlite3_free(zSql);
     sqlite3_close(db);
     free(aAll);
@@ -119,35 +94,9 @@ static void run(const char *zDir, const char *zExt, const char *zMode, int bMany
   }
   sqlite3_free(zSql);
   sqlite3_close(db);
-  fflush(stdout);
-  for (i = 0; i < nProc; i++) {
-    int fd[2];
-    if (pipe(fd) != 0) {
-      perror("pipe");
-      exit(1);
-    }
-    aPid[i] = fork();
-    if (aPid[i] == 0) {
-      close(fd[0]);
-      child(zDb, zExt, bMany, nCall, fd[1]);
-    }
-    close(fd[1]);
-    aFd[i] = fd[0];
-  }
-  for (i = 0; i < nProc; i++) {
-    size_t nWant = sizeof(sqlite3_int64) * (size_t)nCall, nGot = 0;
-    int status = 0;
-    while (nGot < nWant) {
-      ssize_t n = read(aFd[i], (char *)&aAll[(size_t)i * nCall] + nGot, nWant - nGot);
-      if (n <= 0) break;
-      nGot += (size_t)n;
-    }
-    close(aFd[i]);
-    waitpid(aPid[i], &status, 0);
-    if (nGot != nWant || !WIFEXITED(status) || WEXITSTATUS(status) != 0) ok = 0;
-  }
+  ok = fanoutRun(nProc, nCall, aAll, child, &run);
   if (!ok) {
-    check(0, zName, zMode, "a child failed (see its message above)");
+    fanoutCheck(0, zName, zMode, "a child failed (see its message above)");
     free(aAll);
     return;
   }
@@ -162,17 +111,17 @@ static void run(const char *zDir, const char *zExt, const char *zMode, int bMany
   sqlite3_free(zSql);
   snprintf(zWhy, sizeof(zWhy), "%lld documents, %lld of them with a lost update (expected %lld, none)",
            queryInt(db, "SELECT count(*) FROM d"), nBad, nKey);
-  check(queryInt(db, "SELECT count(*) FROM d") == nKey && nBad == 0, zName, zMode, zWhy);
+  fanoutCheck(queryInt(db, "SELECT count(*) FROM d") == nKey && nBad == 0, zName, zMode, zWhy);
   sqlite3_close(db);
   /* Versions per key: for one key all distinct; for many keys, one 1 per key. */
   for (i = 0; i < nProc * nCall; i++) nOne += aAll[i] == 1;
   if (!bMany) {
-    qsort(aAll, (size_t)nProc * nCall, sizeof(sqlite3_int64), cmpInt64);
+    qsort(aAll, (size_t)nProc * nCall, sizeof(sqlite3_int64), fanoutCmpInt64);
     for (i = 1; i < nProc * nCall; i++) nDup += aAll[i] == aAll[i - 1];
   }
   snprintf(zWhy, sizeof(zWhy), "%lld inserts (version 1) for %lld keys, %d versions returned twice", nOne,
            nKey, nDup);
-  check(nOne == nKey && nDup == 0, zName, zMode, zWhy);
+  fanoutCheck(nOne == nKey && nDup == 0, zName, zMode, zWhy);
   free(aAll);
 }
 
@@ -195,14 +144,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   for (m = 0; m < 2; m++) {
-    run(zDir, argv[1], azMode[m], 0, nProc, nCall);
-    run(zDir, argv[1], azMode[m], 1, nProc, nCall);
+    runUpsert(zDir, argv[1], azMode[m], 0, nProc, nCall);
+    runUpsert(zDir, argv[1], azMode[m], 1, nProc, nCall);
   }
   {
     char *zCmd = sqlite3_mprintf("rm -rf '%s'", zDir);
     if (system(zCmd) != 0) fprintf(stderr, "could not remove %s\n", zDir);
     sqlite3_free(zCmd);
   }
-  printf("%d passed, %d failed\n", nPass, nFail);
-  return nFail ? 1 : 0;
+  return fanoutSummary();
 }

@@ -23,17 +23,10 @@
 ** Each check prints "PASS name" or "FAIL name: why"; the last line is
 ** "N passed, N failed" for tests/run.sh. Exit code 1 on any failure.
 */
-#include <sqlite3.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/types.h>
-#include <time.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "fanout.h"
 
-static int nPass; /* Checks that held */
-static int nFail; /* Checks that failed */
+#include <string.h>
+#include <time.h>
 
 /* One workload: what each child runs per call, and how the parent checks the outcome. */
 typedef struct Workload Workload;
@@ -46,11 +39,6 @@ struct Workload {
   int bDistinct;      /* Every reported value must be distinct */
   int bInfo;          /* Shown, not checked: the naive form that loses updates */
 };
-
-static int cmpInt64(const void *a, const void *b) {
-  sqlite3_int64 x = *(const sqlite3_int64 *)a, y = *(const sqlite3_int64 *)b;
-  return x < y ? -1 : x > y;
-}
 
 /* Prepare zSql into *pp once; step it with its bindings done by the caller. */
 static int prep(sqlite3 *db, sqlite3_stmt **pp, const char *zSql) {
@@ -142,30 +130,26 @@ static const Workload aWorkload[] = {
     {"naive read-then-write", zKvSetup, callNaive, "SELECT value FROM kv WHERE key = 'c'", 0, 1},
 };
 
+/* What each child of a run needs. */
+typedef struct IncrRun IncrRun;
+struct IncrRun {
+  const char *zDb, *zExt;
+  const Workload *pW;
+};
+
 /* Run one child: nCall calls, values written to fd. Exits the process. */
-static void child(const char *zDb, const char *zExt, const Workload *pW, int nCall, int fd) {
+static void child(void *pArg, int nCall, int fd) {
+  const IncrRun *p = (const IncrRun *)pArg;
   sqlite3 *db = NULL;
   sqlite3_stmt *apStmt[4] = {0, 0, 0, 0};
   sqlite3_int64 *aOut = (sqlite3_int64 *)malloc(sizeof(sqlite3_int64) * (size_t)nCall);
   char *zErr = NULL;
-  int i, rc = sqlite3_open(zDb, &db);
-  if (rc == SQLITE_OK) rc = sqlite3_enable_load_extension(db, 1);
-  if (rc == SQLITE_OK) rc = sqlite3_load_extension(db, zExt, 0, &zErr);
-  if (rc == SQLITE_OK) rc = sqlite3_busy_timeout(db, 60000);
-  if (rc == SQLITE_OK) rc = sqlite3_exec(db, "PRAGMA synchronous = OFF", 0, 0, 0);
+  int i, rc = fanoutOpen(p->zDb, p->zExt, &db, &zErr);
   for (i = 0; rc == SQLITE_OK && i < nCall && aOut; i++) {
-    rc = pW->xCall(db, apStmt, &aOut[i]);
-  }
-  if (rc != SQLITE_OK || aOut == NULL) {
-    fprintf(stderr, "child %d: %s: %s\n", (int)getpid(), pW->zName, zErr ? zErr : sqlite3_errmsg(db));
-    _exit(2);
-  }
-  if (write(fd, aOut, sizeof(sqlite3_int64) * (size_t)nCall) != (ssize_t)(sizeof(sqlite3_int64) * nCall)) {
-    _exit(3);
+    rc = p->pW->xCall(db, apStmt, &aOut[i]);
   }
   for (i = 0; i < 4; i++) sqlite3_finalize(apStmt[i]);
-  sqlite3_close(db);
-  _exit(0);
+  fanoutDone(db, rc, p->pW->zName, zErr, aOut, nCall, fd);
 }
 
 /* One integer from zSql on a fresh connection with the extension. */
@@ -187,16 +171,6 @@ static sqlite3_int64 queryInt(const char *zDb, const char *zExt, const char *zSq
   return v;
 }
 
-static void check(int bOk, const char *zName, const char *zMode, const char *zWhy) {
-  if (bOk) {
-    nPass++;
-    printf("PASS %s (%s)\n", zName, zMode);
-  } else {
-    nFail++;
-    printf("FAIL %s (%s): %s\n", zName, zMode, zWhy);
-  }
-}
-
 /* Run workload pW with nProc children of nCall calls in journal mode zMode. */
 static void runWorkload(const char *zDir, const char *zExt, const Workload *pW, const char *zMode, int nProc,
                         int nCall) {
@@ -205,16 +179,15 @@ static void runWorkload(const char *zDir, const char *zExt, const Workload *pW, 
   int i, ok = 1, nDistinct = 0;
   sqlite3_int64 iFinal, nTotal = (sqlite3_int64)nProc * nCall;
   sqlite3_int64 *aAll = (sqlite3_int64 *)malloc(sizeof(sqlite3_int64) * (size_t)nTotal);
-  pid_t aPid[64];
+  IncrRun run = {zDb, zExt, pW};
   struct timespec t0, t1;
-  int aFd[64];
   char *zSql;
   snprintf(zDb, sizeof(zDb), "%s/%s-%s.db", zDir, pW->zName, zMode);
   zSql = sqlite3_mprintf("PRAGMA journal_mode = %s; %s", zMode, pW->zSetup);
   if (sqlite3_open(zDb, &db) != SQLITE_OK || sqlite3_enable_load_extension(db, 1) != SQLITE_OK ||
       sqlite3_load_extension(db, zExt, 0, 0) != SQLITE_OK || sqlite3_exec(db, zSql, 0, 0, 0) != SQLITE_OK) {
     snprintf(zWhy, sizeof(zWhy), "setup: %s", sqlite3_errmsg(db));
-    check(0, pW->zName, zMode, zWhy);
+    fanoutCheck(0, pW->zName, zMode, zWhy);
     sqlite3_free(zSql);
     sqlite3_close(db);
     free(aAll);
@@ -222,40 +195,14 @@ static void runWorkload(const char *zDir, const char *zExt, const Workload *pW, 
   }
   sqlite3_free(zSql);
   sqlite3_close(db);
-  fflush(stdout);
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (i = 0; i < nProc; i++) {
-    int fd[2];
-    if (pipe(fd) != 0) {
-      perror("pipe");
-      exit(1);
-    }
-    aPid[i] = fork();
-    if (aPid[i] == 0) {
-      close(fd[0]);
-      child(zDb, zExt, pW, nCall, fd[1]);
-    }
-    close(fd[1]);
-    aFd[i] = fd[0];
-  }
-  for (i = 0; i < nProc; i++) {
-    size_t nWant = sizeof(sqlite3_int64) * (size_t)nCall, nGot = 0;
-    int status = 0;
-    while (nGot < nWant) {
-      ssize_t n = read(aFd[i], (char *)&aAll[(size_t)i * nCall] + nGot, nWant - nGot);
-      if (n <= 0) break;
-      nGot += (size_t)n;
-    }
-    close(aFd[i]);
-    waitpid(aPid[i], &status, 0);
-    if (nGot != nWant || !WIFEXITED(status) || WEXITSTATUS(status) != 0) ok = 0;
-  }
+  ok = fanoutRun(nProc, nCall, aAll, child, &run);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   printf("INFO %s (%s): %d processes x %d calls in %.2f s, %.0f calls/s\n", pW->zName, zMode, nProc, nCall,
          (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
          (double)nTotal / ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9));
   if (!ok) {
-    check(0, pW->zName, zMode, "a child failed (see its message above)");
+    fanoutCheck(0, pW->zName, zMode, "a child failed (see its message above)");
     free(aAll);
     return;
   }
@@ -267,14 +214,14 @@ static void runWorkload(const char *zDir, const char *zExt, const Workload *pW, 
     return;
   }
   snprintf(zWhy, sizeof(zWhy), "final state %lld, expected %lld", (long long)iFinal, (long long)nTotal);
-  check(ok && iFinal == nTotal, pW->zName, zMode, zWhy);
+  fanoutCheck(ok && iFinal == nTotal, pW->zName, zMode, zWhy);
   if (pW->bDistinct) {
-    qsort(aAll, (size_t)nTotal, sizeof(sqlite3_int64), cmpInt64);
+    qsort(aAll, (size_t)nTotal, sizeof(sqlite3_int64), fanoutCmpInt64);
     for (i = 0; i < nTotal; i++) {
       if (i == 0 || aAll[i] != aAll[i - 1]) nDistinct++;
     }
     snprintf(zWhy, sizeof(zWhy), "%d distinct values returned, expected %lld", nDistinct, (long long)nTotal);
-    check(nDistinct == nTotal, pW->zName, zMode, zWhy);
+    fanoutCheck(nDistinct == nTotal, pW->zName, zMode, zWhy);
   }
   free(aAll);
 }
@@ -310,6 +257,5 @@ int main(int argc, char **argv) {
     if (system(zCmd) != 0) fprintf(stderr, "could not remove %s\n", zDir);
     sqlite3_free(zCmd);
   }
-  printf("%d passed, %d failed\n", nPass, nFail);
-  return nFail ? 1 : 0;
+  return fanoutSummary();
 }
