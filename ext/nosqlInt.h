@@ -1114,10 +1114,12 @@ int kvAtomicBegin(sqlite3 *db, KvOwner *pOwner, int *pbOwn);
 int kvAtomicEnd(sqlite3 *db, KvOwner *pOwner, int bOwn, int rc);
 
 /**************************************************************************
-** Interface to code in ext/doc.c (documents: doc_update, doc_schema,
-** kv_object, kv_pairs; docs/documents.md)
+** Interface to code in ext/doc.c (documents: doc_update, doc_upsert,
+** doc_schema; docs/documents.md). docRegister() also registers
+** ext/kv_object.c's kv_object and kv_pairs (kvObjectRegister()).
 */
 int docRegister(sqlite3 *db);
+int kvObjectRegister(sqlite3 *db);
 
 /**************************************************************************
 ** Interface to code in ext/doc_json.c: JSON documents as trees, the core
