@@ -358,7 +358,7 @@ plots: build/bench/bench
 
 # --- lint -------------------------------------------------------------------
 LINT_SRC := $(wildcard ext/*.c ext/*.h tests/runner/*.c tests/runner/*.h tests/unit/*.c tests/unit/*.h \
-                       tests/bench/*.c tests/bench/*.h tests/static/*.c tests/damaged/*.c tests/concurrency/*.c \
+                       tests/bench/*.c tests/bench/*.h tests/static/*.c tests/damaged/*.c tests/concurrency/*.c tests/concurrency/*.h \
                        tests/fuzz/*.c tests/fuzz/*.h tests/crash/*.c tests/oom/*.c tests/interrupt/*.c tests/property/*.c tests/property/*.h)
 lint: | $(PREREQ)
 	@scripts/prereq.sh $(LINT_PKGS)

@@ -62,7 +62,8 @@ static int fanoutOpen(const char *zDb, const char *zExt, sqlite3 **pDb, char **p
 ** the error (zErr, or db's message) under zName. Frees aOut, closes db
 ** (finalize its statements first) and exits the process.
 */
-static void fanoutDone(sqlite3 *db, int rc, const char *zName, char *zErr, sqlite3_int64 *aOut, int nCall, int fd) {
+static void fanoutDone(sqlite3 *db, int rc, const char *zName, char *zErr, sqlite3_int64 *aOut, int nCall,
+                       int fd) {
   size_t nByte = sizeof(sqlite3_int64) * (size_t)nCall;
   if (rc != SQLITE_OK || aOut == NULL) {
     fprintf(stderr, "child %d: %s: %s\n", (int)getpid(), zName, zErr ? zErr : sqlite3_errmsg(db));
@@ -75,7 +76,8 @@ static void fanoutDone(sqlite3 *db, int rc, const char *zName, char *zErr, sqlit
   _exit(0);
 }
 
-static int fanoutRun(int nProc, int nCall, sqlite3_int64 *aAll, void (*xChild)(void *, int, int), void *pArg) {
+static int fanoutRun(int nProc, int nCall, sqlite3_int64 *aAll, void (*xChild)(void *, int, int),
+                     void *pArg) {
   pid_t aPid[64];
   int aFd[64], i, ok = 1;
   fflush(stdout);
