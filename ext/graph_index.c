@@ -1159,6 +1159,8 @@ static char *giCompare(const GraphCsr *a, const GraphCsr *b, int bWeight, int *p
   return NULL;
 }
 
+static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale);
+
 static int giCheck(gi_vtab *p) {
   GraphSource src;
   GraphCsr *pTab = NULL, *pIdx = NULL;
@@ -1188,10 +1190,10 @@ static int giCheck(gi_vtab *p) {
   }
   if (rc == SQLITE_OK) zDiff = giCompare(pIdx, pTab, p->zWeight != NULL, &bNoMem);
   if (rc == SQLITE_OK && bNoMem) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK && !p->bDeferred) {
-    char *zName = sqlite3_mprintf("%s", p->zName);
-    rc = zName ? giUpToDate(p->db, p->zDb, zName, 0, &bTrig) : SQLITE_NOMEM;
-    sqlite3_free(zName);
+  if (rc == SQLITE_OK) {
+    int nStale = 0;
+    rc = giCreateTriggers(p, &zErr, &nStale);
+    bTrig = nStale == 0;
   }
   if (rc == SQLITE_OK && p->bDeferred && zDiff) {
     sqlite3_stmt *pStmt = NULL;
@@ -1207,8 +1209,8 @@ static int giCheck(gi_vtab *p) {
                    "VALUES('%s') repairs it",
                    p->zName, p->zTable, zDiff ? zDiff : "its lists agree with the table",
                    nPending ? " (changes logged in deferred mode await 'refresh')" : "",
-                   bTrig ? "" : "; a trigger on the edge table is missing", "", p->zName, p->zName,
-                   nPending && bTrig ? "refresh" : "rebuild");
+                   bTrig ? "" : "; a trigger on the edge table is missing or out of date", "", p->zName,
+                   p->zName, nPending && bTrig ? "refresh" : "rebuild");
     rc = SQLITE_CORRUPT_VTAB;
   } else if (zErr) {
     /* Messages of graph_index's own load start with "graph_index: "; name the index. */
@@ -1236,12 +1238,68 @@ static int giDropTriggers(gi_vtab *p) {
   return rc;
 }
 
-static int giCreateTriggers(gi_vtab *p, char **pzErr) {
-  NosqlBuffer b = {0, 0, 0};
+/*
+** The rows a REPLACE may displace besides the one at NEW's rowid: those
+** equal to NEW on every key column of a UNIQUE index of the table (in the
+** index's collation). *pCond gets " OR (s.a = NEW.a COLLATE c AND ...)"
+** per index, *pOf ", a" per column (for the UPDATE OF lists). An index on
+** an expression is not covered (docs/graphs.md).
+*/
+static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(
+      p->db,
+      "SELECT l.name, x.name, x.coll, x.cid FROM pragma_index_list(?1, ?2) AS l, "
+      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
+      -1, &pStmt, 0);
+  char *zPrev = NULL;
+  int bSkip = 0;
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
+    const char *zColl = (const char *)sqlite3_column_text(pStmt, 2);
+    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
+    if (bNew) {
+      if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
+      sqlite3_free(zPrev);
+      zPrev = sqlite3_mprintf("%s", zIdx ? zIdx : "");
+      if (zPrev == NULL) rc = SQLITE_NOMEM;
+      bSkip = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
+      if (!bSkip) nosqlBufferAppend(&rc, pCond, " OR (", -1);
+    } else if (sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL) {
+      /* An expression part: the parts so far are a superset (harmless: a stashed list is only rebuilt). */
+      continue;
+    }
+    if (bSkip) continue;
+    nosqlBufferAppendf(&rc, pCond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol, zCol,
+                       zColl ? zColl : "BINARY");
+    nosqlBufferAppendf(&rc, pOf, ", \"%w\"", zCol);
+  }
+  if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
+  sqlite3_free(zPrev);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
+** Create the triggers, or with pnStale count those missing or not as this
+** version would create them now (a UNIQUE index added since).
+*/
+static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
+  NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, of = {0, 0, 0}, where = {0, 0, 0};
   char *zIpk = NULL, *zW = NULL;
-  int rc = giDropTriggers(p), i;
+  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i;
   if (rc == SQLITE_OK) rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &zIpk);
   if (rc == SQLITE_OK && zIpk == NULL) rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK) rc = giUniqueConds(p, &cond, &of);
+  nosqlBufferAppend(&rc, &cond, "", 0);
+  nosqlBufferAppend(&rc, &of, "", 0);
   zW = p->zWeight ? sqlite3_mprintf("\"%w\"", p->zWeight) : NULL;
   for (i = 0; rc == SQLITE_OK && i < 5; i++) {
     static const char *const azWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE OF",
@@ -1249,20 +1307,27 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr) {
     nosqlBufferReset(&b);
     nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" %s", p->zDb, p->zName, azGiTrigger[i],
                        azWhen[i]);
-    if (i == 2) nosqlBufferAppendf(&rc, &b, " \"%w\"", zIpk);
+    if (i == 2) nosqlBufferAppendf(&rc, &b, " \"%w\"%s", zIpk, of.a ? (const char *)of.a : "");
     if (i == 3) {
-      nosqlBufferAppendf(&rc, &b, " \"%w\", \"%w\", \"%w\"", zIpk, p->zFrom, p->zTo);
+      nosqlBufferAppendf(&rc, &b, " \"%w\", \"%w\", \"%w\"%s", zIpk, p->zFrom, p->zTo,
+                         of.a ? (const char *)of.a : "");
       if (zW) nosqlBufferAppendf(&rc, &b, ", %s", zW);
+    }
+    /* The rows a REPLACE may displace: at NEW's rowid, or equal on a UNIQUE index. */
+    nosqlBufferReset(&where);
+    if (i == 0) {
+      nosqlBufferAppendf(&rc, &where, "s.rowid = NEW.rowid%s", cond.a ? (const char *)cond.a : "");
+    } else {
+      nosqlBufferAppendf(&rc, &where, "s.rowid IS NOT OLD.rowid AND (s.rowid = NEW.rowid%s)",
+                         cond.a ? (const char *)cond.a : "");
     }
     nosqlBufferAppendf(&rc, &b, " ON \"%w\" BEGIN\n", p->zTable);
     if (p->bDeferred) {
       if (i == 0 || i == 2) {
         /* A row that REPLACE will displace from the new rowid. */
         nosqlBufferAppendf(
-            &rc, &b,
-            "INSERT INTO \"%w_log\"(f, t) SELECT s.\"%w\", s.\"%w\" FROM \"%w\" AS s WHERE s.rowid = "
-            "NEW.rowid%s;\n",
-            p->zName, p->zFrom, p->zTo, p->zTable, i == 2 ? " AND NEW.rowid IS NOT OLD.rowid" : "");
+            &rc, &b, "INSERT INTO \"%w_log\"(f, t) SELECT s.\"%w\", s.\"%w\" FROM \"%w\" AS s WHERE %s;\n",
+            p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
       } else {
         const char *zRow = i == 4 ? "OLD" : "NEW";
         nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_log\"(f, t) VALUES(%s.\"%w\", %s.\"%w\")", p->zName,
@@ -1274,8 +1339,8 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr) {
       nosqlBufferAppendf(
           &rc, &b,
           "INSERT INTO \"%w\"(\"%w\", op_from, op_to) SELECT 'stash', s.\"%w\", s.\"%w\" FROM \"%w\" "
-          "AS s WHERE s.rowid = NEW.rowid%s;\n",
-          p->zName, p->zName, p->zFrom, p->zTo, p->zTable, i == 2 ? " AND NEW.rowid IS NOT OLD.rowid" : "");
+          "AS s WHERE %s;\n",
+          p->zName, p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
     } else if (i == 1) {
       nosqlBufferAppendf(
           &rc, &b,
@@ -1293,7 +1358,22 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr) {
           p->zName, p->zName, p->zFrom, p->zTo);
     }
     nosqlBufferAppend(&rc, &b, "END", 3);
-    if (rc == SQLITE_OK) {
+    if (rc == SQLITE_OK && pnStale) {
+      /* SQLite stores the text without the schema: compare from the event on. */
+      sqlite3_stmt *pStmt = NULL;
+      char *zSql =
+          sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = '%q%s'",
+                          p->zDb, p->zName, azGiTrigger[i]);
+      rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+      sqlite3_free(zSql);
+      if (rc == SQLITE_OK) {
+        const char *zHas =
+            sqlite3_step(pStmt) == SQLITE_ROW ? (const char *)sqlite3_column_text(pStmt, 0) : NULL;
+        const char *zA = zHas ? strstr(zHas, azWhen[i]) : NULL, *zB = strstr((const char *)b.a, azWhen[i]);
+        if (zA == NULL || zB == NULL || strcmp(zA, zB) != 0) (*pnStale)++;
+        rc = sqlite3_finalize(pStmt);
+      }
+    } else if (rc == SQLITE_OK) {
       rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
       if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
         *pzErr = sqlite3_mprintf("graph_index: cannot create trigger '%s%s': %s", p->zName, azGiTrigger[i],
@@ -1302,6 +1382,9 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr) {
     }
   }
   nosqlBufferFree(&b);
+  nosqlBufferFree(&cond);
+  nosqlBufferFree(&of);
+  nosqlBufferFree(&where);
   sqlite3_free(zIpk);
   sqlite3_free(zW);
   return rc;
@@ -1504,7 +1587,7 @@ static int giConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3
   }
   if (rc == SQLITE_OK && bCreate) {
     rc = giCreateShadow(p);
-    if (rc == SQLITE_OK) rc = giCreateTriggers(p, pzErr);
+    if (rc == SQLITE_OK) rc = giCreateTriggers(p, pzErr, NULL);
     if (rc == SQLITE_OK) {
       rc = giRebuildAll(p);
       if (rc != SQLITE_OK && p->base.zErrMsg) *pzErr = sqlite3_mprintf("%s", p->base.zErrMsg);
@@ -1698,7 +1781,7 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
                   sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k, v) VALUES('format', %d)",
                                   p->zDb, p->zName, GI_FORMAT));
     }
-    if (rc == SQLITE_OK) rc = giCreateTriggers(p, &zErr);
+    if (rc == SQLITE_OK) rc = giCreateTriggers(p, &zErr, NULL);
     if (rc == SQLITE_OK) rc = giRebuildAll(p);
     if (rc == SQLITE_OK) {
       sqlite3_free(p->zDamage);
