@@ -857,6 +857,15 @@ struct GiFirst {
   int id;               /* Node number */
 };
 
+/* A block read by pass 1 of a load, decoded by pass 2. */
+typedef struct GiBlock GiBlock;
+struct GiBlock {
+  sqlite3_int64 k;    /* Its key */
+  sqlite3_int64 n;    /* Its edges */
+  sqlite3_int64 iOff; /* Its bytes in the load's copy */
+  int nByte;          /* Their number */
+};
+
 static int giFirstCmp(const void *a, const void *b) {
   const GiFirst *x = (const GiFirst *)a, *y = (const GiFirst *)b;
   if (x->iRowid != y->iRowid) return x->iRowid < y->iRowid ? -1 : 1;
@@ -888,6 +897,9 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   int rc = SQLITE_OK, nId = 0, nNode = 0, i;
   sqlite3_int64 *aDeg = NULL, nEdge = 0, nIn = 0, iPrevList = -1, iPrevBlock = -1;
   GiFirst *aFirst = NULL;
+  GiBlock *aBlock = NULL;
+  int nBlock = 0, nBlockAlloc = 0, b;
+  NosqlBuffer bytes = {0, 0, 0};
   int *aPerm = NULL;
   GraphValue *aVal = NULL;
   *pbOk = 0;
@@ -923,7 +935,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
     aPerm[i] = -1;
   }
   /* Pass 1: degrees and first edges. */
-  zSql = sqlite3_mprintf("SELECT k, first, n FROM \"%w\".\"%w_adj\" ORDER BY k", zSchema, zIndex);
+  zSql = sqlite3_mprintf("SELECT k, first, n, list FROM \"%w\".\"%w_adj\" ORDER BY k", zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -950,6 +962,23 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
       if (aFirst[id].dir == 2 || giFirstCmp(&f, &aFirst[id]) < 0) aFirst[id] = f;
     }
     aDeg[id * 2 + dir] += n;
+    /* The block, kept for pass 2 (one scan of the table, not two). */
+    if (nBlock == nBlockAlloc) {
+      int nNew = nBlockAlloc ? nBlockAlloc * 2 : 1024;
+      GiBlock *aNew = (GiBlock *)sqlite3_realloc64(aBlock, sizeof(GiBlock) * (sqlite3_uint64)nNew);
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      aBlock = aNew;
+      nBlockAlloc = nNew;
+    }
+    aBlock[nBlock].k = k;
+    aBlock[nBlock].n = n;
+    aBlock[nBlock].iOff = bytes.n;
+    aBlock[nBlock].nByte = sqlite3_column_bytes(pStmt, 3);
+    nosqlBufferAppend(&rc, &bytes, sqlite3_column_blob(pStmt, 3), aBlock[nBlock].nByte);
+    nBlock++;
     if (dir) {
       nIn += n;
     } else {
@@ -1036,42 +1065,26 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
     aDeg[aFirst[i].id * 2] = p->aOutOff[i];
     aDeg[aFirst[i].id * 2 + 1] = p->aInOff[i];
   }
-  zSql = sqlite3_mprintf("SELECT k, n, list FROM \"%w\".\"%w_adj\" ORDER BY k", zSchema, zIndex);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 1), e;
+  for (b = 0; b < nBlock; b++) {
+    sqlite3_int64 k = aBlock[b].k, n = aBlock[b].n, e;
     sqlite3_int64 iList = k >> GI_BLOCK_BITS, id = iList >> 1, iAt, iEnd;
-    int dir = (int)(iList & 1), iPos = 0, nList, *aAdj = dir ? p->aIn : p->aOut;
+    int dir = (int)(iList & 1), iPos = 0, nList = aBlock[b].nByte, *aAdj = dir ? p->aIn : p->aOut;
     double *aW = dir ? p->aInW : p->aOutW;
-    const unsigned char *aList = (const unsigned char *)sqlite3_column_blob(pStmt, 2);
-    nList = sqlite3_column_bytes(pStmt, 2);
-    if (id < 1 || id > nId || aPerm[id] < 0) {
-      sqlite3_finalize(pStmt);
-      pStmt = NULL;
-      GI_CORRUPT("the lists changed during the load");
-    }
+    const unsigned char *aList = bytes.a + aBlock[b].iOff;
+    if (aPerm[id] < 0) GI_CORRUPT("a list has no node");
     iAt = aDeg[iList];
     iEnd = (dir ? p->aInOff : p->aOutOff)[aPerm[id] + 1];
-    if (n < 0 || iAt + n > iEnd) {
-      sqlite3_finalize(pStmt);
-      pStmt = NULL;
-      GI_CORRUPT("a block holds more edges than its list");
-    }
+    if (n < 0 || iAt + n > iEnd) GI_CORRUPT("a block holds more edges than its list");
     for (e = 0; e < n; e++) {
       sqlite3_uint64 u;
       int bInt;
       double r;
       if (!giGetVarint(aList, nList, &iPos, &u) || u < 1 || u > (sqlite3_uint64)nId || aPerm[u] < 0) {
-        sqlite3_finalize(pStmt);
-        pStmt = NULL;
         GI_CORRUPT("a block holds a bad neighbour number");
       }
       aAdj[iAt + e] = aPerm[u];
       if (bHasWeight) {
         if (!giGetWeight(aList, nList, &iPos, &r, &bInt) || r < 0 || isnan(r)) {
-          sqlite3_finalize(pStmt);
-          pStmt = NULL;
           GI_CORRUPT("a block holds a bad weight");
         }
         if (bWeight) {
@@ -1080,16 +1093,9 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
         }
       }
     }
-    if (iPos != nList) {
-      sqlite3_finalize(pStmt);
-      pStmt = NULL;
-      GI_CORRUPT("a block is longer than its edges");
-    }
+    if (iPos != nList) GI_CORRUPT("a block is longer than its edges");
     aDeg[iList] = iAt + n;
   }
-  if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
   for (i = 0; i < nNode; i++) {
     if (aDeg[aFirst[i].id * 2] != p->aOutOff[i + 1] || aDeg[aFirst[i].id * 2 + 1] != p->aInOff[i + 1]) {
       GI_CORRUPT("a list holds fewer edges than its count");
@@ -1106,6 +1112,8 @@ load_done:
   sqlite3_free(aDeg);
   sqlite3_free(aFirst);
   sqlite3_free(aPerm);
+  sqlite3_free(aBlock);
+  nosqlBufferFree(&bytes);
   return rc;
 }
 
