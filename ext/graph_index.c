@@ -358,6 +358,11 @@ static int giNodeId(gi_vtab *p, const GraphValue *pV, int bAdd, sqlite3_int64 *p
   graphValueBind(pStmt, 1, pV);
   if (sqlite3_step(pStmt) == SQLITE_ROW) *piId = sqlite3_column_int64(pStmt, 0);
   rc = sqlite3_reset(pStmt);
+  if (rc == SQLITE_OK && (*piId < 0 || *piId > GI_MAX_ID)) {
+    nosqlVtabError(&p->base, "graph_index '%s' is damaged: node number %lld is out of range", p->zName,
+                   *piId);
+    return SQLITE_CORRUPT_VTAB;
+  }
   if (rc != SQLITE_OK || *piId || !bAdd) return rc;
   pStmt = giStmt(p, GI_S_NODE_ADD, &rc);
   if (pStmt == NULL) return rc;
@@ -523,6 +528,12 @@ static int giListAppend(gi_vtab *p, sqlite3_int64 iList, sqlite3_int64 iRowid, s
       return sqlite3_reset(pStmt);
     }
     w.iBlock = (int)(k & ((1 << GI_BLOCK_BITS) - 1));
+    if (sqlite3_column_int64(pStmt, 2) < 1 || sqlite3_column_int64(pStmt, 2) > GI_MAX_ID) {
+      sqlite3_reset(pStmt);
+      nosqlBufferFree(&w.b);
+      nosqlVtabError(&p->base, "graph_index '%s' is damaged: a block has a bad count", p->zName);
+      return SQLITE_CORRUPT_VTAB;
+    }
     if (nList < GI_BLOCK_BYTES) {
       w.n = sqlite3_column_int64(pStmt, 2);
       w.iFirst = sqlite3_column_int64(pStmt, 4);
