@@ -118,7 +118,21 @@ struct gi_vtab {
   sqlite3_stmt *aStmt[GI_NSTMT]; /* Prepared on first use */
   GiStash *aStash;               /* Lists to rebuild at the next 'insert' or 'sync' */
   int nStash, nStashAlloc;       /* Entries used, allocated */
+  GraphSet cache;                /* Node numbers read or made in this transaction (GiCached) */
 };
+
+/*
+** A node number known in the current transaction. The cache is emptied
+** when the transaction begins and ends, at every rollback to a savepoint
+** or of a statement (xRollbackTo), when a number is dropped and by
+** 'rebuild': the numbers it holds are then always those g_node holds.
+*/
+typedef struct GiCached GiCached;
+struct GiCached {
+  GraphValue v;     /* The node (must be first: a GraphSet element) */
+  sqlite3_int64 id; /* Its number */
+};
+#define GI_CACHE_MAX 1000000 /* Entries before the cache starts over */
 
 struct gi_cursor {
   sqlite3_vtab_cursor base; /* Base class - must be first */
@@ -350,9 +364,30 @@ static int giWeightOk(sqlite3_value *pW) {
 */
 
 /* *piId: the number of node *pV, a new one with bAdd (else 0 when it has none). */
+static void giCacheClear(gi_vtab *p) {
+  graphSetClear(&p->cache);
+  p->cache.szElem = (int)sizeof(GiCached);
+}
+
+/* Remember *pV's number (no error: a number not cached is read again). */
+static void giCacheAdd(gi_vtab *p, const GraphValue *pV, sqlite3_int64 iId) {
+  int iElem, bNew;
+  if (p->cache.n >= GI_CACHE_MAX) giCacheClear(p);
+  if (graphSetAdd(&p->cache, pV, &iElem, &bNew) == SQLITE_OK) {
+    ((GiCached *)graphSetAt(&p->cache, iElem))->id = iId;
+  } else {
+    giCacheClear(p);
+  }
+}
+
 static int giNodeId(gi_vtab *p, const GraphValue *pV, int bAdd, sqlite3_int64 *piId) {
-  int rc = SQLITE_OK;
-  sqlite3_stmt *pStmt = giStmt(p, GI_S_NODE_FIND, &rc);
+  int rc = SQLITE_OK, iElem = graphSetFind(&p->cache, pV);
+  sqlite3_stmt *pStmt;
+  if (iElem >= 0) {
+    *piId = ((const GiCached *)graphSetAt(&p->cache, iElem))->id;
+    return SQLITE_OK;
+  }
+  pStmt = giStmt(p, GI_S_NODE_FIND, &rc);
   *piId = 0;
   if (pStmt == NULL) return rc;
   graphValueBind(pStmt, 1, pV);
@@ -363,6 +398,7 @@ static int giNodeId(gi_vtab *p, const GraphValue *pV, int bAdd, sqlite3_int64 *p
                    *piId);
     return SQLITE_CORRUPT_VTAB;
   }
+  if (rc == SQLITE_OK && *piId) giCacheAdd(p, pV, *piId);
   if (rc != SQLITE_OK || *piId || !bAdd) return rc;
   pStmt = giStmt(p, GI_S_NODE_ADD, &rc);
   if (pStmt == NULL) return rc;
@@ -373,6 +409,8 @@ static int giNodeId(gi_vtab *p, const GraphValue *pV, int bAdd, sqlite3_int64 *p
     if (*piId < 1 || *piId > GI_MAX_ID) {
       nosqlVtabError(&p->base, "graph_index '%s': node number %lld is out of range", p->zName, *piId);
       rc = SQLITE_CORRUPT_VTAB;
+    } else {
+      giCacheAdd(p, pV, *piId);
     }
   }
   return rc;
@@ -481,6 +519,7 @@ static int giNodeGc(gi_vtab *p, const GraphValue *pV) {
   pStmt = giStmt(p, GI_S_NODE_DEL, &rc);
   if (pStmt == NULL) return rc;
   sqlite3_bind_int64(pStmt, 1, iId);
+  giCacheClear(p);
   return giStepDone(pStmt);
 }
 
@@ -659,6 +698,7 @@ static int giRebuildAll(gi_vtab *p) {
   memset(&set, 0, sizeof(set));
   set.szElem = (int)sizeof(GraphValue);
   giStashClear(p);
+  giCacheClear(p);
   rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_node\"; DELETE FROM \"%w\".\"%w_adj\"; "
                                      "DELETE FROM \"%w\".\"%w_log\";",
                                      p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
@@ -1449,6 +1489,7 @@ static void giFree(gi_vtab *p) {
   giStmtClear(p);
   giStashClear(p);
   sqlite3_free(p->aStash);
+  graphSetClear(&p->cache);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
   sqlite3_free(p->zTable);
@@ -1619,6 +1660,7 @@ static int giConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3
   *ppVtab = NULL;
   if (p == NULL) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
+  p->cache.szElem = (int)sizeof(GiCached);
   p->db = db;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
@@ -1855,10 +1897,27 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
                    zCmd);
     return SQLITE_ERROR;
   }
+  if (rc != SQLITE_OK) giCacheClear(p); /* The statement will be rolled back */
   if (rc != SQLITE_OK && rc != SQLITE_NOMEM && pVtab->zErrMsg == NULL) {
     nosqlVtabError(pVtab, "graph_index '%s': %s", p->zName, sqlite3_errmsg(p->db));
   }
   return rc;
+}
+
+/* Transaction hooks: each empties the node-number cache (see GiCached). */
+static int giTxnClear(sqlite3_vtab *pVtab) {
+  giCacheClear((gi_vtab *)pVtab);
+  return SQLITE_OK;
+}
+
+static int giSavepoint(sqlite3_vtab *pVtab, int iSavepoint) {
+  (void)pVtab, (void)iSavepoint;
+  return SQLITE_OK;
+}
+
+static int giRollbackTo(sqlite3_vtab *pVtab, int iSavepoint) {
+  (void)iSavepoint;
+  return giTxnClear(pVtab);
 }
 
 static int giShadowName(const char *zName) {
@@ -1882,15 +1941,15 @@ static sqlite3_module giModule = {
     /* xColumn     */ giColumn,
     /* xRowid      */ giRowid,
     /* xUpdate     */ giUpdate,
-    /* xBegin      */ 0,
+    /* xBegin      */ giTxnClear,
     /* xSync       */ 0,
-    /* xCommit     */ 0,
-    /* xRollback   */ 0,
+    /* xCommit     */ giTxnClear,
+    /* xRollback   */ giTxnClear,
     /* xFindMethod */ 0,
     /* xRename     */ giRename,
-    /* xSavepoint  */ 0,
-    /* xRelease    */ 0,
-    /* xRollbackTo */ 0,
+    /* xSavepoint  */ giSavepoint,
+    /* xRelease    */ giSavepoint,
+    /* xRollbackTo */ giRollbackTo,
     /* xShadowName */ giShadowName,
 };
 

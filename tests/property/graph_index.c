@@ -96,7 +96,7 @@ static sqlite3 *giOpen(const char *zFile, const char *zExt) {
 /* One random write (a statement that may fail: a refused weight, a UNIQUE conflict). */
 static void giWrite(sqlite3 *db, int iStep) {
   char zA[32], zB[32], zSql[512];
-  unsigned k = giRand(16);
+  unsigned k = giRand(17);
   giNode(zA, sizeof(zA));
   giNode(zB, sizeof(zB));
   switch (k) {
@@ -144,8 +144,18 @@ static void giWrite(sqlite3 *db, int iStep) {
       /* Refused by the sync index: the statement fails, nothing changes. */
       snprintf(zSql, sizeof(zSql), "INSERT INTO e(src, dst, w) VALUES (1, 2, -%u)", giRand(5) + 1);
       break;
+    case 15:
+      /* A statement that fails after a row made new node numbers: they go with its rollback. */
+      snprintf(zSql, sizeof(zSql),
+               "INSERT INTO e(src, dst, w) VALUES ('z%u', 'y%u', 1), (%s, 'x%u', 1), (1, 2, -1)", giRand(4),
+               giRand(4), zA, giRand(4));
+      break;
     case 14:
       snprintf(zSql, sizeof(zSql), "UPDATE e SET src = dst, dst = src WHERE id %% 5 = %u", giRand(5));
+      break;
+    case 16:
+      snprintf(zSql, sizeof(zSql), "INSERT INTO e(src, dst, w) VALUES ('z%u', 'x%u', %u)", giRand(4),
+               giRand(4), giRand(3));
       break;
     default:
       snprintf(zSql, sizeof(zSql),
@@ -191,7 +201,13 @@ int main(int argc, char **argv) {
       giExec(db, "ROLLBACK", 0);
     } else if (k == 1) {
       /* A savepoint rolled back to inside a committed transaction. */
+      char zFail[160];
       giExec(db, "BEGIN", 0);
+      giWrite(db, i);
+      /* A statement that fails after it made node numbers: they must go with it. */
+      snprintf(zFail, sizeof(zFail), "INSERT INTO e(src, dst, w) VALUES ('z%u', 'y%u', 1), (1, 2, -1)",
+               giRand(4), giRand(4));
+      giExec(db, zFail, 1);
       giWrite(db, i);
       giExec(db, "SAVEPOINT s", 0);
       giWrite(db, i);
