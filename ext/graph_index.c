@@ -849,7 +849,7 @@ int graphIndexConfig(sqlite3 *db, const char *zSchema, const char *zIndex, Graph
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
-  if (rc != SQLITE_OK) return SQLITE_NOTFOUND;
+  if (rc != SQLITE_OK) return (rc & 0xff) == SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_NOTFOUND;
   sqlite3_bind_text(pStmt, 1, zIndex, -1, SQLITE_STATIC);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     const char *zK = (const char *)sqlite3_column_text(pStmt, 0);
@@ -973,6 +973,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   aFirst = (GiFirst *)sqlite3_malloc64(sizeof(GiFirst) * ((sqlite3_uint64)nId + 1));
   aPerm = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
   aVal = (GraphValue *)sqlite3_malloc64(sizeof(GraphValue) * ((sqlite3_uint64)nId + 1));
+  if (aVal) memset(aVal, 0, sizeof(GraphValue) * ((size_t)nId + 1)); /* (Freed value by value at the end) */
   if (aDeg == NULL || aFirst == NULL || aPerm == NULL || aVal == NULL) {
     rc = SQLITE_NOMEM;
     goto load_done;
@@ -1187,7 +1188,9 @@ int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge,
     const char *zIndex = (const char *)sqlite3_column_text(pStmt, 0);
     GraphIndexInfo info;
     int bOk = 0, bWeight;
-    if (zIndex == NULL || graphIndexConfig(db, pSrc->zSchema, zIndex, &info) != SQLITE_OK) continue;
+    int rc2 = zIndex ? graphIndexConfig(db, pSrc->zSchema, zIndex, &info) : SQLITE_NOMEM;
+    if (rc2 == SQLITE_NOMEM) rc = SQLITE_NOMEM;
+    if (rc2 != SQLITE_OK) continue;
     bWeight = pSrc->zWeight != NULL;
     if (info.iFormat == GI_FORMAT && sqlite3_stricmp(info.zTable, pSrc->zTable) == 0 &&
         sqlite3_stricmp(info.zFrom, pSrc->zFrom) == 0 && sqlite3_stricmp(info.zTo, pSrc->zTo) == 0 &&
@@ -1617,16 +1620,25 @@ static int giResolve(gi_vtab *p, char **pzErr) {
     sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
     sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
     sqlite3_bind_text(pStmt, 3, *pz, -1, SQLITE_STATIC);
-    if (sqlite3_step(pStmt) == SQLITE_ROW) {
-      char *zNew = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
-      if (zNew == NULL) rc = SQLITE_NOMEM;
-      sqlite3_free(*pz);
-      *pz = zNew;
-    } else {
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
+      char *zNew = zName ? sqlite3_mprintf("%s", zName) : NULL;
+      rc = zNew ? SQLITE_OK : SQLITE_NOMEM;
+      if (zNew) {
+        sqlite3_free(*pz);
+        *pz = zNew;
+      }
+    } else if (rc == SQLITE_DONE) {
       *pzErr = sqlite3_mprintf("graph_index: table '%s' has no column '%s' (%s)", p->zTable, *pz, azArg[i]);
-      rc = SQLITE_ERROR;
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
-    sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK || rc == SQLITE_ERROR || rc == SQLITE_NOMEM) {
+      sqlite3_finalize(pStmt);
+    } else {
+      rc = sqlite3_finalize(pStmt);
+      if (rc == SQLITE_OK) rc = SQLITE_ERROR;
+    }
   }
   return rc;
 }
