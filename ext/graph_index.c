@@ -686,6 +686,45 @@ static int giOpInsert(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, s
 }
 
 /*
+** The 'insert' of the trigger. An edge the index would skip (a NULL
+** endpoint) or refuse (a bad weight) is read again from the table by its
+** rowid first: the table decides, never an operand SQLite may have lost
+** to a failed allocation.
+*/
+static int giOpInsertChecked(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, sqlite3_value *pTo,
+                             sqlite3_value *pW) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  int rc;
+  if (sqlite3_value_type(pFrom) != SQLITE_NULL && sqlite3_value_type(pTo) != SQLITE_NULL &&
+      (p->zWeight == NULL || giWeightOk(pW))) {
+    return giOpInsert(p, pRowid, pFrom, pTo, pW);
+  }
+  zSql = sqlite3_mprintf("SELECT \"%w\", \"%w\", %s%w%s FROM \"%w\".\"%w\" WHERE rowid = ?1", p->zFrom,
+                         p->zTo, p->zWeight ? "\"" : "", p->zWeight ? p->zWeight : "NULL",
+                         p->zWeight ? "\"" : "", p->zDb, p->zTable);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_value(pStmt, 1, pRowid);
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      rc = giOpInsert(p, pRowid, sqlite3_column_value(pStmt, 0), sqlite3_column_value(pStmt, 1),
+                      sqlite3_column_value(pStmt, 2));
+    } else if (rc == SQLITE_DONE) {
+      rc = giOpInsert(p, pRowid, pFrom, pTo, pW);
+    }
+    if (rc == SQLITE_OK || rc == SQLITE_CONSTRAINT || rc == SQLITE_NOMEM) {
+      sqlite3_finalize(pStmt);
+    } else {
+      int rc2 = sqlite3_finalize(pStmt);
+      if (rc2 != SQLITE_OK) rc = rc2;
+    }
+  }
+  return rc;
+}
+
+/*
 ** 'rebuild': every node and list again from one rowid-order scan (node
 ** numbers in order of first appearance) and one scan per direction in
 ** (node, rowid) order.
@@ -966,7 +1005,11 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
     }
     nId = (int)iMax;
   }
-  if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
   pStmt = NULL;
   if (rc != SQLITE_OK) goto load_done;
   aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * 2 * ((sqlite3_uint64)nId + 1));
@@ -1037,7 +1080,11 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
       nEdge += n;
     }
   }
-  if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
   pStmt = NULL;
   if (rc != SQLITE_OK) goto load_done;
   if (nIn != nEdge) GI_CORRUPT("its out- and in-lists hold different numbers of edges");
@@ -1292,7 +1339,11 @@ static int giCheck(gi_vtab *p) {
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
     if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) nPending = sqlite3_column_int64(pStmt, 0);
-    if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
   }
   if (rc == SQLITE_OK && (zDiff || !bTrig)) {
     nosqlVtabError(&p->base,
@@ -1464,11 +1515,16 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
       rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
       sqlite3_free(zSql);
       if (rc == SQLITE_OK) {
-        const char *zHas =
-            sqlite3_step(pStmt) == SQLITE_ROW ? (const char *)sqlite3_column_text(pStmt, 0) : NULL;
+        int rcStep = sqlite3_step(pStmt);
+        const char *zHas = rcStep == SQLITE_ROW ? (const char *)sqlite3_column_text(pStmt, 0) : NULL;
+        if (rcStep == SQLITE_ROW && zHas == NULL) rc = SQLITE_NOMEM;
         const char *zA = zHas ? strstr(zHas, azWhen[i]) : NULL, *zB = strstr((const char *)b.a, azWhen[i]);
-        if (zA == NULL || zB == NULL || strcmp(zA, zB) != 0) (*pnStale)++;
-        rc = sqlite3_finalize(pStmt);
+        if (rc == SQLITE_OK && (zA == NULL || zB == NULL || strcmp(zA, zB) != 0)) (*pnStale)++;
+        if (rc == SQLITE_OK) {
+          rc = sqlite3_finalize(pStmt);
+        } else {
+          sqlite3_finalize(pStmt);
+        }
       }
     } else if (rc == SQLITE_OK) {
       rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
@@ -1875,8 +1931,8 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
     return SQLITE_CORRUPT_VTAB;
   }
   if (strcmp(zCmd, "insert") == 0) {
-    rc = giOpInsert(p, argv[2 + GI_COL_ROWID], argv[2 + GI_COL_FROM], argv[2 + GI_COL_TO],
-                    argv[2 + GI_COL_WEIGHT]);
+    rc = giOpInsertChecked(p, argv[2 + GI_COL_ROWID], argv[2 + GI_COL_FROM], argv[2 + GI_COL_TO],
+                           argv[2 + GI_COL_WEIGHT]);
   } else if (strcmp(zCmd, "stash") == 0 || strcmp(zCmd, "sync") == 0) {
     rc = giStashAdd(p, argv[2 + GI_COL_FROM], 0);
     if (rc == SQLITE_OK) rc = giStashAdd(p, argv[2 + GI_COL_TO], 1);
