@@ -1443,6 +1443,7 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
   nosqlBufferAppend(&rc, &cond, "", 0);
   nosqlBufferAppend(&rc, &of, "", 0);
   zW = p->zWeight ? sqlite3_mprintf("\"%w\"", p->zWeight) : NULL;
+  if (rc == SQLITE_OK && p->zWeight && zW == NULL) rc = SQLITE_NOMEM;
   for (i = 0; rc == SQLITE_OK && i < 5; i++) {
     static const char *const azWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE OF",
                                          "AFTER UPDATE OF", "AFTER DELETE"};
