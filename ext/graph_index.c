@@ -54,11 +54,23 @@
 ** the list's last one, and otherwise, and for deletes and updates,
 ** rebuilds each touched list from the edge table with one index seek
 ** (SELECT ... WHERE from_col = ? ORDER BY rowid). Rows that a REPLACE
-** displaces at the new rowid are stashed by BEFORE triggers and their
-** lists rebuilt too. Every write is plain SQL in the user's transaction:
-** ROLLBACK and savepoints need nothing more. Deferred mode: the triggers
-** (built-in SQL only) log the endpoints; 'refresh' rebuilds the logged
-** lists. Until then graph functions read the edge table.
+** displaces at the new rowid, or through a UNIQUE index of the table, are
+** stashed by BEFORE triggers (whose WHEN clause keeps the common insert
+** cheap) and their lists rebuilt too. Every write is plain SQL in the
+** user's transaction: ROLLBACK and savepoints need nothing more. The only
+** state kept in memory across calls is a cache of node numbers (GiCached),
+** emptied by every transaction and savepoint hook, and the stash.
+** Deferred mode: the triggers (built-in SQL only) log the endpoints;
+** 'refresh' rebuilds the logged lists. Until then graph functions read the
+** edge table.
+**
+** Loading (graphIndexLoad(), called by graphCsrLoad()): one scan of
+** "<name>_adj" in key order (degrees, first edges, the blocks' bytes kept),
+** the node order (nodes sorted by their first edge: the order a rowid scan
+** of the edge table meets them, which the graph functions' rows follow),
+** one scan of "<name>_node", then the decode into the GraphCsr through a
+** number -> position array. Every count, key and number read is checked:
+** damage is SQLITE_CORRUPT_VTAB naming the index, never a wrong graph.
 */
 #include "nosqlInt.h"
 
