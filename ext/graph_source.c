@@ -42,6 +42,7 @@ void graphSourceClear(GraphSource *p) {
   sqlite3_free(p->zTo);
   sqlite3_free(p->zWeight);
   sqlite3_free(p->zOrder);
+  sqlite3_free(p->zIndex);
   memset(p, 0, sizeof(*p));
 }
 
@@ -171,9 +172,49 @@ static int graphSourceOrder(sqlite3 *db, GraphSource *p) {
   return rc;
 }
 
+/*
+** When source zName is a graph_index, p->zIndex (its name), p->zSchema and
+** *pInfo (its configuration); else *pInfo zeroed and p unchanged. A
+** graph_index of a format this version cannot read is an error.
+*/
+static int graphSourceIndex(sqlite3 *db, const char *zFunc, const char *zName, sqlite3_value **apVal,
+                            GraphSource *p, GraphIndexInfo *pInfo, char **pzErr) {
+  NosqlTableName t;
+  int rc = nosqlTableResolve(db, zName, NULL, &t);
+  (void)apVal;
+  memset(pInfo, 0, sizeof(*pInfo));
+  if (rc == SQLITE_NOTFOUND) rc = SQLITE_OK;
+  if (rc == SQLITE_OK && t.zName && t.eType == NOSQL_VTAB) {
+    rc = graphIndexConfig(db, t.zSchema, t.zName, pInfo);
+    if (rc == SQLITE_NOTFOUND) {
+      rc = SQLITE_OK;
+    } else if (rc == SQLITE_OK && pInfo->iFormat != 1) {
+      *pzErr = sqlite3_mprintf(
+          "%s: graph_index '%s' is damaged or of a format this version does not read; "
+          "INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') rewrites it",
+          zFunc, t.zName, t.zName, t.zName);
+      graphIndexInfoClear(pInfo);
+      rc = *pzErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;
+    } else if (rc == SQLITE_OK && p->eLayout != GRAPH_LAYOUT_EDGES) {
+      *pzErr = sqlite3_mprintf("%s: graph_index '%s' indexes a table of edges: layout must be 'edges'", zFunc,
+                               t.zName);
+      graphIndexInfoClear(pInfo);
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    } else if (rc == SQLITE_OK) {
+      p->zIndex = t.zName;
+      p->zSchema = t.zSchema;
+      t.zName = t.zSchema = NULL;
+    }
+  }
+  nosqlTableNameClear(&t);
+  return rc;
+}
+
 int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlite3_value *pFrom,
                     sqlite3_value *pTo, sqlite3_value *pWeight, int eLayout, GraphSource *p, char **pzErr) {
   static const char *azArg[4] = {"source", "from_col", "to_col", "weight_col"};
+  GraphIndexInfo info;
+  char *zIndexTable = NULL;
   sqlite3_value *apVal[4];
   const char *azName[4] = {0, 0, 0, 0};
   int rc = SQLITE_OK, i;
@@ -184,12 +225,45 @@ int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlit
   apVal[1] = pFrom;
   apVal[2] = pTo;
   apVal[3] = pWeight;
-  for (i = 0; i < 4; i++) {
+  azName[0] = graphSourceName(zFunc, azArg[0], apVal[0], pzErr);
+  if (azName[0] == NULL) return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  rc = graphSourceIndex(db, zFunc, azName[0], apVal, p, &info, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  for (i = 1; i < 4; i++) {
     if (i == 3 && pWeight == NULL) break;
+    if (p->zIndex && i < 3 && sqlite3_value_type(apVal[i]) == SQLITE_NULL) {
+      azName[i] = i == 1 ? info.zFrom : info.zTo; /* The index's own columns */
+      continue;
+    }
     azName[i] = graphSourceName(zFunc, azArg[i], apVal[i], pzErr);
-    if (azName[i] == NULL) return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    if (azName[i] == NULL) break;
+    if (p->zIndex) {
+      const char *zHas = i == 1 ? info.zFrom : i == 2 ? info.zTo : info.zWeight;
+      if (zHas == NULL || sqlite3_stricmp(zHas, azName[i]) != 0) {
+        *pzErr = zHas ? sqlite3_mprintf("%s: graph_index '%s' is over %s '%s', not '%s'", zFunc, p->zIndex,
+                                        azArg[i], zHas, azName[i])
+                      : sqlite3_mprintf(
+                            "%s: graph_index '%s' has no weight column: weight_col '%s' cannot be read "
+                            "from it",
+                            zFunc, p->zIndex, azName[i]);
+        azName[i] = NULL;
+        break;
+      }
+    }
   }
-  rc = graphSourceFindTable(db, azName[0], p);
+  if (i < 4 && !(i == 3 && pWeight == NULL)) {
+    graphIndexInfoClear(&info);
+    graphSourceClear(p);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  if (p->zIndex) {
+    zIndexTable = sqlite3_mprintf("\"%w\".\"%w\"", p->zSchema, info.zTable);
+    sqlite3_free(p->zSchema);
+    p->zSchema = NULL;
+    azName[0] = zIndexTable;
+    if (zIndexTable == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) rc = graphSourceFindTable(db, azName[0], p);
   if (rc == SQLITE_NOTFOUND) {
     *pzErr = sqlite3_mprintf("%s: no such table or view: '%q'", zFunc, azName[0]);
     rc = SQLITE_ERROR;
@@ -205,6 +279,8 @@ int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlit
     }
   }
   if (rc == SQLITE_OK && !p->bView) rc = graphSourceOrder(db, p);
+  graphIndexInfoClear(&info);
+  sqlite3_free(zIndexTable);
   if (rc != SQLITE_OK) {
     if (*pzErr == NULL && rc != SQLITE_NOMEM) *pzErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
     graphSourceClear(p);
@@ -807,6 +883,13 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
     /* json_each values meet ?1 without affinity. */
     if (pSrc->eLayout == GRAPH_LAYOUT_JSON) p->cAffTo = 'b';
     if (rc != SQLITE_OK || !bOk) goto load_done;
+  }
+  {
+    /* An up-to-date graph_index over the same columns: sequential block reads. */
+    int bLoaded = 0;
+    rc = graphIndexLoad(db, pSrc, nMaxEdge, bAll, zFunc, p, &bLoaded, pzErr);
+    if (rc != SQLITE_OK || bLoaded < 0) bOk = 0;
+    if (rc != SQLITE_OK || bLoaded) goto load_done;
   }
   zSql = graphSourceEdgesSql(pSrc);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;

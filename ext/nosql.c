@@ -61,6 +61,7 @@ static const struct NosqlFeature {
     {"graphs", graphWalkRegister},
     {"trees", treeJsonRegister},
     {"graph batch", graphBatchRegister},
+    {"graph_index", graphIndexRegister},
     {"fts5 gap", fts5GapRegister},
     {"documents", docRegister},
     {"doc_match", docMatchRegister},

@@ -492,6 +492,8 @@ struct GraphSource {
   int bIdxTo;    /* Some index has to_col first (edges layout only) */
   char *zOrder;  /* ORDER BY of the edges over alias s (rowid or primary key), or NULL (a view) */
   char cAffFrom; /* Affinity of from_col (nosqlTypeAffinity()), 0 until graphSourceKey() needs it */
+  char *zIndex;  /* The graph_index named as the source (its table and columns are the source), or NULL */
+  int bNoIndex;  /* graphCsrLoad() reads the table, not a graph_index over it */
 };
 
 /*
@@ -664,6 +666,40 @@ int graphSourcePlain(sqlite3 *db, const GraphSource *p, int *pbPlain);
 int graphCsrDirect(GraphCsr *p, int eDir);
 int graphCsrIsBad(const GraphCsr *p, int iVal);
 void graphCsrUnref(GraphCsr *p);
+
+/**************************************************************************
+** Interface to code in ext/graph_index.c: the graph_index virtual table, a
+** persistent adjacency copy of an edge table (format in its header comment
+** and docs/graphs.md).
+*/
+int graphIndexRegister(sqlite3 *db);
+/*
+** The configuration of graph_index zIndex in schema zSchema: SQLITE_OK and
+** *p (free with graphIndexInfoClear()), SQLITE_NOTFOUND when zIndex is not
+** a graph_index, or SQLITE_NOMEM. iFormat is the stored format (-1: the
+** configuration is damaged).
+*/
+typedef struct GraphIndexInfo GraphIndexInfo;
+struct GraphIndexInfo {
+  char *zTable, *zFrom, *zTo; /* The edge table and its columns */
+  char *zWeight;              /* The weight column, or NULL */
+  char *zLayout;              /* 'edges' */
+  int bDeferred;              /* mode = 'deferred' */
+  int iFormat;                /* Format of the shadow tables */
+};
+int graphIndexConfig(sqlite3 *db, const char *zSchema, const char *zIndex, GraphIndexInfo *p);
+void graphIndexInfoClear(GraphIndexInfo *p);
+/*
+** Fill the new, empty GraphCsr *p (as graphCsrLoad() makes it) from an
+** up-to-date graph_index over source pSrc (the same table, from_col and
+** to_col, and weight column when pSrc has one; a sync index with its
+** triggers, or a deferred one with nothing logged): *pbLoaded 1. *pbLoaded
+** 0: no such index, load from the table. -1: more than nMaxEdge edges
+** (without bAll; with bAll an error). A damaged index is
+** SQLITE_CORRUPT_VTAB with *pzErr naming zFunc and the index.
+*/
+int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
+                   GraphCsr *p, int *pbLoaded, char **pzErr);
 
 /**************************************************************************
 ** Interface to code in ext/graph_walk.c: graph_walk and graph_path, the

@@ -134,6 +134,36 @@ static const Scenario aScenario[] = {
       "INSERT INTO t(t) VALUES ('refresh')", "INSERT INTO t(t) VALUES ('integrity-check')",
       "INSERT INTO t(t) VALUES ('rebuild')", "INSERT INTO t(t) VALUES ('integrity-check')",
       "ALTER TABLE t RENAME TO t2", "SELECT count(*) FROM t2", NULL}},
+    {"graph_index",
+     "g\\_%",
+     "CREATE TABLE edges(id INTEGER PRIMARY KEY, src, dst, w);"
+     "CREATE INDEX edges_src ON edges(src); CREATE INDEX edges_dst ON edges(dst);"
+     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)"
+     " INSERT INTO edges(src, dst, w) SELECT i % 37, CASE WHEN i % 5 THEN (i * 7) % 41 ELSE 'n' || (i % 3) "
+     "END, i % 4 "
+     "FROM n;"
+     "CREATE VIRTUAL TABLE g USING graph_index(edges, src, dst, weight = w);",
+     {"SELECT * FROM g",
+      "SELECT count(*) FROM graph_pagerank('g', NULL, NULL)",
+      "SELECT count(*) FROM graph_components('edges', 'src', 'dst')",
+      "SELECT count(*) FROM graph_sssp('g', NULL, NULL, 1, 'w')",
+      "SELECT count(*) FROM graph_scc('g', NULL, NULL)",
+      "SELECT count(*) FROM graph_triangles('edges', 'src', 'dst')",
+      "SELECT count(*) FROM graph_label_propagation('g', NULL, NULL)",
+      "SELECT count(*) FROM graph_walk('g', NULL, NULL, 1)",
+      "SELECT count(*) FROM graph_path('g', NULL, NULL, 1, 7)",
+      "INSERT INTO edges(src, dst, w) VALUES (1, 2, 3)",
+      "INSERT INTO edges(id, src, dst, w) VALUES (5, 9, 9, 1)",
+      "UPDATE edges SET dst = 'x' WHERE id = 10",
+      "DELETE FROM edges WHERE src = 3",
+      "INSERT OR REPLACE INTO edges(id, src, dst, w) VALUES (20, 'a', 'b', 1)",
+      "INSERT INTO g(g) VALUES ('integrity-check')",
+      "INSERT INTO g(g) VALUES ('refresh')",
+      "INSERT INTO g(g) VALUES ('rebuild')",
+      "INSERT INTO g(g) VALUES ('integrity-check')",
+      "SELECT count(*) FROM graph_pagerank('edges', 'src', 'dst')",
+      "DROP TABLE g",
+      NULL}},
 };
 
 static unsigned long long rngState;

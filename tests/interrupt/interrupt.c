@@ -117,6 +117,12 @@ static const char zSetup[] =
     "CREATE VIRTUAL TABLE people_city USING index_table(people, key = 'city');"
     "CREATE VIRTUAL TABLE people_tag USING index_table(people, key = 'each(tags) AS tag', mode = 'deferred');"
     "UPDATE people SET tags = json_array('u' || (id % 3)) WHERE id % 2 = 0;"
+    "CREATE TABLE ge(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, w REAL);"
+    "CREATE INDEX ge_a ON ge(a); CREATE INDEX ge_b ON ge(b);"
+    "INSERT INTO ge(a, b, w) SELECT a, b, w FROM e;"
+    "CREATE VIRTUAL TABLE gi USING graph_index(ge, a, b, weight = w);"
+    "CREATE VIRTUAL TABLE gid USING graph_index(ge, a, b, mode = 'deferred');"
+    "UPDATE ge SET b = b + 1 WHERE id % 5 = 0;"
     "CREATE TABLE many(i INTEGER PRIMARY KEY);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) INSERT INTO many SELECT i "
     "FROM c;";
@@ -144,6 +150,12 @@ static const IntCase aCase[] = {
      "INSERT INTO people_city(people_city) VALUES ('integrity-check')"},
     {"index_table", "INSERT INTO people_tag(people_tag) VALUES ('refresh')",
      "INSERT INTO people_tag(people_tag) VALUES ('check')"},
+    {"graph_index", "SELECT tick(), node, out_degree, in_degree FROM gi", 0},
+    {"graph_index", "SELECT tick(), node, rank FROM graph_pagerank('gi', NULL, NULL)", 0},
+    {"graph_index", "SELECT tick(), node, distance FROM graph_sssp('ge', 'a', 'b', 1, 'w')", 0},
+    {"graph_index", "INSERT INTO gi(gi) VALUES ('rebuild')", "INSERT INTO gi(gi) VALUES ('integrity-check')"},
+    {"graph_index", "INSERT INTO gid(gid) VALUES ('refresh')",
+     "INSERT INTO gid(gid) VALUES ('integrity-check')"},
     {"nested_set", "SELECT tick(), id, depth FROM ns WHERE descendant_of = 1", 0},
     {"nested_set", "SELECT tick(), id FROM ns WHERE leaves_of = 2", 0},
     {"nested_set", "SELECT tick(), m.i, n.id FROM many m, ns n WHERE n.ancestor_of = m.i * 5", 0},

@@ -336,6 +336,25 @@ static const char *const azIndexTable[] = {
     "DROP TABLE u_tag",
     NULL};
 
+static const char *const azGraphIndex[] = {
+    "CREATE TABLE e(id INTEGER PRIMARY KEY, src, dst, w, tag UNIQUE)",
+    "INSERT INTO e(src, dst, w) VALUES (1, 2, 1), (2, 3, 2), ('a', 1, 1), (3, 3, 4), (1, 2, 1)",
+    "CREATE VIRTUAL TABLE g USING graph_index(e, src, dst, weight = w)",
+    "CREATE VIRTUAL TABLE gd USING graph_index(e, src, dst, mode = 'deferred')",
+    "INSERT INTO e(src, dst, w) VALUES (2, 'b', 1), ('b', 1, 2)",
+    "INSERT OR REPLACE INTO e(id, src, dst, w) VALUES (2, 5, 6, 1)",
+    "UPDATE e SET dst = 'c' WHERE id = 1",
+    "DELETE FROM e WHERE src = 3",
+    "SELECT node, out_degree, in_degree FROM g",
+    "SELECT node, rank FROM graph_pagerank('g', NULL, NULL)",
+    "SELECT node, distance FROM graph_sssp('e', 'src', 'dst', 1, 'w')",
+    "SELECT node, depth FROM graph_walk('g', NULL, NULL, 1)",
+    "INSERT INTO gd(gd) VALUES ('refresh')",
+    "INSERT INTO g(g) VALUES ('integrity-check')",
+    "INSERT INTO g(g) VALUES ('rebuild')",
+    "DROP TABLE gd",
+    NULL};
+
 static const char *const azCompare[] = {
     "CREATE TABLE t(id INTEGER PRIMARY KEY, city TEXT, n)",
     "INSERT INTO t VALUES (1, 'Oslo', 1), (2, 'Rome', 2.5), (3, 'Oslo', 'three'), (4, NULL, x'00ff')",
@@ -367,6 +386,7 @@ static const OomScript aScript[] = {
     {"graph_batch", azGraphBatch},
     {"fts5_gap", azFts5Gap},
     {"index_table", azIndexTable},
+    {"graph_index", azGraphIndex},
     {"compare", azCompare},
 };
 

@@ -82,6 +82,7 @@ static const HiddenModule aModule[] = {
     {"graph_triangles", {"'e', 'a', 'b'", NULL}, NULL},
     {"graph_walk", {"'e', 'a', 'b', 1", "'e', 'a', 'b', 1, 2, 'both'", "'e', 'a', 'b', '1'", NULL}, NULL},
     {"index_table", {NULL}, "created with CREATE VIRTUAL TABLE over a table"},
+    {"graph_index", {NULL}, "created with CREATE VIRTUAL TABLE over an edge table"},
     {"index_table_drift", {"'pbt'", "'pbt', 'main'", "'PBT'", NULL}, NULL},
     {"inverted_index", {NULL}, "created with CREATE VIRTUAL TABLE"},
     {"inverted_index_facets", {NULL}, "created with CREATE VIRTUAL TABLE over an inverted_index"},

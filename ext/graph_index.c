@@ -1,0 +1,2037 @@
+/*
+** graph_index.c: a persistent, compact adjacency copy of an edge table
+** (technique 12 of the article: the adjacency list stored ready for
+** traversal, as a graph database keeps it).
+**
+**   CREATE VIRTUAL TABLE g USING graph_index(edges, from_col, to_col
+**       [, weight = col] [, layout = 'edges'] [, mode = 'deferred']);
+**   INSERT INTO g(g) VALUES('rebuild' | 'refresh' | 'integrity-check');
+**   SELECT node, out_degree, in_degree FROM g;
+**
+** The edge table must be a rowid table with an INTEGER PRIMARY KEY (the
+** index keeps each list in rowid order, and VACUUM may renumber the rowids
+** of a table without one) in the schema of the index. Every graph function
+** (ext/graph_source.c's graphCsrLoad()) loads a graph from an up-to-date
+** graph_index over the same table and columns instead of scanning the
+** table, and accepts the index's name as its source.
+**
+** The virtual table behaves as
+**
+**   CREATE TABLE g(node, out_degree INTEGER, in_degree INTEGER,
+**                  g HIDDEN,            -- commands
+**                  op_rowid HIDDEN, op_from HIDDEN, op_to HIDDEN,
+**                  op_weight HIDDEN);   -- the triggers' operands
+**
+** one row per node (an endpoint of an edge), in the order the graph
+** functions give their rows: the order a rowid scan of the edge table first
+** meets them. Reading is a full scan.
+**
+** How it works. Shadow tables (format 1, docs/graphs.md):
+**
+**   g_config(k PRIMARY KEY, v)   'format' (1), 'table', 'from', 'to',
+**                                'weight' (NULL), 'layout', 'mode'
+**   g_node(id INTEGER PRIMARY KEY, value) + UNIQUE index on value: the
+**                                dense number of each node value. value
+**                                has no affinity, so 1 and 1.0 are one
+**                                node and text compares by bytes, as the
+**                                graph functions' in-memory copy compares
+**                                nodes (GraphValue).
+**   g_adj(k INTEGER PRIMARY KEY, first, last, n, list)
+**                                a node's out-list (dir 0) or in-list
+**                                (dir 1) in blocks: k = ((id * 2 + dir)
+**                                << 20) + block. list: per edge, the
+**                                neighbour's number as a varint (7 bits a
+**                                byte, low first) and, with weight=, the
+**                                weight (giPutWeight()); first/last: the
+**                                rowids of the block's first and last
+**                                edge; n: its edges. A list is in the edge
+**                                table's rowid order.
+**   g_log(f, t)                  deferred mode: endpoints of changed rows.
+**
+** Sync mode: triggers on the edge table write the operands into g
+** (INSERT INTO g(g, op_...) VALUES('insert', ...)); xUpdate appends an
+** inserted edge to the last block of its two lists when its rowid is past
+** the list's last one, and otherwise, and for deletes and updates,
+** rebuilds each touched list from the edge table with one index seek
+** (SELECT ... WHERE from_col = ? ORDER BY rowid). Rows that a REPLACE
+** displaces at the new rowid, or through a UNIQUE index of the table, are
+** stashed by BEFORE triggers (whose WHEN clause keeps the common insert
+** cheap) and their lists rebuilt too. Every write is plain SQL in the
+** user's transaction: ROLLBACK and savepoints need nothing more. The only
+** state kept in memory across calls is a cache of node numbers (GiCached),
+** emptied by every transaction and savepoint hook, and the stash.
+** Deferred mode: the triggers (built-in SQL only) log the endpoints;
+** 'refresh' rebuilds the logged lists. Until then graph functions read the
+** edge table.
+**
+** Loading (graphIndexLoad(), called by graphCsrLoad()): one scan of
+** "<name>_adj" in key order (degrees, first edges, the blocks' bytes kept),
+** the node order (nodes sorted by their first edge: the order a rowid scan
+** of the edge table meets them, which the graph functions' rows follow),
+** one scan of "<name>_node", then the decode into the GraphCsr through a
+** number -> position array. Every count, key and number read is checked:
+** damage is SQLITE_CORRUPT_VTAB naming the index, never a wrong graph.
+*/
+#include "nosqlInt.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GI_FORMAT 1          /* Format of the shadow tables written here */
+#define GI_BLOCK_BITS 20     /* Low bits of g_adj.k: block number */
+#define GI_BLOCK_BYTES 480   /* A block is closed when its list reaches this */
+#define GI_MAX_ID 0x3fffffff /* Node numbers fit an int */
+
+/* Columns of the virtual table. */
+#define GI_COL_NODE 0
+#define GI_COL_OUT 1
+#define GI_COL_IN 2
+#define GI_COL_CMD 3
+#define GI_COL_ROWID 4
+#define GI_COL_FROM 5
+#define GI_COL_TO 6
+#define GI_COL_WEIGHT 7
+#define GI_NCOL 8
+
+/* Cached statements. */
+#define GI_S_NODE_FIND 0
+#define GI_S_NODE_ADD 1
+#define GI_S_LAST 2
+#define GI_S_BLOCK_PUT 3
+#define GI_S_LIST_DEL 4
+#define GI_S_LIST_OUT 5
+#define GI_S_LIST_IN 6
+#define GI_S_NODE_USED 7
+#define GI_S_NODE_DEL 8
+#define GI_S_APPEND 9
+#define GI_NSTMT 10
+
+typedef struct GiStash GiStash;
+typedef struct GiWriter GiWriter;
+typedef struct gi_vtab gi_vtab;
+typedef struct gi_cursor gi_cursor;
+
+/* A list to rebuild: a node value and a direction. */
+struct GiStash {
+  GraphValue v; /* The node (z owned) */
+  int dir;      /* 0 out-list, 1 in-list */
+};
+
+struct gi_vtab {
+  sqlite3_vtab base;             /* Base class - must be first */
+  sqlite3 *db;                   /* The connection */
+  char *zDb;                     /* Schema of the index and its table */
+  char *zName;                   /* Name of the index */
+  char *zTable, *zFrom, *zTo;    /* The edge table and its columns, as declared */
+  char *zWeight;                 /* Weight column, or NULL */
+  int bDeferred;                 /* mode = 'deferred' */
+  char *zDamage;                 /* Why the shadow tables cannot be used, or NULL */
+  sqlite3_stmt *aStmt[GI_NSTMT]; /* Prepared on first use */
+  GiStash *aStash;               /* Lists to rebuild at the next 'insert' or 'sync' */
+  int nStash, nStashAlloc;       /* Entries used, allocated */
+  GraphSet cache;                /* Node numbers read or made in this transaction (GiCached) */
+};
+
+/*
+** A node number known in the current transaction. The cache is emptied
+** when the transaction begins and ends, at every rollback to a savepoint
+** or of a statement (xRollbackTo), when a number is dropped and by
+** 'rebuild': the numbers it holds are then always those g_node holds.
+*/
+typedef struct GiCached GiCached;
+struct GiCached {
+  GraphValue v;     /* The node (must be first: a GraphSet element) */
+  sqlite3_int64 id; /* Its number */
+};
+#define GI_CACHE_MAX 1000000 /* Entries before the cache starts over */
+
+struct gi_cursor {
+  sqlite3_vtab_cursor base; /* Base class - must be first */
+  sqlite3_stmt *pStmt;      /* The read */
+  int bEof;                 /* No more rows */
+  sqlite3_int64 iRow;       /* Rowid of the row */
+};
+
+/* Writes one list's blocks in order. */
+struct GiWriter {
+  sqlite3_int64 iList;         /* id * 2 + dir */
+  int iBlock;                  /* Block being filled */
+  NosqlBuffer b;               /* Its list bytes */
+  sqlite3_int64 iFirst, iLast; /* Rowids of its first and last edge */
+  sqlite3_int64 n;             /* Its edges */
+};
+
+/**************************************************************************
+** Encoding.
+*/
+
+static void giPutVarint(int *pRc, NosqlBuffer *p, sqlite3_uint64 v) {
+  unsigned char a[10];
+  int n = 0;
+  do {
+    a[n] = (unsigned char)(v & 0x7f);
+    v >>= 7;
+    if (v) a[n] |= 0x80;
+    n++;
+  } while (v);
+  nosqlBufferAppend(pRc, p, a, n);
+}
+
+/* Decode a varint at a[*pi] (n bytes in all): 1 and *pv, or 0 when malformed. */
+static int giGetVarint(const unsigned char *a, int n, int *pi, sqlite3_uint64 *pv) {
+  sqlite3_uint64 v = 0;
+  int s = 0;
+  while (*pi < n && s < 64) {
+    unsigned char c = a[(*pi)++];
+    v |= (sqlite3_uint64)(c & 0x7f) << s;
+    if ((c & 0x80) == 0) {
+      *pv = v;
+      return 1;
+    }
+    s += 7;
+  }
+  return 0;
+}
+
+/*
+** A weight: a varint t, then for t = 1 an IEEE double and for t = 3 an
+** int64 (8 bytes, low first); any other t is the integer (t >> 1) zigzag
+** decoded. Reals keep their type: a job's distances are integers only
+** while every weight is one.
+*/
+static void giPutWeight(int *pRc, NosqlBuffer *p, sqlite3_value *pW) {
+  unsigned char a[8];
+  sqlite3_uint64 u;
+  int i;
+  if (sqlite3_value_type(pW) == SQLITE_INTEGER) {
+    sqlite3_int64 v = sqlite3_value_int64(pW);
+    if (v >= -((sqlite3_int64)1 << 61) && v < ((sqlite3_int64)1 << 61)) {
+      u = v < 0 ? ((sqlite3_uint64)(-(v + 1)) << 1) | 1 : (sqlite3_uint64)v << 1;
+      giPutVarint(pRc, p, u << 1);
+      return;
+    }
+    giPutVarint(pRc, p, 3);
+    u = (sqlite3_uint64)v;
+  } else {
+    double r = sqlite3_value_double(pW);
+    giPutVarint(pRc, p, 1);
+    memcpy(&u, &r, 8);
+  }
+  for (i = 0; i < 8; i++) a[i] = (unsigned char)(u >> (8 * i));
+  nosqlBufferAppend(pRc, p, a, 8);
+}
+
+/* Decode a weight: 1 with *pr and *pbInt, or 0 when malformed. */
+static int giGetWeight(const unsigned char *a, int n, int *pi, double *pr, int *pbInt) {
+  sqlite3_uint64 t, u = 0;
+  int k;
+  if (!giGetVarint(a, n, pi, &t)) return 0;
+  if (t == 1 || t == 3) {
+    if (*pi + 8 > n) return 0;
+    for (k = 0; k < 8; k++) u |= (sqlite3_uint64)a[*pi + k] << (8 * k);
+    *pi += 8;
+    if (t == 1) {
+      memcpy(pr, &u, 8);
+      *pbInt = 0;
+    } else {
+      *pr = (double)(sqlite3_int64)u;
+      *pbInt = 1;
+    }
+    return 1;
+  }
+  if (t & 1) return 0;
+  t >>= 1;
+  *pr = (t & 1) ? -(double)(t >> 1) - 1.0 : (double)(t >> 1);
+  *pbInt = 1;
+  return 1;
+}
+
+/**************************************************************************
+** Statements and errors.
+*/
+
+static int giExec(sqlite3 *db, char *zSql) {
+  int rc;
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_exec(db, zSql, 0, 0, 0);
+  sqlite3_free(zSql);
+  return rc;
+}
+
+/* The cached statement iStmt, prepared on first use (NULL with *pRc set on error). */
+static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
+  char *zSql = NULL;
+  const char *zOrd = "\"%w\"";
+  (void)zOrd;
+  if (*pRc != SQLITE_OK) return NULL;
+  if (p->aStmt[iStmt]) {
+    sqlite3_reset(p->aStmt[iStmt]);
+    sqlite3_clear_bindings(p->aStmt[iStmt]);
+    return p->aStmt[iStmt];
+  }
+  switch (iStmt) {
+    case GI_S_NODE_FIND:
+      zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_node\" WHERE value = ?1", p->zDb, p->zName);
+      break;
+    case GI_S_NODE_ADD:
+      zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_node\"(value) VALUES(?1)", p->zDb, p->zName);
+      break;
+    case GI_S_LAST:
+      zSql = sqlite3_mprintf(
+          "SELECT k, last, n, list, first FROM \"%w\".\"%w_adj\" WHERE k >= ?1 AND k < ?2 ORDER BY k DESC "
+          "LIMIT 1",
+          p->zDb, p->zName);
+      break;
+    case GI_S_BLOCK_PUT:
+      zSql = sqlite3_mprintf(
+          "INSERT OR REPLACE INTO \"%w\".\"%w_adj\"(k, first, last, n, list) "
+          "VALUES(?1, ?2, ?3, ?4, ?5)",
+          p->zDb, p->zName);
+      break;
+    case GI_S_LIST_DEL:
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_adj\" WHERE k >= ?1 AND k < ?2", p->zDb, p->zName);
+      break;
+    case GI_S_LIST_OUT:
+    case GI_S_LIST_IN: {
+      const char *zKey = iStmt == GI_S_LIST_OUT ? p->zFrom : p->zTo;
+      const char *zNbr = iStmt == GI_S_LIST_OUT ? p->zTo : p->zFrom;
+      char *zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
+      if (zW == NULL) break;
+      zSql = sqlite3_mprintf(
+          "SELECT s.rowid, s.\"%w\", %s FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1 "
+          "COLLATE BINARY AND s.\"%w\" IS NOT NULL ORDER BY s.rowid",
+          zNbr, zW, p->zDb, p->zTable, zKey, zNbr);
+      sqlite3_free(zW);
+      break;
+    }
+    case GI_S_NODE_USED:
+      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_adj\" WHERE k >= ?1 AND k < ?2 LIMIT 1", p->zDb,
+                             p->zName);
+      break;
+    case GI_S_APPEND:
+      /* The common insert in one statement: the last block, if the rowid is past it and it has room. */
+      zSql = sqlite3_mprintf(
+          "UPDATE \"%w\".\"%w_adj\" SET list = CAST(list || ?3 AS BLOB), last = ?2, n = n + 1 "
+          "WHERE k = (SELECT max(k) FROM \"%w\".\"%w_adj\" WHERE k >= ?4 AND k < ?5) AND "
+          "last < ?2 AND length(list) < %d",
+          p->zDb, p->zName, p->zDb, p->zName, GI_BLOCK_BYTES);
+      break;
+    case GI_S_NODE_DEL:
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_node\" WHERE id = ?1", p->zDb, p->zName);
+      break;
+  }
+  if (zSql == NULL) {
+    *pRc = SQLITE_NOMEM;
+    return NULL;
+  }
+  *pRc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &p->aStmt[iStmt], 0);
+  sqlite3_free(zSql);
+  return *pRc == SQLITE_OK ? p->aStmt[iStmt] : NULL;
+}
+
+static void giStmtClear(gi_vtab *p) {
+  int i;
+  for (i = 0; i < GI_NSTMT; i++) {
+    sqlite3_finalize(p->aStmt[i]);
+    p->aStmt[i] = NULL;
+  }
+}
+
+/* Step a statement that returns no row: SQLITE_OK or its error. */
+static int giStepDone(sqlite3_stmt *pStmt) {
+  int rc = sqlite3_step(pStmt);
+  int rc2 = sqlite3_reset(pStmt);
+  return rc == SQLITE_DONE ? SQLITE_OK : (rc2 != SQLITE_OK ? rc2 : rc);
+}
+
+/* The message for a weight the index refuses (sqlite3_mprintf). */
+static char *giWeightError(const char *zName, const GraphValue *pF, const GraphValue *pT, sqlite3_value *pW) {
+  char *zF = graphValueText(pF), *zT = graphValueText(pT), *zW = nosqlValueQuote(pW), *zMsg;
+  int eType = sqlite3_value_type(pW);
+  if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
+    zMsg = sqlite3_mprintf("graph_index '%s': the weight of edge %s -> %s is %s, not a number", zName,
+                           zF ? zF : "?", zT ? zT : "?", zW ? zW : "?");
+  } else {
+    zMsg = sqlite3_mprintf("graph_index '%s': edge %s -> %s has the negative weight %s", zName, zF ? zF : "?",
+                           zT ? zT : "?", zW ? zW : "?");
+  }
+  sqlite3_free(zF);
+  sqlite3_free(zT);
+  sqlite3_free(zW);
+  return zMsg;
+}
+
+/* A weight the graph functions accept: a number, not negative, not NaN. */
+static int giWeightOk(sqlite3_value *pW) {
+  int eType = sqlite3_value_type(pW);
+  double r;
+  if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) return 0;
+  r = sqlite3_value_double(pW);
+  return !(r < 0 || isnan(r));
+}
+
+/**************************************************************************
+** Node numbers and list blocks.
+*/
+
+/* *piId: the number of node *pV, a new one with bAdd (else 0 when it has none). */
+static void giCacheClear(gi_vtab *p) {
+  graphSetClear(&p->cache);
+  p->cache.szElem = (int)sizeof(GiCached);
+}
+
+/* Remember *pV's number (no error: a number not cached is read again). */
+static void giCacheAdd(gi_vtab *p, const GraphValue *pV, sqlite3_int64 iId) {
+  int iElem, bNew;
+  if (p->cache.n >= GI_CACHE_MAX) giCacheClear(p);
+  if (graphSetAdd(&p->cache, pV, &iElem, &bNew) == SQLITE_OK) {
+    ((GiCached *)graphSetAt(&p->cache, iElem))->id = iId;
+  } else {
+    giCacheClear(p);
+  }
+}
+
+static int giNodeId(gi_vtab *p, const GraphValue *pV, int bAdd, sqlite3_int64 *piId) {
+  int rc = SQLITE_OK, iElem = graphSetFind(&p->cache, pV);
+  sqlite3_stmt *pStmt;
+  if (iElem >= 0) {
+    *piId = ((const GiCached *)graphSetAt(&p->cache, iElem))->id;
+    return SQLITE_OK;
+  }
+  pStmt = giStmt(p, GI_S_NODE_FIND, &rc);
+  *piId = 0;
+  if (pStmt == NULL) return rc;
+  graphValueBind(pStmt, 1, pV);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) *piId = sqlite3_column_int64(pStmt, 0);
+  rc = sqlite3_reset(pStmt);
+  if (rc == SQLITE_OK && (*piId < 0 || *piId > GI_MAX_ID)) {
+    nosqlVtabError(&p->base, "graph_index '%s' is damaged: node number %lld is out of range", p->zName,
+                   *piId);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  if (rc == SQLITE_OK && *piId) giCacheAdd(p, pV, *piId);
+  if (rc != SQLITE_OK || *piId || !bAdd) return rc;
+  pStmt = giStmt(p, GI_S_NODE_ADD, &rc);
+  if (pStmt == NULL) return rc;
+  graphValueBind(pStmt, 1, pV);
+  rc = giStepDone(pStmt);
+  if (rc == SQLITE_OK) {
+    *piId = sqlite3_last_insert_rowid(p->db);
+    if (*piId < 1 || *piId > GI_MAX_ID) {
+      nosqlVtabError(&p->base, "graph_index '%s': node number %lld is out of range", p->zName, *piId);
+      rc = SQLITE_CORRUPT_VTAB;
+    } else {
+      giCacheAdd(p, pV, *piId);
+    }
+  }
+  return rc;
+}
+
+static int giWriterFlush(gi_vtab *p, GiWriter *w) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt;
+  if (w->n == 0) return SQLITE_OK;
+  if (w->iBlock >= (1 << GI_BLOCK_BITS)) {
+    nosqlVtabError(&p->base, "graph_index '%s': a node has too many edges", p->zName);
+    return SQLITE_TOOBIG;
+  }
+  pStmt = giStmt(p, GI_S_BLOCK_PUT, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, (w->iList << GI_BLOCK_BITS) + w->iBlock);
+  sqlite3_bind_int64(pStmt, 2, w->iFirst);
+  sqlite3_bind_int64(pStmt, 3, w->iLast);
+  sqlite3_bind_int64(pStmt, 4, w->n);
+  sqlite3_bind_blob(pStmt, 5, w->b.a, (int)w->b.n, SQLITE_STATIC);
+  rc = giStepDone(pStmt);
+  w->iBlock++;
+  w->n = 0;
+  nosqlBufferReset(&w->b);
+  return rc;
+}
+
+/* Add an edge to a writer's list. */
+static int giWriterAdd(gi_vtab *p, GiWriter *w, sqlite3_int64 iRowid, sqlite3_int64 iNbr, sqlite3_value *pW) {
+  int rc = SQLITE_OK;
+  if (w->n == 0) w->iFirst = iRowid;
+  giPutVarint(&rc, &w->b, (sqlite3_uint64)iNbr);
+  if (p->zWeight) giPutWeight(&rc, &w->b, pW);
+  w->iLast = iRowid;
+  w->n++;
+  if (rc == SQLITE_OK && w->b.n >= GI_BLOCK_BYTES) rc = giWriterFlush(p, w);
+  return rc;
+}
+
+/*
+** Rebuild list dir of node *pV from the edge table: one seek, the edges in
+** rowid order. Node numbers of new neighbours are added.
+*/
+static int giListRebuild(gi_vtab *p, const GraphValue *pV, int dir) {
+  sqlite3_int64 iId, iNbr;
+  int rc = giNodeId(p, pV, 1, &iId);
+  sqlite3_stmt *pStmt;
+  GiWriter w;
+  memset(&w, 0, sizeof(w));
+  if (rc != SQLITE_OK) return rc;
+  w.iList = iId * 2 + dir;
+  pStmt = giStmt(p, GI_S_LIST_DEL, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, w.iList << GI_BLOCK_BITS);
+  sqlite3_bind_int64(pStmt, 2, (w.iList + 1) << GI_BLOCK_BITS);
+  rc = giStepDone(pStmt);
+  if (rc != SQLITE_OK) return rc;
+  /* A statement of its own: the node lookups below use the cached ones. */
+  pStmt = giStmt(p, dir ? GI_S_LIST_IN : GI_S_LIST_OUT, &rc);
+  if (pStmt == NULL) return rc;
+  p->aStmt[dir ? GI_S_LIST_IN : GI_S_LIST_OUT] = NULL; /* Lent: a nested rebuild prepares another */
+  graphValueBind(pStmt, 1, pV);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue n;
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &n)) continue;
+    if (p->zWeight && !giWeightOk(pW)) {
+      char *zMsg = dir ? giWeightError(p->zName, &n, pV, pW) : giWeightError(p->zName, pV, &n, pW);
+      if (zMsg) {
+        sqlite3_free(p->base.zErrMsg);
+        p->base.zErrMsg = zMsg;
+      }
+      rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
+      break;
+    }
+    rc = giNodeId(p, &n, 1, &iNbr);
+    if (rc == SQLITE_OK) rc = giWriterAdd(p, &w, sqlite3_column_int64(pStmt, 0), iNbr, pW);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_reset(pStmt);
+  if (rc == SQLITE_OK) rc = giWriterFlush(p, &w);
+  nosqlBufferFree(&w.b);
+  /* Give the statement back (or drop it when a nested call prepared another). */
+  sqlite3_reset(pStmt);
+  sqlite3_clear_bindings(pStmt);
+  if (p->aStmt[dir ? GI_S_LIST_IN : GI_S_LIST_OUT] == NULL) {
+    p->aStmt[dir ? GI_S_LIST_IN : GI_S_LIST_OUT] = pStmt;
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  return rc;
+}
+
+/* Drop node *pV's number when it has no edge left. */
+static int giNodeGc(gi_vtab *p, const GraphValue *pV) {
+  sqlite3_int64 iId;
+  int rc = giNodeId(p, pV, 0, &iId), bUsed = 0;
+  sqlite3_stmt *pStmt;
+  if (rc != SQLITE_OK || iId == 0) return rc;
+  pStmt = giStmt(p, GI_S_NODE_USED, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, (iId * 2) << GI_BLOCK_BITS);
+  sqlite3_bind_int64(pStmt, 2, (iId * 2 + 2) << GI_BLOCK_BITS);
+  bUsed = sqlite3_step(pStmt) == SQLITE_ROW;
+  rc = sqlite3_reset(pStmt);
+  if (rc != SQLITE_OK || bUsed) return rc;
+  pStmt = giStmt(p, GI_S_NODE_DEL, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, iId);
+  giCacheClear(p);
+  return giStepDone(pStmt);
+}
+
+/*
+** Append edge (iRowid, neighbour iNbr, weight pW) to list iList, or set
+** *pbRebuild when the list must be rebuilt: the rowid is not past its last.
+** The last block is rewritten one edge longer, or a new block begun.
+*/
+static int giListAppend(gi_vtab *p, sqlite3_int64 iList, sqlite3_int64 iRowid, sqlite3_int64 iNbr,
+                        sqlite3_value *pW, int *pbRebuild) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_APPEND, &rc);
+  GiWriter w;
+  *pbRebuild = 0;
+  if (pStmt == NULL) return rc;
+  memset(&w, 0, sizeof(w));
+  giPutVarint(&rc, &w.b, (sqlite3_uint64)iNbr);
+  if (p->zWeight) giPutWeight(&rc, &w.b, pW);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_int64(pStmt, 2, iRowid);
+    sqlite3_bind_blob(pStmt, 3, w.b.a, (int)w.b.n, SQLITE_STATIC);
+    sqlite3_bind_int64(pStmt, 4, iList << GI_BLOCK_BITS);
+    sqlite3_bind_int64(pStmt, 5, (iList + 1) << GI_BLOCK_BITS);
+    rc = giStepDone(pStmt);
+    if (rc == SQLITE_OK && sqlite3_changes(p->db) == 1) {
+      nosqlBufferFree(&w.b);
+      return SQLITE_OK;
+    }
+  }
+  nosqlBufferReset(&w.b);
+  if (rc == SQLITE_OK) pStmt = giStmt(p, GI_S_LAST, &rc);
+  if (pStmt == NULL) {
+    nosqlBufferFree(&w.b);
+    return rc;
+  }
+  w.iList = iList;
+  sqlite3_bind_int64(pStmt, 1, iList << GI_BLOCK_BITS);
+  sqlite3_bind_int64(pStmt, 2, (iList + 1) << GI_BLOCK_BITS);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), iLast = sqlite3_column_int64(pStmt, 1);
+    int nList = sqlite3_column_bytes(pStmt, 3);
+    if (iRowid <= iLast) {
+      *pbRebuild = 1;
+      nosqlBufferFree(&w.b);
+      return sqlite3_reset(pStmt);
+    }
+    w.iBlock = (int)(k & ((1 << GI_BLOCK_BITS) - 1));
+    if (sqlite3_column_int64(pStmt, 2) < 1 || sqlite3_column_int64(pStmt, 2) > GI_MAX_ID) {
+      sqlite3_reset(pStmt);
+      nosqlBufferFree(&w.b);
+      nosqlVtabError(&p->base, "graph_index '%s' is damaged: a block has a bad count", p->zName);
+      return SQLITE_CORRUPT_VTAB;
+    }
+    if (nList < GI_BLOCK_BYTES) {
+      w.n = sqlite3_column_int64(pStmt, 2);
+      w.iFirst = sqlite3_column_int64(pStmt, 4);
+      nosqlBufferAppend(&rc, &w.b, sqlite3_column_blob(pStmt, 3), nList);
+    } else {
+      w.iBlock++;
+    }
+  }
+  rc = rc == SQLITE_OK ? sqlite3_reset(pStmt) : rc;
+  if (rc == SQLITE_OK) {
+    if (w.n == 0) w.iFirst = iRowid;
+    giPutVarint(&rc, &w.b, (sqlite3_uint64)iNbr);
+    if (p->zWeight) giPutWeight(&rc, &w.b, pW);
+    w.iLast = iRowid;
+    w.n++;
+    if (rc == SQLITE_OK) rc = giWriterFlush(p, &w);
+  }
+  nosqlBufferFree(&w.b);
+  return rc;
+}
+
+/**************************************************************************
+** The triggers' operations.
+*/
+
+/* Remember list dir of node pVal for the next flush (NULL: no node). */
+static int giStashAdd(gi_vtab *p, sqlite3_value *pVal, int dir) {
+  GraphValue v;
+  GiStash *pNew;
+  int i;
+  if (!graphValueFrom(pVal, &v)) return SQLITE_OK;
+  for (i = 0; i < p->nStash; i++) {
+    if (p->aStash[i].dir == dir && graphValueEq(&p->aStash[i].v, &v)) return SQLITE_OK;
+  }
+  if (p->nStash == p->nStashAlloc) {
+    int nNew = p->nStashAlloc ? p->nStashAlloc * 2 : 8;
+    GiStash *aNew = (GiStash *)sqlite3_realloc64(p->aStash, sizeof(GiStash) * (sqlite3_uint64)nNew);
+    if (aNew == NULL) return SQLITE_NOMEM;
+    p->aStash = aNew;
+    p->nStashAlloc = nNew;
+  }
+  pNew = &p->aStash[p->nStash];
+  pNew->v = v;
+  pNew->dir = dir;
+  if (v.eType == SQLITE_TEXT || v.eType == SQLITE_BLOB) {
+    pNew->v.z = (char *)sqlite3_malloc64((sqlite3_uint64)v.n + 1);
+    if (pNew->v.z == NULL) return SQLITE_NOMEM;
+    if (v.n) memcpy(pNew->v.z, v.z, (size_t)v.n);
+    pNew->v.z[v.n] = 0;
+  }
+  p->nStash++;
+  return SQLITE_OK;
+}
+
+static void giStashClear(gi_vtab *p) {
+  int i;
+  for (i = 0; i < p->nStash; i++) sqlite3_free(p->aStash[i].v.z);
+  p->nStash = 0;
+}
+
+/* Is list dir of *pV stashed? */
+static int giStashHas(gi_vtab *p, sqlite3_value *pVal, int dir) {
+  GraphValue v;
+  int i;
+  if (!graphValueFrom(pVal, &v)) return 0;
+  for (i = 0; i < p->nStash; i++) {
+    if (p->aStash[i].dir == dir && graphValueEq(&p->aStash[i].v, &v)) return 1;
+  }
+  return 0;
+}
+
+/* Rebuild every stashed list, then drop the numbers of nodes left without edges. */
+static int giStashFlush(gi_vtab *p) {
+  int rc = SQLITE_OK, i;
+  for (i = 0; rc == SQLITE_OK && i < p->nStash; i++) rc = giListRebuild(p, &p->aStash[i].v, p->aStash[i].dir);
+  for (i = 0; rc == SQLITE_OK && i < p->nStash; i++) rc = giNodeGc(p, &p->aStash[i].v);
+  giStashClear(p);
+  return rc;
+}
+
+/* An inserted edge (rowid pRowid, pFrom -> pTo, weight pW). */
+static int giOpInsert(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, sqlite3_value *pTo,
+                      sqlite3_value *pW) {
+  GraphValue f, t;
+  int rc = SQLITE_OK, bOut, bIn, bRebuild = 0;
+  sqlite3_int64 iF = 0, iT = 0, iRowid = sqlite3_value_int64(pRowid);
+  if (!graphValueFrom(pFrom, &f) || !graphValueFrom(pTo, &t)) return giStashFlush(p);
+  if (p->zWeight && !giWeightOk(pW)) {
+    char *zMsg = giWeightError(p->zName, &f, &t, pW);
+    giStashClear(p);
+    if (zMsg == NULL) return SQLITE_NOMEM;
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = zMsg;
+    return SQLITE_CONSTRAINT;
+  }
+  /* A list stashed (a row displaced by REPLACE) is rebuilt whole: the new edge with it. */
+  bOut = !giStashHas(p, pFrom, 0);
+  bIn = !giStashHas(p, pTo, 1);
+  rc = giStashFlush(p);
+  if (rc == SQLITE_OK) rc = giNodeId(p, &f, 1, &iF);
+  if (rc == SQLITE_OK) rc = giNodeId(p, &t, 1, &iT);
+  if (rc == SQLITE_OK && bOut) {
+    rc = giListAppend(p, iF * 2, iRowid, iT, pW, &bRebuild);
+    if (rc == SQLITE_OK && bRebuild) rc = giListRebuild(p, &f, 0);
+  }
+  if (rc == SQLITE_OK && bIn) {
+    rc = giListAppend(p, iT * 2 + 1, iRowid, iF, pW, &bRebuild);
+    if (rc == SQLITE_OK && bRebuild) rc = giListRebuild(p, &t, 1);
+  }
+  return rc;
+}
+
+/*
+** The 'insert' of the trigger. An edge the index would skip (a NULL
+** endpoint) or refuse (a bad weight) is read again from the table by its
+** rowid first: the table decides, never an operand SQLite may have lost
+** to a failed allocation.
+*/
+static int giOpInsertChecked(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, sqlite3_value *pTo,
+                             sqlite3_value *pW) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  int rc;
+  if (sqlite3_value_type(pFrom) != SQLITE_NULL && sqlite3_value_type(pTo) != SQLITE_NULL &&
+      (p->zWeight == NULL || giWeightOk(pW))) {
+    return giOpInsert(p, pRowid, pFrom, pTo, pW);
+  }
+  zSql = sqlite3_mprintf("SELECT \"%w\", \"%w\", %s%w%s FROM \"%w\".\"%w\" WHERE rowid = ?1", p->zFrom,
+                         p->zTo, p->zWeight ? "\"" : "", p->zWeight ? p->zWeight : "NULL",
+                         p->zWeight ? "\"" : "", p->zDb, p->zTable);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_value(pStmt, 1, pRowid);
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      rc = giOpInsert(p, pRowid, sqlite3_column_value(pStmt, 0), sqlite3_column_value(pStmt, 1),
+                      sqlite3_column_value(pStmt, 2));
+    } else if (rc == SQLITE_DONE) {
+      rc = giOpInsert(p, pRowid, pFrom, pTo, pW);
+    }
+    if (rc == SQLITE_OK || rc == SQLITE_CONSTRAINT || rc == SQLITE_NOMEM) {
+      sqlite3_finalize(pStmt);
+    } else {
+      int rc2 = sqlite3_finalize(pStmt);
+      if (rc2 != SQLITE_OK) rc = rc2;
+    }
+  }
+  return rc;
+}
+
+/*
+** 'rebuild': every node and list again from one rowid-order scan (node
+** numbers in order of first appearance) and one scan per direction in
+** (node, rowid) order.
+*/
+static int giRebuildAll(gi_vtab *p) {
+  GraphSet set;
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql, *zW;
+  int rc, i, dir;
+  memset(&set, 0, sizeof(set));
+  set.szElem = (int)sizeof(GraphValue);
+  giStashClear(p);
+  giCacheClear(p);
+  rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_node\"; DELETE FROM \"%w\".\"%w_adj\"; "
+                                     "DELETE FROM \"%w\".\"%w_log\";",
+                                     p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+  zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
+  if (rc == SQLITE_OK && zW == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) {
+    zSql = sqlite3_mprintf(
+        "SELECT s.\"%w\", s.\"%w\", %s FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT NULL "
+        "AND s.\"%w\" IS NOT NULL ORDER BY s.rowid",
+        p->zFrom, p->zTo, zW, p->zDb, p->zTable, p->zFrom, p->zTo);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue f, t;
+    int iElem, bNew;
+    graphValueFrom(sqlite3_column_value(pStmt, 0), &f);
+    graphValueFrom(sqlite3_column_value(pStmt, 1), &t);
+    if (p->zWeight && !giWeightOk(sqlite3_column_value(pStmt, 2))) {
+      char *zMsg = giWeightError(p->zName, &f, &t, sqlite3_column_value(pStmt, 2));
+      if (zMsg) {
+        sqlite3_free(p->base.zErrMsg);
+        p->base.zErrMsg = zMsg;
+      }
+      rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
+      break;
+    }
+    rc = graphSetAdd(&set, &f, &iElem, &bNew);
+    if (rc == SQLITE_OK) rc = graphSetAdd(&set, &t, &iElem, &bNew);
+    if (rc == SQLITE_OK && set.n > GI_MAX_ID) rc = SQLITE_TOOBIG;
+  }
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  pStmt = NULL;
+  if (rc == SQLITE_OK) {
+    zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_node\"(id, value) VALUES(?1, ?2)", p->zDb, p->zName);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    for (i = 0; rc == SQLITE_OK && i < set.n; i++) {
+      sqlite3_bind_int64(pStmt, 1, i + 1);
+      graphValueBind(pStmt, 2, (const GraphValue *)graphSetAt(&set, i));
+      rc = giStepDone(pStmt);
+    }
+    sqlite3_finalize(pStmt);
+    pStmt = NULL;
+  }
+  for (dir = 0; rc == SQLITE_OK && dir < 2; dir++) {
+    const char *zKey = dir ? p->zTo : p->zFrom, *zNbr = dir ? p->zFrom : p->zTo;
+    GiWriter w;
+    GraphValue prev;
+    int bPrev = 0;
+    memset(&w, 0, sizeof(w));
+    zSql = sqlite3_mprintf(
+        "SELECT s.\"%w\", s.rowid, s.\"%w\", %s FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT "
+        "NULL AND s.\"%w\" IS NOT NULL ORDER BY s.\"%w\" COLLATE BINARY, s.rowid",
+        zKey, zNbr, zW, p->zDb, p->zTable, zKey, zNbr, zKey);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+      GraphValue k, n;
+      int iK, iN;
+      graphValueFrom(sqlite3_column_value(pStmt, 0), &k);
+      graphValueFrom(sqlite3_column_value(pStmt, 2), &n);
+      iK = graphSetFind(&set, &k);
+      iN = graphSetFind(&set, &n);
+      if (iK < 0 || iN < 0) {
+        /* The table changed between the scans (it cannot within one statement). */
+        rc = SQLITE_ERROR;
+        break;
+      }
+      if (!bPrev || !graphValueEq(&prev, &k)) {
+        rc = giWriterFlush(p, &w);
+        w.iList = (sqlite3_int64)(iK + 1) * 2 + dir;
+        w.iBlock = 0;
+        prev = *(const GraphValue *)graphSetAt(&set, iK);
+        bPrev = 1;
+      }
+      if (rc == SQLITE_OK)
+        rc = giWriterAdd(p, &w, sqlite3_column_int64(pStmt, 1), iN + 1, sqlite3_column_value(pStmt, 3));
+    }
+    if (rc == SQLITE_OK) rc = giWriterFlush(p, &w);
+    if (rc == SQLITE_OK)
+      rc = sqlite3_finalize(pStmt);
+    else
+      sqlite3_finalize(pStmt);
+    pStmt = NULL;
+    nosqlBufferFree(&w.b);
+  }
+  sqlite3_free(zW);
+  graphSetClear(&set);
+  return rc;
+}
+
+/* 'refresh': rebuild the lists of the logged endpoints, then empty the log. */
+static int giRefresh(gi_vtab *p) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql = sqlite3_mprintf(
+      "SELECT DISTINCT v, d FROM (SELECT f AS v, 0 AS d FROM \"%w\".\"%w_log\" UNION ALL "
+      "SELECT t, 1 FROM \"%w\".\"%w_log\") WHERE v IS NOT NULL",
+      p->zDb, p->zName, p->zDb, p->zName);
+  int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  giStashClear(p);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue v;
+    graphValueFrom(sqlite3_column_value(pStmt, 0), &v);
+    rc = giListRebuild(p, &v, sqlite3_column_int(pStmt, 1));
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_reset(pStmt);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue v;
+    graphValueFrom(sqlite3_column_value(pStmt, 0), &v);
+    rc = giNodeGc(p, &v);
+  }
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK) rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_log\"", p->zDb, p->zName));
+  return rc;
+}
+
+/**************************************************************************
+** Loading a GraphCsr from the shadow tables (graphIndexLoad()).
+*/
+
+void graphIndexInfoClear(GraphIndexInfo *p) {
+  sqlite3_free(p->zTable);
+  sqlite3_free(p->zFrom);
+  sqlite3_free(p->zTo);
+  sqlite3_free(p->zWeight);
+  sqlite3_free(p->zLayout);
+  memset(p, 0, sizeof(*p));
+}
+
+int graphIndexConfig(sqlite3 *db, const char *zSchema, const char *zIndex, GraphIndexInfo *p) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  int rc;
+  memset(p, 0, sizeof(*p));
+  /* Only a graph_index has this shadow table (a missing one: not an index). */
+  zSql = sqlite3_mprintf(
+      "SELECT k, v FROM \"%w\".\"%w_config\" WHERE EXISTS (SELECT 1 FROM \"%w\".sqlite_schema "
+      "WHERE type = 'table' AND name = ?1 AND sql LIKE 'CREATE VIRTUAL TABLE%%graph_index%%')",
+      zSchema, zIndex, zSchema);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) return (rc & 0xff) == SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_NOTFOUND;
+  sqlite3_bind_text(pStmt, 1, zIndex, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zK = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zV = (const char *)sqlite3_column_text(pStmt, 1);
+    char **pz = NULL;
+    if (zK == NULL) continue;
+    if (strcmp(zK, "format") == 0) p->iFormat = sqlite3_column_int(pStmt, 1);
+    if (strcmp(zK, "mode") == 0) p->bDeferred = zV && strcmp(zV, "deferred") == 0;
+    if (strcmp(zK, "table") == 0) pz = &p->zTable;
+    if (strcmp(zK, "from") == 0) pz = &p->zFrom;
+    if (strcmp(zK, "to") == 0) pz = &p->zTo;
+    if (strcmp(zK, "weight") == 0) pz = &p->zWeight;
+    if (strcmp(zK, "layout") == 0) pz = &p->zLayout;
+    if (pz && zV) {
+      *pz = sqlite3_mprintf("%s", zV);
+      if (*pz == NULL) rc = SQLITE_NOMEM;
+    }
+  }
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK && p->zTable == NULL) rc = SQLITE_NOTFOUND;
+  if (rc == SQLITE_OK && (p->zFrom == NULL || p->zTo == NULL)) p->iFormat = -1; /* Damaged */
+  if (rc != SQLITE_OK) graphIndexInfoClear(p);
+  return rc;
+}
+
+/* Is index zIndex up to date: sync with its triggers, or deferred with nothing logged? */
+static int giUpToDate(sqlite3 *db, const char *zSchema, const char *zIndex, int bDeferred, int *pbOk) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  int rc;
+  *pbOk = 0;
+  if (bDeferred) {
+    zSql = sqlite3_mprintf("SELECT NOT EXISTS (SELECT 1 FROM \"%w\".\"%w_log\")", zSchema, zIndex);
+  } else {
+    zSql = sqlite3_mprintf(
+        "SELECT count(*) = 5 FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name IN "
+        "('%q_bi', '%q_ai', '%q_bu', '%q_au', '%q_ad')",
+        zSchema, zIndex, zIndex, zIndex, zIndex, zIndex);
+  }
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) return rc;
+  if (sqlite3_step(pStmt) == SQLITE_ROW) *pbOk = sqlite3_column_int(pStmt, 0);
+  return sqlite3_finalize(pStmt);
+}
+
+/* The first edge of a node's lists: sort key of its row in the load. */
+typedef struct GiFirst GiFirst;
+struct GiFirst {
+  sqlite3_int64 iRowid; /* Rowid of the first edge that meets the node */
+  int dir;              /* 0 it is that edge's from, 1 its to */
+  int id;               /* Node number */
+};
+
+/* A block read by pass 1 of a load, decoded by pass 2. */
+typedef struct GiBlock GiBlock;
+struct GiBlock {
+  sqlite3_int64 k;    /* Its key */
+  sqlite3_int64 n;    /* Its edges */
+  sqlite3_int64 iOff; /* Its bytes in the load's copy */
+  int nByte;          /* Their number */
+};
+
+static int giFirstCmp(const void *a, const void *b) {
+  const GiFirst *x = (const GiFirst *)a, *y = (const GiFirst *)b;
+  if (x->iRowid != y->iRowid) return x->iRowid < y->iRowid ? -1 : 1;
+  if (x->dir != y->dir) return x->dir - y->dir;
+  return x->id - y->id;
+}
+
+#define GI_CORRUPT(zWhat)                                                      \
+  do {                                                                         \
+    *pzErr = sqlite3_mprintf(                                                  \
+        "%s%sgraph_index '%s' is damaged: %s; INSERT INTO \"%w\"(\"%w\") "     \
+        "VALUES('rebuild') rewrites it",                                       \
+        zFunc ? zFunc : "", zFunc ? ": " : "", zIndex, zWhat, zIndex, zIndex); \
+    rc = *pzErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;                          \
+    goto load_done;                                                            \
+  } while (0)
+
+/*
+** Fill the empty GraphCsr *p (vals.szElem set) from index zIndex: node
+** rows in the order a rowid scan of the edge table meets them, each list
+** in rowid order, weights when bWeight (the index has them). Two
+** sequential scans of "<name>_adj" and one of "<name>_node"; no node value
+** is hashed per edge.
+*/
+static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWeight, int bHasWeight,
+                  sqlite3_int64 nMaxEdge, int bAll, const char *zFunc, GraphCsr *p, int *pbOk, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  int rc = SQLITE_OK, nId = 0, nNode = 0, i;
+  sqlite3_int64 *aDeg = NULL, nEdge = 0, nIn = 0, iPrevList = -1, iPrevBlock = -1;
+  GiFirst *aFirst = NULL;
+  GiBlock *aBlock = NULL;
+  int nBlock = 0, nBlockAlloc = 0, b;
+  NosqlBuffer bytes = {0, 0, 0};
+  int *aPerm = NULL;
+  GraphValue *aVal = NULL;
+  *pbOk = 0;
+  zSql = sqlite3_mprintf("SELECT max(id) FROM \"%w\".\"%w_node\"", zSchema, zIndex);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iMax = sqlite3_column_int64(pStmt, 0);
+    if (iMax < 0 || iMax > GI_MAX_ID) {
+      sqlite3_finalize(pStmt);
+      pStmt = NULL;
+      GI_CORRUPT("a node number is out of range");
+    }
+    nId = (int)iMax;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  pStmt = NULL;
+  if (rc != SQLITE_OK) goto load_done;
+  aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * 2 * ((sqlite3_uint64)nId + 1));
+  aFirst = (GiFirst *)sqlite3_malloc64(sizeof(GiFirst) * ((sqlite3_uint64)nId + 1));
+  aPerm = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  aVal = (GraphValue *)sqlite3_malloc64(sizeof(GraphValue) * ((sqlite3_uint64)nId + 1));
+  if (aVal) memset(aVal, 0, sizeof(GraphValue) * ((size_t)nId + 1)); /* (Freed value by value at the end) */
+  if (aDeg == NULL || aFirst == NULL || aPerm == NULL || aVal == NULL) {
+    rc = SQLITE_NOMEM;
+    goto load_done;
+  }
+  memset(aDeg, 0, sizeof(sqlite3_int64) * 2 * ((size_t)nId + 1));
+  memset(aVal, 0, sizeof(GraphValue) * ((size_t)nId + 1));
+  for (i = 0; i <= nId; i++) {
+    aFirst[i].iRowid = 0;
+    aFirst[i].dir = 2; /* No list yet */
+    aFirst[i].id = i;
+    aPerm[i] = -1;
+  }
+  /* Pass 1: degrees and first edges. */
+  zSql = sqlite3_mprintf("SELECT k, first, n, list FROM \"%w\".\"%w_adj\" ORDER BY k", zSchema, zIndex);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 2);
+    sqlite3_int64 iList = k >> GI_BLOCK_BITS, iBlock = k & ((1 << GI_BLOCK_BITS) - 1), id = iList >> 1;
+    int dir = (int)(iList & 1);
+    if (k < 0 || id < 1 || id > nId || n < 1 || n > GI_MAX_ID) {
+      sqlite3_finalize(pStmt);
+      pStmt = NULL;
+      GI_CORRUPT("a block has a bad key or count");
+    }
+    if (iBlock != (iList == iPrevList ? iPrevBlock + 1 : 0)) {
+      sqlite3_finalize(pStmt);
+      pStmt = NULL;
+      GI_CORRUPT("a list has a missing block");
+    }
+    iPrevList = iList;
+    iPrevBlock = iBlock;
+    if (iBlock == 0) {
+      GiFirst f;
+      f.iRowid = sqlite3_column_int64(pStmt, 1);
+      f.dir = dir;
+      f.id = (int)id;
+      if (aFirst[id].dir == 2 || giFirstCmp(&f, &aFirst[id]) < 0) aFirst[id] = f;
+    }
+    aDeg[id * 2 + dir] += n;
+    /* The block, kept for pass 2 (one scan of the table, not two). */
+    if (nBlock == nBlockAlloc) {
+      int nNew = nBlockAlloc ? nBlockAlloc * 2 : 1024;
+      GiBlock *aNew = (GiBlock *)sqlite3_realloc64(aBlock, sizeof(GiBlock) * (sqlite3_uint64)nNew);
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      aBlock = aNew;
+      nBlockAlloc = nNew;
+    }
+    aBlock[nBlock].k = k;
+    aBlock[nBlock].n = n;
+    aBlock[nBlock].iOff = bytes.n;
+    aBlock[nBlock].nByte = sqlite3_column_bytes(pStmt, 3);
+    nosqlBufferAppend(&rc, &bytes, sqlite3_column_blob(pStmt, 3), aBlock[nBlock].nByte);
+    nBlock++;
+    if (dir) {
+      nIn += n;
+    } else {
+      nEdge += n;
+    }
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  pStmt = NULL;
+  if (rc != SQLITE_OK) goto load_done;
+  if (nIn != nEdge) GI_CORRUPT("its out- and in-lists hold different numbers of edges");
+  if (nEdge > nMaxEdge) {
+    if (bAll) {
+      *pzErr =
+          sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", zFunc, nMaxEdge);
+      rc = SQLITE_TOOBIG;
+    }
+    goto load_done;
+  }
+  /* Node order: by first edge. */
+  for (i = 1; i <= nId; i++) {
+    if (aFirst[i].dir != 2) aFirst[nNode++] = aFirst[i];
+  }
+  qsort(aFirst, (size_t)nNode, sizeof(GiFirst), giFirstCmp);
+  for (i = 0; i < nNode; i++) aPerm[aFirst[i].id] = i;
+  /* Node values. */
+  zSql = sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_node\"", zSchema, zIndex);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
+    GraphValue v;
+    if (id < 1 || id > nId || aPerm[id] < 0) continue; /* A number without edges: not a node */
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &v)) {
+      sqlite3_finalize(pStmt);
+      pStmt = NULL;
+      GI_CORRUPT("a node value is NULL");
+    }
+    aVal[id] = v;
+    if (v.eType == SQLITE_TEXT || v.eType == SQLITE_BLOB) {
+      aVal[id].z = (char *)sqlite3_malloc64((sqlite3_uint64)v.n + 1);
+      if (aVal[id].z == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      if (v.n) memcpy(aVal[id].z, v.z, (size_t)v.n);
+    }
+  }
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  pStmt = NULL;
+  if (rc != SQLITE_OK) goto load_done;
+  for (i = 0; i < nNode; i++) {
+    int iElem, bNew;
+    GraphValue *pV = &aVal[aFirst[i].id];
+    if (pV->eType == 0) GI_CORRUPT("a node of a list has no value");
+    rc = graphSetAdd(&p->vals, pV, &iElem, &bNew);
+    if (rc != SQLITE_OK) goto load_done;
+    if (!bNew) GI_CORRUPT("two node numbers have one value");
+  }
+  /* Offsets, then pass 2: the lists. */
+  p->nEdge = nEdge;
+  p->aOutOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nNode + 1));
+  p->aInOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nNode + 1));
+  p->aOut = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
+  p->aIn = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
+  if (bWeight) {
+    p->aOutW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)nEdge + 1));
+    p->aInW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)nEdge + 1));
+  }
+  if (p->aOutOff == NULL || p->aInOff == NULL || p->aOut == NULL || p->aIn == NULL ||
+      (bWeight && (p->aOutW == NULL || p->aInW == NULL))) {
+    rc = SQLITE_NOMEM;
+    goto load_done;
+  }
+  p->aOutOff[0] = p->aInOff[0] = 0;
+  for (i = 0; i < nNode; i++) {
+    p->aOutOff[i + 1] = p->aOutOff[i] + aDeg[aFirst[i].id * 2];
+    p->aInOff[i + 1] = p->aInOff[i] + aDeg[aFirst[i].id * 2 + 1];
+  }
+  /* aDeg becomes each list's next slot. */
+  for (i = 0; i < nNode; i++) {
+    aDeg[aFirst[i].id * 2] = p->aOutOff[i];
+    aDeg[aFirst[i].id * 2 + 1] = p->aInOff[i];
+  }
+  for (b = 0; b < nBlock; b++) {
+    sqlite3_int64 k = aBlock[b].k, n = aBlock[b].n, e;
+    sqlite3_int64 iList = k >> GI_BLOCK_BITS, id = iList >> 1, iAt, iEnd;
+    int dir = (int)(iList & 1), iPos = 0, nList = aBlock[b].nByte, *aAdj = dir ? p->aIn : p->aOut;
+    double *aW = dir ? p->aInW : p->aOutW;
+    const unsigned char *aList = bytes.a + aBlock[b].iOff;
+    if (aPerm[id] < 0) GI_CORRUPT("a list has no node");
+    iAt = aDeg[iList];
+    iEnd = (dir ? p->aInOff : p->aOutOff)[aPerm[id] + 1];
+    if (n < 0 || iAt + n > iEnd) GI_CORRUPT("a block holds more edges than its list");
+    for (e = 0; e < n; e++) {
+      sqlite3_uint64 u;
+      int bInt;
+      double r;
+      if (!giGetVarint(aList, nList, &iPos, &u) || u < 1 || u > (sqlite3_uint64)nId || aPerm[u] < 0) {
+        GI_CORRUPT("a block holds a bad neighbour number");
+      }
+      aAdj[iAt + e] = aPerm[u];
+      if (bHasWeight) {
+        if (!giGetWeight(aList, nList, &iPos, &r, &bInt) || r < 0 || isnan(r)) {
+          GI_CORRUPT("a block holds a bad weight");
+        }
+        if (bWeight) {
+          aW[iAt + e] = r;
+          if (!bInt) p->bIntWeight = 0;
+        }
+      }
+    }
+    if (iPos != nList) GI_CORRUPT("a block is longer than its edges");
+    aDeg[iList] = iAt + n;
+  }
+  for (i = 0; i < nNode; i++) {
+    if (aDeg[aFirst[i].id * 2] != p->aOutOff[i + 1] || aDeg[aFirst[i].id * 2 + 1] != p->aInOff[i + 1]) {
+      GI_CORRUPT("a list holds fewer edges than its count");
+    }
+  }
+  *pbOk = 1;
+
+load_done:
+  sqlite3_finalize(pStmt);
+  if (aVal) {
+    for (i = 0; i <= nId; i++) sqlite3_free(aVal[i].z);
+  }
+  sqlite3_free(aVal);
+  sqlite3_free(aDeg);
+  sqlite3_free(aFirst);
+  sqlite3_free(aPerm);
+  sqlite3_free(aBlock);
+  nosqlBufferFree(&bytes);
+  return rc;
+}
+
+int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
+                   GraphCsr *p, int *pbLoaded, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  int rc = SQLITE_OK;
+  *pbLoaded = 0;
+  if (pSrc->bView || pSrc->eLayout != GRAPH_LAYOUT_EDGES || pSrc->bNoIndex) return SQLITE_OK;
+  zSql = sqlite3_mprintf(
+      "SELECT name FROM \"%w\".sqlite_schema WHERE type = 'table' AND sql LIKE "
+      "'CREATE VIRTUAL TABLE%%graph_index%%' ORDER BY name = ?1 DESC",
+      pSrc->zSchema);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) return rc;
+  if (pSrc->zIndex) sqlite3_bind_text(pStmt, 1, pSrc->zIndex, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && !*pbLoaded && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zIndex = (const char *)sqlite3_column_text(pStmt, 0);
+    GraphIndexInfo info;
+    int bOk = 0, bWeight;
+    int rc2 = zIndex ? graphIndexConfig(db, pSrc->zSchema, zIndex, &info) : SQLITE_NOMEM;
+    if (rc2 == SQLITE_NOMEM) rc = SQLITE_NOMEM;
+    if (rc2 != SQLITE_OK) continue;
+    bWeight = pSrc->zWeight != NULL;
+    if (info.iFormat == GI_FORMAT && sqlite3_stricmp(info.zTable, pSrc->zTable) == 0 &&
+        sqlite3_stricmp(info.zFrom, pSrc->zFrom) == 0 && sqlite3_stricmp(info.zTo, pSrc->zTo) == 0 &&
+        (!bWeight || (info.zWeight && sqlite3_stricmp(info.zWeight, pSrc->zWeight) == 0))) {
+      rc = giUpToDate(db, pSrc->zSchema, zIndex, info.bDeferred, &bOk);
+      if (rc == SQLITE_OK && bOk) {
+        rc = giLoad(db, pSrc->zSchema, zIndex, bWeight, info.zWeight != NULL, nMaxEdge, bAll, zFunc, p, &bOk,
+                    pzErr);
+        *pbLoaded = rc == SQLITE_OK && bOk;
+        if (rc == SQLITE_OK && !bOk) *pbLoaded = -1; /* Too big: as from the table */
+      }
+    }
+    graphIndexInfoClear(&info);
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/**************************************************************************
+** Checking: the index against a load of the edge table.
+*/
+
+/* Compare two loads: NULL when equal, else what differs (sqlite3_mprintf). */
+static char *giCompare(const GraphCsr *a, const GraphCsr *b, int bWeight, int *pbNoMem) {
+  int i;
+  sqlite3_int64 k;
+  *pbNoMem = 0;
+  if (a->vals.n != b->vals.n || a->nEdge != b->nEdge) {
+    return sqlite3_mprintf("it holds %d nodes and %lld edges, the table %d and %lld", a->vals.n, a->nEdge,
+                           b->vals.n, b->nEdge);
+  }
+  for (i = 0; i < a->vals.n; i++) {
+    const GraphValue *pA = (const GraphValue *)graphSetAt(&a->vals, i);
+    const GraphValue *pB = (const GraphValue *)graphSetAt(&b->vals, i);
+    const char *zWhat = NULL;
+    if (!graphValueEq(pA, pB)) {
+      zWhat = "node %s is not where the table has it";
+    } else if (a->aOutOff[i + 1] != b->aOutOff[i + 1] || a->aInOff[i + 1] != b->aInOff[i + 1]) {
+      zWhat = "the degree of node %s differs";
+    } else {
+      for (k = a->aOutOff[i]; zWhat == NULL && k < a->aOutOff[i + 1]; k++) {
+        if (a->aOut[k] != b->aOut[k] || (bWeight && a->aOutW[k] != b->aOutW[k]))
+          zWhat = "the out-list of node %s differs";
+      }
+      for (k = a->aInOff[i]; zWhat == NULL && k < a->aInOff[i + 1]; k++) {
+        if (a->aIn[k] != b->aIn[k] || (bWeight && a->aInW[k] != b->aInW[k]))
+          zWhat = "the in-list of node %s differs";
+      }
+    }
+    if (zWhat) {
+      char *zNode = graphValueText(pB), *zMsg = zNode ? sqlite3_mprintf(zWhat, zNode) : NULL;
+      sqlite3_free(zNode);
+      *pbNoMem = zMsg == NULL;
+      return zMsg;
+    }
+  }
+  return NULL;
+}
+
+static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale);
+
+static int giCheck(gi_vtab *p) {
+  GraphSource src;
+  GraphCsr *pTab = NULL, *pIdx = NULL;
+  char *zErr = NULL, *zDiff = NULL;
+  int rc = SQLITE_OK, bOk = 0, bNoMem = 0, bTrig = 1;
+  sqlite3_int64 nPending = 0;
+  memset(&src, 0, sizeof(src));
+  src.zSchema = p->zDb;
+  src.zTable = p->zTable;
+  src.zFrom = p->zFrom;
+  src.zTo = p->zTo;
+  src.zWeight = p->zWeight;
+  src.bNoIndex = 1;
+  src.zOrder = (char *)"s.rowid";
+  rc = graphCsrLoad(p->db, &src, 0x7fffffff, 1, "graph_index", &pTab, &zErr);
+  if (rc == SQLITE_OK) {
+    pIdx = (GraphCsr *)sqlite3_malloc64(sizeof(GraphCsr));
+    if (pIdx == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) {
+    memset(pIdx, 0, sizeof(*pIdx));
+    pIdx->nRef = 1;
+    pIdx->vals.szElem = (int)sizeof(GraphValue);
+    pIdx->bIntWeight = 1;
+    rc = giLoad(p->db, p->zDb, p->zName, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff, 1, NULL, pIdx,
+                &bOk, &zErr);
+  }
+  if (rc == SQLITE_OK) zDiff = giCompare(pIdx, pTab, p->zWeight != NULL, &bNoMem);
+  if (rc == SQLITE_OK && bNoMem) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) {
+    int nStale = 0;
+    rc = giCreateTriggers(p, &zErr, &nStale);
+    bTrig = nStale == 0;
+  }
+  if (rc == SQLITE_OK && p->bDeferred && zDiff) {
+    sqlite3_stmt *pStmt = NULL;
+    char *zSql = sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w_log\"", p->zDb, p->zName);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) nPending = sqlite3_column_int64(pStmt, 0);
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+  }
+  if (rc == SQLITE_OK && (zDiff || !bTrig)) {
+    nosqlVtabError(&p->base,
+                   "graph_index '%s' has drifted from '%s': %s%s%s%s; INSERT INTO \"%w\"(\"%w\") "
+                   "VALUES('%s') repairs it",
+                   p->zName, p->zTable, zDiff ? zDiff : "its lists agree with the table",
+                   nPending ? " (changes logged in deferred mode await 'refresh')" : "",
+                   bTrig ? "" : "; a trigger on the edge table is missing or out of date", "", p->zName,
+                   p->zName, nPending && bTrig ? "refresh" : "rebuild");
+    rc = SQLITE_CORRUPT_VTAB;
+  } else if (zErr) {
+    /* Messages of graph_index's own load start with "graph_index: "; name the index. */
+    nosqlVtabError(&p->base, "%s", zErr);
+  }
+  sqlite3_free(zErr);
+  sqlite3_free(zDiff);
+  graphCsrUnref(pTab);
+  graphCsrUnref(pIdx);
+  return rc;
+}
+
+/**************************************************************************
+** The virtual table.
+*/
+
+static const char *const azGiTrigger[] = {"_bi", "_ai", "_bu", "_au", "_ad"};
+
+static int giDropTriggers(gi_vtab *p) {
+  int rc = SQLITE_OK, i;
+  for (i = 0; rc == SQLITE_OK && i < 5; i++) {
+    rc = giExec(p->db,
+                sqlite3_mprintf("DROP TRIGGER IF EXISTS \"%w\".\"%w%s\"", p->zDb, p->zName, azGiTrigger[i]));
+  }
+  return rc;
+}
+
+/*
+** The rows a REPLACE may displace besides the one at NEW's rowid: those
+** equal to NEW on every key column of a UNIQUE index of the table (in the
+** index's collation). *pCond gets " OR (s.a = NEW.a COLLATE c AND ...)"
+** per index, *pOf ", a" per column (for the UPDATE OF lists). An index on
+** an expression is not covered (docs/graphs.md).
+*/
+static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(
+      p->db,
+      "SELECT l.name, x.name, x.coll, x.cid FROM pragma_index_list(?1, ?2) AS l, "
+      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
+      -1, &pStmt, 0);
+  char *zPrev = NULL;
+  int bSkip = 0;
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
+    const char *zColl = (const char *)sqlite3_column_text(pStmt, 2);
+    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
+    if (bNew) {
+      if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
+      sqlite3_free(zPrev);
+      zPrev = sqlite3_mprintf("%s", zIdx ? zIdx : "");
+      if (zPrev == NULL) rc = SQLITE_NOMEM;
+      bSkip = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
+      if (!bSkip) nosqlBufferAppend(&rc, pCond, " OR (", -1);
+    } else if (sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL) {
+      /* An expression part: the parts so far are a superset (harmless: a stashed list is only rebuilt). */
+      continue;
+    }
+    if (bSkip) continue;
+    nosqlBufferAppendf(&rc, pCond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol, zCol,
+                       zColl ? zColl : "BINARY");
+    nosqlBufferAppendf(&rc, pOf, ", \"%w\"", zCol);
+  }
+  if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
+  sqlite3_free(zPrev);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
+** Create the triggers, or with pnStale count those missing or not as this
+** version would create them now (a UNIQUE index added since).
+*/
+static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
+  NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, of = {0, 0, 0}, where = {0, 0, 0};
+  char *zIpk = NULL, *zW = NULL;
+  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i;
+  if (rc == SQLITE_OK) rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &zIpk);
+  if (rc == SQLITE_OK && zIpk == NULL) rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK) rc = giUniqueConds(p, &cond, &of);
+  nosqlBufferAppend(&rc, &cond, "", 0);
+  nosqlBufferAppend(&rc, &of, "", 0);
+  zW = p->zWeight ? sqlite3_mprintf("\"%w\"", p->zWeight) : NULL;
+  if (rc == SQLITE_OK && p->zWeight && zW == NULL) rc = SQLITE_NOMEM;
+  for (i = 0; rc == SQLITE_OK && i < 5; i++) {
+    static const char *const azWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE OF",
+                                         "AFTER UPDATE OF", "AFTER DELETE"};
+    nosqlBufferReset(&b);
+    nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" %s", p->zDb, p->zName, azGiTrigger[i],
+                       azWhen[i]);
+    if (i == 2) nosqlBufferAppendf(&rc, &b, " \"%w\"%s", zIpk, of.a ? (const char *)of.a : "");
+    if (i == 3) {
+      nosqlBufferAppendf(&rc, &b, " \"%w\", \"%w\", \"%w\"%s", zIpk, p->zFrom, p->zTo,
+                         of.a ? (const char *)of.a : "");
+      if (zW) nosqlBufferAppendf(&rc, &b, ", %s", zW);
+    }
+    /* The rows a REPLACE may displace: at NEW's rowid, or equal on a UNIQUE index. */
+    nosqlBufferReset(&where);
+    if (i == 0) {
+      nosqlBufferAppendf(&rc, &where, "s.rowid = NEW.rowid%s", cond.a ? (const char *)cond.a : "");
+    } else {
+      nosqlBufferAppendf(&rc, &where, "s.rowid IS NOT OLD.rowid AND (s.rowid = NEW.rowid%s)",
+                         cond.a ? (const char *)cond.a : "");
+    }
+    nosqlBufferAppendf(&rc, &b, " ON \"%w\"", p->zTable);
+    if (i == 0 || i == 2) {
+      /* A WHEN clause is cheap; an INSERT into the table costs a few microseconds even without a row. */
+      nosqlBufferAppendf(&rc, &b, " WHEN EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s)", p->zTable,
+                         (const char *)where.a);
+    }
+    nosqlBufferAppend(&rc, &b, " BEGIN\n", -1);
+    if (p->bDeferred) {
+      if (i == 0 || i == 2) {
+        /* A row that REPLACE will displace from the new rowid. */
+        nosqlBufferAppendf(
+            &rc, &b, "INSERT INTO \"%w_log\"(f, t) SELECT s.\"%w\", s.\"%w\" FROM \"%w\" AS s WHERE %s;\n",
+            p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
+      } else {
+        const char *zRow = i == 4 ? "OLD" : "NEW";
+        nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_log\"(f, t) VALUES(%s.\"%w\", %s.\"%w\")", p->zName,
+                           zRow, p->zFrom, zRow, p->zTo);
+        if (i == 3) nosqlBufferAppendf(&rc, &b, ", (OLD.\"%w\", OLD.\"%w\")", p->zFrom, p->zTo);
+        nosqlBufferAppend(&rc, &b, ";\n", 2);
+      }
+    } else if (i == 0 || i == 2) {
+      nosqlBufferAppendf(
+          &rc, &b,
+          "INSERT INTO \"%w\"(\"%w\", op_from, op_to) SELECT 'stash', s.\"%w\", s.\"%w\" FROM \"%w\" "
+          "AS s WHERE %s;\n",
+          p->zName, p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
+    } else if (i == 1) {
+      nosqlBufferAppendf(
+          &rc, &b,
+          "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) VALUES('insert', NEW.rowid, "
+          "NEW.\"%w\", NEW.\"%w\", %s%s);\n",
+          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL");
+    } else {
+      if (i == 3) {
+        nosqlBufferAppendf(
+            &rc, &b, "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('stash', NEW.\"%w\", NEW.\"%w\");\n",
+            p->zName, p->zName, p->zFrom, p->zTo);
+      }
+      nosqlBufferAppendf(
+          &rc, &b, "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('sync', OLD.\"%w\", OLD.\"%w\");\n",
+          p->zName, p->zName, p->zFrom, p->zTo);
+    }
+    nosqlBufferAppend(&rc, &b, "END", 3);
+    if (rc == SQLITE_OK && pnStale) {
+      /* SQLite stores the text without the schema: compare from the event on. */
+      sqlite3_stmt *pStmt = NULL;
+      char *zSql =
+          sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = '%q%s'",
+                          p->zDb, p->zName, azGiTrigger[i]);
+      rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+      sqlite3_free(zSql);
+      if (rc == SQLITE_OK) {
+        int rcStep = sqlite3_step(pStmt);
+        const char *zHas = rcStep == SQLITE_ROW ? (const char *)sqlite3_column_text(pStmt, 0) : NULL;
+        if (rcStep == SQLITE_ROW && zHas == NULL) rc = SQLITE_NOMEM;
+        const char *zA = zHas ? strstr(zHas, azWhen[i]) : NULL, *zB = strstr((const char *)b.a, azWhen[i]);
+        if (rc == SQLITE_OK && (zA == NULL || zB == NULL || strcmp(zA, zB) != 0)) (*pnStale)++;
+        if (rc == SQLITE_OK) {
+          rc = sqlite3_finalize(pStmt);
+        } else {
+          sqlite3_finalize(pStmt);
+        }
+      }
+    } else if (rc == SQLITE_OK) {
+      rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
+      if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+        *pzErr = sqlite3_mprintf("graph_index: cannot create trigger '%s%s': %s", p->zName, azGiTrigger[i],
+                                 sqlite3_errmsg(p->db));
+      }
+    }
+  }
+  nosqlBufferFree(&b);
+  nosqlBufferFree(&cond);
+  nosqlBufferFree(&of);
+  nosqlBufferFree(&where);
+  sqlite3_free(zIpk);
+  sqlite3_free(zW);
+  return rc;
+}
+
+static void giFree(gi_vtab *p) {
+  if (p == NULL) return;
+  giStmtClear(p);
+  giStashClear(p);
+  sqlite3_free(p->aStash);
+  graphSetClear(&p->cache);
+  sqlite3_free(p->zDb);
+  sqlite3_free(p->zName);
+  sqlite3_free(p->zTable);
+  sqlite3_free(p->zFrom);
+  sqlite3_free(p->zTo);
+  sqlite3_free(p->zWeight);
+  sqlite3_free(p->zDamage);
+  sqlite3_free(p->base.zErrMsg);
+  sqlite3_free(p);
+}
+
+/* An argument as a name: dequoted ('x', "x", [x], `x`), sqlite3_mprintf. */
+static char *giArgName(const char *z) {
+  int n = (int)strlen(z);
+  while (n > 0 && (z[n - 1] == ' ' || z[n - 1] == '\t' || z[n - 1] == '\n')) n--;
+  while (n > 0 && (z[0] == ' ' || z[0] == '\t' || z[0] == '\n')) z++, n--;
+  return nosqlDequote(z, n);
+}
+
+/* Parse the module arguments into p; messages in *pzErr. */
+static int giParseArgs(gi_vtab *p, int argc, const char *const *argv, int *pbJson, char **pzErr) {
+  int i, nPos = 0;
+  *pbJson = 0;
+  for (i = 3; i < argc; i++) {
+    const char *zEq = strchr(argv[i], '=');
+    if (zEq == NULL) {
+      char **pz = nPos == 0 ? &p->zTable : nPos == 1 ? &p->zFrom : nPos == 2 ? &p->zTo : NULL;
+      if (pz == NULL) {
+        *pzErr = sqlite3_mprintf(
+            "graph_index: unexpected argument '%s' (expected edges, from_col, to_col, then "
+            "weight = , layout = , mode = )",
+            argv[i]);
+        return SQLITE_ERROR;
+      }
+      *pz = giArgName(argv[i]);
+      if (*pz == NULL) return SQLITE_NOMEM;
+      nPos++;
+    } else {
+      char *zKey = nosqlDequote(argv[i], (int)(zEq - argv[i]));
+      char *zVal = giArgName(zEq + 1);
+      int rc = SQLITE_OK;
+      char *zK = zKey;
+      if (zKey == NULL || zVal == NULL) {
+        rc = SQLITE_NOMEM;
+      } else {
+        int n = (int)strlen(zK);
+        while (n > 0 && zK[n - 1] == ' ') zK[--n] = 0;
+        while (*zK == ' ') zK++;
+        if (sqlite3_stricmp(zK, "weight") == 0) {
+          sqlite3_free(p->zWeight);
+          p->zWeight = zVal;
+          zVal = NULL;
+        } else if (sqlite3_stricmp(zK, "layout") == 0) {
+          if (sqlite3_stricmp(zVal, "json") == 0) {
+            *pbJson = 1;
+          } else if (sqlite3_stricmp(zVal, "edges") != 0) {
+            *pzErr = sqlite3_mprintf("graph_index: unknown layout '%s' (expected 'edges' or 'json')", zVal);
+            rc = SQLITE_ERROR;
+          }
+        } else if (sqlite3_stricmp(zK, "mode") == 0) {
+          if (sqlite3_stricmp(zVal, "deferred") == 0) {
+            p->bDeferred = 1;
+          } else if (sqlite3_stricmp(zVal, "sync") == 0) {
+            p->bDeferred = 0;
+          } else {
+            *pzErr = sqlite3_mprintf("graph_index: unknown mode '%s' (expected 'sync' or 'deferred')", zVal);
+            rc = SQLITE_ERROR;
+          }
+        } else {
+          *pzErr = sqlite3_mprintf("graph_index: unknown option '%s' (expected weight, layout or mode)", zK);
+          rc = SQLITE_ERROR;
+        }
+      }
+      sqlite3_free(zKey);
+      sqlite3_free(zVal);
+      if (rc != SQLITE_OK) return rc;
+    }
+  }
+  if (nPos < 3) {
+    *pzErr = sqlite3_mprintf("graph_index: expected the edge table, from_col and to_col");
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+/* Check the edge table and columns; take their declared names. */
+static int giResolve(gi_vtab *p, char **pzErr) {
+  NosqlTableName t;
+  char *zIpk = NULL;
+  int rc = nosqlTableResolve(p->db, p->zTable, p->zDb, &t), i;
+  if (rc == SQLITE_NOTFOUND || (rc == SQLITE_OK && t.eType != NOSQL_TABLE)) {
+    *pzErr = sqlite3_mprintf(
+        "graph_index: no such table: '%s'%s", p->zTable,
+        rc == SQLITE_OK ? " (a view or virtual table has no triggers to keep the index)" : "");
+    nosqlTableNameClear(&t);
+    return SQLITE_ERROR;
+  }
+  if (rc != SQLITE_OK) return rc;
+  if (sqlite3_stricmp(t.zSchema, p->zDb) != 0) {
+    *pzErr = sqlite3_mprintf("graph_index: table '%s' is not in schema '%s' of the index", p->zTable, p->zDb);
+    nosqlTableNameClear(&t);
+    return SQLITE_ERROR;
+  }
+  sqlite3_free(p->zTable);
+  p->zTable = t.zName;
+  t.zName = NULL;
+  nosqlTableNameClear(&t);
+  rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &zIpk);
+  if (rc == SQLITE_OK && zIpk == NULL) {
+    *pzErr = sqlite3_mprintf(
+        "graph_index: table '%s' has no INTEGER PRIMARY KEY: the index keeps each list in "
+        "rowid order and VACUUM may renumber its rowids; declare a column INTEGER PRIMARY KEY",
+        p->zTable);
+    rc = SQLITE_ERROR;
+  }
+  sqlite3_free(zIpk);
+  for (i = 0; rc == SQLITE_OK && i < 3; i++) {
+    static const char *const azArg[] = {"from_col", "to_col", "weight"};
+    char **pz = i == 0 ? &p->zFrom : i == 1 ? &p->zTo : &p->zWeight;
+    sqlite3_stmt *pStmt = NULL;
+    if (*pz == NULL) continue;
+    rc = sqlite3_prepare_v2(
+        p->db, "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
+    if (rc != SQLITE_OK) break;
+    sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 3, *pz, -1, SQLITE_STATIC);
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
+      char *zNew = zName ? sqlite3_mprintf("%s", zName) : NULL;
+      rc = zNew ? SQLITE_OK : SQLITE_NOMEM;
+      if (zNew) {
+        sqlite3_free(*pz);
+        *pz = zNew;
+      }
+    } else if (rc == SQLITE_DONE) {
+      *pzErr = sqlite3_mprintf("graph_index: table '%s' has no column '%s' (%s)", p->zTable, *pz, azArg[i]);
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_OK || rc == SQLITE_ERROR || rc == SQLITE_NOMEM) {
+      sqlite3_finalize(pStmt);
+    } else {
+      rc = sqlite3_finalize(pStmt);
+      if (rc == SQLITE_OK) rc = SQLITE_ERROR;
+    }
+  }
+  return rc;
+}
+
+static int giCreateShadow(gi_vtab *p) {
+  int rc = giExec(
+      p->db,
+      sqlite3_mprintf(
+          "CREATE TABLE \"%w\".\"%w_config\"(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
+          "CREATE TABLE \"%w\".\"%w_node\"(id INTEGER PRIMARY KEY, value);"
+          "CREATE UNIQUE INDEX \"%w\".\"%w_node_value\" ON \"%w_node\"(value);"
+          "CREATE TABLE \"%w\".\"%w_adj\"(k INTEGER PRIMARY KEY, first INTEGER, last INTEGER, n INTEGER, "
+          "list BLOB);"
+          "CREATE TABLE \"%w\".\"%w_log\"(f, t);",
+          p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zDb,
+          p->zName));
+  if (rc == SQLITE_OK) {
+    rc = giExec(p->db,
+                sqlite3_mprintf("INSERT INTO \"%w\".\"%w_config\"(k, v) VALUES('format', %d), ('table', %Q), "
+                                "('from', %Q), ('to', %Q), ('weight', %Q), ('layout', 'edges'), ('mode', %Q)",
+                                p->zDb, p->zName, GI_FORMAT, p->zTable, p->zFrom, p->zTo, p->zWeight,
+                                p->bDeferred ? "deferred" : "sync"));
+  }
+  return rc;
+}
+
+static int giConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr,
+                         int bCreate) {
+  gi_vtab *p = (gi_vtab *)sqlite3_malloc64(sizeof(*p));
+  int rc, bJson = 0;
+  *ppVtab = NULL;
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->cache.szElem = (int)sizeof(GiCached);
+  p->db = db;
+  p->zDb = sqlite3_mprintf("%s", argv[1]);
+  p->zName = sqlite3_mprintf("%s", argv[2]);
+  rc = (p->zDb && p->zName) ? SQLITE_OK : SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = giParseArgs(p, argc, argv, &bJson, pzErr);
+  if (rc == SQLITE_OK && bJson) {
+    *pzErr =
+        sqlite3_mprintf("graph_index: layout 'json' is not supported yet: index a table of one row per edge");
+    rc = SQLITE_ERROR;
+  }
+  if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "graph_index", p->zDb, p->zName, pzErr);
+  if (rc == SQLITE_OK && bCreate) rc = giResolve(p, pzErr);
+  if (rc == SQLITE_OK) {
+    char *zDecl = sqlite3_mprintf(
+        "CREATE TABLE x(node, out_degree INTEGER, in_degree INTEGER, \"%w\" HIDDEN, "
+        "op_rowid HIDDEN, op_from HIDDEN, op_to HIDDEN, op_weight HIDDEN)",
+        p->zName);
+    rc = zDecl ? sqlite3_declare_vtab(db, zDecl) : SQLITE_NOMEM;
+    sqlite3_free(zDecl);
+  }
+  if (rc == SQLITE_OK && bCreate) {
+    rc = giCreateShadow(p);
+    if (rc == SQLITE_OK) rc = giCreateTriggers(p, pzErr, NULL);
+    if (rc == SQLITE_OK) {
+      rc = giRebuildAll(p);
+      if (rc != SQLITE_OK && p->base.zErrMsg) *pzErr = sqlite3_mprintf("%s", p->base.zErrMsg);
+    }
+    if (rc != SQLITE_OK && *pzErr == NULL && rc != SQLITE_NOMEM) {
+      *pzErr = sqlite3_mprintf("graph_index: cannot create '%s': %s", p->zName, sqlite3_errmsg(db));
+    }
+  } else if (rc == SQLITE_OK) {
+    GraphIndexInfo info;
+    int rc2 = graphIndexConfig(db, p->zDb, p->zName, &info);
+    if (rc2 == SQLITE_NOMEM) {
+      rc = rc2;
+    } else if (rc2 != SQLITE_OK || info.iFormat != GI_FORMAT) {
+      p->zDamage =
+          rc2 != SQLITE_OK || info.iFormat <= 0
+              ? sqlite3_mprintf("graph_index '%s': its shadow table '%s_config' is missing or damaged",
+                                p->zName, p->zName)
+              : sqlite3_mprintf(
+                    "graph_index '%s': its storage has format %d, which this version does not "
+                    "read (it reads format %d); INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') "
+                    "rewrites it",
+                    p->zName, info.iFormat, GI_FORMAT, p->zName, p->zName);
+      if (p->zDamage == NULL) rc = SQLITE_NOMEM;
+    }
+    if (rc2 == SQLITE_OK) graphIndexInfoClear(&info);
+  }
+  if (rc != SQLITE_OK) {
+    giFree(p);
+    return rc;
+  }
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+/* On a copy of argv: a statement run below may reset the schema the original lives in. */
+static int giConnectCopy(sqlite3 *db, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr,
+                         int bCreate) {
+  char **azArg = nosqlArgvDup(argc, argv);
+  int rc;
+  if (azArg == NULL) return SQLITE_NOMEM;
+  rc = giConnectImpl(db, argc, (const char *const *)azArg, ppVtab, pzErr, bCreate);
+  sqlite3_free(azArg);
+  return rc;
+}
+
+static int giCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                    char **pzErr) {
+  (void)pAux;
+  return giConnectCopy(db, argc, argv, ppVtab, pzErr, 1);
+}
+
+static int giConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                     char **pzErr) {
+  (void)pAux;
+  return giConnectCopy(db, argc, argv, ppVtab, pzErr, 0);
+}
+
+static int giDisconnect(sqlite3_vtab *pVtab) {
+  giFree((gi_vtab *)pVtab);
+  return SQLITE_OK;
+}
+
+static int giDestroy(sqlite3_vtab *pVtab) {
+  gi_vtab *p = (gi_vtab *)pVtab;
+  int rc;
+  giStmtClear(p);
+  rc = giDropTriggers(p);
+  if (rc == SQLITE_OK) {
+    rc = giExec(p->db,
+                sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_config\"; DROP TABLE IF EXISTS "
+                                "\"%w\".\"%w_node\"; DROP TABLE IF EXISTS \"%w\".\"%w_adj\"; DROP TABLE IF "
+                                "EXISTS \"%w\".\"%w_log\";",
+                                p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+  }
+  if (rc == SQLITE_OK) giFree(p);
+  return rc;
+}
+
+static int giRename(sqlite3_vtab *pVtab, const char *zNew) {
+  (void)zNew;
+  nosqlVtabError(pVtab, "graph_index: '%s' cannot be renamed: drop it and create it again under the new name",
+                 ((gi_vtab *)pVtab)->zName);
+  return SQLITE_ERROR;
+}
+
+static int giBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  (void)pVtab;
+  pInfo->estimatedCost = 100000.0;
+  pInfo->estimatedRows = 100000;
+  return SQLITE_OK;
+}
+
+static int giOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  (void)pVtab;
+  return nosqlCursorNew(sizeof(gi_cursor), ppCursor) ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+static int giClose(sqlite3_vtab_cursor *pCursor) {
+  gi_cursor *pCur = (gi_cursor *)pCursor;
+  sqlite3_finalize(pCur->pStmt);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+static int giNext(sqlite3_vtab_cursor *pCursor) {
+  gi_cursor *pCur = (gi_cursor *)pCursor;
+  pCur->iRow++;
+  return nosqlCursorStep(pCursor->pVtab, pCur->pStmt, "graph_index", &pCur->bEof);
+}
+
+static int giFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                    sqlite3_value **argv) {
+  gi_cursor *pCur = (gi_cursor *)pCursor;
+  gi_vtab *p = (gi_vtab *)pCursor->pVtab;
+  char *zSql;
+  int rc;
+  (void)idxNum, (void)idxStr, (void)argc, (void)argv;
+  if (p->zDamage) {
+    nosqlVtabError(&p->base, "%s", p->zDamage);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  sqlite3_finalize(pCur->pStmt);
+  pCur->pStmt = NULL;
+  /* Nodes in the order a rowid scan of the edge table meets them: by their first edge. */
+  zSql = sqlite3_mprintf(
+      "SELECT value, coalesce((SELECT sum(a.n) FROM \"%w\".\"%w_adj\" AS a WHERE a.k >= (x.id * 2) << %d AND "
+      "a.k < (x.id * 2 + 1) << %d), 0), coalesce((SELECT sum(a.n) FROM \"%w\".\"%w_adj\" AS a WHERE a.k >= "
+      "(x.id "
+      "* 2 + 1) << %d AND a.k < (x.id * 2 + 2) << %d), 0) FROM (SELECT n.id, n.value, (SELECT first FROM "
+      "\"%w\".\"%w_adj\" WHERE k = (n.id * 2) << %d) AS fo, (SELECT first FROM \"%w\".\"%w_adj\" WHERE k = "
+      "(n.id "
+      "* 2 + 1) << %d) AS fi FROM \"%w\".\"%w_node\" AS n) AS x WHERE fo IS NOT NULL OR fi IS NOT NULL ORDER "
+      "BY "
+      "CASE WHEN fi IS NULL OR fo <= fi THEN fo ELSE fi END, CASE WHEN fi IS NULL OR fo <= fi THEN 0 ELSE 1 "
+      "END, "
+      "x.id",
+      p->zDb, p->zName, GI_BLOCK_BITS, GI_BLOCK_BITS, p->zDb, p->zName, GI_BLOCK_BITS, GI_BLOCK_BITS, p->zDb,
+      p->zName, GI_BLOCK_BITS, p->zDb, p->zName, GI_BLOCK_BITS, p->zDb, p->zName);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pCur->pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) {
+    if (rc != SQLITE_NOMEM) nosqlVtabError(&p->base, "graph_index '%s': %s", p->zName, sqlite3_errmsg(p->db));
+    return rc;
+  }
+  pCur->iRow = 0;
+  return giNext(pCursor);
+}
+
+static int giEof(sqlite3_vtab_cursor *pCursor) { return ((gi_cursor *)pCursor)->bEof; }
+
+static int giColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
+  gi_cursor *pCur = (gi_cursor *)pCursor;
+  if (iCol <= GI_COL_IN) sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, iCol));
+  return SQLITE_OK;
+}
+
+static int giRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
+  *pRowid = ((gi_cursor *)pCursor)->iRow;
+  return SQLITE_OK;
+}
+
+static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_int64 *pRowid) {
+  gi_vtab *p = (gi_vtab *)pVtab;
+  const char *zCmd;
+  int rc;
+  (void)pRowid;
+  if (argc != 2 + GI_NCOL || sqlite3_value_type(argv[0]) != SQLITE_NULL ||
+      sqlite3_value_type(argv[2 + GI_COL_CMD]) == SQLITE_NULL) {
+    nosqlVtabError(pVtab, "graph_index: '%s' is read-only: write to its edge table '%s'", p->zName,
+                   p->zTable);
+    return SQLITE_READONLY;
+  }
+  zCmd = (const char *)sqlite3_value_text(argv[2 + GI_COL_CMD]);
+  if (zCmd == NULL) return SQLITE_NOMEM;
+  if (p->zDamage && sqlite3_stricmp(zCmd, "rebuild") != 0) {
+    nosqlVtabError(pVtab, "%s", p->zDamage);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  if (strcmp(zCmd, "insert") == 0) {
+    rc = giOpInsertChecked(p, argv[2 + GI_COL_ROWID], argv[2 + GI_COL_FROM], argv[2 + GI_COL_TO],
+                           argv[2 + GI_COL_WEIGHT]);
+  } else if (strcmp(zCmd, "stash") == 0 || strcmp(zCmd, "sync") == 0) {
+    rc = giStashAdd(p, argv[2 + GI_COL_FROM], 0);
+    if (rc == SQLITE_OK) rc = giStashAdd(p, argv[2 + GI_COL_TO], 1);
+    if (rc == SQLITE_OK && zCmd[1] == 'y') rc = giStashFlush(p);
+  } else if (sqlite3_stricmp(zCmd, "rebuild") == 0) {
+    char *zErr = NULL;
+    rc = giResolve(p, &zErr);
+    if (rc == SQLITE_OK) {
+      rc = giExec(p->db,
+                  sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k, v) VALUES('format', %d)",
+                                  p->zDb, p->zName, GI_FORMAT));
+    }
+    if (rc == SQLITE_OK) rc = giCreateTriggers(p, &zErr, NULL);
+    if (rc == SQLITE_OK) rc = giRebuildAll(p);
+    if (rc == SQLITE_OK) {
+      sqlite3_free(p->zDamage);
+      p->zDamage = NULL;
+    }
+    if (zErr) {
+      nosqlVtabError(pVtab, "%s", zErr);
+      sqlite3_free(zErr);
+    }
+  } else if (sqlite3_stricmp(zCmd, "refresh") == 0) {
+    rc = giRefresh(p);
+  } else if (sqlite3_stricmp(zCmd, "integrity-check") == 0) {
+    rc = giCheck(p);
+  } else {
+    nosqlVtabError(pVtab,
+                   "graph_index: unknown command '%s' (expected 'refresh', 'rebuild' or 'integrity-check')",
+                   zCmd);
+    return SQLITE_ERROR;
+  }
+  if (rc != SQLITE_OK) giCacheClear(p); /* The statement will be rolled back */
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM && pVtab->zErrMsg == NULL) {
+    nosqlVtabError(pVtab, "graph_index '%s': %s", p->zName, sqlite3_errmsg(p->db));
+  }
+  return rc;
+}
+
+/* Transaction hooks: each empties the node-number cache (see GiCached). */
+static int giTxnClear(sqlite3_vtab *pVtab) {
+  giCacheClear((gi_vtab *)pVtab);
+  return SQLITE_OK;
+}
+
+static int giSavepoint(sqlite3_vtab *pVtab, int iSavepoint) {
+  (void)pVtab, (void)iSavepoint;
+  return SQLITE_OK;
+}
+
+static int giRollbackTo(sqlite3_vtab *pVtab, int iSavepoint) {
+  (void)iSavepoint;
+  return giTxnClear(pVtab);
+}
+
+static int giShadowName(const char *zName) {
+  /* Not _log: deferred mode's triggers, plain SQL, write it. */
+  return sqlite3_stricmp(zName, "config") == 0 || sqlite3_stricmp(zName, "node") == 0 ||
+         sqlite3_stricmp(zName, "adj") == 0;
+}
+
+static sqlite3_module giModule = {
+    /* iVersion    */ 3,
+    /* xCreate     */ giCreate,
+    /* xConnect    */ giConnect,
+    /* xBestIndex  */ giBestIndex,
+    /* xDisconnect */ giDisconnect,
+    /* xDestroy    */ giDestroy,
+    /* xOpen       */ giOpen,
+    /* xClose      */ giClose,
+    /* xFilter     */ giFilter,
+    /* xNext       */ giNext,
+    /* xEof        */ giEof,
+    /* xColumn     */ giColumn,
+    /* xRowid      */ giRowid,
+    /* xUpdate     */ giUpdate,
+    /* xBegin      */ giTxnClear,
+    /* xSync       */ 0,
+    /* xCommit     */ giTxnClear,
+    /* xRollback   */ giTxnClear,
+    /* xFindMethod */ 0,
+    /* xRename     */ giRename,
+    /* xSavepoint  */ giSavepoint,
+    /* xRelease    */ giSavepoint,
+    /* xRollbackTo */ giRollbackTo,
+    /* xShadowName */ giShadowName,
+};
+
+int graphIndexRegister(sqlite3 *db) { return sqlite3_create_module_v2(db, "graph_index", &giModule, 0, 0); }
