@@ -101,7 +101,7 @@ stop() {
   if [ "$KEEP" = 0 ]; then rm -rf "$DIR"; fi
 }
 trap stop EXIT INT TERM
-psql() { "$PGBIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$PG" -U bench -d postgres "$@"; }
+psql() { PGOPTIONS='-c client_min_messages=warning' "$PGBIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$PG" -U bench -d postgres "$@"; }
 PGVERSION=$(psql -c "SHOW server_version")
 
 psql -c "CREATE TABLE people(id int PRIMARY KEY, skills jsonb)" \
