@@ -28,7 +28,7 @@
 # (apt-get install postgresql-15).
 set -eu
 
-PGBIN=/usr/lib/postgresql/15/bin
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 PY=/usr/bin/python3
 SIZE=1
 DIR=
