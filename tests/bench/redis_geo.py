@@ -244,7 +244,8 @@ def main():
 
     layouts = [("plain (gh) + rowid", "plain index (gh)"),
                ("covering (gh, lat, lon)", "covering index (gh, lat, lon)"),
-               ("WITHOUT ROWID (gh, id)", "WITHOUT ROWID table"),
+               ("WITHOUT ROWID (gh, id)", "WITHOUT ROWID table keyed (gh, id)"),
+               ("WITHOUT ROWID (code, id), integer cover", "60-bit code"),
                ("R*Tree", "R*Tree box")]
     print()
     print("| hits (target) | queries | hits ours / Redis | agree | Redis us/call | "
