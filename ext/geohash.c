@@ -24,11 +24,18 @@
 **   CREATE TABLE geohash_cover(lo, hi, lat HIDDEN, lon HIDDEN, radius HIDDEN);
 **   CREATE TABLE geohash_cover_box(lo, hi, min_lat HIDDEN, min_lon HIDDEN,
 **                                  max_lat HIDDEN, max_lon HIDDEN);
+**   CREATE TABLE geohash_cover_bits(lo, hi, lat HIDDEN, lon HIDDEN, radius HIDDEN);
+**   CREATE TABLE geohash_cover_box_bits(lo, hi, min_lat HIDDEN, min_lon HIDDEN,
+**                                       max_lat HIDDEN, max_lon HIDDEN);
 **   CREATE TABLE geo_bbox(min_lat, min_lon, max_lat, max_lon,
 **                         lat HIDDEN, lon HIDDEN, radius HIDDEN);
 **
-** The radius recipe, on an ordinary table with an ordinary index on a
-** 12-character geohash column:
+** The *_bits covers give the same ranges as 60-bit INTEGERs, for a key
+** column holding geohash_bits(lat, lon, 60) (integer keys seek faster).
+**
+** The radius recipe, on an ordinary table with an index on a 12-character
+** geohash column; an index on (gh, lat, lon) covers the query, so it reads
+** no table row (docs/geohash.md measures the layouts):
 **
 **   SELECT p.* FROM geohash_cover(:lat, :lon, :r) c
 **     JOIN places p ON p.gh >= c.lo AND p.gh < c.hi
