@@ -24,11 +24,18 @@
 **   CREATE TABLE geohash_cover(lo, hi, lat HIDDEN, lon HIDDEN, radius HIDDEN);
 **   CREATE TABLE geohash_cover_box(lo, hi, min_lat HIDDEN, min_lon HIDDEN,
 **                                  max_lat HIDDEN, max_lon HIDDEN);
+**   CREATE TABLE geohash_cover_bits(lo, hi, lat HIDDEN, lon HIDDEN, radius HIDDEN);
+**   CREATE TABLE geohash_cover_box_bits(lo, hi, min_lat HIDDEN, min_lon HIDDEN,
+**                                       max_lat HIDDEN, max_lon HIDDEN);
 **   CREATE TABLE geo_bbox(min_lat, min_lon, max_lat, max_lon,
 **                         lat HIDDEN, lon HIDDEN, radius HIDDEN);
 **
-** The radius recipe, on an ordinary table with an ordinary index on a
-** 12-character geohash column:
+** The *_bits covers give the same ranges as 60-bit INTEGERs, for a key
+** column holding geohash_bits(lat, lon, 60) (integer keys seek faster).
+**
+** The radius recipe, on an ordinary table with an index on a 12-character
+** geohash column; an index on (gh, lat, lon) covers the query, so it reads
+** no table row (docs/geohash.md measures the layouts):
 **
 **   SELECT p.* FROM geohash_cover(:lat, :lon, :r) c
 **     JOIN places p ON p.gh >= c.lo AND p.gh < c.hi
@@ -1008,12 +1015,18 @@ static int geohashArgRadius(sqlite3_value *pVal, const char *zFunc, double *pOut
   return rc;
 }
 
-/* geohash_cover(lat, lon, radius) */
+/* The SQL name of the cursor's table-valued function, for error messages. */
+static const char *geohashCursorName(geohash_cursor *pCur) {
+  return ((geohash_vtab *)pCur->base.pVtab)->pMod->zName;
+}
+
+/* geohash_cover(lat, lon, radius) and geohash_cover_bits(lat, lon, radius) */
 static int geohashCoverCompute(geohash_cursor *pCur, sqlite3_value **apArg, char **pzErr) {
+  const char *zFunc = geohashCursorName(pCur);
   double lat, lon, radius;
-  int rc = geohashArgLat(apArg[0], "geohash_cover", "latitude", &lat, pzErr);
-  if (rc == SQLITE_OK) rc = geohashArgLon(apArg[1], "geohash_cover", "longitude", &lon, pzErr);
-  if (rc == SQLITE_OK) rc = geohashArgRadius(apArg[2], "geohash_cover", &radius, pzErr);
+  int rc = geohashArgLat(apArg[0], zFunc, "latitude", &lat, pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(apArg[1], zFunc, "longitude", &lon, pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgRadius(apArg[2], zFunc, &radius, pzErr);
   if (rc == SQLITE_OK) rc = geohashCursorCover(pCur);
   if (rc != SQLITE_OK) return rc;
   geohashCoverCircle(pCur->pCover, lat, lon, radius);
@@ -1021,15 +1034,16 @@ static int geohashCoverCompute(geohash_cursor *pCur, sqlite3_value **apArg, char
   return SQLITE_OK;
 }
 
-/* geohash_cover_box(min_lat, min_lon, max_lat, max_lon) */
+/* geohash_cover_box(min_lat, min_lon, max_lat, max_lon) and geohash_cover_box_bits(...) */
 static int geohashCoverBoxCompute(geohash_cursor *pCur, sqlite3_value **apArg, char **pzErr) {
+  const char *zFunc = geohashCursorName(pCur);
   double a[4];
-  int rc = geohashArgLat(apArg[0], "geohash_cover_box", "min_lat", &a[0], pzErr);
-  if (rc == SQLITE_OK) rc = geohashArgLon(apArg[1], "geohash_cover_box", "min_lon", &a[1], pzErr);
-  if (rc == SQLITE_OK) rc = geohashArgLat(apArg[2], "geohash_cover_box", "max_lat", &a[2], pzErr);
-  if (rc == SQLITE_OK) rc = geohashArgLon(apArg[3], "geohash_cover_box", "max_lon", &a[3], pzErr);
+  int rc = geohashArgLat(apArg[0], zFunc, "min_lat", &a[0], pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(apArg[1], zFunc, "min_lon", &a[1], pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgLat(apArg[2], zFunc, "max_lat", &a[2], pzErr);
+  if (rc == SQLITE_OK) rc = geohashArgLon(apArg[3], zFunc, "max_lon", &a[3], pzErr);
   if (rc == SQLITE_OK && a[0] > a[2]) {
-    *pzErr = sqlite3_mprintf("geohash_cover_box: min_lat %!.15g is greater than max_lat %!.15g", a[0], a[2]);
+    *pzErr = sqlite3_mprintf("%s: min_lat %!.15g is greater than max_lat %!.15g", zFunc, a[0], a[2]);
     rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   if (rc == SQLITE_OK) rc = geohashCursorCover(pCur);
@@ -1044,6 +1058,13 @@ static void geohashCoverColumn(geohash_cursor *pCur, sqlite3_context *ctx, int i
   char z[13];
   int n = geohashRangeString(iCol == 0 ? p->lo : p->hi, z);
   sqlite3_result_text(ctx, z, n, SQLITE_TRANSIENT);
+}
+
+/* The *_bits covers: the ranges as 60-bit integers, for a column holding
+** geohash_bits(lat, lon, 60) (the 12-character geohash read as a number). */
+static void geohashCoverBitsColumn(geohash_cursor *pCur, sqlite3_context *ctx, int iCol) {
+  const GeohashRange *p = &pCur->pCover->aRange[pCur->iRow];
+  sqlite3_result_int64(ctx, (sqlite3_int64)(iCol == 0 ? p->lo : p->hi));
 }
 
 /* geo_bbox(lat, lon, radius) */
@@ -1076,6 +1097,11 @@ static const GeohashModule aGeohashModule[] = {
     {"geohash_cover_box",
      "CREATE TABLE x(lo TEXT, hi TEXT, min_lat HIDDEN, min_lon HIDDEN, max_lat HIDDEN, max_lon HIDDEN)", 2, 4,
      20, geohashCoverBoxCompute, geohashCoverColumn},
+    {"geohash_cover_bits", "CREATE TABLE x(lo INTEGER, hi INTEGER, lat HIDDEN, lon HIDDEN, radius HIDDEN)", 2,
+     3, 20, geohashCoverCompute, geohashCoverBitsColumn},
+    {"geohash_cover_box_bits",
+     "CREATE TABLE x(lo INTEGER, hi INTEGER, min_lat HIDDEN, min_lon HIDDEN, max_lat HIDDEN, max_lon HIDDEN)",
+     2, 4, 20, geohashCoverBoxCompute, geohashCoverBitsColumn},
     {"geo_bbox",
      "CREATE TABLE x(min_lat REAL, min_lon REAL, max_lat REAL, max_lon REAL, lat HIDDEN, lon HIDDEN,"
      " radius HIDDEN)",

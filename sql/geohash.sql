@@ -9,9 +9,14 @@
 --   2. a B-tree on (lat, lon): box scan, then the exact filter;
 --   3. an R*Tree: box query, then the exact filter;
 --   4. the NoSQL way: geohash cover -> range scans of a B-tree on the
---      geohash string, then the exact filter.
--- Each question ends with a row saying 'agree' when all four return the
--- same rows ('DISAGREE' otherwise).
+--      geohash string, then the exact filter. The default layout is a
+--      covering index on (gh, lat, lon), read alone; the radius question
+--      also asks a WITHOUT ROWID table clustered on (gh, id), the other
+--      layout that needs no lookup per candidate (docs/geohash.md).
+-- Each question ends with a row saying 'agree' when every way returns the
+-- same rows ('DISAGREE' otherwise). Last, the bytes of each layout, with
+-- the plain index on gh alone (the cheap one to add, slower: it reads the
+-- table once per candidate).
 .load ./dist/nosql
 .headers on
 .mode column
@@ -32,7 +37,10 @@ SELECT i,
             ELSE -10 + b * 40 END
   FROM u;
 
-CREATE INDEX places_gh ON places(gh);
+CREATE INDEX places_gh ON places(gh, lat, lon);
+CREATE TABLE places_wr(gh TEXT NOT NULL CHECK (gh = geohash(lat, lon)), id INTEGER NOT NULL,
+                       lat REAL NOT NULL, lon REAL NOT NULL, PRIMARY KEY (gh, id)) WITHOUT ROWID;
+INSERT INTO places_wr SELECT gh, id, lat, lon FROM places;
 CREATE INDEX places_ll ON places(lat, lon);
 CREATE VIRTUAL TABLE places_rt USING rtree(id, min_lat, max_lat, min_lon, max_lon);
 INSERT INTO places_rt SELECT id, lat, lat, lon, lon FROM places;
@@ -47,7 +55,7 @@ INSERT INTO boxes VALUES ('lat 45..50, lon 0..5', 45, 0, 50, 5),
                          ('lat -20..-15, lon 178..-178 (across 180)', -20, 178, -15, -178);
 
 .print
-.print -- The radius recipe and its plan: the cover drives index range scans.
+.print -- The radius recipe and its plan: the cover drives range scans of the covering index.
 EXPLAIN QUERY PLAN
 SELECT p.id FROM geohash_cover(48.8566, 2.3522, 50000) c
   JOIN places p ON p.gh >= c.lo AND p.gh < c.hi
@@ -71,15 +79,19 @@ SELECT k.name, 'R*Tree', p.id FROM circles k, geo_bbox(k.lat, k.lon, k.r) b
 UNION ALL
 SELECT k.name, 'geohash cover', p.id FROM circles k, geohash_cover(k.lat, k.lon, k.r) c
   JOIN places p ON p.gh >= c.lo AND p.gh < c.hi
- WHERE geo_distance(p.lat, p.lon, k.lat, k.lon) <= k.r;
+ WHERE geo_distance(p.lat, p.lon, k.lat, k.lon) <= k.r
+UNION ALL
+SELECT k.name, 'geohash cover, WITHOUT ROWID', w.id FROM circles k, geohash_cover(k.lat, k.lon, k.r) c
+  JOIN places_wr w ON w.gh >= c.lo AND w.gh < c.hi
+ WHERE geo_distance(w.lat, w.lon, k.lat, k.lon) <= k.r;
 
 SELECT name, way, count(*) AS points, sum(id) AS id_sum FROM radius_answers GROUP BY name, way ORDER BY name, way;
 
 .print
 SELECT 'points within r metres' AS question,
        CASE WHEN (SELECT count(*) FROM (
-                    SELECT name, id, count(*) AS n FROM radius_answers GROUP BY name, id) WHERE n != 4) = 0
-             AND (SELECT count(DISTINCT way) FROM radius_answers) = 4
+                    SELECT name, id, count(*) AS n FROM radius_answers GROUP BY name, id) WHERE n != 5) = 0
+             AND (SELECT count(DISTINCT way) FROM radius_answers) = 5
              AND (SELECT count(*) FROM radius_answers) > 0
             THEN 'agree' ELSE 'DISAGREE' END AS result;
 
@@ -127,3 +139,14 @@ SELECT 'mean step between consecutive keys, 64 x 64 grid' AS measure,
        round(avg(abs(hilbert_x(i + 1, 6) - hilbert_x(i, 6)) + abs(hilbert_y(i + 1, 6) - hilbert_y(i, 6))), 3) AS hilbert,
        round(avg(abs(zorder_x(i + 1) - zorder_x(i)) + abs(zorder_y(i + 1) - zorder_y(i))), 3) AS zorder
   FROM d;
+
+.print
+.print -- Bytes of each layout (dbstat pages; 20000 points).
+CREATE INDEX places_gh_plain ON places(gh);
+SELECT CASE name WHEN 'places' THEN 'the table places (id, lat, lon, gh)'
+                 WHEN 'places_gh' THEN 'covering index (gh, lat, lon): the default'
+                 WHEN 'places_wr' THEN 'WITHOUT ROWID table (gh, id, lat, lon)'
+                 ELSE 'plain index (gh): cheap to add, a table read per candidate' END AS layout,
+       sum(pgsize) AS bytes, round(sum(pgsize) / 20000.0, 1) AS per_point
+  FROM dbstat WHERE name IN ('places', 'places_gh', 'places_wr', 'places_gh_plain')
+ GROUP BY name ORDER BY name;

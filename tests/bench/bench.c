@@ -1,7 +1,7 @@
 /*
 ** bench.c: the benchmark program of `make bench`.
 **
-**   build/bench/bench [--size X] [--reps N] [--only a,b] [--json FILE]
+**   build/bench/bench [--size X] [--reps N] [--only a,b] [--json FILE] [--save DIR]
 **   build/bench --selftest
 **
 ** --size multiplies each workload's default data size (1 = the sizes the
@@ -18,6 +18,11 @@
 **                 "scale": 0.01, "rows": 12, "median": 0.123 (ms),
 **                 "unit": "row", "ns_per_unit": 45.6, "ratio": 1.0,
 **                 "spread": 0.05, "baseline": true, "agree": true}, ...]}
+**
+** --save DIR writes the generated data of some workloads (geohash: points
+** and query circles; nested: the people; inverted_index: the documents)
+** as tab-separated files in DIR, for the peer scripts tests/bench/redis_geo.py
+** and tests/bench/pg_gin.sh.
 **
 ** "agree" is true for the baseline (the row the others are checked
 ** against) unless it returned no rows.
@@ -161,6 +166,39 @@ int benchSumStmt(BenchSum *pSum, sqlite3_stmt *pStmt) {
     pSum->nRow++;
   }
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+void benchSave(const Bench *p, sqlite3 *db, const char *zFile, const char *zSql) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zPath;
+  FILE *pOut;
+  int rc, i, nCol;
+  if (p->zSave == NULL) return;
+  zPath = sqlite3_mprintf("%s/%s", p->zSave, zFile);
+  pOut = zPath ? fopen(zPath, "w") : NULL;
+  if (pOut == NULL || sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) {
+    fprintf(stderr, "bench: cannot save %s: %s\n", zPath ? zPath : zFile,
+            pOut ? sqlite3_errmsg(db) : "cannot write the file");
+    exit(2);
+  }
+  nCol = sqlite3_column_count(pStmt);
+  while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    for (i = 0; i < nCol; i++) {
+      if (i) fputc('\t', pOut);
+      if (sqlite3_column_type(pStmt, i) == SQLITE_FLOAT) {
+        fprintf(pOut, "%.17g", sqlite3_column_double(pStmt, i));
+      } else if (sqlite3_column_type(pStmt, i) != SQLITE_NULL) {
+        fputs((const char *)sqlite3_column_text(pStmt, i), pOut);
+      }
+    }
+    fputc('\n', pOut);
+  }
+  sqlite3_finalize(pStmt);
+  if (rc != SQLITE_DONE || fclose(pOut) != 0) {
+    fprintf(stderr, "bench: cannot save %s\n", zPath);
+    exit(2);
+  }
+  sqlite3_free(zPath);
 }
 
 double benchNow(void) {
@@ -385,10 +423,13 @@ int main(int argc, char **argv) {
       b.zOnly = argv[++k];
     } else if (strcmp(argv[k], "--json") == 0 && k + 1 < argc) {
       zJson = argv[++k];
+    } else if (strcmp(argv[k], "--save") == 0 && k + 1 < argc) {
+      b.zSave = argv[++k];
     } else if (strcmp(argv[k], "--selftest") == 0) {
       return benchSelfTest();
     } else {
-      fprintf(stderr, "usage: bench [--size X] [--reps N] [--only a,b] [--json FILE] | --selftest\n");
+      fprintf(stderr,
+              "usage: bench [--size X] [--reps N] [--only a,b] [--json FILE] [--save DIR] | --selftest\n");
       return 2;
     }
   }

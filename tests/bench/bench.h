@@ -35,6 +35,7 @@ struct Bench {
   int nRep;             /* --reps: runs of each variant (median taken) */
   const char *zOnly;    /* --only: comma-separated workload names, or NULL */
   FILE *pJson;          /* --json: the results file being written, or NULL */
+  const char *zSave;    /* --save: directory the workloads write their data to, or NULL */
   const char *zFeature; /* The workload function running (its --only name), for the JSON */
   int nJson;            /* Results written to pJson so far */
   int nAgree;           /* Comparisons whose results agreed */
@@ -90,6 +91,14 @@ void benchSumInts(BenchSum *pSum, const int64_t *aVal, int nVal);
 */
 void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSize, double nUnit,
                   const char *zUnit, const BenchVariant *aVar, int nVar);
+
+/*
+** --save DIR: write the rows of zSql, tab-separated (reals with 17 digits,
+** so that they read back exactly), to DIR/zFile, for the peer scripts of
+** tests/bench/ (PostgreSQL, Redis) to load the same data. A no-op without
+** --save; the program fails when the file cannot be written.
+*/
+void benchSave(const Bench *p, sqlite3 *db, const char *zFile, const char *zSql);
 
 /* Deterministic pseudo-random numbers (splitmix64). */
 uint64_t benchRand(uint64_t *pState);

@@ -8,10 +8,19 @@
 **   radius search   1M points uniform on the sphere, radii for about 100,
 **                   1.6k and 10k hits: R*Tree + filter (baseline), full scan,
 **                   (lat, lon) B-tree box + filter, geohash cover + B-tree
-**                   ranges + filter (plain and covering index); candidates
-**                   examined per hit; also ~10 hits, where the (lat, lon)
-**                   B-tree's latitude band is widest relative to the circle
+**                   ranges + filter in three layouts (plain index on gh
+**                   with a rowid lookup per candidate, covering index
+**                   (gh, lat, lon), WITHOUT ROWID table keyed (gh, id),
+**                   the same keyed on the 60-bit integer code with
+**                   geohash_cover_bits);
+**                   candidates examined per hit; also ~10 hits, where the
+**                   (lat, lon) B-tree's latitude band is widest relative
+**                   to the circle; the bytes of each layout (dbstat)
 **   index build     geohash B-tree vs R*Tree vs (lat, lon) B-tree
+**
+** --save DIR writes geohash_points.tsv (id, lat, lon) and
+** geohash_queries.tsv (target hits, lat, lon, radius, hits) for
+** tests/bench/redis_geo.py, which asks Redis GEOSEARCH the same questions.
 */
 #include "bench.h"
 
@@ -158,6 +167,7 @@ struct GeoQuerySet {
   int nQuery;       /* Number of queries */
   const char *zSql; /* ?1 lat, ?2 lon, ?3 radius, ?4..?7 box (min_lat, max_lat, min_lon, max_lon) */
   int bBox;         /* True: run once per bounding box (1 or 2) */
+  int nRound;       /* Times the whole set is asked (0 is once) */
 };
 
 /* Run zSql for every query (and every bounding box when bBox). */
@@ -165,42 +175,50 @@ static int geoRunQueries(sqlite3 *db, void *pArg, BenchSum *pSum) {
   GeoQuerySet *p = (GeoQuerySet *)pArg;
   sqlite3_stmt *pStmt = NULL;
   int rc = sqlite3_prepare_v2(db, p->zSql, -1, &pStmt, 0);
-  int i, j;
-  for (i = 0; rc == SQLITE_OK && i < p->nQuery; i++) {
-    GeohashBounds aBox[2];
-    int nBox =
-        p->bBox ? geohashBoundingBoxes(p->aQuery[i].lat, p->aQuery[i].lon, p->aQuery[i].radius, aBox) : 1;
-    for (j = 0; rc == SQLITE_OK && j < nBox; j++) {
-      sqlite3_bind_double(pStmt, 1, p->aQuery[i].lat);
-      sqlite3_bind_double(pStmt, 2, p->aQuery[i].lon);
-      sqlite3_bind_double(pStmt, 3, p->aQuery[i].radius);
-      if (p->bBox) {
-        sqlite3_bind_double(pStmt, 4, aBox[j].minLat);
-        sqlite3_bind_double(pStmt, 5, aBox[j].maxLat);
-        sqlite3_bind_double(pStmt, 6, aBox[j].minLon);
-        sqlite3_bind_double(pStmt, 7, aBox[j].maxLon);
+  int i, j, r;
+  for (r = 0; rc == SQLITE_OK && r < (p->nRound > 1 ? p->nRound : 1); r++) {
+    for (i = 0; rc == SQLITE_OK && i < p->nQuery; i++) {
+      GeohashBounds aBox[2];
+      int nBox =
+          p->bBox ? geohashBoundingBoxes(p->aQuery[i].lat, p->aQuery[i].lon, p->aQuery[i].radius, aBox) : 1;
+      for (j = 0; rc == SQLITE_OK && j < nBox; j++) {
+        sqlite3_bind_double(pStmt, 1, p->aQuery[i].lat);
+        sqlite3_bind_double(pStmt, 2, p->aQuery[i].lon);
+        sqlite3_bind_double(pStmt, 3, p->aQuery[i].radius);
+        if (p->bBox) {
+          sqlite3_bind_double(pStmt, 4, aBox[j].minLat);
+          sqlite3_bind_double(pStmt, 5, aBox[j].maxLat);
+          sqlite3_bind_double(pStmt, 6, aBox[j].minLon);
+          sqlite3_bind_double(pStmt, 7, aBox[j].maxLon);
+        }
+        rc = benchSumStmt(pSum, pStmt);
+        sqlite3_reset(pStmt);
       }
-      rc = benchSumStmt(pSum, pStmt);
-      sqlite3_reset(pStmt);
     }
   }
   sqlite3_finalize(pStmt);
   return rc;
 }
 
-/* Rows of zSql summed over the queries: candidates or ranges, outside any timing. */
-static int64_t geoCount(sqlite3 *db, GeoQuery *aQuery, int nQuery, const char *zSql, int bBox) {
+/* The rows of zSql over the queries, asked once, outside any timing. */
+static BenchSum geoSum(sqlite3 *db, GeoQuery *aQuery, int nQuery, const char *zSql, int bBox) {
   GeoQuerySet set;
   BenchSum sum = {0, 0};
   set.aQuery = aQuery;
   set.nQuery = nQuery;
   set.zSql = zSql;
   set.bBox = bBox;
+  set.nRound = 1;
   if (geoRunQueries(db, &set, &sum) != SQLITE_OK) {
     fprintf(stderr, "bench: %s\n", sqlite3_errmsg(db));
     exit(2);
   }
-  return sum.nRow;
+  return sum;
+}
+
+/* Rows of zSql summed over the queries: candidates or ranges. */
+static int64_t geoCount(sqlite3 *db, GeoQuery *aQuery, int nQuery, const char *zSql, int bBox) {
+  return geoSum(db, aQuery, nQuery, zSql, bBox).nRow;
 }
 
 static const char *const zGeoRtree =
@@ -211,6 +229,12 @@ static const char *const zGeoFull = "SELECT id FROM pts WHERE geo_distance(lat, 
 static const char *const zGeoLatLon =
     "SELECT id FROM pts WHERE lat BETWEEN ?4 AND ?5 AND lon BETWEEN ?6 AND ?7"
     " AND geo_distance(lat, lon, ?1, ?2) <= ?3";
+/*
+** The three layouts of the geohash recipe, each a B-tree keyed on the
+** 12-character geohash: the plain index (gh) needs one rowid lookup in pts
+** per candidate; the covering index (gh, lat, lon) and the WITHOUT ROWID
+** table clustered on (gh, id) answer from the key's B-tree alone.
+*/
 static const char *const zGeoCover =
     "SELECT p.id FROM geohash_cover(?1, ?2, ?3) c JOIN pts p INDEXED BY pts_gh ON p.gh >= c.lo AND p.gh < "
     "c.hi"
@@ -219,10 +243,22 @@ static const char *const zGeoCoverCovering =
     "SELECT p.id FROM geohash_cover(?1, ?2, ?3) c JOIN pts p INDEXED BY pts_ghc ON p.gh >= c.lo AND p.gh < "
     "c.hi"
     " WHERE geo_distance(p.lat, p.lon, ?1, ?2) <= ?3";
+static const char *const zGeoCoverClustered =
+    "SELECT w.id FROM geohash_cover(?1, ?2, ?3) c JOIN pts_wr w ON w.gh >= c.lo AND w.gh < c.hi"
+    " WHERE geo_distance(w.lat, w.lon, ?1, ?2) <= ?3";
+static const char *const zGeoCoverInt =
+    "SELECT w.id FROM geohash_cover_bits(?1, ?2, ?3) c JOIN pts_int w ON w.code >= c.lo AND w.code < c.hi"
+    " WHERE geo_distance(w.lat, w.lon, ?1, ?2) <= ?3";
 
-static void geoBenchRadius(Bench *p, sqlite3 *db, int64_t nPoint, double nHit, int nQuery) {
+/*
+** Radius queries of about nHit hits, centred on data points: every layout
+** side by side, each run asking the nQuery circles nRound times. With --save, the circles and their hit
+*counts go to the
+** temp table geo_queries (saved by benchGeohash()).
+*/
+static void geoBenchRadius(Bench *p, sqlite3 *db, int64_t nPoint, double nHit, int nQuery, int nRound) {
   GeoQuery *aQuery = (GeoQuery *)malloc(sizeof(GeoQuery) * (size_t)nQuery);
-  GeoQuerySet aSet[5];
+  GeoQuerySet aSet[6];
   uint64_t seed = 0x7261646975730000ull + (uint64_t)nHit;
   /* Uniform on the sphere: a cap of angle a holds N (1 - cos a) / 2 points. */
   double angle;
@@ -246,12 +282,41 @@ static void geoBenchRadius(Bench *p, sqlite3 *db, int64_t nPoint, double nHit, i
     aQuery[i].radius = radius;
     sqlite3_finalize(pStmt);
   }
-  aSet[0] = (GeoQuerySet){aQuery, nQuery, zGeoRtree, 1};
-  aSet[1] = (GeoQuerySet){aQuery, nQuery, zGeoFull, 0};
-  aSet[2] = (GeoQuerySet){aQuery, nQuery, zGeoLatLon, 1};
-  aSet[3] = (GeoQuerySet){aQuery, nQuery, zGeoCover, 0};
-  aSet[4] = (GeoQuerySet){aQuery, nQuery, zGeoCoverCovering, 0};
-  nHits = geoCount(db, aQuery, nQuery, zGeoFull, 0);
+  if (p->zSave) {
+    sqlite3_stmt *pIns = NULL;
+    benchExec(db, "CREATE TEMP TABLE IF NOT EXISTS geo_queries(target, lat, lon, radius, hits)");
+    sqlite3_prepare_v2(db, "INSERT INTO geo_queries VALUES (?1, ?2, ?3, ?4, ?5)", -1, &pIns, 0);
+    for (i = 0; i < nQuery; i++) {
+      sqlite3_bind_int64(pIns, 1, (sqlite3_int64)nHit);
+      sqlite3_bind_double(pIns, 2, aQuery[i].lat);
+      sqlite3_bind_double(pIns, 3, aQuery[i].lon);
+      sqlite3_bind_double(pIns, 4, aQuery[i].radius);
+      sqlite3_bind_int64(pIns, 5, geoCount(db, &aQuery[i], 1, zGeoCoverClustered, 0));
+      sqlite3_step(pIns);
+      sqlite3_reset(pIns);
+    }
+    sqlite3_finalize(pIns);
+  }
+  aSet[0] = (GeoQuerySet){aQuery, nQuery, zGeoRtree, 1, nRound};
+  aSet[1] = (GeoQuerySet){aQuery, nQuery, zGeoLatLon, 1, nRound};
+  aSet[2] = (GeoQuerySet){aQuery, nQuery, zGeoCover, 0, nRound};
+  aSet[3] = (GeoQuerySet){aQuery, nQuery, zGeoCoverCovering, 0, nRound};
+  aSet[4] = (GeoQuerySet){aQuery, nQuery, zGeoCoverClustered, 0, nRound};
+  aSet[5] = (GeoQuerySet){aQuery, nQuery, zGeoCoverInt, 0, nRound};
+  {
+    /* The full scan is the truth, asked once (it takes seconds): the
+    ** R*Tree baseline must return its rows, and there must be some. */
+    BenchSum full = geoSum(db, aQuery, nQuery, zGeoFull, 0);
+    BenchSum rt = geoSum(db, aQuery, nQuery, zGeoRtree, 1);
+    int bAgree = full.nRow > 0 && full.nRow == rt.nRow && full.h == rt.h;
+    nHits = full.nRow;
+    if (bAgree)
+      p->nAgree++;
+    else
+      p->nDisagree++;
+    printf("\nfull scan + geo_distance (asked once): %lld rows, the R*Tree's %s\n", (long long)full.nRow,
+           bAgree ? "agree" : "DISAGREE");
+  }
   nCand =
       geoCount(db, aQuery, nQuery,
                "SELECT p.id FROM geohash_cover(?1, ?2, ?3) c JOIN pts p ON p.gh >= c.lo AND p.gh < c.hi", 0);
@@ -262,15 +327,16 @@ static void geoBenchRadius(Bench *p, sqlite3 *db, int64_t nPoint, double nHit, i
   {
     const BenchVariant aVar[] = {
         {"R*Tree box + geo_distance filter", 0, geoRunQueries, &aSet[0]},
-        {"full scan + geo_distance", 0, geoRunQueries, &aSet[1]},
-        {"(lat, lon) B-tree box + geo_distance filter", 0, geoRunQueries, &aSet[2]},
-        {"geohash_cover + gh B-tree ranges + filter", 0, geoRunQueries, &aSet[3]},
-        {"same, covering index (gh, lat, lon)", 0, geoRunQueries, &aSet[4]},
+        {"(lat, lon) B-tree box + geo_distance filter", 0, geoRunQueries, &aSet[1]},
+        {"geohash cover, plain index (gh) + rowid lookup (cheap to add)", 0, geoRunQueries, &aSet[2]},
+        {"geohash cover, covering index (gh, lat, lon) (default)", 0, geoRunQueries, &aSet[3]},
+        {"geohash cover, WITHOUT ROWID table keyed (gh, id)", 0, geoRunQueries, &aSet[4]},
+        {"geohash_cover_bits, WITHOUT ROWID table keyed (60-bit code, id)", 0, geoRunQueries, &aSet[5]},
     };
     snprintf(zTitle, sizeof(zTitle), "geohash: radius search, ~%.0f hits", nHit);
-    snprintf(zSize, sizeof(zSize), "%lld points, %d queries of r = %.0f m", (long long)nPoint, nQuery,
-             radius);
-    benchCompare(p, zTitle, db, zSize, nQuery, "query", aVar, 5);
+    snprintf(zSize, sizeof(zSize), "%lld points, %d queries x %d rounds, r = %.0f m", (long long)nPoint,
+             nQuery, nRound, radius);
+    benchCompare(p, zTitle, db, zSize, (double)nQuery * nRound, "query", aVar, 6);
   }
   printf(
       "\nhits per query %.1f; candidates per hit: geohash cover %.3f, R*Tree box %.3f; ranges per query "
@@ -278,6 +344,16 @@ static void geoBenchRadius(Bench *p, sqlite3 *db, int64_t nPoint, double nHit, i
       (double)nHits / nQuery, nHits ? (double)nCand / (double)nHits : 0.0,
       nHits ? (double)nCandRt / (double)nHits : 0.0, (double)nRange / nQuery);
   free(aQuery);
+}
+
+/* Bytes (dbstat pages) of the B-trees named in zIn, an SQL list of names. */
+static int64_t geoBytes(sqlite3 *db, const char *zIn) {
+  char *zSql = sqlite3_mprintf("SELECT sum(pgsize) FROM dbstat WHERE name IN (%s)", zIn);
+  int64_t n;
+  if (zSql == NULL) exit(2);
+  n = benchInt(db, zSql);
+  sqlite3_free(zSql);
+  return n;
 }
 
 /* One index build, dropped again afterwards (the drop is timed too). */
@@ -352,6 +428,12 @@ void benchGeohash(Bench *p) {
         "CREATE VIRTUAL TABLE rt USING rtree(id, minLat, maxLat, minLon, maxLon);"
         "INSERT INTO rt SELECT id, lat, lat, lon, lon FROM pts",
         "SELECT count(*) FROM rt", "DROP TABLE rt"};
+    static const char *const azGhc[] = {"CREATE INDEX pts_ghc ON pts(gh, lat, lon)",
+                                        "SELECT count(*) FROM pts", "DROP INDEX pts_ghc"};
+    static const char *const azWr[] = {
+        "CREATE TABLE pts_wr(gh TEXT, id INTEGER, lat REAL, lon REAL, PRIMARY KEY (gh, id)) WITHOUT ROWID;"
+        "INSERT INTO pts_wr SELECT gh, id, lat, lon FROM pts ORDER BY gh, id",
+        "SELECT count(*) FROM pts_wr", "DROP TABLE pts_wr"};
     static const char *const azLl[] = {"CREATE INDEX pts_ll ON pts(lat, lon)", "SELECT count(*) FROM pts",
                                        "DROP INDEX pts_ll"};
     const BenchVariant aVar[] = {
@@ -359,8 +441,10 @@ void benchGeohash(Bench *p) {
         {"(lat, lon) B-tree: CREATE INDEX", 0, geoBuild, (void *)azLl},
         {"geohash B-tree: CREATE INDEX on stored gh", 0, geoBuild, (void *)azGh},
         {"geohash B-tree: CREATE INDEX on geohash(lat, lon)", 0, geoBuild, (void *)azExpr},
+        {"geohash covering B-tree: CREATE INDEX (gh, lat, lon)", 0, geoBuild, (void *)azGhc},
+        {"geohash WITHOUT ROWID table: INSERT ... ORDER BY gh", 0, geoBuild, (void *)azWr},
     };
-    benchCompare(p, "geohash: index build", db, zSize, (double)nPoint, "point", aVar, 4);
+    benchCompare(p, "geohash: index build", db, zSize, (double)nPoint, "point", aVar, 6);
   }
 
   benchExec(db,
@@ -368,9 +452,38 @@ void benchGeohash(Bench *p) {
             "CREATE INDEX pts_ll ON pts(lat, lon);"
             "CREATE VIRTUAL TABLE rt USING rtree(id, minLat, maxLat, minLon, maxLon);"
             "INSERT INTO rt SELECT id, lat, lat, lon, lon FROM pts");
-  geoBenchRadius(p, db, nPoint, 10, 20);
-  geoBenchRadius(p, db, nPoint, 100, 20);
-  geoBenchRadius(p, db, nPoint, 1600, 10);
-  geoBenchRadius(p, db, nPoint, 10000, 5);
+  benchExec(
+      db,
+      "CREATE TABLE pts_wr(gh TEXT, id INTEGER, lat REAL, lon REAL, PRIMARY KEY (gh, id)) WITHOUT ROWID;"
+      "INSERT INTO pts_wr SELECT gh, id, lat, lon FROM pts ORDER BY gh, id;"
+      "CREATE TABLE pts_int(code INTEGER, id INTEGER, lat REAL, lon REAL, PRIMARY KEY (code, id)) WITHOUT "
+      "ROWID;"
+      "INSERT INTO pts_int SELECT geohash_bits(lat, lon, 60), id, lat, lon FROM pts ORDER BY 1, 2");
+  {
+    static const char *const azLayout[][2] = {
+        {"the table pts(id INTEGER PRIMARY KEY, lat, lon, gh), for scale", "'pts'"},
+        {"plain index (gh)", "'pts_gh'"},
+        {"covering index (gh, lat, lon)", "'pts_ghc'"},
+        {"WITHOUT ROWID table (gh, id, lat, lon), instead of the table", "'pts_wr'"},
+        {"WITHOUT ROWID table (60-bit code, id, lat, lon), instead of the table", "'pts_int'"},
+        {"(lat, lon) B-tree", "'pts_ll'"},
+        {"R*Tree (node, rowid and parent tables)", "'rt_node', 'rt_rowid', 'rt_parent'"},
+    };
+    int k;
+    printf("\n### geohash: bytes of each layout (%s, dbstat pages)\n\n", zSize);
+    printf("| structure | bytes | bytes per point |\n|---|---:|---:|\n");
+    for (k = 0; k < (int)(sizeof(azLayout) / sizeof(azLayout[0])); k++) {
+      int64_t n = geoBytes(db, azLayout[k][1]);
+      printf("| %s | %lld | %.1f |\n", azLayout[k][0], (long long)n, (double)n / (double)nPoint);
+    }
+  }
+  /* Rounds: each timed run asks a few thousand queries' worth of work, so
+  ** that a run lasts milliseconds and a scheduler's hiccup does not decide. */
+  geoBenchRadius(p, db, nPoint, 10, 20, 50);
+  geoBenchRadius(p, db, nPoint, 100, 20, 20);
+  geoBenchRadius(p, db, nPoint, 1600, 10, 5);
+  geoBenchRadius(p, db, nPoint, 10000, 5, 2);
+  benchSave(p, db, "geohash_points.tsv", "SELECT id, lat, lon FROM pts ORDER BY id");
+  benchSave(p, db, "geohash_queries.tsv", "SELECT target, lat, lon, radius, hits FROM geo_queries");
   sqlite3_close(db);
 }

@@ -402,6 +402,15 @@ void benchInvertedIndex(Bench *p) {
     if (pData == NULL) exit(2);
     iiBenchGenerate(pData, (int)aSize[iSize]);
     iiBenchBuild(p, db, pData);
+    if (p->zSave) {
+      /* The documents as JSON objects of term arrays, for tests/bench/pg_gin.sh. */
+      char zFile[64];
+      snprintf(zFile, sizeof(zFile), "inverted_index_%d.tsv", pData->nDoc);
+      benchSave(p, db, zFile,
+                "SELECT user_id, json_group_object(field, json(v)) FROM (SELECT user_id, field,"
+                " json_group_array(value) AS v FROM user_attr GROUP BY user_id, field) GROUP BY user_id"
+                " ORDER BY user_id");
+    }
     iiBenchQueries(p, db, pData);
     free(pData->aTerm);
     free(pData);

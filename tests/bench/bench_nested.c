@@ -210,6 +210,7 @@ void benchNested(Bench *p) {
     benchExec(db, zSchema);
     sqlite3_free(zSchema);
     nElem = nbFill(db, nPeople, 0, 0, 0, 1);
+    benchSave(p, db, "nested_people.tsv", "SELECT id, skills FROM people ORDER BY id");
     snprintf(zSize, sizeof(zSize), "%.0fk people, %.1fM elements", (double)nPeople / 1000.0,
              (double)nElem / 1e6);
     nbQuestions(p, db, zSize, "s20", "excellent", 1);

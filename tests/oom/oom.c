@@ -88,6 +88,8 @@ static const char *const azGeohash[] = {
     "SELECT geohash_neighbor('ezs42', 'ne'), geo_distance(1, 2, 3, 4), zorder(3, 5), hilbert(3, 5, 4)",
     "SELECT count(*), min(lo), max(hi) FROM geohash_cover(38.1, 13.4, 200000)",
     "SELECT count(*) FROM geohash_cover_box(10, 10, 11, 12)",
+    "SELECT count(*), min(lo), max(hi) FROM geohash_cover_bits(38.1, 13.4, 200000)",
+    "SELECT count(*) FROM geohash_cover_box_bits(10, 10, 11, 12)",
     "SELECT * FROM geo_bbox(0, 179.9, 100000)",
     NULL};
 
