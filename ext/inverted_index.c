@@ -2040,13 +2040,19 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
   sqlite3_stmt *pStmt;
   sqlite3_int64 *aFirst = NULL; /* Elements layout: first element number per field */
 
+  /* A 'rebuild' writes distinct rowids in ascending order into emptied
+  ** tables: numbers come from counters, no lookups (the bulk path). */
+  int bBulk = !bUpdate && p->iBulkDoc >= 0 && p->iBulkDoc < 0xFFFFFFFFll;
+
   rc = iiParseValues(p, apVal, &v, &zErr);
   if (rc == SQLITE_ERROR && zErr) {
     sqlite3_free(p->base.zErrMsg);
     p->base.zErrMsg = zErr;
     zErr = NULL;
   }
-  if (rc == SQLITE_OK && (!bUpdate || iRowid != iOldRowid)) {
+  if (rc == SQLITE_OK && bBulk) {
+    iDoc = (uint32_t)p->iBulkDoc;
+  } else if (rc == SQLITE_OK && (!bUpdate || iRowid != iOldRowid)) {
     uint32_t iIgnore;
     uint32_t *aIgnore = NULL;
     int nIgnore;
@@ -2073,7 +2079,7 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
       if (aOld == NULL) rc = SQLITE_NOMEM;
     }
     for (i = 0; rc == SQLITE_OK && i < nOldId; i++) rc = iiTermById(p, aOldId[i], &aOld[i]);
-  } else if (rc == SQLITE_OK) {
+  } else if (rc == SQLITE_OK && !bBulk) {
     sqlite3_int64 iMax = 0;
     int bNull;
     rc = iiScalar(p, II_STMT_MAX_DOC, &iMax, &bNull);
@@ -2095,7 +2101,11 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
       aFirst[i] = 0;
       if (p->aeLayout[i] != II_LAYOUT_ELEMENTS || v.anElem[i] == 0) continue;
       if (bUpdate) rc = iiElemRange(p, i, iDoc, &iOldFirst, &nOld);
-      if (rc == SQLITE_OK) rc = iiElemNext(p, i, &aFirst[i]);
+      if (rc == SQLITE_OK && bBulk && p->aBulkElem) {
+        aFirst[i] = p->aBulkElem[i];
+      } else if (rc == SQLITE_OK) {
+        rc = iiElemNext(p, i, &aFirst[i]);
+      }
       /* An update keeps the document's element numbers where the new
       ** elements fit (or the range is the field's last, free to grow), so
       ** updates do not use up element numbers nor grow the element map. */
@@ -2134,6 +2144,12 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     if (p->aeLayout[i] != II_LAYOUT_ELEMENTS) continue;
     if (bUpdate) rc = iiElemsRemove(p, i, iDoc);
     if (rc == SQLITE_OK && v.anElem[i] > 0) rc = iiElemsAdd(p, &v, i, iDoc, aFirst[i]);
+  }
+  if (rc == SQLITE_OK && bBulk) {
+    p->iBulkDoc++;
+    for (i = 0; aFirst && p->aBulkElem && i < p->nField; i++) {
+      if (p->aeLayout[i] == II_LAYOUT_ELEMENTS && v.anElem[i] > 0) p->aBulkElem[i] = aFirst[i] + v.anElem[i];
+    }
   }
   iiDocMapNote(p, rc, bUpdate ? II_NOTE_MOVE : II_NOTE_INSERT, iDoc, iRowid);
   sqlite3_free(aFirst);
@@ -2292,6 +2308,12 @@ static int iiRebuild(inverted_index_vtab *p) {
   if (rc == SQLITE_OK && p->bElems) {
     rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\"", p->zDb, p->zName));
   }
+  if (rc == SQLITE_OK) {
+    p->aBulkElem = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
+    if (p->aBulkElem == NULL) rc = SQLITE_NOMEM;
+    for (i = 0; rc == SQLITE_OK && i < p->nField; i++) p->aBulkElem[i] = 0;
+    p->iBulkDoc = 0;
+  }
   if (p->zContent) {
     sqlite3_value **ap = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)nCol);
     if (ap == NULL) rc = SQLITE_NOMEM;
@@ -2318,6 +2340,9 @@ static int iiRebuild(inverted_index_vtab *p) {
       rc = rc2;
     }
   }
+  p->iBulkDoc = -1;
+  sqlite3_free(p->aBulkElem);
+  p->aBulkElem = NULL;
   for (k = 0; k < nCopy; k++) sqlite3_value_free(aCopy[k]);
   sqlite3_free(aCopy);
   if (rc == SQLITE_OK) rc = iiFlush(p);
@@ -2899,6 +2924,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   memset(p, 0, sizeof(*p));
   p->db = db;
   p->iDataVersion = -1;
+  p->iBulkDoc = -1;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   p->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)(argc > 3 ? argc : 1));

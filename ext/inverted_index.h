@@ -140,6 +140,8 @@ struct inverted_index_vtab {
   IiTerm *pDirty;                 /* Terms with pending changes */
   roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
   NosqlBuffer terms;              /* Scratch: terms of the row being written */
+  sqlite3_int64 iBulkDoc;         /* 'rebuild' under way: the next document number; else -1 */
+  sqlite3_int64 *aBulkElem;       /* 'rebuild' under way: next element number per field; else NULL */
 };
 
 /* ext/inverted_index.c, for the companions (contracts at the definitions). */
