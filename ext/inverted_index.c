@@ -2437,6 +2437,35 @@ static int iiExecInt(inverted_index_vtab *p, char *zSql, sqlite3_int64 *piVal) {
 }
 
 /*
+** The end of 'optimize': no unused space left in a shadow table beyond a
+** fresh sorted build's. The posting lists rewritten in place grew their
+** rows and split <name>_terms' pages: its rows move below every id and
+** back up in ascending order (appends, full pages; the ids, which the
+** direct index names, are unchanged). Then every shadow table's indexes
+** (the UNIQUE ones of id, of (field, term), of (field, first)) are rebuilt
+** by REINDEX, from a sort, page after full page.
+*/
+static int iiPack(inverted_index_vtab *p) {
+  const char *zDb = p->zDb, *zN = p->zName;
+  sqlite3_int64 mId = 0;
+  int rc = iiExecInt(p, sqlite3_mprintf("SELECT coalesce(max(id), 0) + 1 FROM \"%w\".\"%w_terms\"", zDb, zN),
+                     &mId);
+  /* Term ids are at most 4294967295 (checked as they are made): far above is damage. */
+  if (rc == SQLITE_OK && (mId < 1 || mId > ((sqlite3_int64)1 << 40))) rc = iiCorrupt(p, "term id", "terms");
+  if (rc == SQLITE_OK) {
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET id = id - %lld", zDb, zN, mId));
+  }
+  if (rc == SQLITE_OK) {
+    rc = iiExec(p,
+                sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET id = id + %lld WHERE id < 0", zDb, zN, mId));
+  }
+  if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("REINDEX \"%w\".\"%w_docs\"", zDb, zN));
+  if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("REINDEX \"%w\".\"%w_terms\"", zDb, zN));
+  if (rc == SQLITE_OK && p->bElems) rc = iiExec(p, sqlite3_mprintf("REINDEX \"%w\".\"%w_elems\"", zDb, zN));
+  return rc;
+}
+
+/*
 ** 'optimize': renumber documents in rowid order, and elements densely in
 ** document order, and rewrite every posting list compactly.
 **
@@ -2520,6 +2549,7 @@ static int iiOptimize(inverted_index_vtab *p) {
   if (rc == SQLITE_OK) rc = iiFlush(p);
   if (rc == SQLITE_OK)
     rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\" WHERE docs = 0", zDb, zN));
+  if (rc == SQLITE_OK) rc = iiPack(p);
   iiCacheClear(p);
   return rc;
 }
