@@ -83,9 +83,11 @@
 **       the dictionary and, per term, its posting list: a CRoaring bitmap
 **       of document numbers in portable serialization.
 **
-** Every stored blob is framed as "IIB1", payload length, checksum (u32
-** little-endian each), payload, and checked on load: a bad frame or a
-** malformed bitmap is SQLITE_CORRUPT_VTAB with a message. Writes are
+** Every stored blob is framed as a magic ("IIB1"; "IID2" for the direct
+** index, whose term ids are varint gaps, while an older release's "IIB1"
+** u32 ids are still read), payload length, checksum (u32 little-endian
+** each), payload, and checked on load: a bad frame, a malformed bitmap or
+** varint is SQLITE_CORRUPT_VTAB with a message. Writes are
 ** buffered per term in memory (bitmaps of added and removed documents)
 ** and merged into the stored posting lists at xSync, xSavepoint and before
 ** any read, as FTS5 does; xRollback and xRollbackTo discard the buffer.
@@ -840,20 +842,18 @@ int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
   pMap->nPosting = 0;
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 0);
-    const unsigned char *aPay;
-    size_t nPay, k;
-    if (iDoc < iNext || iDoc >= pMap->nDoc ||
-        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 1),
-                     (size_t)sqlite3_column_bytes(pStmt, 1), &aPay, &nPay) ||
-        nPay % 4) {
+    const unsigned char *aBlob = (const unsigned char *)sqlite3_column_blob(pStmt, 1);
+    size_t nBlob = (size_t)sqlite3_column_bytes(pStmt, 1), nId = 0;
+    if (iDoc < iNext || iDoc >= pMap->nDoc) {
       rc = iiCorrupt(p, "direct index", "docs");
       break;
     }
     while (iNext <= (uint32_t)iDoc) pMap->aOff[iNext++] = pMap->nPosting;
-    if (pMap->nPosting + nPay / 4 > nAlloc) {
+    /* Room for the most ids nBlob bytes can hold, then decode in place. */
+    if (pMap->nPosting + nBlob > nAlloc) {
       uint64_t nNew = nAlloc ? nAlloc * 2 : 4096;
       uint32_t *aNew;
-      while (nNew < pMap->nPosting + nPay / 4) nNew *= 2;
+      while (nNew < pMap->nPosting + nBlob) nNew *= 2;
       aNew = (uint32_t *)sqlite3_realloc64(pMap->aTermId, sizeof(uint32_t) * nNew);
       if (aNew == NULL) {
         rc = SQLITE_NOMEM;
@@ -862,7 +862,11 @@ int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
       pMap->aTermId = aNew;
       nAlloc = nNew;
     }
-    for (k = 0; k < nPay / 4; k++) pMap->aTermId[pMap->nPosting++] = iiGet32(aPay + 4 * k);
+    if (iiDirectDecode(aBlob, nBlob, pMap->aTermId + pMap->nPosting, &nId)) {
+      rc = iiCorrupt(p, "direct index", "docs");
+      break;
+    }
+    pMap->nPosting += nId;
   }
   if (pStmt) {
     int rc2 = sqlite3_finalize(pStmt);
@@ -1691,7 +1695,7 @@ static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **p
   unsigned char *aBlob;
   uint32_t *aId;
   *paBlob = NULL;
-  aBlob = (unsigned char *)sqlite3_malloc64(II_FRAME_HDR + 4 * (size_t)v->nTerm + 1);
+  aBlob = (unsigned char *)sqlite3_malloc64(II_DIRECT_MAX(v->nTerm) + 1);
   aId = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * (size_t)v->nTerm + 1);
   if (aBlob == NULL || aId == NULL) rc = SQLITE_NOMEM;
   for (i = 0; rc == SQLITE_OK && i < v->nTerm; i++) {
@@ -1703,12 +1707,10 @@ static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **p
     qsort(aId, (size_t)nDoc, sizeof(uint32_t), iiCmpU32);
     for (i = 0; i < nDoc; i++) {
       if (i > 0 && aId[i] == aId[i - 1]) continue;
-      iiPut32(aBlob + II_FRAME_HDR + 4 * nId, aId[i]);
-      nId++;
+      aId[nId++] = aId[i];
     }
-    iiFrameHeader(aBlob, aBlob + II_FRAME_HDR, 4 * (size_t)nId);
+    *pnBlob = iiDirectEncode(aId, (size_t)nId, aBlob);
     *paBlob = aBlob;
-    *pnBlob = II_FRAME_HDR + 4 * (size_t)nId;
   } else {
     sqlite3_free(aBlob);
   }
@@ -1980,22 +1982,20 @@ static int iiDocByRowid(inverted_index_vtab *p, sqlite3_int64 iRowid, int *pbFou
   sqlite3_bind_int64(pStmt, 1, iRowid);
   if (sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 0);
-    const unsigned char *aPay;
-    size_t nPay, k;
+    const unsigned char *aBlob = (const unsigned char *)sqlite3_column_blob(pStmt, 1);
+    size_t nBlob = (size_t)sqlite3_column_bytes(pStmt, 1), nId = 0;
     *pbFound = 1;
-    if (iDoc < 0 || iDoc > 0xFFFFFFFEll ||
-        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 1),
-                     (size_t)sqlite3_column_bytes(pStmt, 1), &aPay, &nPay) ||
-        nPay % 4) {
+    *paId = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * nBlob + 1);
+    if (*paId == NULL) {
+      rc = SQLITE_NOMEM;
+    } else if (iDoc < 0 || iDoc > 0xFFFFFFFEll || iiDirectDecode(aBlob, nBlob, *paId, &nId) ||
+               nId > 0x7FFFFFFF) {
       nosqlVtabError(&p->base, "inverted_index: corrupt direct index of rowid %lld in %s_docs", iRowid,
                      p->zName);
       rc = SQLITE_CORRUPT_VTAB;
     } else {
       *piDoc = (uint32_t)iDoc;
-      *paId = (uint32_t *)sqlite3_malloc64(nPay + 1);
-      if (*paId == NULL) rc = SQLITE_NOMEM;
-      for (k = 0; rc == SQLITE_OK && k < nPay / 4; k++) (*paId)[k] = iiGet32(aPay + 4 * k);
-      *pnId = (int)(nPay / 4);
+      *pnId = (int)nId;
     }
   }
   iiReset(p, pStmt, &rc);

@@ -47,13 +47,70 @@ void iiFrameHeader(unsigned char *aHdr, const unsigned char *aPayload, size_t nP
   iiPut32(aHdr + 8, iiChecksum(aPayload, nPayload));
 }
 
-int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload) {
-  if (a == NULL || n < II_FRAME_HDR || iiGet32(a) != II_FRAME_MAGIC) return 1;
+/* iiFrameCheck for a frame of magic iMagic. */
+static int iiFrameCheckAs(const unsigned char *a, size_t n, uint32_t iMagic, const unsigned char **paPayload,
+                          size_t *pnPayload) {
+  if (a == NULL || n < II_FRAME_HDR || iiGet32(a) != iMagic) return 1;
   if ((size_t)iiGet32(a + 4) != n - II_FRAME_HDR) return 1;
   if (iiGet32(a + 8) != iiChecksum(a + II_FRAME_HDR, n - II_FRAME_HDR)) return 1;
   *paPayload = a + II_FRAME_HDR;
   *pnPayload = n - II_FRAME_HDR;
   return 0;
+}
+
+size_t iiDirectEncode(const uint32_t *aId, size_t n, unsigned char *aOut) {
+  unsigned char *z = aOut + II_FRAME_HDR;
+  uint32_t iPrev = 0;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    uint32_t v = aId[i] - iPrev;
+    iPrev = aId[i];
+    while (v >= 0x80) {
+      *z++ = (unsigned char)(v | 0x80);
+      v >>= 7;
+    }
+    *z++ = (unsigned char)v;
+  }
+  iiFrameHeader(aOut, aOut + II_FRAME_HDR, (size_t)(z - aOut) - II_FRAME_HDR);
+  iiPut32(aOut, II_DIRECT_MAGIC);
+  return (size_t)(z - aOut);
+}
+
+int iiDirectDecode(const unsigned char *a, size_t n, uint32_t *aOut, size_t *pnOut) {
+  const unsigned char *aPay;
+  size_t nPay, off = 0, nOut = 0;
+  uint64_t iId = 0;
+  *pnOut = 0;
+  if (a && n >= 4 && iiGet32(a) == II_FRAME_MAGIC) {
+    /* An older release's blob: u32 ids. */
+    size_t k;
+    if (iiFrameCheckAs(a, n, II_FRAME_MAGIC, &aPay, &nPay) || nPay % 4) return 1;
+    for (k = 0; k < nPay / 4; k++) aOut[k] = iiGet32(aPay + 4 * k);
+    *pnOut = nPay / 4;
+    return 0;
+  }
+  if (iiFrameCheckAs(a, n, II_DIRECT_MAGIC, &aPay, &nPay)) return 1;
+  while (off < nPay) {
+    uint64_t v = 0;
+    int s;
+    for (s = 0;; s += 7) {
+      unsigned char c;
+      if (off >= nPay || s > 28) return 1; /* Truncated, or longer than a u32 needs */
+      c = aPay[off++];
+      if (s > 0 && c == 0) return 1; /* Overlong: a trailing zero group */
+      v |= (uint64_t)(c & 0x7f) << s;
+      if ((c & 0x80) == 0) break;
+    }
+    iId += v;
+    if (v == 0 || iId > 0xFFFFFFFFull) return 1;
+    aOut[nOut++] = (uint32_t)iId;
+  }
+  *pnOut = nOut;
+  return 0;
+}
+
+int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload) {
+  return iiFrameCheckAs(a, n, II_FRAME_MAGIC, paPayload, pnPayload);
 }
 
 /*
