@@ -84,8 +84,9 @@
 **       of document numbers in portable serialization.
 **
 ** Every stored blob is framed as a magic ("IIB1"; "IID2" for the direct
-** index, whose term ids are varint gaps, while an older release's "IIB1"
-** u32 ids are still read), payload length, checksum (u32 little-endian
+** index and "IIE2" for element rows, whose term ids are varint gaps, while
+** an older release's "IIB1" u32 words are still read), payload length,
+** checksum (u32 little-endian
 ** each), payload, and checked on load: a bad frame, a malformed bitmap or
 ** varint is SQLITE_CORRUPT_VTAB with a message. Writes are
 ** buffered per term in memory (bitmaps of added and removed documents)
@@ -684,7 +685,7 @@ static int iiMapRoom(inverted_index_vtab *p, const char *zWhat, const char *zSuf
 /* iiMapRoom() for the element numbers of field iField. */
 static int iiElemRoom(inverted_index_vtab *p, int iField) {
   /* Counted as iiElemMapLoad() bounds n: by the bytes of each row's blob. */
-  char *zSel = sqlite3_mprintf("SELECT sum(min(n, (length(terms) - %d) / 8)), max(first + n)", II_FRAME_HDR);
+  char *zSel = sqlite3_mprintf("SELECT sum(min(n, (length(terms) - %d) / 2)), max(first + n)", II_FRAME_HDR);
   char *zOf = sqlite3_mprintf(" (field '%s')", p->azField[iField]);
   int rc = zSel && zOf ? iiMapRoom(p, "element", "elems", zSel, zOf, iField) : SQLITE_NOMEM;
   sqlite3_free(zSel);
@@ -960,10 +961,11 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iFirst = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 1);
     sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 2), k;
-    /* Each element takes at least 8 bytes of the row's blob (a count and
-    ** the presence term): a damaged n cannot make the map outgrow the
-    ** stored rows (the blob itself is checked where it is decoded). */
-    sqlite3_int64 nMax = (sqlite3_column_int64(pStmt, 3) - II_FRAME_HDR) / 8;
+    /* Each element takes at least 2 bytes of the row's blob (a count and
+    ** the presence term, one varint each; 8 in an older release's u32
+    ** words): a damaged n cannot make the map outgrow the stored rows (the
+    ** blob itself is checked where it is decoded). */
+    sqlite3_int64 nMax = (sqlite3_column_int64(pStmt, 3) - II_FRAME_HDR) / 2;
     if (!iiElemRangeOk(iFirst, n) || n > nMax || iFirst < iEnd || iDoc < 0 || iDoc >= pMap->nDoc ||
         !roaring_bitmap_contains(pMap->pLive, (uint32_t)iDoc)) {
       rc = iiCorrupt(p, "element range", "elems");
@@ -1752,8 +1754,8 @@ static int iiElemPayloadCheck(const unsigned char *aPay, size_t nPay, sqlite3_in
 
 /*
 ** The framed <name>_elems blob of field iField's elements in v (their
-** terms resolved): per element its count and sorted distinct term ids.
-** NULL with *pRc set on OOM.
+** terms resolved): per element its count and sorted distinct term ids, as
+** varints ("IIE2", ext/nosqlInt.h). NULL with *pRc set on OOM.
 */
 static unsigned char *iiElemBlob(IiValues *v, int iField, size_t *pnBlob, int *pRc) {
   int i, nPair = 0, iPrevElem = -1;
@@ -1790,8 +1792,20 @@ static unsigned char *iiElemBlob(IiValues *v, int iField, size_t *pnBlob, int *p
     iiPut32(aOut, (uint32_t)aPair[i]);
     aOut += 4;
   }
-  iiFrameHeader(aBlob, aBlob + II_FRAME_HDR, (size_t)(aOut - aBlob) - II_FRAME_HDR);
-  *pnBlob = (size_t)(aOut - aBlob);
+  /* The u32 words are built in place (after the header), then written as varints. */
+  {
+    size_t nWord = (size_t)(aOut - aBlob - II_FRAME_HDR) / 4;
+    unsigned char *aEnc = (unsigned char *)sqlite3_malloc64(II_DIRECT_MAX(nWord) + 1);
+    if (aEnc == NULL) {
+      sqlite3_free(aPair);
+      sqlite3_free(aBlob);
+      *pRc = SQLITE_NOMEM;
+      return NULL;
+    }
+    *pnBlob = iiElemEncode(aBlob + II_FRAME_HDR, nWord, aEnc);
+    sqlite3_free(aBlob);
+    aBlob = aEnc;
+  }
   sqlite3_free(aPair);
   return aBlob;
 }
@@ -1848,12 +1862,15 @@ static int iiScratchAdd(inverted_index_vtab *p, IiTerm *t, uint32_t e, int bPend
 */
 static int iiElemRowApply(inverted_index_vtab *p, int iField, sqlite3_int64 iFirst, sqlite3_int64 n,
                           const unsigned char *aBlob, size_t nBlob, int eAct) {
-  const unsigned char *aPay;
-  size_t nPay, off = 0;
+  unsigned char *aPay;
+  size_t nPay = 0, off = 0;
   sqlite3_int64 e;
   int rc = SQLITE_OK;
-  if (!iiElemRangeOk(iFirst, n) || iiFrameCheck(aBlob, nBlob, &aPay, &nPay) ||
-      iiElemPayloadCheck(aPay, nPay, n)) {
+  if (!iiElemRangeOk(iFirst, n)) return iiCorrupt(p, "element row", "elems");
+  aPay = (unsigned char *)sqlite3_malloc64(4 * nBlob + 4);
+  if (aPay == NULL) return SQLITE_NOMEM;
+  if (iiElemUnpack(aBlob, nBlob, aPay, &nPay) || iiElemPayloadCheck(aPay, nPay, n)) {
+    sqlite3_free(aPay);
     return iiCorrupt(p, "element row", "elems");
   }
   for (e = 0; rc == SQLITE_OK && e < n; e++) {
@@ -1873,6 +1890,7 @@ static int iiElemRowApply(inverted_index_vtab *p, int iField, sqlite3_int64 iFir
       }
     }
   }
+  sqlite3_free(aPay);
   return rc;
 }
 
@@ -2573,11 +2591,20 @@ static int iiElemsCheck(inverted_index_vtab *p, IiValues *v, int iField, uint32_
     sqlite3_bind_int(pStmt, 1, iField);
     sqlite3_bind_int64(pStmt, 2, iDoc);
     if (sqlite3_step(pStmt) == SQLITE_ROW) {
-      if (v->anElem[iField] == 0 || sqlite3_column_int64(pStmt, 1) != v->anElem[iField] ||
-          (size_t)sqlite3_column_bytes(pStmt, 2) != nWant ||
-          memcmp(sqlite3_column_blob(pStmt, 2), aWant, nWant) != 0) {
+      /* Compared as u32 words, so that an older release's "IIB1" row is judged by its content. */
+      const unsigned char *aHave = (const unsigned char *)sqlite3_column_blob(pStmt, 2);
+      size_t nHave = (size_t)sqlite3_column_bytes(pStmt, 2), nW = 0, nH = 0;
+      unsigned char *aW = (unsigned char *)sqlite3_malloc64(4 * nWant + 4);
+      unsigned char *aH = (unsigned char *)sqlite3_malloc64(4 * nHave + 4);
+      if (aW == NULL || aH == NULL) {
+        rc = SQLITE_NOMEM;
+      } else if (v->anElem[iField] == 0 || sqlite3_column_int64(pStmt, 1) != v->anElem[iField] ||
+                 iiElemUnpack(aWant, nWant, aW, &nW) || iiElemUnpack(aHave, nHave, aH, &nH) || nW != nH ||
+                 memcmp(aW, aH, nW) != 0) {
         *pbMatch = 0;
       }
+      sqlite3_free(aW);
+      sqlite3_free(aH);
     } else if (v->anElem[iField] > 0) {
       *pbMatch = 0;
     }

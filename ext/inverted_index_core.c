@@ -58,22 +58,89 @@ static int iiFrameCheckAs(const unsigned char *a, size_t n, uint32_t iMagic, con
   return 0;
 }
 
+/* Append v to z as a LEB128 varint; returns the end. */
+static unsigned char *iiVarintPut(unsigned char *z, uint32_t v) {
+  while (v >= 0x80) {
+    *z++ = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  *z++ = (unsigned char)v;
+  return z;
+}
+
+/* Read a canonical LEB128 u32 at a[*pOff..n) into *pv; 1 if truncated, overlong or past 2^32 - 1. */
+static int iiVarintGet(const unsigned char *a, size_t n, size_t *pOff, uint64_t *pv) {
+  uint64_t v = 0;
+  int s;
+  for (s = 0;; s += 7) {
+    unsigned char c;
+    if (*pOff >= n || s > 28) return 1;
+    c = a[(*pOff)++];
+    if (s > 0 && c == 0) return 1;
+    v |= (uint64_t)(c & 0x7f) << s;
+    if ((c & 0x80) == 0) break;
+  }
+  *pv = v;
+  return v > 0xFFFFFFFFull;
+}
+
 size_t iiDirectEncode(const uint32_t *aId, size_t n, unsigned char *aOut) {
   unsigned char *z = aOut + II_FRAME_HDR;
   uint32_t iPrev = 0;
   size_t i;
   for (i = 0; i < n; i++) {
-    uint32_t v = aId[i] - iPrev;
+    z = iiVarintPut(z, aId[i] - iPrev);
     iPrev = aId[i];
-    while (v >= 0x80) {
-      *z++ = (unsigned char)(v | 0x80);
-      v >>= 7;
-    }
-    *z++ = (unsigned char)v;
   }
   iiFrameHeader(aOut, aOut + II_FRAME_HDR, (size_t)(z - aOut) - II_FRAME_HDR);
   iiPut32(aOut, II_DIRECT_MAGIC);
   return (size_t)(z - aOut);
+}
+
+size_t iiElemEncode(const unsigned char *aWord, size_t nWord, unsigned char *aOut) {
+  unsigned char *z = aOut + II_FRAME_HDR;
+  size_t i = 0;
+  while (i < nWord) {
+    uint32_t c = iiGet32(aWord + 4 * i++), k, iPrev = 0;
+    z = iiVarintPut(z, c);
+    for (k = 0; k < c && i < nWord; k++, i++) {
+      uint32_t id = iiGet32(aWord + 4 * i);
+      z = iiVarintPut(z, id - iPrev);
+      iPrev = id;
+    }
+  }
+  iiFrameHeader(aOut, aOut + II_FRAME_HDR, (size_t)(z - aOut) - II_FRAME_HDR);
+  iiPut32(aOut, II_ELEM_MAGIC);
+  return (size_t)(z - aOut);
+}
+
+int iiElemUnpack(const unsigned char *a, size_t n, unsigned char *aOut, size_t *pnOut) {
+  const unsigned char *aPay;
+  size_t nPay, off = 0, nOut = 0;
+  *pnOut = 0;
+  if (a && n >= 4 && iiGet32(a) == II_FRAME_MAGIC) {
+    /* An older release's blob: the u32 words themselves (their structure is checked by the caller). */
+    if (iiFrameCheckAs(a, n, II_FRAME_MAGIC, &aPay, &nPay) || nPay % 4) return 1;
+    if (nPay) memcpy(aOut, aPay, nPay);
+    *pnOut = nPay;
+    return 0;
+  }
+  if (iiFrameCheckAs(a, n, II_ELEM_MAGIC, &aPay, &nPay)) return 1;
+  while (off < nPay) {
+    uint64_t c, k, v, iId = 0;
+    if (iiVarintGet(aPay, nPay, &off, &c) || c == 0 || c > nPay - off) return 1;
+    iiPut32(aOut + nOut, (uint32_t)c);
+    nOut += 4;
+    for (k = 0; k < c; k++) {
+      if (iiVarintGet(aPay, nPay, &off, &v) || v == 0) return 1;
+      iId += v;
+      if (iId > 0xFFFFFFFFull) return 1;
+      iiPut32(aOut + nOut, (uint32_t)iId);
+      nOut += 4;
+    }
+  }
+  *pnOut = nOut;
+  return 0;
 }
 
 int iiDirectDecode(const unsigned char *a, size_t n, uint32_t *aOut, size_t *pnOut) {
@@ -91,18 +158,10 @@ int iiDirectDecode(const unsigned char *a, size_t n, uint32_t *aOut, size_t *pnO
   }
   if (iiFrameCheckAs(a, n, II_DIRECT_MAGIC, &aPay, &nPay)) return 1;
   while (off < nPay) {
-    uint64_t v = 0;
-    int s;
-    for (s = 0;; s += 7) {
-      unsigned char c;
-      if (off >= nPay || s > 28) return 1; /* Truncated, or longer than a u32 needs */
-      c = aPay[off++];
-      if (s > 0 && c == 0) return 1; /* Overlong: a trailing zero group */
-      v |= (uint64_t)(c & 0x7f) << s;
-      if ((c & 0x80) == 0) break;
-    }
+    uint64_t v;
+    if (iiVarintGet(aPay, nPay, &off, &v) || v == 0) return 1;
     iId += v;
-    if (v == 0 || iId > 0xFFFFFFFFull) return 1;
+    if (iId > 0xFFFFFFFFull) return 1;
     aOut[nOut++] = (uint32_t)iId;
   }
   *pnOut = nOut;

@@ -7,8 +7,9 @@
 ** Input: byte 0 chooses the mode. Bit 0 clear: the rest is a value for the
 ** nested fields, inserted and updated in both layouts. Bit 0 set: bits 2
 ** and 3 choose an element row, and with bit 7 clear the rest is the row's
-** payload (framed with iiFrameHeader() unless bit 1 is set), so the fuzzer
-** reaches the element decoder behind the checksum; with bit 7 set the rest
+** payload (framed unless bit 1 is set: as the current "IIE2" varints, or
+** with bit 6 set as an older release's "IIB1" u32 words), so the fuzzer
+** reaches the element decoders behind the checksum; with bit 7 set the rest
 ** is the row's first, n and doc, 8 bytes each, little-endian (the element
 ** range arithmetic).
 */
@@ -96,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
     } else {
       memcpy(aBlob + 12, aData + 1, nData - 1);
       iiFrameHeader(aBlob, aBlob + 12, nData - 1);
+      if ((aData[0] & 0x40) == 0) iiPut32(aBlob, II_ELEM_MAGIC);
     }
     sqlite3_prepare_v2(
         db,

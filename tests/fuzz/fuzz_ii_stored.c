@@ -7,9 +7,9 @@
 ** a posting list; bit 1: store the bytes raw instead of in a valid frame,
 ** which tests the frame check; bits 2..7: which row; bit 7 also frames a
 ** direct-index blob as an older release's "IIB1" u32 ids instead of the
-** current "IID2" varints), the rest is the payload. Framing uses iiFrameHeader() (ext/nosqlInt.h), so the
-*fuzzer
-** reaches the CRoaring and direct-index decoders behind the checksum.
+** current "IID2" varints), the rest is the payload. Framing uses
+** iiFrameHeader() (ext/nosqlInt.h), so the fuzzer reaches the CRoaring and
+** direct-index decoders behind the checksum.
 */
 #include <stdlib.h>
 

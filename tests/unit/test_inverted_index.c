@@ -611,6 +611,51 @@ static void testDirect(void) {
   }
 }
 
+/* Element blobs (issue 29): "IIE2" per-element varint counts and gaps, "IIB1" u32 words, damage. */
+static void testElemBlobs(void) {
+  static const uint32_t aW[] = {2, 1, 4294967295u, 3, 1, 2, 300, 1, 7};
+  unsigned char aWord[sizeof(aW)], aBlob[II_DIRECT_MAX(9)], aOut[4 * II_DIRECT_MAX(9)], aBad[64];
+  size_t n, nOut = 0, i, k;
+  for (i = 0; i < 9; i++) iiPut32(aWord + 4 * i, aW[i]);
+  n = iiElemEncode(aWord, 9, aBlob);
+  CHECK_INT(iiGet32(aBlob), II_ELEM_MAGIC);
+  CHECK_INT(iiElemUnpack(aBlob, n, aOut, &nOut), 0);
+  CHECK_INT(nOut, sizeof(aWord));
+  CHECK(memcmp(aOut, aWord, sizeof(aWord)) == 0);
+  for (i = 0; i < n; i++) {
+    if (iiElemUnpack(aBlob, i, aOut, &nOut) == 0) CHECK(0);
+    aBlob[i] ^= 0x44;
+    if (iiElemUnpack(aBlob, n, aOut, &nOut) == 0) CHECK(0);
+    aBlob[i] ^= 0x44;
+  }
+  /* The words of an older release come back as they were. */
+  n = unitDirectBlob(aBad, II_FRAME_MAGIC, aWord, 12);
+  CHECK_INT(iiElemUnpack(aBad, n, aOut, &nOut), 0);
+  CHECK(nOut == 12 && memcmp(aOut, aWord, 12) == 0);
+  n = unitDirectBlob(aBad, II_FRAME_MAGIC, aWord, 10);
+  CHECK_INT(iiElemUnpack(aBad, n, aOut, &nOut), 1);
+  {
+    static const struct {
+      unsigned char a[8];
+      size_t n;
+    } aCase[] = {
+        {{0x00}, 1},             /* a count of 0 */
+        {{0x02, 0x01}, 2},       /* a count past the end */
+        {{0x01, 0x00}, 2},       /* an id of 0 */
+        {{0x02, 0x05, 0x00}, 3}, /* a gap of 0 */
+        {{0x01, 0x85, 0x00}, 3}, /* overlong */
+        {{0x01, 0x80}, 2},       /* truncated */
+    };
+    for (k = 0; k < sizeof(aCase) / sizeof(aCase[0]); k++) {
+      n = unitDirectBlob(aBad, II_ELEM_MAGIC, aCase[k].a, aCase[k].n);
+      if (iiElemUnpack(aBad, n, aOut, &nOut) != 1) {
+        fprintf(stderr, "testElemBlobs: case %d decoded\n", (int)k);
+        CHECK(0);
+      }
+    }
+  }
+}
+
 int main(void) {
   unitApiInit();
   sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
@@ -619,6 +664,7 @@ int main(void) {
   RUN(testChecksum);
   RUN(testFrames);
   RUN(testDirect);
+  RUN(testElemBlobs);
   RUN(testValidator);
   RUN(testQueries);
   RUN(testFacets);
