@@ -86,12 +86,12 @@
 ** Every stored blob is framed as a magic ("IIB1"; "IID2" for the direct
 ** index and "IIE2" for element rows, whose term ids are varint gaps, while
 ** an older release's "IIB1" u32 words are still read), payload length,
-** checksum (u32 little-endian
-** each), payload, and checked on load: a bad frame, a malformed bitmap or
-** varint is SQLITE_CORRUPT_VTAB with a message. Writes are
-** buffered per term in memory (bitmaps of added and removed documents)
-** and merged into the stored posting lists at xSync, xSavepoint and before
-** any read, as FTS5 does; xRollback and xRollbackTo discard the buffer.
+** checksum (u32 little-endian each), payload, and checked on load: a bad
+** frame, a malformed bitmap or varint is SQLITE_CORRUPT_VTAB with a
+** message. Writes are buffered per term in memory (bitmaps of added and
+** removed documents) and merged into the stored posting lists at xSync,
+** xSavepoint and before any read, as FTS5 does; xRollback and xRollbackTo
+** discard the buffer.
 ** Document numbers follow the rowid order while rows are appended in
 ** rowid order (then results stream in rowid order straight from the
 ** bitmap, and LIMIT and rowid ranges stop early); otherwise results are
