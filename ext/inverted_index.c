@@ -313,6 +313,7 @@ static size_t iiHashId(sqlite3_int64 id) {
 }
 
 static void iiTermFree(IiTerm *t) {
+  sqlite3_free(t->aAddBuf);
   if (t->pPost) roaring_bitmap_free(t->pPost);
   if (t->pAdd) roaring_bitmap_free(t->pAdd);
   if (t->pDel) roaring_bitmap_free(t->pDel);
@@ -548,13 +549,29 @@ int iiTermLoad(inverted_index_vtab *p, IiTerm *t) {
   return rc;
 }
 
+/*
+** Move t's buffered additions into t->pAdd. Additions in ascending order
+** (a rebuild, appended documents, 'optimize') are buffered and added in
+** batches: roaring_bitmap_add_many() appends a run where one add per
+** document searched and grew the containers each time.
+*/
+static int iiTermAddBufFlush(IiTerm *t) {
+  if (t->nAddBuf == 0) return SQLITE_OK;
+  if (t->pAdd == NULL) t->pAdd = roaring_bitmap_create();
+  if (t->pAdd == NULL) return SQLITE_NOMEM;
+  roaring_bitmap_add_many(t->pAdd, (size_t)t->nAddBuf, t->aAddBuf);
+  t->nAddBuf = 0;
+  return SQLITE_OK;
+}
+
 /* Merge every pending change into the stored posting lists. */
 static int iiFlush(inverted_index_vtab *p) {
   int rc = SQLITE_OK;
   while (p->pDirty && rc == SQLITE_OK) {
     IiTerm *t = p->pDirty;
     sqlite3_stmt *pStmt;
-    rc = iiTermLoad(p, t);
+    rc = iiTermAddBufFlush(t);
+    if (rc == SQLITE_OK) rc = iiTermLoad(p, t);
     if (rc != SQLITE_OK) break;
     if (t->pDel) roaring_bitmap_andnot_inplace(t->pPost, t->pDel);
     if (t->pAdd) roaring_bitmap_or_inplace(t->pPost, t->pAdd);
@@ -583,6 +600,9 @@ static int iiFlush(inverted_index_vtab *p) {
     if (t->pAdd) roaring_bitmap_free(t->pAdd);
     if (t->pDel) roaring_bitmap_free(t->pDel);
     t->pAdd = t->pDel = NULL;
+    sqlite3_free(t->aAddBuf);
+    t->aAddBuf = NULL;
+    t->nAddBufAlloc = 0;
     t->bDirty = 0;
     p->pDirty = t->pDirtyNext;
     t->pDirtyNext = NULL;
@@ -593,13 +613,30 @@ static int iiFlush(inverted_index_vtab *p) {
 /* Record a pending addition (bAdd) or removal of document iDoc for t. */
 static int iiTermPending(inverted_index_vtab *p, IiTerm *t, uint32_t iDoc, int bAdd) {
   roaring_bitmap_t **ppTo = bAdd ? &t->pAdd : &t->pDel;
-  roaring_bitmap_t *pFrom = bAdd ? t->pDel : t->pAdd;
-  if (*ppTo == NULL) {
-    *ppTo = roaring_bitmap_create();
-    if (*ppTo == NULL) return SQLITE_NOMEM;
+  roaring_bitmap_t *pFrom;
+  if (bAdd && (t->nAddBuf == 0 || iDoc > t->aAddBuf[t->nAddBuf - 1])) {
+    /* Ascending: into the buffer, which grows by doubling up to 1024 entries. */
+    if (t->nAddBuf == t->nAddBufAlloc && t->nAddBufAlloc < 1024) {
+      int nNew = t->nAddBufAlloc ? t->nAddBufAlloc * 2 : 16;
+      uint32_t *aNew = (uint32_t *)sqlite3_realloc64(t->aAddBuf, sizeof(uint32_t) * (size_t)nNew);
+      if (aNew == NULL) return SQLITE_NOMEM;
+      t->aAddBuf = aNew;
+      t->nAddBufAlloc = nNew;
+    }
+    if (t->nAddBuf == t->nAddBufAlloc && iiTermAddBufFlush(t) != SQLITE_OK) return SQLITE_NOMEM;
+    t->aAddBuf[t->nAddBuf++] = iDoc;
+    if (t->pDel) roaring_bitmap_remove(t->pDel, iDoc);
+  } else {
+    /* Out of order, or a removal (which must see every addition): through pAdd. */
+    if (iiTermAddBufFlush(t) != SQLITE_OK) return SQLITE_NOMEM;
+    pFrom = bAdd ? t->pDel : t->pAdd;
+    if (*ppTo == NULL) {
+      *ppTo = roaring_bitmap_create();
+      if (*ppTo == NULL) return SQLITE_NOMEM;
+    }
+    roaring_bitmap_add(*ppTo, iDoc);
+    if (pFrom) roaring_bitmap_remove(pFrom, iDoc);
   }
-  roaring_bitmap_add(*ppTo, iDoc);
-  if (pFrom) roaring_bitmap_remove(pFrom, iDoc);
   if (!t->bDirty) {
     t->bDirty = 1;
     t->pDirtyNext = p->pDirty;

@@ -60,6 +60,9 @@ struct IiTerm {
   size_t nPostBytes;       /* Size of the stored blob, for the cache budget */
   roaring_bitmap_t *pAdd;  /* Pending additions, or NULL */
   roaring_bitmap_t *pDel;  /* Pending removals (disjoint from pAdd), or NULL */
+  uint32_t *aAddBuf;       /* Pending additions not yet in pAdd, ascending (sqlite3_malloc64), or NULL */
+  int nAddBuf;             /* Entries of aAddBuf in use */
+  int nAddBufAlloc;        /* Entries allocated for aAddBuf */
   IiTerm *pDirtyNext;      /* Next term with pending changes */
   int bDirty;              /* True while on the dirty list */
 };
