@@ -419,7 +419,7 @@ static IiTerm *iiTermNew(sqlite3_int64 id, sqlite3_int64 iCode, const char *z, i
 */
 static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char *z, int n, int bCreate,
                         IiTerm **ppTerm) {
-  int rc = SQLITE_OK;
+  int rc = SQLITE_OK, bNew = 0;
   sqlite3_stmt *pStmt;
   sqlite3_int64 id = 0;
   IiTerm *t;
@@ -431,7 +431,10 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
       return SQLITE_OK;
     }
   }
-  pStmt = iiStmt(p, II_STMT_TERM_BY_NAME, &rc);
+  /* In a 'rebuild' the dictionary started empty and every term made since
+  ** is in the cache (nothing evicts it before the rebuild ends): a term
+  ** not there is new, no lookup needed. */
+  pStmt = p->iBulkDoc >= 0 && bCreate ? NULL : iiStmt(p, II_STMT_TERM_BY_NAME, &rc);
   if (pStmt) {
     sqlite3_bind_int64(pStmt, 1, iCode);
     sqlite3_bind_text(pStmt, 2, z, n, SQLITE_STATIC);
@@ -440,6 +443,7 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
   }
   if (rc == SQLITE_OK && id == 0) {
     if (!bCreate) return SQLITE_OK;
+    bNew = 1;
     pStmt = iiStmt(p, II_STMT_TERM_INSERT, &rc);
     if (pStmt) {
       sqlite3_bind_int64(pStmt, 1, iCode);
@@ -460,6 +464,14 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
   if (rc != SQLITE_OK) return rc;
   t = iiTermNew(id, iCode, z, n);
   if (t == NULL) return SQLITE_NOMEM;
+  if (bNew) {
+    /* Its row was just written with no postings: nothing to load at the flush. */
+    t->pPost = roaring_bitmap_create();
+    if (t->pPost == NULL) {
+      iiTermFree(t);
+      return SQLITE_NOMEM;
+    }
+  }
   rc = iiCacheAdd(p, t);
   if (rc == SQLITE_OK) *ppTerm = t;
   return rc;
@@ -1743,7 +1755,17 @@ static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **p
     if (rc == SQLITE_OK && r->iElem < 0) aId[nDoc++] = (uint32_t)r->pTerm->id;
   }
   if (rc == SQLITE_OK) {
-    qsort(aId, (size_t)nDoc, sizeof(uint32_t), iiCmpU32);
+    if (nDoc > 32) {
+      qsort(aId, (size_t)nDoc, sizeof(uint32_t), iiCmpU32);
+    } else {
+      /* A document's few terms: insertion sort, without qsort's calls per comparison. */
+      int j;
+      for (i = 1; i < nDoc; i++) {
+        uint32_t x = aId[i];
+        for (j = i; j > 0 && aId[j - 1] > x; j--) aId[j] = aId[j - 1];
+        aId[j] = x;
+      }
+    }
     for (i = 0; i < nDoc; i++) {
       if (i > 0 && aId[i] == aId[i - 1]) continue;
       aId[nId++] = aId[i];
