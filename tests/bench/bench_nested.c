@@ -225,15 +225,22 @@ void benchNested(Bench *p) {
              (double)nElem / 1e6);
     nbQuestions(p, db, zSize, "s20", "excellent", 1);
     /* Index bytes per element of each layout (the people table itself for scale). */
-    /* The two layouts again from content=people in one pass ('rebuild', the bulk path), then
-    ** 'optimize' (bytes are measured after it; the queries above ran on the row-by-row build). */
+    /* The two layouts again, into fresh tables, from content=people in one
+    ** pass ('rebuild', the bulk path); then 'optimize' of the row-by-row
+    ** ones, whose bytes are reported (the queries above ran on them). */
     {
-      double t0 = benchNow();
-      benchExec(db, "INSERT INTO r(r) VALUES ('rebuild')");
+      double t0;
+      benchExec(db,
+                "CREATE VIRTUAL TABLE rb USING inverted_index(skills NESTED(skill, level), content=people);"
+                "CREATE VIRTUAL TABLE qb USING inverted_index(skills NESTED(skill, level) NUMBERED, "
+                "content=people);");
+      t0 = benchNow();
+      benchExec(db, "INSERT INTO rb(rb) VALUES ('rebuild')");
       aRebuild[0] = benchNow() - t0;
       t0 = benchNow();
-      benchExec(db, "INSERT INTO q(q) VALUES ('rebuild')");
+      benchExec(db, "INSERT INTO qb(qb) VALUES ('rebuild')");
       aRebuild[1] = benchNow() - t0;
+      benchExec(db, "DROP TABLE rb; DROP TABLE qb;");
       benchExec(db, "INSERT INTO r(r) VALUES ('optimize'); INSERT INTO q(q) VALUES ('optimize');");
     }
     printf("Build and index bytes per element (%s, dbstat pages, after 'optimize'):\n\n", zSize);
