@@ -85,18 +85,18 @@
 **
 ** Every stored blob is framed as a magic ("IIB1"; "IID2" for the direct
 ** index and "IIE2" for element rows, whose term ids are varint gaps, while
-** an older release's "IIB1" u32 words are still read), payload length,
-** checksum (u32 little-endian each), payload, and checked on load: a bad
-** frame, a malformed bitmap or varint is SQLITE_CORRUPT_VTAB with a
-** message. Writes are buffered per term in memory (bitmaps of added and
-** removed documents) and merged into the stored posting lists at xSync,
-** xSavepoint and before any read, as FTS5 does; xRollback and xRollbackTo
-** discard the buffer.
-** Document numbers follow the rowid order while rows are appended in
-** rowid order (then results stream in rowid order straight from the
-** bitmap, and LIMIT and rowid ranges stop early); otherwise results are
-** sorted by rowid before they are returned, and 'optimize' renumbers the
-** documents in rowid order.
+** an older release's "IIB1" u32 words are still read), payload length
+** (not in "IID2"/"IIE2": the blob's), checksum (u32 little-endian each),
+** payload, and checked on load: a bad frame, a malformed bitmap or varint
+** is SQLITE_CORRUPT_VTAB with a message. Writes are buffered per term in
+** memory (bitmaps of added and removed documents) and merged into the
+** stored posting lists at xSync, xSavepoint and before any read, as FTS5
+** does; xRollback and xRollbackTo discard the buffer. Document numbers
+** follow the rowid order while rows are appended in rowid order (then
+** results stream in rowid order straight from the bitmap, and LIMIT and
+** rowid ranges stop early); otherwise results are sorted by rowid before
+** they are returned, and 'optimize' renumbers the documents in rowid
+** order.
 **
 ** The pure core (the frames above, the MATCH language, the facet kernels)
 ** is in ext/inverted_index_core.c; the companions (facets, vocab,
@@ -734,7 +734,7 @@ static int iiMapRoom(inverted_index_vtab *p, const char *zWhat, const char *zSuf
 /* iiMapRoom() for the element numbers of field iField. */
 static int iiElemRoom(inverted_index_vtab *p, int iField) {
   /* Counted as iiElemMapLoad() bounds n: by the bytes of each row's blob. */
-  char *zSel = sqlite3_mprintf("SELECT sum(min(n, (length(terms) - %d) / 2)), max(first + n)", II_FRAME_HDR);
+  char *zSel = sqlite3_mprintf("SELECT sum(min(n, (length(terms) - %d) / 2)), max(first + n)", II_FRAME2_HDR);
   char *zOf = sqlite3_mprintf(" (field '%s')", p->azField[iField]);
   int rc = zSel && zOf ? iiMapRoom(p, "element", "elems", zSel, zOf, iField) : SQLITE_NOMEM;
   sqlite3_free(zSel);
@@ -1010,11 +1010,11 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iFirst = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 1);
     sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 2), k;
-    /* Each element takes at least 2 bytes of the row's blob (a count and
-    ** the presence term, one varint each; 8 in an older release's u32
-    ** words): a damaged n cannot make the map outgrow the stored rows (the
+    /* Each element takes at least 2 bytes of the row's blob after its
+    ** 8-byte frame (a count and the presence term, one varint each; 8 in
+    ** an older release's u32 words, after 12): a damaged n cannot make the map outgrow the stored rows (the
     ** blob itself is checked where it is decoded). */
-    sqlite3_int64 nMax = (sqlite3_column_int64(pStmt, 3) - II_FRAME_HDR) / 2;
+    sqlite3_int64 nMax = (sqlite3_column_int64(pStmt, 3) - II_FRAME2_HDR) / 2;
     if (!iiElemRangeOk(iFirst, n) || n > nMax || iFirst < iEnd || iDoc < 0 || iDoc >= pMap->nDoc ||
         !roaring_bitmap_contains(pMap->pLive, (uint32_t)iDoc)) {
       rc = iiCorrupt(p, "element range", "elems");

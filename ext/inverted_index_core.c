@@ -58,6 +58,20 @@ static int iiFrameCheckAs(const unsigned char *a, size_t n, uint32_t iMagic, con
   return 0;
 }
 
+/* The 8-byte frame of "IID2" and "IIE2" blobs: magic, checksum of the payload a[8..n). */
+static void iiFrame2Header(unsigned char *a, size_t n, uint32_t iMagic) {
+  iiPut32(a, iMagic);
+  iiPut32(a + 4, iiChecksum(a + II_FRAME2_HDR, n - II_FRAME2_HDR));
+}
+static int iiFrame2Check(const unsigned char *a, size_t n, uint32_t iMagic, const unsigned char **paPayload,
+                         size_t *pnPayload) {
+  if (a == NULL || n < II_FRAME2_HDR || iiGet32(a) != iMagic) return 1;
+  if (iiGet32(a + 4) != iiChecksum(a + II_FRAME2_HDR, n - II_FRAME2_HDR)) return 1;
+  *paPayload = a + II_FRAME2_HDR;
+  *pnPayload = n - II_FRAME2_HDR;
+  return 0;
+}
+
 /* Append v to z as a LEB128 varint; returns the end. */
 static unsigned char *iiVarintPut(unsigned char *z, uint32_t v) {
   while (v >= 0x80) {
@@ -85,20 +99,19 @@ static int iiVarintGet(const unsigned char *a, size_t n, size_t *pOff, uint64_t 
 }
 
 size_t iiDirectEncode(const uint32_t *aId, size_t n, unsigned char *aOut) {
-  unsigned char *z = aOut + II_FRAME_HDR;
+  unsigned char *z = aOut + II_FRAME2_HDR;
   uint32_t iPrev = 0;
   size_t i;
   for (i = 0; i < n; i++) {
     z = iiVarintPut(z, aId[i] - iPrev);
     iPrev = aId[i];
   }
-  iiFrameHeader(aOut, aOut + II_FRAME_HDR, (size_t)(z - aOut) - II_FRAME_HDR);
-  iiPut32(aOut, II_DIRECT_MAGIC);
+  iiFrame2Header(aOut, (size_t)(z - aOut), II_DIRECT_MAGIC);
   return (size_t)(z - aOut);
 }
 
 size_t iiElemEncode(const unsigned char *aWord, size_t nWord, unsigned char *aOut) {
-  unsigned char *z = aOut + II_FRAME_HDR;
+  unsigned char *z = aOut + II_FRAME2_HDR;
   size_t i = 0;
   while (i < nWord) {
     uint32_t c = iiGet32(aWord + 4 * i++), k, iPrev = 0;
@@ -109,8 +122,7 @@ size_t iiElemEncode(const unsigned char *aWord, size_t nWord, unsigned char *aOu
       iPrev = id;
     }
   }
-  iiFrameHeader(aOut, aOut + II_FRAME_HDR, (size_t)(z - aOut) - II_FRAME_HDR);
-  iiPut32(aOut, II_ELEM_MAGIC);
+  iiFrame2Header(aOut, (size_t)(z - aOut), II_ELEM_MAGIC);
   return (size_t)(z - aOut);
 }
 
@@ -125,7 +137,7 @@ int iiElemUnpack(const unsigned char *a, size_t n, unsigned char *aOut, size_t *
     *pnOut = nPay;
     return 0;
   }
-  if (iiFrameCheckAs(a, n, II_ELEM_MAGIC, &aPay, &nPay)) return 1;
+  if (iiFrame2Check(a, n, II_ELEM_MAGIC, &aPay, &nPay)) return 1;
   while (off < nPay) {
     uint64_t c, k, v, iId = 0;
     if (iiVarintGet(aPay, nPay, &off, &c) || c == 0 || c > nPay - off) return 1;
@@ -156,7 +168,7 @@ int iiDirectDecode(const unsigned char *a, size_t n, uint32_t *aOut, size_t *pnO
     *pnOut = nPay / 4;
     return 0;
   }
-  if (iiFrameCheckAs(a, n, II_DIRECT_MAGIC, &aPay, &nPay)) return 1;
+  if (iiFrame2Check(a, n, II_DIRECT_MAGIC, &aPay, &nPay)) return 1;
   while (off < nPay) {
     uint64_t v;
     if (iiVarintGet(aPay, nPay, &off, &v) || v == 0) return 1;

@@ -920,9 +920,10 @@ void iiFrameHeader(unsigned char *aHdr, const unsigned char *aPayload, size_t nP
 int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload);
 /*
 ** Direct-index blobs (<name>_docs.terms), versioned by their magic: "IID2"
-** (this release), then the sorted distinct term ids as LEB128 varints, the
-** first id and then the gaps (each >= 1); "IIB1" (older releases), then
-** the ids as u32. iiDirectEncode writes aId[0..n) (sorted, distinct, in
+** (this release; an 8-byte frame, magic and checksum of the payload, whose
+** length is the blob's), then the sorted distinct term ids as LEB128
+** varints, the first id and then the gaps (each >= 1); "IIB1" (older
+** releases, the 12-byte frame), then the ids as u32. iiDirectEncode writes aId[0..n) (sorted, distinct, in
 ** [1, 2^32)) as an "IID2" blob into aOut (room for II_DIRECT_MAX(n)
 ** bytes) and returns its size; iiDirectDecode reads either kind into aOut
 ** (room for n entries, n the blob's size), sets *pnOut and returns 0, or
@@ -930,6 +931,7 @@ int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPaylo
 ** of 0, an id past 2^32 - 1).
 */
 #define II_DIRECT_MAGIC 0x32444949u /* "IID2" read as a little-endian u32 */
+#define II_FRAME2_HDR 8             /* "IID2"/"IIE2" frame: magic, checksum */
 #define II_DIRECT_MAX(n) (II_FRAME_HDR + 5 * (size_t)(n))
 size_t iiDirectEncode(const uint32_t *aId, size_t n, unsigned char *aOut);
 int iiDirectDecode(const unsigned char *a, size_t n, uint32_t *aOut, size_t *pnOut);

@@ -17,6 +17,7 @@
 
 #include "fuzz.h"
 #include "nosqlInt.h"
+#include "nosqlTest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
   sqlite3 *db;
@@ -97,7 +98,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
     } else {
       memcpy(aBlob + 12, aData + 1, nData - 1);
       iiFrameHeader(aBlob, aBlob + 12, nData - 1);
-      if ((aData[0] & 0x40) == 0) iiPut32(aBlob, II_ELEM_MAGIC);
+      if ((aData[0] & 0x40) == 0) {
+        /* The current format's 8-byte frame: magic, checksum of the payload. */
+        memmove(aBlob + II_FRAME2_HDR, aBlob + II_FRAME_HDR, nData - 1);
+        iiPut32(aBlob, II_ELEM_MAGIC);
+        iiPut32(aBlob + 4, iiChecksum(aBlob + II_FRAME2_HDR, nData - 1));
+        nBlob = II_FRAME2_HDR + nData - 1;
+      }
     }
     sqlite3_prepare_v2(
         db,

@@ -15,6 +15,7 @@
 
 #include "fuzz.h"
 #include "nosqlInt.h"
+#include "nosqlTest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
   sqlite3 *db;
@@ -55,7 +56,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
     memcpy(aBlob + 12, aData + 1, nData - 1);
     iiFrameHeader(aBlob, aBlob + 12, nData - 1);
     /* A direct-index blob is the current "IID2" varints unless bit 7 asks for an older release's "IIB1". */
-    if (bDocs && (aData[0] & 0x80) == 0) iiPut32(aBlob, II_DIRECT_MAGIC);
+    if (bDocs && (aData[0] & 0x80) == 0) {
+      /* The current format's 8-byte frame: magic, checksum of the payload. */
+      memmove(aBlob + II_FRAME2_HDR, aBlob + II_FRAME_HDR, nData - 1);
+      iiPut32(aBlob, II_DIRECT_MAGIC);
+      iiPut32(aBlob + 4, iiChecksum(aBlob + II_FRAME2_HDR, nData - 1));
+      nBlob = II_FRAME2_HDR + nData - 1;
+    }
   }
   if ((db = fuzzOpen()) == NULL) {
     free(aBlob);

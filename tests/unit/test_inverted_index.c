@@ -534,12 +534,18 @@ static void testNestedDeclScale(void) {
   remove(zFile);
 }
 
-/* A direct-index blob of payload a[0..n) under magic iMagic, valid frame (into aOut). */
+/* A blob of payload a[0..n) under magic iMagic with a valid frame (12 bytes for "IIB1", else 8), into aOut.
+ */
 static size_t unitDirectBlob(unsigned char *aOut, uint32_t iMagic, const unsigned char *a, size_t n) {
-  memcpy(aOut + II_FRAME_HDR, a, n);
-  iiFrameHeader(aOut, aOut + II_FRAME_HDR, n);
-  iiPut32(aOut, iMagic);
-  return II_FRAME_HDR + n;
+  size_t nHdr = iMagic == II_FRAME_MAGIC ? II_FRAME_HDR : II_FRAME2_HDR;
+  memcpy(aOut + nHdr, a, n);
+  if (nHdr == II_FRAME_HDR) {
+    iiFrameHeader(aOut, aOut + nHdr, n);
+  } else {
+    iiPut32(aOut, iMagic);
+    iiPut32(aOut + 4, iiChecksum(a, n));
+  }
+  return nHdr + n;
 }
 
 /* Direct-index blobs (issue 29): "IID2" varint gaps, "IIB1" u32 ids of older releases, damage. */
@@ -556,9 +562,9 @@ static void testDirect(void) {
   CHECK_INT(nOut, 13);
   CHECK(memcmp(aOut, aId, sizeof(aId)) == 0);
   /* Gaps: 1 and 127 take one byte, 128 two; the empty list is a bare frame. */
-  CHECK_INT(iiDirectEncode(aId, 3, aBlob), II_FRAME_HDR + 3);
-  CHECK_INT(iiDirectEncode(aId, 0, aBlob), II_FRAME_HDR);
-  CHECK_INT(iiDirectDecode(aBlob, II_FRAME_HDR, aOut, &nOut), 0);
+  CHECK_INT(iiDirectEncode(aId, 3, aBlob), II_FRAME2_HDR + 3);
+  CHECK_INT(iiDirectEncode(aId, 0, aBlob), II_FRAME2_HDR);
+  CHECK_INT(iiDirectDecode(aBlob, II_FRAME2_HDR, aOut, &nOut), 0);
   CHECK_INT(nOut, 0);
   /* Every truncation and single-byte change of a blob is caught (frame). */
   n = iiDirectEncode(aId, 13, aBlob);
