@@ -1012,8 +1012,9 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
     sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 2), k;
     /* Each element takes at least 2 bytes of the row's blob after its
     ** 8-byte frame (a count and the presence term, one varint each; 8 in
-    ** an older release's u32 words, after 12): a damaged n cannot make the map outgrow the stored rows (the
-    ** blob itself is checked where it is decoded). */
+    ** an older release's u32 words, after 12): a damaged n cannot make
+    ** the map outgrow the stored rows (the blob itself is checked where
+    ** it is decoded). */
     sqlite3_int64 nMax = (sqlite3_column_int64(pStmt, 3) - II_FRAME2_HDR) / 2;
     if (!iiElemRangeOk(iFirst, n) || n > nMax || iFirst < iEnd || iDoc < 0 || iDoc >= pMap->nDoc ||
         !roaring_bitmap_contains(pMap->pLive, (uint32_t)iDoc)) {
