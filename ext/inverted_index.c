@@ -83,17 +83,20 @@
 **       the dictionary and, per term, its posting list: a CRoaring bitmap
 **       of document numbers in portable serialization.
 **
-** Every stored blob is framed as "IIB1", payload length, checksum (u32
-** little-endian each), payload, and checked on load: a bad frame or a
-** malformed bitmap is SQLITE_CORRUPT_VTAB with a message. Writes are
-** buffered per term in memory (bitmaps of added and removed documents)
-** and merged into the stored posting lists at xSync, xSavepoint and before
-** any read, as FTS5 does; xRollback and xRollbackTo discard the buffer.
-** Document numbers follow the rowid order while rows are appended in
-** rowid order (then results stream in rowid order straight from the
-** bitmap, and LIMIT and rowid ranges stop early); otherwise results are
-** sorted by rowid before they are returned, and 'optimize' renumbers the
-** documents in rowid order.
+** Every stored blob is framed as a magic ("IIB1"; "IID2" for the direct
+** index and "IIE2" for element rows, whose term ids are varint gaps, while
+** an older release's "IIB1" u32 words are still read), payload length
+** (not in "IID2"/"IIE2": the blob's), checksum (u32 little-endian each),
+** payload, and checked on load: a bad frame, a malformed bitmap or varint
+** is SQLITE_CORRUPT_VTAB with a message. Writes are buffered per term in
+** memory (bitmaps of added and removed documents) and merged into the
+** stored posting lists at xSync, xSavepoint and before any read, as FTS5
+** does; xRollback and xRollbackTo discard the buffer. Document numbers
+** follow the rowid order while rows are appended in rowid order (then
+** results stream in rowid order straight from the bitmap, and LIMIT and
+** rowid ranges stop early); otherwise results are sorted by rowid before
+** they are returned, and 'optimize' renumbers the documents in rowid
+** order.
 **
 ** The pure core (the frames above, the MATCH language, the facet kernels)
 ** is in ext/inverted_index_core.c; the companions (facets, vocab,
@@ -310,6 +313,7 @@ static size_t iiHashId(sqlite3_int64 id) {
 }
 
 static void iiTermFree(IiTerm *t) {
+  sqlite3_free(t->aAddBuf);
   if (t->pPost) roaring_bitmap_free(t->pPost);
   if (t->pAdd) roaring_bitmap_free(t->pAdd);
   if (t->pDel) roaring_bitmap_free(t->pDel);
@@ -415,7 +419,7 @@ static IiTerm *iiTermNew(sqlite3_int64 id, sqlite3_int64 iCode, const char *z, i
 */
 static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char *z, int n, int bCreate,
                         IiTerm **ppTerm) {
-  int rc = SQLITE_OK;
+  int rc = SQLITE_OK, bNew = 0;
   sqlite3_stmt *pStmt;
   sqlite3_int64 id = 0;
   IiTerm *t;
@@ -427,7 +431,10 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
       return SQLITE_OK;
     }
   }
-  pStmt = iiStmt(p, II_STMT_TERM_BY_NAME, &rc);
+  /* In a 'rebuild' the dictionary started empty and every term made since
+  ** is in the cache (nothing evicts it before the rebuild ends): a term
+  ** not there is new, no lookup needed. */
+  pStmt = p->iBulkDoc >= 0 && bCreate ? NULL : iiStmt(p, II_STMT_TERM_BY_NAME, &rc);
   if (pStmt) {
     sqlite3_bind_int64(pStmt, 1, iCode);
     sqlite3_bind_text(pStmt, 2, z, n, SQLITE_STATIC);
@@ -436,6 +443,7 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
   }
   if (rc == SQLITE_OK && id == 0) {
     if (!bCreate) return SQLITE_OK;
+    bNew = 1;
     pStmt = iiStmt(p, II_STMT_TERM_INSERT, &rc);
     if (pStmt) {
       sqlite3_bind_int64(pStmt, 1, iCode);
@@ -456,6 +464,14 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
   if (rc != SQLITE_OK) return rc;
   t = iiTermNew(id, iCode, z, n);
   if (t == NULL) return SQLITE_NOMEM;
+  if (bNew) {
+    /* Its row was just written with no postings: nothing to load at the flush. */
+    t->pPost = roaring_bitmap_create();
+    if (t->pPost == NULL) {
+      iiTermFree(t);
+      return SQLITE_NOMEM;
+    }
+  }
   rc = iiCacheAdd(p, t);
   if (rc == SQLITE_OK) *ppTerm = t;
   return rc;
@@ -545,13 +561,29 @@ int iiTermLoad(inverted_index_vtab *p, IiTerm *t) {
   return rc;
 }
 
+/*
+** Move t's buffered additions into t->pAdd. Additions in ascending order
+** (a rebuild, appended documents, 'optimize') are buffered and added in
+** batches: roaring_bitmap_add_many() appends a run where one add per
+** document searched and grew the containers each time.
+*/
+static int iiTermAddBufFlush(IiTerm *t) {
+  if (t->nAddBuf == 0) return SQLITE_OK;
+  if (t->pAdd == NULL) t->pAdd = roaring_bitmap_create();
+  if (t->pAdd == NULL) return SQLITE_NOMEM;
+  roaring_bitmap_add_many(t->pAdd, (size_t)t->nAddBuf, t->aAddBuf);
+  t->nAddBuf = 0;
+  return SQLITE_OK;
+}
+
 /* Merge every pending change into the stored posting lists. */
 static int iiFlush(inverted_index_vtab *p) {
   int rc = SQLITE_OK;
   while (p->pDirty && rc == SQLITE_OK) {
     IiTerm *t = p->pDirty;
     sqlite3_stmt *pStmt;
-    rc = iiTermLoad(p, t);
+    rc = iiTermAddBufFlush(t);
+    if (rc == SQLITE_OK) rc = iiTermLoad(p, t);
     if (rc != SQLITE_OK) break;
     if (t->pDel) roaring_bitmap_andnot_inplace(t->pPost, t->pDel);
     if (t->pAdd) roaring_bitmap_or_inplace(t->pPost, t->pAdd);
@@ -580,6 +612,9 @@ static int iiFlush(inverted_index_vtab *p) {
     if (t->pAdd) roaring_bitmap_free(t->pAdd);
     if (t->pDel) roaring_bitmap_free(t->pDel);
     t->pAdd = t->pDel = NULL;
+    sqlite3_free(t->aAddBuf);
+    t->aAddBuf = NULL;
+    t->nAddBufAlloc = 0;
     t->bDirty = 0;
     p->pDirty = t->pDirtyNext;
     t->pDirtyNext = NULL;
@@ -590,13 +625,30 @@ static int iiFlush(inverted_index_vtab *p) {
 /* Record a pending addition (bAdd) or removal of document iDoc for t. */
 static int iiTermPending(inverted_index_vtab *p, IiTerm *t, uint32_t iDoc, int bAdd) {
   roaring_bitmap_t **ppTo = bAdd ? &t->pAdd : &t->pDel;
-  roaring_bitmap_t *pFrom = bAdd ? t->pDel : t->pAdd;
-  if (*ppTo == NULL) {
-    *ppTo = roaring_bitmap_create();
-    if (*ppTo == NULL) return SQLITE_NOMEM;
+  roaring_bitmap_t *pFrom;
+  if (bAdd && (t->nAddBuf == 0 || iDoc > t->aAddBuf[t->nAddBuf - 1])) {
+    /* Ascending: into the buffer, which grows by doubling up to 1024 entries. */
+    if (t->nAddBuf == t->nAddBufAlloc && t->nAddBufAlloc < 1024) {
+      int nNew = t->nAddBufAlloc ? t->nAddBufAlloc * 2 : 16;
+      uint32_t *aNew = (uint32_t *)sqlite3_realloc64(t->aAddBuf, sizeof(uint32_t) * (size_t)nNew);
+      if (aNew == NULL) return SQLITE_NOMEM;
+      t->aAddBuf = aNew;
+      t->nAddBufAlloc = nNew;
+    }
+    if (t->nAddBuf == t->nAddBufAlloc && iiTermAddBufFlush(t) != SQLITE_OK) return SQLITE_NOMEM;
+    t->aAddBuf[t->nAddBuf++] = iDoc;
+    if (t->pDel) roaring_bitmap_remove(t->pDel, iDoc);
+  } else {
+    /* Out of order, or a removal (which must see every addition): through pAdd. */
+    if (iiTermAddBufFlush(t) != SQLITE_OK) return SQLITE_NOMEM;
+    pFrom = bAdd ? t->pDel : t->pAdd;
+    if (*ppTo == NULL) {
+      *ppTo = roaring_bitmap_create();
+      if (*ppTo == NULL) return SQLITE_NOMEM;
+    }
+    roaring_bitmap_add(*ppTo, iDoc);
+    if (pFrom) roaring_bitmap_remove(pFrom, iDoc);
   }
-  roaring_bitmap_add(*ppTo, iDoc);
-  if (pFrom) roaring_bitmap_remove(pFrom, iDoc);
   if (!t->bDirty) {
     t->bDirty = 1;
     t->pDirtyNext = p->pDirty;
@@ -682,7 +734,7 @@ static int iiMapRoom(inverted_index_vtab *p, const char *zWhat, const char *zSuf
 /* iiMapRoom() for the element numbers of field iField. */
 static int iiElemRoom(inverted_index_vtab *p, int iField) {
   /* Counted as iiElemMapLoad() bounds n: by the bytes of each row's blob. */
-  char *zSel = sqlite3_mprintf("SELECT sum(min(n, (length(terms) - %d) / 8)), max(first + n)", II_FRAME_HDR);
+  char *zSel = sqlite3_mprintf("SELECT sum(min(n, (length(terms) - %d) / 2)), max(first + n)", II_FRAME2_HDR);
   char *zOf = sqlite3_mprintf(" (field '%s')", p->azField[iField]);
   int rc = zSel && zOf ? iiMapRoom(p, "element", "elems", zSel, zOf, iField) : SQLITE_NOMEM;
   sqlite3_free(zSel);
@@ -840,20 +892,18 @@ int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
   pMap->nPosting = 0;
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 0);
-    const unsigned char *aPay;
-    size_t nPay, k;
-    if (iDoc < iNext || iDoc >= pMap->nDoc ||
-        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 1),
-                     (size_t)sqlite3_column_bytes(pStmt, 1), &aPay, &nPay) ||
-        nPay % 4) {
+    const unsigned char *aBlob = (const unsigned char *)sqlite3_column_blob(pStmt, 1);
+    size_t nBlob = (size_t)sqlite3_column_bytes(pStmt, 1), nId = 0;
+    if (iDoc < iNext || iDoc >= pMap->nDoc) {
       rc = iiCorrupt(p, "direct index", "docs");
       break;
     }
     while (iNext <= (uint32_t)iDoc) pMap->aOff[iNext++] = pMap->nPosting;
-    if (pMap->nPosting + nPay / 4 > nAlloc) {
+    /* Room for the most ids nBlob bytes can hold, then decode in place. */
+    if (pMap->nPosting + nBlob > nAlloc) {
       uint64_t nNew = nAlloc ? nAlloc * 2 : 4096;
       uint32_t *aNew;
-      while (nNew < pMap->nPosting + nPay / 4) nNew *= 2;
+      while (nNew < pMap->nPosting + nBlob) nNew *= 2;
       aNew = (uint32_t *)sqlite3_realloc64(pMap->aTermId, sizeof(uint32_t) * nNew);
       if (aNew == NULL) {
         rc = SQLITE_NOMEM;
@@ -862,7 +912,11 @@ int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
       pMap->aTermId = aNew;
       nAlloc = nNew;
     }
-    for (k = 0; k < nPay / 4; k++) pMap->aTermId[pMap->nPosting++] = iiGet32(aPay + 4 * k);
+    if (iiDirectDecode(aBlob, nBlob, pMap->aTermId + pMap->nPosting, &nId)) {
+      rc = iiCorrupt(p, "direct index", "docs");
+      break;
+    }
+    pMap->nPosting += nId;
   }
   if (pStmt) {
     int rc2 = sqlite3_finalize(pStmt);
@@ -956,10 +1010,12 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iFirst = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 1);
     sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 2), k;
-    /* Each element takes at least 8 bytes of the row's blob (a count and
-    ** the presence term): a damaged n cannot make the map outgrow the
-    ** stored rows (the blob itself is checked where it is decoded). */
-    sqlite3_int64 nMax = (sqlite3_column_int64(pStmt, 3) - II_FRAME_HDR) / 8;
+    /* Each element takes at least 2 bytes of the row's blob after its
+    ** 8-byte frame (a count and the presence term, one varint each; 8 in
+    ** an older release's u32 words, after 12): a damaged n cannot make
+    ** the map outgrow the stored rows (the blob itself is checked where
+    ** it is decoded). */
+    sqlite3_int64 nMax = (sqlite3_column_int64(pStmt, 3) - II_FRAME2_HDR) / 2;
     if (!iiElemRangeOk(iFirst, n) || n > nMax || iFirst < iEnd || iDoc < 0 || iDoc >= pMap->nDoc ||
         !roaring_bitmap_contains(pMap->pLive, (uint32_t)iDoc)) {
       rc = iiCorrupt(p, "element range", "elems");
@@ -1691,7 +1747,7 @@ static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **p
   unsigned char *aBlob;
   uint32_t *aId;
   *paBlob = NULL;
-  aBlob = (unsigned char *)sqlite3_malloc64(II_FRAME_HDR + 4 * (size_t)v->nTerm + 1);
+  aBlob = (unsigned char *)sqlite3_malloc64(II_DIRECT_MAX(v->nTerm) + 1);
   aId = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * (size_t)v->nTerm + 1);
   if (aBlob == NULL || aId == NULL) rc = SQLITE_NOMEM;
   for (i = 0; rc == SQLITE_OK && i < v->nTerm; i++) {
@@ -1700,15 +1756,23 @@ static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **p
     if (rc == SQLITE_OK && r->iElem < 0) aId[nDoc++] = (uint32_t)r->pTerm->id;
   }
   if (rc == SQLITE_OK) {
-    qsort(aId, (size_t)nDoc, sizeof(uint32_t), iiCmpU32);
+    if (nDoc > 32) {
+      qsort(aId, (size_t)nDoc, sizeof(uint32_t), iiCmpU32);
+    } else {
+      /* A document's few terms: insertion sort, without qsort's calls per comparison. */
+      int j;
+      for (i = 1; i < nDoc; i++) {
+        uint32_t x = aId[i];
+        for (j = i; j > 0 && aId[j - 1] > x; j--) aId[j] = aId[j - 1];
+        aId[j] = x;
+      }
+    }
     for (i = 0; i < nDoc; i++) {
       if (i > 0 && aId[i] == aId[i - 1]) continue;
-      iiPut32(aBlob + II_FRAME_HDR + 4 * nId, aId[i]);
-      nId++;
+      aId[nId++] = aId[i];
     }
-    iiFrameHeader(aBlob, aBlob + II_FRAME_HDR, 4 * (size_t)nId);
+    *pnBlob = iiDirectEncode(aId, (size_t)nId, aBlob);
     *paBlob = aBlob;
-    *pnBlob = II_FRAME_HDR + 4 * (size_t)nId;
   } else {
     sqlite3_free(aBlob);
   }
@@ -1750,8 +1814,8 @@ static int iiElemPayloadCheck(const unsigned char *aPay, size_t nPay, sqlite3_in
 
 /*
 ** The framed <name>_elems blob of field iField's elements in v (their
-** terms resolved): per element its count and sorted distinct term ids.
-** NULL with *pRc set on OOM.
+** terms resolved): per element its count and sorted distinct term ids, as
+** varints ("IIE2", ext/nosqlInt.h). NULL with *pRc set on OOM.
 */
 static unsigned char *iiElemBlob(IiValues *v, int iField, size_t *pnBlob, int *pRc) {
   int i, nPair = 0, iPrevElem = -1;
@@ -1788,8 +1852,20 @@ static unsigned char *iiElemBlob(IiValues *v, int iField, size_t *pnBlob, int *p
     iiPut32(aOut, (uint32_t)aPair[i]);
     aOut += 4;
   }
-  iiFrameHeader(aBlob, aBlob + II_FRAME_HDR, (size_t)(aOut - aBlob) - II_FRAME_HDR);
-  *pnBlob = (size_t)(aOut - aBlob);
+  /* The u32 words are built in place (after the header), then written as varints. */
+  {
+    size_t nWord = (size_t)(aOut - aBlob - II_FRAME_HDR) / 4;
+    unsigned char *aEnc = (unsigned char *)sqlite3_malloc64(II_DIRECT_MAX(nWord) + 1);
+    if (aEnc == NULL) {
+      sqlite3_free(aPair);
+      sqlite3_free(aBlob);
+      *pRc = SQLITE_NOMEM;
+      return NULL;
+    }
+    *pnBlob = iiElemEncode(aBlob + II_FRAME_HDR, nWord, aEnc);
+    sqlite3_free(aBlob);
+    aBlob = aEnc;
+  }
   sqlite3_free(aPair);
   return aBlob;
 }
@@ -1846,12 +1922,15 @@ static int iiScratchAdd(inverted_index_vtab *p, IiTerm *t, uint32_t e, int bPend
 */
 static int iiElemRowApply(inverted_index_vtab *p, int iField, sqlite3_int64 iFirst, sqlite3_int64 n,
                           const unsigned char *aBlob, size_t nBlob, int eAct) {
-  const unsigned char *aPay;
-  size_t nPay, off = 0;
+  unsigned char *aPay;
+  size_t nPay = 0, off = 0;
   sqlite3_int64 e;
   int rc = SQLITE_OK;
-  if (!iiElemRangeOk(iFirst, n) || iiFrameCheck(aBlob, nBlob, &aPay, &nPay) ||
-      iiElemPayloadCheck(aPay, nPay, n)) {
+  if (!iiElemRangeOk(iFirst, n)) return iiCorrupt(p, "element row", "elems");
+  aPay = (unsigned char *)sqlite3_malloc64(4 * nBlob + 4);
+  if (aPay == NULL) return SQLITE_NOMEM;
+  if (iiElemUnpack(aBlob, nBlob, aPay, &nPay) || iiElemPayloadCheck(aPay, nPay, n)) {
+    sqlite3_free(aPay);
     return iiCorrupt(p, "element row", "elems");
   }
   for (e = 0; rc == SQLITE_OK && e < n; e++) {
@@ -1871,6 +1950,7 @@ static int iiElemRowApply(inverted_index_vtab *p, int iField, sqlite3_int64 iFir
       }
     }
   }
+  sqlite3_free(aPay);
   return rc;
 }
 
@@ -1980,22 +2060,20 @@ static int iiDocByRowid(inverted_index_vtab *p, sqlite3_int64 iRowid, int *pbFou
   sqlite3_bind_int64(pStmt, 1, iRowid);
   if (sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iDoc = sqlite3_column_int64(pStmt, 0);
-    const unsigned char *aPay;
-    size_t nPay, k;
+    const unsigned char *aBlob = (const unsigned char *)sqlite3_column_blob(pStmt, 1);
+    size_t nBlob = (size_t)sqlite3_column_bytes(pStmt, 1), nId = 0;
     *pbFound = 1;
-    if (iDoc < 0 || iDoc > 0xFFFFFFFEll ||
-        iiFrameCheck((const unsigned char *)sqlite3_column_blob(pStmt, 1),
-                     (size_t)sqlite3_column_bytes(pStmt, 1), &aPay, &nPay) ||
-        nPay % 4) {
+    *paId = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * nBlob + 1);
+    if (*paId == NULL) {
+      rc = SQLITE_NOMEM;
+    } else if (iDoc < 0 || iDoc > 0xFFFFFFFEll || iiDirectDecode(aBlob, nBlob, *paId, &nId) ||
+               nId > 0x7FFFFFFF) {
       nosqlVtabError(&p->base, "inverted_index: corrupt direct index of rowid %lld in %s_docs", iRowid,
                      p->zName);
       rc = SQLITE_CORRUPT_VTAB;
     } else {
       *piDoc = (uint32_t)iDoc;
-      *paId = (uint32_t *)sqlite3_malloc64(nPay + 1);
-      if (*paId == NULL) rc = SQLITE_NOMEM;
-      for (k = 0; rc == SQLITE_OK && k < nPay / 4; k++) (*paId)[k] = iiGet32(aPay + 4 * k);
-      *pnId = (int)(nPay / 4);
+      *pnId = (int)nId;
     }
   }
   iiReset(p, pStmt, &rc);
@@ -2040,13 +2118,19 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
   sqlite3_stmt *pStmt;
   sqlite3_int64 *aFirst = NULL; /* Elements layout: first element number per field */
 
+  /* A 'rebuild' writes distinct rowids in ascending order into emptied
+  ** tables: numbers come from counters, no lookups (the bulk path). */
+  int bBulk = !bUpdate && p->iBulkDoc >= 0 && p->iBulkDoc < 0xFFFFFFFFll;
+
   rc = iiParseValues(p, apVal, &v, &zErr);
   if (rc == SQLITE_ERROR && zErr) {
     sqlite3_free(p->base.zErrMsg);
     p->base.zErrMsg = zErr;
     zErr = NULL;
   }
-  if (rc == SQLITE_OK && (!bUpdate || iRowid != iOldRowid)) {
+  if (rc == SQLITE_OK && bBulk) {
+    iDoc = (uint32_t)p->iBulkDoc;
+  } else if (rc == SQLITE_OK && (!bUpdate || iRowid != iOldRowid)) {
     uint32_t iIgnore;
     uint32_t *aIgnore = NULL;
     int nIgnore;
@@ -2073,7 +2157,7 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
       if (aOld == NULL) rc = SQLITE_NOMEM;
     }
     for (i = 0; rc == SQLITE_OK && i < nOldId; i++) rc = iiTermById(p, aOldId[i], &aOld[i]);
-  } else if (rc == SQLITE_OK) {
+  } else if (rc == SQLITE_OK && !bBulk) {
     sqlite3_int64 iMax = 0;
     int bNull;
     rc = iiScalar(p, II_STMT_MAX_DOC, &iMax, &bNull);
@@ -2095,7 +2179,11 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
       aFirst[i] = 0;
       if (p->aeLayout[i] != II_LAYOUT_ELEMENTS || v.anElem[i] == 0) continue;
       if (bUpdate) rc = iiElemRange(p, i, iDoc, &iOldFirst, &nOld);
-      if (rc == SQLITE_OK) rc = iiElemNext(p, i, &aFirst[i]);
+      if (rc == SQLITE_OK && bBulk && p->aBulkElem) {
+        aFirst[i] = p->aBulkElem[i];
+      } else if (rc == SQLITE_OK) {
+        rc = iiElemNext(p, i, &aFirst[i]);
+      }
       /* An update keeps the document's element numbers where the new
       ** elements fit (or the range is the field's last, free to grow), so
       ** updates do not use up element numbers nor grow the element map. */
@@ -2134,6 +2222,12 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     if (p->aeLayout[i] != II_LAYOUT_ELEMENTS) continue;
     if (bUpdate) rc = iiElemsRemove(p, i, iDoc);
     if (rc == SQLITE_OK && v.anElem[i] > 0) rc = iiElemsAdd(p, &v, i, iDoc, aFirst[i]);
+  }
+  if (rc == SQLITE_OK && bBulk) {
+    p->iBulkDoc++;
+    for (i = 0; aFirst && p->aBulkElem && i < p->nField; i++) {
+      if (p->aeLayout[i] == II_LAYOUT_ELEMENTS && v.anElem[i] > 0) p->aBulkElem[i] = aFirst[i] + v.anElem[i];
+    }
   }
   iiDocMapNote(p, rc, bUpdate ? II_NOTE_MOVE : II_NOTE_INSERT, iDoc, iRowid);
   sqlite3_free(aFirst);
@@ -2292,6 +2386,12 @@ static int iiRebuild(inverted_index_vtab *p) {
   if (rc == SQLITE_OK && p->bElems) {
     rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\"", p->zDb, p->zName));
   }
+  if (rc == SQLITE_OK) {
+    p->aBulkElem = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
+    if (p->aBulkElem == NULL) rc = SQLITE_NOMEM;
+    for (i = 0; rc == SQLITE_OK && i < p->nField; i++) p->aBulkElem[i] = 0;
+    p->iBulkDoc = 0;
+  }
   if (p->zContent) {
     sqlite3_value **ap = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)nCol);
     if (ap == NULL) rc = SQLITE_NOMEM;
@@ -2318,6 +2418,9 @@ static int iiRebuild(inverted_index_vtab *p) {
       rc = rc2;
     }
   }
+  p->iBulkDoc = -1;
+  sqlite3_free(p->aBulkElem);
+  p->aBulkElem = NULL;
   for (k = 0; k < nCopy; k++) sqlite3_value_free(aCopy[k]);
   sqlite3_free(aCopy);
   if (rc == SQLITE_OK) rc = iiFlush(p);
@@ -2412,6 +2515,35 @@ static int iiExecInt(inverted_index_vtab *p, char *zSql, sqlite3_int64 *piVal) {
 }
 
 /*
+** The end of 'optimize': no unused space left in a shadow table beyond a
+** fresh sorted build's. The posting lists rewritten in place grew their
+** rows and split <name>_terms' pages: its rows move below every id and
+** back up in ascending order (appends, full pages; the ids, which the
+** direct index names, are unchanged). Then every shadow table's indexes
+** (the UNIQUE ones of id, of (field, term), of (field, first)) are rebuilt
+** by REINDEX, from a sort, page after full page.
+*/
+static int iiPack(inverted_index_vtab *p) {
+  const char *zDb = p->zDb, *zN = p->zName;
+  sqlite3_int64 mId = 0;
+  int rc = iiExecInt(p, sqlite3_mprintf("SELECT coalesce(max(id), 0) + 1 FROM \"%w\".\"%w_terms\"", zDb, zN),
+                     &mId);
+  /* Term ids are at most 4294967295 (checked as they are made): far above is damage. */
+  if (rc == SQLITE_OK && (mId < 1 || mId > ((sqlite3_int64)1 << 40))) rc = iiCorrupt(p, "term id", "terms");
+  if (rc == SQLITE_OK) {
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET id = id - %lld", zDb, zN, mId));
+  }
+  if (rc == SQLITE_OK) {
+    rc = iiExec(p,
+                sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET id = id + %lld WHERE id < 0", zDb, zN, mId));
+  }
+  if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("REINDEX \"%w\".\"%w_docs\"", zDb, zN));
+  if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("REINDEX \"%w\".\"%w_terms\"", zDb, zN));
+  if (rc == SQLITE_OK && p->bElems) rc = iiExec(p, sqlite3_mprintf("REINDEX \"%w\".\"%w_elems\"", zDb, zN));
+  return rc;
+}
+
+/*
 ** 'optimize': renumber documents in rowid order, and elements densely in
 ** document order, and rewrite every posting list compactly.
 **
@@ -2495,6 +2627,7 @@ static int iiOptimize(inverted_index_vtab *p) {
   if (rc == SQLITE_OK) rc = iiFlush(p);
   if (rc == SQLITE_OK)
     rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\" WHERE docs = 0", zDb, zN));
+  if (rc == SQLITE_OK) rc = iiPack(p);
   iiCacheClear(p);
   return rc;
 }
@@ -2518,11 +2651,20 @@ static int iiElemsCheck(inverted_index_vtab *p, IiValues *v, int iField, uint32_
     sqlite3_bind_int(pStmt, 1, iField);
     sqlite3_bind_int64(pStmt, 2, iDoc);
     if (sqlite3_step(pStmt) == SQLITE_ROW) {
-      if (v->anElem[iField] == 0 || sqlite3_column_int64(pStmt, 1) != v->anElem[iField] ||
-          (size_t)sqlite3_column_bytes(pStmt, 2) != nWant ||
-          memcmp(sqlite3_column_blob(pStmt, 2), aWant, nWant) != 0) {
+      /* Compared as u32 words, so that an older release's "IIB1" row is judged by its content. */
+      const unsigned char *aHave = (const unsigned char *)sqlite3_column_blob(pStmt, 2);
+      size_t nHave = (size_t)sqlite3_column_bytes(pStmt, 2), nW = 0, nH = 0;
+      unsigned char *aW = (unsigned char *)sqlite3_malloc64(4 * nWant + 4);
+      unsigned char *aH = (unsigned char *)sqlite3_malloc64(4 * nHave + 4);
+      if (aW == NULL || aH == NULL) {
+        rc = SQLITE_NOMEM;
+      } else if (v->anElem[iField] == 0 || sqlite3_column_int64(pStmt, 1) != v->anElem[iField] ||
+                 iiElemUnpack(aWant, nWant, aW, &nW) || iiElemUnpack(aHave, nHave, aH, &nH) || nW != nH ||
+                 memcmp(aW, aH, nW) != 0) {
         *pbMatch = 0;
       }
+      sqlite3_free(aW);
+      sqlite3_free(aH);
     } else if (v->anElem[iField] > 0) {
       *pbMatch = 0;
     }
@@ -2899,6 +3041,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   memset(p, 0, sizeof(*p));
   p->db = db;
   p->iDataVersion = -1;
+  p->iBulkDoc = -1;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   p->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)(argc > 3 ? argc : 1));

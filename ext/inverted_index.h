@@ -60,6 +60,9 @@ struct IiTerm {
   size_t nPostBytes;       /* Size of the stored blob, for the cache budget */
   roaring_bitmap_t *pAdd;  /* Pending additions, or NULL */
   roaring_bitmap_t *pDel;  /* Pending removals (disjoint from pAdd), or NULL */
+  uint32_t *aAddBuf;       /* Pending additions not yet in pAdd, ascending (sqlite3_malloc64), or NULL */
+  int nAddBuf;             /* Entries of aAddBuf in use */
+  int nAddBufAlloc;        /* Entries allocated for aAddBuf */
   IiTerm *pDirtyNext;      /* Next term with pending changes */
   int bDirty;              /* True while on the dirty list */
 };
@@ -140,6 +143,8 @@ struct inverted_index_vtab {
   IiTerm *pDirty;                 /* Terms with pending changes */
   roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
   NosqlBuffer terms;              /* Scratch: terms of the row being written */
+  sqlite3_int64 iBulkDoc;         /* 'rebuild' under way: the next document number; else -1 */
+  sqlite3_int64 *aBulkElem;       /* 'rebuild' under way: next element number per field; else NULL */
 };
 
 /* ext/inverted_index.c, for the companions (contracts at the definitions). */

@@ -47,13 +47,141 @@ void iiFrameHeader(unsigned char *aHdr, const unsigned char *aPayload, size_t nP
   iiPut32(aHdr + 8, iiChecksum(aPayload, nPayload));
 }
 
-int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload) {
-  if (a == NULL || n < II_FRAME_HDR || iiGet32(a) != II_FRAME_MAGIC) return 1;
+/* iiFrameCheck for a frame of magic iMagic. */
+static int iiFrameCheckAs(const unsigned char *a, size_t n, uint32_t iMagic, const unsigned char **paPayload,
+                          size_t *pnPayload) {
+  if (a == NULL || n < II_FRAME_HDR || iiGet32(a) != iMagic) return 1;
   if ((size_t)iiGet32(a + 4) != n - II_FRAME_HDR) return 1;
   if (iiGet32(a + 8) != iiChecksum(a + II_FRAME_HDR, n - II_FRAME_HDR)) return 1;
   *paPayload = a + II_FRAME_HDR;
   *pnPayload = n - II_FRAME_HDR;
   return 0;
+}
+
+/* The 8-byte frame of "IID2" and "IIE2" blobs: magic, checksum of the payload a[8..n). */
+static void iiFrame2Header(unsigned char *a, size_t n, uint32_t iMagic) {
+  iiPut32(a, iMagic);
+  iiPut32(a + 4, iiChecksum(a + II_FRAME2_HDR, n - II_FRAME2_HDR));
+}
+static int iiFrame2Check(const unsigned char *a, size_t n, uint32_t iMagic, const unsigned char **paPayload,
+                         size_t *pnPayload) {
+  if (a == NULL || n < II_FRAME2_HDR || iiGet32(a) != iMagic) return 1;
+  if (iiGet32(a + 4) != iiChecksum(a + II_FRAME2_HDR, n - II_FRAME2_HDR)) return 1;
+  *paPayload = a + II_FRAME2_HDR;
+  *pnPayload = n - II_FRAME2_HDR;
+  return 0;
+}
+
+/* Append v to z as a LEB128 varint; returns the end. */
+static unsigned char *iiVarintPut(unsigned char *z, uint32_t v) {
+  while (v >= 0x80) {
+    *z++ = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  *z++ = (unsigned char)v;
+  return z;
+}
+
+/* Read a canonical LEB128 u32 at a[*pOff..n) into *pv; 1 if truncated, overlong or past 2^32 - 1. */
+static int iiVarintGet(const unsigned char *a, size_t n, size_t *pOff, uint64_t *pv) {
+  uint64_t v = 0;
+  int s;
+  for (s = 0;; s += 7) {
+    unsigned char c;
+    if (*pOff >= n || s > 28) return 1;
+    c = a[(*pOff)++];
+    if (s > 0 && c == 0) return 1;
+    v |= (uint64_t)(c & 0x7f) << s;
+    if ((c & 0x80) == 0) break;
+  }
+  *pv = v;
+  return v > 0xFFFFFFFFull;
+}
+
+size_t iiDirectEncode(const uint32_t *aId, size_t n, unsigned char *aOut) {
+  unsigned char *z = aOut + II_FRAME2_HDR;
+  uint32_t iPrev = 0;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    z = iiVarintPut(z, aId[i] - iPrev);
+    iPrev = aId[i];
+  }
+  iiFrame2Header(aOut, (size_t)(z - aOut), II_DIRECT_MAGIC);
+  return (size_t)(z - aOut);
+}
+
+size_t iiElemEncode(const unsigned char *aWord, size_t nWord, unsigned char *aOut) {
+  unsigned char *z = aOut + II_FRAME2_HDR;
+  size_t i = 0;
+  while (i < nWord) {
+    uint32_t c = iiGet32(aWord + 4 * i++), k, iPrev = 0;
+    z = iiVarintPut(z, c);
+    for (k = 0; k < c && i < nWord; k++, i++) {
+      uint32_t id = iiGet32(aWord + 4 * i);
+      z = iiVarintPut(z, id - iPrev);
+      iPrev = id;
+    }
+  }
+  iiFrame2Header(aOut, (size_t)(z - aOut), II_ELEM_MAGIC);
+  return (size_t)(z - aOut);
+}
+
+int iiElemUnpack(const unsigned char *a, size_t n, unsigned char *aOut, size_t *pnOut) {
+  const unsigned char *aPay;
+  size_t nPay, off = 0, nOut = 0;
+  *pnOut = 0;
+  if (a && n >= 4 && iiGet32(a) == II_FRAME_MAGIC) {
+    /* An older release's blob: the u32 words themselves (their structure is checked by the caller). */
+    if (iiFrameCheckAs(a, n, II_FRAME_MAGIC, &aPay, &nPay) || nPay % 4) return 1;
+    if (nPay) memcpy(aOut, aPay, nPay);
+    *pnOut = nPay;
+    return 0;
+  }
+  if (iiFrame2Check(a, n, II_ELEM_MAGIC, &aPay, &nPay)) return 1;
+  while (off < nPay) {
+    uint64_t c, k, v, iId = 0;
+    if (iiVarintGet(aPay, nPay, &off, &c) || c == 0 || c > nPay - off) return 1;
+    iiPut32(aOut + nOut, (uint32_t)c);
+    nOut += 4;
+    for (k = 0; k < c; k++) {
+      if (iiVarintGet(aPay, nPay, &off, &v) || v == 0) return 1;
+      iId += v;
+      if (iId > 0xFFFFFFFFull) return 1;
+      iiPut32(aOut + nOut, (uint32_t)iId);
+      nOut += 4;
+    }
+  }
+  *pnOut = nOut;
+  return 0;
+}
+
+int iiDirectDecode(const unsigned char *a, size_t n, uint32_t *aOut, size_t *pnOut) {
+  const unsigned char *aPay;
+  size_t nPay, off = 0, nOut = 0;
+  uint64_t iId = 0;
+  *pnOut = 0;
+  if (a && n >= 4 && iiGet32(a) == II_FRAME_MAGIC) {
+    /* An older release's blob: u32 ids. */
+    size_t k;
+    if (iiFrameCheckAs(a, n, II_FRAME_MAGIC, &aPay, &nPay) || nPay % 4) return 1;
+    for (k = 0; k < nPay / 4; k++) aOut[k] = iiGet32(aPay + 4 * k);
+    *pnOut = nPay / 4;
+    return 0;
+  }
+  if (iiFrame2Check(a, n, II_DIRECT_MAGIC, &aPay, &nPay)) return 1;
+  while (off < nPay) {
+    uint64_t v;
+    if (iiVarintGet(aPay, nPay, &off, &v) || v == 0) return 1;
+    iId += v;
+    if (iId > 0xFFFFFFFFull) return 1;
+    aOut[nOut++] = (uint32_t)iId;
+  }
+  *pnOut = nOut;
+  return 0;
+}
+
+int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload) {
+  return iiFrameCheckAs(a, n, II_FRAME_MAGIC, paPayload, pnPayload);
 }
 
 /*

@@ -954,6 +954,38 @@ uint32_t iiGet32(const unsigned char *a);
 int iiIsSpace(char c);
 void iiFrameHeader(unsigned char *aHdr, const unsigned char *aPayload, size_t nPayload);
 int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload);
+/*
+** Direct-index blobs (<name>_docs.terms), versioned by their magic: "IID2"
+** (this release; an 8-byte frame, magic and checksum of the payload, whose
+** length is the blob's), then the sorted distinct term ids as LEB128
+** varints, the first id and then the gaps (each >= 1); "IIB1" (older
+** releases, the 12-byte frame), then the ids as u32. iiDirectEncode writes aId[0..n) (sorted, distinct, in
+** [1, 2^32)) as an "IID2" blob into aOut (room for II_DIRECT_MAX(n)
+** bytes) and returns its size; iiDirectDecode reads either kind into aOut
+** (room for n entries, n the blob's size), sets *pnOut and returns 0, or
+** returns 1 for a damaged blob (frame, truncated or overlong varint, a gap
+** of 0, an id past 2^32 - 1).
+*/
+#define II_DIRECT_MAGIC 0x32444949u /* "IID2" read as a little-endian u32 */
+#define II_FRAME2_HDR 8             /* "IID2"/"IIE2" frame: magic, checksum */
+#define II_DIRECT_MAX(n) (II_FRAME_HDR + 5 * (size_t)(n))
+size_t iiDirectEncode(const uint32_t *aId, size_t n, unsigned char *aOut);
+int iiDirectDecode(const unsigned char *a, size_t n, uint32_t *aOut, size_t *pnOut);
+/*
+** Element blobs (<name>_elems.terms), versioned the same way: "IIE2" (this
+** release), then per element a LEB128 count (>= 1) and that many term ids
+** as varint gaps from 0 (ascending, each gap >= 1); "IIB1" (older
+** releases), the same as u32 words. iiElemEncode writes the u32 words
+** aWord[0..nWord) (count, ids, count, ids...: well formed) as an "IIE2"
+** blob into aOut (room for II_DIRECT_MAX(nWord) bytes) and returns its
+** size. iiElemUnpack reads either kind into aOut as the u32 words,
+** little-endian (room for 4 * n bytes, n the blob's size), sets *pnOut to
+** their bytes and returns 0, or 1 for a damaged blob (frame, varint, a
+** count of 0 or past the end, a gap of 0, an id past 2^32 - 1).
+*/
+#define II_ELEM_MAGIC 0x32454949u /* "IIE2" read as a little-endian u32 */
+size_t iiElemEncode(const unsigned char *aWord, size_t nWord, unsigned char *aOut);
+int iiElemUnpack(const unsigned char *a, size_t n, unsigned char *aOut, size_t *pnOut);
 unsigned char *iiBitmapFrame(struct roaring_bitmap_s *p, size_t *pn);
 struct roaring_bitmap_s *iiBitmapUnframe(const unsigned char *a, size_t n, int *pRc);
 

@@ -7,8 +7,9 @@
 ** Input: byte 0 chooses the mode. Bit 0 clear: the rest is a value for the
 ** nested fields, inserted and updated in both layouts. Bit 0 set: bits 2
 ** and 3 choose an element row, and with bit 7 clear the rest is the row's
-** payload (framed with iiFrameHeader() unless bit 1 is set), so the fuzzer
-** reaches the element decoder behind the checksum; with bit 7 set the rest
+** payload (framed unless bit 1 is set: as the current "IIE2" varints, or
+** with bit 6 set as an older release's "IIB1" u32 words), so the fuzzer
+** reaches the element decoders behind the checksum; with bit 7 set the rest
 ** is the row's first, n and doc, 8 bytes each, little-endian (the element
 ** range arithmetic).
 */
@@ -16,6 +17,7 @@
 
 #include "fuzz.h"
 #include "nosqlInt.h"
+#include "nosqlTest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
   sqlite3 *db;
@@ -96,6 +98,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
     } else {
       memcpy(aBlob + 12, aData + 1, nData - 1);
       iiFrameHeader(aBlob, aBlob + 12, nData - 1);
+      if ((aData[0] & 0x40) == 0) {
+        /* The current format's 8-byte frame: magic, checksum of the payload. */
+        memmove(aBlob + II_FRAME2_HDR, aBlob + II_FRAME_HDR, nData - 1);
+        iiPut32(aBlob, II_ELEM_MAGIC);
+        iiPut32(aBlob + 4, iiChecksum(aBlob + II_FRAME2_HDR, nData - 1));
+        nBlob = II_FRAME2_HDR + nData - 1;
+      }
     }
     sqlite3_prepare_v2(
         db,

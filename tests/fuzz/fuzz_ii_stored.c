@@ -5,14 +5,17 @@
 **
 ** Input: byte 0 chooses the victim (bit 0: a direct-index blob instead of
 ** a posting list; bit 1: store the bytes raw instead of in a valid frame,
-** which tests the frame check; bits 2..7: which row), the rest is the
-** payload. Framing uses iiFrameHeader() (ext/nosqlInt.h), so the fuzzer
-** reaches the CRoaring and direct-index decoders behind the checksum.
+** which tests the frame check; bits 2..7: which row; bit 7 also frames a
+** direct-index blob as an older release's "IIB1" u32 ids instead of the
+** current "IID2" varints), the rest is the payload. Framing uses
+** iiFrameHeader() (ext/nosqlInt.h), so the fuzzer reaches the CRoaring and
+** direct-index decoders behind the checksum.
 */
 #include <stdlib.h>
 
 #include "fuzz.h"
 #include "nosqlInt.h"
+#include "nosqlTest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
   sqlite3 *db;
@@ -52,6 +55,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
   } else {
     memcpy(aBlob + 12, aData + 1, nData - 1);
     iiFrameHeader(aBlob, aBlob + 12, nData - 1);
+    /* A direct-index blob is the current "IID2" varints unless bit 7 asks for an older release's "IIB1". */
+    if (bDocs && (aData[0] & 0x80) == 0) {
+      /* The current format's 8-byte frame: magic, checksum of the payload. */
+      memmove(aBlob + II_FRAME2_HDR, aBlob + II_FRAME_HDR, nData - 1);
+      iiPut32(aBlob, II_DIRECT_MAGIC);
+      iiPut32(aBlob + 4, iiChecksum(aBlob + II_FRAME2_HDR, nData - 1));
+      nBlob = II_FRAME2_HDR + nData - 1;
+    }
   }
   if ((db = fuzzOpen()) == NULL) {
     free(aBlob);

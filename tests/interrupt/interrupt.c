@@ -89,6 +89,12 @@ static const char zSetup[] =
     "4)),"
     " json_object('k', 'all')), json_array(json_object('x', 'all'), json_object('x', 'x' || (i % 5))) FROM c;"
     "CREATE VIRTUAL TABLE inn_facets USING inverted_index_facets(inn);"
+    "CREATE TABLE isrc(id INTEGER PRIMARY KEY, tag, s);"
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
+    " INSERT INTO isrc SELECT i, json_array('all', 't' || (i % 10)), json_array(json_object('k', 'k' || (i % "
+    "9))) FROM c;"
+    "CREATE VIRTUAL TABLE ic USING inverted_index(tag, s NESTED(k), content=isrc);"
+    "INSERT INTO ic(ic) VALUES ('rebuild');"
     "CREATE TABLE s(k TEXT PRIMARY KEY, v);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
     " INSERT INTO s SELECT ckey_join(':', 'S' || (i % 5), 'C' || (i % 11), i), i FROM c;"
@@ -255,6 +261,8 @@ static const IntCase aCase[] = {
     {"nested_set", "UPDATE ns SET parent = 3 WHERE id = 4", "INSERT INTO ns(ns) VALUES ('integrity-check')"},
     {"inverted_index", "INSERT INTO ii(ii) VALUES ('rebuild')",
      "INSERT INTO ii(ii) VALUES ('integrity-check')"},
+    {"inverted_index content=", "INSERT INTO ic(ic) VALUES ('rebuild')",
+     "INSERT INTO ic(ic) VALUES ('integrity-check')"},
     {"inverted_index", "INSERT INTO ii(ii) VALUES ('optimize')",
      "INSERT INTO ii(ii) VALUES ('integrity-check')"},
     {"inverted_index", "UPDATE ii SET grp = 'g9' WHERE rowid % 3 = 0",

@@ -161,6 +161,14 @@ static const char *const azInvertedIndex[] = {
     "INSERT INTO n(n) VALUES ('optimize')",
     "INSERT INTO n(n) VALUES ('integrity-check')",
     "SELECT rowid FROM n WHERE n MATCH 'skills:{skill:chess}'",
+    "CREATE TABLE src(id INTEGER PRIMARY KEY, tag, s)",
+    "WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 40) INSERT INTO src SELECT k, "
+    "json_array('t' || (k % 5), 'all'), json_array(json_object('k', 'k' || (k % 3)), json_object('k', 'x')) "
+    "FROM i",
+    "CREATE VIRTUAL TABLE b USING inverted_index(tag, s NESTED(k), content=src)",
+    "INSERT INTO b(b) VALUES ('rebuild')",
+    "SELECT count(*) FROM b WHERE b MATCH 'tag:t1 AND s:{k:k1}'",
+    "INSERT INTO b(b) VALUES ('integrity-check')",
     "SELECT rb_to_json(rb_or(rb_build('[1,2,70000]'), rb_build('[3]'))), rb_cardinality(rb_build('[5,6]'))",
     "SELECT value FROM rb_iterate(rb_build('[4,1,3]'))",
     "SELECT rb_cardinality(rb_or_agg(b)) FROM (SELECT rb_build('[1]') AS b UNION ALL SELECT rb_build('[2]'))",

@@ -534,6 +534,134 @@ static void testNestedDeclScale(void) {
   remove(zFile);
 }
 
+/* A blob of payload a[0..n) under magic iMagic with a valid frame (12 bytes for "IIB1", else 8), into aOut.
+ */
+static size_t unitDirectBlob(unsigned char *aOut, uint32_t iMagic, const unsigned char *a, size_t n) {
+  size_t nHdr = iMagic == II_FRAME_MAGIC ? II_FRAME_HDR : II_FRAME2_HDR;
+  memcpy(aOut + nHdr, a, n);
+  if (nHdr == II_FRAME_HDR) {
+    iiFrameHeader(aOut, aOut + nHdr, n);
+  } else {
+    iiPut32(aOut, iMagic);
+    iiPut32(aOut + 4, iiChecksum(a, n));
+  }
+  return nHdr + n;
+}
+
+/* Direct-index blobs (issue 29): "IID2" varint gaps, "IIB1" u32 ids of older releases, damage. */
+static void testDirect(void) {
+  static const uint32_t aId[] = {1,       2,       127,       128,       129,         16383,      16384,
+                                 2097151, 2097152, 268435455, 268435456, 4294967294u, 4294967295u};
+  unsigned char aBlob[II_DIRECT_MAX(13)], aBad[64];
+  uint32_t aOut[II_DIRECT_MAX(13)];
+  size_t n, nOut = 99, i, k;
+  n = iiDirectEncode(aId, 13, aBlob);
+  CHECK(n <= II_DIRECT_MAX(13));
+  CHECK_INT(iiGet32(aBlob), II_DIRECT_MAGIC);
+  CHECK_INT(iiDirectDecode(aBlob, n, aOut, &nOut), 0);
+  CHECK_INT(nOut, 13);
+  CHECK(memcmp(aOut, aId, sizeof(aId)) == 0);
+  /* Gaps: 1 and 127 take one byte, 128 two; the empty list is a bare frame. */
+  CHECK_INT(iiDirectEncode(aId, 3, aBlob), II_FRAME2_HDR + 3);
+  CHECK_INT(iiDirectEncode(aId, 0, aBlob), II_FRAME2_HDR);
+  CHECK_INT(iiDirectDecode(aBlob, II_FRAME2_HDR, aOut, &nOut), 0);
+  CHECK_INT(nOut, 0);
+  /* Every truncation and single-byte change of a blob is caught (frame). */
+  n = iiDirectEncode(aId, 13, aBlob);
+  for (i = 0; i < n; i++) {
+    if (iiDirectDecode(aBlob, i, aOut, &nOut) == 0) CHECK(0);
+    aBlob[i] ^= 0x21;
+    if (iiDirectDecode(aBlob, n, aOut, &nOut) == 0) CHECK(0);
+    aBlob[i] ^= 0x21;
+  }
+  CHECK_INT(iiDirectDecode(NULL, 0, aOut, &nOut), 1);
+  /* An older release's blob: u32 ids under "IIB1", read as they were; a length not a multiple of 4 is damage.
+   */
+  {
+    unsigned char aOld[8];
+    iiPut32(aOld, 5);
+    iiPut32(aOld + 4, 70000);
+    n = unitDirectBlob(aBad, II_FRAME_MAGIC, aOld, 8);
+    CHECK_INT(iiDirectDecode(aBad, n, aOut, &nOut), 0);
+    CHECK_INT(nOut, 2);
+    CHECK(aOut[0] == 5 && aOut[1] == 70000);
+    n = unitDirectBlob(aBad, II_FRAME_MAGIC, aOld, 7);
+    CHECK_INT(iiDirectDecode(aBad, n, aOut, &nOut), 1);
+  }
+  /* Intact frames around malformed payloads: each is damage, never a misread. */
+  {
+    static const struct {
+      unsigned char a[8];
+      size_t n;
+    } aCase[] = {
+        {{0x80}, 1},                               /* truncated varint */
+        {{0x05, 0x85}, 2},                         /* truncated after an id */
+        {{0x00}, 1},                               /* id 0 */
+        {{0x05, 0x00}, 2},                         /* gap 0: a repeated id */
+        {{0x85, 0x00}, 2},                         /* overlong: a trailing zero group */
+        {{0xff, 0xff, 0xff, 0xff, 0x1f}, 5},       /* 2^35 - 1, past a u32 */
+        {{0xff, 0xff, 0xff, 0xff, 0x0f, 0x01}, 6}, /* 2^32 - 1 then a gap past the end */
+        {{0x81, 0x81, 0x81, 0x81, 0x81, 0x01}, 6}, /* six bytes */
+    };
+    for (k = 0; k < sizeof(aCase) / sizeof(aCase[0]); k++) {
+      n = unitDirectBlob(aBad, II_DIRECT_MAGIC, aCase[k].a, aCase[k].n);
+      if (iiDirectDecode(aBad, n, aOut, &nOut) != 1) {
+        fprintf(stderr, "testDirect: case %d decoded\n", (int)k);
+        CHECK(0);
+      }
+    }
+    /* The largest id in five bytes is fine. */
+    n = unitDirectBlob(aBad, II_DIRECT_MAGIC, aCase[6].a, 5);
+    CHECK_INT(iiDirectDecode(aBad, n, aOut, &nOut), 0);
+    CHECK(nOut == 1 && aOut[0] == 4294967295u);
+  }
+}
+
+/* Element blobs (issue 29): "IIE2" per-element varint counts and gaps, "IIB1" u32 words, damage. */
+static void testElemBlobs(void) {
+  static const uint32_t aW[] = {2, 1, 4294967295u, 3, 1, 2, 300, 1, 7};
+  unsigned char aWord[sizeof(aW)], aBlob[II_DIRECT_MAX(9)], aOut[4 * II_DIRECT_MAX(9)], aBad[64];
+  size_t n, nOut = 0, i, k;
+  for (i = 0; i < 9; i++) iiPut32(aWord + 4 * i, aW[i]);
+  n = iiElemEncode(aWord, 9, aBlob);
+  CHECK_INT(iiGet32(aBlob), II_ELEM_MAGIC);
+  CHECK_INT(iiElemUnpack(aBlob, n, aOut, &nOut), 0);
+  CHECK_INT(nOut, sizeof(aWord));
+  CHECK(memcmp(aOut, aWord, sizeof(aWord)) == 0);
+  for (i = 0; i < n; i++) {
+    if (iiElemUnpack(aBlob, i, aOut, &nOut) == 0) CHECK(0);
+    aBlob[i] ^= 0x44;
+    if (iiElemUnpack(aBlob, n, aOut, &nOut) == 0) CHECK(0);
+    aBlob[i] ^= 0x44;
+  }
+  /* The words of an older release come back as they were. */
+  n = unitDirectBlob(aBad, II_FRAME_MAGIC, aWord, 12);
+  CHECK_INT(iiElemUnpack(aBad, n, aOut, &nOut), 0);
+  CHECK(nOut == 12 && memcmp(aOut, aWord, 12) == 0);
+  n = unitDirectBlob(aBad, II_FRAME_MAGIC, aWord, 10);
+  CHECK_INT(iiElemUnpack(aBad, n, aOut, &nOut), 1);
+  {
+    static const struct {
+      unsigned char a[8];
+      size_t n;
+    } aCase[] = {
+        {{0x00}, 1},             /* a count of 0 */
+        {{0x02, 0x01}, 2},       /* a count past the end */
+        {{0x01, 0x00}, 2},       /* an id of 0 */
+        {{0x02, 0x05, 0x00}, 3}, /* a gap of 0 */
+        {{0x01, 0x85, 0x00}, 3}, /* overlong */
+        {{0x01, 0x80}, 2},       /* truncated */
+    };
+    for (k = 0; k < sizeof(aCase) / sizeof(aCase[0]); k++) {
+      n = unitDirectBlob(aBad, II_ELEM_MAGIC, aCase[k].a, aCase[k].n);
+      if (iiElemUnpack(aBad, n, aOut, &nOut) != 1) {
+        fprintf(stderr, "testElemBlobs: case %d decoded\n", (int)k);
+        CHECK(0);
+      }
+    }
+  }
+}
+
 int main(void) {
   unitApiInit();
   sqlite3_auto_extension((void (*)(void))sqlite3_nosql_init);
@@ -541,6 +669,8 @@ int main(void) {
   sqlite3_reset_auto_extension();
   RUN(testChecksum);
   RUN(testFrames);
+  RUN(testDirect);
+  RUN(testElemBlobs);
   RUN(testValidator);
   RUN(testQueries);
   RUN(testFacets);
