@@ -32,8 +32,9 @@ import sys
 try:
     import networkx as nx
 except ImportError:
-    sys.exit("SKIP: networkx is missing (apt-get install python3-networkx python3-scipy; "
-             "run with /usr/bin/python3)")
+    print("SKIP: networkx is missing (apt-get install python3-networkx python3-scipy; "
+          "run with /usr/bin/python3)")
+    sys.exit(0)
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "networkx_builtin.test")
 
