@@ -31,8 +31,9 @@ import sys
 
 try:
     import networkx as nx
+    import scipy  # noqa: F401 (networkx's pagerank needs it, and numpy)
 except ImportError:
-    print("SKIP: networkx is missing (apt-get install python3-networkx python3-scipy; "
+    print("SKIP: networkx or scipy is missing (apt-get install python3-networkx python3-scipy; "
           "run with /usr/bin/python3)")
     sys.exit(0)
 
