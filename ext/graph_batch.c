@@ -648,12 +648,14 @@ static int gbWeightsRead(gb_cursor *pCur, GraphSource *pSrc, const char *zName, 
   while (z[i] == ' ' || z[i] == '\t' || z[i] == '\n' || z[i] == '\r') i++;
   if (z[i] == '{' || z[i] == '[') {
     int bObject = 0;
-    rc = sqlite3_prepare_v2(db, "SELECT CASE WHEN json_valid(?1) THEN json_type(?1) = 'object' ELSE 0 END",
-                            -1, &pStmt, 0);
-    if (rc == SQLITE_OK) sqlite3_bind_value(pStmt, 1, pVal);
-    if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) bObject = sqlite3_column_int(pStmt, 0);
-    if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
+    /* json_type(), not json_valid(): the latter reads out of memory as "not JSON". */
+    rc = sqlite3_prepare_v2(db, "SELECT json_type(?1) = 'object'", -1, &pStmt, 0);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_value(pStmt, 1, pVal);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) bObject = sqlite3_column_int(pStmt, 0);
+    rc = sqlite3_finalize(pStmt);
     pStmt = NULL;
+    if (rc == SQLITE_ERROR) rc = SQLITE_OK; /* Malformed JSON: not an object */
     if (rc != SQLITE_OK) return rc;
     if (!bObject) {
       return gbError(pCur, SQLITE_ERROR, "%s: %s must be a JSON object or the name of a table, not %s", zName,
