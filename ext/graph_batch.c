@@ -3,8 +3,7 @@
 ** Pregel-style engine over any edge table or view.
 **
 **   graph_pagerank(source, from_col, to_col[, damping[, tolerance[, max_iter[, weight_col[, layout[,
-*direction]]]]]])
-**       -> (node, rank)
+**                  direction[, personalization[, dangling]]]]]]]]) -> (node, rank)
 **   graph_components(source, from_col, to_col[, layout[, direction]])        -> (node, component)
 **   graph_scc(source, from_col, to_col[, layout[, direction]])               -> (node, component)
 **   graph_sssp(source, from_col, to_col, root[, weight_col[, layout[, direction]]]) -> (node, distance)
@@ -13,6 +12,10 @@
 **
 ** direction ('out', 'in', 'both') turns the loaded copy (graphCsrDirect())
 ** for PageRank, SCC and SSSP; the other three read both ways already.
+** personalization and dangling (a JSON object node -> weight, or a table
+** of (node, weight)) are networkx's: the teleport vector and the share of
+** the dangling nodes' rank each node gets, the latter defaulting to the
+** former (GbWeights).
 **
 ** The arguments are hidden columns of those names, as for graph_walk, and
 ** the edge source follows ext/graph_source.c's rules. The source is read
@@ -238,6 +241,8 @@ struct GbRank {
   double rDangle;    /* Sum of the dangling vertices' ranks, of the step before */
   double rDangleNew; /* The same, being summed this step */
   double rErr;       /* L1 change of this step */
+  double *aPers;     /* Personalization: teleport share of each vertex (sums to 1), NULL: 1/n each */
+  double *aDangle;   /* Share of the dangling rank each vertex gets (sums to 1), NULL: 1/n each */
 };
 
 static void gbRankCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx) {
@@ -248,7 +253,9 @@ static void gbRankCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx
   if (pE->nStep == 0) {
     rNew = 1.0 / pE->n;
   } else {
-    rNew = p->rDamping * ((bMsg ? rMsg : 0.0) + p->rDangle / pE->n) + (1.0 - p->rDamping) / pE->n;
+    double rTele = p->aPers ? p->aPers[v] : 1.0 / pE->n;
+    double rDangle = p->aDangle ? p->aDangle[v] : 1.0 / pE->n;
+    rNew = p->rDamping * ((bMsg ? rMsg : 0.0) + p->rDangle * rDangle) + (1.0 - p->rDamping) * rTele;
     p->rErr += fabs(rNew - p->aRank[v]);
   }
   p->aRank[v] = rNew;
@@ -330,7 +337,7 @@ static void gbMinCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx)
 #define GB_TRIANGLES 4
 #define GB_LPA 5
 
-#define GB_MAX_INPUT 9
+#define GB_MAX_INPUT 11
 
 typedef struct GbAlgo GbAlgo;
 struct GbAlgo {
@@ -350,9 +357,9 @@ static const GbAlgo aGbAlgo[] = {
      "REAL",
      3,
      {"source", "from_col", "to_col", "damping", "tolerance", "max_iter", "weight_col", "layout", "direction",
-      NULL},
+      "personalization", "dangling", NULL},
      "graph_pagerank(source, from_col, to_col[, damping[, tolerance[, max_iter[, weight_col[, layout[, "
-     "direction]]]]]])"},
+     "direction[, personalization[, dangling]]]]]]]])"},
     {GB_COMPONENTS,
      "graph_components",
      "component",
@@ -404,6 +411,20 @@ struct gb_vtab {
 #define GB_VAL_INT 1
 #define GB_VAL_NODE 2
 
+/*
+** graph_pagerank's personalization or dangling vector as read from its
+** argument (gbWeightsRead()): node keys as from_col = ? sees them
+** (graphSourceKey()) and their weights, before they meet the graph.
+*/
+typedef struct GbWeights GbWeights;
+struct GbWeights {
+  int bGiven;            /* The argument was given (not NULL) */
+  int bJson;             /* ... as a JSON object: keys are text */
+  int n, nAlloc;         /* Entries used, allocated */
+  sqlite3_value **apKey; /* Node keys (owned) */
+  double *aW;            /* Their weights: finite, 0 or more */
+};
+
 typedef struct gb_cursor gb_cursor;
 struct gb_cursor {
   sqlite3_vtab_cursor base;          /* Base class - must be first */
@@ -417,6 +438,7 @@ struct gb_cursor {
   int iRow;                          /* Current row */
   sqlite3_value *apIn[GB_MAX_INPUT]; /* The inputs as given, for the hidden columns */
   sqlite3_value *pRootKey;           /* graph_sssp: the root as from_col = ? sees it (graphSourceKey()) */
+  GbWeights aWeights[2];             /* graph_pagerank: personalization and dangling, as given */
 };
 
 static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -473,6 +495,14 @@ static int gbOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
   return nosqlCursorNew(sizeof(gb_cursor), ppCursor) ? SQLITE_OK : SQLITE_NOMEM;
 }
 
+static void gbWeightsClear(GbWeights *p) {
+  int i;
+  for (i = 0; i < p->n; i++) sqlite3_value_free(p->apKey[i]);
+  sqlite3_free(p->apKey);
+  sqlite3_free(p->aW);
+  memset(p, 0, sizeof(*p));
+}
+
 static void gbReset(gb_cursor *pCur) {
   int i;
   graphCsrUnref(pCur->pCsr);
@@ -481,6 +511,7 @@ static void gbReset(gb_cursor *pCur) {
   sqlite3_free(pCur->aInt);
   for (i = 0; i < GB_MAX_INPUT; i++) sqlite3_value_free(pCur->apIn[i]);
   sqlite3_value_free(pCur->pRootKey);
+  for (i = 0; i < 2; i++) gbWeightsClear(&pCur->aWeights[i]);
   memset(&pCur->pCsr, 0, sizeof(*pCur) - offsetof(gb_cursor, pCsr));
 }
 
@@ -555,6 +586,172 @@ static int gbPositiveInt(gb_cursor *pCur, const char *zName, int iDefault, int *
                    gbInput(pCur, zName));
   }
   *pi = (int)r;
+  return SQLITE_OK;
+}
+
+/*
+** Append node pKey (as from_col = ? sees it) with weight pW to p; a NULL
+** node is none and is skipped. A weight that is not a finite number of 0
+** or more is an error naming the node. zName: the argument.
+*/
+static int gbWeightsAdd(gb_cursor *pCur, GraphSource *pSrc, GbWeights *p, const char *zName,
+                        sqlite3_value *pKey, sqlite3_value *pW) {
+  sqlite3 *db = ((gb_vtab *)pCur->base.pVtab)->db;
+  int eType = sqlite3_value_type(pW), rc;
+  double w = sqlite3_value_double(pW);
+  if (sqlite3_value_type(pKey) == SQLITE_NULL) return SQLITE_OK;
+  if ((eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) || !(w >= 0.0) || isinf(w)) {
+    char *zKey = nosqlValueQuote(pKey), *zW = nosqlValueQuote(pW);
+    nosqlVtabError(pCur->base.pVtab,
+                   "graph_pagerank: %s: the weight of node %s must be a number of 0 or more, not %s", zName,
+                   zKey ? zKey : "?", zW ? zW : "?");
+    sqlite3_free(zKey);
+    sqlite3_free(zW);
+    return SQLITE_ERROR;
+  }
+  if (p->n == p->nAlloc) {
+    int nNew = p->nAlloc ? 2 * p->nAlloc : 16;
+    sqlite3_value **apKey = (sqlite3_value **)sqlite3_realloc64(p->apKey, sizeof(sqlite3_value *) * nNew);
+    double *aW;
+    if (apKey == NULL) return SQLITE_NOMEM;
+    p->apKey = apKey;
+    aW = (double *)sqlite3_realloc64(p->aW, sizeof(double) * nNew);
+    if (aW == NULL) return SQLITE_NOMEM;
+    p->aW = aW;
+    p->nAlloc = nNew;
+  }
+  rc = graphSourceKey(db, pSrc, pKey, &p->apKey[p->n]);
+  if (rc == SQLITE_OK) p->aW[p->n++] = w;
+  return rc;
+}
+
+/*
+** Read graph_pagerank's argument zName (personalization or dangling) into
+** p: NULL or missing leaves p->bGiven 0; text that starts with '{' or '['
+** must be a JSON object {node: weight, ...} (keys are text, converted as
+** from_col = ? converts them); other text names a table or view whose
+** columns node and weight are read. Anything else is an error.
+*/
+static int gbWeightsRead(gb_cursor *pCur, GraphSource *pSrc, const char *zName, GbWeights *p) {
+  sqlite3 *db = ((gb_vtab *)pCur->base.pVtab)->db;
+  sqlite3_value *pVal = gbInput(pCur, zName);
+  sqlite3_stmt *pStmt = NULL;
+  const char *z;
+  int rc, i = 0;
+  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
+  p->bGiven = 1;
+  z = sqlite3_value_type(pVal) == SQLITE_TEXT ? (const char *)sqlite3_value_text(pVal) : NULL;
+  if (z == NULL) {
+    return gbError(pCur, SQLITE_ERROR, "%s: %s must be a JSON object or the name of a table, not %s", zName,
+                   pVal);
+  }
+  while (z[i] == ' ' || z[i] == '\t' || z[i] == '\n' || z[i] == '\r') i++;
+  if (z[i] == '{' || z[i] == '[') {
+    int bObject = 0;
+    /* json_type(), not json_valid(): the latter reads out of memory as "not JSON". */
+    rc = sqlite3_prepare_v2(db, "SELECT json_type(?1) = 'object'", -1, &pStmt, 0);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_value(pStmt, 1, pVal);
+    if (sqlite3_step(pStmt) == SQLITE_ROW) bObject = sqlite3_column_int(pStmt, 0);
+    rc = sqlite3_finalize(pStmt);
+    pStmt = NULL;
+    if (rc == SQLITE_ERROR) rc = SQLITE_OK; /* Malformed JSON: not an object */
+    if (rc != SQLITE_OK) return rc;
+    if (!bObject) {
+      return gbError(pCur, SQLITE_ERROR, "%s: %s must be a JSON object or the name of a table, not %s", zName,
+                     pVal);
+    }
+    p->bJson = 1;
+    /* true and false come out of json_each as 1 and 0: named, they are no weights. */
+    rc = sqlite3_prepare_v2(db,
+                            "SELECT key, CASE WHEN type IN ('true', 'false') THEN type ELSE value END "
+                            "FROM json_each(?1)",
+                            -1, &pStmt, 0);
+    if (rc == SQLITE_OK) sqlite3_bind_value(pStmt, 1, pVal);
+  } else {
+    NosqlTableName t;
+    char *zSql;
+    rc = nosqlTableResolve(db, z, NULL, &t);
+    if (rc == SQLITE_NOTFOUND) {
+      nosqlTableNameClear(&t);
+      return gbError(pCur, SQLITE_ERROR, "%s: %s: no such table or view: %s", zName, pVal);
+    }
+    if (rc != SQLITE_OK) return rc;
+    zSql = sqlite3_mprintf("SELECT s.\"node\", s.\"weight\" FROM \"%w\".\"%w\" AS s", t.zSchema, t.zName);
+    nosqlTableNameClear(&t);
+    if (zSql == NULL) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    if (rc == SQLITE_ERROR) {
+      return gbError(pCur, SQLITE_ERROR, "%s: %s: table %s has no columns node and weight", zName, pVal);
+    }
+  }
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    rc = gbWeightsAdd(pCur, pSrc, p, zName, sqlite3_column_value(pStmt, 0), sqlite3_column_value(pStmt, 1));
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+    if (rc != SQLITE_OK)
+      nosqlVtabError(pCur->base.pVtab, "graph_pagerank: %s: %s", zName, sqlite3_errmsg(db));
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  return rc;
+}
+
+/*
+** aOut[v] = the weight p gives node v (0 where it names none), divided by
+** the sum over the graph's nodes: networkx's personalization.get(n, 0),
+** normalized (nodes not in the graph are ignored). A JSON key that names
+** no node and reads as a number names that number (JSON keys are text;
+** an untyped column holds the number). A node named twice, or a sum of 0
+** (networkx: ZeroDivisionError), is an error.
+*/
+static int gbWeightsVector(gb_cursor *pCur, const GraphCsr *pCsr, const GbWeights *p, const char *zName,
+                           double *aOut) {
+  sqlite3 *db = ((gb_vtab *)pCur->base.pVtab)->db;
+  int n = pCsr->vals.n, i, v, rc;
+  double rSum = 0.0;
+  unsigned char *aSeen = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
+  if (aSeen == NULL) return SQLITE_NOMEM;
+  memset(aSeen, 0, (size_t)n + 1);
+  for (v = 0; v < n; v++) aOut[v] = 0.0;
+  for (i = 0; i < p->n; i++) {
+    GraphValue key;
+    if (!graphValueFrom(p->apKey[i], &key)) continue;
+    v = graphSetFind(&pCsr->vals, &key);
+    if (v < 0 && p->bJson && key.eType == SQLITE_TEXT) {
+      sqlite3_value *pNum = NULL;
+      rc = nosqlValueAffinity(db, p->apKey[i], 'n', &pNum);
+      if (rc != SQLITE_OK) {
+        sqlite3_free(aSeen);
+        return rc;
+      }
+      if (graphValueFrom(pNum, &key) && key.eType != SQLITE_TEXT) v = graphSetFind(&pCsr->vals, &key);
+      sqlite3_value_free(pNum);
+    }
+    if (v < 0) continue;
+    if (aSeen[v]) {
+      char *zNode = graphValueText((const GraphValue *)graphSetAt(&pCsr->vals, v));
+      nosqlVtabError(pCur->base.pVtab, "graph_pagerank: %s names node %s twice", zName, zNode ? zNode : "?");
+      sqlite3_free(zNode);
+      sqlite3_free(aSeen);
+      return SQLITE_ERROR;
+    }
+    aSeen[v] = 1;
+    aOut[v] = p->aW[i];
+    rSum += p->aW[i];
+  }
+  sqlite3_free(aSeen);
+  if (!(rSum > 0.0) || isinf(rSum)) {
+    nosqlVtabError(
+        pCur->base.pVtab,
+        rSum > 0.0 ? "graph_pagerank: %s: the weights of the graph's nodes sum to more than a double holds"
+                   : "graph_pagerank: %s gives every node of the graph weight 0",
+        zName);
+    return SQLITE_ERROR;
+  }
+  for (v = 0; v < n; v++) aOut[v] /= rSum;
   return SQLITE_OK;
 }
 
@@ -829,9 +1026,26 @@ static int gbJobPageRank(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const Gra
   if (rc != SQLITE_OK || n == 0) return rc;
   pCur->aReal = r.aRank = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
   r.aOutW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-  if (r.aRank == NULL || r.aOutW == NULL || gbEngineInit(pEng, db, pCsr, GB_COMBINE_SUM) != SQLITE_OK) {
+  if (pCur->aWeights[0].bGiven)
+    r.aPers = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  if (pCur->aWeights[1].bGiven)
+    r.aDangle = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  if (r.aRank == NULL || r.aOutW == NULL || (pCur->aWeights[0].bGiven && r.aPers == NULL) ||
+      (pCur->aWeights[1].bGiven && r.aDangle == NULL) ||
+      gbEngineInit(pEng, db, pCsr, GB_COMBINE_SUM) != SQLITE_OK) {
+    rc = SQLITE_NOMEM;
+  }
+  /* networkx: the dangling vector defaults to the personalization vector. */
+  if (rc == SQLITE_OK && r.aPers)
+    rc = gbWeightsVector(pCur, pCsr, &pCur->aWeights[0], "personalization", r.aPers);
+  if (rc == SQLITE_OK && r.aDangle)
+    rc = gbWeightsVector(pCur, pCsr, &pCur->aWeights[1], "dangling", r.aDangle);
+  if (rc == SQLITE_OK && r.aDangle == NULL) r.aDangle = r.aPers;
+  if (rc != SQLITE_OK) {
     sqlite3_free(r.aOutW);
-    return SQLITE_NOMEM;
+    sqlite3_free(r.aPers);
+    if (r.aDangle != r.aPers) sqlite3_free(r.aDangle);
+    return rc;
   }
   for (v = 0; v < n; v++) {
     sqlite3_int64 k;
@@ -844,6 +1058,8 @@ static int gbJobPageRank(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const Gra
   /* Step 0 sets 1/N and sends it; steps 1..max_iter are networkx's iterations. */
   rc = gbEngineRun(pEng, gbRankCompute, gbRankAfter, &r, nMaxIter + 1);
   sqlite3_free(r.aOutW);
+  if (r.aDangle != r.aPers) sqlite3_free(r.aDangle);
+  sqlite3_free(r.aPers);
   return rc;
 }
 
@@ -1113,6 +1329,11 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   if (rc == SQLITE_OK && gbInput(pCur, "root")) {
     /* The root as a seek of graph_walk's would meet it (a '1' in an INTEGER column is 1). */
     rc = graphSourceKey(p->db, &src, gbInput(pCur, "root"), &pCur->pRootKey);
+  }
+  if (rc == SQLITE_OK && pAlgo->eAlgo == GB_PAGERANK) {
+    /* Read before the load: a bad argument is reported without it. */
+    rc = gbWeightsRead(pCur, &src, "personalization", &pCur->aWeights[0]);
+    if (rc == SQLITE_OK) rc = gbWeightsRead(pCur, &src, "dangling", &pCur->aWeights[1]);
   }
   if (rc == SQLITE_OK) rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, 1, pAlgo->zName, &pCur->pCsr, &zErr);
   /* Components, triangles and labels read every edge both ways already. */

@@ -1,7 +1,7 @@
 /*
 ** bench.c: the benchmark program of `make bench`.
 **
-**   build/bench/bench [--size X] [--reps N] [--only a,b] [--json FILE] [--save DIR]
+**   build/bench/bench [--size X] [--reps N] [--only a,b] [--json FILE] [--save DIR] [--save-graph FILE]
 **   build/bench --selftest
 **
 ** --size multiplies each workload's default data size (1 = the sizes the
@@ -9,6 +9,13 @@
 ** workload, ready for docs/benchmarks.md, and a last line
 ** "N passed, N failed" counting the result-agreement checks. --selftest
 ** shows that those checks fail when they should (make test runs it).
+**
+** --save-graph FILE writes the edge tables that graph_routes and
+** graph_batch generate (at this --size) to the SQLite database FILE, as
+** tables routes(src, dst, w), route_pairs(i, start, goal) and batch(src,
+** dst), and skips those two workloads' timings: tests/bench/graph_peers.py
+** times graph_path, the batch jobs, networkx and igraph on that file in
+** one process.
 **
 ** --json writes the same results to FILE (default
 ** build/bench/results.json; "-" for none) for scripts/plot.py:
@@ -79,6 +86,27 @@ int64_t benchInt(sqlite3 *db, const char *zSql) {
     exit(2);
   }
   return n;
+}
+
+int benchSaveGraph(Bench *p, sqlite3 *db, const char *zSql) {
+  sqlite3_stmt *pStmt = NULL;
+  if (p->zSaveGraph == NULL) return 0;
+  if (sqlite3_prepare_v2(db, "ATTACH ?1 AS save", -1, &pStmt, 0) != SQLITE_OK) {
+    fprintf(stderr, "bench: %s\n", sqlite3_errmsg(db));
+    exit(2);
+  }
+  sqlite3_bind_text(pStmt, 1, p->zSaveGraph, -1, SQLITE_STATIC);
+  sqlite3_step(pStmt);
+  if (sqlite3_finalize(pStmt) != SQLITE_OK) {
+    fprintf(stderr, "bench: cannot attach %s: %s\n", p->zSaveGraph, sqlite3_errmsg(db));
+    exit(2);
+  }
+  benchExec(db, "BEGIN");
+  benchExec(db, zSql);
+  benchExec(db, "COMMIT");
+  benchExec(db, "DETACH save");
+  printf("\n%s: the graph written to %s (timings skipped)\n", p->zFeature, p->zSaveGraph);
+  return 1;
 }
 
 int64_t benchSize(const Bench *p, int64_t nDefault, int64_t nMin) {
@@ -425,11 +453,14 @@ int main(int argc, char **argv) {
       zJson = argv[++k];
     } else if (strcmp(argv[k], "--save") == 0 && k + 1 < argc) {
       b.zSave = argv[++k];
+    } else if (strcmp(argv[k], "--save-graph") == 0 && k + 1 < argc) {
+      b.zSaveGraph = argv[++k];
     } else if (strcmp(argv[k], "--selftest") == 0) {
       return benchSelfTest();
     } else {
       fprintf(stderr,
-              "usage: bench [--size X] [--reps N] [--only a,b] [--json FILE] [--save DIR] | --selftest\n");
+              "usage: bench [--size X] [--reps N] [--only a,b] [--json FILE] [--save DIR] "
+              "[--save-graph FILE] | --selftest\n");
       return 2;
     }
   }

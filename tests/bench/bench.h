@@ -31,15 +31,16 @@ typedef struct BenchVariant BenchVariant;
 
 /* Options and totals of one run of the benchmark program. */
 struct Bench {
-  double rScale;        /* --size: multiplies every workload's default size */
-  int nRep;             /* --reps: runs of each variant (median taken) */
-  const char *zOnly;    /* --only: comma-separated workload names, or NULL */
-  FILE *pJson;          /* --json: the results file being written, or NULL */
-  const char *zSave;    /* --save: directory the workloads write their data to, or NULL */
-  const char *zFeature; /* The workload function running (its --only name), for the JSON */
-  int nJson;            /* Results written to pJson so far */
-  int nAgree;           /* Comparisons whose results agreed */
-  int nDisagree;        /* Comparisons whose results differed */
+  double rScale;          /* --size: multiplies every workload's default size */
+  int nRep;               /* --reps: runs of each variant (median taken) */
+  const char *zOnly;      /* --only: comma-separated workload names, or NULL */
+  FILE *pJson;            /* --json: the results file being written, or NULL */
+  const char *zSave;      /* --save: directory the workloads write their data to, or NULL */
+  const char *zSaveGraph; /* --save-graph: database file the graph workloads write their edges to, or NULL */
+  const char *zFeature;   /* The workload function running (its --only name), for the JSON */
+  int nJson;              /* Results written to pJson so far */
+  int nAgree;             /* Comparisons whose results agreed */
+  int nDisagree;          /* Comparisons whose results differed */
 };
 
 /* An order-independent digest of a result: row count and sum of row hashes. */
@@ -99,6 +100,15 @@ void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSiz
 ** --save; the program fails when the file cannot be written.
 */
 void benchSave(const Bench *p, sqlite3 *db, const char *zFile, const char *zSql);
+
+/*
+** With --save-graph FILE: run each zSql (CREATE TABLE save.x ... / INSERT
+** INTO save.x SELECT ... from db's tables) with FILE attached to db as
+** "save", and return 1: the workload then skips its timings (the peers
+** script tests/bench/graph_peers.py times everything on FILE). Without
+** the option: 0, nothing done. The program fails on an error.
+*/
+int benchSaveGraph(Bench *p, sqlite3 *db, const char *zSql);
 
 /* Deterministic pseudo-random numbers (splitmix64). */
 uint64_t benchRand(uint64_t *pState);

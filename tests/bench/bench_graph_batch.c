@@ -99,6 +99,12 @@ void benchGraphBatch(Bench *p) {
   }
   sqlite3_finalize(pIns);
   benchExec(db, "COMMIT");
+  if (benchSaveGraph(p, db,
+                     "DROP TABLE IF EXISTS save.batch; CREATE TABLE save.batch(src INTEGER, dst INTEGER);"
+                     "INSERT INTO save.batch SELECT src, dst FROM main.g ORDER BY rowid")) {
+    sqlite3_close(db);
+    return;
+  }
   benchExec(
       db,
       "CREATE INDEX g_src ON g(src); CREATE INDEX g_dst ON g(dst);"

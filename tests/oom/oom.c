@@ -314,6 +314,10 @@ static const char *const azGraphBatch[] = {
     "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', 0.5, 0, 3, 'w', NULL, 'both')",
     "SELECT node, distance FROM graph_sssp('e', 'a', 'b', 4, 'w', NULL, 'in')",
     "SELECT node, component FROM graph_scc('e', 'a', 'b', NULL, 'both')",
+    /* personalization and dangling: a JSON object, a table (issue 28). */
+    "CREATE TABLE pw(node, weight)", "INSERT INTO pw VALUES (1, 1), ('x', 2.5), (9, 1)",
+    "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', NULL, NULL, NULL, NULL, NULL, NULL, '{\"1\": 1, "
+    "\"x\": 2, \"3\": 0}', 'pw')",
     NULL};
 
 static const char *const azFts5Gap[] = {
