@@ -286,42 +286,36 @@ static int gbRankAfter(GbEngine *pE, void *pCtx) {
   return bStop;
 }
 
-/* Smallest-label propagation (HashMin): components, and hop distances. */
+/*
+** Smallest-value propagation (HashMin) for graph_sssp: each reached node
+** sends its distance plus the edge's weight (1 without a weight column)
+** along its out-edges; a smaller distance is news. (Components use
+** union-find: gbUnionFind().)
+*/
 typedef struct GbMin GbMin;
 struct GbMin {
-  double *aVal; /* Current value (a rank, or a distance) */
-  unsigned char
-      *aReached; /* SSSP: aVal[v] holds a distance (an overflow to INFINITY is one), else NULL: all */
-  int bOut;      /* Send along out-edges */
-  int bIn;       /* Send along in-edges */
-  int bAddW;     /* Send value + edge weight (SSSP), else the value */
+  double *aVal;            /* Current distance */
+  unsigned char *aReached; /* aVal[v] holds a distance (an overflow to INFINITY is one) */
 };
 
 static void gbMinCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx) {
   GbMin *p = (GbMin *)pCtx;
   const GraphCsr *pCsr = pE->pCsr;
   sqlite3_int64 k;
-  /* Step 0: every vertex sends what it starts with; later only an improvement is news. */
+  /* Step 0: the root sends 0; later only an improvement is news. */
   if (pE->nStep > 0) {
-    int bReached = p->aReached == NULL || p->aReached[v];
-    if (!bMsg || (bReached && rMsg >= p->aVal[v])) {
+    if (!bMsg || (p->aReached[v] && rMsg >= p->aVal[v])) {
       pE->aActive[v] = 0;
       return;
     }
     p->aVal[v] = rMsg;
-    if (!bReached) p->aReached[v] = 1;
-  } else if (p->aReached && !p->aReached[v]) {
+    p->aReached[v] = 1;
+  } else if (!p->aReached[v]) {
     pE->aActive[v] = 0;
     return;
   }
-  if (p->bOut) {
-    for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) {
-      double w = p->bAddW ? (pCsr->aOutW ? pCsr->aOutW[k] : 1.0) : 0.0;
-      gbSend(pE, pCsr->aOut[k], p->aVal[v] + w);
-    }
-  }
-  if (p->bIn) {
-    for (k = pCsr->aInOff[v]; k < pCsr->aInOff[v + 1]; k++) gbSend(pE, pCsr->aIn[k], p->aVal[v]);
+  for (k = pCsr->aOutOff[v]; k < pCsr->aOutOff[v + 1]; k++) {
+    gbSend(pE, pCsr->aOut[k], p->aVal[v] + (pCsr->aOutW ? pCsr->aOutW[k] : 1.0));
   }
   pE->aActive[v] = 0;
 }
@@ -1065,12 +1059,13 @@ static int gbJobPageRank(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const Gra
 
 /*
 ** Weakly connected components by union-find (path halving, union by
-** size): aVal[v] = the smallest aRank[] in v's component, the label that
-** smallest-label propagation converges to, in time near linear in the
-** edges (propagation takes a superstep per hop: a path of 200,000 nodes
-** took 89 s). An interrupt is checked every GB_PING_EVERY edges.
+** size): aComp[v] = the smallest node of v's component in SQLite's order
+** of the values (graphValueCmp(), one comparison per node: no sort), the
+** label that smallest-label propagation converges to, in time near linear
+** in the edges (propagation takes a superstep per hop: a path of 200,000
+** nodes took 89 s). An interrupt is checked every GB_PING_EVERY edges.
 */
-static int gbUnionFind(sqlite3_stmt *pPing, const GraphCsr *pCsr, const int *aRank, double *aVal) {
+static int gbUnionFind(sqlite3_stmt *pPing, const GraphCsr *pCsr, int *aComp) {
   int n = pCsr->vals.n, v, rc = SQLITE_OK;
   int *aParent = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
   int *aSize = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
@@ -1097,17 +1092,20 @@ static int gbUnionFind(sqlite3_stmt *pPing, const GraphCsr *pCsr, const int *aRa
     }
   }
   if (rc == SQLITE_OK) {
-    /* The smallest rank of each root's members, then each member's. */
-    for (v = 0; v < n; v++) aVal[v] = (double)n;
+    /* The smallest member of each root (aSize reused), then each member's. */
+    for (v = 0; v < n; v++) aSize[v] = -1;
     for (v = 0; v < n; v++) {
       int r = v;
       while (aParent[r] != r) r = aParent[r] = aParent[aParent[r]];
-      if (aRank[v] < aVal[r]) aVal[r] = aRank[v];
+      if (aSize[r] < 0 || graphValueCmp((const GraphValue *)graphSetAt(&pCsr->vals, v),
+                                        (const GraphValue *)graphSetAt(&pCsr->vals, aSize[r])) < 0) {
+        aSize[r] = v;
+      }
     }
     for (v = 0; v < n; v++) {
       int r = v;
       while (aParent[r] != r) r = aParent[r];
-      aVal[v] = aVal[r];
+      aComp[v] = aSize[r];
     }
   }
   sqlite3_free(aParent);
@@ -1115,64 +1113,63 @@ static int gbUnionFind(sqlite3_stmt *pPing, const GraphCsr *pCsr, const int *aRa
   return rc;
 }
 
+/* Weakly connected components (gbUnionFind), each labelled by its smallest node. */
+static int gbJobComponents(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr) {
+  int n = pCsr->vals.n, v, rc;
+  int *aComp = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+  rc = aComp && pCur->aInt ? sqlite3_prepare_v2(db, zGbPing, -1, &pEng->pPing, 0) : SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = gbUnionFind(pEng->pPing, pCsr, aComp);
+  for (v = 0; rc == SQLITE_OK && v < n; v++) pCur->aInt[v] = aComp[v];
+  pCur->eVal = GB_VAL_NODE;
+  sqlite3_free(aComp);
+  return rc;
+}
+
 /*
-** Smallest-label propagation on the engine: components (labels are the
-** nodes' ranks in SQLite's order, sent both ways), or with bSssp hop or
-** weight distances from the root (sent forward, plus the edge's weight).
+** Single-source shortest paths by smallest-value propagation on the
+** engine: hop or weight distances from the root, sent forward plus the
+** edge's weight.
 */
-static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr, int bSssp) {
-  int n = pCsr->vals.n, v, rc = SQLITE_OK, iRoot = -1;
-  int *aByRank = NULL, *aRank = NULL;
+static int gbJobSssp(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr) {
+  int n = pCsr->vals.n, v, rc = SQLITE_OK, iRoot;
   GbMin m;
+  GraphValue root;
   memset(&m, 0, sizeof(m));
-  if (bSssp) {
-    GraphValue root;
-    if (pCur->pRootKey == NULL || !graphValueFrom(pCur->pRootKey, &root)) {
-      nosqlVtabError(pCur->base.pVtab, "graph_sssp: root is NULL");
-      return SQLITE_ERROR;
-    }
-    iRoot = graphSetFind(&pCsr->vals, &root);
-    if (iRoot < 0) {
-      /* Like graph_walk: a root in no edge is reached alone, at 0. */
-      pCur->bRootOnly = 1;
-      pCur->nRow = 1;
-      return SQLITE_OK;
-    }
-  } else {
-    rc = gbOrderNodes(pCsr, &aByRank, &aRank);
-    if (rc != SQLITE_OK) return rc;
+  if (pCur->pRootKey == NULL || !graphValueFrom(pCur->pRootKey, &root)) {
+    nosqlVtabError(pCur->base.pVtab, "graph_sssp: root is NULL");
+    return SQLITE_ERROR;
+  }
+  iRoot = graphSetFind(&pCsr->vals, &root);
+  if (iRoot < 0) {
+    /* Like graph_walk: a root in no edge is reached alone, at 0. */
+    pCur->bRootOnly = 1;
+    pCur->nRow = 1;
+    return SQLITE_OK;
   }
   m.aVal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
   /* "Not reached" is a flag, not INFINITY: a distance that overflows to
   ** INFINITY is still a route (networkx reports such nodes at inf). */
-  if (bSssp) m.aReached = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
-  if (m.aVal == NULL || (bSssp && m.aReached == NULL) ||
-      gbEngineInit(pEng, db, pCsr, GB_COMBINE_MIN) != SQLITE_OK || gbEngineSparse(pEng) != SQLITE_OK) {
+  m.aReached = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
+  if (m.aVal == NULL || m.aReached == NULL || gbEngineInit(pEng, db, pCsr, GB_COMBINE_MIN) != SQLITE_OK ||
+      gbEngineSparse(pEng) != SQLITE_OK) {
     rc = SQLITE_NOMEM;
   }
   for (v = 0; rc == SQLITE_OK && v < n; v++) {
-    m.aVal[v] = bSssp ? (v == iRoot ? 0 : INFINITY) : aRank[v];
-    if (bSssp) m.aReached[v] = v == iRoot;
+    m.aVal[v] = v == iRoot ? 0 : INFINITY;
+    m.aReached[v] = v == iRoot;
   }
-  m.bOut = 1;
-  m.bIn = !bSssp;
-  m.bAddW = bSssp;
-  if (rc == SQLITE_OK && !bSssp) {
-    rc = gbUnionFind(pEng->pPing, pCsr, aRank, m.aVal);
-  } else if (rc == SQLITE_OK) {
-    rc = gbEngineRun(pEng, gbMinCompute, 0, &m, -1);
+  if (rc == SQLITE_OK) rc = gbEngineRun(pEng, gbMinCompute, 0, &m, -1);
+  if (rc == SQLITE_OK) {
+    pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+    pCur->aReal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+    if (pCur->aInt == NULL || pCur->aReal == NULL) rc = SQLITE_NOMEM;
   }
   if (rc == SQLITE_OK) {
-    /* Distances are reals as well; component labels are node numbers only. */
-    pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
-    if (bSssp) pCur->aReal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-    if (pCur->aInt == NULL || (bSssp && pCur->aReal == NULL)) rc = SQLITE_NOMEM;
-  }
-  if (rc == SQLITE_OK && bSssp) {
     /* Reachable nodes only, in node order. Integers while every weight is
     ** one and every distance is below 2^53 (the sums, in doubles, are
-    ** exact up to there; 2^53 itself may be 2^53 + 1 rounded); reals otherwise (and never a cast of a double
-    ** out of the int64 range). */
+    ** exact up to there; 2^53 itself may be 2^53 + 1 rounded); reals
+    ** otherwise (and never a cast of a double out of the int64 range). */
     int nRow = 0, bInt = !(pCsr->aOutW && !pCsr->bIntWeight);
     for (v = 0; v < n; v++) {
       if (!m.aReached[v]) continue;
@@ -1183,14 +1180,9 @@ static int gbJobMin(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr
     }
     pCur->nRow = nRow;
     pCur->eVal = bInt ? GB_VAL_INT : GB_VAL_REAL;
-  } else if (rc == SQLITE_OK) {
-    for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[(int)m.aVal[v]];
-    pCur->eVal = GB_VAL_NODE;
   }
   sqlite3_free(m.aVal);
   sqlite3_free(m.aReached);
-  sqlite3_free(aByRank);
-  sqlite3_free(aRank);
   return rc;
 }
 
@@ -1253,8 +1245,10 @@ static int gbRun(gb_cursor *pCur, const GbAlgo *pAlgo) {
       rc = gbJobPageRank(pCur, &eng, db, pCsr);
       break;
     case GB_COMPONENTS:
+      rc = gbJobComponents(pCur, &eng, db, pCsr);
+      break;
     case GB_SSSP:
-      rc = gbJobMin(pCur, &eng, db, pCsr, pAlgo->eAlgo == GB_SSSP);
+      rc = gbJobSssp(pCur, &eng, db, pCsr);
       break;
     case GB_SCC:
       rc = gbJobScc(pCur, pCsr);
