@@ -46,6 +46,27 @@ void graphSourceClear(GraphSource *p) {
   memset(p, 0, sizeof(*p));
 }
 
+/* *pz: a copy of z (NULL for NULL). Returns 1 when that took memory it could not get. */
+static int graphStrCopy(char **pz, const char *z) {
+  *pz = z ? sqlite3_mprintf("%s", z) : NULL;
+  return z && *pz == NULL;
+}
+
+int graphSourceCopy(const GraphSource *pFrom, GraphSource *pTo) {
+  int bOom;
+  *pTo = *pFrom;
+  bOom = graphStrCopy(&pTo->zSchema, pFrom->zSchema);
+  bOom |= graphStrCopy(&pTo->zTable, pFrom->zTable);
+  bOom |= graphStrCopy(&pTo->zFrom, pFrom->zFrom);
+  bOom |= graphStrCopy(&pTo->zTo, pFrom->zTo);
+  bOom |= graphStrCopy(&pTo->zWeight, pFrom->zWeight);
+  bOom |= graphStrCopy(&pTo->zOrder, pFrom->zOrder);
+  bOom |= graphStrCopy(&pTo->zIndex, pFrom->zIndex);
+  if (!bOom) return SQLITE_OK;
+  graphSourceClear(pTo);
+  return SQLITE_NOMEM;
+}
+
 /*
 ** Find table or view zName (nosqlTableResolve()): sets p->zSchema, p->zTable
 ** and p->bView. Returns SQLITE_OK, SQLITE_NOTFOUND, or an error code.
@@ -689,14 +710,19 @@ static int graphCsrColumn(sqlite3 *db, const GraphSource *pSrc, const char *zCol
   return SQLITE_OK;
 }
 
-int graphSourcePlain(sqlite3 *db, const GraphSource *p, int *pbPlain) {
+int graphSourcePlain(sqlite3 *db, GraphSource *p, int *pbPlain) {
   char cFrom = 'b', cTo = 'b';
   int rc, bOk = 1;
-  *pbPlain = 0;
-  if (p->bView || p->eLayout != GRAPH_LAYOUT_EDGES) return SQLITE_OK;
+  *pbPlain = p->ePlain == 1;
+  if (p->ePlain) return SQLITE_OK;
+  if (p->bView || p->eLayout != GRAPH_LAYOUT_EDGES) {
+    p->ePlain = 2;
+    return SQLITE_OK;
+  }
   rc = graphCsrColumn(db, p, p->zFrom, &cFrom, &bOk);
   if (rc == SQLITE_OK) rc = graphCsrColumn(db, p, p->zTo, &cTo, &bOk);
   *pbPlain = rc == SQLITE_OK && bOk && cFrom == cTo;
+  if (rc == SQLITE_OK) p->ePlain = *pbPlain ? 1 : 2;
   return rc;
 }
 

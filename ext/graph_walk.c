@@ -103,30 +103,6 @@ static int gwLayout(sqlite3_vtab *pVtab, const char *zFunc, sqlite3_value *pVal,
 }
 
 /*
-** Resolve the source and prepare its neighbour statement for eDir.
-** pWeight NULL: no weight column.
-*/
-static int gwPrepare(sqlite3_vtab *pVtab, sqlite3 *db, const char *zFunc, sqlite3_value **apSrc,
-                     sqlite3_value *pWeight, int eLayout, int eDir, GraphSource *pSrc,
-                     sqlite3_stmt **ppStmt) {
-  char *zErr = NULL, *zSql;
-  int rc;
-  *ppStmt = NULL;
-  rc = graphSourceInit(db, zFunc, apSrc[0], apSrc[1], apSrc[2], pWeight, eLayout, pSrc, &zErr);
-  if (rc != SQLITE_OK) {
-    if (zErr) nosqlVtabError(pVtab, "%s", zErr);
-    sqlite3_free(zErr);
-    return rc;
-  }
-  zSql = graphSourceNeighbourSql(pSrc, eDir);
-  if (zSql == NULL) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, ppStmt, NULL);
-  sqlite3_free(zSql);
-  if (rc != SQLITE_OK) nosqlVtabError(pVtab, "%s: %s", zFunc, sqlite3_errmsg(db));
-  return rc;
-}
-
-/*
 ** Read the neighbours of node iNode with pStmt and call xEdge for each
 ** (weight NULL without a weight column). Refuses a JSON-layout value that
 ** is not an array. SQLITE_OK or an error (message set).
@@ -206,13 +182,40 @@ struct GwCache {
 #define GW_CACHE_N 4
 #endif
 
+/*
+** Sources resolved lately (graphSourceInit(): the table found, its columns,
+** indexes and order, and whether it is plain), by their arguments' text,
+** kept while no schema of the connection changes: a route or walk on a
+** small graph otherwise spends most of its time resolving its source
+** again (1.4M instructions a call). pValid reads every schema's
+** sqlite_schema with WHERE 0: SQLite prepares it again after any schema
+** change (this connection's or another's, CREATE INDEX included) and after
+** a DETACH, which the REPREPARE counter shows, and fails once a schema it
+** names is gone; an ATTACH comes after the schemas that resolved a name
+** already. Either empties the cache.
+*/
+#ifndef GW_SRC_N
+#define GW_SRC_N 8
+#endif
+typedef struct GwSrc GwSrc;
+struct GwSrc {
+  char *zKey;          /* Layout, then source, from_col, to_col and weight_col as given; NULL: free */
+  GraphSource src;     /* The source resolved */
+  sqlite3_int64 iUsed; /* When last used (gw_vtab.iTick) */
+};
+
 /* The table of both functions: the connection it reads, and graph_walk's cache. */
 typedef struct gw_vtab gw_vtab;
 struct gw_vtab {
   sqlite3_vtab base;          /* Base class - must be first */
   sqlite3 *db;                /* The connection */
   GwCache aCache[GW_CACHE_N]; /* graph_walk: sources held in memory */
-  sqlite3_int64 iTick;        /* Use counter for aCache[].iUsed */
+  sqlite3_int64 iTick;        /* Use counter for aCache[].iUsed and aSrc[].iUsed */
+  GwSrc aSrc[GW_SRC_N];       /* Sources resolved lately */
+  sqlite3_stmt *pValid;       /* Tells a schema change (see GwSrc), or NULL */
+  int nValidPrep;             /* Its REPREPARE count when aSrc was last checked */
+  char **azValid;             /* The schemas pValid reads */
+  int nValid;                 /* Entries of azValid */
 };
 
 /* Walks expand this many nodes by index seeks before reading the whole source. */
@@ -255,11 +258,179 @@ static int gwConnect(sqlite3 *db, const char *zDecl, sqlite3_vtab **ppVtab) {
   return rc;
 }
 
-static int gwDisconnect(sqlite3_vtab *pVtab) {
+/* Forget every source resolved (GwSrc). */
+static void gwSrcFlush(gw_vtab *p) {
   int i;
-  for (i = 0; i < GW_CACHE_N; i++) gwCacheClear(&((gw_vtab *)pVtab)->aCache[i]);
+  for (i = 0; i < GW_SRC_N; i++) {
+    sqlite3_free(p->aSrc[i].zKey);
+    graphSourceClear(&p->aSrc[i].src);
+    memset(&p->aSrc[i], 0, sizeof(p->aSrc[i]));
+  }
+}
+
+/* Drop pValid and forget every source. */
+static void gwSrcReset(gw_vtab *p) {
+  int i;
+  gwSrcFlush(p);
+  sqlite3_finalize(p->pValid);
+  p->pValid = NULL;
+  for (i = 0; i < p->nValid; i++) sqlite3_free(p->azValid[i]);
+  sqlite3_free(p->azValid);
+  p->azValid = NULL;
+  p->nValid = 0;
+}
+
+/* Make pValid for the schemas attached now (see GwSrc). On an error pValid stays NULL: no caching. */
+static void gwSrcValidMake(gw_vtab *p) {
+  sqlite3_stmt *pList = NULL;
+  NosqlBuffer b = {0, 0, 0};
+  int rc = sqlite3_prepare_v2(p->db, "SELECT name FROM pragma_database_list", -1, &pList, 0);
+  while (rc == SQLITE_OK && sqlite3_step(pList) == SQLITE_ROW) {
+    const char *zName = (const char *)sqlite3_column_text(pList, 0);
+    char **az = (char **)sqlite3_realloc64(p->azValid, sizeof(char *) * ((sqlite3_uint64)p->nValid + 1));
+    if (az == NULL || zName == NULL) {
+      if (az) p->azValid = az;
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    p->azValid = az;
+    az[p->nValid] = sqlite3_mprintf("%s", zName);
+    if (az[p->nValid] == NULL) rc = SQLITE_NOMEM;
+    if (rc == SQLITE_OK) p->nValid++;
+    nosqlBufferAppendf(&rc, &b, "%sSELECT 1 FROM \"%w\".sqlite_schema WHERE 0", b.n ? " UNION ALL " : "",
+                       zName);
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pList);
+  } else {
+    sqlite3_finalize(pList);
+  }
+  if (rc == SQLITE_OK && b.n) rc = sqlite3_prepare_v2(p->db, (const char *)b.a, -1, &p->pValid, 0);
+  if (rc == SQLITE_OK && p->pValid) {
+    sqlite3_step(p->pValid);
+    rc = sqlite3_reset(p->pValid);
+  }
+  nosqlBufferFree(&b);
+  if (rc == SQLITE_OK && p->pValid) {
+    p->nValidPrep = sqlite3_stmt_status(p->pValid, SQLITE_STMTSTATUS_REPREPARE, 0);
+  } else {
+    gwSrcReset(p);
+  }
+}
+
+/* Keep p->aSrc only while no schema changed since it was filled (see GwSrc). */
+static void gwSrcCheck(gw_vtab *p) {
+  if (p->pValid) {
+    int rc, n;
+    sqlite3_step(p->pValid);
+    rc = sqlite3_reset(p->pValid);
+    n = sqlite3_stmt_status(p->pValid, SQLITE_STMTSTATUS_REPREPARE, 0);
+    if (rc == SQLITE_OK && n == p->nValidPrep) return;
+    if (rc == SQLITE_OK) {
+      gwSrcFlush(p);
+      p->nValidPrep = n;
+      return;
+    }
+  }
+  gwSrcReset(p);
+  gwSrcValidMake(p);
+}
+
+/* Does pValid read schema zSchema? */
+static int gwSrcCovers(const gw_vtab *p, const char *zSchema) {
+  int i;
+  for (i = 0; i < p->nValid; i++) {
+    if (sqlite3_stricmp(p->azValid[i], zSchema) == 0) return 1;
+  }
+  return 0;
+}
+
+/*
+** graphSourceInit() through the cache of sources resolved lately: the same
+** result and errors (errors are not kept). Arguments that are not all text
+** (weight_col: text or NULL) go straight to graphSourceInit().
+*/
+static int gwSourceInit(gw_vtab *p, const char *zFunc, sqlite3_value **apSrc, sqlite3_value *pWeight,
+                        int eLayout, GraphSource *pSrc, char **pzErr) {
+  char *zKey = NULL;
+  int i, iFree = 0, rc;
+  for (i = 0; i < 3 && sqlite3_value_type(apSrc[i]) == SQLITE_TEXT; i++) {
+  }
+  if (i == 3 && (pWeight == NULL || sqlite3_value_type(pWeight) == SQLITE_TEXT)) {
+    const char *zW = pWeight ? (const char *)sqlite3_value_text(pWeight) : NULL;
+    zKey = sqlite3_mprintf(
+        "%d %d:%s %d:%s %d:%s %d:%s", eLayout, sqlite3_value_bytes(apSrc[0]), sqlite3_value_text(apSrc[0]),
+        sqlite3_value_bytes(apSrc[1]), sqlite3_value_text(apSrc[1]), sqlite3_value_bytes(apSrc[2]),
+        sqlite3_value_text(apSrc[2]), zW ? sqlite3_value_bytes(pWeight) : -1, zW ? zW : "");
+  }
+  if (zKey) {
+    gwSrcCheck(p);
+    for (i = 0; p->pValid && i < GW_SRC_N; i++) {
+      GwSrc *pE = &p->aSrc[i];
+      if (pE->zKey && strcmp(pE->zKey, zKey) == 0) {
+        sqlite3_free(zKey);
+        pE->iUsed = ++p->iTick;
+        *pzErr = NULL;
+        return graphSourceCopy(&pE->src, pSrc);
+      }
+      if (pE->iUsed < p->aSrc[iFree].iUsed) iFree = i;
+    }
+  }
+  rc = graphSourceInit(p->db, zFunc, apSrc[0], apSrc[1], apSrc[2], pWeight, eLayout, pSrc, pzErr);
+  if (rc == SQLITE_OK && zKey && p->pValid && !gwSrcCovers(p, pSrc->zSchema)) {
+    /* A schema attached since pValid was made: read it too from now on. */
+    gwSrcReset(p);
+    gwSrcValidMake(p);
+    iFree = 0;
+  }
+  if (rc == SQLITE_OK && zKey && p->pValid && gwSrcCovers(p, pSrc->zSchema)) {
+    /* Kept with the answer of graphSourcePlain() too (asked once here). */
+    GwSrc *pE = &p->aSrc[iFree];
+    int bPlain;
+    sqlite3_free(pE->zKey);
+    graphSourceClear(&pE->src);
+    pE->zKey = NULL;
+    if (graphSourcePlain(p->db, pSrc, &bPlain) == SQLITE_OK && graphSourceCopy(pSrc, &pE->src) == SQLITE_OK) {
+      pE->zKey = zKey;
+      pE->iUsed = ++p->iTick;
+      zKey = NULL;
+    }
+  }
+  sqlite3_free(zKey);
+  return rc;
+}
+
+static int gwDisconnect(sqlite3_vtab *pVtab) {
+  gw_vtab *p = (gw_vtab *)pVtab;
+  int i;
+  for (i = 0; i < GW_CACHE_N; i++) gwCacheClear(&p->aCache[i]);
+  gwSrcReset(p);
   sqlite3_free(pVtab);
   return SQLITE_OK;
+}
+
+/*
+** Resolve the source and prepare its neighbour statement for eDir.
+** pWeight NULL: no weight column.
+*/
+static int gwPrepare(sqlite3_vtab *pVtab, sqlite3 *db, const char *zFunc, sqlite3_value **apSrc,
+                     sqlite3_value *pWeight, int eLayout, int eDir, GraphSource *pSrc,
+                     sqlite3_stmt **ppStmt) {
+  char *zErr = NULL, *zSql;
+  int rc;
+  *ppStmt = NULL;
+  rc = gwSourceInit((gw_vtab *)pVtab, zFunc, apSrc, pWeight, eLayout, pSrc, &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr) nosqlVtabError(pVtab, "%s", zErr);
+    sqlite3_free(zErr);
+    return rc;
+  }
+  zSql = graphSourceNeighbourSql(pSrc, eDir);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, ppStmt, NULL);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) nosqlVtabError(pVtab, "%s: %s", zFunc, sqlite3_errmsg(db));
+  return rc;
 }
 
 /* Checks the required inputs are present and text-ish: names a missing one. */

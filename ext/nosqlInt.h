@@ -494,6 +494,7 @@ struct GraphSource {
   char cAffFrom; /* Affinity of from_col (nosqlTypeAffinity()), 0 until graphSourceKey() needs it */
   char *zIndex;  /* The graph_index named as the source (its table and columns are the source), or NULL */
   int bNoIndex;  /* graphCsrLoad() reads the table, not a graph_index over it */
+  int ePlain;    /* graphSourcePlain()'s answer once known: 1 plain, 2 not, 0 not asked yet */
 };
 
 /*
@@ -509,6 +510,8 @@ struct GraphSource {
 int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlite3_value *pFrom,
                     sqlite3_value *pTo, sqlite3_value *pWeight, int eLayout, GraphSource *p, char **pzErr);
 void graphSourceClear(GraphSource *p);
+/* *pTo: a deep copy of resolved source pFrom. SQLITE_OK or SQLITE_NOMEM (*pTo cleared). */
+int graphSourceCopy(const GraphSource *pFrom, GraphSource *pTo);
 
 /*
 ** SQL (sqlite3_mprintf; caller frees; NULL on OOM) whose rows are the
@@ -655,7 +658,7 @@ int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_val
 ** a search may then follow edges backwards (from the goal) and meet one
 ** that goes forwards. SQLITE_OK or an error.
 */
-int graphSourcePlain(sqlite3 *db, const GraphSource *p, int *pbPlain);
+int graphSourcePlain(sqlite3 *db, GraphSource *p, int *pbPlain);
 /*
 ** Make a whole-graph job's copy (not shared: nRef 1) read its edges in
 ** direction eDir: GRAPH_DIR_IN swaps the out- and in-lists; GRAPH_DIR_BOTH
