@@ -69,6 +69,8 @@ static const HiddenModule aModule[] = {
     {"geo_bbox", {"42.6, -5.6, 1000", "42, -5, 1000.5", NULL}, NULL},
     {"geohash_cover", {"42.6, -5.6, 1000", "42, -5, 250.5", NULL}, NULL},
     {"geohash_cover_box", {"42.6, -5.6, 42.7, -5.5", "42, -6, 43, -5", NULL}, NULL},
+    {"geohash_cover_bits", {"42.6, -5.6, 1000", "42, -5, 250.5", NULL}, NULL},
+    {"geohash_cover_box_bits", {"42.6, -5.6, 42.7, -5.5", "42, -6, 43, -5", NULL}, NULL},
     {"geohash_decode", {"'ezs42'", NULL}, NULL},
     {"geohash_neighbors", {"'ezs42'", NULL}, NULL},
     {"graph_components", {"'e', 'a', 'b'", "'adj', 'node', 'links', 'json'", NULL}, NULL},
