@@ -204,18 +204,31 @@ struct GwSrc {
   sqlite3_int64 iUsed; /* When last used (gw_vtab.iTick) */
 };
 
-/* The table of both functions: the connection it reads, and graph_walk's cache. */
-typedef struct gw_vtab gw_vtab;
-struct gw_vtab {
-  sqlite3_vtab base;          /* Base class - must be first */
+/*
+** What graph_walk and graph_path share on a connection (the pAux of both
+** modules, freed when the last of them goes): the sources held in memory
+** and the sources resolved lately, so that a copy one of them read serves
+** the other.
+*/
+typedef struct GwShared GwShared;
+struct GwShared {
+  int nRef;                   /* References: the modules, and graphWalkRegister() while it runs */
   sqlite3 *db;                /* The connection */
-  GwCache aCache[GW_CACHE_N]; /* graph_walk: sources held in memory */
+  GwCache aCache[GW_CACHE_N]; /* Sources held in memory */
   sqlite3_int64 iTick;        /* Use counter for aCache[].iUsed and aSrc[].iUsed */
   GwSrc aSrc[GW_SRC_N];       /* Sources resolved lately */
   sqlite3_stmt *pValid;       /* Tells a schema change (see GwSrc), or NULL */
   int nValidPrep;             /* Its REPREPARE count when aSrc was last checked */
   char **azValid;             /* The schemas pValid reads */
   int nValid;                 /* Entries of azValid */
+};
+
+/* The table of both functions: the connection it reads, and what they share. */
+typedef struct gw_vtab gw_vtab;
+struct gw_vtab {
+  sqlite3_vtab base; /* Base class - must be first */
+  sqlite3 *db;       /* The connection */
+  GwShared *pShared; /* The caches (the module's pAux) */
 };
 
 /* Walks expand this many nodes by index seeks before reading the whole source. */
@@ -252,14 +265,17 @@ static int gwStamp(sqlite3 *db, const char *zSchema, sqlite3_int64 *aStamp) {
 }
 
 /* Connect an eponymous function with declaration zDecl. */
-static int gwConnect(sqlite3 *db, const char *zDecl, sqlite3_vtab **ppVtab) {
+static int gwConnect(sqlite3 *db, void *pAux, const char *zDecl, sqlite3_vtab **ppVtab) {
   int rc = nosqlVtabNew(db, zDecl, sizeof(gw_vtab), ppVtab);
-  if (rc == SQLITE_OK) ((gw_vtab *)*ppVtab)->db = db;
+  if (rc == SQLITE_OK) {
+    ((gw_vtab *)*ppVtab)->db = db;
+    ((gw_vtab *)*ppVtab)->pShared = (GwShared *)pAux;
+  }
   return rc;
 }
 
 /* Forget every source resolved (GwSrc). */
-static void gwSrcFlush(gw_vtab *p) {
+static void gwSrcFlush(GwShared *p) {
   int i;
   for (i = 0; i < GW_SRC_N; i++) {
     sqlite3_free(p->aSrc[i].zKey);
@@ -269,7 +285,7 @@ static void gwSrcFlush(gw_vtab *p) {
 }
 
 /* Drop pValid and forget every source. */
-static void gwSrcReset(gw_vtab *p) {
+static void gwSrcReset(GwShared *p) {
   int i;
   gwSrcFlush(p);
   sqlite3_finalize(p->pValid);
@@ -281,7 +297,7 @@ static void gwSrcReset(gw_vtab *p) {
 }
 
 /* Make pValid for the schemas attached now (see GwSrc). On an error pValid stays NULL: no caching. */
-static void gwSrcValidMake(gw_vtab *p) {
+static void gwSrcValidMake(GwShared *p) {
   sqlite3_stmt *pList = NULL;
   NosqlBuffer b = {0, 0, 0};
   int rc = sqlite3_prepare_v2(p->db, "SELECT name FROM pragma_database_list", -1, &pList, 0);
@@ -319,7 +335,7 @@ static void gwSrcValidMake(gw_vtab *p) {
 }
 
 /* Keep p->aSrc only while no schema changed since it was filled (see GwSrc). */
-static void gwSrcCheck(gw_vtab *p) {
+static void gwSrcCheck(GwShared *p) {
   if (p->pValid) {
     int rc, n;
     sqlite3_step(p->pValid);
@@ -337,7 +353,7 @@ static void gwSrcCheck(gw_vtab *p) {
 }
 
 /* Does pValid read schema zSchema? */
-static int gwSrcCovers(const gw_vtab *p, const char *zSchema) {
+static int gwSrcCovers(const GwShared *p, const char *zSchema) {
   int i;
   for (i = 0; i < p->nValid; i++) {
     if (sqlite3_stricmp(p->azValid[i], zSchema) == 0) return 1;
@@ -350,7 +366,7 @@ static int gwSrcCovers(const gw_vtab *p, const char *zSchema) {
 ** result and errors (errors are not kept). Arguments that are not all text
 ** (weight_col: text or NULL) go straight to graphSourceInit().
 */
-static int gwSourceInit(gw_vtab *p, const char *zFunc, sqlite3_value **apSrc, sqlite3_value *pWeight,
+static int gwSourceInit(GwShared *p, const char *zFunc, sqlite3_value **apSrc, sqlite3_value *pWeight,
                         int eLayout, GraphSource *pSrc, char **pzErr) {
   char *zKey = NULL;
   int i, iFree = 0, rc;
@@ -400,13 +416,25 @@ static int gwSourceInit(gw_vtab *p, const char *zFunc, sqlite3_value **apSrc, sq
   return rc;
 }
 
+/*
+** The shared pValid is a statement: it goes with either table (sqlite3_close()
+** disconnects them before it looks for statements left; a later call makes
+** it again).
+*/
 static int gwDisconnect(sqlite3_vtab *pVtab) {
-  gw_vtab *p = (gw_vtab *)pVtab;
-  int i;
-  for (i = 0; i < GW_CACHE_N; i++) gwCacheClear(&p->aCache[i]);
-  gwSrcReset(p);
+  gwSrcReset(((gw_vtab *)pVtab)->pShared);
   sqlite3_free(pVtab);
   return SQLITE_OK;
+}
+
+/* Drop a reference to p; the last frees the caches. */
+static void gwSharedUnref(void *pArg) {
+  GwShared *p = (GwShared *)pArg;
+  int i;
+  if (p == NULL || --p->nRef > 0) return;
+  for (i = 0; i < GW_CACHE_N; i++) gwCacheClear(&p->aCache[i]);
+  gwSrcReset(p);
+  sqlite3_free(p);
 }
 
 /*
@@ -419,7 +447,7 @@ static int gwPrepare(sqlite3_vtab *pVtab, sqlite3 *db, const char *zFunc, sqlite
   char *zErr = NULL, *zSql;
   int rc;
   *ppStmt = NULL;
-  rc = gwSourceInit((gw_vtab *)pVtab, zFunc, apSrc, pWeight, eLayout, pSrc, &zErr);
+  rc = gwSourceInit(((gw_vtab *)pVtab)->pShared, zFunc, apSrc, pWeight, eLayout, pSrc, &zErr);
   if (rc != SQLITE_OK) {
     if (zErr) nosqlVtabError(pVtab, "%s", zErr);
     sqlite3_free(zErr);
@@ -492,12 +520,11 @@ struct gw_cursor {
 
 static int gwWalkConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                          char **pzErr) {
-  (void)pAux;
   (void)argc;
   (void)argv;
   (void)pzErr;
   return gwConnect(
-      db,
+      db, pAux,
       /* root BLOB: no affinity ("root HIDDEN" alone is NUMERIC, and IN
       ** applies it: root IN ('02134') became 2134). */
       "CREATE TABLE x(node, depth INTEGER, parent, source HIDDEN, from_col HIDDEN, to_col HIDDEN, "
@@ -572,7 +599,7 @@ static int gwWalkEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWe
 */
 static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc, int bLoad, GraphCsr **ppCsr,
                        int *pbTried) {
-  gw_vtab *p = (gw_vtab *)pVtab;
+  GwShared *p = ((gw_vtab *)pVtab)->pShared;
   GwCache *pHit = NULL;
   sqlite3_int64 aStamp[3];
   char *zKey, *zErr = NULL;
@@ -1057,11 +1084,10 @@ struct gp_cursor {
 
 static int gpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                      char **pzErr) {
-  (void)pAux;
   (void)argc;
   (void)argv;
   (void)pzErr;
-  return gwConnect(db,
+  return gwConnect(db, pAux,
                    "CREATE TABLE x(step INTEGER, node, cost, source HIDDEN, from_col HIDDEN, to_col HIDDEN, "
                    "start BLOB HIDDEN, goal BLOB HIDDEN, weight_col HIDDEN, direction HIDDEN, layout HIDDEN)",
                    ppVtab);
@@ -1524,7 +1550,17 @@ static sqlite3_module gpModule = {
 };
 
 int graphWalkRegister(sqlite3 *db) {
-  int rc = sqlite3_create_module(db, "graph_walk", &gwWalkModule, 0);
-  if (rc == SQLITE_OK) rc = sqlite3_create_module(db, "graph_path", &gpModule, 0);
+  GwShared *p = (GwShared *)sqlite3_malloc64(sizeof(*p));
+  int rc;
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->nRef = 2; /* This function's, and graph_walk's (its xDestroy runs even when the call fails) */
+  rc = sqlite3_create_module_v2(db, "graph_walk", &gwWalkModule, p, gwSharedUnref);
+  if (rc == SQLITE_OK) {
+    p->nRef++;
+    rc = sqlite3_create_module_v2(db, "graph_path", &gpModule, p, gwSharedUnref);
+  }
+  gwSharedUnref(p);
   return rc;
 }
