@@ -78,9 +78,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GI_FORMAT 1          /* Format of the shadow tables written here */
-#define GI_BLOCK_BITS 20     /* Low bits of g_adj.k: block number */
-#define GI_BLOCK_BYTES 480   /* A block is closed when its list reaches this */
+#define GI_FORMAT GRAPH_INDEX_FORMAT /* Format of the shadow tables written here */
+#define GI_GROUP_BYTES 4096  /* 'rebuild' closes a group past this; a write splits one past twice it */
+#define GI_TAIL_BYTES 256    /* A tail is merged into its group when it reaches this */
 #define GI_MAX_ID 0x3fffffff /* Node numbers fit an int */
 
 /* Columns of the virtual table. */
@@ -97,18 +97,19 @@
 /* Cached statements. */
 #define GI_S_NODE_FIND 0
 #define GI_S_NODE_ADD 1
-#define GI_S_LAST 2
-#define GI_S_BLOCK_PUT 3
-#define GI_S_LIST_DEL 4
+#define GI_S_GROUP_FIND 2
+#define GI_S_GROUP_PUT 3
+#define GI_S_TAIL_APPEND 4
 #define GI_S_LIST_OUT 5
 #define GI_S_LIST_IN 6
-#define GI_S_NODE_USED 7
+#define GI_S_TAIL_USED 7
 #define GI_S_NODE_DEL 8
-#define GI_S_APPEND 9
-#define GI_NSTMT 10
+#define GI_S_TAIL_GET 9
+#define GI_S_TAIL_DEL 10
+#define GI_S_PAST 11
+#define GI_NSTMT 12
 
 typedef struct GiStash GiStash;
-typedef struct GiWriter GiWriter;
 typedef struct gi_vtab gi_vtab;
 typedef struct gi_cursor gi_cursor;
 
@@ -148,18 +149,29 @@ struct GiCached {
 
 struct gi_cursor {
   sqlite3_vtab_cursor base; /* Base class - must be first */
-  sqlite3_stmt *pStmt;      /* The read */
-  int bEof;                 /* No more rows */
-  sqlite3_int64 iRow;       /* Rowid of the row */
+  GraphCsr *pCsr;           /* The graph, loaded from the index by xFilter */
+  sqlite3_int64 iRow;       /* Rowid of the row: its node's position + 1 */
 };
 
-/* Writes one list's blocks in order. */
-struct GiWriter {
-  sqlite3_int64 iList;         /* id * 2 + dir */
-  int iBlock;                  /* Block being filled */
-  NosqlBuffer b;               /* Its list bytes */
-  sqlite3_int64 iFirst, iLast; /* Rowids of its first and last edge */
-  sqlite3_int64 n;             /* Its edges */
+/*
+** One row of "<name>_blk" read for a change: the group of node numbers
+** k, k + 1, ... up to the next row's key, and its bytes (a copy).
+*/
+typedef struct GiGroup GiGroup;
+struct GiGroup {
+  sqlite3_int64 k; /* Its key: the number of its first slot */
+  NosqlBuffer b;   /* Its bytes */
+};
+
+/* A node's slot in a group, as giSlotFind() decodes it. */
+typedef struct GiSlot GiSlot;
+struct GiSlot {
+  sqlite3_int64 iStart, iEnd; /* Its bytes in the group: [iStart, iEnd) */
+  int nPad;                   /* Empty slots to write before it (it is past the group's last) */
+  sqlite3_int64 an[2];        /* Edges of its out-list [0] and in-list [1] */
+  sqlite3_int64 aFirst[2];    /* Rowid of each list's first edge (when an[] > 0) */
+  sqlite3_int64 aOff[2];      /* Offset of each list's edges in the group */
+  sqlite3_int64 aByte[2];     /* Their bytes */
 };
 
 /**************************************************************************
@@ -200,12 +212,11 @@ static int giGetVarint(const unsigned char *a, int n, int *pi, sqlite3_uint64 *p
 ** decoded. Reals keep their type: a job's distances are integers only
 ** while every weight is one.
 */
-static void giPutWeight(int *pRc, NosqlBuffer *p, sqlite3_value *pW) {
+static void giPutWeightRaw(int *pRc, NosqlBuffer *p, int bInt, sqlite3_int64 v, double r) {
   unsigned char a[8];
   sqlite3_uint64 u;
   int i;
-  if (sqlite3_value_type(pW) == SQLITE_INTEGER) {
-    sqlite3_int64 v = sqlite3_value_int64(pW);
+  if (bInt) {
     if (v >= -((sqlite3_int64)1 << 61) && v < ((sqlite3_int64)1 << 61)) {
       u = v < 0 ? ((sqlite3_uint64)(-(v + 1)) << 1) | 1 : (sqlite3_uint64)v << 1;
       giPutVarint(pRc, p, u << 1);
@@ -214,12 +225,28 @@ static void giPutWeight(int *pRc, NosqlBuffer *p, sqlite3_value *pW) {
     giPutVarint(pRc, p, 3);
     u = (sqlite3_uint64)v;
   } else {
-    double r = sqlite3_value_double(pW);
     giPutVarint(pRc, p, 1);
     memcpy(&u, &r, 8);
   }
   for (i = 0; i < 8; i++) a[i] = (unsigned char)(u >> (8 * i));
   nosqlBufferAppend(pRc, p, a, 8);
+}
+
+static void giPutWeight(int *pRc, NosqlBuffer *p, sqlite3_value *pW) {
+  int bInt = sqlite3_value_type(pW) == SQLITE_INTEGER;
+  giPutWeightRaw(pRc, p, bInt, bInt ? sqlite3_value_int64(pW) : 0, bInt ? 0.0 : sqlite3_value_double(pW));
+}
+
+/* A rowid as a varint: zigzag, so that negative rowids stay short. */
+static void giPutRowid(int *pRc, NosqlBuffer *p, sqlite3_int64 v) {
+  giPutVarint(pRc, p, v < 0 ? ((sqlite3_uint64)(-(v + 1)) << 1) | 1 : (sqlite3_uint64)v << 1);
+}
+
+static int giGetRowid(const unsigned char *a, int n, int *pi, sqlite3_int64 *pv) {
+  sqlite3_uint64 u;
+  if (!giGetVarint(a, n, pi, &u)) return 0;
+  *pv = (u & 1) ? -(sqlite3_int64)(u >> 1) - 1 : (sqlite3_int64)(u >> 1);
+  return 1;
 }
 
 /* Decode a weight: 1 with *pr and *pbInt, or 0 when malformed. */
@@ -277,20 +304,29 @@ static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
     case GI_S_NODE_ADD:
       zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_node\"(value) VALUES(?1)", p->zDb, p->zName);
       break;
-    case GI_S_LAST:
-      zSql = sqlite3_mprintf(
-          "SELECT k, last, n, list, first FROM \"%w\".\"%w_adj\" WHERE k >= ?1 AND k < ?2 ORDER BY k DESC "
-          "LIMIT 1",
-          p->zDb, p->zName);
+    case GI_S_GROUP_FIND:
+      zSql = sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" WHERE k <= ?1 ORDER BY k DESC LIMIT 1",
+                             p->zDb, p->zName);
       break;
-    case GI_S_BLOCK_PUT:
-      zSql = sqlite3_mprintf(
-          "INSERT OR REPLACE INTO \"%w\".\"%w_adj\"(k, first, last, n, list) "
-          "VALUES(?1, ?2, ?3, ?4, ?5)",
-          p->zDb, p->zName);
+    case GI_S_GROUP_PUT:
+      zSql = sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_blk\"(k, data) VALUES(?1, ?2)", p->zDb,
+                             p->zName);
       break;
-    case GI_S_LIST_DEL:
-      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_adj\" WHERE k >= ?1 AND k < ?2", p->zDb, p->zName);
+    case GI_S_TAIL_APPEND:
+      /* The common insert in one statement: a new tail, or the tail one edge longer while it has room. */
+      zSql = sqlite3_mprintf(
+          "INSERT INTO \"%w\".\"%w_tail\"(k, first, n, list) VALUES(?1, ?2, 1, ?3) ON CONFLICT(k) DO UPDATE "
+          "SET list = CAST(list || excluded.list AS BLOB), n = n + 1 WHERE length(list) < %d",
+          p->zDb, p->zName, GI_TAIL_BYTES);
+      break;
+    case GI_S_TAIL_GET:
+      zSql = sqlite3_mprintf("SELECT first, n, list FROM \"%w\".\"%w_tail\" WHERE k = ?1", p->zDb, p->zName);
+      break;
+    case GI_S_TAIL_DEL:
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_tail\" WHERE k = ?1", p->zDb, p->zName);
+      break;
+    case GI_S_PAST:
+      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE rowid > ?1 LIMIT 1", p->zDb, p->zTable);
       break;
     case GI_S_LIST_OUT:
     case GI_S_LIST_IN: {
@@ -305,17 +341,9 @@ static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
       sqlite3_free(zW);
       break;
     }
-    case GI_S_NODE_USED:
-      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_adj\" WHERE k >= ?1 AND k < ?2 LIMIT 1", p->zDb,
+    case GI_S_TAIL_USED:
+      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_tail\" WHERE k >= ?1 AND k < ?2 LIMIT 1", p->zDb,
                              p->zName);
-      break;
-    case GI_S_APPEND:
-      /* The common insert in one statement: the last block, if the rowid is past it and it has room. */
-      zSql = sqlite3_mprintf(
-          "UPDATE \"%w\".\"%w_adj\" SET list = CAST(list || ?3 AS BLOB), last = ?2, n = n + 1 "
-          "WHERE k = (SELECT max(k) FROM \"%w\".\"%w_adj\" WHERE k >= ?4 AND k < ?5) AND "
-          "last < ?2 AND length(list) < %d",
-          p->zDb, p->zName, p->zDb, p->zName, GI_BLOCK_BYTES);
       break;
     case GI_S_NODE_DEL:
       zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_node\" WHERE id = ?1", p->zDb, p->zName);
@@ -428,37 +456,221 @@ static int giNodeId(gi_vtab *p, const GraphValue *pV, int bAdd, sqlite3_int64 *p
   return rc;
 }
 
-static int giWriterFlush(gi_vtab *p, GiWriter *w) {
-  int rc = SQLITE_OK;
-  sqlite3_stmt *pStmt;
-  if (w->n == 0) return SQLITE_OK;
-  if (w->iBlock >= (1 << GI_BLOCK_BITS)) {
-    nosqlVtabError(&p->base, "graph_index '%s': a node has too many edges", p->zName);
-    return SQLITE_TOOBIG;
+/* Skip nEdge edges of a list at a[*pi]: 0 when malformed. */
+static int giSkipEdges(const unsigned char *a, int n, int *pi, sqlite3_int64 nEdge, int bWeight) {
+  sqlite3_int64 e;
+  for (e = 0; e < nEdge; e++) {
+    sqlite3_uint64 u;
+    double r;
+    int bInt;
+    if (!giGetVarint(a, n, pi, &u)) return 0;
+    if (bWeight && !giGetWeight(a, n, pi, &r, &bInt)) return 0;
   }
-  pStmt = giStmt(p, GI_S_BLOCK_PUT, &rc);
+  return 1;
+}
+
+/*
+** Decode the slot at a[*pi] (n bytes in all) into *s (an, aFirst, aOff,
+** aByte): 1, or 0 when malformed. A slot is, per direction (out, then
+** in), a varint count and, when it is not 0, the zigzag rowid of the
+** list's first edge and the list's edges.
+*/
+static int giSlotDecode(const unsigned char *a, int n, int *pi, int bWeight, GiSlot *s) {
+  int d;
+  for (d = 0; d < 2; d++) {
+    sqlite3_uint64 u;
+    if (!giGetVarint(a, n, pi, &u) || u > (sqlite3_uint64)n) return 0;
+    s->an[d] = (sqlite3_int64)u;
+    s->aFirst[d] = 0;
+    if (u && !giGetRowid(a, n, pi, &s->aFirst[d])) return 0;
+    s->aOff[d] = *pi;
+    if (!giSkipEdges(a, n, pi, s->an[d], bWeight)) return 0;
+    s->aByte[d] = *pi - s->aOff[d];
+  }
+  return 1;
+}
+
+static int giDamaged(gi_vtab *p, const char *zWhat) {
+  nosqlVtabError(&p->base,
+                 "graph_index '%s' is damaged: %s; INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') rewrites it",
+                 p->zName, zWhat, p->zName, p->zName);
+  return SQLITE_CORRUPT_VTAB;
+}
+
+/* Read the group that holds node number id into *g (an empty one at key id when none does). */
+static int giGroupLoad(gi_vtab *p, sqlite3_int64 id, GiGroup *g) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_GROUP_FIND, &rc);
+  g->k = id;
+  nosqlBufferReset(&g->b);
   if (pStmt == NULL) return rc;
-  sqlite3_bind_int64(pStmt, 1, (w->iList << GI_BLOCK_BITS) + w->iBlock);
-  sqlite3_bind_int64(pStmt, 2, w->iFirst);
-  sqlite3_bind_int64(pStmt, 3, w->iLast);
-  sqlite3_bind_int64(pStmt, 4, w->n);
-  sqlite3_bind_blob(pStmt, 5, w->b.a, (int)w->b.n, SQLITE_STATIC);
-  rc = giStepDone(pStmt);
-  w->iBlock++;
-  w->n = 0;
-  nosqlBufferReset(&w->b);
+  sqlite3_bind_int64(pStmt, 1, id);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    g->k = sqlite3_column_int64(pStmt, 0);
+    nosqlBufferAppend(&rc, &g->b, sqlite3_column_blob(pStmt, 1), sqlite3_column_bytes(pStmt, 1));
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_reset(pStmt);
+  } else {
+    sqlite3_reset(pStmt);
+  }
+  if (rc == SQLITE_OK && (g->k < 1 || g->k > id)) rc = giDamaged(p, "a group has a bad key");
   return rc;
 }
 
-/* Add an edge to a writer's list. */
-static int giWriterAdd(gi_vtab *p, GiWriter *w, sqlite3_int64 iRowid, sqlite3_int64 iNbr, sqlite3_value *pW) {
+/*
+** Find node id's slot in group *g. A slot past the group's last is empty
+** (nPad empty slots come before it); far past it, *g becomes a new empty
+** group at key id.
+*/
+static int giSlotFind(gi_vtab *p, GiGroup *g, sqlite3_int64 id, GiSlot *s) {
+  int i = 0, n = (int)g->b.n;
+  sqlite3_int64 iSlot;
+  memset(s, 0, sizeof(*s));
+  for (iSlot = g->k; i < n; iSlot++) {
+    s->iStart = i;
+    if (!giSlotDecode(g->b.a, n, &i, p->zWeight != NULL, s)) return giDamaged(p, "a group holds a bad list");
+    s->iEnd = i;
+    if (iSlot == id) return SQLITE_OK;
+  }
+  memset(s, 0, sizeof(*s));
+  if (id - iSlot > 4096) {
+    g->k = id;
+    nosqlBufferReset(&g->b);
+  } else {
+    s->iStart = s->iEnd = n;
+    s->nPad = (int)(id - iSlot);
+  }
+  return SQLITE_OK;
+}
+
+/* Write group *g; one past twice the group size is split in two at a slot boundary. */
+static int giGroupSave(gi_vtab *p, GiGroup *g) {
+  int rc = SQLITE_OK, n = (int)g->b.n, iCut = 0, i = 0, nSlot = 0, nCutSlot = 0;
+  sqlite3_stmt *pStmt;
+  if (n > 2 * GI_GROUP_BYTES) {
+    GiSlot s;
+    while (i < n) {
+      if (!giSlotDecode(g->b.a, n, &i, p->zWeight != NULL, &s))
+        return giDamaged(p, "a group holds a bad list");
+      nSlot++;
+      if (i < n && (iCut == 0 || i <= n / 2)) {
+        iCut = i;
+        nCutSlot = nSlot;
+      }
+    }
+  }
+  pStmt = giStmt(p, GI_S_GROUP_PUT, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, g->k);
+  sqlite3_bind_blob(pStmt, 2, g->b.a, iCut ? iCut : n, SQLITE_STATIC);
+  rc = giStepDone(pStmt);
+  if (rc == SQLITE_OK && iCut) {
+    pStmt = giStmt(p, GI_S_GROUP_PUT, &rc);
+    if (pStmt == NULL) return rc;
+    sqlite3_bind_int64(pStmt, 1, g->k + nCutSlot);
+    sqlite3_bind_blob(pStmt, 2, g->b.a + iCut, n - iCut, SQLITE_STATIC);
+    rc = giStepDone(pStmt);
+  }
+  return rc;
+}
+
+/* Give list dir of slot *s in group *g the nNew edges aNew[0..nByte), the first with rowid iFirst; write it.
+ */
+static int giSlotPut(gi_vtab *p, GiGroup *g, const GiSlot *s, int dir, sqlite3_int64 nNew,
+                     sqlite3_int64 iFirst, const unsigned char *aNew, sqlite3_int64 nByte) {
+  NosqlBuffer b = {0, 0, 0};
+  int rc = SQLITE_OK, d, i;
+  nosqlBufferAppend(&rc, &b, g->b.a, s->iStart);
+  for (i = 0; i < s->nPad; i++) nosqlBufferAppend(&rc, &b, "\0\0", 2);
+  for (d = 0; d < 2; d++) {
+    sqlite3_int64 n = d == dir ? nNew : s->an[d];
+    giPutVarint(&rc, &b, (sqlite3_uint64)n);
+    if (n == 0) continue;
+    giPutRowid(&rc, &b, d == dir ? iFirst : s->aFirst[d]);
+    if (d == dir) {
+      nosqlBufferAppend(&rc, &b, aNew, nByte);
+    } else {
+      nosqlBufferAppend(&rc, &b, g->b.a + s->aOff[d], s->aByte[d]);
+    }
+  }
+  nosqlBufferAppend(&rc, &b, g->b.a + s->iEnd, g->b.n - s->iEnd);
+  if (rc == SQLITE_OK) {
+    nosqlBufferFree(&g->b);
+    g->b = b;
+    return giGroupSave(p, g);
+  }
+  nosqlBufferFree(&b);
+  return rc;
+}
+
+/* The tail of list iList: *pn edges (0 when it has none), the first *piFirst, bytes appended to *pOut. */
+static int giTailGet(gi_vtab *p, sqlite3_int64 iList, sqlite3_int64 *pn, sqlite3_int64 *piFirst,
+                     NosqlBuffer *pOut) {
   int rc = SQLITE_OK;
-  if (w->n == 0) w->iFirst = iRowid;
-  giPutVarint(&rc, &w->b, (sqlite3_uint64)iNbr);
-  if (p->zWeight) giPutWeight(&rc, &w->b, pW);
-  w->iLast = iRowid;
-  w->n++;
-  if (rc == SQLITE_OK && w->b.n >= GI_BLOCK_BYTES) rc = giWriterFlush(p, w);
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_TAIL_GET, &rc);
+  *pn = 0;
+  *piFirst = 0;
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, iList);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    *piFirst = sqlite3_column_int64(pStmt, 0);
+    *pn = sqlite3_column_int64(pStmt, 1);
+    nosqlBufferAppend(&rc, pOut, sqlite3_column_blob(pStmt, 2), sqlite3_column_bytes(pStmt, 2));
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_reset(pStmt);
+  } else {
+    sqlite3_reset(pStmt);
+  }
+  if (rc == SQLITE_OK && (*pn < 0 || *pn > GI_MAX_ID)) rc = giDamaged(p, "a tail has a bad count");
+  return rc;
+}
+
+static int giTailDel(gi_vtab *p, sqlite3_int64 iList) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_TAIL_DEL, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, iList);
+  return giStepDone(pStmt);
+}
+
+/*
+** Set list dir of node id: with bMerge, its group part, then its tail,
+** then the nNew edges aNew (first rowid iFirst); without, aNew alone. The
+** tail is emptied.
+*/
+static int giListPut(gi_vtab *p, sqlite3_int64 id, int dir, int bMerge, sqlite3_int64 nNew,
+                     sqlite3_int64 iFirst, const unsigned char *aNew, sqlite3_int64 nByte) {
+  GiGroup g;
+  GiSlot s;
+  NosqlBuffer b = {0, 0, 0};
+  sqlite3_int64 nTail = 0, iTailFirst = 0;
+  int rc;
+  memset(&g, 0, sizeof(g));
+  rc = giGroupLoad(p, id, &g);
+  if (rc == SQLITE_OK) rc = giSlotFind(p, &g, id, &s);
+  if (rc == SQLITE_OK && bMerge) {
+    nosqlBufferAppend(&rc, &b, g.b.a + s.aOff[dir], s.aByte[dir]);
+    if (rc == SQLITE_OK) rc = giTailGet(p, id * 2 + dir, &nTail, &iTailFirst, &b);
+    nosqlBufferAppend(&rc, &b, aNew, nByte);
+    if (s.an[dir]) {
+      iFirst = s.aFirst[dir];
+    } else if (nTail) {
+      iFirst = iTailFirst;
+    }
+    nNew += s.an[dir] + nTail;
+    aNew = b.a;
+    nByte = b.n;
+  }
+  if (rc == SQLITE_OK && nNew > GI_MAX_ID) {
+    nosqlVtabError(&p->base, "graph_index '%s': a node has too many edges", p->zName);
+    rc = SQLITE_TOOBIG;
+  }
+  if (rc == SQLITE_OK) rc = giSlotPut(p, &g, &s, dir, nNew, iFirst, aNew, nByte);
+  if (rc == SQLITE_OK) rc = giTailDel(p, id * 2 + dir);
+  nosqlBufferFree(&b);
+  nosqlBufferFree(&g.b);
   return rc;
 }
 
@@ -467,18 +679,10 @@ static int giWriterAdd(gi_vtab *p, GiWriter *w, sqlite3_int64 iRowid, sqlite3_in
 ** rowid order. Node numbers of new neighbours are added.
 */
 static int giListRebuild(gi_vtab *p, const GraphValue *pV, int dir) {
-  sqlite3_int64 iId, iNbr;
+  sqlite3_int64 iId, iNbr, n = 0, iFirst = 0;
   int rc = giNodeId(p, pV, 1, &iId);
   sqlite3_stmt *pStmt;
-  GiWriter w;
-  memset(&w, 0, sizeof(w));
-  if (rc != SQLITE_OK) return rc;
-  w.iList = iId * 2 + dir;
-  pStmt = giStmt(p, GI_S_LIST_DEL, &rc);
-  if (pStmt == NULL) return rc;
-  sqlite3_bind_int64(pStmt, 1, w.iList << GI_BLOCK_BITS);
-  sqlite3_bind_int64(pStmt, 2, (w.iList + 1) << GI_BLOCK_BITS);
-  rc = giStepDone(pStmt);
+  NosqlBuffer b = {0, 0, 0};
   if (rc != SQLITE_OK) return rc;
   /* A statement of its own: the node lookups below use the cached ones. */
   pStmt = giStmt(p, dir ? GI_S_LIST_IN : GI_S_LIST_OUT, &rc);
@@ -486,11 +690,11 @@ static int giListRebuild(gi_vtab *p, const GraphValue *pV, int dir) {
   p->aStmt[dir ? GI_S_LIST_IN : GI_S_LIST_OUT] = NULL; /* Lent: a nested rebuild prepares another */
   graphValueBind(pStmt, 1, pV);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    GraphValue n;
+    GraphValue v;
     sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
-    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &n)) continue;
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &v)) continue;
     if (p->zWeight && !giWeightOk(pW)) {
-      char *zMsg = dir ? giWeightError(p->zName, &n, pV, pW) : giWeightError(p->zName, pV, &n, pW);
+      char *zMsg = dir ? giWeightError(p->zName, &v, pV, pW) : giWeightError(p->zName, pV, &v, pW);
       if (zMsg) {
         sqlite3_free(p->base.zErrMsg);
         p->base.zErrMsg = zMsg;
@@ -498,12 +702,15 @@ static int giListRebuild(gi_vtab *p, const GraphValue *pV, int dir) {
       rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
       break;
     }
-    rc = giNodeId(p, &n, 1, &iNbr);
-    if (rc == SQLITE_OK) rc = giWriterAdd(p, &w, sqlite3_column_int64(pStmt, 0), iNbr, pW);
+    rc = giNodeId(p, &v, 1, &iNbr);
+    if (n == 0) iFirst = sqlite3_column_int64(pStmt, 0);
+    giPutVarint(&rc, &b, (sqlite3_uint64)iNbr);
+    if (p->zWeight) giPutWeight(&rc, &b, pW);
+    n++;
   }
   if (rc == SQLITE_OK) rc = sqlite3_reset(pStmt);
-  if (rc == SQLITE_OK) rc = giWriterFlush(p, &w);
-  nosqlBufferFree(&w.b);
+  if (rc == SQLITE_OK) rc = giListPut(p, iId, dir, 0, n, iFirst, b.a, b.n);
+  nosqlBufferFree(&b);
   /* Give the statement back (or drop it when a nested call prepared another). */
   sqlite3_reset(pStmt);
   sqlite3_clear_bindings(pStmt);
@@ -520,11 +727,18 @@ static int giNodeGc(gi_vtab *p, const GraphValue *pV) {
   sqlite3_int64 iId;
   int rc = giNodeId(p, pV, 0, &iId), bUsed = 0;
   sqlite3_stmt *pStmt;
+  GiGroup g;
+  GiSlot s;
   if (rc != SQLITE_OK || iId == 0) return rc;
-  pStmt = giStmt(p, GI_S_NODE_USED, &rc);
+  memset(&g, 0, sizeof(g));
+  rc = giGroupLoad(p, iId, &g);
+  if (rc == SQLITE_OK) rc = giSlotFind(p, &g, iId, &s);
+  nosqlBufferFree(&g.b);
+  if (rc != SQLITE_OK || s.an[0] || s.an[1]) return rc;
+  pStmt = giStmt(p, GI_S_TAIL_USED, &rc);
   if (pStmt == NULL) return rc;
-  sqlite3_bind_int64(pStmt, 1, (iId * 2) << GI_BLOCK_BITS);
-  sqlite3_bind_int64(pStmt, 2, (iId * 2 + 2) << GI_BLOCK_BITS);
+  sqlite3_bind_int64(pStmt, 1, iId * 2);
+  sqlite3_bind_int64(pStmt, 2, iId * 2 + 2);
   bUsed = sqlite3_step(pStmt) == SQLITE_ROW;
   rc = sqlite3_reset(pStmt);
   if (rc != SQLITE_OK || bUsed) return rc;
@@ -535,74 +749,38 @@ static int giNodeGc(gi_vtab *p, const GraphValue *pV) {
   return giStepDone(pStmt);
 }
 
-/*
-** Append edge (iRowid, neighbour iNbr, weight pW) to list iList, or set
-** *pbRebuild when the list must be rebuilt: the rowid is not past its last.
-** The last block is rewritten one edge longer, or a new block begun.
-*/
-static int giListAppend(gi_vtab *p, sqlite3_int64 iList, sqlite3_int64 iRowid, sqlite3_int64 iNbr,
-                        sqlite3_value *pW, int *pbRebuild) {
+/* *pbPast: the edge table has a row past rowid iRowid (an edge there cannot be appended). */
+static int giPast(gi_vtab *p, sqlite3_int64 iRowid, int *pbPast) {
   int rc = SQLITE_OK;
-  sqlite3_stmt *pStmt = giStmt(p, GI_S_APPEND, &rc);
-  GiWriter w;
-  *pbRebuild = 0;
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_PAST, &rc);
+  *pbPast = 1;
   if (pStmt == NULL) return rc;
-  memset(&w, 0, sizeof(w));
-  giPutVarint(&rc, &w.b, (sqlite3_uint64)iNbr);
-  if (p->zWeight) giPutWeight(&rc, &w.b, pW);
+  sqlite3_bind_int64(pStmt, 1, iRowid);
+  *pbPast = sqlite3_step(pStmt) == SQLITE_ROW;
+  return sqlite3_reset(pStmt);
+}
+
+/*
+** Append edge (iRowid, neighbour iNbr, weight pW), past every rowid of the
+** table, to list dir of node id: to its tail, or, when the tail is full,
+** into its group with the tail.
+*/
+static int giListAppend(gi_vtab *p, sqlite3_int64 id, int dir, sqlite3_int64 iRowid, sqlite3_int64 iNbr,
+                        sqlite3_value *pW) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_TAIL_APPEND, &rc);
+  NosqlBuffer b = {0, 0, 0};
+  if (pStmt == NULL) return rc;
+  giPutVarint(&rc, &b, (sqlite3_uint64)iNbr);
+  if (p->zWeight) giPutWeight(&rc, &b, pW);
   if (rc == SQLITE_OK) {
+    sqlite3_bind_int64(pStmt, 1, id * 2 + dir);
     sqlite3_bind_int64(pStmt, 2, iRowid);
-    sqlite3_bind_blob(pStmt, 3, w.b.a, (int)w.b.n, SQLITE_STATIC);
-    sqlite3_bind_int64(pStmt, 4, iList << GI_BLOCK_BITS);
-    sqlite3_bind_int64(pStmt, 5, (iList + 1) << GI_BLOCK_BITS);
+    sqlite3_bind_blob(pStmt, 3, b.a, (int)b.n, SQLITE_STATIC);
     rc = giStepDone(pStmt);
-    if (rc == SQLITE_OK && sqlite3_changes(p->db) == 1) {
-      nosqlBufferFree(&w.b);
-      return SQLITE_OK;
-    }
+    if (rc == SQLITE_OK && sqlite3_changes(p->db) == 0) rc = giListPut(p, id, dir, 1, 1, iRowid, b.a, b.n);
   }
-  nosqlBufferReset(&w.b);
-  if (rc == SQLITE_OK) pStmt = giStmt(p, GI_S_LAST, &rc);
-  if (pStmt == NULL) {
-    nosqlBufferFree(&w.b);
-    return rc;
-  }
-  w.iList = iList;
-  sqlite3_bind_int64(pStmt, 1, iList << GI_BLOCK_BITS);
-  sqlite3_bind_int64(pStmt, 2, (iList + 1) << GI_BLOCK_BITS);
-  if (sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), iLast = sqlite3_column_int64(pStmt, 1);
-    int nList = sqlite3_column_bytes(pStmt, 3);
-    if (iRowid <= iLast) {
-      *pbRebuild = 1;
-      nosqlBufferFree(&w.b);
-      return sqlite3_reset(pStmt);
-    }
-    w.iBlock = (int)(k & ((1 << GI_BLOCK_BITS) - 1));
-    if (sqlite3_column_int64(pStmt, 2) < 1 || sqlite3_column_int64(pStmt, 2) > GI_MAX_ID) {
-      sqlite3_reset(pStmt);
-      nosqlBufferFree(&w.b);
-      nosqlVtabError(&p->base, "graph_index '%s' is damaged: a block has a bad count", p->zName);
-      return SQLITE_CORRUPT_VTAB;
-    }
-    if (nList < GI_BLOCK_BYTES) {
-      w.n = sqlite3_column_int64(pStmt, 2);
-      w.iFirst = sqlite3_column_int64(pStmt, 4);
-      nosqlBufferAppend(&rc, &w.b, sqlite3_column_blob(pStmt, 3), nList);
-    } else {
-      w.iBlock++;
-    }
-  }
-  rc = rc == SQLITE_OK ? sqlite3_reset(pStmt) : rc;
-  if (rc == SQLITE_OK) {
-    if (w.n == 0) w.iFirst = iRowid;
-    giPutVarint(&rc, &w.b, (sqlite3_uint64)iNbr);
-    if (p->zWeight) giPutWeight(&rc, &w.b, pW);
-    w.iLast = iRowid;
-    w.n++;
-    if (rc == SQLITE_OK) rc = giWriterFlush(p, &w);
-  }
-  nosqlBufferFree(&w.b);
+  nosqlBufferFree(&b);
   return rc;
 }
 
@@ -686,14 +864,11 @@ static int giOpInsert(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, s
   rc = giStashFlush(p);
   if (rc == SQLITE_OK) rc = giNodeId(p, &f, 1, &iF);
   if (rc == SQLITE_OK) rc = giNodeId(p, &t, 1, &iT);
-  if (rc == SQLITE_OK && bOut) {
-    rc = giListAppend(p, iF * 2, iRowid, iT, pW, &bRebuild);
-    if (rc == SQLITE_OK && bRebuild) rc = giListRebuild(p, &f, 0);
-  }
-  if (rc == SQLITE_OK && bIn) {
-    rc = giListAppend(p, iT * 2 + 1, iRowid, iF, pW, &bRebuild);
-    if (rc == SQLITE_OK && bRebuild) rc = giListRebuild(p, &t, 1);
-  }
+  if (rc == SQLITE_OK && (bOut || bIn)) rc = giPast(p, iRowid, &bRebuild);
+  if (rc == SQLITE_OK && bOut)
+    rc = bRebuild ? giListRebuild(p, &f, 0) : giListAppend(p, iF, 0, iRowid, iT, pW);
+  if (rc == SQLITE_OK && bIn)
+    rc = bRebuild ? giListRebuild(p, &t, 1) : giListAppend(p, iT, 1, iRowid, iF, pW);
   return rc;
 }
 
@@ -736,28 +911,82 @@ static int giOpInsertChecked(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *p
   return rc;
 }
 
+/* An edge of a rebuild. */
+typedef struct GiEdge GiEdge;
+struct GiEdge {
+  sqlite3_int64 iRowid; /* Its rowid */
+  int f, t;             /* Its endpoints: elements of the rebuild's set, then node numbers */
+};
+
+/* A rebuild's weight: an integer or a real. */
+typedef struct GiWeight GiWeight;
+struct GiWeight {
+  sqlite3_int64 i; /* With bInt */
+  double r;        /* Without */
+  int bInt;        /* An integer */
+};
+
+/* A node of a rebuild, for the numbering. */
+typedef struct GiRank GiRank;
+struct GiRank {
+  sqlite3_int64 nDeg; /* Its degree */
+  int i;              /* Its element of the rebuild's set */
+};
+
+/* Hubs first: by degree, highest first, then by first appearance. */
+static int giRankCmp(const void *a, const void *b) {
+  const GiRank *x = (const GiRank *)a, *y = (const GiRank *)b;
+  if (x->nDeg != y->nDeg) return x->nDeg > y->nDeg ? -1 : 1;
+  return x->i - y->i;
+}
+
 /*
-** 'rebuild': every node and list again from one rowid-order scan (node
-** numbers in order of first appearance) and one scan per direction in
-** (node, rowid) order.
+** 'rebuild': every node and list again from one rowid-order scan. Nodes
+** are numbered by degree, highest first (the neighbours met most often
+** take the shortest varints); the groups are written in number order,
+** each closed past GI_GROUP_BYTES.
 */
 static int giRebuildAll(gi_vtab *p) {
   GraphSet set;
   sqlite3_stmt *pStmt = NULL;
   char *zSql, *zW;
   int rc, i, dir;
+  GiEdge *aEdge = NULL;
+  GiWeight *aW = NULL;
+  sqlite3_int64 nEdge = 0, nEdgeAlloc = 0, e, *aDeg = NULL, *aOff = NULL;
+  GiRank *aRank = NULL;
+  int *aNum = NULL, *aList = NULL, iGroup = 1;
+  NosqlBuffer grp = {0, 0, 0};
   memset(&set, 0, sizeof(set));
   set.szElem = (int)sizeof(GraphValue);
   giStashClear(p);
   giCacheClear(p);
-  rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_node\"; DELETE FROM \"%w\".\"%w_adj\"; "
-                                     "DELETE FROM \"%w\".\"%w_log\";",
-                                     p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+  rc = giExec(
+      p->db, sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
+                             "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first "
+                             "INTEGER, n INTEGER, list BLOB);"
+                             "DELETE FROM \"%w\".\"%w_node\"; DELETE FROM \"%w\".\"%w_blk\"; "
+                             "DELETE FROM \"%w\".\"%w_tail\"; DELETE FROM \"%w\".\"%w_log\";",
+                             p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
+                             p->zName, p->zDb, p->zName));
+  if (rc == SQLITE_OK) {
+    /* Format 1's lists (a table this version no longer writes), when there. */
+    int bOld = 0;
+    zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%q_adj'",
+                           p->zDb, p->zName);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK) bOld = sqlite3_step(pStmt) == SQLITE_ROW;
+    if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
+    pStmt = NULL;
+    if (rc == SQLITE_OK && bOld)
+      rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_adj\"", p->zDb, p->zName));
+  }
   zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
   if (rc == SQLITE_OK && zW == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) {
     zSql = sqlite3_mprintf(
-        "SELECT s.\"%w\", s.\"%w\", %s FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT NULL "
+        "SELECT s.\"%w\", s.\"%w\", %s, s.rowid FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT NULL "
         "AND s.\"%w\" IS NOT NULL ORDER BY s.rowid",
         p->zFrom, p->zTo, zW, p->zDb, p->zTable, p->zFrom, p->zTo);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
@@ -765,11 +994,12 @@ static int giRebuildAll(gi_vtab *p) {
   }
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     GraphValue f, t;
-    int iElem, bNew;
+    int iF, iT, bNew;
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     graphValueFrom(sqlite3_column_value(pStmt, 0), &f);
     graphValueFrom(sqlite3_column_value(pStmt, 1), &t);
-    if (p->zWeight && !giWeightOk(sqlite3_column_value(pStmt, 2))) {
-      char *zMsg = giWeightError(p->zName, &f, &t, sqlite3_column_value(pStmt, 2));
+    if (p->zWeight && !giWeightOk(pW)) {
+      char *zMsg = giWeightError(p->zName, &f, &t, pW);
       if (zMsg) {
         sqlite3_free(p->base.zErrMsg);
         p->base.zErrMsg = zMsg;
@@ -777,69 +1007,120 @@ static int giRebuildAll(gi_vtab *p) {
       rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
       break;
     }
-    rc = graphSetAdd(&set, &f, &iElem, &bNew);
-    if (rc == SQLITE_OK) rc = graphSetAdd(&set, &t, &iElem, &bNew);
+    rc = graphSetAdd(&set, &f, &iF, &bNew);
+    if (rc == SQLITE_OK) rc = graphSetAdd(&set, &t, &iT, &bNew);
     if (rc == SQLITE_OK && set.n > GI_MAX_ID) rc = SQLITE_TOOBIG;
+    if (rc == SQLITE_OK && nEdge == nEdgeAlloc) {
+      sqlite3_int64 nNew = nEdgeAlloc ? nEdgeAlloc * 2 : 1024;
+      GiEdge *aNew = (GiEdge *)sqlite3_realloc64(aEdge, sizeof(GiEdge) * (sqlite3_uint64)nNew);
+      if (aNew) aEdge = aNew;
+      if (aNew && p->zWeight) {
+        GiWeight *aNewW = (GiWeight *)sqlite3_realloc64(aW, sizeof(GiWeight) * (sqlite3_uint64)nNew);
+        if (aNewW) aW = aNewW;
+        if (aNewW == NULL) aNew = NULL;
+      }
+      if (aNew == NULL) rc = SQLITE_NOMEM;
+      nEdgeAlloc = nNew;
+    }
+    if (rc != SQLITE_OK) break;
+    aEdge[nEdge].iRowid = sqlite3_column_int64(pStmt, 3);
+    aEdge[nEdge].f = iF;
+    aEdge[nEdge].t = iT;
+    if (p->zWeight) {
+      aW[nEdge].bInt = sqlite3_value_type(pW) == SQLITE_INTEGER;
+      aW[nEdge].i = sqlite3_value_int64(pW);
+      aW[nEdge].r = sqlite3_value_double(pW);
+    }
+    nEdge++;
   }
   if (rc == SQLITE_OK)
     rc = sqlite3_finalize(pStmt);
   else
     sqlite3_finalize(pStmt);
   pStmt = NULL;
+  /* Number the nodes: hubs first. */
   if (rc == SQLITE_OK) {
+    aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)set.n + 1));
+    aRank = (GiRank *)sqlite3_malloc64(sizeof(GiRank) * ((sqlite3_uint64)set.n + 1));
+    aNum = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)set.n + 1));
+    aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (2 * (sqlite3_uint64)set.n + 3));
+    aList = (int *)sqlite3_malloc64(sizeof(int) * (2 * (sqlite3_uint64)nEdge + 1));
+    if (aDeg == NULL || aRank == NULL || aNum == NULL || aOff == NULL || aList == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) {
+    memset(aDeg, 0, sizeof(sqlite3_int64) * ((size_t)set.n + 1));
+    for (e = 0; e < nEdge; e++) {
+      aDeg[aEdge[e].f]++;
+      aDeg[aEdge[e].t]++;
+    }
+    for (i = 0; i < set.n; i++) {
+      aRank[i].nDeg = aDeg[i];
+      aRank[i].i = i;
+    }
+    qsort(aRank, (size_t)set.n, sizeof(GiRank), giRankCmp);
+    for (i = 0; i < set.n; i++) aNum[aRank[i].i] = i + 1;
+    for (e = 0; e < nEdge; e++) {
+      aEdge[e].f = aNum[aEdge[e].f];
+      aEdge[e].t = aNum[aEdge[e].t];
+    }
     zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_node\"(id, value) VALUES(?1, ?2)", p->zDb, p->zName);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
     for (i = 0; rc == SQLITE_OK && i < set.n; i++) {
       sqlite3_bind_int64(pStmt, 1, i + 1);
-      graphValueBind(pStmt, 2, (const GraphValue *)graphSetAt(&set, i));
+      graphValueBind(pStmt, 2, (const GraphValue *)graphSetAt(&set, aRank[i].i));
       rc = giStepDone(pStmt);
     }
     sqlite3_finalize(pStmt);
     pStmt = NULL;
   }
-  for (dir = 0; rc == SQLITE_OK && dir < 2; dir++) {
-    const char *zKey = dir ? p->zTo : p->zFrom, *zNbr = dir ? p->zFrom : p->zTo;
-    GiWriter w;
-    GraphValue prev;
-    int bPrev = 0;
-    memset(&w, 0, sizeof(w));
-    zSql = sqlite3_mprintf(
-        "SELECT s.\"%w\", s.rowid, s.\"%w\", %s FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT "
-        "NULL AND s.\"%w\" IS NOT NULL ORDER BY s.\"%w\" COLLATE BINARY, s.rowid",
-        zKey, zNbr, zW, p->zDb, p->zTable, zKey, zNbr, zKey);
+  /* The lists by number (list id * 2 + dir at aOff[id * 2 + dir]), each in rowid order. */
+  if (rc == SQLITE_OK) {
+    sqlite3_int64 nList = 2 * (sqlite3_int64)set.n + 2, l;
+    memset(aOff, 0, sizeof(sqlite3_int64) * ((size_t)nList + 1));
+    for (e = 0; e < nEdge; e++) {
+      aOff[aEdge[e].f * 2 + 1]++;
+      aOff[aEdge[e].t * 2 + 2]++;
+    }
+    for (l = 1; l <= nList; l++) aOff[l] += aOff[l - 1];
+    for (e = 0; e < nEdge; e++) {
+      aList[aOff[aEdge[e].f * 2]++] = (int)e;
+      aList[aOff[aEdge[e].t * 2 + 1]++] = (int)e;
+    }
+    /* aOff[l] is now the end of list l, the start of l + 1. */
+    zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_blk\"(k, data) VALUES(?1, ?2)", p->zDb, p->zName);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
-    while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-      GraphValue k, n;
-      int iK, iN;
-      graphValueFrom(sqlite3_column_value(pStmt, 0), &k);
-      graphValueFrom(sqlite3_column_value(pStmt, 2), &n);
-      iK = graphSetFind(&set, &k);
-      iN = graphSetFind(&set, &n);
-      if (iK < 0 || iN < 0) {
-        /* The table changed between the scans (it cannot within one statement). */
-        rc = SQLITE_ERROR;
-        break;
+    for (i = 1; rc == SQLITE_OK && i <= set.n; i++) {
+      if (grp.n == 0) iGroup = i;
+      for (dir = 0; dir < 2; dir++) {
+        sqlite3_int64 l = (sqlite3_int64)i * 2 + dir, iStart = aOff[l - 1], iEnd = aOff[l];
+        giPutVarint(&rc, &grp, (sqlite3_uint64)(iEnd - iStart));
+        if (iEnd > iStart) giPutRowid(&rc, &grp, aEdge[aList[iStart]].iRowid);
+        for (e = iStart; e < iEnd; e++) {
+          const GiEdge *pE = &aEdge[aList[e]];
+          giPutVarint(&rc, &grp, (sqlite3_uint64)(dir ? pE->f : pE->t));
+          if (p->zWeight) giPutWeightRaw(&rc, &grp, aW[aList[e]].bInt, aW[aList[e]].i, aW[aList[e]].r);
+        }
       }
-      if (!bPrev || !graphValueEq(&prev, &k)) {
-        rc = giWriterFlush(p, &w);
-        w.iList = (sqlite3_int64)(iK + 1) * 2 + dir;
-        w.iBlock = 0;
-        prev = *(const GraphValue *)graphSetAt(&set, iK);
-        bPrev = 1;
+      if (rc == SQLITE_OK && (grp.n >= GI_GROUP_BYTES || i == set.n)) {
+        sqlite3_bind_int64(pStmt, 1, iGroup);
+        sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
+        rc = giStepDone(pStmt);
+        nosqlBufferReset(&grp);
       }
-      if (rc == SQLITE_OK)
-        rc = giWriterAdd(p, &w, sqlite3_column_int64(pStmt, 1), iN + 1, sqlite3_column_value(pStmt, 3));
     }
-    if (rc == SQLITE_OK) rc = giWriterFlush(p, &w);
-    if (rc == SQLITE_OK)
-      rc = sqlite3_finalize(pStmt);
-    else
-      sqlite3_finalize(pStmt);
+    sqlite3_finalize(pStmt);
     pStmt = NULL;
-    nosqlBufferFree(&w.b);
   }
+  nosqlBufferFree(&grp);
+  sqlite3_free(aEdge);
+  sqlite3_free(aW);
+  sqlite3_free(aDeg);
+  sqlite3_free(aRank);
+  sqlite3_free(aNum);
+  sqlite3_free(aOff);
+  sqlite3_free(aList);
   sqlite3_free(zW);
   graphSetClear(&set);
   return rc;
@@ -959,13 +1240,12 @@ struct GiFirst {
   int id;               /* Node number */
 };
 
-/* A block read by pass 1 of a load, decoded by pass 2. */
-typedef struct GiBlock GiBlock;
-struct GiBlock {
-  sqlite3_int64 k;    /* Its key */
-  sqlite3_int64 n;    /* Its edges */
-  sqlite3_int64 iOff; /* Its bytes in the load's copy */
-  int nByte;          /* Their number */
+/* A list found by pass 1 of a load: its part in a group [0] and its tail [1]. */
+typedef struct GiPart GiPart;
+struct GiPart {
+  sqlite3_int64 aOff[2];  /* Their bytes in the load's copy */
+  sqlite3_int64 an[2];    /* Their edges */
+  sqlite3_int64 aByte[2]; /* Their bytes */
 };
 
 static int giFirstCmp(const void *a, const void *b) {
@@ -973,6 +1253,15 @@ static int giFirstCmp(const void *a, const void *b) {
   if (x->iRowid != y->iRowid) return x->iRowid < y->iRowid ? -1 : 1;
   if (x->dir != y->dir) return x->dir - y->dir;
   return x->id - y->id;
+}
+
+/* Node id's first edge is at or before (iRowid, dir) when it is not earlier. */
+static void giFirstSee(GiFirst *aFirst, sqlite3_int64 id, sqlite3_int64 iRowid, int dir) {
+  GiFirst f;
+  f.iRowid = iRowid;
+  f.dir = dir;
+  f.id = (int)id;
+  if (aFirst[id].dir == 2 || giFirstCmp(&f, &aFirst[id]) < 0) aFirst[id] = f;
 }
 
 #define GI_CORRUPT(zWhat)                                                      \
@@ -988,19 +1277,18 @@ static int giFirstCmp(const void *a, const void *b) {
 /*
 ** Fill the empty GraphCsr *p (vals.szElem set) from index zIndex: node
 ** rows in the order a rowid scan of the edge table meets them, each list
-** in rowid order, weights when bWeight (the index has them). Two
-** sequential scans of "<name>_adj" and one of "<name>_node"; no node value
-** is hashed per edge.
+** in rowid order, weights when bWeight (the index has them). One scan of
+** "<name>_tail", one of "<name>_blk" (a row per ~4 KB group) and one of
+** "<name>_node"; no node value is hashed per edge.
 */
 static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWeight, int bHasWeight,
                   sqlite3_int64 nMaxEdge, int bAll, const char *zFunc, GraphCsr *p, int *pbOk, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   int rc = SQLITE_OK, nId = 0, nNode = 0, i;
-  sqlite3_int64 *aDeg = NULL, nEdge = 0, nIn = 0, iPrevList = -1, iPrevBlock = -1;
+  sqlite3_int64 nEdge = 0, nIn = 0, iNext = 1;
   GiFirst *aFirst = NULL;
-  GiBlock *aBlock = NULL;
-  int nBlock = 0, nBlockAlloc = 0, b;
+  GiPart *aPart = NULL;
   NosqlBuffer bytes = {0, 0, 0};
   int *aPerm = NULL;
   GraphValue *aVal = NULL;
@@ -1024,73 +1312,40 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   }
   pStmt = NULL;
   if (rc != SQLITE_OK) goto load_done;
-  aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * 2 * ((sqlite3_uint64)nId + 1));
+  aPart = (GiPart *)sqlite3_malloc64(sizeof(GiPart) * 2 * ((sqlite3_uint64)nId + 1));
   aFirst = (GiFirst *)sqlite3_malloc64(sizeof(GiFirst) * ((sqlite3_uint64)nId + 1));
   aPerm = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
   aVal = (GraphValue *)sqlite3_malloc64(sizeof(GraphValue) * ((sqlite3_uint64)nId + 1));
   if (aVal) memset(aVal, 0, sizeof(GraphValue) * ((size_t)nId + 1)); /* (Freed value by value at the end) */
-  if (aDeg == NULL || aFirst == NULL || aPerm == NULL || aVal == NULL) {
+  if (aPart == NULL || aFirst == NULL || aPerm == NULL || aVal == NULL) {
     rc = SQLITE_NOMEM;
     goto load_done;
   }
-  memset(aDeg, 0, sizeof(sqlite3_int64) * 2 * ((size_t)nId + 1));
-  memset(aVal, 0, sizeof(GraphValue) * ((size_t)nId + 1));
+  memset(aPart, 0, sizeof(GiPart) * 2 * ((size_t)nId + 1));
   for (i = 0; i <= nId; i++) {
     aFirst[i].iRowid = 0;
     aFirst[i].dir = 2; /* No list yet */
     aFirst[i].id = i;
     aPerm[i] = -1;
   }
-  /* Pass 1: degrees and first edges. */
-  zSql = sqlite3_mprintf("SELECT k, first, n, list FROM \"%w\".\"%w_adj\" ORDER BY k", zSchema, zIndex);
+  /* Pass 1: the tails, then the groups: parts, degrees and first edges. */
+  zSql = sqlite3_mprintf("SELECT k, first, n, list FROM \"%w\".\"%w_tail\"", zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 2);
-    sqlite3_int64 iList = k >> GI_BLOCK_BITS, iBlock = k & ((1 << GI_BLOCK_BITS) - 1), id = iList >> 1;
-    int dir = (int)(iList & 1);
-    if (k < 0 || id < 1 || id > nId || n < 1 || n > GI_MAX_ID) {
+    GiPart *pPart;
+    if (k < 2 || k > 2 * (sqlite3_int64)nId + 1 || n < 1 || n > GI_MAX_ID) {
       sqlite3_finalize(pStmt);
       pStmt = NULL;
-      GI_CORRUPT("a block has a bad key or count");
+      GI_CORRUPT("a tail has a bad key or count");
     }
-    if (iBlock != (iList == iPrevList ? iPrevBlock + 1 : 0)) {
-      sqlite3_finalize(pStmt);
-      pStmt = NULL;
-      GI_CORRUPT("a list has a missing block");
-    }
-    iPrevList = iList;
-    iPrevBlock = iBlock;
-    if (iBlock == 0) {
-      GiFirst f;
-      f.iRowid = sqlite3_column_int64(pStmt, 1);
-      f.dir = dir;
-      f.id = (int)id;
-      if (aFirst[id].dir == 2 || giFirstCmp(&f, &aFirst[id]) < 0) aFirst[id] = f;
-    }
-    aDeg[id * 2 + dir] += n;
-    /* The block, kept for pass 2 (one scan of the table, not two). */
-    if (nBlock == nBlockAlloc) {
-      int nNew = nBlockAlloc ? nBlockAlloc * 2 : 1024;
-      GiBlock *aNew = (GiBlock *)sqlite3_realloc64(aBlock, sizeof(GiBlock) * (sqlite3_uint64)nNew);
-      if (aNew == NULL) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      aBlock = aNew;
-      nBlockAlloc = nNew;
-    }
-    aBlock[nBlock].k = k;
-    aBlock[nBlock].n = n;
-    aBlock[nBlock].iOff = bytes.n;
-    aBlock[nBlock].nByte = sqlite3_column_bytes(pStmt, 3);
-    nosqlBufferAppend(&rc, &bytes, sqlite3_column_blob(pStmt, 3), aBlock[nBlock].nByte);
-    nBlock++;
-    if (dir) {
-      nIn += n;
-    } else {
-      nEdge += n;
-    }
+    pPart = &aPart[k];
+    pPart->aOff[1] = bytes.n;
+    pPart->an[1] = n;
+    pPart->aByte[1] = sqlite3_column_bytes(pStmt, 3);
+    nosqlBufferAppend(&rc, &bytes, sqlite3_column_blob(pStmt, 3), pPart->aByte[1]);
+    giFirstSee(aFirst, k >> 1, sqlite3_column_int64(pStmt, 1), (int)(k & 1));
   }
   if (rc == SQLITE_OK) {
     rc = sqlite3_finalize(pStmt);
@@ -1099,6 +1354,53 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   }
   pStmt = NULL;
   if (rc != SQLITE_OK) goto load_done;
+  zSql = sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" ORDER BY k", zSchema, zIndex);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), iBase = bytes.n, id;
+    int n = sqlite3_column_bytes(pStmt, 1), iPos = 0;
+    if (k < iNext) {
+      sqlite3_finalize(pStmt);
+      pStmt = NULL;
+      GI_CORRUPT("a group has a bad key");
+    }
+    nosqlBufferAppend(&rc, &bytes, sqlite3_column_blob(pStmt, 1), n);
+    if (rc != SQLITE_OK) break;
+    for (id = k; iPos < n; id++) {
+      GiSlot s;
+      int d;
+      if (!giSlotDecode(bytes.a + iBase, n, &iPos, bHasWeight, &s)) {
+        sqlite3_finalize(pStmt);
+        pStmt = NULL;
+        GI_CORRUPT("a group holds a bad list");
+      }
+      for (d = 0; d < 2; d++) {
+        if (s.an[d] == 0) continue;
+        if (id > nId) {
+          sqlite3_finalize(pStmt);
+          pStmt = NULL;
+          GI_CORRUPT("a list has no node");
+        }
+        aPart[id * 2 + d].aOff[0] = iBase + s.aOff[d];
+        aPart[id * 2 + d].an[0] = s.an[d];
+        aPart[id * 2 + d].aByte[0] = s.aByte[d];
+        giFirstSee(aFirst, id, s.aFirst[d], d);
+      }
+    }
+    iNext = id;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  pStmt = NULL;
+  if (rc != SQLITE_OK) goto load_done;
+  for (i = 1; i <= nId; i++) {
+    nEdge += aPart[i * 2].an[0] + aPart[i * 2].an[1];
+    nIn += aPart[i * 2 + 1].an[0] + aPart[i * 2 + 1].an[1];
+  }
   if (nIn != nEdge) GI_CORRUPT("its out- and in-lists hold different numbers of edges");
   if (nEdge > nMaxEdge) {
     if (bAll) {
@@ -1168,48 +1470,41 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   }
   p->aOutOff[0] = p->aInOff[0] = 0;
   for (i = 0; i < nNode; i++) {
-    p->aOutOff[i + 1] = p->aOutOff[i] + aDeg[aFirst[i].id * 2];
-    p->aInOff[i + 1] = p->aInOff[i] + aDeg[aFirst[i].id * 2 + 1];
-  }
-  /* aDeg becomes each list's next slot. */
-  for (i = 0; i < nNode; i++) {
-    aDeg[aFirst[i].id * 2] = p->aOutOff[i];
-    aDeg[aFirst[i].id * 2 + 1] = p->aInOff[i];
-  }
-  for (b = 0; b < nBlock; b++) {
-    sqlite3_int64 k = aBlock[b].k, n = aBlock[b].n, e;
-    sqlite3_int64 iList = k >> GI_BLOCK_BITS, id = iList >> 1, iAt, iEnd;
-    int dir = (int)(iList & 1), iPos = 0, nList = aBlock[b].nByte, *aAdj = dir ? p->aIn : p->aOut;
-    double *aW = dir ? p->aInW : p->aOutW;
-    const unsigned char *aList = bytes.a + aBlock[b].iOff;
-    if (aPerm[id] < 0) GI_CORRUPT("a list has no node");
-    iAt = aDeg[iList];
-    iEnd = (dir ? p->aInOff : p->aOutOff)[aPerm[id] + 1];
-    if (n < 0 || iAt + n > iEnd) GI_CORRUPT("a block holds more edges than its list");
-    for (e = 0; e < n; e++) {
-      sqlite3_uint64 u;
-      int bInt;
-      double r;
-      if (!giGetVarint(aList, nList, &iPos, &u) || u < 1 || u > (sqlite3_uint64)nId || aPerm[u] < 0) {
-        GI_CORRUPT("a block holds a bad neighbour number");
-      }
-      aAdj[iAt + e] = aPerm[u];
-      if (bHasWeight) {
-        if (!giGetWeight(aList, nList, &iPos, &r, &bInt) || r < 0 || isnan(r)) {
-          GI_CORRUPT("a block holds a bad weight");
-        }
-        if (bWeight) {
-          aW[iAt + e] = r;
-          if (!bInt) p->bIntWeight = 0;
-        }
-      }
-    }
-    if (iPos != nList) GI_CORRUPT("a block is longer than its edges");
-    aDeg[iList] = iAt + n;
+    const GiPart *pO = &aPart[aFirst[i].id * 2], *pI = pO + 1;
+    p->aOutOff[i + 1] = p->aOutOff[i] + pO->an[0] + pO->an[1];
+    p->aInOff[i + 1] = p->aInOff[i] + pI->an[0] + pI->an[1];
   }
   for (i = 0; i < nNode; i++) {
-    if (aDeg[aFirst[i].id * 2] != p->aOutOff[i + 1] || aDeg[aFirst[i].id * 2 + 1] != p->aInOff[i + 1]) {
-      GI_CORRUPT("a list holds fewer edges than its count");
+    int dir, iPart;
+    for (dir = 0; dir < 2; dir++) {
+      const GiPart *pPart = &aPart[aFirst[i].id * 2 + dir];
+      int *aAdj = dir ? p->aIn : p->aOut;
+      double *aW = dir ? p->aInW : p->aOutW;
+      sqlite3_int64 iAt = (dir ? p->aInOff : p->aOutOff)[i], e;
+      for (iPart = 0; iPart < 2; iPart++) {
+        const unsigned char *aList = bytes.a + pPart->aOff[iPart];
+        int iPos = 0, nList = (int)pPart->aByte[iPart];
+        for (e = 0; e < pPart->an[iPart]; e++) {
+          sqlite3_uint64 u;
+          int bInt;
+          double r;
+          if (!giGetVarint(aList, nList, &iPos, &u) || u < 1 || u > (sqlite3_uint64)nId || aPerm[u] < 0) {
+            GI_CORRUPT("a list holds a bad neighbour number");
+          }
+          aAdj[iAt] = aPerm[u];
+          if (bHasWeight) {
+            if (!giGetWeight(aList, nList, &iPos, &r, &bInt) || r < 0 || isnan(r)) {
+              GI_CORRUPT("a list holds a bad weight");
+            }
+            if (bWeight) {
+              aW[iAt] = r;
+              if (!bInt) p->bIntWeight = 0;
+            }
+          }
+          iAt++;
+        }
+        if (iPos != nList) GI_CORRUPT("a list is longer than its edges");
+      }
     }
   }
   *pbOk = 1;
@@ -1220,10 +1515,9 @@ load_done:
     for (i = 0; i <= nId; i++) sqlite3_free(aVal[i].z);
   }
   sqlite3_free(aVal);
-  sqlite3_free(aDeg);
+  sqlite3_free(aPart);
   sqlite3_free(aFirst);
   sqlite3_free(aPerm);
-  sqlite3_free(aBlock);
   nosqlBufferFree(&bytes);
   return rc;
 }
@@ -1719,11 +2013,11 @@ static int giCreateShadow(gi_vtab *p) {
           "CREATE TABLE \"%w\".\"%w_config\"(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
           "CREATE TABLE \"%w\".\"%w_node\"(id INTEGER PRIMARY KEY, value);"
           "CREATE UNIQUE INDEX \"%w\".\"%w_node_value\" ON \"%w_node\"(value);"
-          "CREATE TABLE \"%w\".\"%w_adj\"(k INTEGER PRIMARY KEY, first INTEGER, last INTEGER, n INTEGER, "
-          "list BLOB);"
+          "CREATE TABLE \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
+          "CREATE TABLE \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first INTEGER, n INTEGER, list BLOB);"
           "CREATE TABLE \"%w\".\"%w_log\"(f, t);",
-          p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zDb,
-          p->zName));
+          p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zDb, p->zName,
+          p->zDb, p->zName));
   if (rc == SQLITE_OK) {
     rc = giExec(p->db,
                 sqlite3_mprintf("INSERT INTO \"%w\".\"%w_config\"(k, v) VALUES('format', %d), ('table', %Q), "
@@ -1833,11 +2127,13 @@ static int giDestroy(sqlite3_vtab *pVtab) {
   giStmtClear(p);
   rc = giDropTriggers(p);
   if (rc == SQLITE_OK) {
-    rc = giExec(p->db,
-                sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_config\"; DROP TABLE IF EXISTS "
-                                "\"%w\".\"%w_node\"; DROP TABLE IF EXISTS \"%w\".\"%w_adj\"; DROP TABLE IF "
-                                "EXISTS \"%w\".\"%w_log\";",
-                                p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+    rc = giExec(p->db, sqlite3_mprintf(
+                           "DROP TABLE IF EXISTS \"%w\".\"%w_config\"; DROP TABLE IF EXISTS "
+                           "\"%w\".\"%w_node\"; DROP TABLE IF EXISTS \"%w\".\"%w_adj\"; DROP TABLE IF "
+                           "EXISTS \"%w\".\"%w_blk\"; DROP TABLE IF EXISTS \"%w\".\"%w_tail\"; DROP TABLE IF "
+                           "EXISTS \"%w\".\"%w_log\";",
+                           p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
+                           p->zName, p->zDb, p->zName));
   }
   if (rc == SQLITE_OK) giFree(p);
   return rc;
@@ -1864,60 +2160,59 @@ static int giOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 static int giClose(sqlite3_vtab_cursor *pCursor) {
   gi_cursor *pCur = (gi_cursor *)pCursor;
-  sqlite3_finalize(pCur->pStmt);
+  graphCsrUnref(pCur->pCsr);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
 
 static int giNext(sqlite3_vtab_cursor *pCursor) {
-  gi_cursor *pCur = (gi_cursor *)pCursor;
-  pCur->iRow++;
-  return nosqlCursorStep(pCursor->pVtab, pCur->pStmt, "graph_index", &pCur->bEof);
+  ((gi_cursor *)pCursor)->iRow++;
+  return SQLITE_OK;
 }
 
 static int giFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
                     sqlite3_value **argv) {
   gi_cursor *pCur = (gi_cursor *)pCursor;
   gi_vtab *p = (gi_vtab *)pCursor->pVtab;
-  char *zSql;
-  int rc;
+  char *zErr = NULL;
+  int rc, bOk = 0;
   (void)idxNum, (void)idxStr, (void)argc, (void)argv;
   if (p->zDamage) {
     nosqlVtabError(&p->base, "%s", p->zDamage);
     return SQLITE_CORRUPT_VTAB;
   }
-  sqlite3_finalize(pCur->pStmt);
-  pCur->pStmt = NULL;
+  graphCsrUnref(pCur->pCsr);
+  pCur->pCsr = (GraphCsr *)sqlite3_malloc64(sizeof(GraphCsr));
+  if (pCur->pCsr == NULL) return SQLITE_NOMEM;
+  memset(pCur->pCsr, 0, sizeof(GraphCsr));
+  pCur->pCsr->nRef = 1;
+  pCur->pCsr->vals.szElem = (int)sizeof(GraphValue);
+  pCur->pCsr->bIntWeight = 1;
   /* Nodes in the order a rowid scan of the edge table meets them: by their first edge. */
-  zSql = sqlite3_mprintf(
-      "SELECT value, coalesce((SELECT sum(a.n) FROM \"%w\".\"%w_adj\" AS a WHERE a.k >= (x.id * 2) << %d AND "
-      "a.k < (x.id * 2 + 1) << %d), 0), coalesce((SELECT sum(a.n) FROM \"%w\".\"%w_adj\" AS a WHERE a.k >= "
-      "(x.id "
-      "* 2 + 1) << %d AND a.k < (x.id * 2 + 2) << %d), 0) FROM (SELECT n.id, n.value, (SELECT first FROM "
-      "\"%w\".\"%w_adj\" WHERE k = (n.id * 2) << %d) AS fo, (SELECT first FROM \"%w\".\"%w_adj\" WHERE k = "
-      "(n.id "
-      "* 2 + 1) << %d) AS fi FROM \"%w\".\"%w_node\" AS n) AS x WHERE fo IS NOT NULL OR fi IS NOT NULL ORDER "
-      "BY "
-      "CASE WHEN fi IS NULL OR fo <= fi THEN fo ELSE fi END, CASE WHEN fi IS NULL OR fo <= fi THEN 0 ELSE 1 "
-      "END, "
-      "x.id",
-      p->zDb, p->zName, GI_BLOCK_BITS, GI_BLOCK_BITS, p->zDb, p->zName, GI_BLOCK_BITS, GI_BLOCK_BITS, p->zDb,
-      p->zName, GI_BLOCK_BITS, p->zDb, p->zName, GI_BLOCK_BITS, p->zDb, p->zName);
-  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pCur->pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  if (rc != SQLITE_OK) {
-    if (rc != SQLITE_NOMEM) nosqlVtabError(&p->base, "graph_index '%s': %s", p->zName, sqlite3_errmsg(p->db));
-    return rc;
+  rc = giLoad(p->db, p->zDb, p->zName, 0, p->zWeight != NULL, 0x7fffffffffffLL, 1, NULL, pCur->pCsr, &bOk,
+              &zErr);
+  if (zErr) {
+    nosqlVtabError(&p->base, "%s", zErr);
+    sqlite3_free(zErr);
+  } else if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+    nosqlVtabError(&p->base, "graph_index '%s': %s", p->zName, sqlite3_errmsg(p->db));
   }
-  pCur->iRow = 0;
-  return giNext(pCursor);
+  pCur->iRow = 1;
+  return rc;
 }
 
-static int giEof(sqlite3_vtab_cursor *pCursor) { return ((gi_cursor *)pCursor)->bEof; }
+static int giEof(sqlite3_vtab_cursor *pCursor) {
+  gi_cursor *pCur = (gi_cursor *)pCursor;
+  return pCur->pCsr == NULL || pCur->iRow > pCur->pCsr->vals.n;
+}
 
 static int giColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
   gi_cursor *pCur = (gi_cursor *)pCursor;
-  if (iCol <= GI_COL_IN) sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, iCol));
+  const GraphCsr *pCsr = pCur->pCsr;
+  int i = (int)pCur->iRow - 1;
+  if (iCol == GI_COL_NODE) graphValueResult(ctx, (const GraphValue *)graphSetAt(&pCsr->vals, i));
+  if (iCol == GI_COL_OUT) sqlite3_result_int64(ctx, pCsr->aOutOff[i + 1] - pCsr->aOutOff[i]);
+  if (iCol == GI_COL_IN) sqlite3_result_int64(ctx, pCsr->aInOff[i + 1] - pCsr->aInOff[i]);
   return SQLITE_OK;
 }
 
@@ -2004,7 +2299,8 @@ static int giRollbackTo(sqlite3_vtab *pVtab, int iSavepoint) {
 static int giShadowName(const char *zName) {
   /* Not _log: deferred mode's triggers, plain SQL, write it. */
   return sqlite3_stricmp(zName, "config") == 0 || sqlite3_stricmp(zName, "node") == 0 ||
-         sqlite3_stricmp(zName, "adj") == 0;
+         sqlite3_stricmp(zName, "adj") == 0 || sqlite3_stricmp(zName, "blk") == 0 ||
+         sqlite3_stricmp(zName, "tail") == 0;
 }
 
 static sqlite3_module giModule = {
