@@ -79,9 +79,10 @@
 #include <string.h>
 
 #define GI_FORMAT GRAPH_INDEX_FORMAT /* Format of the shadow tables written here */
-#define GI_GROUP_BYTES 4096  /* 'rebuild' closes a group past this; a write splits one past twice it */
+#define GI_GROUP_BYTES 1800  /* 'rebuild' closes a group past this; a write splits one past twice it */
 #define GI_TAIL_BYTES 256    /* A tail is merged into its group when it reaches this */
 #define GI_MAX_ID 0x3fffffff /* Node numbers fit an int */
+#define GI_PEND_MAX 16384    /* Rows of <name>_pend folded into the lists at once */
 
 /* Columns of the virtual table. */
 #define GI_COL_NODE 0
@@ -107,7 +108,11 @@
 #define GI_S_TAIL_GET 9
 #define GI_S_TAIL_DEL 10
 #define GI_S_PAST 11
-#define GI_NSTMT 12
+#define GI_S_PEND_READ 12
+#define GI_S_PEND_DEL 13
+#define GI_S_TAIL_ANY 14
+#define GI_S_GROUP_NEXT 15
+#define GI_NSTMT 16
 
 typedef struct GiStash GiStash;
 typedef struct gi_vtab gi_vtab;
@@ -325,6 +330,19 @@ static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
     case GI_S_TAIL_DEL:
       zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_tail\" WHERE k = ?1", p->zDb, p->zName);
       break;
+    case GI_S_PEND_READ:
+      zSql =
+          sqlite3_mprintf("SELECT r, f, t, w, fi, ti FROM \"%w\".\"%w_pend\" ORDER BY p", p->zDb, p->zName);
+      break;
+    case GI_S_TAIL_ANY:
+      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_tail\" LIMIT 1", p->zDb, p->zName);
+      break;
+    case GI_S_GROUP_NEXT:
+      zSql = sqlite3_mprintf("SELECT min(k) FROM \"%w\".\"%w_blk\" WHERE k > ?1", p->zDb, p->zName);
+      break;
+    case GI_S_PEND_DEL:
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_pend\"", p->zDb, p->zName);
+      break;
     case GI_S_PAST:
       zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE rowid > ?1 LIMIT 1", p->zDb, p->zTable);
       break;
@@ -520,8 +538,7 @@ static int giGroupLoad(gi_vtab *p, sqlite3_int64 id, GiGroup *g) {
 
 /*
 ** Find node id's slot in group *g. A slot past the group's last is empty
-** (nPad empty slots come before it); far past it, *g becomes a new empty
-** group at key id.
+** (nPad empty slots come before it).
 */
 static int giSlotFind(gi_vtab *p, GiGroup *g, sqlite3_int64 id, GiSlot *s) {
   int i = 0, n = (int)g->b.n;
@@ -534,51 +551,47 @@ static int giSlotFind(gi_vtab *p, GiGroup *g, sqlite3_int64 id, GiSlot *s) {
     if (iSlot == id) return SQLITE_OK;
   }
   memset(s, 0, sizeof(*s));
-  if (id - iSlot > 4096) {
-    g->k = id;
-    nosqlBufferReset(&g->b);
-  } else {
-    s->iStart = s->iEnd = n;
-    s->nPad = (int)(id - iSlot);
-  }
+  if (id - iSlot > (1 << 20)) return giDamaged(p, "a group has a bad key");
+  s->iStart = s->iEnd = n;
+  s->nPad = (int)(id - iSlot);
   return SQLITE_OK;
 }
 
-/* Write group *g; one past twice the group size is split in two at a slot boundary. */
+/* Write group *g; one past twice the group size is written as groups of about GI_GROUP_BYTES. */
 static int giGroupSave(gi_vtab *p, GiGroup *g) {
-  int rc = SQLITE_OK, n = (int)g->b.n, iCut = 0, i = 0, nSlot = 0, nCutSlot = 0;
+  int rc = SQLITE_OK, n = (int)g->b.n, i = 0, iStart = 0;
+  sqlite3_int64 k = g->k, iSlot = g->k;
   sqlite3_stmt *pStmt;
-  if (n > 2 * GI_GROUP_BYTES) {
-    GiSlot s;
-    while (i < n) {
-      if (!giSlotDecode(g->b.a, n, &i, p->zWeight != NULL, &s))
-        return giDamaged(p, "a group holds a bad list");
-      nSlot++;
-      if (i < n && (iCut == 0 || i <= n / 2)) {
-        iCut = i;
-        nCutSlot = nSlot;
+  while (rc == SQLITE_OK && (i < n || iStart == 0)) {
+    if (n > 2 * GI_GROUP_BYTES) {
+      GiSlot s;
+      do {
+        if (!giSlotDecode(g->b.a, n, &i, p->zWeight != NULL, &s))
+          return giDamaged(p, "a group holds a bad list");
+        iSlot++;
+      } while (i < n && i - iStart < GI_GROUP_BYTES);
+      if (n - i < GI_GROUP_BYTES / 2) {
+        i = n; /* (No small group at the end) */
       }
+    } else {
+      i = n;
     }
-  }
-  pStmt = giStmt(p, GI_S_GROUP_PUT, &rc);
-  if (pStmt == NULL) return rc;
-  sqlite3_bind_int64(pStmt, 1, g->k);
-  sqlite3_bind_blob(pStmt, 2, g->b.a, iCut ? iCut : n, SQLITE_STATIC);
-  rc = giStepDone(pStmt);
-  if (rc == SQLITE_OK && iCut) {
     pStmt = giStmt(p, GI_S_GROUP_PUT, &rc);
     if (pStmt == NULL) return rc;
-    sqlite3_bind_int64(pStmt, 1, g->k + nCutSlot);
-    sqlite3_bind_blob(pStmt, 2, g->b.a + iCut, n - iCut, SQLITE_STATIC);
+    sqlite3_bind_int64(pStmt, 1, k);
+    sqlite3_bind_blob(pStmt, 2, g->b.a + iStart, i - iStart, SQLITE_STATIC);
     rc = giStepDone(pStmt);
+    if (i >= n) break;
+    iStart = i;
+    k = iSlot;
   }
   return rc;
 }
 
-/* Give list dir of slot *s in group *g the nNew edges aNew[0..nByte), the first with rowid iFirst; write it.
- */
-static int giSlotPut(gi_vtab *p, GiGroup *g, const GiSlot *s, int dir, sqlite3_int64 nNew,
-                     sqlite3_int64 iFirst, const unsigned char *aNew, sqlite3_int64 nByte) {
+/* Give list dir of slot *s in group *g (in memory) the nNew edges aNew[0..nByte), the first with rowid
+ * iFirst. */
+static int giSlotSplice(GiGroup *g, const GiSlot *s, int dir, sqlite3_int64 nNew, sqlite3_int64 iFirst,
+                        const unsigned char *aNew, sqlite3_int64 nByte) {
   NosqlBuffer b = {0, 0, 0};
   int rc = SQLITE_OK, d, i;
   nosqlBufferAppend(&rc, &b, g->b.a, s->iStart);
@@ -598,10 +611,16 @@ static int giSlotPut(gi_vtab *p, GiGroup *g, const GiSlot *s, int dir, sqlite3_i
   if (rc == SQLITE_OK) {
     nosqlBufferFree(&g->b);
     g->b = b;
-    return giGroupSave(p, g);
+  } else {
+    nosqlBufferFree(&b);
   }
-  nosqlBufferFree(&b);
   return rc;
+}
+
+static int giSlotPut(gi_vtab *p, GiGroup *g, const GiSlot *s, int dir, sqlite3_int64 nNew,
+                     sqlite3_int64 iFirst, const unsigned char *aNew, sqlite3_int64 nByte) {
+  int rc = giSlotSplice(g, s, dir, nNew, iFirst, aNew, nByte);
+  return rc == SQLITE_OK ? giGroupSave(p, g) : rc;
 }
 
 /* The tail of list iList: *pn edges (0 when it has none), the first *piFirst, bytes appended to *pOut. */
@@ -784,6 +803,186 @@ static int giListAppend(gi_vtab *p, sqlite3_int64 id, int dir, sqlite3_int64 iRo
   return rc;
 }
 
+/* One list of an edge in a fold. */
+typedef struct GiFold GiFold;
+struct GiFold {
+  sqlite3_int64 iList;  /* id * 2 + dir */
+  sqlite3_int64 iRowid; /* The edge's rowid */
+  sqlite3_int64 iOff;   /* Its bytes in the fold's buffer */
+  int nByte;            /* Their number */
+  int iSeq;             /* Its place in <name>_pend: the order of a list's edges */
+};
+
+static int giFoldCmp(const void *a, const void *b) {
+  const GiFold *x = (const GiFold *)a, *y = (const GiFold *)b;
+  if (x->iList != y->iList) return x->iList < y->iList ? -1 : 1;
+  return x->iSeq - y->iSeq;
+}
+
+/*
+** Rewrite group *g with the fold's edges aFold[*pi..] of its nodes (those
+** before number kNext), each list as its part in the group, its tail (when
+** bTail) and its new edges; advance *pi past them.
+*/
+static int giFoldGroup(gi_vtab *p, GiGroup *g, sqlite3_int64 kNext, const GiFold *aFold, int nFold, int *pi,
+                       const unsigned char *aByte, int bTail) {
+  NosqlBuffer out = {0, 0, 0}, list = {0, 0, 0};
+  int rc = SQLITE_OK, iPos = 0, n = (int)g->b.n, i = *pi;
+  sqlite3_int64 id;
+  for (id = g->k; rc == SQLITE_OK; id++) {
+    GiSlot s;
+    int d;
+    if (iPos >= n) {
+      if (i >= nFold || (aFold[i].iList >> 1) >= kNext) break;
+      if ((aFold[i].iList >> 1) - id > (1 << 20)) {
+        rc = giDamaged(p, "a group has a bad key");
+        break;
+      }
+      memset(&s, 0, sizeof(s));
+    } else if (!giSlotDecode(g->b.a, n, &iPos, p->zWeight != NULL, &s)) {
+      rc = giDamaged(p, "a group holds a bad list");
+      break;
+    }
+    for (d = 0; d < 2 && rc == SQLITE_OK; d++) {
+      sqlite3_int64 nList = s.an[d], iFirst = s.aFirst[d];
+      const unsigned char *a = g->b.a + s.aOff[d];
+      sqlite3_int64 nA = s.aByte[d];
+      if (i < nFold && aFold[i].iList == id * 2 + d) {
+        sqlite3_int64 nTail = 0, iTailFirst = 0;
+        nosqlBufferReset(&list);
+        nosqlBufferAppend(&rc, &list, a, nA);
+        if (bTail && rc == SQLITE_OK) rc = giTailGet(p, id * 2 + d, &nTail, &iTailFirst, &list);
+        if (nTail && rc == SQLITE_OK) rc = giTailDel(p, id * 2 + d);
+        if (nList == 0) iFirst = nTail ? iTailFirst : aFold[i].iRowid;
+        nList += nTail;
+        for (; i < nFold && aFold[i].iList == id * 2 + d; i++) {
+          nosqlBufferAppend(&rc, &list, aByte + aFold[i].iOff, aFold[i].nByte);
+          nList++;
+        }
+        if (rc == SQLITE_OK && nList > GI_MAX_ID) {
+          nosqlVtabError(&p->base, "graph_index '%s': a node has too many edges", p->zName);
+          rc = SQLITE_TOOBIG;
+        }
+        a = list.a;
+        nA = list.n;
+      }
+      giPutVarint(&rc, &out, (sqlite3_uint64)nList);
+      if (nList) {
+        giPutRowid(&rc, &out, iFirst);
+        nosqlBufferAppend(&rc, &out, a, nA);
+      }
+    }
+  }
+  nosqlBufferFree(&list);
+  if (rc == SQLITE_OK) {
+    nosqlBufferFree(&g->b);
+    g->b = out;
+    rc = giGroupSave(p, g);
+  } else {
+    nosqlBufferFree(&out);
+  }
+  *pi = i;
+  return rc;
+}
+
+/*
+** Fold the rows of <name>_pend (inserts the triggers wrote there: each
+** past every rowid before it, in rowid order) into the lists, each group
+** rewritten once, then empty it. Every operation of the index starts with
+** this.
+*/
+static int giPendFold(gi_vtab *p) {
+  int rc = SQLITE_OK, nFold = 0, nFoldAlloc = 0, i, bTail = 0;
+  sqlite3_stmt *pStmt;
+  GiFold *aFold = NULL;
+  NosqlBuffer bytes = {0, 0, 0};
+  GiGroup g;
+  if (p->bDeferred) return SQLITE_OK;
+  memset(&g, 0, sizeof(g));
+  pStmt = giStmt(p, GI_S_PEND_READ, &rc);
+  if (pStmt == NULL) return rc;
+  p->aStmt[GI_S_PEND_READ] = NULL; /* Lent */
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue f, t;
+    sqlite3_int64 aId[2], iRowid = sqlite3_column_int64(pStmt, 0);
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 3);
+    int d;
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &f) ||
+        !graphValueFrom(sqlite3_column_value(pStmt, 2), &t) || (p->zWeight && !giWeightOk(pW))) {
+      rc = giDamaged(p, "a pending edge has a NULL endpoint or a bad weight");
+      break;
+    }
+    /* The numbers the trigger found (a wrong one is drift that 'integrity-check' reports), else looked up. */
+    aId[0] = sqlite3_column_int64(pStmt, 4);
+    aId[1] = sqlite3_column_int64(pStmt, 5);
+    if (aId[0] < 0 || aId[0] > GI_MAX_ID || aId[1] < 0 || aId[1] > GI_MAX_ID) {
+      rc = giDamaged(p, "a pending edge has a bad node number");
+      break;
+    }
+    if (aId[0] == 0) rc = giNodeId(p, &f, 1, &aId[0]);
+    if (rc == SQLITE_OK && aId[1] == 0) rc = giNodeId(p, &t, 1, &aId[1]);
+    if (rc == SQLITE_OK && nFold + 2 > nFoldAlloc) {
+      int nNew = nFoldAlloc ? nFoldAlloc * 2 : 256;
+      GiFold *aNew = (GiFold *)sqlite3_realloc64(aFold, sizeof(GiFold) * (sqlite3_uint64)nNew);
+      if (aNew == NULL) rc = SQLITE_NOMEM;
+      if (aNew) {
+        aFold = aNew;
+        nFoldAlloc = nNew;
+      }
+    }
+    for (d = 0; rc == SQLITE_OK && d < 2; d++) {
+      GiFold *pF = &aFold[nFold];
+      pF->iList = aId[d] * 2 + d;
+      pF->iRowid = iRowid;
+      pF->iOff = bytes.n;
+      pF->iSeq = nFold;
+      giPutVarint(&rc, &bytes, (sqlite3_uint64)aId[1 - d]);
+      if (p->zWeight) giPutWeight(&rc, &bytes, pW);
+      pF->nByte = (int)(bytes.n - pF->iOff);
+      nFold++;
+    }
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_reset(pStmt);
+  } else {
+    sqlite3_reset(pStmt);
+  }
+  if (p->aStmt[GI_S_PEND_READ] == NULL) {
+    p->aStmt[GI_S_PEND_READ] = pStmt;
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  if (rc == SQLITE_OK && nFold) {
+    pStmt = giStmt(p, GI_S_TAIL_ANY, &rc);
+    if (pStmt) {
+      bTail = sqlite3_step(pStmt) == SQLITE_ROW;
+      rc = sqlite3_reset(pStmt);
+    }
+    qsort(aFold, (size_t)nFold, sizeof(GiFold), giFoldCmp);
+  }
+  for (i = 0; rc == SQLITE_OK && i < nFold;) {
+    sqlite3_int64 kNext = ((sqlite3_int64)1) << 62;
+    rc = giGroupLoad(p, aFold[i].iList >> 1, &g);
+    pStmt = rc == SQLITE_OK ? giStmt(p, GI_S_GROUP_NEXT, &rc) : NULL;
+    if (pStmt) {
+      sqlite3_bind_int64(pStmt, 1, g.k);
+      if (sqlite3_step(pStmt) == SQLITE_ROW && sqlite3_column_type(pStmt, 0) != SQLITE_NULL) {
+        kNext = sqlite3_column_int64(pStmt, 0);
+      }
+      rc = sqlite3_reset(pStmt);
+    }
+    if (rc == SQLITE_OK) rc = giFoldGroup(p, &g, kNext, aFold, nFold, &i, bytes.a, bTail);
+  }
+  if (rc == SQLITE_OK && nFold) {
+    pStmt = giStmt(p, GI_S_PEND_DEL, &rc);
+    if (pStmt) rc = giStepDone(pStmt);
+  }
+  nosqlBufferFree(&g.b);
+  nosqlBufferFree(&bytes);
+  sqlite3_free(aFold);
+  return rc;
+}
+
 /**************************************************************************
 ** The triggers' operations.
 */
@@ -961,14 +1160,19 @@ static int giRebuildAll(gi_vtab *p) {
   set.szElem = (int)sizeof(GraphValue);
   giStashClear(p);
   giCacheClear(p);
-  rc = giExec(
-      p->db, sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
-                             "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first "
-                             "INTEGER, n INTEGER, list BLOB);"
-                             "DELETE FROM \"%w\".\"%w_node\"; DELETE FROM \"%w\".\"%w_blk\"; "
-                             "DELETE FROM \"%w\".\"%w_tail\"; DELETE FROM \"%w\".\"%w_log\";",
-                             p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
-                             p->zName, p->zDb, p->zName));
+  rc = giExec(p->db,
+              sqlite3_mprintf(
+                  "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
+                  "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first "
+                  "INTEGER, n INTEGER, list BLOB);"
+                  "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_pend\"(p INTEGER PRIMARY KEY, r INTEGER, "
+                  "f, t, w, fi INTEGER, ti INTEGER);"
+                  "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_flag\"(x);"
+                  "DELETE FROM \"%w\".\"%w_node\"; DELETE FROM \"%w\".\"%w_blk\"; "
+                  "DELETE FROM \"%w\".\"%w_tail\"; DELETE FROM \"%w\".\"%w_log\";"
+                  "DELETE FROM \"%w\".\"%w_pend\"; DELETE FROM \"%w\".\"%w_flag\";",
+                  p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName,
+                  p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
   if (rc == SQLITE_OK) {
     /* Format 1's lists (a table this version no longer writes), when there. */
     int bOld = 0;
@@ -1248,6 +1452,14 @@ struct GiPart {
   sqlite3_int64 aByte[2]; /* Their bytes */
 };
 
+/* An edge of "<name>_pend" read by a load. */
+typedef struct GiPend GiPend;
+struct GiPend {
+  int f, t; /* Its endpoints: positions in the GraphCsr */
+  double r; /* Its weight */
+  int bInt; /* The weight is an integer */
+};
+
 static int giFirstCmp(const void *a, const void *b) {
   const GiFirst *x = (const GiFirst *)a, *y = (const GiFirst *)b;
   if (x->iRowid != y->iRowid) return x->iRowid < y->iRowid ? -1 : 1;
@@ -1285,8 +1497,9 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
                   sqlite3_int64 nMaxEdge, int bAll, const char *zFunc, GraphCsr *p, int *pbOk, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
-  int rc = SQLITE_OK, nId = 0, nNode = 0, i;
-  sqlite3_int64 nEdge = 0, nIn = 0, iNext = 1;
+  int rc = SQLITE_OK, nId = 0, nNode = 0, nAll = 0, i;
+  sqlite3_int64 nEdge = 0, nIn = 0, iNext = 1, nPend = 0, nPendAlloc = 0, e, *aCur = NULL;
+  GiPend *aPend = NULL;
   GiFirst *aFirst = NULL;
   GiPart *aPart = NULL;
   NosqlBuffer bytes = {0, 0, 0};
@@ -1453,10 +1666,92 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
     if (rc != SQLITE_OK) goto load_done;
     if (!bNew) GI_CORRUPT("two node numbers have one value");
   }
+  /* The pending inserts (<name>_pend): past every edge before them, new nodes last. */
+  zSql = sqlite3_mprintf("SELECT f, t, w, fi, ti FROM \"%w\".\"%w_pend\" ORDER BY p", zSchema, zIndex);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue f, t;
+    int iF, iT, bNew;
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
+    int eW = sqlite3_value_type(pW);
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f) ||
+        !graphValueFrom(sqlite3_column_value(pStmt, 1), &t) ||
+        (bHasWeight && ((eW != SQLITE_INTEGER && eW != SQLITE_FLOAT) || sqlite3_value_double(pW) < 0))) {
+      sqlite3_finalize(pStmt);
+      pStmt = NULL;
+      GI_CORRUPT("a pending edge has a NULL endpoint or a bad weight");
+    }
+    {
+      /* A node number the trigger found: its position, checked against the value; else by the value. */
+      sqlite3_int64 iFi = sqlite3_column_int64(pStmt, 3), iTi = sqlite3_column_int64(pStmt, 4);
+      if (iFi < 0 || iFi > nId || iTi < 0 || iTi > nId ||
+          (iFi && aPerm[iFi] >= 0 &&
+           !graphValueEq(&f, (const GraphValue *)graphSetAt(&p->vals, aPerm[iFi]))) ||
+          (iTi && aPerm[iTi] >= 0 &&
+           !graphValueEq(&t, (const GraphValue *)graphSetAt(&p->vals, aPerm[iTi])))) {
+        sqlite3_finalize(pStmt);
+        pStmt = NULL;
+        GI_CORRUPT("a pending edge has a bad node number");
+      }
+      if (iFi && aPerm[iFi] >= 0) {
+        iF = aPerm[iFi];
+      } else {
+        rc = graphSetAdd(&p->vals, &f, &iF, &bNew);
+      }
+      if (rc == SQLITE_OK && iTi && aPerm[iTi] >= 0) {
+        iT = aPerm[iTi];
+      } else if (rc == SQLITE_OK) {
+        rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
+      }
+    }
+    if (rc == SQLITE_OK && nPend == nPendAlloc) {
+      sqlite3_int64 nNew = nPendAlloc ? nPendAlloc * 2 : 64;
+      GiPend *aNew = (GiPend *)sqlite3_realloc64(aPend, sizeof(GiPend) * (sqlite3_uint64)nNew);
+      if (aNew == NULL) rc = SQLITE_NOMEM;
+      if (aNew) {
+        aPend = aNew;
+        nPendAlloc = nNew;
+      }
+    }
+    if (rc != SQLITE_OK) break;
+    aPend[nPend].f = iF;
+    aPend[nPend].t = iT;
+    aPend[nPend].r = sqlite3_value_double(pW);
+    aPend[nPend].bInt = eW == SQLITE_INTEGER;
+    nPend++;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  pStmt = NULL;
+  if (rc != SQLITE_OK) goto load_done;
+  if (nEdge + nPend > nMaxEdge) {
+    if (bAll) {
+      *pzErr =
+          sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", zFunc, nMaxEdge);
+      rc = SQLITE_TOOBIG;
+    }
+    goto load_done;
+  }
+  nAll = p->vals.n;
+  aCur = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * 2 * ((sqlite3_uint64)nAll + 1));
+  if (aCur == NULL) {
+    rc = SQLITE_NOMEM;
+    goto load_done;
+  }
+  memset(aCur, 0, sizeof(sqlite3_int64) * 2 * ((size_t)nAll + 1));
+  for (e = 0; e < nPend; e++) {
+    aCur[aPend[e].f * 2]++;
+    aCur[aPend[e].t * 2 + 1]++;
+  }
+  nEdge += nPend;
   /* Offsets, then pass 2: the lists. */
   p->nEdge = nEdge;
-  p->aOutOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nNode + 1));
-  p->aInOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nNode + 1));
+  p->aOutOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nAll + 1));
+  p->aInOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nAll + 1));
   p->aOut = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
   p->aIn = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
   if (bWeight) {
@@ -1469,10 +1764,18 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
     goto load_done;
   }
   p->aOutOff[0] = p->aInOff[0] = 0;
-  for (i = 0; i < nNode; i++) {
-    const GiPart *pO = &aPart[aFirst[i].id * 2], *pI = pO + 1;
-    p->aOutOff[i + 1] = p->aOutOff[i] + pO->an[0] + pO->an[1];
-    p->aInOff[i + 1] = p->aInOff[i] + pI->an[0] + pI->an[1];
+  for (i = 0; i < nAll; i++) {
+    sqlite3_int64 nOut = aCur[i * 2], nInAll = aCur[i * 2 + 1];
+    if (i < nNode) {
+      const GiPart *pO = &aPart[aFirst[i].id * 2], *pI = pO + 1;
+      nOut += pO->an[0] + pO->an[1];
+      nInAll += pI->an[0] + pI->an[1];
+    }
+    p->aOutOff[i + 1] = p->aOutOff[i] + nOut;
+    p->aInOff[i + 1] = p->aInOff[i] + nInAll;
+    /* aCur: where the node's pending edges go, after its lists. */
+    aCur[i * 2] = p->aOutOff[i + 1] - aCur[i * 2];
+    aCur[i * 2 + 1] = p->aInOff[i + 1] - aCur[i * 2 + 1];
   }
   for (i = 0; i < nNode; i++) {
     int dir, iPart;
@@ -1507,6 +1810,15 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
       }
     }
   }
+  for (e = 0; e < nPend; e++) {
+    sqlite3_int64 iO = aCur[aPend[e].f * 2]++, iI = aCur[aPend[e].t * 2 + 1]++;
+    p->aOut[iO] = aPend[e].t;
+    p->aIn[iI] = aPend[e].f;
+    if (bWeight) {
+      p->aOutW[iO] = p->aInW[iI] = aPend[e].r;
+      if (!aPend[e].bInt) p->bIntWeight = 0;
+    }
+  }
   *pbOk = 1;
 
 load_done:
@@ -1518,6 +1830,8 @@ load_done:
   sqlite3_free(aPart);
   sqlite3_free(aFirst);
   sqlite3_free(aPerm);
+  sqlite3_free(aPend);
+  sqlite3_free(aCur);
   nosqlBufferFree(&bytes);
   return rc;
 }
@@ -1796,12 +2110,43 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
           "INSERT INTO \"%w\"(\"%w\", op_from, op_to) SELECT 'stash', s.\"%w\", s.\"%w\" FROM \"%w\" "
           "AS s WHERE %s;\n",
           p->zName, p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
+      /* The insert that follows goes through the index: it rebuilds the stashed lists. */
+      if (i == 0) nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_flag\"(x) VALUES(1);\n", p->zName);
     } else if (i == 1) {
+      /*
+      ** The common insert (endpoints not NULL, a good weight, past every
+      ** rowid, nothing stashed) is one plain row in <name>_pend, which the
+      ** loads read and the index folds into its lists every GI_PEND_MAX
+      ** rows and before any other change; any other goes through it.
+      */
+      NosqlBuffer fast = {0, 0, 0};
+      nosqlBufferAppendf(&rc, &fast, "NEW.\"%w\" IS NOT NULL AND NEW.\"%w\" IS NOT NULL", p->zFrom, p->zTo);
+      if (zW)
+        nosqlBufferAppendf(&rc, &fast, " AND typeof(NEW.%s) IN ('integer', 'real') AND NEW.%s >= 0", zW, zW);
+      nosqlBufferAppendf(
+          &rc, &fast,
+          " AND NOT EXISTS (SELECT 1 FROM \"%w\" WHERE rowid > NEW.rowid) AND NOT EXISTS (SELECT 1 "
+          "FROM \"%w_flag\")",
+          p->zTable, p->zName);
+      nosqlBufferAppend(&rc, &fast, "", 0);
+      /* With the endpoints' node numbers when they have one (+: compared without affinity, as GraphValue). */
       nosqlBufferAppendf(
           &rc, &b,
-          "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) VALUES('insert', NEW.rowid, "
-          "NEW.\"%w\", NEW.\"%w\", %s%s);\n",
-          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL");
+          "INSERT INTO \"%w_pend\"(r, f, t, w, fi, ti) SELECT NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s, "
+          "(SELECT id FROM \"%w_node\" WHERE value = +NEW.\"%w\"), (SELECT id FROM \"%w_node\" WHERE "
+          "value = +NEW.\"%w\") WHERE %s;\n",
+          p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", p->zName, p->zFrom, p->zName,
+          p->zTo, fast.a ? (const char *)fast.a : "");
+      nosqlBufferAppendf(
+          &rc, &b,
+          "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) SELECT 'insert', NEW.rowid, "
+          "NEW.\"%w\", NEW.\"%w\", %s%s WHERE NOT (%s);\n",
+          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL",
+          fast.a ? (const char *)fast.a : "");
+      nosqlBufferAppendf(
+          &rc, &b, "INSERT INTO \"%w\"(\"%w\") SELECT 'fold' WHERE (SELECT max(p) FROM \"%w_pend\") >= %d;\n",
+          p->zName, p->zName, p->zName, GI_PEND_MAX);
+      nosqlBufferFree(&fast);
     } else {
       if (i == 3) {
         nosqlBufferAppendf(
@@ -2015,9 +2360,12 @@ static int giCreateShadow(gi_vtab *p) {
           "CREATE UNIQUE INDEX \"%w\".\"%w_node_value\" ON \"%w_node\"(value);"
           "CREATE TABLE \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
           "CREATE TABLE \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first INTEGER, n INTEGER, list BLOB);"
-          "CREATE TABLE \"%w\".\"%w_log\"(f, t);",
+          "CREATE TABLE \"%w\".\"%w_log\"(f, t);"
+          "CREATE TABLE \"%w\".\"%w_pend\"(p INTEGER PRIMARY KEY, r INTEGER, f, t, w, fi INTEGER, ti "
+          "INTEGER);"
+          "CREATE TABLE \"%w\".\"%w_flag\"(x);",
           p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zDb, p->zName,
-          p->zDb, p->zName));
+          p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
   if (rc == SQLITE_OK) {
     rc = giExec(p->db,
                 sqlite3_mprintf("INSERT INTO \"%w\".\"%w_config\"(k, v) VALUES('format', %d), ('table', %Q), "
@@ -2131,9 +2479,10 @@ static int giDestroy(sqlite3_vtab *pVtab) {
                            "DROP TABLE IF EXISTS \"%w\".\"%w_config\"; DROP TABLE IF EXISTS "
                            "\"%w\".\"%w_node\"; DROP TABLE IF EXISTS \"%w\".\"%w_adj\"; DROP TABLE IF "
                            "EXISTS \"%w\".\"%w_blk\"; DROP TABLE IF EXISTS \"%w\".\"%w_tail\"; DROP TABLE IF "
-                           "EXISTS \"%w\".\"%w_log\";",
+                           "EXISTS \"%w\".\"%w_log\"; DROP TABLE IF EXISTS \"%w\".\"%w_pend\"; DROP TABLE IF "
+                           "EXISTS \"%w\".\"%w_flag\";",
                            p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
-                           p->zName, p->zDb, p->zName));
+                           p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
   }
   if (rc == SQLITE_OK) giFree(p);
   return rc;
@@ -2238,9 +2587,16 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
     nosqlVtabError(pVtab, "%s", p->zDamage);
     return SQLITE_CORRUPT_VTAB;
   }
-  if (strcmp(zCmd, "insert") == 0) {
+  rc = sqlite3_stricmp(zCmd, "rebuild") == 0 ? SQLITE_OK : giPendFold(p);
+  if (rc != SQLITE_OK) {
+    /* (Reported below) */
+  } else if (strcmp(zCmd, "fold") == 0) {
+    /* Done above */
+  } else if (strcmp(zCmd, "insert") == 0) {
     rc = giOpInsertChecked(p, argv[2 + GI_COL_ROWID], argv[2 + GI_COL_FROM], argv[2 + GI_COL_TO],
                            argv[2 + GI_COL_WEIGHT]);
+    if (rc == SQLITE_OK)
+      rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_flag\"", p->zDb, p->zName));
   } else if (strcmp(zCmd, "stash") == 0 || strcmp(zCmd, "sync") == 0) {
     rc = giStashAdd(p, argv[2 + GI_COL_FROM], 0);
     if (rc == SQLITE_OK) rc = giStashAdd(p, argv[2 + GI_COL_TO], 1);
@@ -2253,8 +2609,8 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
                   sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k, v) VALUES('format', %d)",
                                   p->zDb, p->zName, GI_FORMAT));
     }
-    if (rc == SQLITE_OK) rc = giCreateTriggers(p, &zErr, NULL);
     if (rc == SQLITE_OK) rc = giRebuildAll(p);
+    if (rc == SQLITE_OK) rc = giCreateTriggers(p, &zErr, NULL);
     if (rc == SQLITE_OK) {
       sqlite3_free(p->zDamage);
       p->zDamage = NULL;
