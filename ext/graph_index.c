@@ -477,6 +477,13 @@ static int giNodeId(gi_vtab *p, const GraphValue *pV, int bAdd, sqlite3_int64 *p
 /* Skip nEdge edges of a list at a[*pi]: 0 when malformed. */
 static int giSkipEdges(const unsigned char *a, int n, int *pi, sqlite3_int64 nEdge, int bWeight) {
   sqlite3_int64 e;
+  if (!bWeight) {
+    /* Neighbour numbers only: count the last bytes of the varints (the decode checks them). */
+    int i = *pi;
+    while (nEdge > 0 && i < n) nEdge -= (a[i++] & 0x80) == 0;
+    *pi = i;
+    return nEdge == 0;
+  }
   for (e = 0; e < nEdge; e++) {
     sqlite3_uint64 u;
     double r;
@@ -1467,6 +1474,55 @@ static int giFirstCmp(const void *a, const void *b) {
   return x->id - y->id;
 }
 
+/*
+** Sort aFirst[0..n) by (rowid, dir) (no two are equal): an LSD radix sort
+** on the offset from the least rowid, 11 bits a pass, when the rowids span
+** less than 2^40; else qsort().
+*/
+static int giFirstSort(GiFirst *aFirst, int n) {
+  sqlite3_int64 iMin, iMax;
+  GiFirst *aTmp;
+  int i, iShift, nBit = 1;
+  if (n < 2) return SQLITE_OK;
+  iMin = iMax = aFirst[0].iRowid;
+  for (i = 1; i < n; i++) {
+    if (aFirst[i].iRowid < iMin) iMin = aFirst[i].iRowid;
+    if (aFirst[i].iRowid > iMax) iMax = aFirst[i].iRowid;
+  }
+  if ((sqlite3_uint64)iMax - (sqlite3_uint64)iMin >= ((sqlite3_uint64)1 << 40) || n < 256) {
+    qsort(aFirst, (size_t)n, sizeof(GiFirst), giFirstCmp);
+    return SQLITE_OK;
+  }
+  while ((((sqlite3_uint64)iMax - (sqlite3_uint64)iMin) << 1 | 1) >> nBit) nBit++;
+  aTmp = (GiFirst *)sqlite3_malloc64(sizeof(GiFirst) * (sqlite3_uint64)n);
+  if (aTmp == NULL) return SQLITE_NOMEM;
+  for (iShift = 0; iShift < nBit; iShift += 11) {
+    int aCount[2049];
+    GiFirst *aSwap;
+    memset(aCount, 0, sizeof(aCount));
+    for (i = 0; i < n; i++) {
+      sqlite3_uint64 k = ((sqlite3_uint64)(aFirst[i].iRowid - iMin) << 1) | (sqlite3_uint64)aFirst[i].dir;
+      aCount[((k >> iShift) & 2047) + 1]++;
+    }
+    for (i = 1; i <= 2048; i++) aCount[i] += aCount[i - 1];
+    for (i = 0; i < n; i++) {
+      sqlite3_uint64 k = ((sqlite3_uint64)(aFirst[i].iRowid - iMin) << 1) | (sqlite3_uint64)aFirst[i].dir;
+      aTmp[aCount[(k >> iShift) & 2047]++] = aFirst[i];
+    }
+    aSwap = aTmp;
+    aTmp = aFirst;
+    aFirst = aSwap;
+  }
+  if (((nBit + 10) / 11) & 1) {
+    /* An odd number of passes: the sorted copy is in the buffer. */
+    memcpy(aTmp, aFirst, sizeof(GiFirst) * (size_t)n);
+    sqlite3_free(aFirst);
+  } else {
+    sqlite3_free(aTmp);
+  }
+  return SQLITE_OK;
+}
+
 /* Node id's first edge is at or before (iRowid, dir) when it is not earlier. */
 static void giFirstSee(GiFirst *aFirst, sqlite3_int64 id, sqlite3_int64 iRowid, int dir) {
   GiFirst f;
@@ -1627,7 +1683,8 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   for (i = 1; i <= nId; i++) {
     if (aFirst[i].dir != 2) aFirst[nNode++] = aFirst[i];
   }
-  qsort(aFirst, (size_t)nNode, sizeof(GiFirst), giFirstCmp);
+  rc = giFirstSort(aFirst, nNode);
+  if (rc != SQLITE_OK) goto load_done;
   for (i = 0; i < nNode; i++) aPerm[aFirst[i].id] = i;
   /* Node values. */
   zSql = sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_node\"", zSchema, zIndex);
@@ -1787,13 +1844,40 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
       for (iPart = 0; iPart < 2; iPart++) {
         const unsigned char *aList = bytes.a + pPart->aOff[iPart];
         int iPos = 0, nList = (int)pPart->aByte[iPart];
+        if (!bHasWeight) {
+          /* Neighbour numbers only: the tight loop of the load. */
+          int *aTo = aAdj + iAt, nMax = nId;
+          sqlite3_int64 m = pPart->an[iPart];
+          for (e = 0; e < m; e++) {
+            sqlite3_uint64 u;
+            int v;
+            if (iPos < nList && aList[iPos] < 0x80) {
+              u = aList[iPos++];
+            } else if (!giGetVarint(aList, nList, &iPos, &u)) {
+              GI_CORRUPT("a list holds a bad neighbour number");
+            }
+            if (u - 1 >= (sqlite3_uint64)nMax || (v = aPerm[u]) < 0)
+              GI_CORRUPT("a list holds a bad neighbour number");
+            aTo[e] = v;
+          }
+          iAt += m;
+          if (iPos != nList) GI_CORRUPT("a list is longer than its edges");
+          continue;
+        }
         for (e = 0; e < pPart->an[iPart]; e++) {
           sqlite3_uint64 u;
           int bInt;
           double r;
-          if (!giGetVarint(aList, nList, &iPos, &u) || u < 1 || u > (sqlite3_uint64)nId || aPerm[u] < 0) {
+          if (iPos < nList && aList[iPos] < 0x80) {
+            u = aList[iPos++]; /* (The common one-byte varint) */
+          } else if (iPos + 1 < nList && aList[iPos + 1] < 0x80) {
+            u = (sqlite3_uint64)(aList[iPos] & 0x7f) | ((sqlite3_uint64)aList[iPos + 1] << 7);
+            iPos += 2;
+          } else if (!giGetVarint(aList, nList, &iPos, &u)) {
             GI_CORRUPT("a list holds a bad neighbour number");
           }
+          if (u < 1 || u > (sqlite3_uint64)nId || aPerm[u] < 0)
+            GI_CORRUPT("a list holds a bad neighbour number");
           aAdj[iAt] = aPerm[u];
           if (bHasWeight) {
             if (!giGetWeight(aList, nList, &iPos, &r, &bInt) || r < 0 || isnan(r)) {
