@@ -112,7 +112,9 @@
 #define GI_S_PEND_DEL 13
 #define GI_S_TAIL_ANY 14
 #define GI_S_GROUP_NEXT 15
-#define GI_NSTMT 16
+#define GI_S_NEXT_GET 16
+#define GI_S_NEXT_SET 17
+#define GI_NSTMT 18
 
 typedef struct GiStash GiStash;
 typedef struct gi_vtab gi_vtab;
@@ -304,10 +306,17 @@ static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
   }
   switch (iStmt) {
     case GI_S_NODE_FIND:
-      zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_node\" WHERE value = ?1", p->zDb, p->zName);
+      zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_num\" WHERE value = ?1", p->zDb, p->zName);
       break;
     case GI_S_NODE_ADD:
-      zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_node\"(value) VALUES(?1)", p->zDb, p->zName);
+      zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_num\"(value, id) VALUES(?1, ?2)", p->zDb, p->zName);
+      break;
+    case GI_S_NEXT_GET:
+      zSql = sqlite3_mprintf("SELECT v FROM \"%w\".\"%w_config\" WHERE k = 'next'", p->zDb, p->zName);
+      break;
+    case GI_S_NEXT_SET:
+      zSql = sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k, v) VALUES('next', ?1)", p->zDb,
+                             p->zName);
       break;
     case GI_S_GROUP_FIND:
       zSql = sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" WHERE k <= ?1 ORDER BY k DESC LIMIT 1",
@@ -364,7 +373,7 @@ static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
                              p->zName);
       break;
     case GI_S_NODE_DEL:
-      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_node\" WHERE id = ?1", p->zDb, p->zName);
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_num\" WHERE value = ?1", p->zDb, p->zName);
       break;
   }
   if (zSql == NULL) {
@@ -458,19 +467,26 @@ static int giNodeId(gi_vtab *p, const GraphValue *pV, int bAdd, sqlite3_int64 *p
   }
   if (rc == SQLITE_OK && *piId) giCacheAdd(p, pV, *piId);
   if (rc != SQLITE_OK || *piId || !bAdd) return rc;
-  pStmt = giStmt(p, GI_S_NODE_ADD, &rc);
+  /* A new number: the next one (g_config's 'next'), kept past every number given. */
+  pStmt = giStmt(p, GI_S_NEXT_GET, &rc);
   if (pStmt == NULL) return rc;
-  graphValueBind(pStmt, 1, pV);
-  rc = giStepDone(pStmt);
-  if (rc == SQLITE_OK) {
-    *piId = sqlite3_last_insert_rowid(p->db);
-    if (*piId < 1 || *piId > GI_MAX_ID) {
-      nosqlVtabError(&p->base, "graph_index '%s': node number %lld is out of range", p->zName, *piId);
-      rc = SQLITE_CORRUPT_VTAB;
-    } else {
-      giCacheAdd(p, pV, *piId);
-    }
+  if (sqlite3_step(pStmt) == SQLITE_ROW) *piId = sqlite3_column_int64(pStmt, 0);
+  rc = sqlite3_reset(pStmt);
+  if (rc != SQLITE_OK) return rc;
+  if (*piId < 1 || *piId > GI_MAX_ID) {
+    nosqlVtabError(&p->base, "graph_index '%s': node number %lld is out of range", p->zName, *piId);
+    return SQLITE_CORRUPT_VTAB;
   }
+  pStmt = giStmt(p, GI_S_NEXT_SET, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, *piId + 1);
+  rc = giStepDone(pStmt);
+  if (rc == SQLITE_OK) pStmt = giStmt(p, GI_S_NODE_ADD, &rc);
+  if (rc != SQLITE_OK) return rc;
+  graphValueBind(pStmt, 1, pV);
+  sqlite3_bind_int64(pStmt, 2, *piId);
+  rc = giStepDone(pStmt);
+  if (rc == SQLITE_OK) giCacheAdd(p, pV, *piId);
   return rc;
 }
 
@@ -770,7 +786,7 @@ static int giNodeGc(gi_vtab *p, const GraphValue *pV) {
   if (rc != SQLITE_OK || bUsed) return rc;
   pStmt = giStmt(p, GI_S_NODE_DEL, &rc);
   if (pStmt == NULL) return rc;
-  sqlite3_bind_int64(pStmt, 1, iId);
+  graphValueBind(pStmt, 1, pV);
   giCacheClear(p);
   return giStepDone(pStmt);
 }
@@ -1139,6 +1155,17 @@ struct GiRank {
   int i;              /* Its element of the rebuild's set */
 };
 
+/* A node of a rebuild, for the rows of g_num in value order. */
+typedef struct GiByValue GiByValue;
+struct GiByValue {
+  const GraphValue *p; /* Its value */
+  int id;              /* Its number */
+};
+
+static int giByValueCmp(const void *a, const void *b) {
+  return graphValueCmp(((const GiByValue *)a)->p, ((const GiByValue *)b)->p);
+}
+
 /* Hubs first: by degree, highest first, then by first appearance. */
 static int giRankCmp(const void *a, const void *b) {
   const GiRank *x = (const GiRank *)a, *y = (const GiRank *)b;
@@ -1161,37 +1188,47 @@ static int giRebuildAll(gi_vtab *p) {
   GiWeight *aW = NULL;
   sqlite3_int64 nEdge = 0, nEdgeAlloc = 0, e, *aDeg = NULL, *aOff = NULL;
   GiRank *aRank = NULL;
+  GiByValue *aByValue = NULL;
   int *aNum = NULL, *aList = NULL, iGroup = 1;
   NosqlBuffer grp = {0, 0, 0};
   memset(&set, 0, sizeof(set));
   set.szElem = (int)sizeof(GraphValue);
   giStashClear(p);
   giCacheClear(p);
-  rc = giExec(p->db,
-              sqlite3_mprintf(
-                  "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
-                  "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first "
-                  "INTEGER, n INTEGER, list BLOB);"
-                  "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_pend\"(p INTEGER PRIMARY KEY, r INTEGER, "
-                  "f, t, w, fi INTEGER, ti INTEGER);"
-                  "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_flag\"(x);"
-                  "DELETE FROM \"%w\".\"%w_node\"; DELETE FROM \"%w\".\"%w_blk\"; "
-                  "DELETE FROM \"%w\".\"%w_tail\"; DELETE FROM \"%w\".\"%w_log\";"
-                  "DELETE FROM \"%w\".\"%w_pend\"; DELETE FROM \"%w\".\"%w_flag\";",
-                  p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName,
-                  p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+  rc = giExec(
+      p->db,
+      sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
+                      "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first "
+                      "INTEGER, n INTEGER, list BLOB);"
+                      "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_pend\"(p INTEGER PRIMARY KEY, r INTEGER, "
+                      "f, t, w, fi INTEGER, ti INTEGER);"
+                      "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_flag\"(x);"
+                      "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_num\"(value PRIMARY KEY, id INTEGER NOT NULL) "
+                      "WITHOUT ROWID;"
+                      "DELETE FROM \"%w\".\"%w_num\"; DELETE FROM \"%w\".\"%w_blk\"; "
+                      "DELETE FROM \"%w\".\"%w_tail\"; DELETE FROM \"%w\".\"%w_log\";"
+                      "DELETE FROM \"%w\".\"%w_pend\"; DELETE FROM \"%w\".\"%w_flag\";",
+                      p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
+                      p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName,
+                      p->zDb, p->zName, p->zDb, p->zName));
   if (rc == SQLITE_OK) {
-    /* Format 1's lists (a table this version no longer writes), when there. */
-    int bOld = 0;
-    zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%q_adj'",
-                           p->zDb, p->zName);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    if (rc == SQLITE_OK) bOld = sqlite3_step(pStmt) == SQLITE_ROW;
-    if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
-    pStmt = NULL;
-    if (rc == SQLITE_OK && bOld)
-      rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_adj\"", p->zDb, p->zName));
+    /* Format 1's tables (this version no longer writes them), when there: emptied (a write cannot drop them).
+     */
+    int iTab;
+    for (iTab = 0; rc == SQLITE_OK && iTab < 2; iTab++) {
+      const char *zSuffix = iTab ? "node" : "adj";
+      int bOld = 0;
+      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%q_%s'",
+                             p->zDb, p->zName, zSuffix);
+      rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+      sqlite3_free(zSql);
+      if (rc == SQLITE_OK) bOld = sqlite3_step(pStmt) == SQLITE_ROW;
+      if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
+      pStmt = NULL;
+      if (rc == SQLITE_OK && bOld) {
+        rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_%s\"", p->zDb, p->zName, zSuffix));
+      }
+    }
   }
   zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
   if (rc == SQLITE_OK && zW == NULL) rc = SQLITE_NOMEM;
@@ -1254,9 +1291,12 @@ static int giRebuildAll(gi_vtab *p) {
     aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)set.n + 1));
     aRank = (GiRank *)sqlite3_malloc64(sizeof(GiRank) * ((sqlite3_uint64)set.n + 1));
     aNum = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)set.n + 1));
+    aByValue = (GiByValue *)sqlite3_malloc64(sizeof(GiByValue) * ((sqlite3_uint64)set.n + 1));
     aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (2 * (sqlite3_uint64)set.n + 3));
     aList = (int *)sqlite3_malloc64(sizeof(int) * (2 * (sqlite3_uint64)nEdge + 1));
-    if (aDeg == NULL || aRank == NULL || aNum == NULL || aOff == NULL || aList == NULL) rc = SQLITE_NOMEM;
+    if (aDeg == NULL || aRank == NULL || aNum == NULL || aOff == NULL || aList == NULL || aByValue == NULL) {
+      rc = SQLITE_NOMEM;
+    }
   }
   if (rc == SQLITE_OK) {
     memset(aDeg, 0, sizeof(sqlite3_int64) * ((size_t)set.n + 1));
@@ -1274,13 +1314,24 @@ static int giRebuildAll(gi_vtab *p) {
       aEdge[e].f = aNum[aEdge[e].f];
       aEdge[e].t = aNum[aEdge[e].t];
     }
-    zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_node\"(id, value) VALUES(?1, ?2)", p->zDb, p->zName);
+    /* In value order: the pages of g_num fill up. */
+    for (i = 0; i < set.n; i++) {
+      aByValue[i].p = (const GraphValue *)graphSetAt(&set, aRank[i].i);
+      aByValue[i].id = i + 1;
+    }
+    qsort(aByValue, (size_t)set.n, sizeof(GiByValue), giByValueCmp);
+    zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_num\"(value, id) VALUES(?1, ?2)", p->zDb, p->zName);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
     for (i = 0; rc == SQLITE_OK && i < set.n; i++) {
-      sqlite3_bind_int64(pStmt, 1, i + 1);
-      graphValueBind(pStmt, 2, (const GraphValue *)graphSetAt(&set, aRank[i].i));
+      graphValueBind(pStmt, 1, aByValue[i].p);
+      sqlite3_bind_int64(pStmt, 2, aByValue[i].id);
       rc = giStepDone(pStmt);
+    }
+    if (rc == SQLITE_OK) {
+      rc = giExec(p->db,
+                  sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k, v) VALUES('next', %d)",
+                                  p->zDb, p->zName, set.n + 1));
     }
     sqlite3_finalize(pStmt);
     pStmt = NULL;
@@ -1330,6 +1381,7 @@ static int giRebuildAll(gi_vtab *p) {
   sqlite3_free(aDeg);
   sqlite3_free(aRank);
   sqlite3_free(aNum);
+  sqlite3_free(aByValue);
   sqlite3_free(aOff);
   sqlite3_free(aList);
   sqlite3_free(zW);
@@ -1562,7 +1614,9 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   int *aPerm = NULL;
   GraphValue *aVal = NULL;
   *pbOk = 0;
-  zSql = sqlite3_mprintf("SELECT max(id) FROM \"%w\".\"%w_node\"", zSchema, zIndex);
+  /* Every node number is below g_config's 'next'. */
+  zSql = sqlite3_mprintf("SELECT coalesce((SELECT v FROM \"%w\".\"%w_config\" WHERE k = 'next'), 0) - 1",
+                         zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -1687,7 +1741,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   if (rc != SQLITE_OK) goto load_done;
   for (i = 0; i < nNode; i++) aPerm[aFirst[i].id] = i;
   /* Node values. */
-  zSql = sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_node\"", zSchema, zIndex);
+  zSql = sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_num\"", zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -2217,7 +2271,7 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
       nosqlBufferAppendf(
           &rc, &b,
           "INSERT INTO \"%w_pend\"(r, f, t, w, fi, ti) SELECT NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s, "
-          "(SELECT id FROM \"%w_node\" WHERE value = +NEW.\"%w\"), (SELECT id FROM \"%w_node\" WHERE "
+          "(SELECT id FROM \"%w_num\" WHERE value = +NEW.\"%w\"), (SELECT id FROM \"%w_num\" WHERE "
           "value = +NEW.\"%w\") WHERE %s;\n",
           p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", p->zName, p->zFrom, p->zName,
           p->zTo, fast.a ? (const char *)fast.a : "");
@@ -2440,16 +2494,15 @@ static int giCreateShadow(gi_vtab *p) {
       p->db,
       sqlite3_mprintf(
           "CREATE TABLE \"%w\".\"%w_config\"(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
-          "CREATE TABLE \"%w\".\"%w_node\"(id INTEGER PRIMARY KEY, value);"
-          "CREATE UNIQUE INDEX \"%w\".\"%w_node_value\" ON \"%w_node\"(value);"
+          "CREATE TABLE \"%w\".\"%w_num\"(value PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;"
           "CREATE TABLE \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
           "CREATE TABLE \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first INTEGER, n INTEGER, list BLOB);"
           "CREATE TABLE \"%w\".\"%w_log\"(f, t);"
           "CREATE TABLE \"%w\".\"%w_pend\"(p INTEGER PRIMARY KEY, r INTEGER, f, t, w, fi INTEGER, ti "
           "INTEGER);"
           "CREATE TABLE \"%w\".\"%w_flag\"(x);",
-          p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zDb, p->zName,
-          p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+          p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
+          p->zName, p->zDb, p->zName));
   if (rc == SQLITE_OK) {
     rc = giExec(p->db,
                 sqlite3_mprintf("INSERT INTO \"%w\".\"%w_config\"(k, v) VALUES('format', %d), ('table', %Q), "
@@ -2564,9 +2617,9 @@ static int giDestroy(sqlite3_vtab *pVtab) {
                            "\"%w\".\"%w_node\"; DROP TABLE IF EXISTS \"%w\".\"%w_adj\"; DROP TABLE IF "
                            "EXISTS \"%w\".\"%w_blk\"; DROP TABLE IF EXISTS \"%w\".\"%w_tail\"; DROP TABLE IF "
                            "EXISTS \"%w\".\"%w_log\"; DROP TABLE IF EXISTS \"%w\".\"%w_pend\"; DROP TABLE IF "
-                           "EXISTS \"%w\".\"%w_flag\";",
+                           "EXISTS \"%w\".\"%w_flag\"; DROP TABLE IF EXISTS \"%w\".\"%w_num\";",
                            p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
-                           p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+                           p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
   }
   if (rc == SQLITE_OK) giFree(p);
   return rc;
@@ -2740,7 +2793,7 @@ static int giShadowName(const char *zName) {
   /* Not _log: deferred mode's triggers, plain SQL, write it. */
   return sqlite3_stricmp(zName, "config") == 0 || sqlite3_stricmp(zName, "node") == 0 ||
          sqlite3_stricmp(zName, "adj") == 0 || sqlite3_stricmp(zName, "blk") == 0 ||
-         sqlite3_stricmp(zName, "tail") == 0;
+         sqlite3_stricmp(zName, "tail") == 0 || sqlite3_stricmp(zName, "num") == 0;
 }
 
 static sqlite3_module giModule = {

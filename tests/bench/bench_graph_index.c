@@ -27,7 +27,7 @@ static int giBenchInsert(sqlite3 *db, void *pArg, BenchSum *pSum) {
   char zSql[128];
   sqlite3_stmt *pStmt = NULL;
   uint64_t seed = 99;
-  int64_t i, nNode = benchInt(db, "SELECT count(*) FROM g_node"), n = 0;
+  int64_t i, nNode = benchInt(db, "SELECT count(*) FROM g_num"), n = 0;
   int rc = sqlite3_exec(db, "BEGIN", 0, 0, 0);
   snprintf(zSql, sizeof(zSql), "INSERT INTO %s(src, dst) VALUES (?1, ?2)", zTable);
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
@@ -78,7 +78,7 @@ void benchGraphIndex(Bench *p) {
     printf(
         "graph_index: %lld nodes, %lld edges: %.2f bytes per edge (shadow tables, out- and in-lists, node "
         "numbers), of which %.2f group and tail bytes; built in %.2f s\n",
-        (long long)benchInt(db, "SELECT count(*) FROM g_node"), (long long)nEdge,
+        (long long)benchInt(db, "SELECT count(*) FROM g_num"), (long long)nEdge,
         (double)(nPage1 - nPage0) * (double)nPageSize / (double)nEdge,
         (double)benchInt(db,
                          "SELECT (SELECT coalesce(sum(length(data)), 0) FROM g_blk) + (SELECT "
@@ -86,7 +86,7 @@ void benchGraphIndex(Bench *p) {
             (double)nEdge,
         benchNow() - t0);
   }
-  nNode = benchInt(db, "SELECT count(*) FROM g_node");
+  nNode = benchInt(db, "SELECT count(*) FROM g_num");
   snprintf(zSize, sizeof(zSize), "%.0fk nodes, %.1fM edges", nNode / 1e3, nEdge / 1e6);
   {
     BenchVariant aVar[2] = {{"graph_components over the table (scan and hash every endpoint)",
