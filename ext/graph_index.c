@@ -26,49 +26,69 @@
 ** functions give their rows: the order a rowid scan of the edge table first
 ** meets them. Reading is a full scan.
 **
-** How it works. Shadow tables (format 1, docs/graphs.md):
+** How it works. Shadow tables (format 2, docs/graphs.md):
 **
-**   g_config(k PRIMARY KEY, v)   'format' (1), 'table', 'from', 'to',
-**                                'weight' (NULL), 'layout', 'mode'
-**   g_node(id INTEGER PRIMARY KEY, value) + UNIQUE index on value: the
-**                                dense number of each node value. value
-**                                has no affinity, so 1 and 1.0 are one
-**                                node and text compares by bytes, as the
-**                                graph functions' in-memory copy compares
-**                                nodes (GraphValue).
-**   g_adj(k INTEGER PRIMARY KEY, first, last, n, list)
-**                                a node's out-list (dir 0) or in-list
-**                                (dir 1) in blocks: k = ((id * 2 + dir)
-**                                << 20) + block. list: per edge, the
+**   g_config(k PRIMARY KEY, v)   'format' (2), 'table', 'from', 'to',
+**                                'weight' (NULL), 'layout', 'mode',
+**                                'next' (the next node number)
+**   g_num(value PRIMARY KEY, id) WITHOUT ROWID: the dense number of each
+**                                node value. value has no affinity, so 1
+**                                and 1.0 are one node and text compares by
+**                                bytes, as the graph functions' in-memory
+**                                copy compares nodes (GraphValue).
+**                                'rebuild' numbers hubs (highest degree)
+**                                first: the neighbours met most often take
+**                                one-byte varints.
+**   g_blk(k INTEGER PRIMARY KEY, data)
+**                                a group of consecutive node numbers k,
+**                                k + 1, ... up to the next row's key
+**                                (~GI_GROUP_BYTES; a write splits one past
+**                                twice that). data: per node a slot, per
+**                                direction (out, then in) a varint count
+**                                and, when not 0, the zigzag rowid of the
+**                                list's first edge and the edges: the
 **                                neighbour's number as a varint (7 bits a
 **                                byte, low first) and, with weight=, the
-**                                weight (giPutWeight()); first/last: the
-**                                rowids of the block's first and last
-**                                edge; n: its edges. A list is in the edge
-**                                table's rowid order.
+**                                weight (giPutWeight()). A list is in the
+**                                edge table's rowid order.
+**   g_tail(k INTEGER PRIMARY KEY, first, n, list)
+**                                edges appended to list k = id * 2 + dir
+**                                by a change that went through the index,
+**                                merged into the group at GI_TAIL_BYTES.
+**   g_pend(p INTEGER PRIMARY KEY, r, f, t, w, fi, ti)
+**                                inserts the trigger wrote without the
+**                                index (giPendFold()).
+**   g_flag(x)                    a row while a stash awaits its insert.
 **   g_log(f, t)                  deferred mode: endpoints of changed rows.
 **
-** Sync mode: triggers on the edge table write the operands into g
-** (INSERT INTO g(g, op_...) VALUES('insert', ...)); xUpdate appends an
-** inserted edge to the last block of its two lists when its rowid is past
-** the list's last one, and otherwise, and for deletes and updates,
-** rebuilds each touched list from the edge table with one index seek
-** (SELECT ... WHERE from_col = ? ORDER BY rowid). Rows that a REPLACE
-** displaces at the new rowid, or through a UNIQUE index of the table, are
-** stashed by BEFORE triggers (whose WHEN clause keeps the common insert
-** cheap) and their lists rebuilt too. Every write is plain SQL in the
-** user's transaction: ROLLBACK and savepoints need nothing more. The only
-** state kept in memory across calls is a cache of node numbers (GiCached),
-** emptied by every transaction and savepoint hook, and the stash.
-** Deferred mode: the triggers (built-in SQL only) log the endpoints;
-** 'refresh' rebuilds the logged lists. Until then graph functions read the
-** edge table.
+** Sync mode: the common insert (endpoints not NULL, a good weight, a
+** rowid past every rowid of the table, no stash) is one row the AFTER
+** INSERT trigger writes to g_pend with the endpoints' numbers (NULL for a
+** new node): the loads take those rows in, and every operation of the
+** index, and every GI_PEND_MAX-th row, first folds them into the groups
+** (giPendFold(): each touched group rewritten once). Any other insert
+** goes through the virtual table (INSERT INTO g(g, op_...)
+** VALUES('insert', ...)), which rebuilds the two lists from the edge table
+** with one index seek each (SELECT ... WHERE from_col = ? ORDER BY rowid)
+** unless its rowid is past every rowid of the table (then it appends to
+** the lists' tails); deletes and updates rebuild the touched lists. Rows
+** that a REPLACE displaces at the new rowid, or through a UNIQUE index of
+** the table, are stashed by BEFORE triggers (whose WHEN clause keeps the
+** common insert cheap, and which set g_flag so that the insert goes
+** through the index) and their lists rebuilt too. Every write is plain SQL
+** in the user's transaction: ROLLBACK and savepoints need nothing more.
+** The only state kept in memory across calls is a cache of node numbers
+** (GiCached), emptied by every transaction and savepoint hook, and the
+** stash. Deferred mode: the triggers (built-in SQL only) log the
+** endpoints; 'refresh' rebuilds the logged lists. Until then graph
+** functions read the edge table.
 **
 ** Loading (graphIndexLoad(), called by graphCsrLoad()): one scan of
-** "<name>_adj" in key order (degrees, first edges, the blocks' bytes kept),
-** the node order (nodes sorted by their first edge: the order a rowid scan
-** of the edge table meets them, which the graph functions' rows follow),
-** one scan of "<name>_node", then the decode into the GraphCsr through a
+** "<name>_tail" and one of "<name>_blk" in key order (degrees and first
+** edges; the bytes kept), the node order (nodes sorted by their first
+** edge: the order a rowid scan of the edge table meets them, which the
+** graph functions' rows follow), one scan of "<name>_num", the pending
+** rows (new nodes last), then the decode into the GraphCsr through a
 ** number -> position array. Every count, key and number read is checked:
 ** damage is SQLITE_CORRUPT_VTAB naming the index, never a wrong graph.
 */
