@@ -2298,9 +2298,8 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
       nosqlBufferAppendf(
           &rc, &b,
           "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) SELECT 'insert', NEW.rowid, "
-          "NEW.\"%w\", NEW.\"%w\", %s%s WHERE NOT (%s);\n",
-          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL",
-          fast.a ? (const char *)fast.a : "");
+          "NEW.\"%w\", NEW.\"%w\", %s%s WHERE changes() = 0;\n",
+          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL");
       nosqlBufferAppendf(
           &rc, &b, "INSERT INTO \"%w\"(\"%w\") SELECT 'fold' WHERE (SELECT max(p) FROM \"%w_pend\") >= %d;\n",
           p->zName, p->zName, p->zName, GI_PEND_MAX);
