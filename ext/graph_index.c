@@ -2295,14 +2295,17 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
           "value = +NEW.\"%w\") WHERE %s;\n",
           p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", p->zName, p->zFrom, p->zName,
           p->zTo, fast.a ? (const char *)fast.a : "");
+      /*
+      ** Not written there (changes(), in a trigger, counts its last
+      ** statement): through the index. Written as the GI_PEND_MAX-th row
+      ** (last_insert_rowid(), in a trigger, is its last insert's): a fold.
+      */
       nosqlBufferAppendf(
           &rc, &b,
-          "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) SELECT 'insert', NEW.rowid, "
-          "NEW.\"%w\", NEW.\"%w\", %s%s WHERE changes() = 0;\n",
-          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL");
-      nosqlBufferAppendf(
-          &rc, &b, "INSERT INTO \"%w\"(\"%w\") SELECT 'fold' WHERE (SELECT max(p) FROM \"%w_pend\") >= %d;\n",
-          p->zName, p->zName, p->zName, GI_PEND_MAX);
+          "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) SELECT CASE WHEN "
+          "changes() = 0 THEN 'insert' ELSE 'fold' END, NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s WHERE "
+          "changes() = 0 OR last_insert_rowid() >= %d;\n",
+          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", GI_PEND_MAX);
       nosqlBufferFree(&fast);
     } else {
       if (i == 3) {
