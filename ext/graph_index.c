@@ -2647,11 +2647,51 @@ static int giDestroy(sqlite3_vtab *pVtab) {
   return rc;
 }
 
+/*
+** ALTER TABLE g RENAME TO h: the shadow tables become h_..., the triggers
+** on the edge table are made again under the new name (their bodies name
+** the index and its tables).
+*/
 static int giRename(sqlite3_vtab *pVtab, const char *zNew) {
-  (void)zNew;
-  nosqlVtabError(pVtab, "graph_index: '%s' cannot be renamed: drop it and create it again under the new name",
-                 ((gi_vtab *)pVtab)->zName);
-  return SQLITE_ERROR;
+  static const char *const azShadow[] = {"config", "num",  "blk",  "tail", "log",
+                                         "pend",   "flag", "node", "adj"};
+  gi_vtab *p = (gi_vtab *)pVtab;
+  char *zErr = NULL, *zOld = p->zName, *zNewName = sqlite3_mprintf("%s", zNew);
+  int rc = zNewName ? SQLITE_OK : SQLITE_NOMEM, i;
+  giStmtClear(p);
+  if (rc == SQLITE_OK) rc = giDropTriggers(p);
+  for (i = 0; rc == SQLITE_OK && i < (int)(sizeof(azShadow) / sizeof(azShadow[0])); i++) {
+    sqlite3_stmt *pStmt = NULL;
+    char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%q_%s'",
+                                 p->zDb, zOld, azShadow[i]);
+    int bHas = 0;
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK) bHas = sqlite3_step(pStmt) == SQLITE_ROW;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+    if (rc == SQLITE_OK && bHas) {
+      rc = giExec(p->db, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", p->zDb, zOld,
+                                         azShadow[i], zNewName, azShadow[i]));
+    }
+  }
+  if (rc == SQLITE_OK) {
+    p->zName = zNewName;
+    zNewName = zOld;
+    rc = giCreateTriggers(p, &zErr, NULL);
+  }
+  if (zErr) {
+    nosqlVtabError(pVtab, "%s", zErr);
+    sqlite3_free(zErr);
+  } else if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+    nosqlVtabError(pVtab, "graph_index: cannot rename '%s': %s", zOld, sqlite3_errmsg(p->db));
+  }
+  sqlite3_free(zNewName);
+  giCacheClear(p);
+  return rc;
 }
 
 static int giBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
