@@ -26,49 +26,69 @@
 ** functions give their rows: the order a rowid scan of the edge table first
 ** meets them. Reading is a full scan.
 **
-** How it works. Shadow tables (format 1, docs/graphs.md):
+** How it works. Shadow tables (format 2, docs/graphs.md):
 **
-**   g_config(k PRIMARY KEY, v)   'format' (1), 'table', 'from', 'to',
-**                                'weight' (NULL), 'layout', 'mode'
-**   g_node(id INTEGER PRIMARY KEY, value) + UNIQUE index on value: the
-**                                dense number of each node value. value
-**                                has no affinity, so 1 and 1.0 are one
-**                                node and text compares by bytes, as the
-**                                graph functions' in-memory copy compares
-**                                nodes (GraphValue).
-**   g_adj(k INTEGER PRIMARY KEY, first, last, n, list)
-**                                a node's out-list (dir 0) or in-list
-**                                (dir 1) in blocks: k = ((id * 2 + dir)
-**                                << 20) + block. list: per edge, the
+**   g_config(k PRIMARY KEY, v)   'format' (2), 'table', 'from', 'to',
+**                                'weight' (NULL), 'layout', 'mode',
+**                                'next' (the next node number)
+**   g_num(value PRIMARY KEY, id) WITHOUT ROWID: the dense number of each
+**                                node value. value has no affinity, so 1
+**                                and 1.0 are one node and text compares by
+**                                bytes, as the graph functions' in-memory
+**                                copy compares nodes (GraphValue).
+**                                'rebuild' numbers hubs (highest degree)
+**                                first: the neighbours met most often take
+**                                one-byte varints.
+**   g_blk(k INTEGER PRIMARY KEY, data)
+**                                a group of consecutive node numbers k,
+**                                k + 1, ... up to the next row's key
+**                                (~GI_GROUP_BYTES; a write splits one past
+**                                twice that). data: per node a slot, per
+**                                direction (out, then in) a varint count
+**                                and, when not 0, the zigzag rowid of the
+**                                list's first edge and the edges: the
 **                                neighbour's number as a varint (7 bits a
 **                                byte, low first) and, with weight=, the
-**                                weight (giPutWeight()); first/last: the
-**                                rowids of the block's first and last
-**                                edge; n: its edges. A list is in the edge
-**                                table's rowid order.
+**                                weight (giPutWeight()). A list is in the
+**                                edge table's rowid order.
+**   g_tail(k INTEGER PRIMARY KEY, first, n, list)
+**                                edges appended to list k = id * 2 + dir
+**                                by a change that went through the index,
+**                                merged into the group at GI_TAIL_BYTES.
+**   g_pend(p INTEGER PRIMARY KEY, r, f, t, w, fi, ti)
+**                                inserts the trigger wrote without the
+**                                index (giPendFold()).
+**   g_flag(x)                    a row while a stash awaits its insert.
 **   g_log(f, t)                  deferred mode: endpoints of changed rows.
 **
-** Sync mode: triggers on the edge table write the operands into g
-** (INSERT INTO g(g, op_...) VALUES('insert', ...)); xUpdate appends an
-** inserted edge to the last block of its two lists when its rowid is past
-** the list's last one, and otherwise, and for deletes and updates,
-** rebuilds each touched list from the edge table with one index seek
-** (SELECT ... WHERE from_col = ? ORDER BY rowid). Rows that a REPLACE
-** displaces at the new rowid, or through a UNIQUE index of the table, are
-** stashed by BEFORE triggers (whose WHEN clause keeps the common insert
-** cheap) and their lists rebuilt too. Every write is plain SQL in the
-** user's transaction: ROLLBACK and savepoints need nothing more. The only
-** state kept in memory across calls is a cache of node numbers (GiCached),
-** emptied by every transaction and savepoint hook, and the stash.
-** Deferred mode: the triggers (built-in SQL only) log the endpoints;
-** 'refresh' rebuilds the logged lists. Until then graph functions read the
-** edge table.
+** Sync mode: the common insert (endpoints not NULL, a good weight, a
+** rowid past every rowid of the table, no stash) is one row the AFTER
+** INSERT trigger writes to g_pend with the endpoints' numbers (NULL for a
+** new node): the loads take those rows in, and every operation of the
+** index, and every GI_PEND_MAX-th row, first folds them into the groups
+** (giPendFold(): each touched group rewritten once). Any other insert
+** goes through the virtual table (INSERT INTO g(g, op_...)
+** VALUES('insert', ...)), which rebuilds the two lists from the edge table
+** with one index seek each (SELECT ... WHERE from_col = ? ORDER BY rowid)
+** unless its rowid is past every rowid of the table (then it appends to
+** the lists' tails); deletes and updates rebuild the touched lists. Rows
+** that a REPLACE displaces at the new rowid, or through a UNIQUE index of
+** the table, are stashed by BEFORE triggers (whose WHEN clause keeps the
+** common insert cheap, and which set g_flag so that the insert goes
+** through the index) and their lists rebuilt too. Every write is plain SQL
+** in the user's transaction: ROLLBACK and savepoints need nothing more.
+** The only state kept in memory across calls is a cache of node numbers
+** (GiCached), emptied by every transaction and savepoint hook, and the
+** stash. Deferred mode: the triggers (built-in SQL only) log the
+** endpoints; 'refresh' rebuilds the logged lists. Until then graph
+** functions read the edge table.
 **
 ** Loading (graphIndexLoad(), called by graphCsrLoad()): one scan of
-** "<name>_adj" in key order (degrees, first edges, the blocks' bytes kept),
-** the node order (nodes sorted by their first edge: the order a rowid scan
-** of the edge table meets them, which the graph functions' rows follow),
-** one scan of "<name>_node", then the decode into the GraphCsr through a
+** "<name>_tail" and one of "<name>_blk" in key order (degrees and first
+** edges; the bytes kept), the node order (nodes sorted by their first
+** edge: the order a rowid scan of the edge table meets them, which the
+** graph functions' rows follow), one scan of "<name>_num", the pending
+** rows (new nodes last), then the decode into the GraphCsr through a
 ** number -> position array. Every count, key and number read is checked:
 ** damage is SQLITE_CORRUPT_VTAB naming the index, never a wrong graph.
 */
@@ -78,10 +98,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GI_FORMAT 1          /* Format of the shadow tables written here */
-#define GI_BLOCK_BITS 20     /* Low bits of g_adj.k: block number */
-#define GI_BLOCK_BYTES 480   /* A block is closed when its list reaches this */
+#define GI_FORMAT GRAPH_INDEX_FORMAT /* Format of the shadow tables written here */
+#define GI_GROUP_BYTES 1800  /* 'rebuild' closes a group past this; a write splits one past twice it */
+#define GI_TAIL_BYTES 256    /* A tail is merged into its group when it reaches this */
 #define GI_MAX_ID 0x3fffffff /* Node numbers fit an int */
+#define GI_PEND_MAX 16384    /* Rows of <name>_pend folded into the lists at once */
 
 /* Columns of the virtual table. */
 #define GI_COL_NODE 0
@@ -97,18 +118,25 @@
 /* Cached statements. */
 #define GI_S_NODE_FIND 0
 #define GI_S_NODE_ADD 1
-#define GI_S_LAST 2
-#define GI_S_BLOCK_PUT 3
-#define GI_S_LIST_DEL 4
+#define GI_S_GROUP_FIND 2
+#define GI_S_GROUP_PUT 3
+#define GI_S_TAIL_APPEND 4
 #define GI_S_LIST_OUT 5
 #define GI_S_LIST_IN 6
-#define GI_S_NODE_USED 7
+#define GI_S_TAIL_USED 7
 #define GI_S_NODE_DEL 8
-#define GI_S_APPEND 9
-#define GI_NSTMT 10
+#define GI_S_TAIL_GET 9
+#define GI_S_TAIL_DEL 10
+#define GI_S_PAST 11
+#define GI_S_PEND_READ 12
+#define GI_S_PEND_DEL 13
+#define GI_S_TAIL_ANY 14
+#define GI_S_GROUP_NEXT 15
+#define GI_S_NEXT_GET 16
+#define GI_S_NEXT_SET 17
+#define GI_NSTMT 18
 
 typedef struct GiStash GiStash;
-typedef struct GiWriter GiWriter;
 typedef struct gi_vtab gi_vtab;
 typedef struct gi_cursor gi_cursor;
 
@@ -148,18 +176,29 @@ struct GiCached {
 
 struct gi_cursor {
   sqlite3_vtab_cursor base; /* Base class - must be first */
-  sqlite3_stmt *pStmt;      /* The read */
-  int bEof;                 /* No more rows */
-  sqlite3_int64 iRow;       /* Rowid of the row */
+  GraphCsr *pCsr;           /* The graph, loaded from the index by xFilter */
+  sqlite3_int64 iRow;       /* Rowid of the row: its node's position + 1 */
 };
 
-/* Writes one list's blocks in order. */
-struct GiWriter {
-  sqlite3_int64 iList;         /* id * 2 + dir */
-  int iBlock;                  /* Block being filled */
-  NosqlBuffer b;               /* Its list bytes */
-  sqlite3_int64 iFirst, iLast; /* Rowids of its first and last edge */
-  sqlite3_int64 n;             /* Its edges */
+/*
+** One row of "<name>_blk" read for a change: the group of node numbers
+** k, k + 1, ... up to the next row's key, and its bytes (a copy).
+*/
+typedef struct GiGroup GiGroup;
+struct GiGroup {
+  sqlite3_int64 k; /* Its key: the number of its first slot */
+  NosqlBuffer b;   /* Its bytes */
+};
+
+/* A node's slot in a group, as giSlotFind() decodes it. */
+typedef struct GiSlot GiSlot;
+struct GiSlot {
+  sqlite3_int64 iStart, iEnd; /* Its bytes in the group: [iStart, iEnd) */
+  int nPad;                   /* Empty slots to write before it (it is past the group's last) */
+  sqlite3_int64 an[2];        /* Edges of its out-list [0] and in-list [1] */
+  sqlite3_int64 aFirst[2];    /* Rowid of each list's first edge (when an[] > 0) */
+  sqlite3_int64 aOff[2];      /* Offset of each list's edges in the group */
+  sqlite3_int64 aByte[2];     /* Their bytes */
 };
 
 /**************************************************************************
@@ -200,12 +239,11 @@ static int giGetVarint(const unsigned char *a, int n, int *pi, sqlite3_uint64 *p
 ** decoded. Reals keep their type: a job's distances are integers only
 ** while every weight is one.
 */
-static void giPutWeight(int *pRc, NosqlBuffer *p, sqlite3_value *pW) {
+static void giPutWeightRaw(int *pRc, NosqlBuffer *p, int bInt, sqlite3_int64 v, double r) {
   unsigned char a[8];
   sqlite3_uint64 u;
   int i;
-  if (sqlite3_value_type(pW) == SQLITE_INTEGER) {
-    sqlite3_int64 v = sqlite3_value_int64(pW);
+  if (bInt) {
     if (v >= -((sqlite3_int64)1 << 61) && v < ((sqlite3_int64)1 << 61)) {
       u = v < 0 ? ((sqlite3_uint64)(-(v + 1)) << 1) | 1 : (sqlite3_uint64)v << 1;
       giPutVarint(pRc, p, u << 1);
@@ -214,12 +252,28 @@ static void giPutWeight(int *pRc, NosqlBuffer *p, sqlite3_value *pW) {
     giPutVarint(pRc, p, 3);
     u = (sqlite3_uint64)v;
   } else {
-    double r = sqlite3_value_double(pW);
     giPutVarint(pRc, p, 1);
     memcpy(&u, &r, 8);
   }
   for (i = 0; i < 8; i++) a[i] = (unsigned char)(u >> (8 * i));
   nosqlBufferAppend(pRc, p, a, 8);
+}
+
+static void giPutWeight(int *pRc, NosqlBuffer *p, sqlite3_value *pW) {
+  int bInt = sqlite3_value_type(pW) == SQLITE_INTEGER;
+  giPutWeightRaw(pRc, p, bInt, bInt ? sqlite3_value_int64(pW) : 0, bInt ? 0.0 : sqlite3_value_double(pW));
+}
+
+/* A rowid as a varint: zigzag, so that negative rowids stay short. */
+static void giPutRowid(int *pRc, NosqlBuffer *p, sqlite3_int64 v) {
+  giPutVarint(pRc, p, v < 0 ? ((sqlite3_uint64)(-(v + 1)) << 1) | 1 : (sqlite3_uint64)v << 1);
+}
+
+static int giGetRowid(const unsigned char *a, int n, int *pi, sqlite3_int64 *pv) {
+  sqlite3_uint64 u;
+  if (!giGetVarint(a, n, pi, &u)) return 0;
+  *pv = (u & 1) ? -(sqlite3_int64)(u >> 1) - 1 : (sqlite3_int64)(u >> 1);
+  return 1;
 }
 
 /* Decode a weight: 1 with *pr and *pbInt, or 0 when malformed. */
@@ -272,25 +326,54 @@ static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
   }
   switch (iStmt) {
     case GI_S_NODE_FIND:
-      zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_node\" WHERE value = ?1", p->zDb, p->zName);
+      zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_num\" WHERE value = ?1", p->zDb, p->zName);
       break;
     case GI_S_NODE_ADD:
-      zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_node\"(value) VALUES(?1)", p->zDb, p->zName);
+      zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_num\"(value, id) VALUES(?1, ?2)", p->zDb, p->zName);
       break;
-    case GI_S_LAST:
+    case GI_S_NEXT_GET:
+      zSql = sqlite3_mprintf("SELECT v FROM \"%w\".\"%w_config\" WHERE k = 'next'", p->zDb, p->zName);
+      break;
+    case GI_S_NEXT_SET:
+      zSql = sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k, v) VALUES('next', ?1)", p->zDb,
+                             p->zName);
+      break;
+    case GI_S_GROUP_FIND:
+      zSql = sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" WHERE k <= ?1 ORDER BY k DESC LIMIT 1",
+                             p->zDb, p->zName);
+      break;
+    case GI_S_GROUP_PUT:
+      zSql = sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_blk\"(k, data) VALUES(?1, ?2)", p->zDb,
+                             p->zName);
+      break;
+    case GI_S_TAIL_APPEND:
+      /* The common insert in one statement: a new tail, or the tail one edge longer while it has room. */
       zSql = sqlite3_mprintf(
-          "SELECT k, last, n, list, first FROM \"%w\".\"%w_adj\" WHERE k >= ?1 AND k < ?2 ORDER BY k DESC "
-          "LIMIT 1",
-          p->zDb, p->zName);
+          "INSERT INTO \"%w\".\"%w_tail\"(k, first, n, list) VALUES(?1, ?2, 1, ?3) ON CONFLICT(k) DO UPDATE "
+          "SET list = CAST(list || excluded.list AS BLOB), n = n + 1 WHERE length(list) < %d",
+          p->zDb, p->zName, GI_TAIL_BYTES);
       break;
-    case GI_S_BLOCK_PUT:
-      zSql = sqlite3_mprintf(
-          "INSERT OR REPLACE INTO \"%w\".\"%w_adj\"(k, first, last, n, list) "
-          "VALUES(?1, ?2, ?3, ?4, ?5)",
-          p->zDb, p->zName);
+    case GI_S_TAIL_GET:
+      zSql = sqlite3_mprintf("SELECT first, n, list FROM \"%w\".\"%w_tail\" WHERE k = ?1", p->zDb, p->zName);
       break;
-    case GI_S_LIST_DEL:
-      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_adj\" WHERE k >= ?1 AND k < ?2", p->zDb, p->zName);
+    case GI_S_TAIL_DEL:
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_tail\" WHERE k = ?1", p->zDb, p->zName);
+      break;
+    case GI_S_PEND_READ:
+      zSql =
+          sqlite3_mprintf("SELECT r, f, t, w, fi, ti FROM \"%w\".\"%w_pend\" ORDER BY p", p->zDb, p->zName);
+      break;
+    case GI_S_TAIL_ANY:
+      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_tail\" LIMIT 1", p->zDb, p->zName);
+      break;
+    case GI_S_GROUP_NEXT:
+      zSql = sqlite3_mprintf("SELECT min(k) FROM \"%w\".\"%w_blk\" WHERE k > ?1", p->zDb, p->zName);
+      break;
+    case GI_S_PEND_DEL:
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_pend\"", p->zDb, p->zName);
+      break;
+    case GI_S_PAST:
+      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE rowid > ?1 LIMIT 1", p->zDb, p->zTable);
       break;
     case GI_S_LIST_OUT:
     case GI_S_LIST_IN: {
@@ -305,20 +388,12 @@ static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
       sqlite3_free(zW);
       break;
     }
-    case GI_S_NODE_USED:
-      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_adj\" WHERE k >= ?1 AND k < ?2 LIMIT 1", p->zDb,
+    case GI_S_TAIL_USED:
+      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_tail\" WHERE k >= ?1 AND k < ?2 LIMIT 1", p->zDb,
                              p->zName);
       break;
-    case GI_S_APPEND:
-      /* The common insert in one statement: the last block, if the rowid is past it and it has room. */
-      zSql = sqlite3_mprintf(
-          "UPDATE \"%w\".\"%w_adj\" SET list = CAST(list || ?3 AS BLOB), last = ?2, n = n + 1 "
-          "WHERE k = (SELECT max(k) FROM \"%w\".\"%w_adj\" WHERE k >= ?4 AND k < ?5) AND "
-          "last < ?2 AND length(list) < %d",
-          p->zDb, p->zName, p->zDb, p->zName, GI_BLOCK_BYTES);
-      break;
     case GI_S_NODE_DEL:
-      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_node\" WHERE id = ?1", p->zDb, p->zName);
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_num\" WHERE value = ?1", p->zDb, p->zName);
       break;
   }
   if (zSql == NULL) {
@@ -412,53 +487,252 @@ static int giNodeId(gi_vtab *p, const GraphValue *pV, int bAdd, sqlite3_int64 *p
   }
   if (rc == SQLITE_OK && *piId) giCacheAdd(p, pV, *piId);
   if (rc != SQLITE_OK || *piId || !bAdd) return rc;
-  pStmt = giStmt(p, GI_S_NODE_ADD, &rc);
+  /* A new number: the next one (g_config's 'next'), kept past every number given. */
+  pStmt = giStmt(p, GI_S_NEXT_GET, &rc);
   if (pStmt == NULL) return rc;
-  graphValueBind(pStmt, 1, pV);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) *piId = sqlite3_column_int64(pStmt, 0);
+  rc = sqlite3_reset(pStmt);
+  if (rc != SQLITE_OK) return rc;
+  if (*piId < 1 || *piId > GI_MAX_ID) {
+    nosqlVtabError(&p->base, "graph_index '%s': node number %lld is out of range", p->zName, *piId);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  pStmt = giStmt(p, GI_S_NEXT_SET, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, *piId + 1);
   rc = giStepDone(pStmt);
+  if (rc == SQLITE_OK) pStmt = giStmt(p, GI_S_NODE_ADD, &rc);
+  if (rc != SQLITE_OK) return rc;
+  graphValueBind(pStmt, 1, pV);
+  sqlite3_bind_int64(pStmt, 2, *piId);
+  rc = giStepDone(pStmt);
+  if (rc == SQLITE_OK) giCacheAdd(p, pV, *piId);
+  return rc;
+}
+
+/* Skip nEdge edges of a list at a[*pi]: 0 when malformed. */
+static int giSkipEdges(const unsigned char *a, int n, int *pi, sqlite3_int64 nEdge, int bWeight) {
+  sqlite3_int64 e;
+  if (!bWeight) {
+    /* Neighbour numbers only: count the last bytes of the varints (the decode checks them). */
+    int i = *pi;
+    while (nEdge > 0 && i < n) nEdge -= (a[i++] & 0x80) == 0;
+    *pi = i;
+    return nEdge == 0;
+  }
+  for (e = 0; e < nEdge; e++) {
+    sqlite3_uint64 u;
+    double r;
+    int bInt;
+    if (!giGetVarint(a, n, pi, &u)) return 0;
+    if (bWeight && !giGetWeight(a, n, pi, &r, &bInt)) return 0;
+  }
+  return 1;
+}
+
+/*
+** Decode the slot at a[*pi] (n bytes in all) into *s (an, aFirst, aOff,
+** aByte): 1, or 0 when malformed. A slot is, per direction (out, then
+** in), a varint count and, when it is not 0, the zigzag rowid of the
+** list's first edge and the list's edges.
+*/
+static int giSlotDecode(const unsigned char *a, int n, int *pi, int bWeight, GiSlot *s) {
+  int d;
+  for (d = 0; d < 2; d++) {
+    sqlite3_uint64 u;
+    if (!giGetVarint(a, n, pi, &u) || u > (sqlite3_uint64)n) return 0;
+    s->an[d] = (sqlite3_int64)u;
+    s->aFirst[d] = 0;
+    if (u && !giGetRowid(a, n, pi, &s->aFirst[d])) return 0;
+    s->aOff[d] = *pi;
+    if (!giSkipEdges(a, n, pi, s->an[d], bWeight)) return 0;
+    s->aByte[d] = *pi - s->aOff[d];
+  }
+  return 1;
+}
+
+static int giDamaged(gi_vtab *p, const char *zWhat) {
+  nosqlVtabError(&p->base,
+                 "graph_index '%s' is damaged: %s; INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') rewrites it",
+                 p->zName, zWhat, p->zName, p->zName);
+  return SQLITE_CORRUPT_VTAB;
+}
+
+/* Read the group that holds node number id into *g (an empty one at key id when none does). */
+static int giGroupLoad(gi_vtab *p, sqlite3_int64 id, GiGroup *g) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_GROUP_FIND, &rc);
+  g->k = id;
+  nosqlBufferReset(&g->b);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, id);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    g->k = sqlite3_column_int64(pStmt, 0);
+    nosqlBufferAppend(&rc, &g->b, sqlite3_column_blob(pStmt, 1), sqlite3_column_bytes(pStmt, 1));
+  }
   if (rc == SQLITE_OK) {
-    *piId = sqlite3_last_insert_rowid(p->db);
-    if (*piId < 1 || *piId > GI_MAX_ID) {
-      nosqlVtabError(&p->base, "graph_index '%s': node number %lld is out of range", p->zName, *piId);
-      rc = SQLITE_CORRUPT_VTAB;
+    rc = sqlite3_reset(pStmt);
+  } else {
+    sqlite3_reset(pStmt);
+  }
+  if (rc == SQLITE_OK && (g->k < 1 || g->k > id)) rc = giDamaged(p, "a group has a bad key");
+  return rc;
+}
+
+/*
+** Find node id's slot in group *g. A slot past the group's last is empty
+** (nPad empty slots come before it).
+*/
+static int giSlotFind(gi_vtab *p, GiGroup *g, sqlite3_int64 id, GiSlot *s) {
+  int i = 0, n = (int)g->b.n;
+  sqlite3_int64 iSlot;
+  memset(s, 0, sizeof(*s));
+  for (iSlot = g->k; i < n; iSlot++) {
+    s->iStart = i;
+    if (!giSlotDecode(g->b.a, n, &i, p->zWeight != NULL, s)) return giDamaged(p, "a group holds a bad list");
+    s->iEnd = i;
+    if (iSlot == id) return SQLITE_OK;
+  }
+  memset(s, 0, sizeof(*s));
+  if (id - iSlot > (1 << 20)) return giDamaged(p, "a group has a bad key");
+  s->iStart = s->iEnd = n;
+  s->nPad = (int)(id - iSlot);
+  return SQLITE_OK;
+}
+
+/* Write group *g; one past twice the group size is written as groups of about GI_GROUP_BYTES. */
+static int giGroupSave(gi_vtab *p, GiGroup *g) {
+  int rc = SQLITE_OK, n = (int)g->b.n, i = 0, iStart = 0;
+  sqlite3_int64 k = g->k, iSlot = g->k;
+  sqlite3_stmt *pStmt;
+  while (rc == SQLITE_OK && (i < n || iStart == 0)) {
+    if (n > 2 * GI_GROUP_BYTES) {
+      GiSlot s;
+      do {
+        if (!giSlotDecode(g->b.a, n, &i, p->zWeight != NULL, &s))
+          return giDamaged(p, "a group holds a bad list");
+        iSlot++;
+      } while (i < n && i - iStart < GI_GROUP_BYTES);
+      if (n - i < GI_GROUP_BYTES / 2) {
+        i = n; /* (No small group at the end) */
+      }
     } else {
-      giCacheAdd(p, pV, *piId);
+      i = n;
+    }
+    pStmt = giStmt(p, GI_S_GROUP_PUT, &rc);
+    if (pStmt == NULL) return rc;
+    sqlite3_bind_int64(pStmt, 1, k);
+    sqlite3_bind_blob(pStmt, 2, g->b.a + iStart, i - iStart, SQLITE_STATIC);
+    rc = giStepDone(pStmt);
+    if (i >= n) break;
+    iStart = i;
+    k = iSlot;
+  }
+  return rc;
+}
+
+/* Give list dir of slot *s in group *g (in memory) the nNew edges aNew[0..nByte), the first with rowid
+ * iFirst. */
+static int giSlotSplice(GiGroup *g, const GiSlot *s, int dir, sqlite3_int64 nNew, sqlite3_int64 iFirst,
+                        const unsigned char *aNew, sqlite3_int64 nByte) {
+  NosqlBuffer b = {0, 0, 0};
+  int rc = SQLITE_OK, d, i;
+  nosqlBufferAppend(&rc, &b, g->b.a, s->iStart);
+  for (i = 0; i < s->nPad; i++) nosqlBufferAppend(&rc, &b, "\0\0", 2);
+  for (d = 0; d < 2; d++) {
+    sqlite3_int64 n = d == dir ? nNew : s->an[d];
+    giPutVarint(&rc, &b, (sqlite3_uint64)n);
+    if (n == 0) continue;
+    giPutRowid(&rc, &b, d == dir ? iFirst : s->aFirst[d]);
+    if (d == dir) {
+      nosqlBufferAppend(&rc, &b, aNew, nByte);
+    } else {
+      nosqlBufferAppend(&rc, &b, g->b.a + s->aOff[d], s->aByte[d]);
     }
   }
-  return rc;
-}
-
-static int giWriterFlush(gi_vtab *p, GiWriter *w) {
-  int rc = SQLITE_OK;
-  sqlite3_stmt *pStmt;
-  if (w->n == 0) return SQLITE_OK;
-  if (w->iBlock >= (1 << GI_BLOCK_BITS)) {
-    nosqlVtabError(&p->base, "graph_index '%s': a node has too many edges", p->zName);
-    return SQLITE_TOOBIG;
+  nosqlBufferAppend(&rc, &b, g->b.a + s->iEnd, g->b.n - s->iEnd);
+  if (rc == SQLITE_OK) {
+    nosqlBufferFree(&g->b);
+    g->b = b;
+  } else {
+    nosqlBufferFree(&b);
   }
-  pStmt = giStmt(p, GI_S_BLOCK_PUT, &rc);
-  if (pStmt == NULL) return rc;
-  sqlite3_bind_int64(pStmt, 1, (w->iList << GI_BLOCK_BITS) + w->iBlock);
-  sqlite3_bind_int64(pStmt, 2, w->iFirst);
-  sqlite3_bind_int64(pStmt, 3, w->iLast);
-  sqlite3_bind_int64(pStmt, 4, w->n);
-  sqlite3_bind_blob(pStmt, 5, w->b.a, (int)w->b.n, SQLITE_STATIC);
-  rc = giStepDone(pStmt);
-  w->iBlock++;
-  w->n = 0;
-  nosqlBufferReset(&w->b);
   return rc;
 }
 
-/* Add an edge to a writer's list. */
-static int giWriterAdd(gi_vtab *p, GiWriter *w, sqlite3_int64 iRowid, sqlite3_int64 iNbr, sqlite3_value *pW) {
+static int giSlotPut(gi_vtab *p, GiGroup *g, const GiSlot *s, int dir, sqlite3_int64 nNew,
+                     sqlite3_int64 iFirst, const unsigned char *aNew, sqlite3_int64 nByte) {
+  int rc = giSlotSplice(g, s, dir, nNew, iFirst, aNew, nByte);
+  return rc == SQLITE_OK ? giGroupSave(p, g) : rc;
+}
+
+/* The tail of list iList: *pn edges (0 when it has none), the first *piFirst, bytes appended to *pOut. */
+static int giTailGet(gi_vtab *p, sqlite3_int64 iList, sqlite3_int64 *pn, sqlite3_int64 *piFirst,
+                     NosqlBuffer *pOut) {
   int rc = SQLITE_OK;
-  if (w->n == 0) w->iFirst = iRowid;
-  giPutVarint(&rc, &w->b, (sqlite3_uint64)iNbr);
-  if (p->zWeight) giPutWeight(&rc, &w->b, pW);
-  w->iLast = iRowid;
-  w->n++;
-  if (rc == SQLITE_OK && w->b.n >= GI_BLOCK_BYTES) rc = giWriterFlush(p, w);
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_TAIL_GET, &rc);
+  *pn = 0;
+  *piFirst = 0;
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, iList);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    *piFirst = sqlite3_column_int64(pStmt, 0);
+    *pn = sqlite3_column_int64(pStmt, 1);
+    nosqlBufferAppend(&rc, pOut, sqlite3_column_blob(pStmt, 2), sqlite3_column_bytes(pStmt, 2));
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_reset(pStmt);
+  } else {
+    sqlite3_reset(pStmt);
+  }
+  if (rc == SQLITE_OK && (*pn < 0 || *pn > GI_MAX_ID)) rc = giDamaged(p, "a tail has a bad count");
+  return rc;
+}
+
+static int giTailDel(gi_vtab *p, sqlite3_int64 iList) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_TAIL_DEL, &rc);
+  if (pStmt == NULL) return rc;
+  sqlite3_bind_int64(pStmt, 1, iList);
+  return giStepDone(pStmt);
+}
+
+/*
+** Set list dir of node id: with bMerge, its group part, then its tail,
+** then the nNew edges aNew (first rowid iFirst); without, aNew alone. The
+** tail is emptied.
+*/
+static int giListPut(gi_vtab *p, sqlite3_int64 id, int dir, int bMerge, sqlite3_int64 nNew,
+                     sqlite3_int64 iFirst, const unsigned char *aNew, sqlite3_int64 nByte) {
+  GiGroup g;
+  GiSlot s;
+  NosqlBuffer b = {0, 0, 0};
+  sqlite3_int64 nTail = 0, iTailFirst = 0;
+  int rc;
+  memset(&g, 0, sizeof(g));
+  rc = giGroupLoad(p, id, &g);
+  if (rc == SQLITE_OK) rc = giSlotFind(p, &g, id, &s);
+  if (rc == SQLITE_OK && bMerge) {
+    nosqlBufferAppend(&rc, &b, g.b.a + s.aOff[dir], s.aByte[dir]);
+    if (rc == SQLITE_OK) rc = giTailGet(p, id * 2 + dir, &nTail, &iTailFirst, &b);
+    nosqlBufferAppend(&rc, &b, aNew, nByte);
+    if (s.an[dir]) {
+      iFirst = s.aFirst[dir];
+    } else if (nTail) {
+      iFirst = iTailFirst;
+    }
+    nNew += s.an[dir] + nTail;
+    aNew = b.a;
+    nByte = b.n;
+  }
+  if (rc == SQLITE_OK && nNew > GI_MAX_ID) {
+    nosqlVtabError(&p->base, "graph_index '%s': a node has too many edges", p->zName);
+    rc = SQLITE_TOOBIG;
+  }
+  if (rc == SQLITE_OK) rc = giSlotPut(p, &g, &s, dir, nNew, iFirst, aNew, nByte);
+  if (rc == SQLITE_OK) rc = giTailDel(p, id * 2 + dir);
+  nosqlBufferFree(&b);
+  nosqlBufferFree(&g.b);
   return rc;
 }
 
@@ -467,18 +741,10 @@ static int giWriterAdd(gi_vtab *p, GiWriter *w, sqlite3_int64 iRowid, sqlite3_in
 ** rowid order. Node numbers of new neighbours are added.
 */
 static int giListRebuild(gi_vtab *p, const GraphValue *pV, int dir) {
-  sqlite3_int64 iId, iNbr;
+  sqlite3_int64 iId, iNbr, n = 0, iFirst = 0;
   int rc = giNodeId(p, pV, 1, &iId);
   sqlite3_stmt *pStmt;
-  GiWriter w;
-  memset(&w, 0, sizeof(w));
-  if (rc != SQLITE_OK) return rc;
-  w.iList = iId * 2 + dir;
-  pStmt = giStmt(p, GI_S_LIST_DEL, &rc);
-  if (pStmt == NULL) return rc;
-  sqlite3_bind_int64(pStmt, 1, w.iList << GI_BLOCK_BITS);
-  sqlite3_bind_int64(pStmt, 2, (w.iList + 1) << GI_BLOCK_BITS);
-  rc = giStepDone(pStmt);
+  NosqlBuffer b = {0, 0, 0};
   if (rc != SQLITE_OK) return rc;
   /* A statement of its own: the node lookups below use the cached ones. */
   pStmt = giStmt(p, dir ? GI_S_LIST_IN : GI_S_LIST_OUT, &rc);
@@ -486,11 +752,11 @@ static int giListRebuild(gi_vtab *p, const GraphValue *pV, int dir) {
   p->aStmt[dir ? GI_S_LIST_IN : GI_S_LIST_OUT] = NULL; /* Lent: a nested rebuild prepares another */
   graphValueBind(pStmt, 1, pV);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    GraphValue n;
+    GraphValue v;
     sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
-    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &n)) continue;
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &v)) continue;
     if (p->zWeight && !giWeightOk(pW)) {
-      char *zMsg = dir ? giWeightError(p->zName, &n, pV, pW) : giWeightError(p->zName, pV, &n, pW);
+      char *zMsg = dir ? giWeightError(p->zName, &v, pV, pW) : giWeightError(p->zName, pV, &v, pW);
       if (zMsg) {
         sqlite3_free(p->base.zErrMsg);
         p->base.zErrMsg = zMsg;
@@ -498,12 +764,15 @@ static int giListRebuild(gi_vtab *p, const GraphValue *pV, int dir) {
       rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
       break;
     }
-    rc = giNodeId(p, &n, 1, &iNbr);
-    if (rc == SQLITE_OK) rc = giWriterAdd(p, &w, sqlite3_column_int64(pStmt, 0), iNbr, pW);
+    rc = giNodeId(p, &v, 1, &iNbr);
+    if (n == 0) iFirst = sqlite3_column_int64(pStmt, 0);
+    giPutVarint(&rc, &b, (sqlite3_uint64)iNbr);
+    if (p->zWeight) giPutWeight(&rc, &b, pW);
+    n++;
   }
   if (rc == SQLITE_OK) rc = sqlite3_reset(pStmt);
-  if (rc == SQLITE_OK) rc = giWriterFlush(p, &w);
-  nosqlBufferFree(&w.b);
+  if (rc == SQLITE_OK) rc = giListPut(p, iId, dir, 0, n, iFirst, b.a, b.n);
+  nosqlBufferFree(&b);
   /* Give the statement back (or drop it when a nested call prepared another). */
   sqlite3_reset(pStmt);
   sqlite3_clear_bindings(pStmt);
@@ -520,89 +789,240 @@ static int giNodeGc(gi_vtab *p, const GraphValue *pV) {
   sqlite3_int64 iId;
   int rc = giNodeId(p, pV, 0, &iId), bUsed = 0;
   sqlite3_stmt *pStmt;
+  GiGroup g;
+  GiSlot s;
   if (rc != SQLITE_OK || iId == 0) return rc;
-  pStmt = giStmt(p, GI_S_NODE_USED, &rc);
+  memset(&g, 0, sizeof(g));
+  rc = giGroupLoad(p, iId, &g);
+  if (rc == SQLITE_OK) rc = giSlotFind(p, &g, iId, &s);
+  nosqlBufferFree(&g.b);
+  if (rc != SQLITE_OK || s.an[0] || s.an[1]) return rc;
+  pStmt = giStmt(p, GI_S_TAIL_USED, &rc);
   if (pStmt == NULL) return rc;
-  sqlite3_bind_int64(pStmt, 1, (iId * 2) << GI_BLOCK_BITS);
-  sqlite3_bind_int64(pStmt, 2, (iId * 2 + 2) << GI_BLOCK_BITS);
+  sqlite3_bind_int64(pStmt, 1, iId * 2);
+  sqlite3_bind_int64(pStmt, 2, iId * 2 + 2);
   bUsed = sqlite3_step(pStmt) == SQLITE_ROW;
   rc = sqlite3_reset(pStmt);
   if (rc != SQLITE_OK || bUsed) return rc;
   pStmt = giStmt(p, GI_S_NODE_DEL, &rc);
   if (pStmt == NULL) return rc;
-  sqlite3_bind_int64(pStmt, 1, iId);
+  graphValueBind(pStmt, 1, pV);
   giCacheClear(p);
   return giStepDone(pStmt);
 }
 
-/*
-** Append edge (iRowid, neighbour iNbr, weight pW) to list iList, or set
-** *pbRebuild when the list must be rebuilt: the rowid is not past its last.
-** The last block is rewritten one edge longer, or a new block begun.
-*/
-static int giListAppend(gi_vtab *p, sqlite3_int64 iList, sqlite3_int64 iRowid, sqlite3_int64 iNbr,
-                        sqlite3_value *pW, int *pbRebuild) {
+/* *pbPast: the edge table has a row past rowid iRowid (an edge there cannot be appended). */
+static int giPast(gi_vtab *p, sqlite3_int64 iRowid, int *pbPast) {
   int rc = SQLITE_OK;
-  sqlite3_stmt *pStmt = giStmt(p, GI_S_APPEND, &rc);
-  GiWriter w;
-  *pbRebuild = 0;
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_PAST, &rc);
+  *pbPast = 1;
   if (pStmt == NULL) return rc;
-  memset(&w, 0, sizeof(w));
-  giPutVarint(&rc, &w.b, (sqlite3_uint64)iNbr);
-  if (p->zWeight) giPutWeight(&rc, &w.b, pW);
+  sqlite3_bind_int64(pStmt, 1, iRowid);
+  *pbPast = sqlite3_step(pStmt) == SQLITE_ROW;
+  return sqlite3_reset(pStmt);
+}
+
+/*
+** Append edge (iRowid, neighbour iNbr, weight pW), past every rowid of the
+** table, to list dir of node id: to its tail, or, when the tail is full,
+** into its group with the tail.
+*/
+static int giListAppend(gi_vtab *p, sqlite3_int64 id, int dir, sqlite3_int64 iRowid, sqlite3_int64 iNbr,
+                        sqlite3_value *pW) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt = giStmt(p, GI_S_TAIL_APPEND, &rc);
+  NosqlBuffer b = {0, 0, 0};
+  if (pStmt == NULL) return rc;
+  giPutVarint(&rc, &b, (sqlite3_uint64)iNbr);
+  if (p->zWeight) giPutWeight(&rc, &b, pW);
   if (rc == SQLITE_OK) {
+    sqlite3_bind_int64(pStmt, 1, id * 2 + dir);
     sqlite3_bind_int64(pStmt, 2, iRowid);
-    sqlite3_bind_blob(pStmt, 3, w.b.a, (int)w.b.n, SQLITE_STATIC);
-    sqlite3_bind_int64(pStmt, 4, iList << GI_BLOCK_BITS);
-    sqlite3_bind_int64(pStmt, 5, (iList + 1) << GI_BLOCK_BITS);
+    sqlite3_bind_blob(pStmt, 3, b.a, (int)b.n, SQLITE_STATIC);
     rc = giStepDone(pStmt);
-    if (rc == SQLITE_OK && sqlite3_changes(p->db) == 1) {
-      nosqlBufferFree(&w.b);
-      return SQLITE_OK;
+    if (rc == SQLITE_OK && sqlite3_changes(p->db) == 0) rc = giListPut(p, id, dir, 1, 1, iRowid, b.a, b.n);
+  }
+  nosqlBufferFree(&b);
+  return rc;
+}
+
+/* One list of an edge in a fold. */
+typedef struct GiFold GiFold;
+struct GiFold {
+  sqlite3_int64 iList;  /* id * 2 + dir */
+  sqlite3_int64 iRowid; /* The edge's rowid */
+  sqlite3_int64 iOff;   /* Its bytes in the fold's buffer */
+  int nByte;            /* Their number */
+  int iSeq;             /* Its place in <name>_pend: the order of a list's edges */
+};
+
+static int giFoldCmp(const void *a, const void *b) {
+  const GiFold *x = (const GiFold *)a, *y = (const GiFold *)b;
+  if (x->iList != y->iList) return x->iList < y->iList ? -1 : 1;
+  return x->iSeq - y->iSeq;
+}
+
+/*
+** Rewrite group *g with the fold's edges aFold[*pi..] of its nodes (those
+** before number kNext), each list as its part in the group, its tail (when
+** bTail) and its new edges; advance *pi past them.
+*/
+static int giFoldGroup(gi_vtab *p, GiGroup *g, sqlite3_int64 kNext, const GiFold *aFold, int nFold, int *pi,
+                       const unsigned char *aByte, int bTail) {
+  NosqlBuffer out = {0, 0, 0}, list = {0, 0, 0};
+  int rc = SQLITE_OK, iPos = 0, n = (int)g->b.n, i = *pi;
+  sqlite3_int64 id;
+  for (id = g->k; rc == SQLITE_OK; id++) {
+    GiSlot s;
+    int d;
+    if (iPos >= n) {
+      if (i >= nFold || (aFold[i].iList >> 1) >= kNext) break;
+      if ((aFold[i].iList >> 1) - id > (1 << 20)) {
+        rc = giDamaged(p, "a group has a bad key");
+        break;
+      }
+      memset(&s, 0, sizeof(s));
+    } else if (!giSlotDecode(g->b.a, n, &iPos, p->zWeight != NULL, &s)) {
+      rc = giDamaged(p, "a group holds a bad list");
+      break;
+    }
+    for (d = 0; d < 2 && rc == SQLITE_OK; d++) {
+      sqlite3_int64 nList = s.an[d], iFirst = s.aFirst[d];
+      const unsigned char *a = g->b.a + s.aOff[d];
+      sqlite3_int64 nA = s.aByte[d];
+      if (i < nFold && aFold[i].iList == id * 2 + d) {
+        sqlite3_int64 nTail = 0, iTailFirst = 0;
+        nosqlBufferReset(&list);
+        nosqlBufferAppend(&rc, &list, a, nA);
+        if (bTail && rc == SQLITE_OK) rc = giTailGet(p, id * 2 + d, &nTail, &iTailFirst, &list);
+        if (nTail && rc == SQLITE_OK) rc = giTailDel(p, id * 2 + d);
+        if (nList == 0) iFirst = nTail ? iTailFirst : aFold[i].iRowid;
+        nList += nTail;
+        for (; i < nFold && aFold[i].iList == id * 2 + d; i++) {
+          nosqlBufferAppend(&rc, &list, aByte + aFold[i].iOff, aFold[i].nByte);
+          nList++;
+        }
+        if (rc == SQLITE_OK && nList > GI_MAX_ID) {
+          nosqlVtabError(&p->base, "graph_index '%s': a node has too many edges", p->zName);
+          rc = SQLITE_TOOBIG;
+        }
+        a = list.a;
+        nA = list.n;
+      }
+      giPutVarint(&rc, &out, (sqlite3_uint64)nList);
+      if (nList) {
+        giPutRowid(&rc, &out, iFirst);
+        nosqlBufferAppend(&rc, &out, a, nA);
+      }
     }
   }
-  nosqlBufferReset(&w.b);
-  if (rc == SQLITE_OK) pStmt = giStmt(p, GI_S_LAST, &rc);
-  if (pStmt == NULL) {
-    nosqlBufferFree(&w.b);
-    return rc;
-  }
-  w.iList = iList;
-  sqlite3_bind_int64(pStmt, 1, iList << GI_BLOCK_BITS);
-  sqlite3_bind_int64(pStmt, 2, (iList + 1) << GI_BLOCK_BITS);
-  if (sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), iLast = sqlite3_column_int64(pStmt, 1);
-    int nList = sqlite3_column_bytes(pStmt, 3);
-    if (iRowid <= iLast) {
-      *pbRebuild = 1;
-      nosqlBufferFree(&w.b);
-      return sqlite3_reset(pStmt);
-    }
-    w.iBlock = (int)(k & ((1 << GI_BLOCK_BITS) - 1));
-    if (sqlite3_column_int64(pStmt, 2) < 1 || sqlite3_column_int64(pStmt, 2) > GI_MAX_ID) {
-      sqlite3_reset(pStmt);
-      nosqlBufferFree(&w.b);
-      nosqlVtabError(&p->base, "graph_index '%s' is damaged: a block has a bad count", p->zName);
-      return SQLITE_CORRUPT_VTAB;
-    }
-    if (nList < GI_BLOCK_BYTES) {
-      w.n = sqlite3_column_int64(pStmt, 2);
-      w.iFirst = sqlite3_column_int64(pStmt, 4);
-      nosqlBufferAppend(&rc, &w.b, sqlite3_column_blob(pStmt, 3), nList);
-    } else {
-      w.iBlock++;
-    }
-  }
-  rc = rc == SQLITE_OK ? sqlite3_reset(pStmt) : rc;
+  nosqlBufferFree(&list);
   if (rc == SQLITE_OK) {
-    if (w.n == 0) w.iFirst = iRowid;
-    giPutVarint(&rc, &w.b, (sqlite3_uint64)iNbr);
-    if (p->zWeight) giPutWeight(&rc, &w.b, pW);
-    w.iLast = iRowid;
-    w.n++;
-    if (rc == SQLITE_OK) rc = giWriterFlush(p, &w);
+    nosqlBufferFree(&g->b);
+    g->b = out;
+    rc = giGroupSave(p, g);
+  } else {
+    nosqlBufferFree(&out);
   }
-  nosqlBufferFree(&w.b);
+  *pi = i;
+  return rc;
+}
+
+/*
+** Fold the rows of <name>_pend (inserts the triggers wrote there: each
+** past every rowid before it, in rowid order) into the lists, each group
+** rewritten once, then empty it. Every operation of the index starts with
+** this.
+*/
+static int giPendFold(gi_vtab *p) {
+  int rc = SQLITE_OK, nFold = 0, nFoldAlloc = 0, i, bTail = 0;
+  sqlite3_stmt *pStmt;
+  GiFold *aFold = NULL;
+  NosqlBuffer bytes = {0, 0, 0};
+  GiGroup g;
+  if (p->bDeferred) return SQLITE_OK;
+  memset(&g, 0, sizeof(g));
+  pStmt = giStmt(p, GI_S_PEND_READ, &rc);
+  if (pStmt == NULL) return rc;
+  p->aStmt[GI_S_PEND_READ] = NULL; /* Lent */
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue f, t;
+    sqlite3_int64 aId[2], iRowid = sqlite3_column_int64(pStmt, 0);
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 3);
+    int d;
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &f) ||
+        !graphValueFrom(sqlite3_column_value(pStmt, 2), &t) || (p->zWeight && !giWeightOk(pW))) {
+      rc = giDamaged(p, "a pending edge has a NULL endpoint or a bad weight");
+      break;
+    }
+    /* The numbers the trigger found (a wrong one is drift that 'integrity-check' reports), else looked up. */
+    aId[0] = sqlite3_column_int64(pStmt, 4);
+    aId[1] = sqlite3_column_int64(pStmt, 5);
+    if (aId[0] < 0 || aId[0] > GI_MAX_ID || aId[1] < 0 || aId[1] > GI_MAX_ID) {
+      rc = giDamaged(p, "a pending edge has a bad node number");
+      break;
+    }
+    if (aId[0] == 0) rc = giNodeId(p, &f, 1, &aId[0]);
+    if (rc == SQLITE_OK && aId[1] == 0) rc = giNodeId(p, &t, 1, &aId[1]);
+    if (rc == SQLITE_OK && nFold + 2 > nFoldAlloc) {
+      int nNew = nFoldAlloc ? nFoldAlloc * 2 : 256;
+      GiFold *aNew = (GiFold *)sqlite3_realloc64(aFold, sizeof(GiFold) * (sqlite3_uint64)nNew);
+      if (aNew == NULL) rc = SQLITE_NOMEM;
+      if (aNew) {
+        aFold = aNew;
+        nFoldAlloc = nNew;
+      }
+    }
+    for (d = 0; rc == SQLITE_OK && d < 2; d++) {
+      GiFold *pF = &aFold[nFold];
+      pF->iList = aId[d] * 2 + d;
+      pF->iRowid = iRowid;
+      pF->iOff = bytes.n;
+      pF->iSeq = nFold;
+      giPutVarint(&rc, &bytes, (sqlite3_uint64)aId[1 - d]);
+      if (p->zWeight) giPutWeight(&rc, &bytes, pW);
+      pF->nByte = (int)(bytes.n - pF->iOff);
+      nFold++;
+    }
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_reset(pStmt);
+  } else {
+    sqlite3_reset(pStmt);
+  }
+  if (p->aStmt[GI_S_PEND_READ] == NULL) {
+    p->aStmt[GI_S_PEND_READ] = pStmt;
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  if (rc == SQLITE_OK && nFold) {
+    pStmt = giStmt(p, GI_S_TAIL_ANY, &rc);
+    if (pStmt) {
+      bTail = sqlite3_step(pStmt) == SQLITE_ROW;
+      rc = sqlite3_reset(pStmt);
+    }
+    qsort(aFold, (size_t)nFold, sizeof(GiFold), giFoldCmp);
+  }
+  for (i = 0; rc == SQLITE_OK && i < nFold;) {
+    sqlite3_int64 kNext = ((sqlite3_int64)1) << 62;
+    rc = giGroupLoad(p, aFold[i].iList >> 1, &g);
+    pStmt = rc == SQLITE_OK ? giStmt(p, GI_S_GROUP_NEXT, &rc) : NULL;
+    if (pStmt) {
+      sqlite3_bind_int64(pStmt, 1, g.k);
+      if (sqlite3_step(pStmt) == SQLITE_ROW && sqlite3_column_type(pStmt, 0) != SQLITE_NULL) {
+        kNext = sqlite3_column_int64(pStmt, 0);
+      }
+      rc = sqlite3_reset(pStmt);
+    }
+    if (rc == SQLITE_OK) rc = giFoldGroup(p, &g, kNext, aFold, nFold, &i, bytes.a, bTail);
+  }
+  if (rc == SQLITE_OK && nFold) {
+    pStmt = giStmt(p, GI_S_PEND_DEL, &rc);
+    if (pStmt) rc = giStepDone(pStmt);
+  }
+  nosqlBufferFree(&g.b);
+  nosqlBufferFree(&bytes);
+  sqlite3_free(aFold);
   return rc;
 }
 
@@ -686,14 +1106,11 @@ static int giOpInsert(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, s
   rc = giStashFlush(p);
   if (rc == SQLITE_OK) rc = giNodeId(p, &f, 1, &iF);
   if (rc == SQLITE_OK) rc = giNodeId(p, &t, 1, &iT);
-  if (rc == SQLITE_OK && bOut) {
-    rc = giListAppend(p, iF * 2, iRowid, iT, pW, &bRebuild);
-    if (rc == SQLITE_OK && bRebuild) rc = giListRebuild(p, &f, 0);
-  }
-  if (rc == SQLITE_OK && bIn) {
-    rc = giListAppend(p, iT * 2 + 1, iRowid, iF, pW, &bRebuild);
-    if (rc == SQLITE_OK && bRebuild) rc = giListRebuild(p, &t, 1);
-  }
+  if (rc == SQLITE_OK && (bOut || bIn)) rc = giPast(p, iRowid, &bRebuild);
+  if (rc == SQLITE_OK && bOut)
+    rc = bRebuild ? giListRebuild(p, &f, 0) : giListAppend(p, iF, 0, iRowid, iT, pW);
+  if (rc == SQLITE_OK && bIn)
+    rc = bRebuild ? giListRebuild(p, &t, 1) : giListAppend(p, iT, 1, iRowid, iF, pW);
   return rc;
 }
 
@@ -736,28 +1153,108 @@ static int giOpInsertChecked(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *p
   return rc;
 }
 
+/* An edge of a rebuild. */
+typedef struct GiEdge GiEdge;
+struct GiEdge {
+  sqlite3_int64 iRowid; /* Its rowid */
+  int f, t;             /* Its endpoints: elements of the rebuild's set, then node numbers */
+};
+
+/* A rebuild's weight: an integer or a real. */
+typedef struct GiWeight GiWeight;
+struct GiWeight {
+  sqlite3_int64 i; /* With bInt */
+  double r;        /* Without */
+  int bInt;        /* An integer */
+};
+
+/* A node of a rebuild, for the numbering. */
+typedef struct GiRank GiRank;
+struct GiRank {
+  sqlite3_int64 nDeg; /* Its degree */
+  int i;              /* Its element of the rebuild's set */
+};
+
+/* A node of a rebuild, for the rows of g_num in value order. */
+typedef struct GiByValue GiByValue;
+struct GiByValue {
+  const GraphValue *p; /* Its value */
+  int id;              /* Its number */
+};
+
+static int giByValueCmp(const void *a, const void *b) {
+  return graphValueCmp(((const GiByValue *)a)->p, ((const GiByValue *)b)->p);
+}
+
+/* Hubs first: by degree, highest first, then by first appearance. */
+static int giRankCmp(const void *a, const void *b) {
+  const GiRank *x = (const GiRank *)a, *y = (const GiRank *)b;
+  if (x->nDeg != y->nDeg) return x->nDeg > y->nDeg ? -1 : 1;
+  return x->i - y->i;
+}
+
 /*
-** 'rebuild': every node and list again from one rowid-order scan (node
-** numbers in order of first appearance) and one scan per direction in
-** (node, rowid) order.
+** 'rebuild': every node and list again from one rowid-order scan. Nodes
+** are numbered by degree, highest first (the neighbours met most often
+** take the shortest varints); the groups are written in number order,
+** each closed past GI_GROUP_BYTES.
 */
 static int giRebuildAll(gi_vtab *p) {
   GraphSet set;
   sqlite3_stmt *pStmt = NULL;
   char *zSql, *zW;
   int rc, i, dir;
+  GiEdge *aEdge = NULL;
+  GiWeight *aW = NULL;
+  sqlite3_int64 nEdge = 0, nEdgeAlloc = 0, e, *aDeg = NULL, *aOff = NULL;
+  GiRank *aRank = NULL;
+  GiByValue *aByValue = NULL;
+  int *aNum = NULL, *aList = NULL, iGroup = 1;
+  NosqlBuffer grp = {0, 0, 0};
   memset(&set, 0, sizeof(set));
   set.szElem = (int)sizeof(GraphValue);
   giStashClear(p);
   giCacheClear(p);
-  rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_node\"; DELETE FROM \"%w\".\"%w_adj\"; "
-                                     "DELETE FROM \"%w\".\"%w_log\";",
-                                     p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+  rc = giExec(
+      p->db,
+      sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
+                      "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first "
+                      "INTEGER, n INTEGER, list BLOB);"
+                      "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_pend\"(p INTEGER PRIMARY KEY, r INTEGER, "
+                      "f, t, w, fi INTEGER, ti INTEGER);"
+                      "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_flag\"(x);"
+                      "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_num\"(value PRIMARY KEY, id INTEGER NOT NULL) "
+                      "WITHOUT ROWID;"
+                      "DELETE FROM \"%w\".\"%w_num\"; DELETE FROM \"%w\".\"%w_blk\"; "
+                      "DELETE FROM \"%w\".\"%w_tail\"; DELETE FROM \"%w\".\"%w_log\";"
+                      "DELETE FROM \"%w\".\"%w_pend\"; DELETE FROM \"%w\".\"%w_flag\";",
+                      p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
+                      p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName,
+                      p->zDb, p->zName, p->zDb, p->zName));
+  if (rc == SQLITE_OK) {
+    /* Format 1's tables (this version no longer writes them), when there: emptied (a write cannot drop them).
+     */
+    int iTab;
+    for (iTab = 0; rc == SQLITE_OK && iTab < 2; iTab++) {
+      const char *zSuffix = iTab ? "node" : "adj";
+      int bOld = 0;
+      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%q_%s'",
+                             p->zDb, p->zName, zSuffix);
+      rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+      sqlite3_free(zSql);
+      if (rc == SQLITE_OK) bOld = sqlite3_step(pStmt) == SQLITE_ROW;
+      if (rc == SQLITE_OK) rc = sqlite3_finalize(pStmt);
+      pStmt = NULL;
+      if (rc == SQLITE_OK && bOld) {
+        rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_%s\"", p->zDb, p->zName, zSuffix));
+      }
+    }
+  }
   zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
   if (rc == SQLITE_OK && zW == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) {
     zSql = sqlite3_mprintf(
-        "SELECT s.\"%w\", s.\"%w\", %s FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT NULL "
+        "SELECT s.\"%w\", s.\"%w\", %s, s.rowid FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT NULL "
         "AND s.\"%w\" IS NOT NULL ORDER BY s.rowid",
         p->zFrom, p->zTo, zW, p->zDb, p->zTable, p->zFrom, p->zTo);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
@@ -765,11 +1262,12 @@ static int giRebuildAll(gi_vtab *p) {
   }
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     GraphValue f, t;
-    int iElem, bNew;
+    int iF, iT, bNew;
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     graphValueFrom(sqlite3_column_value(pStmt, 0), &f);
     graphValueFrom(sqlite3_column_value(pStmt, 1), &t);
-    if (p->zWeight && !giWeightOk(sqlite3_column_value(pStmt, 2))) {
-      char *zMsg = giWeightError(p->zName, &f, &t, sqlite3_column_value(pStmt, 2));
+    if (p->zWeight && !giWeightOk(pW)) {
+      char *zMsg = giWeightError(p->zName, &f, &t, pW);
       if (zMsg) {
         sqlite3_free(p->base.zErrMsg);
         p->base.zErrMsg = zMsg;
@@ -777,69 +1275,135 @@ static int giRebuildAll(gi_vtab *p) {
       rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
       break;
     }
-    rc = graphSetAdd(&set, &f, &iElem, &bNew);
-    if (rc == SQLITE_OK) rc = graphSetAdd(&set, &t, &iElem, &bNew);
+    rc = graphSetAdd(&set, &f, &iF, &bNew);
+    if (rc == SQLITE_OK) rc = graphSetAdd(&set, &t, &iT, &bNew);
     if (rc == SQLITE_OK && set.n > GI_MAX_ID) rc = SQLITE_TOOBIG;
+    if (rc == SQLITE_OK && nEdge == nEdgeAlloc) {
+      sqlite3_int64 nNew = nEdgeAlloc ? nEdgeAlloc * 2 : 1024;
+      GiEdge *aNew = (GiEdge *)sqlite3_realloc64(aEdge, sizeof(GiEdge) * (sqlite3_uint64)nNew);
+      if (aNew) aEdge = aNew;
+      if (aNew && p->zWeight) {
+        GiWeight *aNewW = (GiWeight *)sqlite3_realloc64(aW, sizeof(GiWeight) * (sqlite3_uint64)nNew);
+        if (aNewW) aW = aNewW;
+        if (aNewW == NULL) aNew = NULL;
+      }
+      if (aNew == NULL) rc = SQLITE_NOMEM;
+      nEdgeAlloc = nNew;
+    }
+    if (rc != SQLITE_OK) break;
+    aEdge[nEdge].iRowid = sqlite3_column_int64(pStmt, 3);
+    aEdge[nEdge].f = iF;
+    aEdge[nEdge].t = iT;
+    if (p->zWeight) {
+      aW[nEdge].bInt = sqlite3_value_type(pW) == SQLITE_INTEGER;
+      aW[nEdge].i = sqlite3_value_int64(pW);
+      aW[nEdge].r = sqlite3_value_double(pW);
+    }
+    nEdge++;
   }
   if (rc == SQLITE_OK)
     rc = sqlite3_finalize(pStmt);
   else
     sqlite3_finalize(pStmt);
   pStmt = NULL;
+  /* Number the nodes: hubs first. */
   if (rc == SQLITE_OK) {
-    zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_node\"(id, value) VALUES(?1, ?2)", p->zDb, p->zName);
+    aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)set.n + 1));
+    aRank = (GiRank *)sqlite3_malloc64(sizeof(GiRank) * ((sqlite3_uint64)set.n + 1));
+    aNum = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)set.n + 1));
+    aByValue = (GiByValue *)sqlite3_malloc64(sizeof(GiByValue) * ((sqlite3_uint64)set.n + 1));
+    aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (2 * (sqlite3_uint64)set.n + 3));
+    aList = (int *)sqlite3_malloc64(sizeof(int) * (2 * (sqlite3_uint64)nEdge + 1));
+    if (aDeg == NULL || aRank == NULL || aNum == NULL || aOff == NULL || aList == NULL || aByValue == NULL) {
+      rc = SQLITE_NOMEM;
+    }
+  }
+  if (rc == SQLITE_OK) {
+    memset(aDeg, 0, sizeof(sqlite3_int64) * ((size_t)set.n + 1));
+    for (e = 0; e < nEdge; e++) {
+      aDeg[aEdge[e].f]++;
+      aDeg[aEdge[e].t]++;
+    }
+    for (i = 0; i < set.n; i++) {
+      aRank[i].nDeg = aDeg[i];
+      aRank[i].i = i;
+    }
+    qsort(aRank, (size_t)set.n, sizeof(GiRank), giRankCmp);
+    for (i = 0; i < set.n; i++) aNum[aRank[i].i] = i + 1;
+    for (e = 0; e < nEdge; e++) {
+      aEdge[e].f = aNum[aEdge[e].f];
+      aEdge[e].t = aNum[aEdge[e].t];
+    }
+    /* In value order: the pages of g_num fill up. */
+    for (i = 0; i < set.n; i++) {
+      aByValue[i].p = (const GraphValue *)graphSetAt(&set, aRank[i].i);
+      aByValue[i].id = i + 1;
+    }
+    qsort(aByValue, (size_t)set.n, sizeof(GiByValue), giByValueCmp);
+    zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_num\"(value, id) VALUES(?1, ?2)", p->zDb, p->zName);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
     for (i = 0; rc == SQLITE_OK && i < set.n; i++) {
-      sqlite3_bind_int64(pStmt, 1, i + 1);
-      graphValueBind(pStmt, 2, (const GraphValue *)graphSetAt(&set, i));
+      graphValueBind(pStmt, 1, aByValue[i].p);
+      sqlite3_bind_int64(pStmt, 2, aByValue[i].id);
       rc = giStepDone(pStmt);
+    }
+    if (rc == SQLITE_OK) {
+      rc = giExec(p->db,
+                  sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k, v) VALUES('next', %d)",
+                                  p->zDb, p->zName, set.n + 1));
     }
     sqlite3_finalize(pStmt);
     pStmt = NULL;
   }
-  for (dir = 0; rc == SQLITE_OK && dir < 2; dir++) {
-    const char *zKey = dir ? p->zTo : p->zFrom, *zNbr = dir ? p->zFrom : p->zTo;
-    GiWriter w;
-    GraphValue prev;
-    int bPrev = 0;
-    memset(&w, 0, sizeof(w));
-    zSql = sqlite3_mprintf(
-        "SELECT s.\"%w\", s.rowid, s.\"%w\", %s FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT "
-        "NULL AND s.\"%w\" IS NOT NULL ORDER BY s.\"%w\" COLLATE BINARY, s.rowid",
-        zKey, zNbr, zW, p->zDb, p->zTable, zKey, zNbr, zKey);
+  /* The lists by number (list id * 2 + dir at aOff[id * 2 + dir]), each in rowid order. */
+  if (rc == SQLITE_OK) {
+    sqlite3_int64 nList = 2 * (sqlite3_int64)set.n + 2, l;
+    memset(aOff, 0, sizeof(sqlite3_int64) * ((size_t)nList + 1));
+    for (e = 0; e < nEdge; e++) {
+      aOff[aEdge[e].f * 2 + 1]++;
+      aOff[aEdge[e].t * 2 + 2]++;
+    }
+    for (l = 1; l <= nList; l++) aOff[l] += aOff[l - 1];
+    for (e = 0; e < nEdge; e++) {
+      aList[aOff[aEdge[e].f * 2]++] = (int)e;
+      aList[aOff[aEdge[e].t * 2 + 1]++] = (int)e;
+    }
+    /* aOff[l] is now the end of list l, the start of l + 1. */
+    zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_blk\"(k, data) VALUES(?1, ?2)", p->zDb, p->zName);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
-    while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-      GraphValue k, n;
-      int iK, iN;
-      graphValueFrom(sqlite3_column_value(pStmt, 0), &k);
-      graphValueFrom(sqlite3_column_value(pStmt, 2), &n);
-      iK = graphSetFind(&set, &k);
-      iN = graphSetFind(&set, &n);
-      if (iK < 0 || iN < 0) {
-        /* The table changed between the scans (it cannot within one statement). */
-        rc = SQLITE_ERROR;
-        break;
+    for (i = 1; rc == SQLITE_OK && i <= set.n; i++) {
+      if (grp.n == 0) iGroup = i;
+      for (dir = 0; dir < 2; dir++) {
+        sqlite3_int64 l = (sqlite3_int64)i * 2 + dir, iStart = aOff[l - 1], iEnd = aOff[l];
+        giPutVarint(&rc, &grp, (sqlite3_uint64)(iEnd - iStart));
+        if (iEnd > iStart) giPutRowid(&rc, &grp, aEdge[aList[iStart]].iRowid);
+        for (e = iStart; e < iEnd; e++) {
+          const GiEdge *pE = &aEdge[aList[e]];
+          giPutVarint(&rc, &grp, (sqlite3_uint64)(dir ? pE->f : pE->t));
+          if (p->zWeight) giPutWeightRaw(&rc, &grp, aW[aList[e]].bInt, aW[aList[e]].i, aW[aList[e]].r);
+        }
       }
-      if (!bPrev || !graphValueEq(&prev, &k)) {
-        rc = giWriterFlush(p, &w);
-        w.iList = (sqlite3_int64)(iK + 1) * 2 + dir;
-        w.iBlock = 0;
-        prev = *(const GraphValue *)graphSetAt(&set, iK);
-        bPrev = 1;
+      if (rc == SQLITE_OK && (grp.n >= GI_GROUP_BYTES || i == set.n)) {
+        sqlite3_bind_int64(pStmt, 1, iGroup);
+        sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
+        rc = giStepDone(pStmt);
+        nosqlBufferReset(&grp);
       }
-      if (rc == SQLITE_OK)
-        rc = giWriterAdd(p, &w, sqlite3_column_int64(pStmt, 1), iN + 1, sqlite3_column_value(pStmt, 3));
     }
-    if (rc == SQLITE_OK) rc = giWriterFlush(p, &w);
-    if (rc == SQLITE_OK)
-      rc = sqlite3_finalize(pStmt);
-    else
-      sqlite3_finalize(pStmt);
+    sqlite3_finalize(pStmt);
     pStmt = NULL;
-    nosqlBufferFree(&w.b);
   }
+  nosqlBufferFree(&grp);
+  sqlite3_free(aEdge);
+  sqlite3_free(aW);
+  sqlite3_free(aDeg);
+  sqlite3_free(aRank);
+  sqlite3_free(aNum);
+  sqlite3_free(aByValue);
+  sqlite3_free(aOff);
+  sqlite3_free(aList);
   sqlite3_free(zW);
   graphSetClear(&set);
   return rc;
@@ -959,13 +1523,20 @@ struct GiFirst {
   int id;               /* Node number */
 };
 
-/* A block read by pass 1 of a load, decoded by pass 2. */
-typedef struct GiBlock GiBlock;
-struct GiBlock {
-  sqlite3_int64 k;    /* Its key */
-  sqlite3_int64 n;    /* Its edges */
-  sqlite3_int64 iOff; /* Its bytes in the load's copy */
-  int nByte;          /* Their number */
+/* A list found by pass 1 of a load: its part in a group [0] and its tail [1]. */
+typedef struct GiPart GiPart;
+struct GiPart {
+  sqlite3_int64 aOff[2];  /* Their bytes in the load's copy */
+  sqlite3_int64 an[2];    /* Their edges */
+  sqlite3_int64 aByte[2]; /* Their bytes */
+};
+
+/* An edge of "<name>_pend" read by a load. */
+typedef struct GiPend GiPend;
+struct GiPend {
+  int f, t; /* Its endpoints: positions in the GraphCsr */
+  double r; /* Its weight */
+  int bInt; /* The weight is an integer */
 };
 
 static int giFirstCmp(const void *a, const void *b) {
@@ -973,6 +1544,64 @@ static int giFirstCmp(const void *a, const void *b) {
   if (x->iRowid != y->iRowid) return x->iRowid < y->iRowid ? -1 : 1;
   if (x->dir != y->dir) return x->dir - y->dir;
   return x->id - y->id;
+}
+
+/*
+** Sort aFirst[0..n) by (rowid, dir) (no two are equal): an LSD radix sort
+** on the offset from the least rowid, 11 bits a pass, when the rowids span
+** less than 2^40; else qsort().
+*/
+static int giFirstSort(GiFirst *aFirst, int n) {
+  sqlite3_int64 iMin, iMax;
+  GiFirst *aTmp;
+  int i, iShift, nBit = 1;
+  if (n < 2) return SQLITE_OK;
+  iMin = iMax = aFirst[0].iRowid;
+  for (i = 1; i < n; i++) {
+    if (aFirst[i].iRowid < iMin) iMin = aFirst[i].iRowid;
+    if (aFirst[i].iRowid > iMax) iMax = aFirst[i].iRowid;
+  }
+  if ((sqlite3_uint64)iMax - (sqlite3_uint64)iMin >= ((sqlite3_uint64)1 << 40) || n < 256) {
+    qsort(aFirst, (size_t)n, sizeof(GiFirst), giFirstCmp);
+    return SQLITE_OK;
+  }
+  while ((((sqlite3_uint64)iMax - (sqlite3_uint64)iMin) << 1 | 1) >> nBit) nBit++;
+  aTmp = (GiFirst *)sqlite3_malloc64(sizeof(GiFirst) * (sqlite3_uint64)n);
+  if (aTmp == NULL) return SQLITE_NOMEM;
+  for (iShift = 0; iShift < nBit; iShift += 11) {
+    int aCount[2049];
+    GiFirst *aSwap;
+    memset(aCount, 0, sizeof(aCount));
+    for (i = 0; i < n; i++) {
+      sqlite3_uint64 k = ((sqlite3_uint64)(aFirst[i].iRowid - iMin) << 1) | (sqlite3_uint64)aFirst[i].dir;
+      aCount[((k >> iShift) & 2047) + 1]++;
+    }
+    for (i = 1; i <= 2048; i++) aCount[i] += aCount[i - 1];
+    for (i = 0; i < n; i++) {
+      sqlite3_uint64 k = ((sqlite3_uint64)(aFirst[i].iRowid - iMin) << 1) | (sqlite3_uint64)aFirst[i].dir;
+      aTmp[aCount[(k >> iShift) & 2047]++] = aFirst[i];
+    }
+    aSwap = aTmp;
+    aTmp = aFirst;
+    aFirst = aSwap;
+  }
+  if (((nBit + 10) / 11) & 1) {
+    /* An odd number of passes: the sorted copy is in the buffer. */
+    memcpy(aTmp, aFirst, sizeof(GiFirst) * (size_t)n);
+    sqlite3_free(aFirst);
+  } else {
+    sqlite3_free(aTmp);
+  }
+  return SQLITE_OK;
+}
+
+/* Node id's first edge is at or before (iRowid, dir) when it is not earlier. */
+static void giFirstSee(GiFirst *aFirst, sqlite3_int64 id, sqlite3_int64 iRowid, int dir) {
+  GiFirst f;
+  f.iRowid = iRowid;
+  f.dir = dir;
+  f.id = (int)id;
+  if (aFirst[id].dir == 2 || giFirstCmp(&f, &aFirst[id]) < 0) aFirst[id] = f;
 }
 
 #define GI_CORRUPT(zWhat)                                                      \
@@ -988,24 +1617,26 @@ static int giFirstCmp(const void *a, const void *b) {
 /*
 ** Fill the empty GraphCsr *p (vals.szElem set) from index zIndex: node
 ** rows in the order a rowid scan of the edge table meets them, each list
-** in rowid order, weights when bWeight (the index has them). Two
-** sequential scans of "<name>_adj" and one of "<name>_node"; no node value
-** is hashed per edge.
+** in rowid order, weights when bWeight (the index has them). One scan of
+** "<name>_tail", one of "<name>_blk" (a row per ~4 KB group) and one of
+** "<name>_node"; no node value is hashed per edge.
 */
 static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWeight, int bHasWeight,
                   sqlite3_int64 nMaxEdge, int bAll, const char *zFunc, GraphCsr *p, int *pbOk, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
-  int rc = SQLITE_OK, nId = 0, nNode = 0, i;
-  sqlite3_int64 *aDeg = NULL, nEdge = 0, nIn = 0, iPrevList = -1, iPrevBlock = -1;
+  int rc = SQLITE_OK, nId = 0, nNode = 0, nAll = 0, i;
+  sqlite3_int64 nEdge = 0, nIn = 0, iNext = 1, nPend = 0, nPendAlloc = 0, e, *aCur = NULL;
+  GiPend *aPend = NULL;
   GiFirst *aFirst = NULL;
-  GiBlock *aBlock = NULL;
-  int nBlock = 0, nBlockAlloc = 0, b;
+  GiPart *aPart = NULL;
   NosqlBuffer bytes = {0, 0, 0};
   int *aPerm = NULL;
   GraphValue *aVal = NULL;
   *pbOk = 0;
-  zSql = sqlite3_mprintf("SELECT max(id) FROM \"%w\".\"%w_node\"", zSchema, zIndex);
+  /* Every node number is below g_config's 'next'. */
+  zSql = sqlite3_mprintf("SELECT coalesce((SELECT v FROM \"%w\".\"%w_config\" WHERE k = 'next'), 0) - 1",
+                         zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -1024,73 +1655,40 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   }
   pStmt = NULL;
   if (rc != SQLITE_OK) goto load_done;
-  aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * 2 * ((sqlite3_uint64)nId + 1));
+  aPart = (GiPart *)sqlite3_malloc64(sizeof(GiPart) * 2 * ((sqlite3_uint64)nId + 1));
   aFirst = (GiFirst *)sqlite3_malloc64(sizeof(GiFirst) * ((sqlite3_uint64)nId + 1));
   aPerm = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
   aVal = (GraphValue *)sqlite3_malloc64(sizeof(GraphValue) * ((sqlite3_uint64)nId + 1));
   if (aVal) memset(aVal, 0, sizeof(GraphValue) * ((size_t)nId + 1)); /* (Freed value by value at the end) */
-  if (aDeg == NULL || aFirst == NULL || aPerm == NULL || aVal == NULL) {
+  if (aPart == NULL || aFirst == NULL || aPerm == NULL || aVal == NULL) {
     rc = SQLITE_NOMEM;
     goto load_done;
   }
-  memset(aDeg, 0, sizeof(sqlite3_int64) * 2 * ((size_t)nId + 1));
-  memset(aVal, 0, sizeof(GraphValue) * ((size_t)nId + 1));
+  memset(aPart, 0, sizeof(GiPart) * 2 * ((size_t)nId + 1));
   for (i = 0; i <= nId; i++) {
     aFirst[i].iRowid = 0;
     aFirst[i].dir = 2; /* No list yet */
     aFirst[i].id = i;
     aPerm[i] = -1;
   }
-  /* Pass 1: degrees and first edges. */
-  zSql = sqlite3_mprintf("SELECT k, first, n, list FROM \"%w\".\"%w_adj\" ORDER BY k", zSchema, zIndex);
+  /* Pass 1: the tails, then the groups: parts, degrees and first edges. */
+  zSql = sqlite3_mprintf("SELECT k, first, n, list FROM \"%w\".\"%w_tail\"", zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 2);
-    sqlite3_int64 iList = k >> GI_BLOCK_BITS, iBlock = k & ((1 << GI_BLOCK_BITS) - 1), id = iList >> 1;
-    int dir = (int)(iList & 1);
-    if (k < 0 || id < 1 || id > nId || n < 1 || n > GI_MAX_ID) {
+    GiPart *pPart;
+    if (k < 2 || k > 2 * (sqlite3_int64)nId + 1 || n < 1 || n > GI_MAX_ID) {
       sqlite3_finalize(pStmt);
       pStmt = NULL;
-      GI_CORRUPT("a block has a bad key or count");
+      GI_CORRUPT("a tail has a bad key or count");
     }
-    if (iBlock != (iList == iPrevList ? iPrevBlock + 1 : 0)) {
-      sqlite3_finalize(pStmt);
-      pStmt = NULL;
-      GI_CORRUPT("a list has a missing block");
-    }
-    iPrevList = iList;
-    iPrevBlock = iBlock;
-    if (iBlock == 0) {
-      GiFirst f;
-      f.iRowid = sqlite3_column_int64(pStmt, 1);
-      f.dir = dir;
-      f.id = (int)id;
-      if (aFirst[id].dir == 2 || giFirstCmp(&f, &aFirst[id]) < 0) aFirst[id] = f;
-    }
-    aDeg[id * 2 + dir] += n;
-    /* The block, kept for pass 2 (one scan of the table, not two). */
-    if (nBlock == nBlockAlloc) {
-      int nNew = nBlockAlloc ? nBlockAlloc * 2 : 1024;
-      GiBlock *aNew = (GiBlock *)sqlite3_realloc64(aBlock, sizeof(GiBlock) * (sqlite3_uint64)nNew);
-      if (aNew == NULL) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      aBlock = aNew;
-      nBlockAlloc = nNew;
-    }
-    aBlock[nBlock].k = k;
-    aBlock[nBlock].n = n;
-    aBlock[nBlock].iOff = bytes.n;
-    aBlock[nBlock].nByte = sqlite3_column_bytes(pStmt, 3);
-    nosqlBufferAppend(&rc, &bytes, sqlite3_column_blob(pStmt, 3), aBlock[nBlock].nByte);
-    nBlock++;
-    if (dir) {
-      nIn += n;
-    } else {
-      nEdge += n;
-    }
+    pPart = &aPart[k];
+    pPart->aOff[1] = bytes.n;
+    pPart->an[1] = n;
+    pPart->aByte[1] = sqlite3_column_bytes(pStmt, 3);
+    nosqlBufferAppend(&rc, &bytes, sqlite3_column_blob(pStmt, 3), pPart->aByte[1]);
+    giFirstSee(aFirst, k >> 1, sqlite3_column_int64(pStmt, 1), (int)(k & 1));
   }
   if (rc == SQLITE_OK) {
     rc = sqlite3_finalize(pStmt);
@@ -1099,6 +1697,53 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   }
   pStmt = NULL;
   if (rc != SQLITE_OK) goto load_done;
+  zSql = sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" ORDER BY k", zSchema, zIndex);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), iBase = bytes.n, id;
+    int n = sqlite3_column_bytes(pStmt, 1), iPos = 0;
+    if (k < iNext) {
+      sqlite3_finalize(pStmt);
+      pStmt = NULL;
+      GI_CORRUPT("a group has a bad key");
+    }
+    nosqlBufferAppend(&rc, &bytes, sqlite3_column_blob(pStmt, 1), n);
+    if (rc != SQLITE_OK) break;
+    for (id = k; iPos < n; id++) {
+      GiSlot s;
+      int d;
+      if (!giSlotDecode(bytes.a + iBase, n, &iPos, bHasWeight, &s)) {
+        sqlite3_finalize(pStmt);
+        pStmt = NULL;
+        GI_CORRUPT("a group holds a bad list");
+      }
+      for (d = 0; d < 2; d++) {
+        if (s.an[d] == 0) continue;
+        if (id > nId) {
+          sqlite3_finalize(pStmt);
+          pStmt = NULL;
+          GI_CORRUPT("a list has no node");
+        }
+        aPart[id * 2 + d].aOff[0] = iBase + s.aOff[d];
+        aPart[id * 2 + d].an[0] = s.an[d];
+        aPart[id * 2 + d].aByte[0] = s.aByte[d];
+        giFirstSee(aFirst, id, s.aFirst[d], d);
+      }
+    }
+    iNext = id;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  pStmt = NULL;
+  if (rc != SQLITE_OK) goto load_done;
+  for (i = 1; i <= nId; i++) {
+    nEdge += aPart[i * 2].an[0] + aPart[i * 2].an[1];
+    nIn += aPart[i * 2 + 1].an[0] + aPart[i * 2 + 1].an[1];
+  }
   if (nIn != nEdge) GI_CORRUPT("its out- and in-lists hold different numbers of edges");
   if (nEdge > nMaxEdge) {
     if (bAll) {
@@ -1112,10 +1757,11 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   for (i = 1; i <= nId; i++) {
     if (aFirst[i].dir != 2) aFirst[nNode++] = aFirst[i];
   }
-  qsort(aFirst, (size_t)nNode, sizeof(GiFirst), giFirstCmp);
+  rc = giFirstSort(aFirst, nNode);
+  if (rc != SQLITE_OK) goto load_done;
   for (i = 0; i < nNode; i++) aPerm[aFirst[i].id] = i;
   /* Node values. */
-  zSql = sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_node\"", zSchema, zIndex);
+  zSql = sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_num\"", zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -1151,10 +1797,92 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
     if (rc != SQLITE_OK) goto load_done;
     if (!bNew) GI_CORRUPT("two node numbers have one value");
   }
+  /* The pending inserts (<name>_pend): past every edge before them, new nodes last. */
+  zSql = sqlite3_mprintf("SELECT f, t, w, fi, ti FROM \"%w\".\"%w_pend\" ORDER BY p", zSchema, zIndex);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue f, t;
+    int iF, iT, bNew;
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
+    int eW = sqlite3_value_type(pW);
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f) ||
+        !graphValueFrom(sqlite3_column_value(pStmt, 1), &t) ||
+        (bHasWeight && ((eW != SQLITE_INTEGER && eW != SQLITE_FLOAT) || sqlite3_value_double(pW) < 0))) {
+      sqlite3_finalize(pStmt);
+      pStmt = NULL;
+      GI_CORRUPT("a pending edge has a NULL endpoint or a bad weight");
+    }
+    {
+      /* A node number the trigger found: its position, checked against the value; else by the value. */
+      sqlite3_int64 iFi = sqlite3_column_int64(pStmt, 3), iTi = sqlite3_column_int64(pStmt, 4);
+      if (iFi < 0 || iFi > nId || iTi < 0 || iTi > nId ||
+          (iFi && aPerm[iFi] >= 0 &&
+           !graphValueEq(&f, (const GraphValue *)graphSetAt(&p->vals, aPerm[iFi]))) ||
+          (iTi && aPerm[iTi] >= 0 &&
+           !graphValueEq(&t, (const GraphValue *)graphSetAt(&p->vals, aPerm[iTi])))) {
+        sqlite3_finalize(pStmt);
+        pStmt = NULL;
+        GI_CORRUPT("a pending edge has a bad node number");
+      }
+      if (iFi && aPerm[iFi] >= 0) {
+        iF = aPerm[iFi];
+      } else {
+        rc = graphSetAdd(&p->vals, &f, &iF, &bNew);
+      }
+      if (rc == SQLITE_OK && iTi && aPerm[iTi] >= 0) {
+        iT = aPerm[iTi];
+      } else if (rc == SQLITE_OK) {
+        rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
+      }
+    }
+    if (rc == SQLITE_OK && nPend == nPendAlloc) {
+      sqlite3_int64 nNew = nPendAlloc ? nPendAlloc * 2 : 64;
+      GiPend *aNew = (GiPend *)sqlite3_realloc64(aPend, sizeof(GiPend) * (sqlite3_uint64)nNew);
+      if (aNew == NULL) rc = SQLITE_NOMEM;
+      if (aNew) {
+        aPend = aNew;
+        nPendAlloc = nNew;
+      }
+    }
+    if (rc != SQLITE_OK) break;
+    aPend[nPend].f = iF;
+    aPend[nPend].t = iT;
+    aPend[nPend].r = sqlite3_value_double(pW);
+    aPend[nPend].bInt = eW == SQLITE_INTEGER;
+    nPend++;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  pStmt = NULL;
+  if (rc != SQLITE_OK) goto load_done;
+  if (nEdge + nPend > nMaxEdge) {
+    if (bAll) {
+      *pzErr =
+          sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", zFunc, nMaxEdge);
+      rc = SQLITE_TOOBIG;
+    }
+    goto load_done;
+  }
+  nAll = p->vals.n;
+  aCur = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * 2 * ((sqlite3_uint64)nAll + 1));
+  if (aCur == NULL) {
+    rc = SQLITE_NOMEM;
+    goto load_done;
+  }
+  memset(aCur, 0, sizeof(sqlite3_int64) * 2 * ((size_t)nAll + 1));
+  for (e = 0; e < nPend; e++) {
+    aCur[aPend[e].f * 2]++;
+    aCur[aPend[e].t * 2 + 1]++;
+  }
+  nEdge += nPend;
   /* Offsets, then pass 2: the lists. */
   p->nEdge = nEdge;
-  p->aOutOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nNode + 1));
-  p->aInOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nNode + 1));
+  p->aOutOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nAll + 1));
+  p->aInOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nAll + 1));
   p->aOut = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
   p->aIn = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
   if (bWeight) {
@@ -1167,49 +1895,86 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
     goto load_done;
   }
   p->aOutOff[0] = p->aInOff[0] = 0;
-  for (i = 0; i < nNode; i++) {
-    p->aOutOff[i + 1] = p->aOutOff[i] + aDeg[aFirst[i].id * 2];
-    p->aInOff[i + 1] = p->aInOff[i] + aDeg[aFirst[i].id * 2 + 1];
+  for (i = 0; i < nAll; i++) {
+    sqlite3_int64 nOut = aCur[i * 2], nInAll = aCur[i * 2 + 1];
+    if (i < nNode) {
+      const GiPart *pO = &aPart[aFirst[i].id * 2], *pI = pO + 1;
+      nOut += pO->an[0] + pO->an[1];
+      nInAll += pI->an[0] + pI->an[1];
+    }
+    p->aOutOff[i + 1] = p->aOutOff[i] + nOut;
+    p->aInOff[i + 1] = p->aInOff[i] + nInAll;
+    /* aCur: where the node's pending edges go, after its lists. */
+    aCur[i * 2] = p->aOutOff[i + 1] - aCur[i * 2];
+    aCur[i * 2 + 1] = p->aInOff[i + 1] - aCur[i * 2 + 1];
   }
-  /* aDeg becomes each list's next slot. */
   for (i = 0; i < nNode; i++) {
-    aDeg[aFirst[i].id * 2] = p->aOutOff[i];
-    aDeg[aFirst[i].id * 2 + 1] = p->aInOff[i];
-  }
-  for (b = 0; b < nBlock; b++) {
-    sqlite3_int64 k = aBlock[b].k, n = aBlock[b].n, e;
-    sqlite3_int64 iList = k >> GI_BLOCK_BITS, id = iList >> 1, iAt, iEnd;
-    int dir = (int)(iList & 1), iPos = 0, nList = aBlock[b].nByte, *aAdj = dir ? p->aIn : p->aOut;
-    double *aW = dir ? p->aInW : p->aOutW;
-    const unsigned char *aList = bytes.a + aBlock[b].iOff;
-    if (aPerm[id] < 0) GI_CORRUPT("a list has no node");
-    iAt = aDeg[iList];
-    iEnd = (dir ? p->aInOff : p->aOutOff)[aPerm[id] + 1];
-    if (n < 0 || iAt + n > iEnd) GI_CORRUPT("a block holds more edges than its list");
-    for (e = 0; e < n; e++) {
-      sqlite3_uint64 u;
-      int bInt;
-      double r;
-      if (!giGetVarint(aList, nList, &iPos, &u) || u < 1 || u > (sqlite3_uint64)nId || aPerm[u] < 0) {
-        GI_CORRUPT("a block holds a bad neighbour number");
-      }
-      aAdj[iAt + e] = aPerm[u];
-      if (bHasWeight) {
-        if (!giGetWeight(aList, nList, &iPos, &r, &bInt) || r < 0 || isnan(r)) {
-          GI_CORRUPT("a block holds a bad weight");
+    int dir, iPart;
+    for (dir = 0; dir < 2; dir++) {
+      const GiPart *pPart = &aPart[aFirst[i].id * 2 + dir];
+      int *aAdj = dir ? p->aIn : p->aOut;
+      double *aW = dir ? p->aInW : p->aOutW;
+      sqlite3_int64 iAt = (dir ? p->aInOff : p->aOutOff)[i], e;
+      for (iPart = 0; iPart < 2; iPart++) {
+        const unsigned char *aList = bytes.a + pPart->aOff[iPart];
+        int iPos = 0, nList = (int)pPart->aByte[iPart];
+        if (!bHasWeight) {
+          /* Neighbour numbers only: the tight loop of the load. */
+          int *aTo = aAdj + iAt, nMax = nId;
+          sqlite3_int64 m = pPart->an[iPart];
+          for (e = 0; e < m; e++) {
+            sqlite3_uint64 u;
+            int v;
+            if (iPos < nList && aList[iPos] < 0x80) {
+              u = aList[iPos++];
+            } else if (!giGetVarint(aList, nList, &iPos, &u)) {
+              GI_CORRUPT("a list holds a bad neighbour number");
+            }
+            if (u - 1 >= (sqlite3_uint64)nMax || (v = aPerm[u]) < 0)
+              GI_CORRUPT("a list holds a bad neighbour number");
+            aTo[e] = v;
+          }
+          iAt += m;
+          if (iPos != nList) GI_CORRUPT("a list is longer than its edges");
+          continue;
         }
-        if (bWeight) {
-          aW[iAt + e] = r;
-          if (!bInt) p->bIntWeight = 0;
+        for (e = 0; e < pPart->an[iPart]; e++) {
+          sqlite3_uint64 u;
+          int bInt;
+          double r;
+          if (iPos < nList && aList[iPos] < 0x80) {
+            u = aList[iPos++]; /* (The common one-byte varint) */
+          } else if (iPos + 1 < nList && aList[iPos + 1] < 0x80) {
+            u = (sqlite3_uint64)(aList[iPos] & 0x7f) | ((sqlite3_uint64)aList[iPos + 1] << 7);
+            iPos += 2;
+          } else if (!giGetVarint(aList, nList, &iPos, &u)) {
+            GI_CORRUPT("a list holds a bad neighbour number");
+          }
+          if (u < 1 || u > (sqlite3_uint64)nId || aPerm[u] < 0)
+            GI_CORRUPT("a list holds a bad neighbour number");
+          aAdj[iAt] = aPerm[u];
+          if (bHasWeight) {
+            if (!giGetWeight(aList, nList, &iPos, &r, &bInt) || r < 0 || isnan(r)) {
+              GI_CORRUPT("a list holds a bad weight");
+            }
+            if (bWeight) {
+              aW[iAt] = r;
+              if (!bInt) p->bIntWeight = 0;
+            }
+          }
+          iAt++;
         }
+        if (iPos != nList) GI_CORRUPT("a list is longer than its edges");
       }
     }
-    if (iPos != nList) GI_CORRUPT("a block is longer than its edges");
-    aDeg[iList] = iAt + n;
   }
-  for (i = 0; i < nNode; i++) {
-    if (aDeg[aFirst[i].id * 2] != p->aOutOff[i + 1] || aDeg[aFirst[i].id * 2 + 1] != p->aInOff[i + 1]) {
-      GI_CORRUPT("a list holds fewer edges than its count");
+  for (e = 0; e < nPend; e++) {
+    sqlite3_int64 iO = aCur[aPend[e].f * 2]++, iI = aCur[aPend[e].t * 2 + 1]++;
+    p->aOut[iO] = aPend[e].t;
+    p->aIn[iI] = aPend[e].f;
+    if (bWeight) {
+      p->aOutW[iO] = p->aInW[iI] = aPend[e].r;
+      if (!aPend[e].bInt) p->bIntWeight = 0;
     }
   }
   *pbOk = 1;
@@ -1220,10 +1985,11 @@ load_done:
     for (i = 0; i <= nId; i++) sqlite3_free(aVal[i].z);
   }
   sqlite3_free(aVal);
-  sqlite3_free(aDeg);
+  sqlite3_free(aPart);
   sqlite3_free(aFirst);
   sqlite3_free(aPerm);
-  sqlite3_free(aBlock);
+  sqlite3_free(aPend);
+  sqlite3_free(aCur);
   nosqlBufferFree(&bytes);
   return rc;
 }
@@ -1502,12 +2268,45 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
           "INSERT INTO \"%w\"(\"%w\", op_from, op_to) SELECT 'stash', s.\"%w\", s.\"%w\" FROM \"%w\" "
           "AS s WHERE %s;\n",
           p->zName, p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
+      /* The insert that follows goes through the index: it rebuilds the stashed lists. */
+      if (i == 0) nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_flag\"(x) VALUES(1);\n", p->zName);
     } else if (i == 1) {
+      /*
+      ** The common insert (endpoints not NULL, a good weight, past every
+      ** rowid, nothing stashed) is one plain row in <name>_pend, which the
+      ** loads read and the index folds into its lists every GI_PEND_MAX
+      ** rows and before any other change; any other goes through it.
+      */
+      NosqlBuffer fast = {0, 0, 0};
+      nosqlBufferAppendf(&rc, &fast, "NEW.\"%w\" IS NOT NULL AND NEW.\"%w\" IS NOT NULL", p->zFrom, p->zTo);
+      if (zW)
+        nosqlBufferAppendf(&rc, &fast, " AND typeof(NEW.%s) IN ('integer', 'real') AND NEW.%s >= 0", zW, zW);
+      nosqlBufferAppendf(
+          &rc, &fast,
+          " AND NOT EXISTS (SELECT 1 FROM \"%w\" WHERE rowid > NEW.rowid) AND NOT EXISTS (SELECT 1 "
+          "FROM \"%w_flag\")",
+          p->zTable, p->zName);
+      nosqlBufferAppend(&rc, &fast, "", 0);
+      /* With the endpoints' node numbers when they have one (+: compared without affinity, as GraphValue). */
       nosqlBufferAppendf(
           &rc, &b,
-          "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) VALUES('insert', NEW.rowid, "
-          "NEW.\"%w\", NEW.\"%w\", %s%s);\n",
-          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL");
+          "INSERT INTO \"%w_pend\"(r, f, t, w, fi, ti) SELECT NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s, "
+          "(SELECT id FROM \"%w_num\" WHERE value = +NEW.\"%w\"), (SELECT id FROM \"%w_num\" WHERE "
+          "value = +NEW.\"%w\") WHERE %s;\n",
+          p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", p->zName, p->zFrom, p->zName,
+          p->zTo, fast.a ? (const char *)fast.a : "");
+      /*
+      ** Not written there (changes(), in a trigger, counts its last
+      ** statement): through the index. Written as the GI_PEND_MAX-th row
+      ** (last_insert_rowid(), in a trigger, is its last insert's): a fold.
+      */
+      nosqlBufferAppendf(
+          &rc, &b,
+          "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) SELECT CASE WHEN "
+          "changes() = 0 THEN 'insert' ELSE 'fold' END, NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s WHERE "
+          "changes() = 0 OR last_insert_rowid() >= %d;\n",
+          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", GI_PEND_MAX);
+      nosqlBufferFree(&fast);
     } else {
       if (i == 3) {
         nosqlBufferAppendf(
@@ -1717,13 +2516,15 @@ static int giCreateShadow(gi_vtab *p) {
       p->db,
       sqlite3_mprintf(
           "CREATE TABLE \"%w\".\"%w_config\"(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
-          "CREATE TABLE \"%w\".\"%w_node\"(id INTEGER PRIMARY KEY, value);"
-          "CREATE UNIQUE INDEX \"%w\".\"%w_node_value\" ON \"%w_node\"(value);"
-          "CREATE TABLE \"%w\".\"%w_adj\"(k INTEGER PRIMARY KEY, first INTEGER, last INTEGER, n INTEGER, "
-          "list BLOB);"
-          "CREATE TABLE \"%w\".\"%w_log\"(f, t);",
-          p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zName, p->zDb, p->zName, p->zDb,
-          p->zName));
+          "CREATE TABLE \"%w\".\"%w_num\"(value PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;"
+          "CREATE TABLE \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
+          "CREATE TABLE \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first INTEGER, n INTEGER, list BLOB);"
+          "CREATE TABLE \"%w\".\"%w_log\"(f, t);"
+          "CREATE TABLE \"%w\".\"%w_pend\"(p INTEGER PRIMARY KEY, r INTEGER, f, t, w, fi INTEGER, ti "
+          "INTEGER);"
+          "CREATE TABLE \"%w\".\"%w_flag\"(x);",
+          p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
+          p->zName, p->zDb, p->zName));
   if (rc == SQLITE_OK) {
     rc = giExec(p->db,
                 sqlite3_mprintf("INSERT INTO \"%w\".\"%w_config\"(k, v) VALUES('format', %d), ('table', %Q), "
@@ -1833,21 +2634,64 @@ static int giDestroy(sqlite3_vtab *pVtab) {
   giStmtClear(p);
   rc = giDropTriggers(p);
   if (rc == SQLITE_OK) {
-    rc = giExec(p->db,
-                sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_config\"; DROP TABLE IF EXISTS "
-                                "\"%w\".\"%w_node\"; DROP TABLE IF EXISTS \"%w\".\"%w_adj\"; DROP TABLE IF "
-                                "EXISTS \"%w\".\"%w_log\";",
-                                p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+    rc = giExec(p->db, sqlite3_mprintf(
+                           "DROP TABLE IF EXISTS \"%w\".\"%w_config\"; DROP TABLE IF EXISTS "
+                           "\"%w\".\"%w_node\"; DROP TABLE IF EXISTS \"%w\".\"%w_adj\"; DROP TABLE IF "
+                           "EXISTS \"%w\".\"%w_blk\"; DROP TABLE IF EXISTS \"%w\".\"%w_tail\"; DROP TABLE IF "
+                           "EXISTS \"%w\".\"%w_log\"; DROP TABLE IF EXISTS \"%w\".\"%w_pend\"; DROP TABLE IF "
+                           "EXISTS \"%w\".\"%w_flag\"; DROP TABLE IF EXISTS \"%w\".\"%w_num\";",
+                           p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
+                           p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
   }
   if (rc == SQLITE_OK) giFree(p);
   return rc;
 }
 
+/*
+** ALTER TABLE g RENAME TO h: the shadow tables become h_..., the triggers
+** on the edge table are made again under the new name (their bodies name
+** the index and its tables).
+*/
 static int giRename(sqlite3_vtab *pVtab, const char *zNew) {
-  (void)zNew;
-  nosqlVtabError(pVtab, "graph_index: '%s' cannot be renamed: drop it and create it again under the new name",
-                 ((gi_vtab *)pVtab)->zName);
-  return SQLITE_ERROR;
+  static const char *const azShadow[] = {"config", "num",  "blk",  "tail", "log",
+                                         "pend",   "flag", "node", "adj"};
+  gi_vtab *p = (gi_vtab *)pVtab;
+  char *zErr = NULL, *zOld = p->zName, *zNewName = sqlite3_mprintf("%s", zNew);
+  int rc = zNewName ? SQLITE_OK : SQLITE_NOMEM, i;
+  giStmtClear(p);
+  if (rc == SQLITE_OK) rc = giDropTriggers(p);
+  for (i = 0; rc == SQLITE_OK && i < (int)(sizeof(azShadow) / sizeof(azShadow[0])); i++) {
+    sqlite3_stmt *pStmt = NULL;
+    char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%q_%s'",
+                                 p->zDb, zOld, azShadow[i]);
+    int bHas = 0;
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK) bHas = sqlite3_step(pStmt) == SQLITE_ROW;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+    if (rc == SQLITE_OK && bHas) {
+      rc = giExec(p->db, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", p->zDb, zOld,
+                                         azShadow[i], zNewName, azShadow[i]));
+    }
+  }
+  if (rc == SQLITE_OK) {
+    p->zName = zNewName;
+    zNewName = zOld;
+    rc = giCreateTriggers(p, &zErr, NULL);
+  }
+  if (zErr) {
+    nosqlVtabError(pVtab, "%s", zErr);
+    sqlite3_free(zErr);
+  } else if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+    nosqlVtabError(pVtab, "graph_index: cannot rename '%s': %s", zOld, sqlite3_errmsg(p->db));
+  }
+  sqlite3_free(zNewName);
+  giCacheClear(p);
+  return rc;
 }
 
 static int giBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
@@ -1864,60 +2708,59 @@ static int giOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 static int giClose(sqlite3_vtab_cursor *pCursor) {
   gi_cursor *pCur = (gi_cursor *)pCursor;
-  sqlite3_finalize(pCur->pStmt);
+  graphCsrUnref(pCur->pCsr);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
 
 static int giNext(sqlite3_vtab_cursor *pCursor) {
-  gi_cursor *pCur = (gi_cursor *)pCursor;
-  pCur->iRow++;
-  return nosqlCursorStep(pCursor->pVtab, pCur->pStmt, "graph_index", &pCur->bEof);
+  ((gi_cursor *)pCursor)->iRow++;
+  return SQLITE_OK;
 }
 
 static int giFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
                     sqlite3_value **argv) {
   gi_cursor *pCur = (gi_cursor *)pCursor;
   gi_vtab *p = (gi_vtab *)pCursor->pVtab;
-  char *zSql;
-  int rc;
+  char *zErr = NULL;
+  int rc, bOk = 0;
   (void)idxNum, (void)idxStr, (void)argc, (void)argv;
   if (p->zDamage) {
     nosqlVtabError(&p->base, "%s", p->zDamage);
     return SQLITE_CORRUPT_VTAB;
   }
-  sqlite3_finalize(pCur->pStmt);
-  pCur->pStmt = NULL;
+  graphCsrUnref(pCur->pCsr);
+  pCur->pCsr = (GraphCsr *)sqlite3_malloc64(sizeof(GraphCsr));
+  if (pCur->pCsr == NULL) return SQLITE_NOMEM;
+  memset(pCur->pCsr, 0, sizeof(GraphCsr));
+  pCur->pCsr->nRef = 1;
+  pCur->pCsr->vals.szElem = (int)sizeof(GraphValue);
+  pCur->pCsr->bIntWeight = 1;
   /* Nodes in the order a rowid scan of the edge table meets them: by their first edge. */
-  zSql = sqlite3_mprintf(
-      "SELECT value, coalesce((SELECT sum(a.n) FROM \"%w\".\"%w_adj\" AS a WHERE a.k >= (x.id * 2) << %d AND "
-      "a.k < (x.id * 2 + 1) << %d), 0), coalesce((SELECT sum(a.n) FROM \"%w\".\"%w_adj\" AS a WHERE a.k >= "
-      "(x.id "
-      "* 2 + 1) << %d AND a.k < (x.id * 2 + 2) << %d), 0) FROM (SELECT n.id, n.value, (SELECT first FROM "
-      "\"%w\".\"%w_adj\" WHERE k = (n.id * 2) << %d) AS fo, (SELECT first FROM \"%w\".\"%w_adj\" WHERE k = "
-      "(n.id "
-      "* 2 + 1) << %d) AS fi FROM \"%w\".\"%w_node\" AS n) AS x WHERE fo IS NOT NULL OR fi IS NOT NULL ORDER "
-      "BY "
-      "CASE WHEN fi IS NULL OR fo <= fi THEN fo ELSE fi END, CASE WHEN fi IS NULL OR fo <= fi THEN 0 ELSE 1 "
-      "END, "
-      "x.id",
-      p->zDb, p->zName, GI_BLOCK_BITS, GI_BLOCK_BITS, p->zDb, p->zName, GI_BLOCK_BITS, GI_BLOCK_BITS, p->zDb,
-      p->zName, GI_BLOCK_BITS, p->zDb, p->zName, GI_BLOCK_BITS, p->zDb, p->zName);
-  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pCur->pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  if (rc != SQLITE_OK) {
-    if (rc != SQLITE_NOMEM) nosqlVtabError(&p->base, "graph_index '%s': %s", p->zName, sqlite3_errmsg(p->db));
-    return rc;
+  rc = giLoad(p->db, p->zDb, p->zName, 0, p->zWeight != NULL, 0x7fffffffffffLL, 1, NULL, pCur->pCsr, &bOk,
+              &zErr);
+  if (zErr) {
+    nosqlVtabError(&p->base, "%s", zErr);
+    sqlite3_free(zErr);
+  } else if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+    nosqlVtabError(&p->base, "graph_index '%s': %s", p->zName, sqlite3_errmsg(p->db));
   }
-  pCur->iRow = 0;
-  return giNext(pCursor);
+  pCur->iRow = 1;
+  return rc;
 }
 
-static int giEof(sqlite3_vtab_cursor *pCursor) { return ((gi_cursor *)pCursor)->bEof; }
+static int giEof(sqlite3_vtab_cursor *pCursor) {
+  gi_cursor *pCur = (gi_cursor *)pCursor;
+  return pCur->pCsr == NULL || pCur->iRow > pCur->pCsr->vals.n;
+}
 
 static int giColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
   gi_cursor *pCur = (gi_cursor *)pCursor;
-  if (iCol <= GI_COL_IN) sqlite3_result_value(ctx, sqlite3_column_value(pCur->pStmt, iCol));
+  const GraphCsr *pCsr = pCur->pCsr;
+  int i = (int)pCur->iRow - 1;
+  if (iCol == GI_COL_NODE) graphValueResult(ctx, (const GraphValue *)graphSetAt(&pCsr->vals, i));
+  if (iCol == GI_COL_OUT) sqlite3_result_int64(ctx, pCsr->aOutOff[i + 1] - pCsr->aOutOff[i]);
+  if (iCol == GI_COL_IN) sqlite3_result_int64(ctx, pCsr->aInOff[i + 1] - pCsr->aInOff[i]);
   return SQLITE_OK;
 }
 
@@ -1943,9 +2786,16 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
     nosqlVtabError(pVtab, "%s", p->zDamage);
     return SQLITE_CORRUPT_VTAB;
   }
-  if (strcmp(zCmd, "insert") == 0) {
+  rc = sqlite3_stricmp(zCmd, "rebuild") == 0 ? SQLITE_OK : giPendFold(p);
+  if (rc != SQLITE_OK) {
+    /* (Reported below) */
+  } else if (strcmp(zCmd, "fold") == 0) {
+    /* Done above */
+  } else if (strcmp(zCmd, "insert") == 0) {
     rc = giOpInsertChecked(p, argv[2 + GI_COL_ROWID], argv[2 + GI_COL_FROM], argv[2 + GI_COL_TO],
                            argv[2 + GI_COL_WEIGHT]);
+    if (rc == SQLITE_OK)
+      rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_flag\"", p->zDb, p->zName));
   } else if (strcmp(zCmd, "stash") == 0 || strcmp(zCmd, "sync") == 0) {
     rc = giStashAdd(p, argv[2 + GI_COL_FROM], 0);
     if (rc == SQLITE_OK) rc = giStashAdd(p, argv[2 + GI_COL_TO], 1);
@@ -1958,8 +2808,8 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
                   sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k, v) VALUES('format', %d)",
                                   p->zDb, p->zName, GI_FORMAT));
     }
-    if (rc == SQLITE_OK) rc = giCreateTriggers(p, &zErr, NULL);
     if (rc == SQLITE_OK) rc = giRebuildAll(p);
+    if (rc == SQLITE_OK) rc = giCreateTriggers(p, &zErr, NULL);
     if (rc == SQLITE_OK) {
       sqlite3_free(p->zDamage);
       p->zDamage = NULL;
@@ -2004,7 +2854,8 @@ static int giRollbackTo(sqlite3_vtab *pVtab, int iSavepoint) {
 static int giShadowName(const char *zName) {
   /* Not _log: deferred mode's triggers, plain SQL, write it. */
   return sqlite3_stricmp(zName, "config") == 0 || sqlite3_stricmp(zName, "node") == 0 ||
-         sqlite3_stricmp(zName, "adj") == 0;
+         sqlite3_stricmp(zName, "adj") == 0 || sqlite3_stricmp(zName, "blk") == 0 ||
+         sqlite3_stricmp(zName, "tail") == 0 || sqlite3_stricmp(zName, "num") == 0;
 }
 
 static sqlite3_module giModule = {

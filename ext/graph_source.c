@@ -209,7 +209,7 @@ static int graphSourceIndex(sqlite3 *db, const char *zFunc, const char *zName, s
     rc = graphIndexConfig(db, t.zSchema, t.zName, pInfo);
     if (rc == SQLITE_NOTFOUND) {
       rc = SQLITE_OK;
-    } else if (rc == SQLITE_OK && pInfo->iFormat != 1) {
+    } else if (rc == SQLITE_OK && pInfo->iFormat != GRAPH_INDEX_FORMAT) {
       *pzErr = sqlite3_mprintf(
           "%s: graph_index '%s' is damaged or of a format this version does not read; "
           "INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') rewrites it",

@@ -682,6 +682,7 @@ int graphIndexRegister(sqlite3 *db);
 ** a graph_index, or SQLITE_NOMEM. iFormat is the stored format (-1: the
 ** configuration is damaged).
 */
+#define GRAPH_INDEX_FORMAT 2 /* The shadow-table format ext/graph_index.c reads and writes */
 typedef struct GraphIndexInfo GraphIndexInfo;
 struct GraphIndexInfo {
   char *zTable, *zFrom, *zTo; /* The edge table and its columns */

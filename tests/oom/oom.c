@@ -366,6 +366,9 @@ static const char *const azGraphIndex[] = {
     "INSERT INTO gd(gd) VALUES ('refresh')",
     "INSERT INTO g(g) VALUES ('integrity-check')",
     "INSERT INTO g(g) VALUES ('rebuild')",
+    "ALTER TABLE g RENAME TO g2",
+    "INSERT INTO e(src, dst, w) VALUES (7, 8, 1)",
+    "INSERT INTO g2(g2) VALUES ('integrity-check')",
     "DROP TABLE gd",
     NULL};
 
