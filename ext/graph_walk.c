@@ -298,8 +298,15 @@ static void gwSrcReset(GwShared *p) {
   p->nValid = 0;
 }
 
-/* Make pValid for the schemas attached now (see GwSrc). On an error pValid stays NULL: no caching. */
-static void gwSrcValidMake(GwShared *p) {
+/* An error that a cache step must pass on (the call fails with it), not only stop caching. */
+#define GW_SRC_FATAL(rc) ((rc) == SQLITE_INTERRUPT || (rc) == SQLITE_NOMEM)
+
+/*
+** Make pValid for the schemas attached now (see GwSrc). On an error pValid
+** stays NULL: no caching; an interrupt or OOM is returned, other errors
+** (an attached file that cannot be read now, say) are not.
+*/
+static int gwSrcValidMake(GwShared *p) {
   sqlite3_stmt *pList = NULL;
   NosqlBuffer b = {0, 0, 0};
   int rc = sqlite3_prepare_v2(p->db, "SELECT name FROM pragma_database_list", -1, &pList, 0);
@@ -331,27 +338,35 @@ static void gwSrcValidMake(GwShared *p) {
   nosqlBufferFree(&b);
   if (rc == SQLITE_OK && p->pValid) {
     p->nValidPrep = sqlite3_stmt_status(p->pValid, SQLITE_STMTSTATUS_REPREPARE, 0);
-  } else {
-    gwSrcReset(p);
+    return SQLITE_OK;
   }
+  gwSrcReset(p);
+  return GW_SRC_FATAL(rc) ? rc : SQLITE_OK;
 }
 
-/* Keep p->aSrc only while no schema changed since it was filled (see GwSrc). */
-static void gwSrcCheck(GwShared *p) {
+/*
+** Keep p->aSrc only while no schema changed since it was filled (see
+** GwSrc). SQLITE_OK, or an interrupt or OOM met on the way.
+*/
+static int gwSrcCheck(GwShared *p) {
   if (p->pValid) {
     int rc, n;
     sqlite3_step(p->pValid);
     rc = sqlite3_reset(p->pValid);
     n = sqlite3_stmt_status(p->pValid, SQLITE_STMTSTATUS_REPREPARE, 0);
-    if (rc == SQLITE_OK && n == p->nValidPrep) return;
+    if (rc == SQLITE_OK && n == p->nValidPrep) return SQLITE_OK;
     if (rc == SQLITE_OK) {
       gwSrcFlush(p);
       p->nValidPrep = n;
-      return;
+      return SQLITE_OK;
+    }
+    if (GW_SRC_FATAL(rc)) {
+      gwSrcReset(p);
+      return rc;
     }
   }
   gwSrcReset(p);
-  gwSrcValidMake(p);
+  return gwSrcValidMake(p);
 }
 
 /* Does pValid read schema zSchema? */
@@ -382,7 +397,12 @@ static int gwSourceInit(GwShared *p, const char *zFunc, sqlite3_value **apSrc, s
         sqlite3_value_text(apSrc[2]), zW ? sqlite3_value_bytes(pWeight) : -1, zW ? zW : "");
   }
   if (zKey) {
-    gwSrcCheck(p);
+    rc = gwSrcCheck(p);
+    if (rc != SQLITE_OK) {
+      sqlite3_free(zKey);
+      *pzErr = NULL;
+      return rc;
+    }
     for (i = 0; p->pValid && i < GW_SRC_N; i++) {
       GwSrc *pE = &p->aSrc[i];
       if (pE->zKey && strcmp(pE->zKey, zKey) == 0) {
@@ -398,7 +418,7 @@ static int gwSourceInit(GwShared *p, const char *zFunc, sqlite3_value **apSrc, s
   if (rc == SQLITE_OK && zKey && p->pValid && !gwSrcCovers(p, pSrc->zSchema)) {
     /* A schema attached since pValid was made: read it too from now on. */
     gwSrcReset(p);
-    gwSrcValidMake(p);
+    rc = gwSrcValidMake(p);
     iFree = 0;
   }
   if (rc == SQLITE_OK && zKey && p->pValid && gwSrcCovers(p, pSrc->zSchema)) {
@@ -408,7 +428,8 @@ static int gwSourceInit(GwShared *p, const char *zFunc, sqlite3_value **apSrc, s
     sqlite3_free(pE->zKey);
     graphSourceClear(&pE->src);
     pE->zKey = NULL;
-    if (graphSourcePlain(p->db, pSrc, &bPlain) == SQLITE_OK && graphSourceCopy(pSrc, &pE->src) == SQLITE_OK) {
+    rc = graphSourcePlain(p->db, pSrc, &bPlain); /* Its errors are an interrupt or OOM: the call's */
+    if (rc == SQLITE_OK && graphSourceCopy(pSrc, &pE->src) == SQLITE_OK) {
       pE->zKey = zKey;
       pE->iUsed = ++p->iTick;
       zKey = NULL;

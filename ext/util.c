@@ -755,11 +755,12 @@ int nosqlColumnInfo(sqlite3 *db, const char *zSchema, const char *zTable, const 
     sqlite3_finalize(pStmt);
   }
   pStmt = NULL;
-  /* An unknown schema fails the pragma: no such table either way. */
-  if ((rc & 0xff) != SQLITE_NOMEM && (rc != SQLITE_OK || !bFound)) {
+  /* An unknown schema fails the pragma (SQLITE_ERROR): no such table either
+  ** way. Any other failure (an interrupt, a lock, damage) is the answer. */
+  if (rc != SQLITE_OK || !bFound) {
     sqlite3_free(*pzType);
     *pzType = NULL;
-    return SQLITE_NOTFOUND;
+    return rc == SQLITE_OK || rc == SQLITE_ERROR ? SQLITE_NOTFOUND : rc;
   }
   if (rc == SQLITE_OK) {
     zSql = sqlite3_mprintf(
