@@ -380,21 +380,29 @@ static int gwSrcCovers(const GwShared *p, const char *zSchema) {
 
 /*
 ** graphSourceInit() through the cache of sources resolved lately: the same
-** result and errors (errors are not kept). Arguments that are not all text
-** (weight_col: text or NULL) go straight to graphSourceInit().
+** result and errors (errors are not kept). Arguments that are not text
+** (from_col, to_col, weight_col: text or NULL) go straight to
+** graphSourceInit().
 */
 static int gwSourceInit(GwShared *p, const char *zFunc, sqlite3_value **apSrc, sqlite3_value *pWeight,
                         int eLayout, GraphSource *pSrc, char **pzErr) {
   char *zKey = NULL;
   int i, iFree = 0, rc;
-  for (i = 0; i < 3 && sqlite3_value_type(apSrc[i]) == SQLITE_TEXT; i++) {
+  /* Text, or NULL for the columns (a graph_index's own): length -1. */
+  for (i = 0; i < 3; i++) {
+    int eType = sqlite3_value_type(apSrc[i]);
+    if (eType != SQLITE_TEXT && (i == 0 || eType != SQLITE_NULL)) break;
   }
   if (i == 3 && (pWeight == NULL || sqlite3_value_type(pWeight) == SQLITE_TEXT)) {
-    const char *zW = pWeight ? (const char *)sqlite3_value_text(pWeight) : NULL;
-    zKey = sqlite3_mprintf(
-        "%d %d:%s %d:%s %d:%s %d:%s", eLayout, sqlite3_value_bytes(apSrc[0]), sqlite3_value_text(apSrc[0]),
-        sqlite3_value_bytes(apSrc[1]), sqlite3_value_text(apSrc[1]), sqlite3_value_bytes(apSrc[2]),
-        sqlite3_value_text(apSrc[2]), zW ? sqlite3_value_bytes(pWeight) : -1, zW ? zW : "");
+    const char *az[4];
+    int an[4];
+    for (i = 0; i < 4; i++) {
+      sqlite3_value *pV = i < 3 ? apSrc[i] : pWeight;
+      az[i] = pV ? (const char *)sqlite3_value_text(pV) : NULL;
+      an[i] = az[i] ? sqlite3_value_bytes(pV) : -1;
+    }
+    zKey = sqlite3_mprintf("%d %d:%s %d:%s %d:%s %d:%s", eLayout, an[0], az[0] ? az[0] : "", an[1],
+                           az[1] ? az[1] : "", an[2], az[2] ? az[2] : "", an[3], az[3] ? az[3] : "");
   }
   if (zKey) {
     rc = gwSrcCheck(p);

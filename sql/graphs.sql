@@ -11,6 +11,7 @@
 -- a node is reached at), then one row per question: 'agree' when both give
 -- the same rows. Last, a comment thread as one document (tree_json) against
 -- the hand-nested json_group_array query SQL needs, and back (tree_rows).
+-- Last, the route again from a graph_index, the persistent adjacency copy.
 .load ./dist/nosql
 .headers on
 .mode column
@@ -99,6 +100,24 @@ CREATE TEMP TABLE d5 AS WITH RECURSIVE r(id, parent, depth) AS (
 SELECT depth, count(*) AS comments FROM c5 GROUP BY depth;
 
 .print
+.print == 6. The route of question 3 again, from a graph_index (a persistent adjacency copy:
+.print ==    node numbers and neighbour blocks kept exact by triggers; docs/graphs.md)
+.print "-- CREATE VIRTUAL TABLE fg USING graph_index(follows_g, src, dst)"
+.print "-- graph_path:    SELECT step, node FROM graph_path('fg', NULL, NULL, 7, 1234)"
+.print -- and nosql_compare() of the route read from the table and from the index
+CREATE TABLE follows_g(id INTEGER PRIMARY KEY, src INTEGER, dst INTEGER);
+INSERT INTO follows_g(id, src, dst) SELECT rowid, src, dst FROM follows ORDER BY rowid;
+CREATE INDEX follows_g_src ON follows_g(src);
+CREATE INDEX follows_g_dst ON follows_g(dst);
+CREATE VIRTUAL TABLE fg USING graph_index(follows_g, src, dst);
+SELECT count(*) AS nodes, sum(out_degree) AS edges FROM fg;
+CREATE TEMP TABLE a6 AS SELECT step, node FROM graph_path('fg', NULL, NULL, 7, 1234);
+SELECT CASE WHEN query LIKE '%''fg''%' THEN 'graph_index' ELSE 'edge table' END AS route_from, rows, agree,
+       median_us, printf('%.2fx', ratio) AS ratio
+  FROM nosql_compare('SELECT step, node FROM graph_path(''follows'', ''src'', ''dst'', 7, 1234)',
+                     'SELECT step, node FROM graph_path(''fg'', NULL, NULL, 7, 1234)', 5);
+
+.print
 SELECT question, CASE WHEN ok THEN 'agree' ELSE 'DISAGREE' END AS result FROM (
   SELECT 1 AS k, 'friends of friends (2 hops)' AS question,
          (SELECT count(*) FROM a1) > 10
@@ -130,4 +149,10 @@ SELECT question, CASE WHEN ok THEN 'agree' ELSE 'DISAGREE' END AS result FROM (
      AND (SELECT count(*) FROM c5) = 400
      AND NOT EXISTS (SELECT id, parent, depth FROM c5 EXCEPT SELECT id, parent, depth FROM d5)
      AND NOT EXISTS (SELECT id, parent, depth FROM d5 EXCEPT SELECT id, parent, depth FROM c5)
+  UNION ALL
+  -- The route from the graph_index is the route from the table, step by step.
+  SELECT 6, 'route from a graph_index',
+         (SELECT count(*) FROM a6) > 2
+     AND NOT EXISTS (SELECT step, node FROM a6 EXCEPT SELECT step, node FROM a3)
+     AND NOT EXISTS (SELECT step, node FROM a3 EXCEPT SELECT step, node FROM a6)
 ) ORDER BY k;
