@@ -212,8 +212,8 @@ struct GwSrc {
 */
 typedef struct GwShared GwShared;
 struct GwShared {
-  int nRef;                   /* References: the modules, and graphWalkRegister() while it runs */
-  sqlite3 *db;                /* The connection */
+  int nRef;    /* References: the modules, their tables, and graphWalkRegister() while it runs */
+  sqlite3 *db; /* The connection */
   GwCache aCache[GW_CACHE_N]; /* Sources held in memory */
   sqlite3_int64 iTick;        /* Use counter for aCache[].iUsed and aSrc[].iUsed */
   GwSrc aSrc[GW_SRC_N];       /* Sources resolved lately */
@@ -270,8 +270,11 @@ static int gwStamp(sqlite3 *db, const char *zSchema, sqlite3_int64 *aStamp) {
 static int gwConnect(sqlite3 *db, void *pAux, const char *zDecl, sqlite3_vtab **ppVtab) {
   int rc = nosqlVtabNew(db, zDecl, sizeof(gw_vtab), ppVtab);
   if (rc == SQLITE_OK) {
+    /* The table holds a reference too: SQLite may free a replaced module
+    ** (a second load of the extension) before it disconnects its table. */
     ((gw_vtab *)*ppVtab)->db = db;
     ((gw_vtab *)*ppVtab)->pShared = (GwShared *)pAux;
+    ((GwShared *)pAux)->nRef++;
   }
   return rc;
 }
@@ -452,8 +455,11 @@ static int gwSourceInit(GwShared *p, const char *zFunc, sqlite3_value **apSrc, s
 ** disconnects them before it looks for statements left; a later call makes
 ** it again).
 */
+static void gwSharedUnref(void *pArg);
 static int gwDisconnect(sqlite3_vtab *pVtab) {
-  gwSrcReset(((gw_vtab *)pVtab)->pShared);
+  GwShared *pShared = ((gw_vtab *)pVtab)->pShared;
+  gwSrcReset(pShared);
+  gwSharedUnref(pShared);
   sqlite3_free(pVtab);
   return SQLITE_OK;
 }
