@@ -4,7 +4,7 @@
 ** traversal, as a graph database keeps it).
 **
 **   CREATE VIRTUAL TABLE g USING graph_index(edges, from_col, to_col
-**       [, weight = col] [, layout = 'edges'] [, mode = 'deferred']);
+**       [, weight = col] [, layout = 'edges' | 'json'] [, mode = 'deferred']);
 **   INSERT INTO g(g) VALUES('rebuild' | 'refresh' | 'integrity-check');
 **   SELECT node, out_degree, in_degree FROM g;
 **
@@ -60,6 +60,22 @@
 **                                index (giPendFold()).
 **   g_flag(x)                    a row while a stash awaits its insert.
 **   g_log(f, t)                  deferred mode: endpoints of changed rows.
+**   g_row(id INTEGER PRIMARY KEY, r)
+**                                layout 'json' only: each row node's first
+**                                rowid.
+**
+** The JSON layout (layout = 'json'): one row per node, to_col a JSON array
+** of its neighbours; each element not JSON null is an edge (weight: the
+** row's), every row a node (NULL or [] included). An edge's "rowid" is its
+** row's, and lists are in rowid, then array order. The load orders the
+** nodes by (first rowid, from before element, place in the array): a row
+** node's first rowid is in g_row; a node first met as an element of row r
+** has r's node first in its in-list, and its place is where it first
+** comes in that node's out-list (no earlier row holds it). The common-
+** insert path (g_pend) and the tails are not used: every write sends the
+** row through 'sync' (its out-list and its elements' in-lists rebuilt,
+** giListRebuild()); a to_col that is not an array is refused naming the
+** node (giJsonNotArray(), giJsonMalformed()).
 **
 ** Sync mode: the common insert (endpoints not NULL, a good weight, a
 ** rowid past every rowid of the table, no stash) is one row the AFTER
