@@ -1250,6 +1250,87 @@ static int giStashFlush(gi_vtab *p) {
   return rc;
 }
 
+/*
+** The JSON layout's inserted row pRowid when nothing is stashed and no row
+** of the table is past it (*pbDone: it applied): its edges appended to the
+** lists' tails in array order (rowid then array order is kept), its node's
+** first row set when it had none, without reading any other row. The row
+** is read from the table by its rowid (the table decides, never an operand
+** SQLite may have lost to a failed allocation).
+*/
+static int giJsonAppend(gi_vtab *p, sqlite3_value *pRowid, int *pbDone) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  sqlite3_int64 iRowid = sqlite3_value_int64(pRowid), iF = 0, iT;
+  int rc = SQLITE_OK, bPast = 1, bFirst = 1;
+  GraphValue f;
+  *pbDone = 0;
+  if (p->nStash || sqlite3_value_type(pRowid) != SQLITE_INTEGER) return SQLITE_OK;
+  rc = giPast(p, iRowid, &bPast);
+  if (rc != SQLITE_OK || bPast) return rc;
+  zSql = sqlite3_mprintf(
+      "SELECT s.\"%w\", j.value, %s%w%s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN "
+      "json_each(CASE WHEN json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.rowid = ?1 ORDER BY "
+      "j.key",
+      p->zFrom, p->zWeight ? "s.\"" : "", p->zWeight ? p->zWeight : "NULL", p->zWeight ? "\"" : "", p->zTo,
+      p->zDb, p->zTable, p->zTo, p->zTo);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) sqlite3_bind_int64(pStmt, 1, iRowid);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue t;
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
+    const char *zType = (const char *)sqlite3_column_text(pStmt, 3);
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f)) break; /* No node: no edges */
+    if (zType && strcmp(zType, "array") != 0) {
+      rc = giJsonNotArray(p, &f, zType);
+      break;
+    }
+    if (bFirst) {
+      /* The node's first row when it has none (any other is before this one). */
+      sqlite3_stmt *pRow;
+      int bHas = 0;
+      bFirst = 0;
+      rc = giNodeId(p, &f, 1, &iF);
+      pRow = giStmt(p, GI_S_ROW_HAS, &rc);
+      if (pRow) {
+        sqlite3_bind_int64(pRow, 1, iF);
+        bHas = sqlite3_step(pRow) == SQLITE_ROW;
+        rc = sqlite3_reset(pRow);
+      }
+      if (rc == SQLITE_OK && !bHas) {
+        pRow = giStmt(p, GI_S_ROW_SET, &rc);
+        if (pRow) {
+          sqlite3_bind_int64(pRow, 1, iF);
+          sqlite3_bind_int64(pRow, 2, iRowid);
+          rc = giStepDone(pRow);
+        }
+      }
+      if (rc != SQLITE_OK) break;
+    }
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) continue; /* No element, or null */
+    if (p->zWeight && !giWeightOk(pW)) {
+      char *zMsg = giWeightError(p->zName, &f, &t, pW);
+      if (zMsg) {
+        sqlite3_free(p->base.zErrMsg);
+        p->base.zErrMsg = zMsg;
+      }
+      rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
+      break;
+    }
+    rc = giNodeId(p, &t, 1, &iT);
+    if (rc == SQLITE_OK) rc = giListAppend(p, iF, 0, iRowid, iT, pW);
+    if (rc == SQLITE_OK) rc = giListAppend(p, iT, 1, iRowid, iF, pW);
+  }
+  if (rc == SQLITE_OK) {
+    rc = giJsonMalformed(p, sqlite3_finalize(pStmt), NULL);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  *pbDone = rc == SQLITE_OK;
+  return rc;
+}
+
 /* An inserted edge (rowid pRowid, pFrom -> pTo, weight pW). */
 static int giOpInsert(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, sqlite3_value *pTo,
                       sqlite3_value *pW) {
@@ -2608,9 +2689,10 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
         nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_flag\"(x) VALUES(1);\n", p->zName);
     } else if (i == 1 && p->bJson) {
       /* The JSON layout: the row's out-list and its elements' in-lists rebuilt (and the stash). */
-      nosqlBufferAppendf(
-          &rc, &b, "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('sync', NEW.\"%w\", NEW.\"%w\");\n",
-          p->zName, p->zName, p->zFrom, p->zTo);
+      nosqlBufferAppendf(&rc, &b,
+                         "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to) VALUES('sync', NEW.rowid, "
+                         "NEW.\"%w\", NEW.\"%w\");\n",
+                         p->zName, p->zName, p->zFrom, p->zTo);
     } else if (i == 1) {
       /*
       ** The common insert (endpoints not NULL, a good weight, past every
@@ -3111,7 +3193,7 @@ static int giRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
 static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_int64 *pRowid) {
   gi_vtab *p = (gi_vtab *)pVtab;
   const char *zCmd;
-  int rc;
+  int rc, bDone = 0;
   (void)pRowid;
   if (argc != 2 + GI_NCOL || sqlite3_value_type(argv[0]) != SQLITE_NULL ||
       sqlite3_value_type(argv[2 + GI_COL_CMD]) == SQLITE_NULL) {
@@ -3135,6 +3217,12 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
                            argv[2 + GI_COL_WEIGHT]);
     if (rc == SQLITE_OK)
       rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_flag\"", p->zDb, p->zName));
+  } else if (p->bJson && strcmp(zCmd, "sync") == 0 &&
+             sqlite3_value_type(argv[2 + GI_COL_ROWID]) != SQLITE_NULL &&
+             (rc = giJsonAppend(p, argv[2 + GI_COL_ROWID], &bDone)) != SQLITE_OK) {
+    /* (Reported below) */
+  } else if (bDone) {
+    /* The JSON layout's insert past every rowid: appended */
   } else if (strcmp(zCmd, "stash") == 0 || strcmp(zCmd, "sync") == 0) {
     rc = giStashAdd(p, argv[2 + GI_COL_FROM], 0);
     if (rc == SQLITE_OK) rc = giStashTo(p, argv[2 + GI_COL_TO]);
