@@ -71,11 +71,13 @@
 ** nodes by (first rowid, from before element, place in the array): a row
 ** node's first rowid is in g_row; a node first met as an element of row r
 ** has r's node first in its in-list, and its place is where it first
-** comes in that node's out-list (no earlier row holds it). The common-
-** insert path (g_pend) and the tails are not used: every write sends the
-** row through 'sync' (its out-list and its elements' in-lists rebuilt,
-** giListRebuild()); a to_col that is not an array is refused naming the
-** node (giJsonNotArray(), giJsonMalformed()).
+** comes in that node's out-list (no earlier row holds it). g_pend is not
+** used: every write sends the row through 'sync'; an insert past every
+** rowid with nothing stashed appends its edges to the tails
+** (giJsonAppend()), any other rebuilds its out-list and its elements'
+** in-lists (giListRebuild(): each in-list a scan of every array). A to_col
+** that is not an array is refused naming the node (giJsonNotArray(),
+** giJsonMalformed()).
 **
 ** Sync mode: the common insert (endpoints not NULL, a good weight, a
 ** rowid past every rowid of the table, no stash) is one row the AFTER
