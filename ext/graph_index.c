@@ -4,7 +4,7 @@
 ** traversal, as a graph database keeps it).
 **
 **   CREATE VIRTUAL TABLE g USING graph_index(edges, from_col, to_col
-**       [, weight = col] [, layout = 'edges'] [, mode = 'deferred']);
+**       [, weight = col] [, layout = 'edges' | 'json'] [, mode = 'deferred']);
 **   INSERT INTO g(g) VALUES('rebuild' | 'refresh' | 'integrity-check');
 **   SELECT node, out_degree, in_degree FROM g;
 **
@@ -60,6 +60,24 @@
 **                                index (giPendFold()).
 **   g_flag(x)                    a row while a stash awaits its insert.
 **   g_log(f, t)                  deferred mode: endpoints of changed rows.
+**   g_row(id INTEGER PRIMARY KEY, r)
+**                                layout 'json' only: each row node's first
+**                                rowid.
+**
+** The JSON layout (layout = 'json'): one row per node, to_col a JSON array
+** of its neighbours; each element not JSON null is an edge (weight: the
+** row's), every row a node (NULL or [] included). An edge's "rowid" is its
+** row's, and lists are in rowid, then array order. The load orders the
+** nodes by (first rowid, from before element, place in the array): a row
+** node's first rowid is in g_row; a node first met as an element of row r
+** has r's node first in its in-list, and its place is where it first
+** comes in that node's out-list (no earlier row holds it). g_pend is not
+** used: every write sends the row through 'sync'; an insert past every
+** rowid with nothing stashed appends its edges to the tails
+** (giJsonAppend()), any other rebuilds its out-list and its elements'
+** in-lists (giListRebuild(): each in-list a scan of every array). A to_col
+** that is not an array is refused naming the node (giJsonNotArray(),
+** giJsonMalformed()).
 **
 ** Sync mode: the common insert (endpoints not NULL, a good weight, a
 ** rowid past every rowid of the table, no stash) is one row the AFTER
@@ -134,7 +152,10 @@
 #define GI_S_GROUP_NEXT 15
 #define GI_S_NEXT_GET 16
 #define GI_S_NEXT_SET 17
-#define GI_NSTMT 18
+#define GI_S_ROW_SET 18
+#define GI_S_ROW_DEL 19
+#define GI_S_ROW_HAS 20
+#define GI_NSTMT 21
 
 typedef struct GiStash GiStash;
 typedef struct gi_vtab gi_vtab;
@@ -154,6 +175,7 @@ struct gi_vtab {
   char *zTable, *zFrom, *zTo;    /* The edge table and its columns, as declared */
   char *zWeight;                 /* Weight column, or NULL */
   int bDeferred;                 /* mode = 'deferred' */
+  int bJson;                     /* layout = 'json': one row per node, to_col a JSON array */
   char *zDamage;                 /* Why the shadow tables cannot be used, or NULL */
   sqlite3_stmt *aStmt[GI_NSTMT]; /* Prepared on first use */
   GiStash *aStash;               /* Lists to rebuild at the next 'insert' or 'sync' */
@@ -375,19 +397,54 @@ static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
     case GI_S_PAST:
       zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE rowid > ?1 LIMIT 1", p->zDb, p->zTable);
       break;
-    case GI_S_LIST_OUT:
-    case GI_S_LIST_IN: {
-      const char *zKey = iStmt == GI_S_LIST_OUT ? p->zFrom : p->zTo;
-      const char *zNbr = iStmt == GI_S_LIST_OUT ? p->zTo : p->zFrom;
-      char *zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
-      if (zW == NULL) break;
-      zSql = sqlite3_mprintf(
-          "SELECT s.rowid, s.\"%w\", %s FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1 "
-          "COLLATE BINARY AND s.\"%w\" IS NOT NULL ORDER BY s.rowid",
-          zNbr, zW, p->zDb, p->zTable, zKey, zNbr);
-      sqlite3_free(zW);
+    case GI_S_ROW_SET:
+      zSql =
+          sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_row\"(id, r) VALUES(?1, ?2)", p->zDb, p->zName);
       break;
-    }
+    case GI_S_ROW_DEL:
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_row\" WHERE id = ?1", p->zDb, p->zName);
+      break;
+    case GI_S_ROW_HAS:
+      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_row\" WHERE id = ?1", p->zDb, p->zName);
+      break;
+    case GI_S_LIST_OUT:
+    case GI_S_LIST_IN:
+      if (p->bJson) {
+        /*
+        ** The JSON layout: out, the node's rows (each, NULL or [] included,
+        ** with its first row's rowid: <name>_row) and their elements; in,
+        ** the rows whose array holds the node. In rowid, then array order.
+        */
+        char *zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
+        if (zW == NULL) break;
+        if (iStmt == GI_S_LIST_OUT) {
+          zSql = sqlite3_mprintf(
+              "SELECT s.rowid, j.value, %s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN "
+              "json_each(CASE WHEN json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" = ?1 "
+              "COLLATE BINARY ORDER BY s.rowid, j.key",
+              zW, p->zTo, p->zDb, p->zTable, p->zTo, p->zTo, p->zFrom);
+        } else {
+          zSql = sqlite3_mprintf(
+              "SELECT s.rowid, s.\"%w\", %s FROM \"%w\".\"%w\" AS s, json_each(CASE WHEN "
+              "json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE j.value = ?1 AND s.\"%w\" IS NOT "
+              "NULL ORDER BY s.rowid, j.key",
+              p->zFrom, zW, p->zDb, p->zTable, p->zTo, p->zTo, p->zFrom);
+        }
+        sqlite3_free(zW);
+        break;
+      }
+      {
+        const char *zKey = iStmt == GI_S_LIST_OUT ? p->zFrom : p->zTo;
+        const char *zNbr = iStmt == GI_S_LIST_OUT ? p->zTo : p->zFrom;
+        char *zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
+        if (zW == NULL) break;
+        zSql = sqlite3_mprintf(
+            "SELECT s.rowid, s.\"%w\", %s FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" = ?1 "
+            "COLLATE BINARY AND s.\"%w\" IS NOT NULL ORDER BY s.rowid",
+            zNbr, zW, p->zDb, p->zTable, zKey, zNbr);
+        sqlite3_free(zW);
+        break;
+      }
     case GI_S_TAIL_USED:
       zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_tail\" WHERE k >= ?1 AND k < ?2 LIMIT 1", p->zDb,
                              p->zName);
@@ -740,9 +797,62 @@ static int giListPut(gi_vtab *p, sqlite3_int64 id, int dir, int bMerge, sqlite3_
 ** Rebuild list dir of node *pV from the edge table: one seek, the edges in
 ** rowid order. Node numbers of new neighbours are added.
 */
+/*
+** The JSON layout: text in to_col that is not JSON stopped a statement
+** (rc): name such a node, the one sought first (sqlite3_mprintf()).
+*/
+static int giJsonMalformed(gi_vtab *p, int rc, const GraphValue *pNode) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql, *zMsg = NULL;
+  if (!p->bJson || (rc & 0xff) != SQLITE_ERROR || strcmp(sqlite3_errmsg(p->db), "malformed JSON") != 0)
+    return rc;
+  zSql = sqlite3_mprintf(
+      "SELECT \"%w\" FROM \"%w\".\"%w\" WHERE \"%w\" IS NOT NULL AND typeof(\"%w\") = 'text' "
+      "AND NOT json_valid(\"%w\") ORDER BY \"%w\" IS ?1 DESC LIMIT 1",
+      p->zFrom, p->zDb, p->zTable, p->zFrom, p->zTo, p->zTo, p->zFrom);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) {
+    GraphValue v;
+    if (pNode) graphValueBind(pStmt, 1, pNode);
+    if (sqlite3_step(pStmt) == SQLITE_ROW && graphValueFrom(sqlite3_column_value(pStmt, 0), &v)) {
+      char *zNode = graphValueText(&v);
+      zMsg = zNode ? sqlite3_mprintf("graph_index '%s': to_col of node %s is malformed JSON (layout 'json')",
+                                     p->zName, zNode)
+                   : NULL;
+      sqlite3_free(zNode);
+    } else {
+      zMsg =
+          sqlite3_mprintf("graph_index '%s': to_col of a node is malformed JSON (layout 'json')", p->zName);
+    }
+    rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
+  }
+  sqlite3_finalize(pStmt);
+  if (zMsg) {
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = zMsg;
+  }
+  return rc;
+}
+
+/* The JSON layout: to_col of node *pV holds zType, not an array (SQLITE_CONSTRAINT, the message set). */
+static int giJsonNotArray(gi_vtab *p, const GraphValue *pV, const char *zType) {
+  char *zNode = graphValueText(pV);
+  char *zMsg = zNode ? sqlite3_mprintf(
+                           "graph_index '%s': to_col of node %s is not a JSON array but %s "
+                           "(layout 'json')",
+                           p->zName, zNode, zType)
+                     : NULL;
+  sqlite3_free(zNode);
+  if (zMsg == NULL) return SQLITE_NOMEM;
+  sqlite3_free(p->base.zErrMsg);
+  p->base.zErrMsg = zMsg;
+  return SQLITE_CONSTRAINT;
+}
+
 static int giListRebuild(gi_vtab *p, const GraphValue *pV, int dir) {
-  sqlite3_int64 iId, iNbr, n = 0, iFirst = 0;
-  int rc = giNodeId(p, pV, 1, &iId);
+  sqlite3_int64 iId, iNbr, n = 0, iFirst = 0, iRow = 0;
+  int rc = giNodeId(p, pV, 1, &iId), bRow = 0;
   sqlite3_stmt *pStmt;
   NosqlBuffer b = {0, 0, 0};
   if (rc != SQLITE_OK) return rc;
@@ -754,6 +864,16 @@ static int giListRebuild(gi_vtab *p, const GraphValue *pV, int dir) {
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     GraphValue v;
     sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
+    if (p->bJson && dir == 0) {
+      /* A row of the node: its first is the node's place; a value not an array is refused. */
+      const char *zType = (const char *)sqlite3_column_text(pStmt, 3);
+      if (!bRow) iRow = sqlite3_column_int64(pStmt, 0);
+      bRow = 1;
+      if (zType && strcmp(zType, "array") != 0) {
+        rc = giJsonNotArray(p, pV, zType);
+        break;
+      }
+    }
     if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &v)) continue;
     if (p->zWeight && !giWeightOk(pW)) {
       char *zMsg = dir ? giWeightError(p->zName, &v, pV, pW) : giWeightError(p->zName, pV, &v, pW);
@@ -770,8 +890,17 @@ static int giListRebuild(gi_vtab *p, const GraphValue *pV, int dir) {
     if (p->zWeight) giPutWeight(&rc, &b, pW);
     n++;
   }
-  if (rc == SQLITE_OK) rc = sqlite3_reset(pStmt);
+  if (rc == SQLITE_OK) rc = giJsonMalformed(p, sqlite3_reset(pStmt), pV);
   if (rc == SQLITE_OK) rc = giListPut(p, iId, dir, 0, n, iFirst, b.a, b.n);
+  if (rc == SQLITE_OK && p->bJson && dir == 0) {
+    /* The node's first row (<name>_row), or none. */
+    sqlite3_stmt *pRow = giStmt(p, bRow ? GI_S_ROW_SET : GI_S_ROW_DEL, &rc);
+    if (pRow) {
+      sqlite3_bind_int64(pRow, 1, iId);
+      if (bRow) sqlite3_bind_int64(pRow, 2, iRow);
+      rc = giStepDone(pRow);
+    }
+  }
   nosqlBufferFree(&b);
   /* Give the statement back (or drop it when a nested call prepared another). */
   sqlite3_reset(pStmt);
@@ -804,6 +933,15 @@ static int giNodeGc(gi_vtab *p, const GraphValue *pV) {
   bUsed = sqlite3_step(pStmt) == SQLITE_ROW;
   rc = sqlite3_reset(pStmt);
   if (rc != SQLITE_OK || bUsed) return rc;
+  if (p->bJson) {
+    /* A row of the table without edges is still a node. */
+    pStmt = giStmt(p, GI_S_ROW_HAS, &rc);
+    if (pStmt == NULL) return rc;
+    sqlite3_bind_int64(pStmt, 1, iId);
+    bUsed = sqlite3_step(pStmt) == SQLITE_ROW;
+    rc = sqlite3_reset(pStmt);
+    if (rc != SQLITE_OK || bUsed) return rc;
+  }
   pStmt = giStmt(p, GI_S_NODE_DEL, &rc);
   if (pStmt == NULL) return rc;
   graphValueBind(pStmt, 1, pV);
@@ -1076,12 +1214,122 @@ static int giStashHas(gi_vtab *p, sqlite3_value *pVal, int dir) {
   return 0;
 }
 
+/*
+** Stash the in-lists of the to_col value pTo of a row: its elements in the
+** JSON layout (a value not an array, malformed included, has none), the
+** value itself in the edges layout.
+*/
+static int giStashTo(gi_vtab *p, sqlite3_value *pTo) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc;
+  if (!p->bJson) return giStashAdd(p, pTo, 1);
+  if (sqlite3_value_type(pTo) == SQLITE_NULL) return SQLITE_OK;
+  /* Not json_valid(): before SQLite 3.45 it answers 0 when it runs out of memory. */
+  rc = sqlite3_prepare_v2(
+      p->db,
+      "SELECT value FROM json_each(CASE WHEN json_type(?1) = 'array' THEN ?1 END) WHERE value "
+      "IS NOT NULL",
+      -1, &pStmt, 0);
+  if (rc == SQLITE_OK) sqlite3_bind_value(pStmt, 1, pTo);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW)
+    rc = giStashAdd(p, sqlite3_column_value(pStmt, 0), 1);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+    /* Malformed: no edges (a new row's is refused by its out-list's rebuild, giListRebuild()). */
+    if (rc == SQLITE_ERROR && strcmp(sqlite3_errmsg(p->db), "malformed JSON") == 0) rc = SQLITE_OK;
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  return rc;
+}
+
 /* Rebuild every stashed list, then drop the numbers of nodes left without edges. */
 static int giStashFlush(gi_vtab *p) {
   int rc = SQLITE_OK, i;
   for (i = 0; rc == SQLITE_OK && i < p->nStash; i++) rc = giListRebuild(p, &p->aStash[i].v, p->aStash[i].dir);
   for (i = 0; rc == SQLITE_OK && i < p->nStash; i++) rc = giNodeGc(p, &p->aStash[i].v);
   giStashClear(p);
+  return rc;
+}
+
+/*
+** The JSON layout's inserted row pRowid when nothing is stashed and no row
+** of the table is past it (*pbDone: it applied): its edges appended to the
+** lists' tails in array order (rowid then array order is kept), its node's
+** first row set when it had none, without reading any other row. The row
+** is read from the table by its rowid (the table decides, never an operand
+** SQLite may have lost to a failed allocation).
+*/
+static int giJsonAppend(gi_vtab *p, sqlite3_value *pRowid, int *pbDone) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  sqlite3_int64 iRowid = sqlite3_value_int64(pRowid), iF = 0, iT;
+  int rc = SQLITE_OK, bPast = 1, bFirst = 1;
+  GraphValue f;
+  *pbDone = 0;
+  if (p->nStash || sqlite3_value_type(pRowid) != SQLITE_INTEGER) return SQLITE_OK;
+  rc = giPast(p, iRowid, &bPast);
+  if (rc != SQLITE_OK || bPast) return rc;
+  zSql = sqlite3_mprintf(
+      "SELECT s.\"%w\", j.value, %s%w%s, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN "
+      "json_each(CASE WHEN json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.rowid = ?1 ORDER BY "
+      "j.key",
+      p->zFrom, p->zWeight ? "s.\"" : "", p->zWeight ? p->zWeight : "NULL", p->zWeight ? "\"" : "", p->zTo,
+      p->zDb, p->zTable, p->zTo, p->zTo);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) sqlite3_bind_int64(pStmt, 1, iRowid);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue t;
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
+    const char *zType = (const char *)sqlite3_column_text(pStmt, 3);
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f)) break; /* No node: no edges */
+    if (zType && strcmp(zType, "array") != 0) {
+      rc = giJsonNotArray(p, &f, zType);
+      break;
+    }
+    if (bFirst) {
+      /* The node's first row when it has none (any other is before this one). */
+      sqlite3_stmt *pRow;
+      int bHas = 0;
+      bFirst = 0;
+      rc = giNodeId(p, &f, 1, &iF);
+      pRow = giStmt(p, GI_S_ROW_HAS, &rc);
+      if (pRow) {
+        sqlite3_bind_int64(pRow, 1, iF);
+        bHas = sqlite3_step(pRow) == SQLITE_ROW;
+        rc = sqlite3_reset(pRow);
+      }
+      if (rc == SQLITE_OK && !bHas) {
+        pRow = giStmt(p, GI_S_ROW_SET, &rc);
+        if (pRow) {
+          sqlite3_bind_int64(pRow, 1, iF);
+          sqlite3_bind_int64(pRow, 2, iRowid);
+          rc = giStepDone(pRow);
+        }
+      }
+      if (rc != SQLITE_OK) break;
+    }
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) continue; /* No element, or null */
+    if (p->zWeight && !giWeightOk(pW)) {
+      char *zMsg = giWeightError(p->zName, &f, &t, pW);
+      if (zMsg) {
+        sqlite3_free(p->base.zErrMsg);
+        p->base.zErrMsg = zMsg;
+      }
+      rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
+      break;
+    }
+    rc = giNodeId(p, &t, 1, &iT);
+    if (rc == SQLITE_OK) rc = giListAppend(p, iF, 0, iRowid, iT, pW);
+    if (rc == SQLITE_OK) rc = giListAppend(p, iT, 1, iRowid, iF, pW);
+  }
+  if (rc == SQLITE_OK) {
+    rc = giJsonMalformed(p, sqlite3_finalize(pStmt), NULL);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  *pbDone = rc == SQLITE_OK;
   return rc;
 }
 
@@ -1211,6 +1459,8 @@ static int giRebuildAll(gi_vtab *p) {
   GiByValue *aByValue = NULL;
   int *aNum = NULL, *aList = NULL, iGroup = 1;
   NosqlBuffer grp = {0, 0, 0};
+  GiEdge *aRowF = NULL; /* The JSON layout: each row's node (f) and rowid, in rowid order */
+  sqlite3_int64 nRowF = 0, nRowFAlloc = 0, iLastRow = 0;
   memset(&set, 0, sizeof(set));
   set.szElem = (int)sizeof(GraphValue);
   giStashClear(p);
@@ -1250,9 +1500,25 @@ static int giRebuildAll(gi_vtab *p) {
       }
     }
   }
+  if (rc == SQLITE_OK && p->bJson) {
+    rc = giExec(p->db,
+                sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\".\"%w_row\"(id INTEGER PRIMARY KEY, r "
+                                "INTEGER); DELETE FROM \"%w\".\"%w_row\";",
+                                p->zDb, p->zName, p->zDb, p->zName));
+  }
   zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
   if (rc == SQLITE_OK && zW == NULL) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK) {
+  if (rc == SQLITE_OK && p->bJson) {
+    /* Every row is a node, its list NULL or [] included; each element an edge. */
+    zSql = sqlite3_mprintf(
+        "SELECT s.\"%w\", j.value, %s, s.rowid, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN "
+        "json_each(CASE WHEN json_type(s.\"%w\") = 'array' THEN s.\"%w\" END) AS j WHERE s.\"%w\" IS NOT "
+        "NULL "
+        "ORDER BY s.rowid, j.key",
+        p->zFrom, zW, p->zTo, p->zDb, p->zTable, p->zTo, p->zTo, p->zFrom);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  } else if (rc == SQLITE_OK) {
     zSql = sqlite3_mprintf(
         "SELECT s.\"%w\", s.\"%w\", %s, s.rowid FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT NULL "
         "AND s.\"%w\" IS NOT NULL ORDER BY s.rowid",
@@ -1265,7 +1531,34 @@ static int giRebuildAll(gi_vtab *p) {
     int iF, iT, bNew;
     sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     graphValueFrom(sqlite3_column_value(pStmt, 0), &f);
-    graphValueFrom(sqlite3_column_value(pStmt, 1), &t);
+    if (p->bJson) {
+      sqlite3_int64 iRow = sqlite3_column_int64(pStmt, 3);
+      const char *zType = (const char *)sqlite3_column_text(pStmt, 4);
+      if (zType && strcmp(zType, "array") != 0) {
+        rc = giJsonNotArray(p, &f, zType);
+        break;
+      }
+      if (nRowF == 0 || iRow != iLastRow) {
+        /* The row's node, edges or not. */
+        rc = graphSetAdd(&set, &f, &iF, &bNew);
+        if (rc == SQLITE_OK && nRowF == nRowFAlloc) {
+          sqlite3_int64 nNew = nRowFAlloc ? nRowFAlloc * 2 : 256;
+          GiEdge *aNew = (GiEdge *)sqlite3_realloc64(aRowF, sizeof(GiEdge) * (sqlite3_uint64)nNew);
+          if (aNew == NULL) rc = SQLITE_NOMEM;
+          if (aNew) {
+            aRowF = aNew;
+            nRowFAlloc = nNew;
+          }
+        }
+        if (rc != SQLITE_OK) break;
+        aRowF[nRowF].iRowid = iLastRow = iRow;
+        aRowF[nRowF].f = iF;
+        aRowF[nRowF++].t = 0;
+      }
+      if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) continue; /* No element, or null */
+    } else {
+      graphValueFrom(sqlite3_column_value(pStmt, 1), &t);
+    }
     if (p->zWeight && !giWeightOk(pW)) {
       char *zMsg = giWeightError(p->zName, &f, &t, pW);
       if (zMsg) {
@@ -1301,10 +1594,11 @@ static int giRebuildAll(gi_vtab *p) {
     }
     nEdge++;
   }
-  if (rc == SQLITE_OK)
-    rc = sqlite3_finalize(pStmt);
-  else
+  if (rc == SQLITE_OK) {
+    rc = giJsonMalformed(p, sqlite3_finalize(pStmt), NULL);
+  } else {
     sqlite3_finalize(pStmt);
+  }
   pStmt = NULL;
   /* Number the nodes: hubs first. */
   if (rc == SQLITE_OK) {
@@ -1356,6 +1650,19 @@ static int giRebuildAll(gi_vtab *p) {
     sqlite3_finalize(pStmt);
     pStmt = NULL;
   }
+  if (rc == SQLITE_OK && nRowF) {
+    /* The JSON layout: each row node's first row (the least rowid: the first written). */
+    zSql = sqlite3_mprintf("INSERT OR IGNORE INTO \"%w\".\"%w_row\"(id, r) VALUES(?1, ?2)", p->zDb, p->zName);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    for (e = 0; rc == SQLITE_OK && e < nRowF; e++) {
+      sqlite3_bind_int64(pStmt, 1, aNum[aRowF[e].f]);
+      sqlite3_bind_int64(pStmt, 2, aRowF[e].iRowid);
+      rc = giStepDone(pStmt);
+    }
+    sqlite3_finalize(pStmt);
+    pStmt = NULL;
+  }
   /* The lists by number (list id * 2 + dir at aOff[id * 2 + dir]), each in rowid order. */
   if (rc == SQLITE_OK) {
     sqlite3_int64 nList = 2 * (sqlite3_int64)set.n + 2, l;
@@ -1397,6 +1704,7 @@ static int giRebuildAll(gi_vtab *p) {
   }
   nosqlBufferFree(&grp);
   sqlite3_free(aEdge);
+  sqlite3_free(aRowF);
   sqlite3_free(aW);
   sqlite3_free(aDeg);
   sqlite3_free(aRank);
@@ -1406,6 +1714,33 @@ static int giRebuildAll(gi_vtab *p) {
   sqlite3_free(aList);
   sqlite3_free(zW);
   graphSetClear(&set);
+  return rc;
+}
+
+/*
+** The JSON layout's logged to_col value pTo: rebuild the in-list of each
+** element (bGc: drop the numbers left without edges). A value not an array,
+** malformed included, has none.
+*/
+static int giRefreshJson(gi_vtab *p, sqlite3_value *pTo, int bGc) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc =
+      sqlite3_prepare_v2(p->db,
+                         "SELECT value FROM json_each(CASE WHEN json_type(?1) = 'array' THEN ?1 END) WHERE "
+                         "value IS NOT NULL",
+                         -1, &pStmt, 0);
+  if (rc == SQLITE_OK) sqlite3_bind_value(pStmt, 1, pTo);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    GraphValue v;
+    graphValueFrom(sqlite3_column_value(pStmt, 0), &v);
+    rc = bGc ? giNodeGc(p, &v) : giListRebuild(p, &v, 1);
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_ERROR && strcmp(sqlite3_errmsg(p->db), "malformed JSON") == 0) rc = SQLITE_OK;
+  } else {
+    sqlite3_finalize(pStmt);
+  }
   return rc;
 }
 
@@ -1421,14 +1756,20 @@ static int giRefresh(gi_vtab *p) {
   giStashClear(p);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     GraphValue v;
+    int dir = sqlite3_column_int(pStmt, 1);
     graphValueFrom(sqlite3_column_value(pStmt, 0), &v);
-    rc = giListRebuild(p, &v, sqlite3_column_int(pStmt, 1));
+    if (p->bJson && dir == 1) {
+      rc = giRefreshJson(p, sqlite3_column_value(pStmt, 0), 0);
+    } else {
+      rc = giListRebuild(p, &v, dir);
+    }
   }
   if (rc == SQLITE_OK) rc = sqlite3_reset(pStmt);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     GraphValue v;
     graphValueFrom(sqlite3_column_value(pStmt, 0), &v);
-    rc = giNodeGc(p, &v);
+    rc = p->bJson && sqlite3_column_int(pStmt, 1) == 1 ? giRefreshJson(p, sqlite3_column_value(pStmt, 0), 1)
+                                                       : giNodeGc(p, &v);
   }
   if (rc == SQLITE_OK)
     rc = sqlite3_finalize(pStmt);
@@ -1521,6 +1862,7 @@ struct GiFirst {
   sqlite3_int64 iRowid; /* Rowid of the first edge that meets the node */
   int dir;              /* 0 it is that edge's from, 1 its to */
   int id;               /* Node number */
+  sqlite3_int64 iPos;   /* The JSON layout, dir 1: its place in that row's array */
 };
 
 /* A list found by pass 1 of a load: its part in a group [0] and its tail [1]. */
@@ -1543,6 +1885,7 @@ static int giFirstCmp(const void *a, const void *b) {
   const GiFirst *x = (const GiFirst *)a, *y = (const GiFirst *)b;
   if (x->iRowid != y->iRowid) return x->iRowid < y->iRowid ? -1 : 1;
   if (x->dir != y->dir) return x->dir - y->dir;
+  if (x->iPos != y->iPos) return x->iPos < y->iPos ? -1 : 1;
   return x->id - y->id;
 }
 
@@ -1551,7 +1894,7 @@ static int giFirstCmp(const void *a, const void *b) {
 ** on the offset from the least rowid, 11 bits a pass, when the rowids span
 ** less than 2^40; else qsort().
 */
-static int giFirstSort(GiFirst *aFirst, int n) {
+static int giFirstSort(GiFirst *aFirst, int n, int bJson) {
   sqlite3_int64 iMin, iMax;
   GiFirst *aTmp;
   int i, iShift, nBit = 1;
@@ -1561,7 +1904,7 @@ static int giFirstSort(GiFirst *aFirst, int n) {
     if (aFirst[i].iRowid < iMin) iMin = aFirst[i].iRowid;
     if (aFirst[i].iRowid > iMax) iMax = aFirst[i].iRowid;
   }
-  if ((sqlite3_uint64)iMax - (sqlite3_uint64)iMin >= ((sqlite3_uint64)1 << 40) || n < 256) {
+  if ((sqlite3_uint64)iMax - (sqlite3_uint64)iMin >= ((sqlite3_uint64)1 << 40) || n < 256 || bJson) {
     qsort(aFirst, (size_t)n, sizeof(GiFirst), giFirstCmp);
     return SQLITE_OK;
   }
@@ -1601,6 +1944,7 @@ static void giFirstSee(GiFirst *aFirst, sqlite3_int64 id, sqlite3_int64 iRowid, 
   f.iRowid = iRowid;
   f.dir = dir;
   f.id = (int)id;
+  f.iPos = 0;
   if (aFirst[id].dir == 2 || giFirstCmp(&f, &aFirst[id]) < 0) aFirst[id] = f;
 }
 
@@ -1621,8 +1965,9 @@ static void giFirstSee(GiFirst *aFirst, sqlite3_int64 id, sqlite3_int64 iRowid, 
 ** "<name>_tail", one of "<name>_blk" (a row per ~4 KB group) and one of
 ** "<name>_node"; no node value is hashed per edge.
 */
-static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWeight, int bHasWeight,
-                  sqlite3_int64 nMaxEdge, int bAll, const char *zFunc, GraphCsr *p, int *pbOk, char **pzErr) {
+static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJson, int bWeight,
+                  int bHasWeight, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc, GraphCsr *p, int *pbOk,
+                  char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   int rc = SQLITE_OK, nId = 0, nNode = 0, nAll = 0, i;
@@ -1631,7 +1976,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
   GiFirst *aFirst = NULL;
   GiPart *aPart = NULL;
   NosqlBuffer bytes = {0, 0, 0};
-  int *aPerm = NULL;
+  int *aPerm = NULL, *aFirstIn = NULL;
   GraphValue *aVal = NULL;
   *pbOk = 0;
   /* Every node number is below g_config's 'next'. */
@@ -1669,6 +2014,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
     aFirst[i].iRowid = 0;
     aFirst[i].dir = 2; /* No list yet */
     aFirst[i].id = i;
+    aFirst[i].iPos = 0;
     aPerm[i] = -1;
   }
   /* Pass 1: the tails, then the groups: parts, degrees and first edges. */
@@ -1753,11 +2099,79 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bWei
     }
     goto load_done;
   }
+  if (bJson) {
+    /*
+    ** The JSON layout. A node's own first row (<name>_row) places it, edges
+    ** or not. A node met first as an element of row r follows r's node and
+    ** comes in the order of r's array: that node is the first of its
+    ** in-list, and it is met first in that node's out-list in row r (no
+    ** earlier row holds it).
+    */
+    zSql = sqlite3_mprintf("SELECT id, r FROM \"%w\".\"%w_row\"", zSchema, zIndex);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+      sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
+      if (id < 1 || id > nId) {
+        sqlite3_finalize(pStmt);
+        pStmt = NULL;
+        GI_CORRUPT("a row's node number is out of range");
+      }
+      giFirstSee(aFirst, id, sqlite3_column_int64(pStmt, 1), 0);
+    }
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+    pStmt = NULL;
+    if (rc != SQLITE_OK) goto load_done;
+    aFirstIn = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+    if (aFirstIn == NULL) {
+      rc = SQLITE_NOMEM;
+      goto load_done;
+    }
+    for (i = 0; i <= nId; i++) {
+      const GiPart *pPart = &aPart[i * 2 + 1];
+      int iPart = pPart->an[0] ? 0 : 1, iPos = 0;
+      sqlite3_uint64 u;
+      aFirstIn[i] = 0;
+      if (i == 0 || aFirst[i].dir != 1) continue;
+      if (!giGetVarint(bytes.a + pPart->aOff[iPart], (int)pPart->aByte[iPart], &iPos, &u) || u < 1 ||
+          u > (sqlite3_uint64)nId) {
+        GI_CORRUPT("a list holds a bad neighbour number");
+      }
+      aFirstIn[i] = (int)u;
+    }
+    for (i = 1; i <= nId; i++) {
+      const GiPart *pPart = &aPart[i * 2];
+      sqlite3_int64 k = 0;
+      int iPart;
+      for (iPart = 0; iPart < 2; iPart++) {
+        const unsigned char *aList = bytes.a + pPart->aOff[iPart];
+        int iPos = 0, nList = (int)pPart->aByte[iPart], bInt;
+        sqlite3_int64 e;
+        for (e = 0; e < pPart->an[iPart]; e++, k++) {
+          sqlite3_uint64 u;
+          double r;
+          if (!giGetVarint(aList, nList, &iPos, &u) || u < 1 || u > (sqlite3_uint64)nId) {
+            GI_CORRUPT("a list holds a bad neighbour number");
+          }
+          if (bHasWeight && !giGetWeight(aList, nList, &iPos, &r, &bInt))
+            GI_CORRUPT("a list holds a bad weight");
+          if (aFirstIn[u] == i) {
+            aFirst[u].iPos = k;
+            aFirstIn[u] = 0; /* Its first place only */
+          }
+        }
+      }
+    }
+  }
   /* Node order: by first edge. */
   for (i = 1; i <= nId; i++) {
     if (aFirst[i].dir != 2) aFirst[nNode++] = aFirst[i];
   }
-  rc = giFirstSort(aFirst, nNode);
+  rc = giFirstSort(aFirst, nNode, bJson);
   if (rc != SQLITE_OK) goto load_done;
   for (i = 0; i < nNode; i++) aPerm[aFirst[i].id] = i;
   /* Node values. */
@@ -1988,6 +2402,7 @@ load_done:
   sqlite3_free(aPart);
   sqlite3_free(aFirst);
   sqlite3_free(aPerm);
+  sqlite3_free(aFirstIn);
   sqlite3_free(aPend);
   sqlite3_free(aCur);
   nosqlBufferFree(&bytes);
@@ -2000,7 +2415,7 @@ int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge,
   char *zSql;
   int rc = SQLITE_OK;
   *pbLoaded = 0;
-  if (pSrc->bView || pSrc->eLayout != GRAPH_LAYOUT_EDGES || pSrc->bNoIndex) return SQLITE_OK;
+  if (pSrc->bView || pSrc->bNoIndex) return SQLITE_OK;
   zSql = sqlite3_mprintf(
       "SELECT name FROM \"%w\".sqlite_schema WHERE type = 'table' AND sql LIKE "
       "'CREATE VIRTUAL TABLE%%graph_index%%' ORDER BY name = ?1 DESC",
@@ -2017,13 +2432,15 @@ int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge,
     if (rc2 == SQLITE_NOMEM) rc = SQLITE_NOMEM;
     if (rc2 != SQLITE_OK) continue;
     bWeight = pSrc->zWeight != NULL;
-    if (info.iFormat == GI_FORMAT && sqlite3_stricmp(info.zTable, pSrc->zTable) == 0 &&
-        sqlite3_stricmp(info.zFrom, pSrc->zFrom) == 0 && sqlite3_stricmp(info.zTo, pSrc->zTo) == 0 &&
+    int bJson = info.zLayout && strcmp(info.zLayout, "json") == 0;
+    if (info.iFormat == GI_FORMAT && bJson == (pSrc->eLayout == GRAPH_LAYOUT_JSON) &&
+        sqlite3_stricmp(info.zTable, pSrc->zTable) == 0 && sqlite3_stricmp(info.zFrom, pSrc->zFrom) == 0 &&
+        sqlite3_stricmp(info.zTo, pSrc->zTo) == 0 &&
         (!bWeight || (info.zWeight && sqlite3_stricmp(info.zWeight, pSrc->zWeight) == 0))) {
       rc = giUpToDate(db, pSrc->zSchema, zIndex, info.bDeferred, &bOk);
       if (rc == SQLITE_OK && bOk) {
-        rc = giLoad(db, pSrc->zSchema, zIndex, bWeight, info.zWeight != NULL, nMaxEdge, bAll, zFunc, p, &bOk,
-                    pzErr);
+        rc = giLoad(db, pSrc->zSchema, zIndex, pSrc->eLayout == GRAPH_LAYOUT_JSON, bWeight,
+                    info.zWeight != NULL, nMaxEdge, bAll, zFunc, p, &bOk, pzErr);
         *pbLoaded = rc == SQLITE_OK && bOk;
         if (rc == SQLITE_OK && !bOk) *pbLoaded = -1; /* Too big: as from the table */
       }
@@ -2090,6 +2507,7 @@ static int giCheck(gi_vtab *p) {
   src.zTo = p->zTo;
   src.zWeight = p->zWeight;
   src.bNoIndex = 1;
+  src.eLayout = p->bJson ? GRAPH_LAYOUT_JSON : GRAPH_LAYOUT_EDGES;
   src.zOrder = (char *)"s.rowid";
   rc = graphCsrLoad(p->db, &src, 0x7fffffff, 1, "graph_index", &pTab, &zErr);
   if (rc == SQLITE_OK) {
@@ -2101,8 +2519,8 @@ static int giCheck(gi_vtab *p) {
     pIdx->nRef = 1;
     pIdx->vals.szElem = (int)sizeof(GraphValue);
     pIdx->bIntWeight = 1;
-    rc = giLoad(p->db, p->zDb, p->zName, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff, 1, NULL, pIdx,
-                &bOk, &zErr);
+    rc = giLoad(p->db, p->zDb, p->zName, p->bJson, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff, 1,
+                NULL, pIdx, &bOk, &zErr);
   }
   if (rc == SQLITE_OK) zDiff = giCompare(pIdx, pTab, p->zWeight != NULL, &bNoMem);
   if (rc == SQLITE_OK && bNoMem) rc = SQLITE_NOMEM;
@@ -2269,7 +2687,14 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
           "AS s WHERE %s;\n",
           p->zName, p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
       /* The insert that follows goes through the index: it rebuilds the stashed lists. */
-      if (i == 0) nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_flag\"(x) VALUES(1);\n", p->zName);
+      if (i == 0 && !p->bJson)
+        nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_flag\"(x) VALUES(1);\n", p->zName);
+    } else if (i == 1 && p->bJson) {
+      /* The JSON layout: the row's out-list and its elements' in-lists rebuilt (and the stash). */
+      nosqlBufferAppendf(&rc, &b,
+                         "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to) VALUES('sync', NEW.rowid, "
+                         "NEW.\"%w\", NEW.\"%w\");\n",
+                         p->zName, p->zName, p->zFrom, p->zTo);
     } else if (i == 1) {
       /*
       ** The common insert (endpoints not NULL, a good weight, past every
@@ -2528,9 +2953,9 @@ static int giCreateShadow(gi_vtab *p) {
   if (rc == SQLITE_OK) {
     rc = giExec(p->db,
                 sqlite3_mprintf("INSERT INTO \"%w\".\"%w_config\"(k, v) VALUES('format', %d), ('table', %Q), "
-                                "('from', %Q), ('to', %Q), ('weight', %Q), ('layout', 'edges'), ('mode', %Q)",
+                                "('from', %Q), ('to', %Q), ('weight', %Q), ('layout', '%s'), ('mode', %Q)",
                                 p->zDb, p->zName, GI_FORMAT, p->zTable, p->zFrom, p->zTo, p->zWeight,
-                                p->bDeferred ? "deferred" : "sync"));
+                                p->bJson ? "json" : "edges", p->bDeferred ? "deferred" : "sync"));
   }
   return rc;
 }
@@ -2548,11 +2973,7 @@ static int giConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3
   p->zName = sqlite3_mprintf("%s", argv[2]);
   rc = (p->zDb && p->zName) ? SQLITE_OK : SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = giParseArgs(p, argc, argv, &bJson, pzErr);
-  if (rc == SQLITE_OK && bJson) {
-    *pzErr =
-        sqlite3_mprintf("graph_index: layout 'json' is not supported yet: index a table of one row per edge");
-    rc = SQLITE_ERROR;
-  }
+  p->bJson = bJson;
   if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "graph_index", p->zDb, p->zName, pzErr);
   if (rc == SQLITE_OK && bCreate) rc = giResolve(p, pzErr);
   if (rc == SQLITE_OK) {
@@ -2634,14 +3055,16 @@ static int giDestroy(sqlite3_vtab *pVtab) {
   giStmtClear(p);
   rc = giDropTriggers(p);
   if (rc == SQLITE_OK) {
-    rc = giExec(p->db, sqlite3_mprintf(
-                           "DROP TABLE IF EXISTS \"%w\".\"%w_config\"; DROP TABLE IF EXISTS "
-                           "\"%w\".\"%w_node\"; DROP TABLE IF EXISTS \"%w\".\"%w_adj\"; DROP TABLE IF "
-                           "EXISTS \"%w\".\"%w_blk\"; DROP TABLE IF EXISTS \"%w\".\"%w_tail\"; DROP TABLE IF "
-                           "EXISTS \"%w\".\"%w_log\"; DROP TABLE IF EXISTS \"%w\".\"%w_pend\"; DROP TABLE IF "
-                           "EXISTS \"%w\".\"%w_flag\"; DROP TABLE IF EXISTS \"%w\".\"%w_num\";",
-                           p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
-                           p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+    rc = giExec(
+        p->db, sqlite3_mprintf(
+                   "DROP TABLE IF EXISTS \"%w\".\"%w_config\"; DROP TABLE IF EXISTS "
+                   "\"%w\".\"%w_node\"; DROP TABLE IF EXISTS \"%w\".\"%w_adj\"; DROP TABLE IF "
+                   "EXISTS \"%w\".\"%w_blk\"; DROP TABLE IF EXISTS \"%w\".\"%w_tail\"; DROP TABLE IF "
+                   "EXISTS \"%w\".\"%w_log\"; DROP TABLE IF EXISTS \"%w\".\"%w_pend\"; DROP TABLE IF "
+                   "EXISTS \"%w\".\"%w_flag\"; DROP TABLE IF EXISTS \"%w\".\"%w_num\"; DROP TABLE IF EXISTS "
+                   "\"%w\".\"%w_row\";",
+                   p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName,
+                   p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
   }
   if (rc == SQLITE_OK) giFree(p);
   return rc;
@@ -2654,7 +3077,7 @@ static int giDestroy(sqlite3_vtab *pVtab) {
 */
 static int giRename(sqlite3_vtab *pVtab, const char *zNew) {
   static const char *const azShadow[] = {"config", "num",  "blk",  "tail", "log",
-                                         "pend",   "flag", "node", "adj"};
+                                         "pend",   "flag", "node", "adj",  "row"};
   gi_vtab *p = (gi_vtab *)pVtab;
   char *zErr = NULL, *zOld = p->zName, *zNewName = sqlite3_mprintf("%s", zNew);
   int rc = zNewName ? SQLITE_OK : SQLITE_NOMEM, i;
@@ -2737,8 +3160,8 @@ static int giFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   pCur->pCsr->vals.szElem = (int)sizeof(GraphValue);
   pCur->pCsr->bIntWeight = 1;
   /* Nodes in the order a rowid scan of the edge table meets them: by their first edge. */
-  rc = giLoad(p->db, p->zDb, p->zName, 0, p->zWeight != NULL, 0x7fffffffffffLL, 1, NULL, pCur->pCsr, &bOk,
-              &zErr);
+  rc = giLoad(p->db, p->zDb, p->zName, p->bJson, 0, p->zWeight != NULL, 0x7fffffffffffLL, 1, NULL, pCur->pCsr,
+              &bOk, &zErr);
   if (zErr) {
     nosqlVtabError(&p->base, "%s", zErr);
     sqlite3_free(zErr);
@@ -2772,7 +3195,7 @@ static int giRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
 static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_int64 *pRowid) {
   gi_vtab *p = (gi_vtab *)pVtab;
   const char *zCmd;
-  int rc;
+  int rc, bDone = 0;
   (void)pRowid;
   if (argc != 2 + GI_NCOL || sqlite3_value_type(argv[0]) != SQLITE_NULL ||
       sqlite3_value_type(argv[2 + GI_COL_CMD]) == SQLITE_NULL) {
@@ -2796,9 +3219,15 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
                            argv[2 + GI_COL_WEIGHT]);
     if (rc == SQLITE_OK)
       rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_flag\"", p->zDb, p->zName));
+  } else if (p->bJson && strcmp(zCmd, "sync") == 0 &&
+             sqlite3_value_type(argv[2 + GI_COL_ROWID]) != SQLITE_NULL &&
+             (rc = giJsonAppend(p, argv[2 + GI_COL_ROWID], &bDone)) != SQLITE_OK) {
+    /* (Reported below) */
+  } else if (bDone) {
+    /* The JSON layout's insert past every rowid: appended */
   } else if (strcmp(zCmd, "stash") == 0 || strcmp(zCmd, "sync") == 0) {
     rc = giStashAdd(p, argv[2 + GI_COL_FROM], 0);
-    if (rc == SQLITE_OK) rc = giStashAdd(p, argv[2 + GI_COL_TO], 1);
+    if (rc == SQLITE_OK) rc = giStashTo(p, argv[2 + GI_COL_TO]);
     if (rc == SQLITE_OK && zCmd[1] == 'y') rc = giStashFlush(p);
   } else if (sqlite3_stricmp(zCmd, "rebuild") == 0) {
     char *zErr = NULL;
@@ -2855,7 +3284,8 @@ static int giShadowName(const char *zName) {
   /* Not _log: deferred mode's triggers, plain SQL, write it. */
   return sqlite3_stricmp(zName, "config") == 0 || sqlite3_stricmp(zName, "node") == 0 ||
          sqlite3_stricmp(zName, "adj") == 0 || sqlite3_stricmp(zName, "blk") == 0 ||
-         sqlite3_stricmp(zName, "tail") == 0 || sqlite3_stricmp(zName, "num") == 0;
+         sqlite3_stricmp(zName, "tail") == 0 || sqlite3_stricmp(zName, "num") == 0 ||
+         sqlite3_stricmp(zName, "row") == 0;
 }
 
 static sqlite3_module giModule = {

@@ -216,9 +216,15 @@ static int graphSourceIndex(sqlite3 *db, const char *zFunc, const char *zName, s
           zFunc, t.zName, t.zName, t.zName);
       graphIndexInfoClear(pInfo);
       rc = *pzErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;
-    } else if (rc == SQLITE_OK && p->eLayout != GRAPH_LAYOUT_EDGES) {
-      *pzErr = sqlite3_mprintf("%s: graph_index '%s' indexes a table of edges: layout must be 'edges'", zFunc,
-                               t.zName);
+    } else if (rc == SQLITE_OK &&
+               (pInfo->zLayout && strcmp(pInfo->zLayout, "json") == 0) != (p->eLayout == GRAPH_LAYOUT_JSON)) {
+      *pzErr = p->eLayout == GRAPH_LAYOUT_JSON
+                   ? sqlite3_mprintf("%s: graph_index '%s' indexes a table of edges: layout must be 'edges'",
+                                     zFunc, t.zName)
+                   : sqlite3_mprintf(
+                         "%s: graph_index '%s' indexes a table of one row per node: layout must "
+                         "be 'json'",
+                         zFunc, t.zName);
       graphIndexInfoClear(pInfo);
       rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     } else if (rc == SQLITE_OK) {

@@ -687,7 +687,7 @@ typedef struct GraphIndexInfo GraphIndexInfo;
 struct GraphIndexInfo {
   char *zTable, *zFrom, *zTo; /* The edge table and its columns */
   char *zWeight;              /* The weight column, or NULL */
-  char *zLayout;              /* 'edges' */
+  char *zLayout;              /* 'edges' or 'json' */
   int bDeferred;              /* mode = 'deferred' */
   int iFormat;                /* Format of the shadow tables */
 };

@@ -370,6 +370,21 @@ static const char *const azGraphIndex[] = {
     "INSERT INTO e(src, dst, w) VALUES (7, 8, 1)",
     "INSERT INTO g2(g2) VALUES ('integrity-check')",
     "DROP TABLE gd",
+    "CREATE TABLE j(id INTEGER PRIMARY KEY, node UNIQUE, nbrs, w)",
+    "INSERT INTO j(node, nbrs, w) VALUES (1, '[2, 3, null, 2]', 1), ('z', '[]', 2), (3, '[1, \"x\"]', 1), "
+    "(4, NULL, 1)",
+    "CREATE VIRTUAL TABLE gj USING graph_index(j, node, nbrs, weight = w, layout = 'json')",
+    "CREATE VIRTUAL TABLE gjd USING graph_index(j, node, nbrs, layout = 'json', mode = 'deferred')",
+    "INSERT INTO j(node, nbrs, w) VALUES (5, '[1, 5]', 1)",
+    "INSERT OR REPLACE INTO j(id, node, nbrs, w) VALUES (2, 'y', '[\"z\", 4]', 1)",
+    "UPDATE j SET nbrs = '[4]' WHERE node = 1",
+    "DELETE FROM j WHERE node = 3",
+    "SELECT node, out_degree, in_degree FROM gj",
+    "SELECT node, component FROM graph_components('gj', NULL, NULL, 'json')",
+    "SELECT node, distance FROM graph_sssp('j', 'node', 'nbrs', 1, 'w', 'json')",
+    "INSERT INTO gjd(gjd) VALUES ('refresh')",
+    "INSERT INTO gj(gj) VALUES ('integrity-check')",
+    "INSERT INTO gj(gj) VALUES ('rebuild')",
     NULL};
 
 static const char *const azCompare[] = {

@@ -11,7 +11,10 @@
 ** degrees counted in SQL, and graph_pagerank and graph_sssp over the
 ** table (which then read the index) equal to the same jobs over a view of
 ** it (never indexed). A deferred graph_index over the same table must
-** pass after each 'refresh'.
+** pass after each 'refresh'. The same for layout = 'json' over table j
+** (one row per node, to_col a JSON array: NULL, [], null elements,
+** duplicates, a node in several rows, refused non-arrays), written in the
+** same steps and transactions, against a plain copy of the table.
 **
 **   cc -O1 -g -o build/property/graph_index tests/property/graph_index.c -lsqlite3
 **   build/property/graph_index EXTENSION [STEPS [SEED]]
@@ -167,9 +170,79 @@ static void giWrite(sqlite3 *db, int iStep) {
   giExec(db, zSql, 1);
 }
 
+/* A JSON array of 0 to 4 node values (NULL now and then, a non-array rarely: refused). */
+static void giArray(char *z, size_t n) {
+  unsigned k = giRand(30), i, m = giRand(5);
+  size_t at;
+  if (k == 0) {
+    snprintf(z, n, "NULL");
+    return;
+  }
+  if (k == 1) {
+    snprintf(z, n, "'{\"a\": 1}'");
+    return;
+  }
+  at = (size_t)snprintf(z, n, "'[");
+  for (i = 0; i < m && at + 40 < n; i++) {
+    char zV[32];
+    unsigned j = giRand(10);
+    if (j == 0) {
+      snprintf(zV, sizeof(zV), "null");
+    } else if (j < 3) {
+      snprintf(zV, sizeof(zV), "\"%c\"", 'a' + giRand(5));
+    } else {
+      snprintf(zV, sizeof(zV), "%u", giRand(12));
+    }
+    at += (size_t)snprintf(z + at, n - at, "%s%s", i ? ", " : "", zV);
+  }
+  snprintf(z + at, n - at, "]'");
+}
+
+/* One random write to the JSON-layout table j. */
+static void giWriteJson(sqlite3 *db) {
+  char zA[32], zL[256], zSql[512];
+  unsigned k = giRand(10);
+  giNode(zA, sizeof(zA));
+  giArray(zL, sizeof(zL));
+  switch (k) {
+    case 0:
+    case 1:
+    case 2:
+      snprintf(zSql, sizeof(zSql), "INSERT INTO j(node, nbrs, w) VALUES (%s, %s, %u)", zA, zL, giRand(9));
+      break;
+    case 3:
+      snprintf(zSql, sizeof(zSql), "INSERT OR REPLACE INTO j(id, node, nbrs, w) VALUES (%u, %s, %s, %u)",
+               giRand(40) + 1, zA, zL, giRand(9));
+      break;
+    case 4:
+      snprintf(zSql, sizeof(zSql), "INSERT OR REPLACE INTO j(node, nbrs, w, tag) VALUES (%s, %s, 1, 't%u')",
+               zA, zL, giRand(6));
+      break;
+    case 5:
+      snprintf(zSql, sizeof(zSql), "DELETE FROM j WHERE id = (SELECT id FROM j ORDER BY random() LIMIT 1)");
+      break;
+    case 6:
+      snprintf(zSql, sizeof(zSql),
+               "UPDATE j SET nbrs = %s WHERE id = (SELECT id FROM j ORDER BY random() LIMIT 1)", zL);
+      break;
+    case 7:
+      snprintf(zSql, sizeof(zSql), "UPDATE j SET node = %s WHERE id %% 5 = %u", zA, giRand(5));
+      break;
+    case 8:
+      snprintf(zSql, sizeof(zSql),
+               "UPDATE OR REPLACE j SET id = %u WHERE id = (SELECT id FROM j ORDER BY random() LIMIT 1)",
+               giRand(50) + 1);
+      break;
+    default:
+      snprintf(zSql, sizeof(zSql), "UPDATE j SET w = w + 1 WHERE node = %s", zA);
+      break;
+  }
+  giExec(db, zSql, 1);
+}
+
 int main(int argc, char **argv) {
   const char *zExt = argc > 1 ? argv[1] : "dist/nosql";
-  int nStep = argc > 2 ? atoi(argv[2]) : 300, i, nBad = 0, nBadDeferred = 0, nRefresh = 0;
+  int nStep = argc > 2 ? atoi(argv[2]) : 300, i, nBad = 0, nBadDeferred = 0, nRefresh = 0, nBadJson = 0;
   char zFile[64];
   sqlite3 *db;
   giState = argc > 3 ? strtoull(argv[3], 0, 10) : 28;
@@ -180,14 +253,20 @@ int main(int argc, char **argv) {
     printf("0 passed, 1 failed\n");
     return 1;
   }
-  if (giExec(db,
-             "CREATE TABLE e(id INTEGER PRIMARY KEY, src, dst, w, tag UNIQUE);"
-             "CREATE INDEX e_src ON e(src); CREATE INDEX e_dst ON e(dst);"
-             "CREATE VIEW ev AS SELECT * FROM e;"
-             "INSERT INTO e(src, dst, w) VALUES (1, 2, 1), (2, 3, 2), ('a', 1, 1);"
-             "CREATE VIRTUAL TABLE gs USING graph_index(e, src, dst, weight = w);"
-             "CREATE VIRTUAL TABLE gd USING graph_index(e, src, dst, mode = 'deferred');",
-             0) != SQLITE_OK) {
+  if (giExec(
+          db,
+          "CREATE TABLE e(id INTEGER PRIMARY KEY, src, dst, w, tag UNIQUE);"
+          "CREATE INDEX e_src ON e(src); CREATE INDEX e_dst ON e(dst);"
+          "CREATE VIEW ev AS SELECT * FROM e;"
+          "INSERT INTO e(src, dst, w) VALUES (1, 2, 1), (2, 3, 2), ('a', 1, 1);"
+          "CREATE VIRTUAL TABLE gs USING graph_index(e, src, dst, weight = w);"
+          "CREATE VIRTUAL TABLE gd USING graph_index(e, src, dst, mode = 'deferred');"
+          "CREATE TABLE j(id INTEGER PRIMARY KEY, node, nbrs, w, tag UNIQUE); CREATE INDEX j_node ON j(node);"
+          "CREATE TABLE jv(id INTEGER PRIMARY KEY, node, nbrs, w, tag);"
+          "INSERT INTO j(node, nbrs, w) VALUES (1, '[2, 3]', 1), (2, '[]', 2), ('a', NULL, 1);"
+          "CREATE VIRTUAL TABLE js USING graph_index(j, node, nbrs, weight = w, layout = 'json');"
+          "CREATE VIRTUAL TABLE jd USING graph_index(j, node, nbrs, layout = 'json', mode = 'deferred');",
+          0) != SQLITE_OK) {
     printf("0 passed, 1 failed\n");
     return 1;
   }
@@ -197,23 +276,30 @@ int main(int argc, char **argv) {
       /* A transaction rolled back. */
       giExec(db, "BEGIN", 0);
       giWrite(db, i);
+      giWriteJson(db);
       giWrite(db, i);
+      giWriteJson(db);
       giExec(db, "ROLLBACK", 0);
     } else if (k == 1) {
       /* A savepoint rolled back to inside a committed transaction. */
       char zFail[160];
       giExec(db, "BEGIN", 0);
       giWrite(db, i);
+      giWriteJson(db);
       /* A statement that fails after it made node numbers: they must go with it. */
       snprintf(zFail, sizeof(zFail), "INSERT INTO e(src, dst, w) VALUES ('z%u', 'y%u', 1), (1, 2, -1)",
                giRand(4), giRand(4));
       giExec(db, zFail, 1);
       giWrite(db, i);
+      giWriteJson(db);
       giExec(db, "SAVEPOINT s", 0);
       giWrite(db, i);
+      giWriteJson(db);
       giWrite(db, i);
+      giWriteJson(db);
       giExec(db, "ROLLBACK TO s", 0);
       giWrite(db, i);
+      giWriteJson(db);
       giExec(db, "RELEASE s", 0);
       giExec(db, "COMMIT", 0);
     } else if (k == 2) {
@@ -223,6 +309,7 @@ int main(int argc, char **argv) {
       giExec(db, k & 1 ? "PRAGMA recursive_triggers = 1" : "PRAGMA recursive_triggers = 0", 0);
     } else {
       giWrite(db, i);
+      giWriteJson(db);
     }
     if (giExec(db, "INSERT INTO gs(gs) VALUES('integrity-check')", 1) != SQLITE_OK ||
         !giSame(db,
@@ -246,8 +333,39 @@ int main(int argc, char **argv) {
             "'w')")) {
       if (nBad++ < 3) fprintf(stderr, "gs differs at step %d: %s\n", i, sqlite3_errmsg(db));
     }
+    /* jv: a plain copy of j (a view would order the JSON layout's edges by array position only). */
+    giExec(db, "DELETE FROM jv; INSERT INTO jv SELECT * FROM j", 0);
+    if (giExec(db, "INSERT INTO js(js) VALUES('integrity-check')", 1) != SQLITE_OK ||
+        !giSame(
+            db,
+            "SELECT group_concat(quote(node) || '=' || rank) FROM graph_pagerank('j', 'node', 'nbrs', 0.85, "
+            "1e-9, 100, NULL, 'json')",
+            "SELECT group_concat(quote(node) || '=' || rank) FROM graph_pagerank('jv', 'node', 'nbrs', 0.85, "
+            "1e-9, 100, NULL, 'json')") ||
+        !giSame(
+            db,
+            "SELECT group_concat(quote(node) || '=' || distance) FROM graph_sssp('js', NULL, NULL, 1, 'w', "
+            "'json')",
+            "SELECT group_concat(quote(node) || '=' || distance) FROM graph_sssp('jv', 'node', 'nbrs', 1, "
+            "'w', 'json')") ||
+        !giSame(
+            db,
+            "SELECT group_concat(quote(node) || ':' || out_degree || ':' || in_degree) FROM (SELECT * "
+            "FROM js ORDER BY 1, 2, 3)",
+            "WITH el(f, v) AS (SELECT s.node, x.value FROM j AS s, json_each(s.nbrs) AS x WHERE s.node IS "
+            "NOT NULL AND s.nbrs IS NOT NULL AND x.value IS NOT NULL), n(v) AS (SELECT node FROM j WHERE "
+            "node IS NOT NULL UNION SELECT v FROM el) SELECT group_concat(quote(CASE WHEN typeof(v) = "
+            "'real' AND v = CAST(v AS INTEGER) THEN CAST(v AS INTEGER) ELSE v END) || ':' || (SELECT "
+            "count(*) FROM el WHERE el.f = n.v) || ':' || (SELECT count(*) FROM el WHERE el.v = n.v)) "
+            "FROM (SELECT v FROM n ORDER BY 1) AS n")) {
+      if (nBadJson++ < 3) fprintf(stderr, "js differs at step %d: %s\n", i, sqlite3_errmsg(db));
+    }
     if (giRand(4) == 0) {
       nRefresh++;
+      if (giExec(db, "INSERT INTO jd(jd) VALUES('refresh')", 0) != SQLITE_OK ||
+          giExec(db, "INSERT INTO jd(jd) VALUES('integrity-check')", 1) != SQLITE_OK) {
+        if (nBadDeferred++ < 3) fprintf(stderr, "jd differs at step %d: %s\n", i, sqlite3_errmsg(db));
+      }
       if (giExec(db, "INSERT INTO gd(gd) VALUES('refresh')", 0) != SQLITE_OK ||
           giExec(db, "INSERT INTO gd(gd) VALUES('integrity-check')", 1) != SQLITE_OK) {
         if (nBadDeferred++ < 3) fprintf(stderr, "gd differs at step %d: %s\n", i, sqlite3_errmsg(db));
@@ -261,6 +379,13 @@ int main(int argc, char **argv) {
     nPass++;
   } else {
     printf("FAIL graph_index sync: %d steps differ\n", nBad);
+    nFail++;
+  }
+  if (nBadJson == 0 && i == nStep) {
+    printf("PASS graph_index layout json (%d steps)\n", nStep);
+    nPass++;
+  } else {
+    printf("FAIL graph_index layout json: %d steps differ\n", nBadJson);
     nFail++;
   }
   if (nBadDeferred == 0 && i == nStep) {
