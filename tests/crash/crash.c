@@ -1,7 +1,8 @@
 /*
 ** crash.c: the crash test of make test. A child process writes to a file
 ** database in transactions that touch nested_set, inverted_index,
-** kv_incr and a base table with two index tables together, and is killed with SIGKILL at a random moment; the
+** kv_incr, a base table with two index tables and an edge table with a
+** graph_index together, and is killed with SIGKILL at a random moment; the
 ** parent then reopens the database and checks it, and starts the next
 ** child on the same file. N runs per journal mode (WAL and rollback).
 **
@@ -18,7 +19,9 @@
 *"c<k>", tags
 ** ["t<k>", "all"]) into the base table of a sync and a deferred index
 ** table and updates one earlier row, runs the deferred one's 'refresh', and
-** calls kv_incr('txn') once. After COMMIT returns, the child
+** inserts the edges (k, k + 1) and (k, 1) into the graph_index's edge
+** table (deleting (k - 1, 1) when 4 divides k), calls kv_incr('txn')
+** once. After COMMIT returns, the child
 ** writes k to a pipe: every transaction the parent reads there is
 ** committed. After each kill the parent checks:
 **
@@ -121,13 +124,15 @@ static void crashChild(const char *zPath, int fd, uint64_t seed) {
         " FROM json_each('[0, 1, 2]');"
         "UPDATE base SET city = city || 'x' WHERE id = %lld;"
         "INSERT INTO by_tag(by_tag) VALUES ('refresh');"
+        "INSERT INTO ge(a, b) VALUES (%lld, %lld + 1), (%lld, 1);"
+        "DELETE FROM ge WHERE %lld %% 4 = 0 AND a = %lld - 1 AND b = 1;"
         "SELECT kv_incr('txn');"
         "COMMIT;",
         3 * k - 1, 1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k - 2)), k, 3 * k,
         1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k - 2)), k, 3 * k + 1,
         1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k - 2)), k, 3 * k - 2, k, k % 7, 3 * k - 1, k,
         k % 7, 3 * k, k, k % 7, k, 1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k)), k, k, k,
-        1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k)));
+        1 + (sqlite3_int64)(crashRand(&seed) % (uint64_t)(3 * k)), k, k, k, k, k);
     rc = zSql ? crashExec(db, zSql, "child transaction") : SQLITE_NOMEM;
     sqlite3_free(zSql);
     if (rc != SQLITE_OK) _exit(4);
@@ -155,6 +160,7 @@ static int crashCheck(const char *zPath, sqlite3_int64 iReported, sqlite3_int64 
     nFail++;
   if (crashExec(db, "INSERT INTO by_tag(by_tag) VALUES ('integrity-check')", "index_table (deferred) check"))
     nFail++;
+  if (crashExec(db, "INSERT INTO gx(gx) VALUES ('integrity-check')", "graph_index integrity-check")) nFail++;
   n = crashInt(db, "SELECT kv_get('txn')", zText, sizeof(zText));
   if (n < iReported || n > iReported + 1) {
     printf("FAIL kv_get('txn') is %lld (%s); the child reported commit %lld\n", (long long)n, zText,
@@ -199,6 +205,23 @@ static int crashCheck(const char *zPath, sqlite3_int64 iReported, sqlite3_int64 
   if (v != 3 * n) {
     printf("FAIL index_table by_tag has %lld 'all' entries, expected %lld\n", (long long)v,
            (long long)(3 * n));
+    nFail++;
+  }
+  /* Edges (k, k + 1) and (k, 1) of each transaction, (k - 1, 1) deleted when 4 divides k. */
+  v = crashInt(db, "SELECT ifnull((SELECT sum(out_degree) FROM gx), 0) || ',' || (SELECT count(*) FROM ge)",
+               zText, sizeof(zText));
+  zSql = sqlite3_mprintf("%lld,%lld", 2 * n - n / 4, 2 * n - n / 4);
+  if (zSql && strcmp(zText, zSql) != 0) {
+    printf("FAIL graph_index out-degrees and edges %s, expected %s\n", zText, zSql);
+    nFail++;
+  }
+  sqlite3_free(zSql);
+  zSql = sqlite3_mprintf("SELECT count(*) FROM graph_path('gx', NULL, NULL, 1, %lld)", n + 1);
+  v = zSql && n ? crashInt(db, zSql, zText, sizeof(zText)) : n + 1;
+  sqlite3_free(zSql);
+  if (v != n + 1) {
+    printf("FAIL graph_path over the graph_index gives %lld steps (%s), expected %lld\n", (long long)v, zText,
+           (long long)(n + 1));
     nFail++;
   }
   v = crashInt(db, "SELECT count(*) FROM ii", 0, 0);
@@ -276,6 +299,10 @@ static int crashMode(const char *zMode, int nRun, uint64_t *pSeed, int *pnPass) 
                 "CREATE VIRTUAL TABLE by_city USING index_table(base, key = 'city', include = 'tags');"
                 "CREATE VIRTUAL TABLE by_tag USING index_table(base, key = 'each(tags) AS tag', mode = "
                 "'deferred');"
+                "CREATE TABLE ge(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER);"
+                "CREATE INDEX ge_a ON ge(a);"
+                "CREATE INDEX ge_b ON ge(b);"
+                "CREATE VIRTUAL TABLE gx USING graph_index(ge, a, b);"
                 "SELECT kv_incr('txn', 0);",
                 "schema")) {
     sqlite3_close(db);
