@@ -73,6 +73,22 @@ uint64_t benchRand(uint64_t *pState) {
   return z ^ (z >> 31);
 }
 
+void benchPowerLawEdges(sqlite3 *db, const char *zInsert, int64_t nNode, int64_t nEdge, uint64_t *pSeed) {
+  sqlite3_stmt *pIns = NULL;
+  int64_t i;
+  benchExec(db, "BEGIN");
+  sqlite3_prepare_v2(db, zInsert, -1, &pIns, 0);
+  for (i = 0; i < nEdge; i++) {
+    double u = (double)(benchRand(pSeed) >> 11) / 9007199254740992.0;
+    sqlite3_bind_int64(pIns, 1, (int64_t)(benchRand(pSeed) % (uint64_t)nNode));
+    sqlite3_bind_int64(pIns, 2, (int64_t)(u * u * u * (double)nNode));
+    sqlite3_step(pIns);
+    sqlite3_reset(pIns);
+  }
+  sqlite3_finalize(pIns);
+  benchExec(db, "COMMIT");
+}
+
 int64_t benchInt(sqlite3 *db, const char *zSql) {
   sqlite3_stmt *pStmt = NULL;
   int64_t n = 0;

@@ -113,6 +113,13 @@ int benchSaveGraph(Bench *p, sqlite3 *db, const char *zSql);
 /* Deterministic pseudo-random numbers (splitmix64). */
 uint64_t benchRand(uint64_t *pState);
 
+/*
+** nEdge power-law edges among nNode nodes in one transaction: sources
+** uniform, targets nNode * u^3 (u uniform in [0, 1)), drawn from generator
+** state *pSeed (advanced), each bound as ?1, ?2 of INSERT statement zInsert.
+*/
+void benchPowerLawEdges(sqlite3 *db, const char *zInsert, int64_t nNode, int64_t nEdge, uint64_t *pSeed);
+
 /* The workloads: one function per feature, listed in bench.c. */
 void benchCore(Bench *p);
 void benchMpath(Bench *p);

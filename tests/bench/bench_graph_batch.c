@@ -81,24 +81,13 @@ static int gbComponentsSql(sqlite3 *db, void *pArg, BenchSum *pSum) {
 }
 
 void benchGraphBatch(Bench *p) {
-  int64_t nNode = benchSize(p, 100000, 2000), nEdge = 10 * nNode, i;
+  int64_t nNode = benchSize(p, 100000, 2000), nEdge = 10 * nNode;
   uint64_t seed = 17;
   sqlite3 *db = benchOpen();
-  sqlite3_stmt *pIns = NULL;
   char zSize[96], zSql[512];
 
   benchExec(db, "CREATE TABLE g(src INTEGER, dst INTEGER)");
-  benchExec(db, "BEGIN");
-  sqlite3_prepare_v2(db, "INSERT INTO g VALUES (?1, ?2)", -1, &pIns, 0);
-  for (i = 0; i < nEdge; i++) {
-    double u = (double)(benchRand(&seed) >> 11) / 9007199254740992.0;
-    sqlite3_bind_int64(pIns, 1, (int64_t)(benchRand(&seed) % (uint64_t)nNode));
-    sqlite3_bind_int64(pIns, 2, (int64_t)(u * u * u * (double)nNode));
-    sqlite3_step(pIns);
-    sqlite3_reset(pIns);
-  }
-  sqlite3_finalize(pIns);
-  benchExec(db, "COMMIT");
+  benchPowerLawEdges(db, "INSERT INTO g VALUES (?1, ?2)", nNode, nEdge, &seed);
   if (benchSaveGraph(p, db,
                      "DROP TABLE IF EXISTS save.batch; CREATE TABLE save.batch(src INTEGER, dst INTEGER);"
                      "INSERT INTO save.batch SELECT src, dst FROM main.g ORDER BY rowid")) {

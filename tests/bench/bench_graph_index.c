@@ -46,24 +46,13 @@ static int giBenchInsert(sqlite3 *db, void *pArg, BenchSum *pSum) {
 }
 
 void benchGraphIndex(Bench *p) {
-  int64_t nNode = benchSize(p, 100000, 2000), nEdge = 10 * nNode, i, nPage0, nPage1, nPageSize;
+  int64_t nNode = benchSize(p, 100000, 2000), nEdge = 10 * nNode, nPage0, nPage1, nPageSize;
   uint64_t seed = 17;
   sqlite3 *db = benchOpen();
-  sqlite3_stmt *pIns = NULL;
   char zSize[96];
 
   benchExec(db, "CREATE TABLE e(id INTEGER PRIMARY KEY, src INTEGER, dst INTEGER)");
-  benchExec(db, "BEGIN");
-  sqlite3_prepare_v2(db, "INSERT INTO e(src, dst) VALUES (?1, ?2)", -1, &pIns, 0);
-  for (i = 0; i < nEdge; i++) {
-    double u = (double)(benchRand(&seed) >> 11) / 9007199254740992.0;
-    sqlite3_bind_int64(pIns, 1, (int64_t)(benchRand(&seed) % (uint64_t)nNode));
-    sqlite3_bind_int64(pIns, 2, (int64_t)(u * u * u * (double)nNode));
-    sqlite3_step(pIns);
-    sqlite3_reset(pIns);
-  }
-  sqlite3_finalize(pIns);
-  benchExec(db, "COMMIT");
+  benchPowerLawEdges(db, "INSERT INTO e(src, dst) VALUES (?1, ?2)", nNode, nEdge, &seed);
   benchExec(db,
             "CREATE INDEX e_src ON e(src); CREATE INDEX e_dst ON e(dst);"
             "CREATE TABLE plain(id INTEGER PRIMARY KEY, src INTEGER, dst INTEGER);"

@@ -151,23 +151,12 @@ void benchGraphs(Bench *p) {
   int64_t nNode = benchSize(p, 200000, 2000), nEdge = 5 * nNode, i, hub, nRow;
   uint64_t seed = 12;
   sqlite3 *db = benchOpen();
-  sqlite3_stmt *pIns = NULL;
   char zSize[96], zSql[512];
   GraphPairs pairs = {0, 0, 0};
   double t0;
 
   benchExec(db, "CREATE TABLE g(src INTEGER, dst INTEGER)");
-  benchExec(db, "BEGIN");
-  sqlite3_prepare_v2(db, "INSERT INTO g VALUES (?1, ?2)", -1, &pIns, 0);
-  for (i = 0; i < nEdge; i++) {
-    double u = (double)(benchRand(&seed) >> 11) / 9007199254740992.0;
-    sqlite3_bind_int64(pIns, 1, (int64_t)(benchRand(&seed) % (uint64_t)nNode));
-    sqlite3_bind_int64(pIns, 2, (int64_t)(u * u * u * (double)nNode));
-    sqlite3_step(pIns);
-    sqlite3_reset(pIns);
-  }
-  sqlite3_finalize(pIns);
-  benchExec(db, "COMMIT");
+  benchPowerLawEdges(db, "INSERT INTO g VALUES (?1, ?2)", nNode, nEdge, &seed);
   benchExec(db, "CREATE INDEX g_src ON g(src); CREATE INDEX g_dst ON g(dst); ANALYZE");
   snprintf(zSize, sizeof(zSize), "%.0fk nodes, %.1fM edges", nNode / 1e3, nEdge / 1e6);
   /* The hub: the node with the most followers; its 3-hop out-neighbourhood. */
