@@ -221,6 +221,8 @@ struct GwShared {
   int nValidPrep;             /* Its REPREPARE count when aSrc was last checked */
   char **azValid;             /* The schemas pValid reads */
   int nValid;                 /* Entries of azValid */
+  sqlite3_stmt *apStamp[2];   /* gwStamp()'s two PRAGMAs for schema zStamp, or NULL */
+  char *zStamp;               /* The schema they read */
   char *zSeekKey;             /* graph_path: the source the last routes sought (gpSeekKey()), or NULL */
   int nSeekExpand;            /* Nodes they expanded by seeks (see gpExpand()) */
 };
@@ -248,21 +250,41 @@ static void gwCacheClear(GwCache *p) {
   memset(p, 0, sizeof(*p));
 }
 
-/* What could change a source: see GwCache. */
-static int gwStamp(sqlite3 *db, const char *zSchema, sqlite3_int64 *aStamp) {
+/* Finalize gwStamp()'s statements. */
+static void gwStampReset(GwShared *p) {
+  sqlite3_finalize(p->apStamp[0]);
+  sqlite3_finalize(p->apStamp[1]);
+  p->apStamp[0] = p->apStamp[1] = NULL;
+  sqlite3_free(p->zStamp);
+  p->zStamp = NULL;
+}
+
+/*
+** What could change a source: see GwCache. The two PRAGMA statements are
+** kept for the last schema read (a warm route would otherwise prepare them
+** each call); any error drops them, and the next call prepares them again.
+*/
+static int gwStamp(GwShared *p, const char *zSchema, sqlite3_int64 *aStamp) {
   static const char *azPragma[2] = {"schema_version", "data_version"};
   int i, rc = SQLITE_OK;
-  aStamp[0] = sqlite3_total_changes64(db);
+  aStamp[0] = sqlite3_total_changes64(p->db);
+  if (p->zStamp == NULL || strcmp(p->zStamp, zSchema) != 0) {
+    gwStampReset(p);
+    p->zStamp = sqlite3_mprintf("%s", zSchema);
+    if (p->zStamp == NULL) return SQLITE_NOMEM;
+  }
   for (i = 0; i < 2 && rc == SQLITE_OK; i++) {
-    sqlite3_stmt *pStmt = NULL;
-    char *zSql = sqlite3_mprintf("PRAGMA \"%w\".%s", zSchema, azPragma[i]);
-    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
+    if (p->apStamp[i] == NULL) {
+      char *zSql = sqlite3_mprintf("PRAGMA \"%w\".%s", zSchema, azPragma[i]);
+      rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &p->apStamp[i], 0) : SQLITE_NOMEM;
+      sqlite3_free(zSql);
+    }
     if (rc == SQLITE_OK) {
-      aStamp[i + 1] = sqlite3_step(pStmt) == SQLITE_ROW ? sqlite3_column_int64(pStmt, 0) : -1;
-      rc = sqlite3_finalize(pStmt);
+      aStamp[i + 1] = sqlite3_step(p->apStamp[i]) == SQLITE_ROW ? sqlite3_column_int64(p->apStamp[i], 0) : -1;
+      rc = sqlite3_reset(p->apStamp[i]);
     }
   }
+  if (rc != SQLITE_OK) gwStampReset(p);
   return rc;
 }
 
@@ -289,10 +311,11 @@ static void gwSrcFlush(GwShared *p) {
   }
 }
 
-/* Drop pValid and forget every source. */
+/* Drop pValid and the stamp statements, and forget every source. */
 static void gwSrcReset(GwShared *p) {
   int i;
   gwSrcFlush(p);
+  gwStampReset(p);
   sqlite3_finalize(p->pValid);
   p->pValid = NULL;
   for (i = 0; i < p->nValid; i++) sqlite3_free(p->azValid[i]);
@@ -665,7 +688,7 @@ static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc
     sqlite3_free(zKey);
     return SQLITE_OK;
   }
-  rc = gwStamp(p->db, pSrc->zSchema, aStamp);
+  rc = gwStamp(p, pSrc->zSchema, aStamp);
   for (i = 0; rc == SQLITE_OK && i < GW_CACHE_N; i++) {
     GwCache *pC = &p->aCache[i];
     if (pC->zKey == NULL || strcmp(pC->zKey, zKey) != 0) continue;
