@@ -219,6 +219,10 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
           "INSERT INTO \"%w\".\"%w_elems\"(field, first, doc, n, terms) VALUES (?1, ?2, ?3, "
           "?4, ?5)",
           zDb, zN);
+    case II_STMT_TERM_INSERT_FULL:
+      return sqlite3_mprintf(
+          "INSERT INTO \"%w\".\"%w_terms\"(id, docs, postings, field, term) VALUES (?1, ?2, ?3, ?4, ?5)", zDb,
+          zN);
     case II_STMT_ELEM_DELETE:
       return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND first = ?2", zDb, zN);
     default:
@@ -447,7 +451,11 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
   if (rc == SQLITE_OK && id == 0) {
     if (!bCreate) return SQLITE_OK;
     bNew = 1;
-    pStmt = iiStmt(p, II_STMT_TERM_INSERT, &rc);
+    /* In a 'rebuild', ids from a counter; the rows are written at the
+    ** flush, in id order, posting lists included: appended, full pages
+    ** (rows written first and grown by their posting lists split them). */
+    pStmt = p->iBulkDoc >= 0 ? NULL : iiStmt(p, II_STMT_TERM_INSERT, &rc);
+    if (rc == SQLITE_OK && pStmt == NULL) id = ++p->iBulkTerm;
     if (pStmt) {
       sqlite3_bind_int64(pStmt, 1, iCode);
       sqlite3_bind_text(pStmt, 2, z, n, SQLITE_STATIC);
@@ -467,6 +475,7 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
   if (rc != SQLITE_OK) return rc;
   t = iiTermNew(id, iCode, z, n);
   if (t == NULL) return SQLITE_NOMEM;
+  if (bNew && p->iBulkDoc >= 0) t->bUnwritten = 1;
   if (bNew) {
     /* Its row was just written with no postings: nothing to load at the flush. */
     t->pPost = roaring_bitmap_create();
@@ -580,8 +589,27 @@ static int iiTermAddBufFlush(IiTerm *t) {
 }
 
 /* Merge every pending change into the stored posting lists. */
+static int iiCmpTermId(const void *a, const void *b) {
+  sqlite3_int64 x = (*(IiTerm *const *)a)->id, y = (*(IiTerm *const *)b)->id;
+  return x < y ? -1 : x > y;
+}
+
 static int iiFlush(inverted_index_vtab *p) {
   int rc = SQLITE_OK;
+  if (p->pDirty && p->pDirty->pDirtyNext) {
+    /* Written in id order: the rows' b-tree sees ascending keys. */
+    size_t n = 0, i;
+    IiTerm *t, **a;
+    for (t = p->pDirty; t; t = t->pDirtyNext) n++;
+    a = (IiTerm **)sqlite3_malloc64(sizeof(IiTerm *) * n);
+    if (a) {
+      for (n = 0, t = p->pDirty; t; t = t->pDirtyNext) a[n++] = t;
+      qsort(a, n, sizeof(IiTerm *), iiCmpTermId);
+      for (i = 0; i < n; i++) a[i]->pDirtyNext = i + 1 < n ? a[i + 1] : NULL;
+      p->pDirty = a[0];
+      sqlite3_free(a);
+    }
+  }
   while (p->pDirty && rc == SQLITE_OK) {
     IiTerm *t = p->pDirty;
     sqlite3_stmt *pStmt;
@@ -590,7 +618,7 @@ static int iiFlush(inverted_index_vtab *p) {
     if (rc != SQLITE_OK) break;
     if (t->pDel) roaring_bitmap_andnot_inplace(t->pPost, t->pDel);
     if (t->pAdd) roaring_bitmap_or_inplace(t->pPost, t->pAdd);
-    pStmt = iiStmt(p, II_STMT_TERM_WRITE, &rc);
+    pStmt = iiStmt(p, t->bUnwritten ? II_STMT_TERM_INSERT_FULL : II_STMT_TERM_WRITE, &rc);
     if (pStmt) {
       uint64_t nCard = roaring_bitmap_get_cardinality(t->pPost);
       size_t nBlob = 0;
@@ -603,8 +631,13 @@ static int iiFlush(inverted_index_vtab *p) {
         sqlite3_bind_int64(pStmt, 1, t->id);
         sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)nCard);
         if (aBlob) sqlite3_bind_blob64(pStmt, 3, aBlob, nBlob, sqlite3_free);
+        if (t->bUnwritten) {
+          sqlite3_bind_int64(pStmt, 4, t->iCode);
+          sqlite3_bind_text(pStmt, 5, t->zTerm, t->nTerm, SQLITE_STATIC);
+        }
         sqlite3_step(pStmt);
         iiReset(p, pStmt, &rc);
+        if (rc == SQLITE_OK) t->bUnwritten = 0;
         p->nCacheBytes = p->nCacheBytes - t->nPostBytes + nBlob;
         t->nPostBytes = nBlob;
       } else {
@@ -2595,6 +2628,7 @@ static int iiRebuild(inverted_index_vtab *p) {
     if (p->aBulkElem == NULL) rc = SQLITE_NOMEM;
     for (i = 0; rc == SQLITE_OK && i < p->nField; i++) p->aBulkElem[i] = 0;
     p->iBulkDoc = 0;
+    p->iBulkTerm = 0;
   }
   if (p->zContent) {
     sqlite3_value **ap = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)nCol);
@@ -2627,7 +2661,18 @@ static int iiRebuild(inverted_index_vtab *p) {
   p->aBulkElem = NULL;
   for (k = 0; k < nCopy; k++) sqlite3_value_free(aCopy[k]);
   sqlite3_free(aCopy);
-  if (rc == SQLITE_OK) rc = iiFlush(p);
+  if (rc == SQLITE_OK) {
+    rc = iiFlush(p);
+  } else {
+    /* Failed: what it wrote stays unless SQLite rolls back (an interrupt,
+    ** a resource error), so the terms it made get their rows, as the
+    ** documents written name them; the first error is the one reported. */
+    char *zErr = p->base.zErrMsg;
+    p->base.zErrMsg = NULL;
+    if (iiFlush(p) != SQLITE_OK) iiCacheClear(p);
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = zErr;
+  }
   return rc;
 }
 

@@ -76,6 +76,7 @@ struct IiTerm {
   int nAddBufAlloc;        /* Entries allocated for aAddBuf */
   IiTerm *pDirtyNext;      /* Next term with pending changes */
   int bDirty;              /* True while on the dirty list */
+  int bUnwritten;          /* Made by a 'rebuild': its <name>_terms row is written at the flush */
 };
 
 /*
@@ -125,6 +126,7 @@ enum {
   II_STMT_ELEM_NEXT,
   II_STMT_ELEM_INSERT,
   II_STMT_ELEM_DELETE,
+  II_STMT_TERM_INSERT_FULL,
   II_N_STMT
 };
 
@@ -156,6 +158,7 @@ struct inverted_index_vtab {
   roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
   NosqlBuffer terms;              /* Scratch: terms of the row being written */
   sqlite3_int64 iBulkDoc;         /* 'rebuild' under way: the next document number; else -1 */
+  sqlite3_int64 iBulkTerm;        /* 'rebuild' under way: the last term id given */
   sqlite3_int64 *aBulkElem;       /* 'rebuild' under way: next element number per field; else NULL */
 };
 
