@@ -209,12 +209,24 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
     case II_STMT_REAL_TEXT:
       return sqlite3_mprintf("SELECT CAST(?1 AS REAL)");
     case II_STMT_ELEM_BY_DOC:
+      if (p->bNoDirect) {
+        return sqlite3_mprintf("SELECT first, n, NULL FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND doc = ?2",
+                               zDb, zN);
+      }
       return sqlite3_mprintf("SELECT first, n, terms FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND doc = ?2",
                              zDb, zN);
     case II_STMT_ELEM_NEXT:
+      /* direct = off: no index on first; scanned once, then counted (aElemNext). */
+      if (p->bNoDirect) {
+        return sqlite3_mprintf("SELECT max(first + n) FROM \"%w\".\"%w_elems\" WHERE field = ?1", zDb, zN);
+      }
       return sqlite3_mprintf(
           "SELECT first + n FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first DESC LIMIT 1", zDb, zN);
     case II_STMT_ELEM_INSERT:
+      if (p->bNoDirect) {
+        return sqlite3_mprintf(
+            "INSERT INTO \"%w\".\"%w_elems\"(field, first, doc, n) VALUES (?1, ?2, ?3, ?4)", zDb, zN);
+      }
       return sqlite3_mprintf(
           "INSERT INTO \"%w\".\"%w_elems\"(field, first, doc, n, terms) VALUES (?1, ?2, ?3, "
           "?4, ?5)",
@@ -224,6 +236,10 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
           "INSERT INTO \"%w\".\"%w_terms\"(id, docs, postings, field, term) VALUES (?1, ?2, ?3, ?4, ?5)", zDb,
           zN);
     case II_STMT_ELEM_DELETE:
+      /* direct = off: keyed by document (?2 is the document). */
+      if (p->bNoDirect) {
+        return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND doc = ?2", zDb, zN);
+      }
       return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND first = ?2", zDb, zN);
     default:
       return sqlite3_mprintf("SELECT type, value FROM json_each(?1)");
@@ -341,6 +357,7 @@ static void iiCacheClear(inverted_index_vtab *p) {
   p->pDirty = NULL;
   iiDocMapUnref(p->pMap);
   p->pMap = NULL;
+  for (i = 0; p->aElemNext && i < (size_t)p->nField; i++) p->aElemNext[i] = -1;
 }
 
 /* Slot of (iCode, z, n) in aByName: the entry or the empty slot. */
@@ -1075,9 +1092,8 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
     nPresent = t ? (sqlite3_int64)roaring_bitmap_get_cardinality(t->pPost) : 0;
     bRoom = 1;
   }
-  zSql = sqlite3_mprintf(
-      "SELECT first, n, doc, length(terms) FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first", p->zDb,
-      p->zName);
+  zSql = sqlite3_mprintf("SELECT first, n, doc, %s FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first",
+                         p->bNoDirect ? "NULL" : "length(terms)", p->zDb, p->zName);
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
@@ -1956,13 +1972,19 @@ static unsigned char *iiElemBlob(IiValues *v, int iField, size_t *pnBlob, int *p
 /* The first free element number of field iField. */
 static int iiElemNext(inverted_index_vtab *p, int iField, sqlite3_int64 *piNext) {
   int rc = SQLITE_OK;
-  sqlite3_stmt *pStmt = iiStmt(p, II_STMT_ELEM_NEXT, &rc);
+  sqlite3_stmt *pStmt;
   *piNext = 0;
+  if (p->aElemNext && p->aElemNext[iField] >= 0) {
+    *piNext = p->aElemNext[iField];
+    return SQLITE_OK;
+  }
+  pStmt = iiStmt(p, II_STMT_ELEM_NEXT, &rc);
   if (pStmt == NULL) return rc;
   sqlite3_bind_int(pStmt, 1, iField);
   if (sqlite3_step(pStmt) == SQLITE_ROW) *piNext = sqlite3_column_int64(pStmt, 0);
   iiReset(p, pStmt, &rc);
   if (rc == SQLITE_OK && (*piNext < 0 || *piNext > 0xFFFFFFFFll)) rc = iiCorrupt(p, "element range", "elems");
+  if (rc == SQLITE_OK && p->aElemNext) p->aElemNext[iField] = *piNext;
   return rc;
 }
 
@@ -2126,6 +2148,10 @@ static int iiElemsAdd(inverted_index_vtab *p, IiValues *v, int iField, uint32_t 
     rc = iiTermPending(p, r->pTerm, (uint32_t)(iFirst + r->iElem), 1);
   }
   if (rc == SQLITE_OK) iiElemMapSet(p, iField, iFirst, v->anElem[iField], iDoc);
+  if (rc == SQLITE_OK && p->aElemNext && p->aElemNext[iField] >= 0 &&
+      iFirst + v->anElem[iField] > p->aElemNext[iField]) {
+    p->aElemNext[iField] = iFirst + v->anElem[iField];
+  }
   return rc;
 }
 
@@ -2298,7 +2324,7 @@ static int iiDeleteValues(inverted_index_vtab *p, sqlite3_int64 iRowid, sqlite3_
     pStmt = iiStmt(p, II_STMT_ELEM_DELETE, &rc);
     if (pStmt) {
       sqlite3_bind_int(pStmt, 1, i);
-      sqlite3_bind_int64(pStmt, 2, aFirst[i]);
+      sqlite3_bind_int64(pStmt, 2, iRowid); /* direct = off: keyed by document */
       sqlite3_step(pStmt);
       iiReset(p, pStmt, &rc);
     }
@@ -3455,6 +3481,7 @@ static void iiVtabFree(inverted_index_vtab *p) {
   sqlite3_free(p->anKey);
   sqlite3_free(p->aazKey);
   sqlite3_free(p->aeLayout);
+  sqlite3_free(p->aElemNext);
   sqlite3_free(p->zContent);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
@@ -3581,6 +3608,11 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     *pzErr = sqlite3_mprintf("inverted_index: at least one field is required");
     rc = SQLITE_ERROR;
   }
+  if (rc == SQLITE_OK && p->bNoDirect && p->bElems) {
+    p->aElemNext = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
+    if (p->aElemNext == NULL) rc = SQLITE_NOMEM;
+    for (i = 0; rc == SQLITE_OK && i < p->nField; i++) p->aElemNext[i] = -1;
+  }
   if (rc == SQLITE_OK && p->bNoDirect && !p->zContent) {
     *pzErr = sqlite3_mprintf(
         "inverted_index: direct=off needs content=TABLE: the index keeps no copy of the values, and "
@@ -3605,7 +3637,14 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
       for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
       nosqlBufferAppendf(&rc, &b, ");");
     }
-    if (p->bElems) {
+    if (p->bElems && p->bNoDirect) {
+      /* The ranges alone, keyed by document ('delete' finds them by it). */
+      nosqlBufferAppendf(
+          &rc, &b,
+          "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, doc INTEGER NOT NULL, first "
+          "INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY(field, doc)) WITHOUT ROWID;",
+          p->zDb, p->zName);
+    } else if (p->bElems) {
       nosqlBufferAppendf(
           &rc, &b,
           "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, first INTEGER NOT NULL, doc "

@@ -159,6 +159,7 @@ struct inverted_index_vtab {
   NosqlBuffer terms;              /* Scratch: terms of the row being written */
   sqlite3_int64 iBulkDoc;         /* 'rebuild' under way: the next document number; else -1 */
   sqlite3_int64 iBulkTerm;        /* 'rebuild' under way: the last term id given */
+  sqlite3_int64 *aElemNext;       /* direct = off: next free element number per field, -1 unknown; or NULL */
   sqlite3_int64 *aBulkElem;       /* 'rebuild' under way: next element number per field; else NULL */
 };
 
