@@ -65,13 +65,27 @@
 **
 ** Special commands: INSERT INTO audience(audience) VALUES('rebuild'),
 ** ('integrity-check'), ('optimize'), and
-** INSERT INTO audience(audience, rowid) VALUES('delete', 7).
+** INSERT INTO audience(audience, rowid) VALUES('delete', 7) (old values
+** may follow the rowid: read under direct=off, ignored otherwise).
 ** Option content=TABLE indexes an existing table: field values are read
 ** from TABLE's columns of the same names by rowid, the application keeps
 ** the index in step (triggers), and 'rebuild' re-reads TABLE. TABLE needs
 ** an INTEGER PRIMARY KEY (VACUUM may renumber the rowids of a table
 ** without one). An INSERT or UPDATE onto a taken rowid under OR REPLACE
 ** (inherited by a trigger from the write that fired it) replaces.
+**
+** Option direct=off (content= only) takes FTS5's external-content rule:
+** no direct index, no per-element term ids, no <name>_docs; a document's
+** number is its rowid (0 .. 4294967294), and 'delete' needs the old
+** values, INSERT INTO t(t, rowid, f1...) VALUES('delete', old.rowid,
+** old.f1...), from which it computes the terms to take out (SQL DELETE
+** and UPDATE on the index are refused; a trigger does 'delete' + INSERT).
+** Two reserved terms '' of field code 0xFFFF post the live documents and
+** those without terms (II_CODE_LIVE, II_CODE_EMPTY); <name>_elems keeps
+** the element ranges alone, keyed by (field, doc). 'integrity-check'
+** recomputes every posting list from the content table. Wrong old values
+** corrupt the index as in FTS5 (integrity-check finds it; 'rebuild'
+** repairs it). direct=on, the default, is the format described below.
 **
 ** How it works. Each document gets a dense 32-bit document number. Shadow
 ** tables (schemas in docs/inverted_index.md):
@@ -641,7 +655,7 @@ static int iiFlush(inverted_index_vtab *p) {
       size_t nBlob = 0;
       unsigned char *aBlob = NULL;
       if (nCard > 0) {
-        aBlob = iiBitmapFrame(t->pPost, &nBlob);
+        aBlob = iiPostingFrame(t->pPost, p->bNoDirect, &nBlob);
         if (aBlob == NULL) rc = SQLITE_NOMEM;
       }
       if (rc == SQLITE_OK) {
