@@ -2957,6 +2957,15 @@ static int iiOptimizeNoDirect(inverted_index_vtab *p) {
   if (rc == SQLITE_OK) {
     rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\" WHERE docs = 0", p->zDb, p->zName));
   }
+  if (rc == SQLITE_OK && p->bElems) {
+    /* The ranges rewritten in key order, as iiOptimize() does: below every
+    ** key (by field), then back up in ascending order, appended. */
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET field = field - 65536", p->zDb, p->zName));
+    if (rc == SQLITE_OK) {
+      rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET field = field + 65536 WHERE field < 0",
+                                     p->zDb, p->zName));
+    }
+  }
   if (rc == SQLITE_OK) rc = iiPack(p);
   iiCacheClear(p);
   iiDocMapStale(p);
