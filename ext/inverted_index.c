@@ -2292,7 +2292,9 @@ static int iiDeleteValues(inverted_index_vtab *p, sqlite3_int64 iRowid, sqlite3_
   if (rc == SQLITE_OK) {
     rc = iiParseValues(p, apVal, &v, &zErr);
     if (rc == SQLITE_ERROR && zErr) {
-      nosqlVtabError(&p->base, "inverted_index: 'delete' of rowid %lld: %s", iRowid, zErr + 16);
+      /* The value's message, without its own "inverted_index: " prefix. */
+      const char *zMsg = strncmp(zErr, "inverted_index: ", 16) == 0 ? zErr + 16 : zErr;
+      nosqlVtabError(&p->base, "inverted_index: 'delete' of rowid %lld: %s", iRowid, zMsg);
     }
     sqlite3_free(zErr);
   }
