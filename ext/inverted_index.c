@@ -65,13 +65,27 @@
 **
 ** Special commands: INSERT INTO audience(audience) VALUES('rebuild'),
 ** ('integrity-check'), ('optimize'), and
-** INSERT INTO audience(audience, rowid) VALUES('delete', 7).
+** INSERT INTO audience(audience, rowid) VALUES('delete', 7) (old values
+** may follow the rowid: read under direct=off, ignored otherwise).
 ** Option content=TABLE indexes an existing table: field values are read
 ** from TABLE's columns of the same names by rowid, the application keeps
 ** the index in step (triggers), and 'rebuild' re-reads TABLE. TABLE needs
 ** an INTEGER PRIMARY KEY (VACUUM may renumber the rowids of a table
 ** without one). An INSERT or UPDATE onto a taken rowid under OR REPLACE
 ** (inherited by a trigger from the write that fired it) replaces.
+**
+** Option direct=off (content= only) takes FTS5's external-content rule:
+** no direct index, no per-element term ids, no <name>_docs; a document's
+** number is its rowid (0 .. 4294967294), and 'delete' needs the old
+** values, INSERT INTO t(t, rowid, f1...) VALUES('delete', old.rowid,
+** old.f1...), from which it computes the terms to take out (SQL DELETE
+** and UPDATE on the index are refused; a trigger does 'delete' + INSERT).
+** Two reserved terms '' of field code 0xFFFF post the live documents and
+** those without terms (II_CODE_LIVE, II_CODE_EMPTY); <name>_elems keeps
+** the element ranges alone, keyed by (field, doc). 'integrity-check'
+** recomputes every posting list from the content table. Wrong old values
+** corrupt the index as in FTS5 (integrity-check finds it; 'rebuild'
+** repairs it). direct=on, the default, is the format described below.
 **
 ** How it works. Each document gets a dense 32-bit document number. Shadow
 ** tables (schemas in docs/inverted_index.md):
@@ -209,17 +223,37 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
     case II_STMT_REAL_TEXT:
       return sqlite3_mprintf("SELECT CAST(?1 AS REAL)");
     case II_STMT_ELEM_BY_DOC:
+      if (p->bNoDirect) {
+        return sqlite3_mprintf("SELECT first, n, NULL FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND doc = ?2",
+                               zDb, zN);
+      }
       return sqlite3_mprintf("SELECT first, n, terms FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND doc = ?2",
                              zDb, zN);
     case II_STMT_ELEM_NEXT:
+      /* direct = off: no index on first; scanned once, then counted (aElemNext). */
+      if (p->bNoDirect) {
+        return sqlite3_mprintf("SELECT max(first + n) FROM \"%w\".\"%w_elems\" WHERE field = ?1", zDb, zN);
+      }
       return sqlite3_mprintf(
           "SELECT first + n FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first DESC LIMIT 1", zDb, zN);
     case II_STMT_ELEM_INSERT:
+      if (p->bNoDirect) {
+        return sqlite3_mprintf(
+            "INSERT INTO \"%w\".\"%w_elems\"(field, first, doc, n) VALUES (?1, ?2, ?3, ?4)", zDb, zN);
+      }
       return sqlite3_mprintf(
           "INSERT INTO \"%w\".\"%w_elems\"(field, first, doc, n, terms) VALUES (?1, ?2, ?3, "
           "?4, ?5)",
           zDb, zN);
+    case II_STMT_TERM_INSERT_FULL:
+      return sqlite3_mprintf(
+          "INSERT INTO \"%w\".\"%w_terms\"(id, docs, postings, field, term) VALUES (?1, ?2, ?3, ?4, ?5)", zDb,
+          zN);
     case II_STMT_ELEM_DELETE:
+      /* direct = off: keyed by document (?2 is the document). */
+      if (p->bNoDirect) {
+        return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND doc = ?2", zDb, zN);
+      }
       return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND first = ?2", zDb, zN);
     default:
       return sqlite3_mprintf("SELECT type, value FROM json_each(?1)");
@@ -278,6 +312,7 @@ int iiCorrupt(inverted_index_vtab *p, const char *zWhat, const char *zSuffix) {
 int iiCodeOk(inverted_index_vtab *p, sqlite3_int64 iCode) {
   int iField = II_CODE_FIELD(iCode), iSlot = II_CODE_SLOT(iCode);
   sqlite3_int64 iElem = II_CODE_ELEM(iCode);
+  if (p->bNoDirect && (iCode == II_CODE_LIVE || iCode == II_CODE_EMPTY)) return 1;
   if (iCode < 0 || iField >= p->nField) return 0;
   if (p->aeLayout[iField] == II_LAYOUT_PLAIN) return iSlot == 0 && iElem == 0;
   if (iSlot < II_SLOT_PRESENT || iSlot > p->anKey[iField] + 1) return 0;
@@ -294,6 +329,8 @@ char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode) {
   sqlite3_int64 iElem = II_CODE_ELEM(iCode);
   const char *zKey;
   if (!iiCodeOk(p, iCode)) return sqlite3_mprintf("?");
+  if (iCode == II_CODE_LIVE) return sqlite3_mprintf("(documents)");
+  if (iCode == II_CODE_EMPTY) return sqlite3_mprintf("(documents without terms)");
   zKey = iSlot > II_SLOT_PRESENT ? p->aazKey[iField][iSlot - 2] : NULL;
   if (iElem == 0) return sqlite3_mprintf("%s%s%s", p->azField[iField], zKey ? "." : "", zKey ? zKey : "");
   return sqlite3_mprintf("%s%s%s_%lld", p->azField[iField], zKey ? "." : "", zKey ? zKey : "", iElem);
@@ -334,6 +371,7 @@ static void iiCacheClear(inverted_index_vtab *p) {
   p->pDirty = NULL;
   iiDocMapUnref(p->pMap);
   p->pMap = NULL;
+  for (i = 0; p->aElemNext && i < (size_t)p->nField; i++) p->aElemNext[i] = -1;
 }
 
 /* Slot of (iCode, z, n) in aByName: the entry or the empty slot. */
@@ -444,7 +482,11 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
   if (rc == SQLITE_OK && id == 0) {
     if (!bCreate) return SQLITE_OK;
     bNew = 1;
-    pStmt = iiStmt(p, II_STMT_TERM_INSERT, &rc);
+    /* In a 'rebuild', ids from a counter; the rows are written at the
+    ** flush, in id order, posting lists included: appended, full pages
+    ** (rows written first and grown by their posting lists split them). */
+    pStmt = p->iBulkDoc >= 0 ? NULL : iiStmt(p, II_STMT_TERM_INSERT, &rc);
+    if (rc == SQLITE_OK && pStmt == NULL) id = ++p->iBulkTerm;
     if (pStmt) {
       sqlite3_bind_int64(pStmt, 1, iCode);
       sqlite3_bind_text(pStmt, 2, z, n, SQLITE_STATIC);
@@ -464,6 +506,7 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
   if (rc != SQLITE_OK) return rc;
   t = iiTermNew(id, iCode, z, n);
   if (t == NULL) return SQLITE_NOMEM;
+  if (bNew && p->iBulkDoc >= 0) t->bUnwritten = 1;
   if (bNew) {
     /* Its row was just written with no postings: nothing to load at the flush. */
     t->pPost = roaring_bitmap_create();
@@ -577,8 +620,27 @@ static int iiTermAddBufFlush(IiTerm *t) {
 }
 
 /* Merge every pending change into the stored posting lists. */
+static int iiCmpTermId(const void *a, const void *b) {
+  sqlite3_int64 x = (*(IiTerm *const *)a)->id, y = (*(IiTerm *const *)b)->id;
+  return x < y ? -1 : x > y;
+}
+
 static int iiFlush(inverted_index_vtab *p) {
   int rc = SQLITE_OK;
+  if (p->pDirty && p->pDirty->pDirtyNext) {
+    /* Written in id order: the rows' b-tree sees ascending keys. */
+    size_t n = 0, i;
+    IiTerm *t, **a;
+    for (t = p->pDirty; t; t = t->pDirtyNext) n++;
+    a = (IiTerm **)sqlite3_malloc64(sizeof(IiTerm *) * n);
+    if (a) {
+      for (n = 0, t = p->pDirty; t; t = t->pDirtyNext) a[n++] = t;
+      qsort(a, n, sizeof(IiTerm *), iiCmpTermId);
+      for (i = 0; i < n; i++) a[i]->pDirtyNext = i + 1 < n ? a[i + 1] : NULL;
+      p->pDirty = a[0];
+      sqlite3_free(a);
+    }
+  }
   while (p->pDirty && rc == SQLITE_OK) {
     IiTerm *t = p->pDirty;
     sqlite3_stmt *pStmt;
@@ -587,21 +649,26 @@ static int iiFlush(inverted_index_vtab *p) {
     if (rc != SQLITE_OK) break;
     if (t->pDel) roaring_bitmap_andnot_inplace(t->pPost, t->pDel);
     if (t->pAdd) roaring_bitmap_or_inplace(t->pPost, t->pAdd);
-    pStmt = iiStmt(p, II_STMT_TERM_WRITE, &rc);
+    pStmt = iiStmt(p, t->bUnwritten ? II_STMT_TERM_INSERT_FULL : II_STMT_TERM_WRITE, &rc);
     if (pStmt) {
       uint64_t nCard = roaring_bitmap_get_cardinality(t->pPost);
       size_t nBlob = 0;
       unsigned char *aBlob = NULL;
       if (nCard > 0) {
-        aBlob = iiBitmapFrame(t->pPost, &nBlob);
+        aBlob = iiPostingFrame(t->pPost, p->bNoDirect, &nBlob);
         if (aBlob == NULL) rc = SQLITE_NOMEM;
       }
       if (rc == SQLITE_OK) {
         sqlite3_bind_int64(pStmt, 1, t->id);
         sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)nCard);
         if (aBlob) sqlite3_bind_blob64(pStmt, 3, aBlob, nBlob, sqlite3_free);
+        if (t->bUnwritten) {
+          sqlite3_bind_int64(pStmt, 4, t->iCode);
+          sqlite3_bind_text(pStmt, 5, t->zTerm, t->nTerm, SQLITE_STATIC);
+        }
         sqlite3_step(pStmt);
         iiReset(p, pStmt, &rc);
+        if (rc == SQLITE_OK) t->bUnwritten = 0;
         p->nCacheBytes = p->nCacheBytes - t->nPostBytes + nBlob;
         t->nPostBytes = nBlob;
       } else {
@@ -758,6 +825,32 @@ static int iiDocMapLoad(inverted_index_vtab *p) {
   pMap->bOrdered = 1;
   pMap->pLive = roaring_bitmap_create();
   if (pMap->pLive == NULL) rc = SQLITE_NOMEM;
+  if (p->bNoDirect) {
+    /* Documents are rowids: the live ones are a stored posting list. */
+    IiTerm *t = NULL;
+    if (rc == SQLITE_OK) rc = iiFlush(p);
+    if (rc == SQLITE_OK) rc = iiTermByName(p, II_CODE_LIVE, "", 0, 0, &t);
+    if (rc == SQLITE_OK && t) rc = iiTermLoad(p, t);
+    if (rc == SQLITE_OK && t) {
+      roaring_bitmap_free(pMap->pLive);
+      pMap->pLive = roaring_bitmap_copy(t->pPost);
+      if (pMap->pLive == NULL) rc = SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_OK && !roaring_bitmap_is_empty(pMap->pLive)) {
+      uint32_t iMax = roaring_bitmap_maximum(pMap->pLive);
+      if (iMax > II_ROWID_MAX) {
+        rc = iiCorrupt(p, "document list", "terms");
+      } else {
+        pMap->nDoc = iMax + 1;
+      }
+    }
+    if (rc != SQLITE_OK) {
+      iiDocMapUnref(pMap);
+      return rc;
+    }
+    p->pMap = pMap;
+    return SQLITE_OK;
+  }
   zSql = sqlite3_mprintf("SELECT doc, id FROM \"%w\".\"%w_docs\" ORDER BY doc", p->zDb, p->zName);
   if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
@@ -846,6 +939,12 @@ static void iiDocMapNote(inverted_index_vtab *p, int rc, int eOp, uint32_t iDoc,
   /* The element maps were kept in step by iiElemMapSet(). */
   if (eOp == II_NOTE_DELETE) {
     roaring_bitmap_remove(pMap->pLive, iDoc);
+    return;
+  }
+  if (pMap->aRowid == NULL && p->bNoDirect) {
+    /* Document = rowid: an insert (the only other write). */
+    roaring_bitmap_add(pMap->pLive, iDoc);
+    if (iDoc >= pMap->nDoc) pMap->nDoc = iDoc + 1;
     return;
   }
   if (eOp == II_NOTE_MOVE) {
@@ -981,7 +1080,8 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
   int rc = SQLITE_OK;
   uint32_t *aDoc = NULL;
   sqlite3_int64 nAlloc = 0, iEnd = 0, nSeen = 0;
-  int bRoom = 0; /* iiElemRoom() passed */
+  int bRoom = 0;               /* iiElemRoom() passed */
+  sqlite3_int64 nPresent = -1; /* direct = off: the field's live elements */
   if (pMap->nElemField == 0) {
     pMap->aaElemDoc = (uint32_t **)sqlite3_malloc64(sizeof(uint32_t *) * (size_t)p->nField);
     pMap->anElem = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * (size_t)p->nField);
@@ -996,9 +1096,18 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
     pMap->nElemField = p->nField;
   }
   if (pMap->aaElemDoc[iField]) return SQLITE_OK;
-  zSql = sqlite3_mprintf(
-      "SELECT first, n, doc, length(terms) FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first", p->zDb,
-      p->zName);
+  if (p->bNoDirect) {
+    /* No element term rows to bound n by: every element has the presence
+    ** term, whose posting list bounds the element numbers instead. */
+    IiTerm *t = NULL;
+    rc = iiTermByName(p, II_CODE(iField, II_SLOT_PRESENT, 0), "", 0, 0, &t);
+    if (rc == SQLITE_OK && t) rc = iiTermLoad(p, t);
+    if (rc != SQLITE_OK) return rc;
+    nPresent = t ? (sqlite3_int64)roaring_bitmap_get_cardinality(t->pPost) : 0;
+    bRoom = 1;
+  }
+  zSql = sqlite3_mprintf("SELECT first, n, doc, %s FROM \"%w\".\"%w_elems\" WHERE field = ?1 ORDER BY first",
+                         p->bNoDirect ? "NULL" : "length(terms)", p->zDb, p->zName);
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
@@ -1016,6 +1125,10 @@ static int iiElemMapLoad(inverted_index_vtab *p, int iField) {
     ** the map outgrow the stored rows (the blob itself is checked where
     ** it is decoded). */
     sqlite3_int64 nMax = (sqlite3_column_int64(pStmt, 3) - II_FRAME2_HDR) / 2;
+    if (nPresent >= 0) {
+      sqlite3_int64 nRoom = 4 * nPresent + II_MAP_SLACK;
+      nMax = iFirst > nRoom || n > nRoom - iFirst ? -1 : nPresent;
+    }
     if (!iiElemRangeOk(iFirst, n) || n > nMax || iFirst < iEnd || iDoc < 0 || iDoc >= pMap->nDoc ||
         !roaring_bitmap_contains(pMap->pLive, (uint32_t)iDoc)) {
       rc = iiCorrupt(p, "element range", "elems");
@@ -1873,13 +1986,19 @@ static unsigned char *iiElemBlob(IiValues *v, int iField, size_t *pnBlob, int *p
 /* The first free element number of field iField. */
 static int iiElemNext(inverted_index_vtab *p, int iField, sqlite3_int64 *piNext) {
   int rc = SQLITE_OK;
-  sqlite3_stmt *pStmt = iiStmt(p, II_STMT_ELEM_NEXT, &rc);
+  sqlite3_stmt *pStmt;
   *piNext = 0;
+  if (p->aElemNext && p->aElemNext[iField] >= 0) {
+    *piNext = p->aElemNext[iField];
+    return SQLITE_OK;
+  }
+  pStmt = iiStmt(p, II_STMT_ELEM_NEXT, &rc);
   if (pStmt == NULL) return rc;
   sqlite3_bind_int(pStmt, 1, iField);
   if (sqlite3_step(pStmt) == SQLITE_ROW) *piNext = sqlite3_column_int64(pStmt, 0);
   iiReset(p, pStmt, &rc);
   if (rc == SQLITE_OK && (*piNext < 0 || *piNext > 0xFFFFFFFFll)) rc = iiCorrupt(p, "element range", "elems");
+  if (rc == SQLITE_OK && p->aElemNext) p->aElemNext[iField] = *piNext;
   return rc;
 }
 
@@ -2024,14 +2143,15 @@ static int iiElemsRemove(inverted_index_vtab *p, int iField, uint32_t iDoc) {
 static int iiElemsAdd(inverted_index_vtab *p, IiValues *v, int iField, uint32_t iDoc, sqlite3_int64 iFirst) {
   int rc = SQLITE_OK, i;
   size_t nBlob = 0;
-  unsigned char *aBlob = iiElemBlob(v, iField, &nBlob, &rc);
+  /* direct = off: the range alone ('delete' gives the values back). */
+  unsigned char *aBlob = p->bNoDirect ? NULL : iiElemBlob(v, iField, &nBlob, &rc);
   sqlite3_stmt *pStmt = iiStmt(p, II_STMT_ELEM_INSERT, &rc);
-  if (pStmt && aBlob) {
+  if (pStmt && (aBlob || p->bNoDirect)) {
     sqlite3_bind_int(pStmt, 1, iField);
     sqlite3_bind_int64(pStmt, 2, iFirst);
     sqlite3_bind_int64(pStmt, 3, iDoc);
     sqlite3_bind_int(pStmt, 4, v->anElem[iField]);
-    sqlite3_bind_blob64(pStmt, 5, aBlob, nBlob, SQLITE_STATIC);
+    if (aBlob) sqlite3_bind_blob64(pStmt, 5, aBlob, nBlob, SQLITE_STATIC);
     sqlite3_step(pStmt);
     iiReset(p, pStmt, &rc);
   }
@@ -2042,6 +2162,10 @@ static int iiElemsAdd(inverted_index_vtab *p, IiValues *v, int iField, uint32_t 
     rc = iiTermPending(p, r->pTerm, (uint32_t)(iFirst + r->iElem), 1);
   }
   if (rc == SQLITE_OK) iiElemMapSet(p, iField, iFirst, v->anElem[iField], iDoc);
+  if (rc == SQLITE_OK && p->aElemNext && p->aElemNext[iField] >= 0 &&
+      iFirst + v->anElem[iField] > p->aElemNext[iField]) {
+    p->aElemNext[iField] = iFirst + v->anElem[iField];
+  }
   return rc;
 }
 
@@ -2100,6 +2224,136 @@ static int iiScalar(inverted_index_vtab *p, int eStmt, sqlite3_int64 *piVal, int
 
 static int iiDeleteDoc(inverted_index_vtab *p, sqlite3_int64 iRowid);
 
+/* direct = off: rowid iRowid can be a document number, else an error. */
+static int iiRowidCheck(inverted_index_vtab *p, sqlite3_int64 iRowid) {
+  if (iRowid >= 0 && iRowid <= II_ROWID_MAX) return SQLITE_OK;
+  nosqlVtabError(&p->base,
+                 "inverted_index: rowid %lld is out of range: %s has direct=off, whose rowids are 0 to "
+                 "4294967294",
+                 iRowid, p->zName);
+  return SQLITE_MISMATCH;
+}
+
+/* direct = off: *pbFound, whether rowid iRowid (in range) is a live document. */
+static int iiLiveHas(inverted_index_vtab *p, sqlite3_int64 iRowid, int *pbFound) {
+  int rc = iiDocMapLoad(p);
+  *pbFound = rc == SQLITE_OK && roaring_bitmap_contains(p->pMap->pLive, (uint32_t)iRowid);
+  return rc;
+}
+
+/* The error of a direct = off table asked to delete without the old values. */
+static int iiNeedValues(inverted_index_vtab *p, const char *zWhat) {
+  nosqlVtabError(&p->base,
+                 "inverted_index: %s needs the old values: %s has direct=off (INSERT INTO %s(%s, rowid, "
+                 "...) VALUES('delete', old.rowid, old values...), then INSERT the new row)",
+                 zWhat, p->zName, p->zName, p->zName);
+  return SQLITE_ERROR;
+}
+
+/*
+** direct = off: 'delete' the document of rowid iRowid, whose indexed
+** values are apVal (FTS5's external-content rule): pending removals of its
+** terms, computed from the values, and of its element ranges. Values that
+** name a term the index does not have, or another number of elements than
+** stored, are an error; other wrong values go undetected until
+** 'integrity-check' (as in FTS5).
+*/
+static int iiDeleteValues(inverted_index_vtab *p, sqlite3_int64 iRowid, sqlite3_value **apVal) {
+  int rc = SQLITE_OK, i, bFound = 0, bNull = 1;
+  char *zErr = NULL;
+  IiValues v = {0, 0, 0, 0};
+  IiTerm *pLiveTerm = NULL, *pEmptyTerm = NULL;
+  sqlite3_int64 *aFirst = NULL;
+  if (iRowid >= 0 && iRowid <= II_ROWID_MAX) rc = iiLiveHas(p, iRowid, &bFound);
+  if (rc == SQLITE_OK && !bFound) {
+    nosqlVtabError(&p->base, "inverted_index: rowid %lld is not in the index", iRowid);
+    return SQLITE_ERROR;
+  }
+  for (i = 0; i < p->nField; i++) {
+    if (sqlite3_value_type(apVal[i]) != SQLITE_NULL) bNull = 0;
+  }
+  if (rc == SQLITE_OK) rc = iiTermByName(p, II_CODE_LIVE, "", 0, 0, &pLiveTerm);
+  if (rc == SQLITE_OK) rc = iiTermByName(p, II_CODE_EMPTY, "", 0, 0, &pEmptyTerm);
+  if (rc == SQLITE_OK && pLiveTerm == NULL) rc = iiCorrupt(p, "document list", "terms");
+  if (rc == SQLITE_OK && bNull) {
+    /* No values at all: right only for a document indexed with no term. */
+    int bEmpty = 0;
+    if (pEmptyTerm) {
+      rc = iiTermLoad(p, pEmptyTerm);
+      if (rc == SQLITE_OK) {
+        bEmpty = (roaring_bitmap_contains(pEmptyTerm->pPost, (uint32_t)iRowid) ||
+                  (pEmptyTerm->pAdd && roaring_bitmap_contains(pEmptyTerm->pAdd, (uint32_t)iRowid)));
+        for (i = 0; !bEmpty && i < pEmptyTerm->nAddBuf; i++) bEmpty = pEmptyTerm->aAddBuf[i] == iRowid;
+        if (pEmptyTerm->pDel && roaring_bitmap_contains(pEmptyTerm->pDel, (uint32_t)iRowid)) bEmpty = 0;
+      }
+    }
+    if (rc == SQLITE_OK && !bEmpty) rc = iiNeedValues(p, "'delete'");
+  }
+  if (rc == SQLITE_OK) {
+    rc = iiParseValues(p, apVal, &v, &zErr);
+    if (rc == SQLITE_ERROR && zErr) {
+      /* The value's message, without its own "inverted_index: " prefix. */
+      const char *zMsg = strncmp(zErr, "inverted_index: ", 16) == 0 ? zErr + 16 : zErr;
+      nosqlVtabError(&p->base, "inverted_index: 'delete' of rowid %lld: %s", iRowid, zMsg);
+    }
+    sqlite3_free(zErr);
+  }
+  for (i = 0; rc == SQLITE_OK && i < v.nTerm; i++) {
+    IiRowTerm *r = &v.aTerm[i];
+    rc = iiTermByName(p, r->iCode, (const char *)p->terms.a + r->iOff, r->nTerm, 0, &r->pTerm);
+    if (rc == SQLITE_OK && r->pTerm == NULL) {
+      char *zName = iiCodeName(p, r->iCode);
+      nosqlVtabError(&p->base,
+                     "inverted_index: 'delete' of rowid %lld: the values given are not the indexed ones "
+                     "(%s:'%.*s' is not in %s)",
+                     iRowid, zName ? zName : "?", r->nTerm, (const char *)p->terms.a + r->iOff, p->zName);
+      sqlite3_free(zName);
+      rc = SQLITE_ERROR;
+    }
+  }
+  if (rc == SQLITE_OK && p->bElems) {
+    aFirst = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
+    if (aFirst == NULL) rc = SQLITE_NOMEM;
+    for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+      sqlite3_int64 n = 0;
+      aFirst[i] = -1;
+      if (p->aeLayout[i] != II_LAYOUT_ELEMENTS) continue;
+      rc = iiElemRange(p, i, (uint32_t)iRowid, &aFirst[i], &n);
+      if (rc == SQLITE_OK && n != v.anElem[i]) {
+        nosqlVtabError(&p->base,
+                       "inverted_index: 'delete' of rowid %lld: the values given are not the indexed ones "
+                       "(field '%s' has %lld elements in %s, the values %d)",
+                       iRowid, p->azField[i], n, p->zName, v.anElem[i]);
+        rc = SQLITE_ERROR;
+      }
+    }
+  }
+  /* Checked: now the removals. */
+  for (i = 0; rc == SQLITE_OK && i < v.nTerm; i++) {
+    IiRowTerm *r = &v.aTerm[i];
+    uint32_t e = r->iElem < 0 ? (uint32_t)iRowid : (uint32_t)(aFirst[II_CODE_FIELD(r->iCode)] + r->iElem);
+    rc = iiTermPending(p, r->pTerm, e, 0);
+  }
+  for (i = 0; rc == SQLITE_OK && aFirst && i < p->nField; i++) {
+    sqlite3_stmt *pStmt;
+    if (aFirst[i] < 0) continue;
+    pStmt = iiStmt(p, II_STMT_ELEM_DELETE, &rc);
+    if (pStmt) {
+      sqlite3_bind_int(pStmt, 1, i);
+      sqlite3_bind_int64(pStmt, 2, iRowid); /* direct = off: keyed by document */
+      sqlite3_step(pStmt);
+      iiReset(p, pStmt, &rc);
+    }
+    if (rc == SQLITE_OK) iiElemMapSet(p, i, aFirst[i], v.anElem[i], 0xFFFFFFFFu);
+  }
+  if (rc == SQLITE_OK) rc = iiTermPending(p, pLiveTerm, (uint32_t)iRowid, 0);
+  if (rc == SQLITE_OK && v.nTerm == 0 && pEmptyTerm) rc = iiTermPending(p, pEmptyTerm, (uint32_t)iRowid, 0);
+  iiDocMapNote(p, rc, II_NOTE_DELETE, (uint32_t)iRowid, iRowid);
+  sqlite3_free(aFirst);
+  iiValuesFree(&v);
+  return rc;
+}
+
 /*
 ** Write a document: iOldRowid's document (bUpdate) or a new one, now with
 ** rowid iRowid and field values apVal. Checks everything that can be
@@ -2128,7 +2382,23 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     p->base.zErrMsg = zErr;
     zErr = NULL;
   }
-  if (rc == SQLITE_OK && bBulk) {
+  if (rc == SQLITE_OK && p->bNoDirect) {
+    /* Document = rowid; a 'rebuild' writes distinct rowids into emptied tables. */
+    rc = iiRowidCheck(p, iRowid);
+    if (rc == SQLITE_OK && !bBulk) rc = iiLiveHas(p, iRowid, &bFound);
+    if (rc == SQLITE_OK && bFound) {
+      if (sqlite3_vtab_on_conflict(p->db) == SQLITE_REPLACE) {
+        nosqlVtabError(&p->base,
+                       "inverted_index: rowid %lld already exists and %s has direct=off: replacing it needs "
+                       "its old values ('delete' them first)",
+                       iRowid, p->zName);
+      } else {
+        nosqlVtabError(&p->base, "inverted_index: rowid %lld already exists", iRowid);
+      }
+      rc = SQLITE_CONSTRAINT;
+    }
+    iDoc = (uint32_t)iRowid;
+  } else if (rc == SQLITE_OK && bBulk) {
     iDoc = (uint32_t)p->iBulkDoc;
   } else if (rc == SQLITE_OK && (!bUpdate || iRowid != iOldRowid)) {
     uint32_t iIgnore;
@@ -2157,7 +2427,7 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
       if (aOld == NULL) rc = SQLITE_NOMEM;
     }
     for (i = 0; rc == SQLITE_OK && i < nOldId; i++) rc = iiTermById(p, aOldId[i], &aOld[i]);
-  } else if (rc == SQLITE_OK && !bBulk) {
+  } else if (rc == SQLITE_OK && !bBulk && !p->bNoDirect) {
     sqlite3_int64 iMax = 0;
     int bNull;
     rc = iiScalar(p, II_STMT_MAX_DOC, &iMax, &bNull);
@@ -2202,7 +2472,14 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     }
   }
   if (rc == SQLITE_OK) rc = iiResolveTerms(p, &v, &aBlob, &nBlob);
-  if (rc == SQLITE_OK) {
+  if (rc == SQLITE_OK && p->bNoDirect) {
+    /* The document's own terms: live, and empty when it has no term. */
+    IiTerm *t = NULL;
+    rc = iiTermByName(p, II_CODE_LIVE, "", 0, 1, &t);
+    if (rc == SQLITE_OK) rc = iiTermPending(p, t, iDoc, 1);
+    if (rc == SQLITE_OK && v.nTerm == 0) rc = iiTermByName(p, II_CODE_EMPTY, "", 0, 1, &t);
+    if (rc == SQLITE_OK && v.nTerm == 0) rc = iiTermPending(p, t, iDoc, 1);
+  } else if (rc == SQLITE_OK) {
     pStmt = iiStmt(p, bUpdate ? II_STMT_DOC_SET_TERMS : II_STMT_DOC_INSERT, &rc);
     if (pStmt) {
       sqlite3_bind_int64(pStmt, 1, iDoc);
@@ -2381,7 +2658,9 @@ static int iiRebuild(inverted_index_vtab *p) {
     if (rc == SQLITE_OK) rc = sqlite3_reset(pStmt);
   }
   iiCacheClear(p);
-  if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_docs\"", p->zDb, p->zName));
+  if (rc == SQLITE_OK && !p->bNoDirect) {
+    rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_docs\"", p->zDb, p->zName));
+  }
   if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\"", p->zDb, p->zName));
   if (rc == SQLITE_OK && p->bElems) {
     rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\"", p->zDb, p->zName));
@@ -2391,6 +2670,7 @@ static int iiRebuild(inverted_index_vtab *p) {
     if (p->aBulkElem == NULL) rc = SQLITE_NOMEM;
     for (i = 0; rc == SQLITE_OK && i < p->nField; i++) p->aBulkElem[i] = 0;
     p->iBulkDoc = 0;
+    p->iBulkTerm = 0;
   }
   if (p->zContent) {
     sqlite3_value **ap = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)nCol);
@@ -2423,7 +2703,18 @@ static int iiRebuild(inverted_index_vtab *p) {
   p->aBulkElem = NULL;
   for (k = 0; k < nCopy; k++) sqlite3_value_free(aCopy[k]);
   sqlite3_free(aCopy);
-  if (rc == SQLITE_OK) rc = iiFlush(p);
+  if (rc == SQLITE_OK) {
+    rc = iiFlush(p);
+  } else {
+    /* Failed: what it wrote stays unless SQLite rolls back (an interrupt,
+    ** a resource error), so the terms it made get their rows, as the
+    ** documents written name them; the first error is the one reported. */
+    char *zErr = p->base.zErrMsg;
+    p->base.zErrMsg = NULL;
+    if (iiFlush(p) != SQLITE_OK) iiCacheClear(p);
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = zErr;
+  }
   return rc;
 }
 
@@ -2537,7 +2828,8 @@ static int iiPack(inverted_index_vtab *p) {
     rc = iiExec(p,
                 sqlite3_mprintf("UPDATE \"%w\".\"%w_terms\" SET id = id + %lld WHERE id < 0", zDb, zN, mId));
   }
-  if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("REINDEX \"%w\".\"%w_docs\"", zDb, zN));
+  if (rc == SQLITE_OK && !p->bNoDirect)
+    rc = iiExec(p, sqlite3_mprintf("REINDEX \"%w\".\"%w_docs\"", zDb, zN));
   if (rc == SQLITE_OK) rc = iiExec(p, sqlite3_mprintf("REINDEX \"%w\".\"%w_terms\"", zDb, zN));
   if (rc == SQLITE_OK && p->bElems) rc = iiExec(p, sqlite3_mprintf("REINDEX \"%w\".\"%w_elems\"", zDb, zN));
   return rc;
@@ -2556,9 +2848,11 @@ static int iiPack(inverted_index_vtab *p) {
 ** descending order at the left end: the tables doubled, half of each page
 ** unused.) Element rows of no document (damage) are left as they are.
 */
+static int iiOptimizeNoDirect(inverted_index_vtab *p);
 static int iiOptimize(inverted_index_vtab *p) {
   int rc = iiFlush(p);
   const char *zDb = p->zDb, *zN = p->zName;
+  if (rc == SQLITE_OK && p->bNoDirect) return iiOptimizeNoDirect(p);
   sqlite3_int64 nDoc = 0, mDoc = 0, mDocE = 0, nElem = 0, mFirst = 0, kDoc, kFirst;
   if (rc == SQLITE_OK)
     rc = iiExecInt(p, sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w_docs\"", zDb, zN), &nDoc);
@@ -2632,6 +2926,184 @@ static int iiOptimize(inverted_index_vtab *p) {
   return rc;
 }
 
+/*
+** 'optimize' of a direct = off table: document numbers are rowids and
+** elements keep their numbers (no stored terms to move them by); every
+** posting list is rewritten run-length optimized, terms without documents
+** dropped, the tables packed (iiPack).
+*/
+static int iiOptimizeNoDirect(inverted_index_vtab *p) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc;
+  char *zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\" ORDER BY id", p->zDb, p->zName);
+  iiCacheClear(p);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    IiTerm *t = NULL;
+    rc = iiTermById(p, sqlite3_column_int64(pStmt, 0), &t);
+    if (rc == SQLITE_OK) rc = iiTermLoad(p, t);
+    if (rc == SQLITE_OK && !t->bDirty) {
+      /* Dirty without a change: iiFlush() writes it again, framed anew. */
+      t->bDirty = 1;
+      t->pDirtyNext = p->pDirty;
+      p->pDirty = t;
+    }
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  if (rc == SQLITE_OK) rc = iiFlush(p);
+  if (rc == SQLITE_OK) {
+    rc = iiExec(p, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_terms\" WHERE docs = 0", p->zDb, p->zName));
+  }
+  if (rc == SQLITE_OK && p->bElems) {
+    /* The ranges rewritten in key order, as iiOptimize() does: below every
+    ** key (by field), then back up in ascending order, appended. */
+    rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET field = field - 65536", p->zDb, p->zName));
+    if (rc == SQLITE_OK) {
+      rc = iiExec(p, sqlite3_mprintf("UPDATE \"%w\".\"%w_elems\" SET field = field + 65536 WHERE field < 0",
+                                     p->zDb, p->zName));
+    }
+  }
+  if (rc == SQLITE_OK) rc = iiPack(p);
+  iiCacheClear(p);
+  iiDocMapStale(p);
+  return rc;
+}
+
+/*
+** 'integrity-check' of a direct = off table: the posting lists computed
+** again from the content table (every row a document, its rowid the
+** document number, its elements at the range its <name>_elems row gives)
+** must equal the stored ones, term by term, the two document lists
+** included; every <name>_elems row must belong to a row.
+*/
+static int iiIntegrityCheckNoDirect(inverted_index_vtab *p) {
+  int rc = SQLITE_OK, i;
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  sqlite3_int64 nElemRow = 0, nElemStored = 0;
+  sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
+  if (apVal == NULL) return SQLITE_NOMEM;
+  iiCacheClear(p);
+  iiDocMapStale(p);
+  zSql = iiSourceSql(p);
+  if (zSql == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+    nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
+  }
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
+    IiValues v = {0, 0, 0, 0};
+    char *zErr = NULL;
+    int bMatch = 1;
+    IiTerm *t = NULL;
+    for (i = 0; i < p->nField; i++) apVal[i] = sqlite3_column_value(pStmt, i + 1);
+    if (iRowid < 0 || iRowid > II_ROWID_MAX) {
+      nosqlVtabError(
+          &p->base,
+          "inverted_index: integrity-check failed: row %lld is out of the rowid range of direct=off", iRowid);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
+    rc = iiParseValues(p, apVal, &v, &zErr);
+    if (rc == SQLITE_ERROR) {
+      nosqlVtabError(&p->base, "inverted_index: integrity-check failed: row %lld: %s", iRowid,
+                     zErr ? zErr : "");
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+    sqlite3_free(zErr);
+    /* Element ranges first: a term's element numbers need them. */
+    for (i = 0; rc == SQLITE_OK && bMatch && p->bElems && i < p->nField; i++) {
+      sqlite3_int64 iFirst = -1, n = 0;
+      int k;
+      if (p->aeLayout[i] != II_LAYOUT_ELEMENTS) continue;
+      rc = iiElemRange(p, i, (uint32_t)iRowid, &iFirst, &n);
+      if (rc == SQLITE_OK && n != v.anElem[i]) bMatch = 0;
+      if (iFirst >= 0) nElemRow++;
+      for (k = 0; rc == SQLITE_OK && bMatch && k < v.nTerm; k++) {
+        IiRowTerm *r = &v.aTerm[k];
+        if (r->iElem < 0 || II_CODE_FIELD(r->iCode) != i) continue;
+        rc = iiTermByName(p, r->iCode, (const char *)p->terms.a + r->iOff, r->nTerm, 0, &t);
+        if (rc == SQLITE_OK && t == NULL) bMatch = 0;
+        if (rc == SQLITE_OK && t) rc = iiScratchAdd(p, t, (uint32_t)(iFirst + r->iElem), 0);
+      }
+    }
+    for (i = 0; rc == SQLITE_OK && bMatch && i < v.nTerm; i++) {
+      IiRowTerm *r = &v.aTerm[i];
+      if (r->iElem >= 0) continue;
+      rc = iiTermByName(p, r->iCode, (const char *)p->terms.a + r->iOff, r->nTerm, 0, &t);
+      if (rc == SQLITE_OK && t == NULL) bMatch = 0;
+      if (rc == SQLITE_OK && t) rc = iiScratchAdd(p, t, (uint32_t)iRowid, 0);
+    }
+    if (rc == SQLITE_OK && bMatch) rc = iiTermByName(p, II_CODE_LIVE, "", 0, 0, &t);
+    if (rc == SQLITE_OK && bMatch && t == NULL) bMatch = 0;
+    if (rc == SQLITE_OK && bMatch) rc = iiScratchAdd(p, t, (uint32_t)iRowid, 0);
+    if (rc == SQLITE_OK && bMatch && v.nTerm == 0) {
+      rc = iiTermByName(p, II_CODE_EMPTY, "", 0, 0, &t);
+      if (rc == SQLITE_OK && t == NULL) bMatch = 0;
+      if (rc == SQLITE_OK && t) rc = iiScratchAdd(p, t, (uint32_t)iRowid, 0);
+    }
+    if (rc == SQLITE_OK && !bMatch) {
+      nosqlVtabError(
+          &p->base, "inverted_index: integrity-check failed: the index of row %lld does not match its values",
+          iRowid);
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+    iiValuesFree(&v);
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    pStmt = NULL;
+    if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
+      nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
+      rc = rc2;
+    }
+  }
+  /* Every stored posting list against the recomputed one. */
+  zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\"", p->zDb, p->zName);
+  if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    IiTerm *t = NULL;
+    rc = iiTermById(p, sqlite3_column_int64(pStmt, 0), &t);
+    if (rc == SQLITE_OK) rc = iiTermLoad(p, t);
+    if (rc == SQLITE_OK &&
+        !(t->pAdd ? roaring_bitmap_equals(t->pPost, t->pAdd) : roaring_bitmap_is_empty(t->pPost))) {
+      char *zName = iiCodeName(p, t->iCode);
+      nosqlVtabError(&p->base,
+                     "inverted_index: integrity-check failed: the posting list of %s:'%q' does not match the "
+                     "content table %s",
+                     zName ? zName : "?", t->zTerm, p->zContent);
+      sqlite3_free(zName);
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  if (rc == SQLITE_OK && p->bElems) {
+    rc = iiExecInt(p, sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w_elems\"", p->zDb, p->zName),
+                   &nElemStored);
+    if (rc == SQLITE_OK && nElemStored != nElemRow) {
+      nosqlVtabError(&p->base,
+                     "inverted_index: integrity-check failed: %lld element rows in %s_elems have no document",
+                     nElemStored - nElemRow, p->zName);
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+  }
+  sqlite3_free(apVal);
+  iiCacheClear(p);
+  return rc;
+}
+
 static int iiCmpI64(const void *a, const void *b) {
   sqlite3_int64 x = *(const sqlite3_int64 *)a, y = *(const sqlite3_int64 *)b;
   return x < y ? -1 : x > y;
@@ -2684,11 +3156,20 @@ static int iiElemsCheckRanges(inverted_index_vtab *p) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   sqlite3_int64 nOrphan = 0, nOverlap = 0;
-  zSql = sqlite3_mprintf(
-      "SELECT (SELECT count(*) FROM \"%w\".\"%w_elems\" WHERE doc NOT IN (SELECT doc FROM "
-      "\"%w\".\"%w_docs\")), (SELECT count(*) FROM (SELECT first, lag(first + n) OVER (PARTITION BY "
-      "field ORDER BY first) AS prev FROM \"%w\".\"%w_elems\") WHERE first < prev)",
-      p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName);
+  /* direct = off has no <name>_docs: rows without a document are found by 'integrity-check'. */
+  char *zOrphan = p->bNoDirect
+                      ? sqlite3_mprintf("0")
+                      : sqlite3_mprintf(
+                            "SELECT count(*) FROM \"%w\".\"%w_elems\" WHERE doc NOT IN (SELECT doc FROM "
+                            "\"%w\".\"%w_docs\")",
+                            p->zDb, p->zName, p->zDb, p->zName);
+  zSql = zOrphan ? sqlite3_mprintf(
+                       "SELECT (%s), (SELECT count(*) FROM (SELECT first, lag(first + n) OVER "
+                       "(PARTITION BY field ORDER BY first) AS prev FROM \"%w\".\"%w_elems\") "
+                       "WHERE first < prev)",
+                       zOrphan, p->zDb, p->zName)
+                 : NULL;
+  sqlite3_free(zOrphan);
   if (zSql == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
@@ -2732,6 +3213,11 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
   if (apVal == NULL) return SQLITE_NOMEM;
   if (rc == SQLITE_OK && p->zContent) rc = iiContentStable(p, 1, NULL);
+  if (rc == SQLITE_OK && p->bNoDirect) {
+    sqlite3_free(apVal);
+    if (p->bElems) rc = iiElemsCheckRanges(p);
+    return rc == SQLITE_OK ? iiIntegrityCheckNoDirect(p) : rc;
+  }
   if (rc == SQLITE_OK && p->bElems) rc = iiElemsCheckRanges(p);
   if (rc == SQLITE_OK) rc = iiPostingsFromDirect(p, 0);
   zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\"", p->zDb, p->zName);
@@ -3020,6 +3506,7 @@ static void iiVtabFree(inverted_index_vtab *p) {
   sqlite3_free(p->anKey);
   sqlite3_free(p->aazKey);
   sqlite3_free(p->aeLayout);
+  sqlite3_free(p->aElemNext);
   sqlite3_free(p->zContent);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
@@ -3033,7 +3520,7 @@ static void iiVtabFree(inverted_index_vtab *p) {
 static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                   char **pzErr, int bCreate) {
   inverted_index_vtab *p;
-  int rc = SQLITE_OK, i, j;
+  int rc = SQLITE_OK, i, j, bDirectSeen = 0;
   NosqlBuffer decl = {0, 0, 0};
   *ppVtab = NULL;
   p = (inverted_index_vtab *)sqlite3_malloc64(sizeof(*p));
@@ -3061,6 +3548,18 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
       char *zVal = nosqlDequote(zEq + 1, (int)strlen(zEq + 1));
       if (zKey == NULL || zVal == NULL) {
         rc = SQLITE_NOMEM;
+      } else if (sqlite3_stricmp(zKey, "direct") == 0) {
+        /* direct = on (the default) or off: kept in the CREATE text, read at every connect. */
+        if (bDirectSeen) {
+          *pzErr = sqlite3_mprintf("inverted_index: direct= is given twice");
+          rc = SQLITE_ERROR;
+        } else if (sqlite3_stricmp(zVal, "on") == 0 || sqlite3_stricmp(zVal, "off") == 0) {
+          p->bNoDirect = sqlite3_stricmp(zVal, "off") == 0;
+          bDirectSeen = 1;
+        } else {
+          *pzErr = sqlite3_mprintf("inverted_index: direct=%s: expected 'on' or 'off'", zVal);
+          rc = SQLITE_ERROR;
+        }
       } else if (sqlite3_stricmp(zKey, "content") != 0) {
         *pzErr = sqlite3_mprintf("inverted_index: unknown option '%s'", zKey);
         rc = SQLITE_ERROR;
@@ -3134,6 +3633,17 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     *pzErr = sqlite3_mprintf("inverted_index: at least one field is required");
     rc = SQLITE_ERROR;
   }
+  if (rc == SQLITE_OK && p->bNoDirect && p->bElems) {
+    p->aElemNext = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
+    if (p->aElemNext == NULL) rc = SQLITE_NOMEM;
+    for (i = 0; rc == SQLITE_OK && i < p->nField; i++) p->aElemNext[i] = -1;
+  }
+  if (rc == SQLITE_OK && p->bNoDirect && !p->zContent) {
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: direct=off needs content=TABLE: the index keeps no copy of the values, and "
+        "'delete' takes them from the content table's old row");
+    rc = SQLITE_ERROR;
+  }
   if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "inverted_index", argv[1], argv[2], pzErr);
   if (rc == SQLITE_OK && bCreate && p->zContent) rc = iiContentStable(p, 0, pzErr);
   if (rc == SQLITE_OK && bCreate) {
@@ -3141,12 +3651,25 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     nosqlBufferAppendf(
         &rc, &b,
         "CREATE TABLE \"%w\".\"%w_terms\"(id INTEGER PRIMARY KEY, field INTEGER NOT NULL, term TEXT "
-        "NOT NULL, docs INTEGER NOT NULL, postings BLOB, UNIQUE(field, term));"
-        "CREATE TABLE \"%w\".\"%w_docs\"(doc INTEGER PRIMARY KEY, id INTEGER NOT NULL UNIQUE, terms BLOB",
-        p->zDb, p->zName, p->zDb, p->zName);
-    for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
-    nosqlBufferAppendf(&rc, &b, ");");
-    if (p->bElems) {
+        "NOT NULL, docs INTEGER NOT NULL, postings BLOB, UNIQUE(field, term));",
+        p->zDb, p->zName);
+    if (!p->bNoDirect) {
+      /* direct = off has no document map: documents are rowids. */
+      nosqlBufferAppendf(&rc, &b,
+                         "CREATE TABLE \"%w\".\"%w_docs\"(doc INTEGER PRIMARY KEY, id INTEGER NOT NULL "
+                         "UNIQUE, terms BLOB",
+                         p->zDb, p->zName);
+      for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
+      nosqlBufferAppendf(&rc, &b, ");");
+    }
+    if (p->bElems && p->bNoDirect) {
+      /* The ranges alone, keyed by document ('delete' finds them by it). */
+      nosqlBufferAppendf(
+          &rc, &b,
+          "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, doc INTEGER NOT NULL, first "
+          "INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY(field, doc)) WITHOUT ROWID;",
+          p->zDb, p->zName);
+    } else if (p->bElems) {
       nosqlBufferAppendf(
           &rc, &b,
           "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, first INTEGER NOT NULL, doc "
@@ -3314,7 +3837,7 @@ static void iiCursorSettle(inverted_index_cursor *pCur) {
     return;
   }
   pCur->iDoc = pCur->it.current_value;
-  pCur->iRowid = pCur->pMap->aRowid[pCur->iDoc];
+  pCur->iRowid = pCur->pMap->aRowid ? pCur->pMap->aRowid[pCur->iDoc] : (sqlite3_int64)pCur->iDoc;
   if (pCur->iRowid > pCur->iHi) pCur->bEof = 1;
 }
 
@@ -3407,6 +3930,11 @@ static int iiFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, const char *i
   } else if (pMap->bOrdered) {
     /* Document numbers follow rowids: start at the first rowid >= iLo. */
     uint32_t lo = 0, hi = pMap->nDoc;
+    if (pMap->aRowid == NULL) {
+      /* Document = rowid (direct = off). */
+      lo = iLo <= 0 ? 0 : iLo >= (sqlite3_int64)hi ? hi : (uint32_t)iLo;
+      hi = lo;
+    }
     while (lo < hi) {
       uint32_t mid = lo + (hi - lo) / 2;
       if (pMap->aRowid[mid] < iLo)
@@ -3427,7 +3955,7 @@ static int iiFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, const char *i
     for (roaring_init_iterator(pCur->pResult, &it); it.has_value; roaring_advance_uint32_iterator(&it)) {
       sqlite3_int64 iRowid;
       if (it.current_value >= pMap->nDoc) break;
-      iRowid = pMap->aRowid[it.current_value];
+      iRowid = pMap->aRowid ? pMap->aRowid[it.current_value] : (sqlite3_int64)it.current_value;
       if (iRowid < iLo || iRowid > iHi) continue;
       pCur->aRow[pCur->nRow].iRowid = iRowid;
       pCur->aRow[pCur->nRow].iDoc = it.current_value;
@@ -3490,7 +4018,8 @@ static int iiRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
 }
 
 /* A special command, INSERT INTO t(t [, rowid]) VALUES(cmd [, rowid]). */
-static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value *pRowid) {
+static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value *pRowid,
+                     sqlite3_value **apVal) {
   const char *zCmd = (const char *)sqlite3_value_text(pCmd);
   if (zCmd == NULL) return SQLITE_NOMEM;
   if (sqlite3_stricmp(zCmd, "rebuild") == 0) return iiRebuild(p);
@@ -3501,6 +4030,8 @@ static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value 
       nosqlVtabError(&p->base, "inverted_index: 'delete' needs the rowid of the document");
       return SQLITE_ERROR;
     }
+    /* direct = on: the values, if any, are not needed (nor read). */
+    if (p->bNoDirect) return iiDeleteValues(p, sqlite3_value_int64(pRowid), apVal);
     return iiDeleteDoc(p, sqlite3_value_int64(pRowid));
   }
   {
@@ -3517,19 +4048,28 @@ static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value 
 static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite3_int64 *pRowid) {
   inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
   int rc = SQLITE_OK;
+  if (argc == 1 && p->bNoDirect) return iiNeedValues(p, "DELETE");
   if (argc == 1) return iiDeleteDoc(p, sqlite3_value_int64(argv[0]));
   if (sqlite3_value_type(argv[2 + p->nField]) != SQLITE_NULL) {
     if (sqlite3_value_type(argv[0]) != SQLITE_NULL) {
       nosqlVtabError(pVtab, "inverted_index: the column %s takes commands in INSERT only", p->zName);
       return SQLITE_ERROR;
     }
-    return iiCommand(p, argv[2 + p->nField], argv[1]);
+    return iiCommand(p, argv[2 + p->nField], argv[1], argv + 2);
   }
+  if (p->bNoDirect && sqlite3_value_type(argv[0]) != SQLITE_NULL) return iiNeedValues(p, "UPDATE");
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
     sqlite3_int64 iRowid;
     if (sqlite3_value_type(argv[1]) == SQLITE_NULL) {
       int bNull;
-      rc = iiScalar(p, II_STMT_MAX_ROWID, &iRowid, &bNull);
+      if (p->bNoDirect) {
+        /* The largest document number is the largest rowid. */
+        rc = iiDocMapLoad(p);
+        bNull = rc == SQLITE_OK && roaring_bitmap_is_empty(p->pMap->pLive);
+        iRowid = bNull ? 0 : (sqlite3_int64)roaring_bitmap_maximum(p->pMap->pLive);
+      } else {
+        rc = iiScalar(p, II_STMT_MAX_ROWID, &iRowid, &bNull);
+      }
       if (rc != SQLITE_OK) return rc;
       if (bNull) iRowid = 0;
       if (iRowid == 0x7fffffffffffffffll) {
@@ -3639,9 +4179,12 @@ static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
   iiEnter(p->pGlobal);
   rc = iiLeave(p->pGlobal, iiFlush(p));
   if (rc == SQLITE_OK) {
-    rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_docs\" RENAME TO \"%w_docs\";"
-                                   "ALTER TABLE \"%w\".\"%w_terms\" RENAME TO \"%w_terms\";",
-                                   p->zDb, p->zName, zNew, p->zDb, p->zName, zNew));
+    rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_terms\" RENAME TO \"%w_terms\";", p->zDb,
+                                   p->zName, zNew));
+  }
+  if (rc == SQLITE_OK && !p->bNoDirect) {
+    rc = iiExec(
+        p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_docs\" RENAME TO \"%w_docs\";", p->zDb, p->zName, zNew));
   }
   if (rc == SQLITE_OK && p->bElems) {
     rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_elems\" RENAME TO \"%w_elems\";", p->zDb,

@@ -45,6 +45,17 @@ struct IiGlobal {
 #define II_CODE_SLOT(c) ((int)(((c) >> 16) & 0xffff))
 #define II_CODE_ELEM(c) ((c) >> 32)
 
+/*
+** With direct = off (no direct index, document number = rowid) two terms
+** '' of the reserved field number 0xFFFF (never a field's: at most 65535
+** fields, numbered from 0) post the documents: every live one (the map's
+** pLive) and those indexed with no term (which a 'delete' without values
+** may remove). The vocabulary does not list them (term '').
+*/
+#define II_CODE_LIVE II_CODE(0xFFFF, 0, 0)
+#define II_CODE_EMPTY II_CODE(0xFFFF, 1, 0)
+#define II_ROWID_MAX 0xFFFFFFFEll /* Largest rowid under direct = off */
+
 /* Layouts of a NESTED field (inverted_index_vtab.aeLayout). */
 #define II_LAYOUT_PLAIN 0    /* Not nested */
 #define II_LAYOUT_ELEMENTS 1 /* Element sub-documents with their own numbers (default) */
@@ -65,6 +76,7 @@ struct IiTerm {
   int nAddBufAlloc;        /* Entries allocated for aAddBuf */
   IiTerm *pDirtyNext;      /* Next term with pending changes */
   int bDirty;              /* True while on the dirty list */
+  int bUnwritten;          /* Made by a 'rebuild': its <name>_terms row is written at the flush */
 };
 
 /*
@@ -74,7 +86,7 @@ struct IiTerm {
 */
 struct IiDocMap {
   int nRef;                   /* References: the table's and its cursors' */
-  sqlite3_int64 *aRowid;      /* aRowid[doc]; holes repeat the previous live rowid */
+  sqlite3_int64 *aRowid;      /* aRowid[doc]; holes repeat the previous live rowid; NULL: doc = rowid */
   uint32_t nDoc;              /* Entries of aRowid: largest document number + 1 */
   sqlite3_int64 nAlloc;       /* Entries allocated for aRowid */
   roaring_bitmap_t *pLive;    /* Document numbers in use (the universe of NOT) */
@@ -114,6 +126,7 @@ enum {
   II_STMT_ELEM_NEXT,
   II_STMT_ELEM_INSERT,
   II_STMT_ELEM_DELETE,
+  II_STMT_TERM_INSERT_FULL,
   II_N_STMT
 };
 
@@ -132,6 +145,7 @@ struct inverted_index_vtab {
   unsigned char *aeLayout;        /* II_LAYOUT_... per field */
   int bElems;                     /* True if a field has the elements layout (<name>_elems exists) */
   char *zContent;                 /* content= table, or NULL */
+  int bNoDirect;                  /* direct = off: no <name>_docs, document = rowid, 'delete' takes values */
   sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
   sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
   IiDocMap *pMap;                 /* Current document map, or NULL */
@@ -144,6 +158,8 @@ struct inverted_index_vtab {
   roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
   NosqlBuffer terms;              /* Scratch: terms of the row being written */
   sqlite3_int64 iBulkDoc;         /* 'rebuild' under way: the next document number; else -1 */
+  sqlite3_int64 iBulkTerm;        /* 'rebuild' under way: the last term id given */
+  sqlite3_int64 *aElemNext;       /* direct = off: next free element number per field, -1 unknown; or NULL */
   sqlite3_int64 *aBulkElem;       /* 'rebuild' under way: next element number per field; else NULL */
 };
 

@@ -201,11 +201,86 @@ unsigned char *iiBitmapFrame(roaring_bitmap_t *p, size_t *pn) {
   return a;
 }
 
+unsigned char *iiPostingFrame(roaring_bitmap_t *p, int bList, size_t *pn) {
+  uint64_t nCard;
+  size_t nRoaring;
+  unsigned char *a, *z;
+  uint32_t *aVal;
+  roaring_bitmap_run_optimize(p);
+  nRoaring = II_FRAME_HDR + roaring_bitmap_portable_size_in_bytes(p);
+  nCard = roaring_bitmap_get_cardinality(p);
+  /* At least a byte a value: no smaller than the bitmap, skip the encoding. */
+  if (!bList || II_FRAME2_HDR + nCard >= nRoaring) return iiBitmapFrame(p, pn);
+  aVal = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * (size_t)nCard + 1);
+  a = (unsigned char *)sqlite3_malloc64(II_FRAME2_HDR + 5 * (size_t)nCard + 1);
+  if (aVal == NULL || a == NULL) {
+    sqlite3_free(aVal);
+    sqlite3_free(a);
+    return NULL;
+  }
+  roaring_bitmap_to_uint32_array(p, aVal);
+  z = a + II_FRAME2_HDR;
+  if (nCard > 0) {
+    uint64_t k;
+    z = iiVarintPut(z, aVal[0] + 1 == 0 ? 0xFFFFFFFFu : aVal[0] + 1);
+    for (k = 1; k < nCard; k++) z = iiVarintPut(z, aVal[k] - aVal[k - 1]);
+  }
+  sqlite3_free(aVal);
+  if ((size_t)(z - a) >= nRoaring || (nCard > 0 && roaring_bitmap_minimum(p) == 0xFFFFFFFFu)) {
+    sqlite3_free(a);
+    return iiBitmapFrame(p, pn);
+  }
+  iiFrame2Header(a, (size_t)(z - a), II_LIST_MAGIC);
+  *pn = (size_t)(z - a);
+  return a;
+}
+
+/* Decode an "IIV1" posting list (frame checked by the caller): NULL with *pRc set on failure. */
+static roaring_bitmap_t *iiListDecode(const unsigned char *aPay, size_t nPay, int *pRc) {
+  uint32_t *aVal = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * nPay + 1);
+  size_t off = 0, nVal = 0;
+  uint64_t iVal = 0;
+  roaring_bitmap_t *p;
+  if (aVal == NULL) {
+    *pRc = SQLITE_NOMEM;
+    return NULL;
+  }
+  while (off < nPay) {
+    uint64_t v;
+    if (iiVarintGet(aPay, nPay, &off, &v) || v == 0) break;
+    /* The first value is stored plus one, so that every varint is >= 1. */
+    iVal = nVal == 0 ? v - 1 : iVal + v;
+    if (iVal > 0xFFFFFFFEull) break;
+    aVal[nVal++] = (uint32_t)iVal;
+  }
+  if (off < nPay) {
+    sqlite3_free(aVal);
+    *pRc = SQLITE_CORRUPT;
+    return NULL;
+  }
+  p = roaring_bitmap_create();
+  if (p == NULL) {
+    sqlite3_free(aVal);
+    *pRc = SQLITE_NOMEM;
+    return NULL;
+  }
+  roaring_bitmap_add_many(p, nVal, aVal);
+  sqlite3_free(aVal);
+  return p;
+}
+
 /* Decode a framed bitmap: NULL with *pRc SQLITE_CORRUPT or SQLITE_NOMEM on failure. */
 roaring_bitmap_t *iiBitmapUnframe(const unsigned char *a, size_t n, int *pRc) {
   const unsigned char *aPay;
   size_t nPay;
   if (*pRc != SQLITE_OK) return NULL;
+  if (a && n >= 4 && iiGet32(a) == II_LIST_MAGIC) {
+    if (iiFrame2Check(a, n, II_LIST_MAGIC, &aPay, &nPay)) {
+      *pRc = SQLITE_CORRUPT;
+      return NULL;
+    }
+    return iiListDecode(aPay, nPay, pRc);
+  }
   if (iiFrameCheck(a, n, &aPay, &nPay)) {
     *pRc = SQLITE_CORRUPT;
     return NULL;

@@ -366,6 +366,7 @@ static int iiFacetsField(ii_companion_cursor *pCur, inverted_index_vtab *p, int 
     else
       memset(aCount, 0, sizeof(int64_t) * (size_t)nTerm * (size_t)nAud);
   }
+  if (p->bNoDirect) eMethod = 1; /* No direct index to walk */
   if (rc == SQLITE_OK && nTerm > 0 && eMethod == 0) {
     /*
     ** Estimated nanoseconds of each method, constants from tests/bench
@@ -592,6 +593,13 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
       eMethod = 1;
     } else if (zMethod && sqlite3_stricmp(zMethod, "direct") == 0) {
       eMethod = 2;
+      if (p->bNoDirect) {
+        nosqlVtabError(cur->pVtab,
+                       "%s: method 'direct' needs the direct index, which %s does not keep (direct=off); use "
+                       "method 'bitmap'",
+                       zWho, p->zName);
+        return SQLITE_ERROR;
+      }
     } else if (zMethod) {
       nosqlVtabError(cur->pVtab, "%s: unknown method '%s' (expected 'bitmap' or 'direct')", zWho, zMethod);
       return SQLITE_ERROR;

@@ -992,6 +992,17 @@ size_t iiElemEncode(const unsigned char *aWord, size_t nWord, unsigned char *aOu
 int iiElemUnpack(const unsigned char *a, size_t n, unsigned char *aOut, size_t *pnOut);
 unsigned char *iiBitmapFrame(struct roaring_bitmap_s *p, size_t *pn);
 struct roaring_bitmap_s *iiBitmapUnframe(const unsigned char *a, size_t n, int *pRc);
+/*
+** Posting lists of a direct = off index may also be "IIV1" (the 8-byte
+** frame, then the values ascending as LEB128 varints: the first plus one,
+** then each gap, >= 1; values at most 2^32 - 2), written when smaller than
+** the bitmap's "IIB1" (sparse lists: a byte or two a value against the
+** bitmap's two and its per-container headers). iiPostingFrame writes p as
+** "IIV1" when bList and that is smaller, else as iiBitmapFrame does;
+** iiBitmapUnframe reads both (a damaged list is SQLITE_CORRUPT).
+*/
+#define II_LIST_MAGIC 0x31564949u /* "IIV1" read as a little-endian u32 */
+unsigned char *iiPostingFrame(struct roaring_bitmap_s *p, int bList, size_t *pn);
 
 /*
 ** Queries: iiQueryParseNested returns the parsed tree (free with

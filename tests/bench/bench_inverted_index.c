@@ -134,9 +134,11 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
                                  "inverted_index",
                                  "FTS5 detail=none, content=''",
                                  "inverted_index content=, row by row",
-                                 "inverted_index content=, 'rebuild'"};
-  double aTime[6];
-  sqlite3_int64 aBytes[6];
+                                 "inverted_index content=, 'rebuild'",
+                                 "inverted_index content=, direct=off, row by row",
+                                 "inverted_index content=, direct=off, 'rebuild'"};
+  double aTime[8];
+  sqlite3_int64 aBytes[8];
   int64_t nTerm = 0;
   int s, i, f, k;
   (void)pB;
@@ -161,8 +163,10 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
             "CREATE VIRTUAL TABLE docs_fts0 USING fts5(tokens, detail=none, content='');"
             "CREATE TABLE aud_src(id INTEGER PRIMARY KEY, f0, f1, f2, f3);"
             "CREATE VIRTUAL TABLE audr USING inverted_index(f0, f1, f2, f3, content=aud_src);"
-            "CREATE VIRTUAL TABLE audc USING inverted_index(f0, f1, f2, f3, content=aud_src);");
-  for (s = 0; s < 6; s++) {
+            "CREATE VIRTUAL TABLE audc USING inverted_index(f0, f1, f2, f3, content=aud_src);"
+            "CREATE VIRTUAL TABLE auddr USING inverted_index(f0, f1, f2, f3, content=aud_src, direct=off);"
+            "CREATE VIRTUAL TABLE auddc USING inverted_index(f0, f1, f2, f3, content=aud_src, direct=off);");
+  for (s = 0; s < 8; s++) {
     sqlite3_stmt *pIns = NULL;
     sqlite3_int64 nBefore;
     double t0;
@@ -173,8 +177,10 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
     t0 = benchNow();
     benchExec(db, "BEGIN");
     if (s >= 4) {
-      benchExec(db, s == 4 ? "INSERT INTO audr(rowid, f0, f1, f2, f3) SELECT * FROM aud_src"
-                           : "INSERT INTO audc(audc) VALUES ('rebuild')");
+      benchExec(db, s == 4   ? "INSERT INTO audr(rowid, f0, f1, f2, f3) SELECT * FROM aud_src"
+                    : s == 5 ? "INSERT INTO audc(audc) VALUES ('rebuild')"
+                    : s == 6 ? "INSERT INTO auddr(rowid, f0, f1, f2, f3) SELECT * FROM aud_src"
+                             : "INSERT INTO auddc(auddc) VALUES ('rebuild')");
       benchExec(db, "COMMIT");
       aTime[s] = benchNow() - t0;
       aBytes[s] = iiBenchBytes(db) - nBefore;
@@ -229,7 +235,7 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   printf(
       "| structure | build ms | ns/term | bytes | bytes/term | ratio (time) "
       "|\n|---|---:|---:|---:|---:|---:|\n");
-  for (s = 0; s < 6; s++) {
+  for (s = 0; s < 8; s++) {
     printf("| %s | %.0f | %.0f | %lld | %.2f | %.2fx |\n", azName[s], aTime[s] * 1e3,
            aTime[s] * 1e9 / (double)nTerm, (long long)aBytes[s], (double)aBytes[s] / (double)nTerm,
            aTime[s] / aTime[0]);
@@ -251,6 +257,22 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
           "%.2f.\n",
           sqlite3_column_double(pStmt, 0) / (double)nTerm, sqlite3_column_double(pStmt, 1) / (double)nTerm,
           sqlite3_column_double(pStmt, 2) / (double)nTerm);
+    }
+    sqlite3_finalize(pStmt);
+    pStmt = NULL;
+    /* Where the bytes of the content= builds go (dbstat: pages of each b-tree). */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT name, sum(pgsize) FROM dbstat WHERE name LIKE 'audc%' OR name LIKE "
+                           "'sqlite_autoindex_audc%' OR name LIKE 'auddc%' OR name LIKE "
+                           "'sqlite_autoindex_auddc%' GROUP BY name ORDER BY name",
+                           -1, &pStmt, 0) == SQLITE_OK) {
+      printf(
+          "\nBytes per term by b-tree (dbstat), content= 'rebuild' with direct=on (audc) and off (auddc):");
+      while (sqlite3_step(pStmt) == SQLITE_ROW) {
+        printf(" %s %.2f;", (const char *)sqlite3_column_text(pStmt, 0),
+               sqlite3_column_double(pStmt, 1) / (double)nTerm);
+      }
+      printf("\n");
     }
     sqlite3_finalize(pStmt);
   }

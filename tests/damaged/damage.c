@@ -116,6 +116,33 @@ static const Scenario aScenario[] = {
       "DELETE FROM t WHERE t MATCH 's:{k:k4}'", "INSERT INTO t(t) VALUES ('integrity-check')",
       "INSERT INTO t(t) VALUES ('optimize')", "INSERT INTO t(t) VALUES ('rebuild')",
       "INSERT INTO t(t) VALUES ('integrity-check')", "SELECT rowid FROM t WHERE t MATCH 's:{k:k1}'", NULL}},
+    {"inverted_index direct=off",
+     "t\\_%",
+     "CREATE TABLE src(id INTEGER PRIMARY KEY, a, s, m);"
+     "CREATE VIRTUAL TABLE t USING inverted_index(a, s NESTED(k, l), m NESTED(x) NUMBERED, content=src, "
+     "direct=off);"
+     "CREATE TRIGGER src_ai AFTER INSERT ON src BEGIN INSERT INTO t(rowid, a, s, m) VALUES (new.id, new.a, "
+     "new.s, new.m); END;"
+     "CREATE TRIGGER src_ad AFTER DELETE ON src BEGIN INSERT INTO t(t, rowid, a, s, m) VALUES ('delete', "
+     "old.id, old.a, old.s, old.m); END;"
+     "CREATE TRIGGER src_au AFTER UPDATE ON src BEGIN INSERT INTO t(t, rowid, a, s, m) VALUES ('delete', "
+     "old.id, old.a, old.s, old.m); INSERT INTO t(rowid, a, s, m) VALUES (new.id, new.a, new.s, new.m); END;"
+     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)"
+     " INSERT INTO src SELECT i, json_array('x' || (i % 7), 'y' || (i % 3)),"
+     " json_array(json_object('k', 'k' || (i % 7), 'l', 'l' || (i % 3)), json_object('k', 'k' || (i % 4))),"
+     " json_array(json_object('x', 'x' || (i % 6)), json_object()) FROM n;"
+     "DELETE FROM src WHERE id % 9 = 0;"
+     "CREATE VIRTUAL TABLE f USING inverted_index_facets(t);"
+     "CREATE VIRTUAL TABLE v USING inverted_index_vocab(t);",
+     {"SELECT rowid FROM t WHERE t MATCH 'a:x1'", "SELECT rowid FROM t WHERE t MATCH 's:{k:k1 AND l:l1}'",
+      "SELECT rowid FROM t WHERE t MATCH 'NOT s:{k:k3} AND a:y1'",
+      "SELECT rowid FROM t WHERE t MATCH 'm:{x:x3} OR NOT a:x2'", "SELECT inverted_index_count('t', 'a:y2')",
+      "SELECT field, term, docs FROM f WHERE query = 'a:x1'", "SELECT field, term, docs FROM v",
+      "INSERT INTO src VALUES (1000, 'x1', '[{\"k\":\"k1\"}]', '[{\"x\":\"x1\"}]')",
+      "UPDATE src SET s = '[{\"k\":\"k9\",\"l\":\"l9\"}]' WHERE id = 5", "DELETE FROM src WHERE id = 8",
+      "INSERT INTO t(t) VALUES ('integrity-check')", "INSERT INTO t(t) VALUES ('optimize')",
+      "INSERT INTO t(t) VALUES ('rebuild')", "INSERT INTO t(t) VALUES ('integrity-check')",
+      "SELECT rowid FROM t WHERE t MATCH 's:{k:k1}'", NULL}},
     {"index_table",
      "t\\_%",
      "CREATE TABLE base(id INTEGER PRIMARY KEY, city TEXT COLLATE NOCASE, name TEXT, tags);"

@@ -7,7 +7,8 @@
 ** a posting list; bit 1: store the bytes raw instead of in a valid frame,
 ** which tests the frame check; bits 2..7: which row; bit 7 also frames a
 ** direct-index blob as an older release's "IIB1" u32 ids instead of the
-** current "IID2" varints), the rest is the payload. Framing uses
+** current "IID2" varints, and a posting list as a direct=off index's
+** "IIV1" varint list instead of the bitmap's "IIB1"), the rest is the payload. Framing uses
 ** iiFrameHeader() (ext/nosqlInt.h), so the fuzzer reaches the CRoaring and
 ** direct-index decoders behind the checksum.
 */
@@ -60,6 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
       /* The current format's 8-byte frame: magic, checksum of the payload. */
       memmove(aBlob + II_FRAME2_HDR, aBlob + II_FRAME_HDR, nData - 1);
       iiPut32(aBlob, II_DIRECT_MAGIC);
+      iiPut32(aBlob + 4, iiChecksum(aBlob + II_FRAME2_HDR, nData - 1));
+      nBlob = II_FRAME2_HDR + nData - 1;
+    } else if (!bDocs && (aData[0] & 0x80) != 0) {
+      /* A varint posting list ("IIV1", read by every index). */
+      memmove(aBlob + II_FRAME2_HDR, aBlob + II_FRAME_HDR, nData - 1);
+      iiPut32(aBlob, II_LIST_MAGIC);
       iiPut32(aBlob + 4, iiChecksum(aBlob + II_FRAME2_HDR, nData - 1));
       nBlob = II_FRAME2_HDR + nData - 1;
     }

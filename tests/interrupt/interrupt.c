@@ -95,6 +95,8 @@ static const char zSetup[] =
     "9))) FROM c;"
     "CREATE VIRTUAL TABLE ic USING inverted_index(tag, s NESTED(k), content=isrc);"
     "INSERT INTO ic(ic) VALUES ('rebuild');"
+    "CREATE VIRTUAL TABLE icd USING inverted_index(tag, s NESTED(k), content=isrc, direct=off);"
+    "INSERT INTO icd(icd) VALUES ('rebuild');"
     "CREATE TABLE s(k TEXT PRIMARY KEY, v);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
     " INSERT INTO s SELECT ckey_join(':', 'S' || (i % 5), 'C' || (i % 11), i), i FROM c;"
@@ -263,6 +265,12 @@ static const IntCase aCase[] = {
      "INSERT INTO ii(ii) VALUES ('integrity-check')"},
     {"inverted_index content=", "INSERT INTO ic(ic) VALUES ('rebuild')",
      "INSERT INTO ic(ic) VALUES ('integrity-check')"},
+    {"inverted_index direct=off", "INSERT INTO icd(icd) VALUES ('rebuild')",
+     "INSERT INTO icd(icd) VALUES ('integrity-check')"},
+    {"inverted_index direct=off", "INSERT INTO icd(icd) VALUES ('optimize')",
+     "INSERT INTO icd(icd) VALUES ('integrity-check')"},
+    {"inverted_index direct=off", "SELECT tick(), rowid FROM icd WHERE icd MATCH 'tag:all AND NOT s:{k:k1}'",
+     0},
     {"inverted_index", "INSERT INTO ii(ii) VALUES ('optimize')",
      "INSERT INTO ii(ii) VALUES ('integrity-check')"},
     {"inverted_index", "UPDATE ii SET grp = 'g9' WHERE rowid % 3 = 0",

@@ -68,6 +68,61 @@ static void testFrames(void) {
   roaring_bitmap_free(p);
 }
 
+/* "IIV1" posting lists (direct = off): written when smaller, read back, damage caught. */
+static void testPostingLists(void) {
+  roaring_bitmap_t *p = roaring_bitmap_create(), *q;
+  size_t n = 0, i;
+  unsigned char *a;
+  int rc = SQLITE_OK;
+  for (i = 0; i < 300; i++) roaring_bitmap_add(p, (uint32_t)(i * 997));
+  roaring_bitmap_add(p, 0);
+  roaring_bitmap_add(p, 0xFFFFFFFEu);
+  a = iiPostingFrame(p, 1, &n);
+  CHECK(a != NULL && n >= 4 && iiGet32(a) == II_LIST_MAGIC);
+  q = iiBitmapUnframe(a, n, &rc);
+  CHECK_INT(rc, SQLITE_OK);
+  CHECK(q && roaring_bitmap_equals(p, q));
+  if (q) roaring_bitmap_free(q);
+  for (i = 0; i < n; i++) {
+    rc = SQLITE_OK;
+    q = iiBitmapUnframe(a, i, &rc);
+    if (q != NULL || rc != SQLITE_CORRUPT) {
+      CHECK(0);
+      break;
+    }
+  }
+  for (i = 0; i < n; i++) {
+    unsigned char c = a[i];
+    a[i] ^= 0x5a;
+    rc = SQLITE_OK;
+    q = iiBitmapUnframe(a, n, &rc);
+    a[i] = c;
+    if (q != NULL || rc != SQLITE_CORRUPT) {
+      CHECK(0);
+      break;
+    }
+  }
+  CHECK_INT(i, n);
+  sqlite3_free(a);
+  /* Without bList, or where the bitmap is smaller (a run), the bitmap frame. */
+  a = iiPostingFrame(p, 0, &n);
+  CHECK(a != NULL && iiGet32(a) == II_FRAME_MAGIC);
+  sqlite3_free(a);
+  roaring_bitmap_add_range(p, 1000000, 1100000);
+  a = iiPostingFrame(p, 1, &n);
+  CHECK(a != NULL && iiGet32(a) == II_FRAME_MAGIC);
+  sqlite3_free(a);
+  /* The empty list. */
+  roaring_bitmap_clear(p);
+  a = iiPostingFrame(p, 1, &n);
+  rc = SQLITE_OK;
+  q = a ? iiBitmapUnframe(a, n, &rc) : NULL;
+  CHECK(q && roaring_bitmap_is_empty(q));
+  if (q) roaring_bitmap_free(q);
+  sqlite3_free(a);
+  roaring_bitmap_free(p);
+}
+
 static void testValidator(void) {
   roaring_bitmap_t *p = unitSampleBitmap();
   int iRun;
@@ -669,6 +724,7 @@ int main(void) {
   sqlite3_reset_auto_extension();
   RUN(testChecksum);
   RUN(testFrames);
+  RUN(testPostingLists);
   RUN(testDirect);
   RUN(testElemBlobs);
   RUN(testValidator);
