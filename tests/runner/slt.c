@@ -12,9 +12,10 @@
 ** lines; '#' starts a comment line.
 **
 **   statement ok                  the SQL (one or more lines) must succeed
-**   statement error               the SQL must fail; an optional "----" line
-**                                 is followed by text that the error message
-**                                 must contain
+**   statement error [text]        the SQL must fail; the message must
+**                                 contain the text after "error" on that
+**                                 line (nosql), if any, and the text after
+**                                 an optional "----" line, if any
 **   query <types> [sort] [label]  <types> has one letter per column: I
 **                                 integer, T text, R real (printed "%.3f");
 **                                 sort is nosort (default), rowsort or
@@ -546,6 +547,7 @@ static int sltStatement(SltFile *pF, int iLine, const char *zMode, int bSkip) {
   char *zSql;
   char *zErr = NULL;
   char *zExpect = NULL;
+  char *zInline = NULL;
   sqlite3 *db;
   int rc;
 
@@ -561,6 +563,12 @@ static int sltStatement(SltFile *pF, int iLine, const char *zMode, int bSkip) {
     return iEnd;
   }
   if (iSqlEnd < iEnd) zExpect = sltJoin(pF->azLine, iSqlEnd + 1, iEnd);
+  if (bError) {
+    /* "statement error <text>": the text after the word error. */
+    const char *z = strstr(pF->azLine[iLine], "error") + 5;
+    while (*z == ' ' || *z == '\t') z++;
+    if (*z) zInline = sltStrdup(z);
+  }
   if (pF->pRun->bVerbose) printf("%s:%d: statement %s\n", pF->zPath, iLine + 1, zMode);
   db = fileDb(pF, &zErr);
   rc = db ? sltExec(db, zSql, NULL, NULL, &zErr) : SQLITE_CANTOPEN;
@@ -573,11 +581,15 @@ static int sltStatement(SltFile *pF, int iLine, const char *zMode, int bSkip) {
   } else if (bError && zExpect && (zErr == NULL || strstr(zErr, zExpect) == NULL)) {
     sltFailHeader(pF, iLine, "wrong error message", zSql);
     printf("  expected: error containing: %s\n  actual:   error: %s\n", zExpect, zErr ? zErr : "(none)");
+  } else if (bError && zInline && (zErr == NULL || strstr(zErr, zInline) == NULL)) {
+    sltFailHeader(pF, iLine, "wrong error message", zSql);
+    printf("  expected: error containing: %s\n  actual:   error: %s\n", zInline, zErr ? zErr : "(none)");
   } else {
     pF->pRun->nPass++;
   }
   free(zErr);
   free(zExpect);
+  free(zInline);
   free(zSql);
   return iEnd;
 }
