@@ -1101,12 +1101,18 @@ static int graphLoaderRow(GraphLoader *pL, sqlite3_value *pF, sqlite3_value *pT,
 */
 #define GRAPH_LOADER_TYPE "nosql_graph_loader"
 static void graphLoadEdgeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  GraphLoader *pL = (GraphLoader *)sqlite3_value_pointer(argv[0], GRAPH_LOADER_TYPE);
+  /* The pointer is checked on the first row, then kept as the bound ?1's
+  ** auxiliary data: sqlite3_value_pointer() compares type strings each call. */
+  GraphLoader *pL = (GraphLoader *)sqlite3_get_auxdata(ctx, 0);
   int rc;
   (void)argc;
   if (pL == NULL) {
-    sqlite3_result_error(ctx, "graph_load_edge: internal to the graph functions, not for SQL", -1);
-    return;
+    pL = (GraphLoader *)sqlite3_value_pointer(argv[0], GRAPH_LOADER_TYPE);
+    if (pL == NULL) {
+      sqlite3_result_error(ctx, "graph_load_edge: internal to the graph functions, not for SQL", -1);
+      return;
+    }
+    sqlite3_set_auxdata(ctx, 0, pL, NULL); /* (Lost on OOM: the next row checks again) */
   }
   rc = graphLoaderRow(pL, argv[1], argv[2], argv[3], NULL);
   if (rc == SQLITE_OK) {
