@@ -871,22 +871,6 @@ static int graphIntMapAdd(GraphIntMap *p, sqlite3_int64 iKey, int *piIdx) {
   return SQLITE_OK;
 }
 
-/* Add the values of *pMap to the empty set *pSet, keeping their numbers, and free the map. */
-static int graphIntMapToSet(GraphIntMap *pMap, GraphSet *pSet) {
-  int rc = SQLITE_OK, i, iElem, bNew;
-  for (i = 0; rc == SQLITE_OK && i < pMap->nKey; i++) {
-    GraphValue v;
-    memset(&v, 0, sizeof(v));
-    v.eType = SQLITE_INTEGER;
-    v.iVal = pMap->aKey[i];
-    v.h = graphHash64((sqlite3_uint64)v.iVal);
-    rc = graphSetAdd(pSet, &v, &iElem, &bNew);
-    assert(rc != SQLITE_OK || (iElem == i && bNew));
-  }
-  graphIntMapClear(pMap);
-  return rc;
-}
-
 /*
 ** A hint that *p will be read (bWrite 0) or written (1) soon: hides the
 ** cache miss of a random access behind other work. No effect where the
@@ -905,6 +889,61 @@ static void graphIntMapPrefetch(const GraphIntMap *p, sqlite3_int64 iKey) {
   } else if (p->nSlot) {
     graphPrefetch(&p->aSlot[graphHash64((sqlite3_uint64)iKey) & (p->nSlot - 1)], 0);
   }
+}
+
+/*
+** Make the empty set *pSet of the values of *pMap, value i as element i
+** (its number), and free the map. The values are distinct: each element is
+** written once, in order, and its hash slot found without comparing
+** values, with the slots prefetched 16 values ahead (the set of a 1M-node
+** load is 40 MB of elements and 8 MB of slots; adding the values one at a
+** time, each a probe that compares and a table that doubles, was 6% of a
+** 10M-edge load). SQLITE_OK, SQLITE_NOMEM or SQLITE_TOOBIG.
+*/
+static int graphIntMapToSet(GraphIntMap *pMap, GraphSet *pSet) {
+  int n = pMap->nKey, i, nSlot = 64;
+  assert(pSet->n == 0 && pSet->nSlot == 0 && pSet->szElem >= (int)sizeof(GraphValue));
+  if (n > 0x3fffffff) {
+    graphIntMapClear(pMap);
+    return SQLITE_TOOBIG;
+  }
+  if (n == 0) {
+    graphIntMapClear(pMap);
+    return SQLITE_OK;
+  }
+  while (nSlot < 2 * n) nSlot *= 2; /* (graphSetAdd()'s rule: at least twice the elements) */
+  pSet->a = (char *)sqlite3_malloc64((sqlite3_uint64)pSet->szElem * (sqlite3_uint64)n);
+  pSet->aSlot = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)nSlot);
+  if (pSet->a == NULL || pSet->aSlot == NULL) {
+    sqlite3_free(pSet->a);
+    sqlite3_free(pSet->aSlot);
+    pSet->a = NULL;
+    pSet->aSlot = NULL;
+    graphIntMapClear(pMap);
+    return SQLITE_NOMEM;
+  }
+  memset(pSet->a, 0, (size_t)pSet->szElem * (size_t)n);
+  memset(pSet->aSlot, 0, sizeof(int) * (size_t)nSlot);
+  pSet->nAlloc = n;
+  pSet->nSlot = nSlot;
+  for (i = 0; i < n; i++) {
+    GraphValue *pV = (GraphValue *)graphSetAt(pSet, i);
+    pV->eType = SQLITE_INTEGER;
+    pV->iVal = pMap->aKey[i];
+    pV->h = graphHash64((sqlite3_uint64)pV->iVal);
+  }
+  for (i = 0; i < n; i++) {
+    int j = (int)(((const GraphValue *)graphSetAt(pSet, i))->h & (unsigned)(nSlot - 1));
+    if (i + 16 < n) {
+      graphPrefetch(&pSet->aSlot[((const GraphValue *)graphSetAt(pSet, i + 16))->h & (unsigned)(nSlot - 1)],
+                    1);
+    }
+    while (pSet->aSlot[j]) j = (j + 1) & (nSlot - 1);
+    pSet->aSlot[j] = i + 1;
+  }
+  pSet->n = n;
+  graphIntMapClear(pMap);
+  return SQLITE_OK;
 }
 
 /* The edges of a load, in scan order, as node numbers (graphCsrLoad()). */
