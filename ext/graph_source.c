@@ -664,6 +664,16 @@ int graphSetAdd(GraphSet *p, const GraphValue *pKey, int *piElem, int *pbNew) {
 ** visit much of a graph: one sequential scan of the source instead of one
 ** index seek per node. See graphCsrLoad() in nosqlInt.h for when it is
 ** exact.
+**
+** How a load reads (graphCsrLoad()): a table in the edges layout through
+** graph_load_edge() in the WHERE of a statement that returns no row, so
+** that SQLite hands each row's values to graphLoaderRow() from inside its
+** scan (about 60 ns per edge at 1M edges, against 120 for stepping the
+** rows and reading their columns); views and the JSON layout by stepping
+** the rows of graphSourceEdgesSql(). Integer ids are numbered through a
+** GraphIntMap, a batch of rows after their slots are prefetched; then a
+** counting sort makes the rows, unless the job takes the list as read
+** (GRAPH_LOAD_LIST).
 */
 
 int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_value **ppOut) {
