@@ -619,7 +619,7 @@ void graphSetClear(GraphSet *p);
 ** is skipped: no edge. bAll == GRAPH_LOAD_LIST (a job that reads each edge
 ** once, in any order: graph_components) may leave the edges unsorted, as a
 ** list: bList set, aIn[k] -> aOut[k] the k-th edge of the scan, no offsets
-** (the counting sort into rows is a third of a load); from a graph_index
+** (the counting sort into rows is a quarter of a load); from a graph_index
 ** the rows come as usual, bList clear.
 */
 #define GRAPH_LOAD_LIST 2
