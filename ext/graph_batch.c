@@ -20,8 +20,10 @@
 ** The arguments are hidden columns of those names, as for graph_walk, and
 ** the edge source follows ext/graph_source.c's rules. The source is read
 ** once, with one scan, into compressed sparse rows (GraphCsr: node ids of
-** any SQLite type mapped to dense integers and back); then the job runs in
-** memory and the rows are handed out. The nodes are the endpoints of the
+** any SQLite type mapped to dense integers and back; graph_components,
+** which reads each edge once in any order, takes the edges as a list
+** instead, GRAPH_LOAD_LIST); then the job runs in memory and the rows are
+** handed out. The nodes are the endpoints of the
 ** edges (a NULL endpoint is no edge) and, in the JSON layout, every row
 ** (a NULL or [] list: a node without edges), in the order the scan first
 ** meets them, which is the order of the rows.
@@ -1063,7 +1065,9 @@ static int gbJobPageRank(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const Gra
 ** of the values (graphValueCmp(), one comparison per node: no sort), the
 ** label that smallest-label propagation converges to, in time near linear
 ** in the edges (propagation takes a superstep per hop: a path of 200,000
-** nodes took 89 s). An interrupt is checked every GB_PING_EVERY edges.
+** nodes took 89 s). The edges come from the rows or, as loaded for this
+** job, from the list (bList). An interrupt is checked every GB_PING_EVERY
+** edges.
 */
 static int gbUnionFind(sqlite3_stmt *pPing, const GraphCsr *pCsr, int *aComp) {
   int n = pCsr->vals.n, v, rc = SQLITE_OK;
@@ -1075,21 +1079,25 @@ static int gbUnionFind(sqlite3_stmt *pPing, const GraphCsr *pCsr, int *aComp) {
     aParent[v] = v;
     aSize[v] = 1;
   }
-  for (v = 0, k = 0; rc == SQLITE_OK && v < n; v++) {
-    for (; k < pCsr->aOutOff[v + 1]; k++) {
-      int a = v, b = pCsr->aOut[k];
-      if ((k & (GB_PING_EVERY - 1)) == GB_PING_EVERY - 1 && (rc = gbPing(pPing)) != SQLITE_OK) break;
-      while (aParent[a] != a) a = aParent[a] = aParent[aParent[a]];
-      while (aParent[b] != b) b = aParent[b] = aParent[aParent[b]];
-      if (a == b) continue;
-      if (aSize[a] < aSize[b]) {
-        int t = a;
-        a = b;
-        b = t;
-      }
-      aParent[b] = a;
-      aSize[a] += aSize[b];
+  for (v = 0, k = 0; rc == SQLITE_OK && k < pCsr->nEdge; k++) {
+    int a, b = pCsr->aOut[k];
+    if (pCsr->bList) {
+      a = pCsr->aIn[k];
+    } else {
+      while (pCsr->aOutOff[v + 1] <= k) v++;
+      a = v;
     }
+    if ((k & (GB_PING_EVERY - 1)) == GB_PING_EVERY - 1 && (rc = gbPing(pPing)) != SQLITE_OK) break;
+    while (aParent[a] != a) a = aParent[a] = aParent[aParent[a]];
+    while (aParent[b] != b) b = aParent[b] = aParent[aParent[b]];
+    if (a == b) continue;
+    if (aSize[a] < aSize[b]) {
+      int t = a;
+      a = b;
+      b = t;
+    }
+    aParent[b] = a;
+    aSize[a] += aSize[b];
   }
   if (rc == SQLITE_OK) {
     /* The smallest member of each root (aSize reused), then each member's. */
@@ -1329,7 +1337,11 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
     rc = gbWeightsRead(pCur, &src, "personalization", &pCur->aWeights[0]);
     if (rc == SQLITE_OK) rc = gbWeightsRead(pCur, &src, "dangling", &pCur->aWeights[1]);
   }
-  if (rc == SQLITE_OK) rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, 1, pAlgo->zName, &pCur->pCsr, &zErr);
+  if (rc == SQLITE_OK) {
+    /* Components read each edge once, in any order: no rows needed. */
+    rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, pAlgo->eAlgo == GB_COMPONENTS ? GRAPH_LOAD_LIST : 1,
+                      pAlgo->zName, &pCur->pCsr, &zErr);
+  }
   /* Components, triangles and labels read every edge both ways already. */
   if (rc == SQLITE_OK && eDir != GRAPH_DIR_OUT &&
       (pAlgo->eAlgo == GB_PAGERANK || pAlgo->eAlgo == GB_SCC || pAlgo->eAlgo == GB_SSSP)) {

@@ -664,6 +664,16 @@ int graphSetAdd(GraphSet *p, const GraphValue *pKey, int *piElem, int *pbNew) {
 ** visit much of a graph: one sequential scan of the source instead of one
 ** index seek per node. See graphCsrLoad() in nosqlInt.h for when it is
 ** exact.
+**
+** How a load reads (graphCsrLoad()): a table in the edges layout through
+** graph_load_edge() in the WHERE of a statement that returns no row, so
+** that SQLite hands each row's values to graphLoaderRow() from inside its
+** scan (about 60 ns per edge at 1M edges, against 120 for stepping the
+** rows and reading their columns); views and the JSON layout by stepping
+** the rows of graphSourceEdgesSql(). Integer ids are numbered through a
+** GraphIntMap, a batch of rows after their slots are prefetched; then a
+** counting sort makes the rows, unless the job takes the list as read
+** (GRAPH_LOAD_LIST).
 */
 
 int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_value **ppOut) {
@@ -871,22 +881,6 @@ static int graphIntMapAdd(GraphIntMap *p, sqlite3_int64 iKey, int *piIdx) {
   return SQLITE_OK;
 }
 
-/* Add the values of *pMap to the empty set *pSet, keeping their numbers, and free the map. */
-static int graphIntMapToSet(GraphIntMap *pMap, GraphSet *pSet) {
-  int rc = SQLITE_OK, i, iElem, bNew;
-  for (i = 0; rc == SQLITE_OK && i < pMap->nKey; i++) {
-    GraphValue v;
-    memset(&v, 0, sizeof(v));
-    v.eType = SQLITE_INTEGER;
-    v.iVal = pMap->aKey[i];
-    v.h = graphHash64((sqlite3_uint64)v.iVal);
-    rc = graphSetAdd(pSet, &v, &iElem, &bNew);
-    assert(rc != SQLITE_OK || (iElem == i && bNew));
-  }
-  graphIntMapClear(pMap);
-  return rc;
-}
-
 /*
 ** A hint that *p will be read (bWrite 0) or written (1) soon: hides the
 ** cache miss of a random access behind other work. No effect where the
@@ -898,13 +892,76 @@ static int graphIntMapToSet(GraphIntMap *pMap, GraphSet *pSet) {
 #define graphPrefetch(p, bWrite) ((void)(p))
 #endif
 
-/* Prefetch the slot where graphIntMapAdd() will look for iKey. */
-static void graphIntMapPrefetch(const GraphIntMap *p, sqlite3_int64 iKey) {
-  if (iKey >= 0 && iKey < p->nDir) {
-    graphPrefetch(&p->aDir[iKey], 0);
-  } else if (p->nSlot) {
-    graphPrefetch(&p->aSlot[graphHash64((sqlite3_uint64)iKey) & (p->nSlot - 1)], 0);
+/*
+** Prefetch the slot where graphIntMapAdd() will look for iKey. A macro:
+** as a static function its read prefetches did not survive GCC 12 -O2
+** (objdump: no prefetch in the scan of the builds before 2026-11-26, so
+** every aDir read of a 10M-edge load missed the cache); written in place
+** they stay.
+*/
+#define graphIntMapPrefetch(p, iKey)                                                      \
+  do {                                                                                    \
+    sqlite3_int64 iK_ = (iKey);                                                           \
+    if (iK_ >= 0 && iK_ < (p)->nDir) {                                                    \
+      graphPrefetch(&(p)->aDir[iK_], 0);                                                  \
+    } else if ((p)->nSlot) {                                                              \
+      graphPrefetch(&(p)->aSlot[graphHash64((sqlite3_uint64)iK_) & ((p)->nSlot - 1)], 0); \
+    }                                                                                     \
+  } while (0)
+
+/*
+** Make the empty set *pSet of the values of *pMap, value i as element i
+** (its number), and free the map. The values are distinct: each element is
+** written once, in order, and its hash slot found without comparing
+** values, with the slots prefetched 16 values ahead (the set of a 1M-node
+** load is 40 MB of elements and 8 MB of slots; adding the values one at a
+** time, each a probe that compares and a table that doubles, was 6% of a
+** 10M-edge load). SQLITE_OK, SQLITE_NOMEM or SQLITE_TOOBIG.
+*/
+static int graphIntMapToSet(GraphIntMap *pMap, GraphSet *pSet) {
+  int n = pMap->nKey, i, nSlot = 64;
+  assert(pSet->n == 0 && pSet->nSlot == 0 && pSet->szElem >= (int)sizeof(GraphValue));
+  if (n > 0x3fffffff) {
+    graphIntMapClear(pMap);
+    return SQLITE_TOOBIG;
   }
+  if (n == 0) {
+    graphIntMapClear(pMap);
+    return SQLITE_OK;
+  }
+  while (nSlot < 2 * n) nSlot *= 2; /* (graphSetAdd()'s rule: at least twice the elements) */
+  pSet->a = (char *)sqlite3_malloc64((sqlite3_uint64)pSet->szElem * (sqlite3_uint64)n);
+  pSet->aSlot = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)nSlot);
+  if (pSet->a == NULL || pSet->aSlot == NULL) {
+    sqlite3_free(pSet->a);
+    sqlite3_free(pSet->aSlot);
+    pSet->a = NULL;
+    pSet->aSlot = NULL;
+    graphIntMapClear(pMap);
+    return SQLITE_NOMEM;
+  }
+  memset(pSet->a, 0, (size_t)pSet->szElem * (size_t)n);
+  memset(pSet->aSlot, 0, sizeof(int) * (size_t)nSlot);
+  pSet->nAlloc = n;
+  pSet->nSlot = nSlot;
+  for (i = 0; i < n; i++) {
+    GraphValue *pV = (GraphValue *)graphSetAt(pSet, i);
+    pV->eType = SQLITE_INTEGER;
+    pV->iVal = pMap->aKey[i];
+    pV->h = graphHash64((sqlite3_uint64)pV->iVal);
+  }
+  for (i = 0; i < n; i++) {
+    int j = (int)(((const GraphValue *)graphSetAt(pSet, i))->h & (unsigned)(nSlot - 1));
+    if (i + 16 < n) {
+      graphPrefetch(&pSet->aSlot[((const GraphValue *)graphSetAt(pSet, i + 16))->h & (unsigned)(nSlot - 1)],
+                    1);
+    }
+    while (pSet->aSlot[j]) j = (j + 1) & (nSlot - 1);
+    pSet->aSlot[j] = i + 1;
+  }
+  pSet->n = n;
+  graphIntMapClear(pMap);
+  return SQLITE_OK;
 }
 
 /* The edges of a load, in scan order, as node numbers (graphCsrLoad()). */
@@ -975,27 +1032,182 @@ static int graphIntEdgeFlush(GraphIntMap *pInts, GraphEdgeList *pList, const Gra
 }
 
 /*
-** The weight (column 2 of the edges query) of edge f -> (column 1) in *pw:
-** SQLITE_OK, or SQLITE_ERROR with *pzErr naming the edge when it is not a
-** number or is negative. *pbInt is cleared for a weight that is not an integer.
+** The weight pW of edge pF -> pT in *pw: SQLITE_OK, or SQLITE_ERROR with
+** *pzErr naming the edge when it is not a number or is negative. *pbInt is
+** cleared for a weight that is not an integer.
 */
-static int graphLoadWeight(sqlite3_stmt *pStmt, const char *zFunc, const GraphValue *pF, double *pw,
-                           int *pbInt, char **pzErr) {
-  sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
+static int graphLoadWeight(const char *zFunc, const GraphValue *pF, sqlite3_value *pT, sqlite3_value *pW,
+                           double *pw, int *pbInt, char **pzErr) {
   int eType = sqlite3_value_type(pW);
   *pw = sqlite3_value_double(pW);
   if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
-    *pzErr = graphEdgeError("%s: the weight of edge %s -> %s is %s, not a number", zFunc, pF,
-                            sqlite3_column_value(pStmt, 1), pW);
+    *pzErr = graphEdgeError("%s: the weight of edge %s -> %s is %s, not a number", zFunc, pF, pT, pW);
     return SQLITE_ERROR;
   }
   if (*pw < 0 || isnan(*pw)) {
-    *pzErr = graphEdgeError("%s: edge %s -> %s has the negative weight %s", zFunc, pF,
-                            sqlite3_column_value(pStmt, 1), pW);
+    *pzErr = graphEdgeError("%s: edge %s -> %s has the negative weight %s", zFunc, pF, pT, pW);
     return SQLITE_ERROR;
   }
   if (eType != SQLITE_INTEGER) *pbInt = 0;
   return SQLITE_OK;
+}
+
+/*
+** One load (graphCsrLoad()): the copy being built and the state of its
+** scan, fed a row at a time by graphLoaderRow(), from a loop over the rows
+** of graphSourceEdgesSql() or from graph_load_edge() inside the scan.
+*/
+typedef struct GraphLoader GraphLoader;
+struct GraphLoader {
+  GraphCsr *p;        /* The copy: vals, aBad and bIntWeight fill as rows arrive */
+  const char *zFunc;  /* Names the job in messages */
+  int bAll;           /* A whole-graph job: a non-array JSON value is an error */
+  int bWeight;        /* The source has a weight column */
+  int bInts;          /* Every endpoint so far an integer: numbered in ints, not in p->vals */
+  GraphIntMap ints;   /* Those numbers */
+  GraphEdgeList list; /* The edges read, as node numbers */
+  GraphIntEdge aAhead[GRAPH_LOAD_AHEAD]; /* Integer edges read, not yet numbered */
+  int nAhead;                            /* Entries of aAhead used */
+  int rc;     /* graph_load_edge(): the error that stopped the scan, or SQLITE_OK */
+  char *zErr; /* The message of a row's error (sqlite3_mprintf), or NULL */
+};
+
+/*
+** Take one row of the source: from pF, to pT, weight pW (unread without a
+** weight column) and, in the JSON layout, pType the json_type() of to_col
+** (see graphSourceEdgesSql()). A NULL from is no node, a NULL to in the
+** edges layout no edge. SQLITE_OK, or an error (with pL->zErr for a bad
+** weight or JSON value).
+*/
+static int graphLoaderRow(GraphLoader *pL, sqlite3_value *pF, sqlite3_value *pT, sqlite3_value *pW,
+                          sqlite3_value *pType) {
+  GraphCsr *p = pL->p;
+  GraphValue f, t;
+  int iF, iT, bNew, rc, eF = sqlite3_value_type(pF), eT = sqlite3_value_type(pT);
+  double w = 1.0;
+  if (eF == SQLITE_NULL || (eT == SQLITE_NULL && p->eLayout == GRAPH_LAYOUT_EDGES)) return SQLITE_OK;
+  if (pL->bInts) {
+    if (eF == SQLITE_INTEGER && eT == SQLITE_INTEGER) {
+      GraphIntEdge *pE = &pL->aAhead[pL->nAhead];
+      pE->iF = sqlite3_value_int64(pF);
+      pE->iT = sqlite3_value_int64(pT);
+      pE->w = 1.0;
+      if (pL->bWeight) {
+        memset(&f, 0, sizeof(f));
+        f.eType = SQLITE_INTEGER;
+        f.iVal = pE->iF;
+        rc = graphLoadWeight(pL->zFunc, &f, pT, pW, &pE->w, &p->bIntWeight, &pL->zErr);
+        if (rc != SQLITE_OK) return rc;
+      }
+      graphIntMapPrefetch(&pL->ints, pE->iF);
+      graphIntMapPrefetch(&pL->ints, pE->iT);
+      if (++pL->nAhead < GRAPH_LOAD_AHEAD) return SQLITE_OK;
+      pL->nAhead = 0;
+      return graphIntEdgeFlush(&pL->ints, &pL->list, pL->aAhead, GRAPH_LOAD_AHEAD);
+    }
+    /* Another type: the values met so far become the set, numbers kept. */
+    rc = graphIntEdgeFlush(&pL->ints, &pL->list, pL->aAhead, pL->nAhead);
+    pL->nAhead = 0;
+    pL->bInts = 0;
+    if (rc == SQLITE_OK) rc = graphIntMapToSet(&pL->ints, &p->vals);
+    if (rc != SQLITE_OK) return rc;
+  }
+  graphValueFrom(pF, &f);
+  rc = graphSetAdd(&p->vals, &f, &iF, &bNew);
+  if (rc != SQLITE_OK) return rc;
+  if (!graphValueFrom(pT, &t)) {
+    /* The JSON layout's node without this edge, or its non-array value:
+    ** sought by a walk (which reports it when it gets there), an error for
+    ** a whole-graph job. */
+    const char *zType = pType ? (const char *)sqlite3_value_text(pType) : NULL;
+    if (zType && strcmp(zType, "array") != 0) {
+      if (pL->bAll) {
+        pL->zErr = graphSourceJsonError(pL->zFunc, &f, zType);
+        return pL->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+      }
+      if (p->nBad == p->nBadAlloc) {
+        int nNew = p->nBadAlloc ? p->nBadAlloc * 2 : 16;
+        int *aNew = (int *)sqlite3_realloc64(p->aBad, sizeof(int) * (sqlite3_uint64)nNew);
+        if (aNew == NULL) return SQLITE_NOMEM;
+        p->aBad = aNew;
+        p->nBadAlloc = nNew;
+      }
+      p->aBad[p->nBad++] = iF;
+    }
+    return SQLITE_OK;
+  }
+  if (pL->bWeight) {
+    rc = graphLoadWeight(pL->zFunc, &f, pT, pW, &w, &p->bIntWeight, &pL->zErr);
+    if (rc != SQLITE_OK) return rc;
+  }
+  rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
+  if (rc == SQLITE_OK) rc = graphEdgeAppend(&pL->list, iF, iT, w);
+  return rc;
+}
+
+/*
+** graph_load_edge(loader, from, to, weight): graphLoaderRow() on a row of
+** a table in the edges layout, called by SQLite inside the scan
+** (graphSourceLoadSql()); always 0, so the scan returns no row. loader is a
+** GraphLoader passed with sqlite3_bind_pointer(): from SQL, which cannot
+** make one, the function is an error. Each edge then costs no return from
+** sqlite3_step() and no sqlite3_column_*() call (each takes the
+** connection's mutex): the scan costs what SQLite's own aggregate over the
+** table does (about 60 ns per edge, against 120 for a loop over the rows).
+** The first error stops the scan: pL->rc, pL->zErr.
+*/
+#define GRAPH_LOADER_TYPE "nosql_graph_loader"
+static void graphLoadEdgeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  /* The pointer is checked on the first row, then kept as the bound ?1's
+  ** auxiliary data: sqlite3_value_pointer() compares type strings each call. */
+  GraphLoader *pL = (GraphLoader *)sqlite3_get_auxdata(ctx, 0);
+  int rc;
+  (void)argc;
+  if (pL == NULL) {
+    pL = (GraphLoader *)sqlite3_value_pointer(argv[0], GRAPH_LOADER_TYPE);
+    if (pL == NULL) {
+      sqlite3_result_error(ctx, "graph_load_edge: internal to the graph functions, not for SQL", -1);
+      return;
+    }
+    sqlite3_set_auxdata(ctx, 0, pL, NULL); /* (Lost on OOM: the next row checks again) */
+  }
+  rc = graphLoaderRow(pL, argv[1], argv[2], argv[3], NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_result_int(ctx, 0);
+    return;
+  }
+  pL->rc = rc;
+  if (rc == SQLITE_NOMEM) {
+    sqlite3_result_error_nomem(ctx);
+  } else {
+    sqlite3_result_error(ctx, pL->zErr ? pL->zErr : sqlite3_errstr(rc), -1);
+    sqlite3_result_error_code(ctx, rc);
+  }
+}
+
+int graphSourceRegister(sqlite3 *db) {
+  return sqlite3_create_function(db, "graph_load_edge", 4, NOSQL_EFFECT, 0, graphLoadEdgeFunc, 0, 0);
+}
+
+/*
+** The scan of a load: for a table in the edges layout, a statement whose
+** WHERE calls graph_load_edge() on each row (?1 the GraphLoader) and that
+** returns no row; NOT INDEXED, so that the rows come in the table's own
+** order (rowid or primary key), which ORDER BY names without a sort (a
+** sort would follow the WHERE). Else graphSourceEdgesSql(): the caller
+** steps its rows. *pbSink says which. sqlite3_mprintf(), NULL on OOM.
+*/
+static char *graphSourceLoadSql(const GraphSource *p, int *pbSink) {
+  char *zW, *zRet;
+  *pbSink = !p->bView && p->eLayout == GRAPH_LAYOUT_EDGES;
+  if (!*pbSink) return graphSourceEdgesSql(p);
+  zW = graphSourceWeight(p);
+  if (zW == NULL) return NULL;
+  zRet = sqlite3_mprintf(
+      "SELECT 1 FROM \"%w\".\"%w\" AS s NOT INDEXED WHERE graph_load_edge(?1, s.\"%w\", s.\"%w\", %s)%s%s",
+      p->zSchema, p->zTable, p->zFrom, p->zTo, zW, p->zOrder ? " ORDER BY " : "", p->zOrder ? p->zOrder : "");
+  sqlite3_free(zW);
+  return zRet;
 }
 
 int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
@@ -1003,25 +1215,24 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
   GraphCsr *p;
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
-  int rc = SQLITE_OK, bOk = 1, i, bWeight = pSrc->zWeight != NULL;
+  int rc = SQLITE_OK, bOk = 1, i, bWeight = pSrc->zWeight != NULL, bSink = 0;
   const int *aFrom, *aTo;
   const double *aW;
   sqlite3_int64 nEdge, k;
-  GraphIntMap ints;
-  GraphEdgeList list;
-  GraphIntEdge aAhead[GRAPH_LOAD_AHEAD]; /* Integer edges read, not yet numbered */
-  int nAhead = 0;
-  int bInts = 1; /* Every endpoint so far an integer: numbered in ints, not yet in p->vals */
-  memset(&ints, 0, sizeof(ints));
-  memset(&list, 0, sizeof(list));
-  list.nMaxEdge = nMaxEdge;
-  list.bWeight = bWeight;
+  GraphLoader ld;
+  memset(&ld, 0, sizeof(ld));
+  ld.list.nMaxEdge = nMaxEdge;
+  ld.list.bWeight = ld.bWeight = bWeight;
+  ld.bAll = bAll;
+  ld.bInts = 1;
+  ld.zFunc = zFunc;
   *ppCsr = NULL;
   *pzErr = NULL;
   if (!bAll && (pSrc->bView || bWeight)) return SQLITE_OK;
   p = (GraphCsr *)sqlite3_malloc64(sizeof(*p));
   if (p == NULL) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
+  ld.p = p;
   p->nRef = 1;
   p->vals.szElem = (int)sizeof(GraphValue);
   p->eLayout = pSrc->eLayout;
@@ -1037,83 +1248,34 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
   {
     /* An up-to-date graph_index over the same columns: sequential block reads. */
     int bLoaded = 0;
-    rc = graphIndexLoad(db, pSrc, nMaxEdge, bAll, zFunc, p, &bLoaded, pzErr);
+    rc = graphIndexLoad(db, pSrc, nMaxEdge, bAll != 0, zFunc, p, &bLoaded, pzErr);
     if (rc != SQLITE_OK || bLoaded < 0) bOk = 0;
     if (rc != SQLITE_OK || bLoaded) goto load_done;
   }
-  zSql = graphSourceEdgesSql(pSrc);
+  zSql = graphSourceLoadSql(pSrc, &bSink);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
-  while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
-    GraphValue f, t;
-    int iF, iT = -1, bNew;
-    double w = 1.0;
-    rc = SQLITE_OK;
-    if (bInts) {
-      sqlite3_value *pF = sqlite3_column_value(pStmt, 0), *pT = sqlite3_column_value(pStmt, 1);
-      if (sqlite3_value_type(pF) == SQLITE_INTEGER && sqlite3_value_type(pT) == SQLITE_INTEGER) {
-        GraphIntEdge *pE = &aAhead[nAhead++];
-        pE->iF = sqlite3_value_int64(pF);
-        pE->iT = sqlite3_value_int64(pT);
-        pE->w = 1.0;
-        if (bWeight) {
-          memset(&f, 0, sizeof(f));
-          f.eType = SQLITE_INTEGER;
-          f.iVal = pE->iF;
-          rc = graphLoadWeight(pStmt, zFunc, &f, &pE->w, &p->bIntWeight, pzErr);
-          if (rc != SQLITE_OK) break;
-        }
-        graphIntMapPrefetch(&ints, pE->iF);
-        graphIntMapPrefetch(&ints, pE->iT);
-        if (nAhead == GRAPH_LOAD_AHEAD) {
-          rc = graphIntEdgeFlush(&ints, &list, aAhead, nAhead);
-          nAhead = 0;
-        }
-        continue;
-      }
-      /* Another type: the values met so far become the set, numbers kept. */
-      rc = graphIntEdgeFlush(&ints, &list, aAhead, nAhead);
-      nAhead = 0;
-      bInts = 0;
-      if (rc == SQLITE_OK) rc = graphIntMapToSet(&ints, &p->vals);
-      if (rc != SQLITE_OK) break;
+  if (rc == SQLITE_OK && bSink) {
+    rc = sqlite3_bind_pointer(pStmt, 1, &ld, GRAPH_LOADER_TYPE, 0);
+    if (rc == SQLITE_OK) rc = sqlite3_step(pStmt);
+    if (ld.rc != SQLITE_OK) rc = ld.rc;
+    if (rc == SQLITE_ROW) {
+      /* graph_load_edge() answers 0: another function of that name was defined over it. */
+      *pzErr = sqlite3_mprintf("%s: graph_load_edge() is not the extension's", zFunc);
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
-    if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f)) continue;
-    rc = graphSetAdd(&p->vals, &f, &iF, &bNew);
-    if (rc == SQLITE_OK && !graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) {
-      /* The JSON layout's non-array value: sought by a walk (which reports
-      ** it when it gets there), an error for a whole-graph job. */
-      const char *zType = (const char *)sqlite3_column_text(pStmt, 3);
-      if (zType && strcmp(zType, "array") != 0) {
-        if (bAll) {
-          *pzErr = graphSourceJsonError(zFunc, &f, zType);
-          rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-          break;
-        }
-        if (p->nBad == p->nBadAlloc) {
-          int nNew = p->nBadAlloc ? p->nBadAlloc * 2 : 16;
-          int *aNew = (int *)sqlite3_realloc64(p->aBad, sizeof(int) * (sqlite3_uint64)nNew);
-          if (aNew == NULL) {
-            rc = SQLITE_NOMEM;
-            break;
-          }
-          p->aBad = aNew;
-          p->nBadAlloc = nNew;
-        }
-        p->aBad[p->nBad++] = iF;
-      }
-      continue;
+  } else {
+    while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+      rc = graphLoaderRow(&ld, sqlite3_column_value(pStmt, 0), sqlite3_column_value(pStmt, 1),
+                          sqlite3_column_value(pStmt, 2), sqlite3_column_value(pStmt, 3));
     }
-    if (rc != SQLITE_OK) break;
-    if (bWeight) {
-      rc = graphLoadWeight(pStmt, zFunc, &f, &w, &p->bIntWeight, pzErr);
-      if (rc != SQLITE_OK) break;
-    }
-    rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
-    if (rc == SQLITE_OK) rc = graphEdgeAppend(&list, iF, iT, w);
   }
-  if (rc == SQLITE_DONE) rc = graphIntEdgeFlush(&ints, &list, aAhead, nAhead);
-  if (list.bTooMany) {
+  if (ld.zErr) {
+    *pzErr = ld.zErr;
+    ld.zErr = NULL;
+  }
+  if (rc == SQLITE_DONE) rc = graphIntEdgeFlush(&ld.ints, &ld.list, ld.aAhead, ld.nAhead);
+  if (ld.list.bTooMany) {
     if (bAll) {
       *pzErr =
           sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", zFunc, nMaxEdge);
@@ -1135,14 +1297,22 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
     *pzErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
   }
   sqlite3_finalize(pStmt);
-  if (rc == SQLITE_OK && bOk && bInts) rc = graphIntMapToSet(&ints, &p->vals);
+  if (rc == SQLITE_OK && bOk && ld.bInts) rc = graphIntMapToSet(&ld.ints, &p->vals);
   if (rc != SQLITE_OK || !bOk) goto load_done;
-  aFrom = list.aFrom;
-  aTo = list.aTo;
-  aW = list.aW;
-  nEdge = list.nEdge;
-  /* Counting sort into out- and in-lists, each in scan order. */
+  aFrom = ld.list.aFrom;
+  aTo = ld.list.aTo;
+  aW = ld.list.aW;
+  nEdge = ld.list.nEdge;
   p->nEdge = nEdge;
+  if (bAll == GRAPH_LOAD_LIST) {
+    /* The list as read: the arrays change hands. */
+    p->bList = 1;
+    p->aIn = ld.list.aFrom;
+    p->aOut = ld.list.aTo;
+    ld.list.aFrom = ld.list.aTo = NULL;
+    goto load_done;
+  }
+  /* Counting sort into out- and in-lists, each in scan order. */
   p->aOutOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)p->vals.n + 1));
   p->aInOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)p->vals.n + 1));
   p->aOut = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
@@ -1208,10 +1378,11 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
   }
 
 load_done:
-  graphIntMapClear(&ints);
-  sqlite3_free(list.aFrom);
-  sqlite3_free(list.aTo);
-  sqlite3_free(list.aW);
+  graphIntMapClear(&ld.ints);
+  sqlite3_free(ld.list.aFrom);
+  sqlite3_free(ld.list.aTo);
+  sqlite3_free(ld.list.aW);
+  sqlite3_free(ld.zErr);
   if (rc == SQLITE_OK && bOk) {
     *ppCsr = p;
   } else {

@@ -58,6 +58,7 @@ static const struct NosqlFeature {
     {"kv", kvRegister},
     {"mpath", mpathRegister},
     {"nested_set", nestedSetRegister},
+    {"graph source", graphSourceRegister},
     {"graphs", graphWalkRegister},
     {"trees", treeJsonRegister},
     {"graph batch", graphBatchRegister},

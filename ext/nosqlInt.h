@@ -616,8 +616,13 @@ void graphSetClear(GraphSet *p);
 ** loaded, views and weight columns included: a non-array JSON value, a
 ** weight that is not a number or is negative, or more than nMaxEdge edges
 ** is an error with *pzErr set (messages start with zFunc). A NULL endpoint
-** is skipped: no edge.
+** is skipped: no edge. bAll == GRAPH_LOAD_LIST (a job that reads each edge
+** once, in any order: graph_components) may leave the edges unsorted, as a
+** list: bList set, aIn[k] -> aOut[k] the k-th edge of the scan, no offsets
+** (the counting sort into rows is a quarter of a load); from a graph_index
+** the rows come as usual, bList clear.
 */
+#define GRAPH_LOAD_LIST 2
 typedef struct GraphCsr GraphCsr;
 struct GraphCsr {
   int nRef;               /* References */
@@ -634,9 +639,16 @@ struct GraphCsr {
   unsigned char *aIsBad;  /* Then one flag per value, or NULL when there are none */
   int eLayout;            /* GRAPH_LAYOUT_* */
   char cAffFrom, cAffTo;  /* Affinity met by a lookup: 'i', 'r', 'n', 't' or 'b' (none) */
+  int bList;              /* GRAPH_LOAD_LIST: edge k is aIn[k] -> aOut[k]; aOutOff, aInOff NULL */
 };
 int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
                  GraphCsr **ppCsr, char **pzErr);
+/*
+** Registers graph_load_edge(), through which SQLite hands graphCsrLoad()
+** the rows of a table inside its scan (not for SQL: it needs a pointer
+** that only graphCsrLoad() binds).
+*/
+int graphSourceRegister(sqlite3 *db);
 int graphValueCmp(const GraphValue *a, const GraphValue *b);
 int graphCsrLookup(const GraphCsr *p, const GraphValue *pKey, int bIn);
 /*
