@@ -1070,6 +1070,7 @@ struct GraphLoader {
   int nAhead;                            /* Entries of aAhead used */
   int rc;     /* graph_load_edge(): the error that stopped the scan, or SQLITE_OK */
   char *zErr; /* The message of a row's error (sqlite3_mprintf), or NULL */
+  int bCalled; /* graph_load_edge() was called (see graphCsrLoad()) */
 };
 
 /*
@@ -1171,6 +1172,7 @@ static void graphLoadEdgeFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
     }
     sqlite3_set_auxdata(ctx, 0, pL, NULL); /* (Lost on OOM: the next row checks again) */
   }
+  pL->bCalled = 1;
   rc = graphLoaderRow(pL, argv[1], argv[2], argv[3], NULL);
   if (rc == SQLITE_OK) {
     sqlite3_result_int(ctx, 0);
@@ -1259,8 +1261,20 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
     rc = sqlite3_bind_pointer(pStmt, 1, &ld, GRAPH_LOADER_TYPE, 0);
     if (rc == SQLITE_OK) rc = sqlite3_step(pStmt);
     if (ld.rc != SQLITE_OK) rc = ld.rc;
+    if (rc == SQLITE_DONE && !ld.bCalled) {
+      /* No row reached graph_load_edge(): an empty table, or another
+      ** function of that name, defined over it, that answers 0. */
+      sqlite3_stmt *pAny = NULL;
+      char *zAny = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 1", pSrc->zSchema, pSrc->zTable);
+      rc = zAny ? sqlite3_prepare_v2(db, zAny, -1, &pAny, 0) : SQLITE_NOMEM;
+      sqlite3_free(zAny);
+      if (rc == SQLITE_OK) rc = sqlite3_step(pAny);
+      sqlite3_finalize(pAny);
+    }
     if (rc == SQLITE_ROW) {
-      /* graph_load_edge() answers 0: another function of that name was defined over it. */
+      /* graph_load_edge() does not answer 0 for every row, or was not
+      ** called on a table that has rows: another function of that name
+      ** was defined over it. */
       *pzErr = sqlite3_mprintf("%s: graph_load_edge() is not the extension's", zFunc);
       rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }

@@ -256,6 +256,57 @@ static void testNodeSet(void) {
   CHECK_INT(graphSetFind(&set, &v), -1);
 }
 
+/* A stand-in for graph_load_edge() defined over the extension's: answers argv[0]'s constant. */
+static void fakeLoadEdge(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  (void)argv;
+  sqlite3_result_int(ctx, *(int *)sqlite3_user_data(ctx));
+}
+
+/* graphCsrLoad() of table zT (src, dst) as a whole-graph job: rc, edges or the message. */
+static char *load(const char *zT) {
+  GraphSource src;
+  GraphCsr *pCsr = NULL;
+  char *zErr = NULL, *z;
+  int rc = init(zT, "src", "dst", NULL, GRAPH_LAYOUT_EDGES, &src, &zErr);
+  if (rc != SQLITE_OK) return sqlite3_mprintf("init %d: %z", rc, zErr);
+  rc = graphCsrLoad(db, &src, 1000, 1, "graph_test", &pCsr, &zErr);
+  z = rc == SQLITE_OK ? sqlite3_mprintf("%lld edges", pCsr ? pCsr->nEdge : -1LL)
+                      : sqlite3_mprintf("%d: %s", rc, zErr ? zErr : "");
+  sqlite3_free(zErr);
+  if (pCsr) graphCsrUnref(pCsr);
+  graphSourceClear(&src);
+  return z;
+}
+
+/* The scan hands rows to graph_load_edge(): another function of that name is an error, never an empty graph. */
+static void testLoadEdge(void) {
+  static int iZero = 0, iOne = 1;
+  char *z;
+  CHECK_INT(graphSourceRegister(db), SQLITE_OK);
+  z = load("e");
+  CHECK_STR(z, "3 edges");
+  sqlite3_free(z);
+  z = load("none");
+  CHECK_STR(z, "0 edges"); /* an empty table */
+  sqlite3_free(z);
+  sqlite3_create_function(db, "graph_load_edge", 4, SQLITE_UTF8, &iZero, fakeLoadEdge, 0, 0);
+  z = load("e");
+  CHECK_STR(z, "1: graph_test: graph_load_edge() is not the extension's");
+  sqlite3_free(z);
+  z = load("none");
+  CHECK_STR(z, "0 edges");
+  sqlite3_free(z);
+  sqlite3_create_function(db, "graph_load_edge", 4, SQLITE_UTF8, &iOne, fakeLoadEdge, 0, 0);
+  z = load("e");
+  CHECK_STR(z, "1: graph_test: graph_load_edge() is not the extension's");
+  sqlite3_free(z);
+  CHECK_INT(graphSourceRegister(db), SQLITE_OK);
+  z = load("e");
+  CHECK_STR(z, "3 edges");
+  sqlite3_free(z);
+}
+
 int main(void) {
   unitApiInit();
   sqlite3_open(":memory:", &db);
@@ -263,7 +314,7 @@ int main(void) {
                "CREATE TABLE e(src, dst); CREATE INDEX e_src ON e(src);"
                "INSERT INTO e VALUES (1,2),(1,3),(2,3),(NULL,4),(4,NULL);"
                "CREATE VIEW v AS SELECT * FROM e;"
-               "CREATE TABLE t(a, b); CREATE TEMP TABLE t(a, b);"
+               "CREATE TABLE t(a, b); CREATE TEMP TABLE t(a, b); CREATE TABLE none(src, dst);"
                "CREATE TABLE \"we\"\"ird.name\"(\"x y\", z, w); CREATE INDEX wz ON \"we\"\"ird.name\"(z);"
                "CREATE TABLE n(id INTEGER PRIMARY KEY, kids);"
                "INSERT INTO n VALUES (1,'[2,3]'),(2,'[3,null]'),(3,NULL),(4,'[]'),(5,NULL),(6,'7');",
@@ -272,6 +323,7 @@ int main(void) {
   RUN(testErrors);
   RUN(testSql);
   RUN(testNodeSet);
+  RUN(testLoadEdge);
   sqlite3_close(db);
   return unitReport();
 }
