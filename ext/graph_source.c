@@ -1068,8 +1068,8 @@ struct GraphLoader {
   GraphEdgeList list; /* The edges read, as node numbers */
   GraphIntEdge aAhead[GRAPH_LOAD_AHEAD]; /* Integer edges read, not yet numbered */
   int nAhead;                            /* Entries of aAhead used */
-  int rc;     /* graph_load_edge(): the error that stopped the scan, or SQLITE_OK */
-  char *zErr; /* The message of a row's error (sqlite3_mprintf), or NULL */
+  int rc;      /* graph_load_edge(): the error that stopped the scan, or SQLITE_OK */
+  char *zErr;  /* The message of a row's error (sqlite3_mprintf), or NULL */
   int bCalled; /* graph_load_edge() was called (see graphCsrLoad()) */
 };
 

@@ -279,7 +279,8 @@ static char *load(const char *zT) {
   return z;
 }
 
-/* The scan hands rows to graph_load_edge(): another function of that name is an error, never an empty graph. */
+/* The scan hands rows to graph_load_edge(): another function of that name is an error, never an empty graph.
+ */
 static void testLoadEdge(void) {
   static int iZero = 0, iOne = 1;
   char *z;
