@@ -887,17 +887,6 @@ static int graphIntMapToSet(GraphIntMap *pMap, GraphSet *pSet) {
   return rc;
 }
 
-/*
-** A hint that *p will be read (bWrite 0) or written (1) soon: hides the
-** cache miss of a random access behind other work. No effect where the
-** compiler has no such builtin.
-*/
-#if defined(__GNUC__) || defined(__clang__)
-#define graphPrefetch(p, bWrite) __builtin_prefetch((p), (bWrite))
-#else
-#define graphPrefetch(p, bWrite) ((void)(p))
-#endif
-
 /* Prefetch the slot where graphIntMapAdd() will look for iKey. */
 static void graphIntMapPrefetch(const GraphIntMap *p, sqlite3_int64 iKey) {
   if (iKey >= 0 && iKey < p->nDir) {
