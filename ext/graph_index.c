@@ -26,9 +26,9 @@
 ** functions give their rows: the order a rowid scan of the edge table first
 ** meets them. Reading is a full scan.
 **
-** How it works. Shadow tables (format 2, docs/graphs.md):
+** How it works. Shadow tables (format 3, docs/graphs.md):
 **
-**   g_config(k PRIMARY KEY, v)   'format' (2), 'table', 'from', 'to',
+**   g_config(k PRIMARY KEY, v)   'format' (3), 'table', 'from', 'to',
 **                                'weight' (NULL), 'layout', 'mode',
 **                                'next' (the next node number)
 **   g_num(value PRIMARY KEY, id) WITHOUT ROWID: the dense number of each
@@ -36,25 +36,32 @@
 **                                and 1.0 are one node and text compares by
 **                                bytes, as the graph functions' in-memory
 **                                copy compares nodes (GraphValue).
-**                                'rebuild' numbers hubs (highest degree)
+**                                'rebuild' numbers by in-degree, highest
 **                                first: the neighbours met most often take
-**                                one-byte varints.
+**                                one-byte varints. A number whose node lost
+**                                its edges stays (knowing that no list
+**                                names it would cost a seek of to_col, in
+**                                the JSON layout a scan of every array):
+**                                the loads skip it, 'rebuild' drops it.
 **   g_blk(k INTEGER PRIMARY KEY, data)
 **                                a group of consecutive node numbers k,
 **                                k + 1, ... up to the next row's key
 **                                (~GI_GROUP_BYTES; a write splits one past
-**                                twice that). data: per node a slot, per
-**                                direction (out, then in) a varint count
-**                                and, when not 0, the zigzag rowid of the
-**                                list's first edge and the edges: the
-**                                neighbour's number as a varint (7 bits a
+**                                twice that). data: per node a slot, its
+**                                out-list: a varint count and, when not 0,
+**                                the zigzag rowid of the first edge and the
+**                                edges in rowid order, each the gap from
+**                                the previous edge's rowid (a varint; none
+**                                before the first; 0 only within a JSON
+**                                row), the neighbour's number (7 bits a
 **                                byte, low first) and, with weight=, the
-**                                weight (giPutWeight()). A list is in the
-**                                edge table's rowid order.
+**                                weight (giPutWeight()).
 **   g_tail(k INTEGER PRIMARY KEY, first, n, list)
-**                                edges appended to list k = id * 2 + dir
-**                                by a change that went through the index,
-**                                merged into the group at GI_TAIL_BYTES.
+**                                edges appended to node k's out-list by a
+**                                change that went through the index (each
+**                                the neighbour, the weight, the zigzag
+**                                rowid), merged into the group at
+**                                GI_TAIL_BYTES.
 **   g_pend(p INTEGER PRIMARY KEY, r, f, t, w, fi, ti)
 **                                inserts the trigger wrote without the
 **                                index (giPendFold()).
@@ -64,20 +71,22 @@
 **                                layout 'json' only: each row node's first
 **                                rowid.
 **
+** No in-list is stored: the only reader of the lists is the whole-graph
+** load, which derives the in-lists, the in-degrees and the node order
+** from the out-lists and their rowids. Every write touches the out-list of
+** its row's source only.
+**
 ** The JSON layout (layout = 'json'): one row per node, to_col a JSON array
 ** of its neighbours; each element not JSON null is an edge (weight: the
 ** row's), every row a node (NULL or [] included). An edge's "rowid" is its
-** row's, and lists are in rowid, then array order. The load orders the
-** nodes by (first rowid, from before element, place in the array): a row
-** node's first rowid is in g_row; a node first met as an element of row r
-** has r's node first in its in-list, and its place is where it first
-** comes in that node's out-list (no earlier row holds it). g_pend is not
-** used: every write sends the row through 'sync'; an insert past every
-** rowid with nothing stashed appends its edges to the tails
-** (giJsonAppend()), any other rebuilds its out-list and its elements'
-** in-lists (giListRebuild(): each in-list a scan of every array). A to_col
-** that is not an array is refused naming the node (giJsonNotArray(),
-** giJsonMalformed()).
+** row's (gap 0 between the elements of one row), and lists are in rowid,
+** then array order. A row node's first rowid is in g_row: the load meets
+** it there, before the row's elements. g_pend is not used: every write
+** sends the row through 'sync'; an insert past every rowid with nothing
+** stashed appends its edges to the tail (giJsonAppend()), any other
+** rebuilds the row node's out-list (giListRebuild(): one seek of
+** from_col). A to_col that is not an array is refused naming the node
+** (giJsonNotArray(), giJsonMalformed()).
 **
 ** Sync mode: the common insert (endpoints not NULL, a good weight, a
 ** rowid past every rowid of the table, no stash) is one row the AFTER
@@ -86,29 +95,35 @@
 ** index, and every GI_PEND_MAX-th row, first folds them into the groups
 ** (giPendFold(): each touched group rewritten once). Any other insert
 ** goes through the virtual table (INSERT INTO g(g, op_...)
-** VALUES('insert', ...)), which rebuilds the two lists from the edge table
-** with one index seek each (SELECT ... WHERE from_col = ? ORDER BY rowid)
-** unless its rowid is past every rowid of the table (then it appends to
-** the lists' tails); deletes and updates rebuild the touched lists. Rows
-** that a REPLACE displaces at the new rowid, or through a UNIQUE index of
-** the table, are stashed by BEFORE triggers (whose WHEN clause keeps the
-** common insert cheap, and which set g_flag so that the insert goes
-** through the index) and their lists rebuilt too. Every write is plain SQL
-** in the user's transaction: ROLLBACK and savepoints need nothing more.
-** The only state kept in memory across calls is a cache of node numbers
-** (GiCached), emptied by every transaction and savepoint hook, and the
-** stash. Deferred mode: the triggers (built-in SQL only) log the
-** endpoints; 'refresh' rebuilds the logged lists. Until then graph
-** functions read the edge table.
+** VALUES('insert', ...)), which rebuilds the source's out-list from the
+** edge table with one index seek (SELECT ... WHERE from_col = ? ORDER BY
+** rowid) unless its rowid is past every rowid of the table (then it
+** appends to the tail); deletes and updates rebuild the out-lists of the
+** old (and new) source. Rows that a REPLACE displaces at the new rowid, or
+** through a UNIQUE index of the table, are stashed by BEFORE triggers
+** (whose WHEN clause keeps the common insert cheap, and which set g_flag
+** so that the insert goes through the index) and their sources' lists
+** rebuilt too. Every write is plain SQL in the user's transaction:
+** ROLLBACK and savepoints need nothing more. The only state kept in memory
+** across calls is a cache of node numbers (GiCached), emptied by every
+** transaction and savepoint hook, and the stash. Deferred mode: the
+** triggers (built-in SQL only) log the endpoints; 'refresh' rebuilds the
+** logged sources' out-lists. Until then graph functions read the edge
+** table.
 **
-** Loading (graphIndexLoad(), called by graphCsrLoad()): one scan of
-** "<name>_tail" and one of "<name>_blk" in key order (degrees and first
-** edges; the bytes kept), the node order (nodes sorted by their first
-** edge: the order a rowid scan of the edge table meets them, which the
-** graph functions' rows follow), one scan of "<name>_num", the pending
-** rows (new nodes last), then the decode into the GraphCsr through a
-** number -> position array. Every count, key and number read is checked:
-** damage is SQLITE_CORRUPT_VTAB naming the index, never a wrong graph.
+** Loading (graphIndexLoad(), called by graphCsrLoad(); giLoad()): one scan
+** of "<name>_blk" in key order and one of "<name>_tail" decode every edge
+** (source number, neighbour number, rowid); giLoadSort() orders them by
+** rowid (a counting sort over rowid - least rowid when the rowids span at
+** most a few times the edge count, a direct placement when they are every
+** rowid of the range once, an LSD radix sort otherwise; stable, so that a
+** JSON row's edges keep their order); one pass in that order numbers the
+** nodes as a rowid scan of the table meets them (source, then neighbour;
+** a JSON row's node first); one scan of "<name>_num" gives their values;
+** the pending rows come last (new nodes last); the out-lists are filled
+** in the decode order, the in-lists in rowid order. Every count, key,
+** number and rowid gap read is checked: damage is SQLITE_CORRUPT_VTAB
+** naming the index, never a wrong graph.
 */
 #include "nosqlInt.h"
 
