@@ -1826,11 +1826,16 @@ struct GiLoadEdges {
   int bWeight;              /* Keep weights */
   int bIntWeight;           /* Every weight kept is an integer */
   sqlite3_int64 iMin, iMax; /* Least and greatest rowid */
+  sqlite3_int64 nHint;      /* Edges to allocate at first */
+  int *aF, *aT;             /* Then in rowid order (giLoadOrder()): source and neighbour numbers */
+  double *aWr;              /* Their weights */
+  sqlite3_int64 *aRs;       /* Their rowids (when asked for) */
+  int *aOutN, *aInN;        /* Out- and in-degree by number (nId + 1 each) */
 };
 
 /* Room for nMore more edges. */
 static int giLoadGrow(GiLoadEdges *p, sqlite3_int64 nMore) {
-  sqlite3_int64 nNew = p->nAlloc ? p->nAlloc : 4096;
+  sqlite3_int64 nNew = p->nAlloc ? p->nAlloc : p->nHint;
   int *aS, *aD;
   sqlite3_int64 *aR;
   if (p->n + nMore <= p->nAlloc) return SQLITE_OK;
@@ -1855,6 +1860,12 @@ static int giLoadGrow(GiLoadEdges *p, sqlite3_int64 nMore) {
 }
 
 static void giLoadEdgesFree(GiLoadEdges *p) {
+  sqlite3_free(p->aF);
+  sqlite3_free(p->aT);
+  sqlite3_free(p->aWr);
+  sqlite3_free(p->aRs);
+  sqlite3_free(p->aOutN);
+  sqlite3_free(p->aInN);
   sqlite3_free(p->aSrc);
   sqlite3_free(p->aDst);
   sqlite3_free(p->aRow);
@@ -1863,17 +1874,18 @@ static void giLoadEdgesFree(GiLoadEdges *p) {
 }
 
 /*
-** Decode the nEdge edges of node id's out-list at a[0..n) into *pE: a
-** slot's (first rowid iFirst, a gap before every other edge) or, with
-** bTail, a tail's (each edge's zigzag rowid after it). Neighbours must be
-** numbers 1..nId, rowids ascending. 0 when malformed (*pzWhat says how),
-** else 1.
+** Decode the nEdge edges of node id's out-list at a[*pi..n) into *pE,
+** advancing *pi past them: a slot's (first rowid iFirst, a gap before
+** every other edge) or, with bTail, a tail's (each edge's zigzag rowid
+** after it). Neighbours must be numbers 1..nId, rowids ascending (equal
+** only in the JSON layout). Counts the degrees by number. 0 when malformed
+** (*pzWhat says how), else 1.
 */
-static int giLoadList(GiLoadEdges *pE, int id, const unsigned char *a, int n, sqlite3_int64 nEdge,
+static int giLoadList(GiLoadEdges *pE, int id, const unsigned char *a, int n, int *pi, sqlite3_int64 nEdge,
                       sqlite3_int64 iFirst, int bHasWeight, int bTail, int bJson, int nId,
                       const char **pzWhat) {
   sqlite3_int64 e, iRowid = iFirst, k = pE->n;
-  int i = 0;
+  int i = *pi, *aInN = pE->aInN;
   *pzWhat = "a list holds a bad neighbour number";
   if (!bHasWeight && !bTail) {
     /* Neighbour numbers and gaps only: the tight loop of the load. */
@@ -1885,7 +1897,7 @@ static int giLoadList(GiLoadEdges *pE, int id, const unsigned char *a, int n, sq
         if (i < n && a[i] < 0x80) {
           u = a[i++];
         } else if (!giGetVarint(a, n, &i, &u)) {
-          *pzWhat = "a list holds a bad rowid gap";
+          *pzWhat = "a group holds a bad list";
           return 0;
         }
         if ((u == 0 && !bJson) || !giRowidStep(&iRowid, u)) {
@@ -1896,12 +1908,14 @@ static int giLoadList(GiLoadEdges *pE, int id, const unsigned char *a, int n, sq
       if (i < n && a[i] < 0x80) {
         u = a[i++];
       } else if (!giGetVarint(a, n, &i, &u)) {
+        *pzWhat = "a group holds a bad list";
         return 0;
       }
       if (u - 1 >= (sqlite3_uint64)nId) return 0;
       aSrc[e] = id;
       aDst[e] = (int)u;
       aRow[e] = iRowid;
+      aInN[u]++;
     }
   } else {
     for (e = 0; e < nEdge; e++) {
@@ -1930,20 +1944,19 @@ static int giLoadList(GiLoadEdges *pE, int id, const unsigned char *a, int n, sq
       pE->aSrc[k + e] = id;
       pE->aDst[k + e] = (int)u;
       pE->aRow[k + e] = iRowid;
+      aInN[u]++;
       if (pE->bWeight) {
         pE->aW[k + e] = r;
         if (!bInt) pE->bIntWeight = 0;
       }
     }
   }
-  if (i != n) {
-    *pzWhat = "a list is longer than its edges";
-    return 0;
-  }
+  *pi = i;
   if (nEdge) {
     if (pE->n == 0 || pE->aRow[k] < pE->iMin) pE->iMin = pE->aRow[k];
     if (pE->n == 0 || iRowid > pE->iMax) pE->iMax = iRowid;
     pE->n += nEdge;
+    pE->aOutN[id] += (int)nEdge;
   }
   return 1;
 }
@@ -1956,32 +1969,52 @@ struct GiSortRec {
 };
 
 /*
-** *paOrd: the n edges in rowid order (stable: edges of one rowid, a JSON
-** row's, keep their order). A counting sort over rowid - iMin when the
-** rowids span at most a few times n (dense rowids: a direct placement),
-** else an LSD radix sort, 11 bits a pass. *pbDup: two edges share a rowid.
+** The edges of *pE in rowid order (stable: the edges of one rowid, a JSON
+** row's, keep their order): their source and neighbour numbers in
+** pE->aF and pE->aT, their weights in pE->aWr (with weights), their rowids
+** in pE->aRs (with bRowids). A direct placement when the rowids are every
+** rowid of their range once (the common case), a counting sort over
+** rowid - iMin when they span at most a few times the edge count, else an
+** LSD radix sort, 11 bits a pass. *pbDup: two edges share a rowid.
 */
-static int giLoadSort(const sqlite3_int64 *aRow, int n, sqlite3_int64 iMin, sqlite3_int64 iMax, int **paOrd,
-                      int *pbDup) {
-  sqlite3_uint64 nRange = (sqlite3_uint64)iMax - (sqlite3_uint64)iMin;
-  int *aOrd = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1)), e;
-  *paOrd = aOrd;
+static int giLoadOrder(GiLoadEdges *pE, int bRowids, int *pbDup) {
+  sqlite3_uint64 nRange = (sqlite3_uint64)pE->iMax - (sqlite3_uint64)pE->iMin;
+  const sqlite3_int64 *aRow = pE->aRow, iMin = pE->iMin;
+  int n = (int)pE->n, e, *aOrd = NULL;
   *pbDup = 0;
-  if (aOrd == NULL) return SQLITE_NOMEM;
+  pE->aF = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  pE->aT = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  if (pE->bWeight) pE->aWr = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  if (bRowids) pE->aRs = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+  if (pE->aF == NULL || pE->aT == NULL || (pE->bWeight && pE->aWr == NULL) || (bRowids && pE->aRs == NULL)) {
+    return SQLITE_NOMEM;
+  }
   if (n == 0) return SQLITE_OK;
   if (nRange + 1 == (sqlite3_uint64)n) {
-    /* Every rowid of the range once (the common case): each edge's place is its rowid's offset. */
-    memset(aOrd, 0xff, sizeof(int) * (size_t)n);
+    /* Every rowid of the range once: each edge's place is its rowid's offset (0: not filled yet). */
+    memset(pE->aF, 0, sizeof(int) * (size_t)n);
     for (e = 0; e < n; e++) {
       int k = (int)(aRow[e] - iMin);
-      if (aOrd[k] >= 0) break;
-      aOrd[k] = e;
+      if (e + 16 < n) {
+        graphPrefetch(&pE->aF[aRow[e + 16] - iMin], 1);
+        graphPrefetch(&pE->aT[aRow[e + 16] - iMin], 1);
+      }
+      if (pE->aF[k]) break;
+      pE->aF[k] = pE->aSrc[e];
+      pE->aT[k] = pE->aDst[e];
+      if (pE->aWr) pE->aWr[k] = pE->aW[e];
+      if (bRowids) pE->aRs[k] = aRow[e];
     }
     if (e == n) return SQLITE_OK;
   }
+  aOrd = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  if (aOrd == NULL) return SQLITE_NOMEM;
   if (nRange < 4 * (sqlite3_uint64)n + 1024) {
     int *aCnt = (int *)sqlite3_malloc64(sizeof(int) * (nRange + 2)), k;
-    if (aCnt == NULL) return SQLITE_NOMEM;
+    if (aCnt == NULL) {
+      sqlite3_free(aOrd);
+      return SQLITE_NOMEM;
+    }
     memset(aCnt, 0, sizeof(int) * (size_t)(nRange + 2));
     for (e = 0; e < n; e++) aCnt[aRow[e] - iMin + 1]++;
     for (k = 1; k <= (int)nRange + 1; k++) {
@@ -1990,12 +2023,13 @@ static int giLoadSort(const sqlite3_int64 *aRow, int n, sqlite3_int64 iMin, sqli
     }
     for (e = 0; e < n; e++) aOrd[aCnt[aRow[e] - iMin]++] = e;
     sqlite3_free(aCnt);
-    return SQLITE_OK;
-  }
-  {
+  } else {
     GiSortRec *a = (GiSortRec *)sqlite3_malloc64(sizeof(GiSortRec) * (sqlite3_uint64)n * 2), *b;
     int iShift, nBit = 1;
-    if (a == NULL) return SQLITE_NOMEM;
+    if (a == NULL) {
+      sqlite3_free(aOrd);
+      return SQLITE_NOMEM;
+    }
     b = a + n;
     for (e = 0; e < n; e++) {
       a[e].k = (sqlite3_uint64)aRow[e] - (sqlite3_uint64)iMin;
@@ -2019,6 +2053,18 @@ static int giLoadSort(const sqlite3_int64 *aRow, int n, sqlite3_int64 iMin, sqli
     }
     sqlite3_free(a < b ? a : b);
   }
+  for (e = 0; e < n; e++) {
+    int iE = aOrd[e];
+    if (e + 16 < n) {
+      graphPrefetch(&pE->aSrc[aOrd[e + 16]], 0);
+      graphPrefetch(&pE->aDst[aOrd[e + 16]], 0);
+    }
+    pE->aF[e] = pE->aSrc[iE];
+    pE->aT[e] = pE->aDst[iE];
+    if (pE->aWr) pE->aWr[e] = pE->aW[iE];
+    if (bRowids) pE->aRs[e] = aRow[iE];
+  }
+  sqlite3_free(aOrd);
   return SQLITE_OK;
 }
 
@@ -2028,6 +2074,14 @@ struct GiRowFirst {
   sqlite3_int64 r; /* Its first row's rowid */
   int id;          /* Its number */
 };
+
+/* A row of "<name>_num" read by a load (z owned). */
+typedef struct GiNumRow GiNumRow;
+struct GiNumRow {
+  GraphValue v; /* The value */
+  int id;       /* Its number */
+};
+#define GI_NUM_BATCH 64 /* Rows of <name>_num placed at once */
 
 /* An edge of "<name>_pend" read by a load. */
 typedef struct GiPend GiPend;
@@ -2072,7 +2126,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
   GiLoadEdges E;
   GiPend *aPend = NULL;
   GiRowFirst *aRowFirst = NULL;
-  int *aPerm = NULL, *aNode = NULL, *aOrd = NULL, *aF = NULL, *aT = NULL;
+  int *aPerm = NULL, *aNode = NULL;
   GraphValue *aVal = NULL;
   *pbOk = 0;
   memset(&E, 0, sizeof(E));
@@ -2098,6 +2152,15 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     goto load_done;
   }
   memset(aPerm, 0xff, sizeof(int) * ((size_t)nId + 1));
+  E.aOutN = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  E.aInN = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  if (E.aOutN == NULL || E.aInN == NULL) {
+    rc = SQLITE_NOMEM;
+    goto load_done;
+  }
+  memset(E.aOutN, 0, sizeof(int) * ((size_t)nId + 1));
+  memset(E.aInN, 0, sizeof(int) * ((size_t)nId + 1));
+  E.nHint = 4096 + 16 * (sqlite3_int64)nId; /* (Pages never written cost nothing) */
   /* The groups in key order, then the tails: each out-list's edges, its tail's after its group's. */
   zSql = sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" ORDER BY k", zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
@@ -2108,14 +2171,17 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     int n = sqlite3_column_bytes(pStmt, 1), iPos = 0;
     if (k < iNext) GI_CORRUPT("a group has a bad key");
     for (id = k; iPos < n; id++) {
-      GiSlot s;
-      if (!giSlotDecode(a, n, &iPos, bHasWeight, &s)) GI_CORRUPT("a group holds a bad list");
-      if (s.nEdge == 0) continue;
+      /* A slot: its count, its first rowid, its edges (giSlotDecode(), decoded as they are read). */
+      sqlite3_uint64 u;
+      sqlite3_int64 iFirst = 0;
+      if (!giGetVarint(a, n, &iPos, &u) || u > (sqlite3_uint64)n || (u && !giGetRowid(a, n, &iPos, &iFirst))) {
+        GI_CORRUPT("a group holds a bad list");
+      }
+      if (u == 0) continue;
       if (id > nId) GI_CORRUPT("a list has no node");
-      rc = giLoadGrow(&E, s.nEdge);
+      rc = giLoadGrow(&E, (sqlite3_int64)u);
       if (rc != SQLITE_OK) goto load_done;
-      if (!giLoadList(&E, (int)id, a + s.iOff, (int)s.nByte, s.nEdge, s.iFirst, bHasWeight, 0, bJson, nId,
-                      &zWhat)) {
+      if (!giLoadList(&E, (int)id, a, n, &iPos, (sqlite3_int64)u, iFirst, bHasWeight, 0, bJson, nId, &zWhat)) {
         GI_CORRUPT(zWhat);
       }
       if (E.n > nMaxEdge) break;
@@ -2132,11 +2198,13 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
   while (rc == SQLITE_OK && E.n <= nMaxEdge && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 2);
     const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pStmt, 3);
-    int nByte = sqlite3_column_bytes(pStmt, 3);
+    int nByte = sqlite3_column_bytes(pStmt, 3), iPos;
     if (k < 1 || k > nId || n < 1 || n > nByte) GI_CORRUPT("a tail has a bad key or count");
     rc = giLoadGrow(&E, n);
     if (rc != SQLITE_OK) goto load_done;
-    if (!giLoadList(&E, (int)k, a, nByte, n, 0, bHasWeight, 1, bJson, nId, &zWhat)) GI_CORRUPT(zWhat);
+    iPos = 0;
+    if (!giLoadList(&E, (int)k, a, nByte, &iPos, n, 0, bHasWeight, 1, bJson, nId, &zWhat)) GI_CORRUPT(zWhat);
+    if (iPos != nByte) GI_CORRUPT("a list is longer than its edges");
   }
   rc = giScanDone(rc, pStmt);
   pStmt = NULL;
@@ -2151,7 +2219,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     goto load_done;
   }
   /* The edges in rowid order (a JSON row's in array order). */
-  rc = giLoadSort(E.aRow, (int)nEdge, E.iMin, E.iMax, &aOrd, &bDup);
+  rc = giLoadOrder(&E, bJson, &bDup);
   if (rc != SQLITE_OK) goto load_done;
   if (bDup && !bJson) GI_CORRUPT("two edges have one rowid");
   if (bJson) {
@@ -2183,29 +2251,16 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
   }
   /*
   ** Node order: as a rowid scan of the table meets them (an edge's source,
-  ** then its neighbour; the JSON layout: a row's node first). aF and aT:
-  ** the edges' endpoints as positions, in rowid order.
+  ** then its neighbour; the JSON layout: a row's node first). E.aF and
+  ** E.aT become the edges' endpoints as positions, in rowid order.
   */
-  aF = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
-  aT = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
-  if (aF == NULL || aT == NULL) {
-    rc = SQLITE_NOMEM;
-    goto load_done;
-  }
   {
-    int iRowFirst = 0;
+    int iRowFirst = 0, *aF = E.aF, *aT = E.aT;
     for (e = 0; e < nEdge; e++) {
-      int iE = aOrd[e], s, t;
-      if (e + 16 < nEdge) {
-        graphPrefetch(&E.aSrc[aOrd[e + 16]], 0);
-        graphPrefetch(&E.aDst[aOrd[e + 16]], 0);
-      }
-      s = E.aSrc[iE];
-      t = E.aDst[iE];
+      int s = aF[e], t = aT[e];
       if (bJson) {
-        sqlite3_int64 iRowid = E.aRow[iE];
-        if (e && iRowid == E.aRow[aOrd[e - 1]] && s != E.aSrc[aOrd[e - 1]])
-          GI_CORRUPT("two rows have one rowid");
+        sqlite3_int64 iRowid = E.aRs[e];
+        if (e && iRowid == E.aRs[e - 1] && s != aNode[aF[e - 1]]) GI_CORRUPT("two rows have one rowid");
         for (; iRowFirst < nRowFirst && aRowFirst[iRowFirst].r <= iRowid; iRowFirst++) {
           int id = aRowFirst[iRowFirst].id;
           if (aPerm[id] < 0) {
@@ -2243,22 +2298,58 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
   zSql = sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_num\"", zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
-    GraphValue v, *pV;
-    if (id < 1 || id > nId || aPerm[id] < 0) continue; /* A number without edges: not a node */
-    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &v)) GI_CORRUPT("a node value is NULL");
-    pV = &aVal[aPerm[id]];
-    if (pV->eType) GI_CORRUPT("two node values have one number");
-    *pV = v;
-    if (v.eType == SQLITE_TEXT || v.eType == SQLITE_BLOB) {
-      pV->z = (char *)sqlite3_malloc64((sqlite3_uint64)v.n + 1);
-      if (pV->z == NULL) {
-        rc = SQLITE_NOMEM;
-        break;
+  {
+    /*
+    ** The rows come in value order, their numbers at random: each lands
+    ** in aVal through a batch whose places are prefetched (one cache miss
+    ** per node was a third of the load).
+    */
+    GiNumRow aBatch[GI_NUM_BATCH];
+    int nBatch = 0, bEnd = 0;
+    zWhat = NULL;
+    while (rc == SQLITE_OK && !bEnd) {
+      int k;
+      bEnd = sqlite3_step(pStmt) != SQLITE_ROW;
+      if (!bEnd) {
+        sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
+        GiNumRow *pR = &aBatch[nBatch];
+        if (id < 1 || id > nId) continue; /* A number without edges: not a node */
+        graphPrefetch(&aPerm[id], 0);
+        if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &pR->v)) {
+          zWhat = "a node value is NULL";
+          break;
+        }
+        pR->id = (int)id;
+        if (pR->v.eType == SQLITE_TEXT || pR->v.eType == SQLITE_BLOB) {
+          const char *z = pR->v.z;
+          pR->v.z = (char *)sqlite3_malloc64((sqlite3_uint64)pR->v.n + 1);
+          if (pR->v.z == NULL) {
+            rc = SQLITE_NOMEM;
+            break;
+          }
+          if (pR->v.n) memcpy(pR->v.z, z, (size_t)pR->v.n);
+        } else {
+          pR->v.z = NULL;
+        }
+        if (++nBatch < GI_NUM_BATCH) continue;
       }
-      if (v.n) memcpy(pV->z, v.z, (size_t)v.n);
+      for (k = 0; k < nBatch; k++) {
+        if (aPerm[aBatch[k].id] >= 0) graphPrefetch(&aVal[aPerm[aBatch[k].id]], 1);
+      }
+      for (k = 0; k < nBatch; k++) {
+        int iPos = aPerm[aBatch[k].id];
+        if (iPos < 0 || aVal[iPos].eType) {
+          sqlite3_free(aBatch[k].v.z); /* Not a node, or a second value for it */
+          if (iPos >= 0) zWhat = "two node values have one number";
+          continue;
+        }
+        aVal[iPos] = aBatch[k].v;
+      }
+      nBatch = 0;
+      if (zWhat) break;
     }
+    while (nBatch > 0) sqlite3_free(aBatch[--nBatch].v.z);
+    if (zWhat) GI_CORRUPT(zWhat);
   }
   rc = giScanDone(rc, pStmt);
   pStmt = NULL;
@@ -2345,10 +2436,11 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     rc = SQLITE_NOMEM;
     goto load_done;
   }
+  /* Degrees: the stored edges' by number, then the pending ones. */
   memset(aCur, 0, sizeof(sqlite3_int64) * 2 * ((size_t)nAll + 1));
-  for (e = 0; e < nEdge; e++) {
-    aCur[2 * aF[e]]++;
-    aCur[2 * aT[e] + 1]++;
+  for (i = 0; i < nNode; i++) {
+    aCur[2 * i] = E.aOutN[aNode[i]];
+    aCur[2 * i + 1] = E.aInN[aNode[i]];
   }
   for (e = 0; e < nPend; e++) {
     aCur[2 * aPend[e].f]++;
@@ -2362,18 +2454,22 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     aCur[2 * i + 1] = p->aInOff[i];
   }
   /* Out-lists in the decode order (each list's edges together, in rowid order). */
-  for (e = 0; e < nEdge; e++) {
-    sqlite3_int64 iO = aCur[2 * aPerm[E.aSrc[e]]]++;
-    p->aOut[iO] = aPerm[E.aDst[e]];
-    if (bWeight) p->aOutW[iO] = E.aW[e];
+  for (e = 0; e < nEdge;) {
+    int iSrc = E.aSrc[e];
+    sqlite3_int64 iO = aCur[2 * aPerm[iSrc]];
+    for (; e < nEdge && E.aSrc[e] == iSrc; e++, iO++) {
+      p->aOut[iO] = aPerm[E.aDst[e]];
+      if (bWeight) p->aOutW[iO] = E.aW[e];
+    }
+    aCur[2 * aPerm[iSrc]] = iO;
   }
   /* In-lists in rowid order: the fill scatters; prefetch 16 edges ahead. */
   for (e = 0; e < nEdge; e++) {
     sqlite3_int64 iI;
-    if (e + 16 < nEdge) graphPrefetch(&p->aIn[aCur[2 * aT[e + 16] + 1]], 1);
-    iI = aCur[2 * aT[e] + 1]++;
-    p->aIn[iI] = aF[e];
-    if (bWeight) p->aInW[iI] = E.aW[aOrd[e]];
+    if (e + 16 < nEdge) graphPrefetch(&p->aIn[aCur[2 * E.aT[e + 16] + 1]], 1);
+    iI = aCur[2 * E.aT[e] + 1]++;
+    p->aIn[iI] = E.aF[e];
+    if (bWeight) p->aInW[iI] = E.aWr[e];
   }
   if (bWeight && !E.bIntWeight) p->bIntWeight = 0;
   for (e = 0; e < nPend; e++) {
@@ -2396,9 +2492,6 @@ load_done:
   giLoadEdgesFree(&E);
   sqlite3_free(aPerm);
   sqlite3_free(aNode);
-  sqlite3_free(aOrd);
-  sqlite3_free(aF);
-  sqlite3_free(aT);
   sqlite3_free(aRowFirst);
   sqlite3_free(aPend);
   sqlite3_free(aCur);
