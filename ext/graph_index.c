@@ -1873,6 +1873,32 @@ static void giLoadEdgesFree(GiLoadEdges *p) {
   memset(p, 0, sizeof(*p));
 }
 
+/* giGetVarint() with the one- to three-byte varints of the lists inline. */
+static int giGetVarintFast(const unsigned char *a, int n, int *pi, sqlite3_uint64 *pv) {
+  int i = *pi;
+  if (i + 3 <= n) {
+    unsigned c0 = a[i], c1, c2;
+    if (c0 < 0x80) {
+      *pv = c0;
+      *pi = i + 1;
+      return 1;
+    }
+    c1 = a[i + 1];
+    if (c1 < 0x80) {
+      *pv = (c0 & 0x7f) | (c1 << 7);
+      *pi = i + 2;
+      return 1;
+    }
+    c2 = a[i + 2];
+    if (c2 < 0x80) {
+      *pv = (c0 & 0x7f) | ((c1 & 0x7f) << 7) | (c2 << 14);
+      *pi = i + 3;
+      return 1;
+    }
+  }
+  return giGetVarint(a, n, pi, pv);
+}
+
 /*
 ** Decode the nEdge edges of node id's out-list at a[*pi..n) into *pE,
 ** advancing *pi past them: a slot's (first rowid iFirst, a gap before
@@ -1894,9 +1920,7 @@ static int giLoadList(GiLoadEdges *pE, int id, const unsigned char *a, int n, in
     for (e = 0; e < nEdge; e++) {
       sqlite3_uint64 u;
       if (e) {
-        if (i < n && a[i] < 0x80) {
-          u = a[i++];
-        } else if (!giGetVarint(a, n, &i, &u)) {
+        if (!giGetVarintFast(a, n, &i, &u)) {
           *pzWhat = "a group holds a bad list";
           return 0;
         }
@@ -1905,9 +1929,7 @@ static int giLoadList(GiLoadEdges *pE, int id, const unsigned char *a, int n, in
           return 0;
         }
       }
-      if (i < n && a[i] < 0x80) {
-        u = a[i++];
-      } else if (!giGetVarint(a, n, &i, &u)) {
+      if (!giGetVarintFast(a, n, &i, &u)) {
         *pzWhat = "a group holds a bad list";
         return 0;
       }
@@ -1991,7 +2013,11 @@ static int giLoadOrder(GiLoadEdges *pE, int bRowids, int *pbDup) {
   }
   if (n == 0) return SQLITE_OK;
   if (nRange + 1 == (sqlite3_uint64)n) {
-    /* Every rowid of the range once: each edge's place is its rowid's offset (0: not filled yet). */
+    /*
+    ** Every rowid of the range once, unless two edges share one and leave
+    ** a place unfilled (0: numbers start at 1): each edge's place is its
+    ** rowid's offset.
+    */
     memset(pE->aF, 0, sizeof(int) * (size_t)n);
     for (e = 0; e < n; e++) {
       int k = (int)(aRow[e] - iMin);
@@ -1999,11 +2025,12 @@ static int giLoadOrder(GiLoadEdges *pE, int bRowids, int *pbDup) {
         graphPrefetch(&pE->aF[aRow[e + 16] - iMin], 1);
         graphPrefetch(&pE->aT[aRow[e + 16] - iMin], 1);
       }
-      if (pE->aF[k]) break;
       pE->aF[k] = pE->aSrc[e];
       pE->aT[k] = pE->aDst[e];
       if (pE->aWr) pE->aWr[k] = pE->aW[e];
       if (bRowids) pE->aRs[k] = aRow[e];
+    }
+    for (e = 0; e < n && pE->aF[e]; e++) {
     }
     if (e == n) return SQLITE_OK;
   }
@@ -2174,14 +2201,16 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
       /* A slot: its count, its first rowid, its edges (giSlotDecode(), decoded as they are read). */
       sqlite3_uint64 u;
       sqlite3_int64 iFirst = 0;
-      if (!giGetVarint(a, n, &iPos, &u) || u > (sqlite3_uint64)n || (u && !giGetRowid(a, n, &iPos, &iFirst))) {
+      if (!giGetVarint(a, n, &iPos, &u) || u > (sqlite3_uint64)n ||
+          (u && !giGetRowid(a, n, &iPos, &iFirst))) {
         GI_CORRUPT("a group holds a bad list");
       }
       if (u == 0) continue;
       if (id > nId) GI_CORRUPT("a list has no node");
       rc = giLoadGrow(&E, (sqlite3_int64)u);
       if (rc != SQLITE_OK) goto load_done;
-      if (!giLoadList(&E, (int)id, a, n, &iPos, (sqlite3_int64)u, iFirst, bHasWeight, 0, bJson, nId, &zWhat)) {
+      if (!giLoadList(&E, (int)id, a, n, &iPos, (sqlite3_int64)u, iFirst, bHasWeight, 0, bJson, nId,
+                      &zWhat)) {
         GI_CORRUPT(zWhat);
       }
       if (E.n > nMaxEdge) break;
@@ -2463,9 +2492,10 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     }
     aCur[2 * aPerm[iSrc]] = iO;
   }
-  /* In-lists in rowid order: the fill scatters; prefetch 16 edges ahead. */
+  /* In-lists in rowid order: the fill scatters; prefetch the cursors 32 edges ahead, the places 16. */
   for (e = 0; e < nEdge; e++) {
     sqlite3_int64 iI;
+    if (e + 32 < nEdge) graphPrefetch(&aCur[2 * E.aT[e + 32] + 1], 1);
     if (e + 16 < nEdge) graphPrefetch(&p->aIn[aCur[2 * E.aT[e + 16] + 1]], 1);
     iI = aCur[2 * E.aT[e] + 1]++;
     p->aIn[iI] = E.aF[e];
