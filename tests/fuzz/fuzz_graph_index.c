@@ -42,22 +42,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData) {
   eVictim = aData[0] & 3;
   iRow = aData[0] >> 2;
   if ((db = fuzzOpen()) == NULL) return 0;
-  fuzzExec(db,
-           "CREATE TABLE e(id INTEGER PRIMARY KEY, src, dst, w);"
-           "CREATE INDEX e_src ON e(src); CREATE INDEX e_dst ON e(dst);"
-           "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)"
-           " INSERT INTO e(id, src, dst, w) SELECT i * 3 - 20, i % 7, CASE WHEN i % 5 THEN (i * 11) % 13"
-           " ELSE 'n' || (i % 3) END, CASE WHEN i % 4 THEN i % 3 ELSE 0.5 END FROM n;"
-           "CREATE VIRTUAL TABLE g USING graph_index(e, src, dst);"
-           "CREATE VIRTUAL TABLE gw USING graph_index(e, src, dst, weight = w);"
-           "CREATE TABLE j(id INTEGER PRIMARY KEY, node, nbrs, w);"
-           "CREATE INDEX j_node ON j(node);"
-           "INSERT INTO j(node, nbrs, w) VALUES (1, '[2, 3, 3]', 1), (2, '[]', 1), (3, '[1, null, \"x\"]', 2),"
-           " (2, '[1]', 1), ('x', NULL, 1);"
-           "CREATE VIRTUAL TABLE gj USING graph_index(j, node, nbrs, weight = w, layout = 'json');");
+  fuzzExec(
+      db,
+      "CREATE TABLE e(id INTEGER PRIMARY KEY, src, dst, w);"
+      "CREATE INDEX e_src ON e(src); CREATE INDEX e_dst ON e(dst);"
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)"
+      " INSERT INTO e(id, src, dst, w) SELECT i * 3 - 20, i % 7, CASE WHEN i % 5 THEN (i * 11) % 13"
+      " ELSE 'n' || (i % 3) END, CASE WHEN i % 4 THEN i % 3 ELSE 0.5 END FROM n;"
+      "CREATE VIRTUAL TABLE g USING graph_index(e, src, dst);"
+      "CREATE VIRTUAL TABLE gw USING graph_index(e, src, dst, weight = w);"
+      "CREATE TABLE j(id INTEGER PRIMARY KEY, node, nbrs, w);"
+      "CREATE INDEX j_node ON j(node);"
+      "INSERT INTO j(node, nbrs, w) VALUES (1, '[2, 3, 3]', 1), (2, '[]', 1), (3, '[1, null, \"x\"]', 2),"
+      " (2, '[1]', 1), ('x', NULL, 1);"
+      "CREATE VIRTUAL TABLE gj USING graph_index(j, node, nbrs, weight = w, layout = 'json');");
   if (eVictim == 3) {
-    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO g_tail(k, first, n, list) VALUES(?2, ?3, ?4, ?1)", -1, &pStmt,
-                       0);
+    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO g_tail(k, first, n, list) VALUES(?2, ?3, ?4, ?1)", -1,
+                       &pStmt, 0);
   } else {
     static const char *const azGroup[] = {"g_blk", "gw_blk", "gj_blk"};
     char zSql[160];
