@@ -1070,8 +1070,8 @@ static int giFoldGroup(gi_vtab *p, GiGroup *g, sqlite3_int64 kNext, const GiFold
       rc = giDamaged(p, "a group holds a bad list");
     }
     for (; rc == SQLITE_OK && i < nFold && aFold[i].id == id; i++) {
-      if (!giListAdd(&rc, &l, (sqlite3_uint64)aFold[i].iNbr, aByte + aFold[i].iOff, aFold[i].nByte,
-                     aFold[i].iRowid) &&
+      if (!giListAdd(&rc, &l, (sqlite3_uint64)aFold[i].iNbr, aByte ? aByte + aFold[i].iOff : NULL,
+                     aFold[i].nByte, aFold[i].iRowid) &&
           rc == SQLITE_OK) {
         rc = giDamaged(p, "a pending edge is before the edges of its list");
       }
@@ -2189,7 +2189,9 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
   }
   memset(E.aOutN, 0, sizeof(int) * ((size_t)nId + 1));
   memset(E.aInN, 0, sizeof(int) * ((size_t)nId + 1));
-  E.nHint = 4096 + 16 * (sqlite3_int64)nId; /* (Pages never written cost nothing) */
+  /* Room for 16 edges a node number, up to 1M edges, at first (pages never written cost nothing). */
+  E.nHint = 4096 + 16 * (sqlite3_int64)nId;
+  if (E.nHint > (1 << 20)) E.nHint = 1 << 20;
   /* The groups in key order, then the tails: each out-list's edges, its tail's after its group's. */
   zSql = sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" ORDER BY k", zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
