@@ -46,9 +46,11 @@
 **   g_blk(k INTEGER PRIMARY KEY, data)
 **                                a group of consecutive node numbers k,
 **                                k + 1, ... up to the next row's key
-**                                (~GI_GROUP_BYTES; a write splits one past
-**                                twice that). data: per node a slot, its
-**                                out-list: a varint count and, when not 0,
+**                                ('rebuild' writes two a page,
+**                                giGroupFill(); a write splits one past
+**                                2 * GI_GROUP_BYTES). data: per node a
+**                                slot, its out-list: a varint count and,
+**                                when not 0,
 **                                the zigzag rowid of the first edge and the
 **                                edges in rowid order, each the gap from
 **                                the previous edge's rowid (a varint; none
@@ -134,10 +136,10 @@
 #include <string.h>
 
 #define GI_FORMAT GRAPH_INDEX_FORMAT /* Format of the shadow tables written here */
-#define GI_GROUP_BYTES 1800  /* 'rebuild' closes a group past this; a write splits one past twice it */
-#define GI_TAIL_BYTES 256    /* A tail is merged into its group when it reaches this */
-#define GI_MAX_ID 0x3fffffff /* Node numbers fit an int */
-#define GI_PEND_MAX 16384    /* Rows of <name>_pend folded into the lists at once */
+#define GI_GROUP_BYTES 1800          /* A write splits a group past twice this into groups of about this */
+#define GI_TAIL_BYTES 256            /* A tail is merged into its group when it reaches this */
+#define GI_MAX_ID 0x3fffffff         /* Node numbers fit an int */
+#define GI_PEND_MAX 16384            /* Rows of <name>_pend folded into the lists at once */
 
 /* Columns of the virtual table. */
 #define GI_COL_NODE 0
@@ -1433,6 +1435,24 @@ static int giByValueCmp(const void *a, const void *b) {
   return graphValueCmp(((const GiByValue *)a)->p, ((const GiByValue *)b)->p);
 }
 
+/*
+** *pnFill: the bytes of a group 'rebuild' writes: two rows fill a page of
+** the index's schema (a row past half a page less the cell and page
+** headers would take a page of its own), at least GI_GROUP_BYTES / 4.
+*/
+static int giGroupFill(gi_vtab *p, sqlite3_int64 *pnFill) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql = sqlite3_mprintf("PRAGMA \"%w\".page_size", p->zDb);
+  int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 nPage = sqlite3_column_int64(pStmt, 0);
+    *pnFill = (nPage - 8) / 2 - 24;
+    if (*pnFill < GI_GROUP_BYTES / 4) *pnFill = GI_GROUP_BYTES / 4;
+  }
+  return rc == SQLITE_OK ? sqlite3_finalize(pStmt) : (sqlite3_finalize(pStmt), rc);
+}
+
 /* Hubs first: by degree, highest first, then by first appearance. */
 static int giRankCmp(const void *a, const void *b) {
   const GiRank *x = (const GiRank *)a, *y = (const GiRank *)b;
@@ -1662,19 +1682,20 @@ static int giRebuildAll(gi_vtab *p) {
   /* The out-lists by number (node id's at aOff[id - 1] .. aOff[id]), each in rowid order. */
   if (rc == SQLITE_OK) {
     GiList l;
+    sqlite3_int64 nFill = GI_GROUP_BYTES;
     memset(&l, 0, sizeof(l));
     memset(aOff, 0, sizeof(sqlite3_int64) * ((size_t)set.n + 2));
     for (e = 0; e < nEdge; e++) aOff[aEdge[e].f]++;
     for (i = 1; i <= set.n; i++) aOff[i] += aOff[i - 1];
     for (e = 0; e < nEdge; e++) aList[aOff[aEdge[e].f - 1]++] = (int)e;
     /* aOff[id - 1] is now the end of node id's list, the start of id + 1's. */
+    rc = giGroupFill(p, &nFill);
     zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_blk\"(k, data) VALUES(?1, ?2)", p->zDb, p->zName);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
     for (i = 1; rc == SQLITE_OK && i <= set.n; i++) {
-      sqlite3_int64 iStart = i > 1 ? aOff[i - 2] : 0, iEnd = aOff[i - 1];
+      sqlite3_int64 iStart = i > 1 ? aOff[i - 2] : 0, iEnd = aOff[i - 1], nSlot;
       NosqlBuffer w = {0, 0, 0};
-      if (grp.n == 0) iGroup = i;
       nosqlBufferReset(&l.b);
       l.n = 0;
       for (e = iStart; e < iEnd; e++) {
@@ -1684,12 +1705,21 @@ static int giRebuildAll(gi_vtab *p) {
         giListAdd(&rc, &l, (sqlite3_uint64)pE->t, w.a, (int)w.n, pE->iRowid);
       }
       nosqlBufferFree(&w);
+      /* The slot: its count, first rowid and edges; a group closes before the slot that would pass nFill. */
+      nSlot = l.n ? 20 + l.b.n : 1;
+      if (rc == SQLITE_OK && grp.n > 0 && grp.n + nSlot > nFill) {
+        sqlite3_bind_int64(pStmt, 1, iGroup);
+        sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
+        rc = giStepDone(pStmt);
+        nosqlBufferReset(&grp);
+      }
+      if (grp.n == 0) iGroup = i;
       giPutVarint(&rc, &grp, (sqlite3_uint64)l.n);
       if (l.n) {
         giPutRowid(&rc, &grp, l.iFirst);
         nosqlBufferAppend(&rc, &grp, l.b.a, l.b.n);
       }
-      if (rc == SQLITE_OK && (grp.n >= GI_GROUP_BYTES || i == set.n)) {
+      if (rc == SQLITE_OK && i == set.n) {
         sqlite3_bind_int64(pStmt, 1, iGroup);
         sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
         rc = giStepDone(pStmt);
