@@ -127,7 +127,10 @@
 ** the pending rows come last (new nodes last); the out-lists are filled
 ** in the decode order, the in-lists in rowid order. Every count, key,
 ** number and rowid gap read is checked: damage is SQLITE_CORRUPT_VTAB
-** naming the index, never a wrong graph.
+** naming the index, never a wrong graph. 'integrity-check' compares a
+** load of the index with a load of the table (nodes, their order, every
+** out- and in-list) and the edges' rowids, in rowid order, with the
+** table's (giCheckRowids()).
 */
 #include "nosqlInt.h"
 
@@ -2145,9 +2148,10 @@ struct GiNumRow {
 /* An edge of "<name>_pend" read by a load. */
 typedef struct GiPend GiPend;
 struct GiPend {
-  int f, t; /* Its endpoints: positions in the GraphCsr */
-  double r; /* Its weight */
-  int bInt; /* The weight is an integer */
+  int f, t;             /* Its endpoints: positions in the GraphCsr */
+  double r;             /* Its weight */
+  int bInt;             /* The weight is an integer */
+  sqlite3_int64 iRowid; /* Its rowid */
 };
 
 #define GI_CORRUPT(zWhat)                                                      \
@@ -2176,7 +2180,7 @@ static int giScanDone(int rc, sqlite3_stmt *pStmt) {
 */
 static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJson, int bWeight,
                   int bHasWeight, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc, GraphCsr *p, int *pbOk,
-                  char **pzErr) {
+                  char **pzErr, sqlite3_int64 **paRowid) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   const char *zWhat = NULL;
@@ -2282,7 +2286,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     goto load_done;
   }
   /* The edges in rowid order (a JSON row's in array order). */
-  rc = giLoadOrder(&E, bJson, &bDup);
+  rc = giLoadOrder(&E, bJson || paRowid != NULL, &bDup);
   if (rc != SQLITE_OK) goto load_done;
   if (bDup && !bJson) GI_CORRUPT("two edges have one rowid");
   if (bJson) {
@@ -2425,7 +2429,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     if (!bNew) GI_CORRUPT("two node numbers have one value");
   }
   /* The pending inserts (<name>_pend): past every edge before them, new nodes last. */
-  zSql = sqlite3_mprintf("SELECT f, t, w, fi, ti FROM \"%w\".\"%w_pend\" ORDER BY p", zSchema, zIndex);
+  zSql = sqlite3_mprintf("SELECT f, t, w, fi, ti, r FROM \"%w\".\"%w_pend\" ORDER BY p", zSchema, zIndex);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -2469,6 +2473,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     aPend[nPend].t = iT;
     aPend[nPend].r = sqlite3_value_double(pW);
     aPend[nPend].bInt = eW == SQLITE_INTEGER;
+    aPend[nPend].iRowid = sqlite3_column_int64(pStmt, 5);
     nPend++;
   }
   rc = giScanDone(rc, pStmt);
@@ -2545,6 +2550,18 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
       if (!aPend[e].bInt) p->bIntWeight = 0;
     }
   }
+  if (paRowid) {
+    /* The rowid of every edge, in rowid order (the pending ones last), for 'integrity-check'. */
+    sqlite3_int64 *aR =
+        (sqlite3_int64 *)sqlite3_realloc64(E.aRs, sizeof(sqlite3_int64) * ((sqlite3_uint64)p->nEdge + 1));
+    if (aR == NULL) {
+      rc = SQLITE_NOMEM;
+      goto load_done;
+    }
+    E.aRs = NULL;
+    for (e = 0; e < nPend; e++) aR[nEdge + e] = aPend[e].iRowid;
+    *paRowid = aR;
+  }
   *pbOk = 1;
 
 load_done:
@@ -2593,7 +2610,7 @@ int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge,
       rc = giUpToDate(db, pSrc->zSchema, zIndex, info.bDeferred, &bOk);
       if (rc == SQLITE_OK && bOk) {
         rc = giLoad(db, pSrc->zSchema, zIndex, pSrc->eLayout == GRAPH_LAYOUT_JSON, bWeight,
-                    info.zWeight != NULL, nMaxEdge, bAll, zFunc, p, &bOk, pzErr);
+                    info.zWeight != NULL, nMaxEdge, bAll, zFunc, p, &bOk, pzErr, NULL);
         *pbLoaded = rc == SQLITE_OK && bOk;
         if (rc == SQLITE_OK && !bOk) *pbLoaded = -1; /* Too big: as from the table */
       }
@@ -2647,7 +2664,44 @@ static char *giCompare(const GraphCsr *a, const GraphCsr *b, int bWeight, int *p
 
 static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale);
 
+/*
+** The edges' rowids aRowid[0..n), in rowid order, against the table's:
+** *pzDiff says where they differ (sqlite3_mprintf), or stays NULL. The
+** lists may agree with the table while a stored rowid is wrong (every
+** rowid of a list moved alike): the next write would misplace an edge.
+*/
+static int giCheckRowids(gi_vtab *p, const sqlite3_int64 *aRowid, sqlite3_int64 n, char **pzDiff) {
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 k = 0;
+  char *zSql;
+  int rc;
+  if (p->bJson) {
+    zSql = sqlite3_mprintf(
+        "SELECT s.rowid FROM \"%w\".\"%w\" AS s, json_each(CASE WHEN json_type(s.\"%w\") = 'array' THEN "
+        "s.\"%w\" END) AS j WHERE s.\"%w\" IS NOT NULL AND j.value IS NOT NULL ORDER BY s.rowid, j.key",
+        p->zDb, p->zTable, p->zTo, p->zTo, p->zFrom);
+  } else {
+    zSql = sqlite3_mprintf(
+        "SELECT rowid FROM \"%w\".\"%w\" WHERE \"%w\" IS NOT NULL AND \"%w\" IS NOT NULL ORDER BY rowid",
+        p->zDb, p->zTable, p->zFrom, p->zTo);
+  }
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && *pzDiff == NULL && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
+    if (k >= n || aRowid[k] != iRowid) {
+      *pzDiff = k < n ? sqlite3_mprintf("edge %lld in rowid order has rowid %lld, the table's %lld", k + 1,
+                                        aRowid[k], iRowid)
+                      : sqlite3_mprintf("it holds fewer edges than the table");
+      if (*pzDiff == NULL) rc = SQLITE_NOMEM;
+    }
+    k++;
+  }
+  return giScanDone(rc, pStmt);
+}
+
 static int giCheck(gi_vtab *p) {
+  sqlite3_int64 *aRowid = NULL;
   GraphSource src;
   GraphCsr *pTab = NULL, *pIdx = NULL;
   char *zErr = NULL, *zDiff = NULL;
@@ -2673,9 +2727,10 @@ static int giCheck(gi_vtab *p) {
     pIdx->vals.szElem = (int)sizeof(GraphValue);
     pIdx->bIntWeight = 1;
     rc = giLoad(p->db, p->zDb, p->zName, p->bJson, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff, 1,
-                NULL, pIdx, &bOk, &zErr);
+                NULL, pIdx, &bOk, &zErr, &aRowid);
   }
   if (rc == SQLITE_OK) zDiff = giCompare(pIdx, pTab, p->zWeight != NULL, &bNoMem);
+  if (rc == SQLITE_OK && zDiff == NULL && !bNoMem) rc = giCheckRowids(p, aRowid, pIdx->nEdge, &zDiff);
   if (rc == SQLITE_OK && bNoMem) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) {
     int nStale = 0;
@@ -2711,6 +2766,7 @@ static int giCheck(gi_vtab *p) {
   sqlite3_free(zDiff);
   graphCsrUnref(pTab);
   graphCsrUnref(pIdx);
+  sqlite3_free(aRowid);
   return rc;
 }
 
@@ -3310,7 +3366,7 @@ static int giFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   pCur->pCsr->bIntWeight = 1;
   /* Nodes in the order a rowid scan of the edge table meets them: by their first edge. */
   rc = giLoad(p->db, p->zDb, p->zName, p->bJson, 0, p->zWeight != NULL, 0x7fffffffffffLL, 1, NULL, pCur->pCsr,
-              &bOk, &zErr);
+              &bOk, &zErr, NULL);
   if (zErr) {
     nosqlVtabError(&p->base, "%s", zErr);
     sqlite3_free(zErr);
