@@ -1980,12 +1980,19 @@ static int giLoadList(GiLoadEdges *pE, int id, const unsigned char *a, int n, in
       double r = 1.0;
       int bInt = 1;
       if (e && !bTail) {
-        if (!giGetVarint(a, n, &i, &u) || (u == 0 && !bJson) || !giRowidStep(&iRowid, u)) {
+        if (!giGetVarint(a, n, &i, &u)) {
+          *pzWhat = "a group holds a bad list";
+          return 0;
+        }
+        if ((u == 0 && !bJson) || !giRowidStep(&iRowid, u)) {
           *pzWhat = "a list holds a bad rowid gap";
           return 0;
         }
       }
-      if (!giGetVarint(a, n, &i, &u)) return 0;
+      if (!giGetVarint(a, n, &i, &u)) {
+        *pzWhat = bTail ? "a tail holds a bad list" : "a group holds a bad list";
+        return 0;
+      }
       if (u - 1 >= (sqlite3_uint64)nId) return 0;
       if (bHasWeight && (!giGetWeight(a, n, &i, &r, &bInt) || r < 0 || isnan(r))) {
         *pzWhat = "a list holds a bad weight";
