@@ -882,17 +882,6 @@ static int graphIntMapAdd(GraphIntMap *p, sqlite3_int64 iKey, int *piIdx) {
 }
 
 /*
-** A hint that *p will be read (bWrite 0) or written (1) soon: hides the
-** cache miss of a random access behind other work. No effect where the
-** compiler has no such builtin.
-*/
-#if defined(__GNUC__) || defined(__clang__)
-#define graphPrefetch(p, bWrite) __builtin_prefetch((p), (bWrite))
-#else
-#define graphPrefetch(p, bWrite) ((void)(p))
-#endif
-
-/*
 ** Prefetch the slot where graphIntMapAdd() will look for iKey. A macro:
 ** as a static function its read prefetches did not survive GCC 12 -O2
 ** (objdump: no prefetch in the scan of the builds before 2026-11-26, so

@@ -623,6 +623,17 @@ void graphSetClear(GraphSet *p);
 ** the rows come as usual, bList clear.
 */
 #define GRAPH_LOAD_LIST 2
+/*
+** A hint that *p will be read (bWrite 0) or written (1) soon: hides the
+** cache miss of a random access behind other work. No effect where the
+** compiler has no such builtin.
+*/
+#if defined(__GNUC__) || defined(__clang__)
+#define graphPrefetch(p, bWrite) __builtin_prefetch((p), (bWrite))
+#else
+#define graphPrefetch(p, bWrite) ((void)(p))
+#endif
+
 typedef struct GraphCsr GraphCsr;
 struct GraphCsr {
   int nRef;               /* References */
@@ -694,7 +705,7 @@ int graphIndexRegister(sqlite3 *db);
 ** a graph_index, or SQLITE_NOMEM. iFormat is the stored format (-1: the
 ** configuration is damaged).
 */
-#define GRAPH_INDEX_FORMAT 2 /* The shadow-table format ext/graph_index.c reads and writes */
+#define GRAPH_INDEX_FORMAT 3 /* The shadow-table format ext/graph_index.c reads and writes */
 typedef struct GraphIndexInfo GraphIndexInfo;
 struct GraphIndexInfo {
   char *zTable, *zFrom, *zTo; /* The edge table and its columns */
