@@ -811,12 +811,16 @@ struct geohash_cursor {
   sqlite3_vtab_cursor base; /* Base class - must be first */
   sqlite3_int64 iRow;       /* Current row, from 0 */
   sqlite3_int64 nRow;       /* Rows computed by xFilter */
-  sqlite3_value *apArg[4];  /* Copies of the arguments, for the HIDDEN columns */
-  GeohashBounds aBox[2];    /* geohash_decode: the cell; geo_bbox: the boxes */
-  int nChar;                /* geohash_neighbors: characters of the hash */
-  int aDir[8];              /* geohash_neighbors: direction of each row */
-  char aHash[8][13];        /* geohash_neighbors: the hash of each row */
-  GeohashCover *pCover;     /* geohash_cover*: the ranges, or NULL */
+  sqlite3_value
+      *apArg[4];   /* Copies of the arguments, for the HIDDEN columns; NULL for a number kept in aNum[] */
+  int aNumType[4]; /* SQLITE_INTEGER or SQLITE_FLOAT when apArg[i] is NULL (no allocation per xFilter) */
+  double aNum[4];  /* That argument, when SQLITE_FLOAT */
+  sqlite3_int64 aInt[4]; /* That argument, when SQLITE_INTEGER */
+  GeohashBounds aBox[2]; /* geohash_decode: the cell; geo_bbox: the boxes */
+  int nChar;             /* geohash_neighbors: characters of the hash */
+  int aDir[8];           /* geohash_neighbors: direction of each row */
+  char aHash[8][13];     /* geohash_neighbors: the hash of each row */
+  GeohashCover *pCover;  /* geohash_cover*: the ranges, or NULL */
 };
 
 static int geohashConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -848,6 +852,7 @@ static void geohashCursorReset(geohash_cursor *pCur) {
   for (i = 0; i < 4; i++) {
     sqlite3_value_free(pCur->apArg[i]);
     pCur->apArg[i] = NULL;
+    pCur->aNumType[i] = 0;
   }
   pCur->iRow = 0;
   pCur->nRow = 0;
@@ -890,8 +895,16 @@ static int geohashFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxSt
   for (i = 0; i < pMod->nArg; i++) {
     if (aArg[i].pEq == NULL) return SQLITE_ERROR;
     apVal[i] = aArg[i].pEq;
-    pCur->apArg[i] = sqlite3_value_dup(apVal[i]);
-    if (pCur->apArg[i] == NULL) return SQLITE_NOMEM;
+    pCur->aNumType[i] = sqlite3_value_type(apVal[i]);
+    if (pCur->aNumType[i] == SQLITE_FLOAT && sqlite3_value_subtype(apVal[i]) == 0) {
+      pCur->aNum[i] = sqlite3_value_double(apVal[i]);
+    } else if (pCur->aNumType[i] == SQLITE_INTEGER && sqlite3_value_subtype(apVal[i]) == 0) {
+      pCur->aInt[i] = sqlite3_value_int64(apVal[i]);
+    } else {
+      pCur->aNumType[i] = 0;
+      pCur->apArg[i] = sqlite3_value_dup(apVal[i]);
+      if (pCur->apArg[i] == NULL) return SQLITE_NOMEM;
+    }
   }
   /* A NULL argument gives no rows, as NULL gives NULL for the scalars. */
   if (geohashAnyNull(pMod->nArg, apVal)) return SQLITE_OK;
@@ -920,7 +933,14 @@ static int geohashColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCo
   geohash_cursor *pCur = (geohash_cursor *)cur;
   const GeohashModule *pMod = ((geohash_vtab *)cur->pVtab)->pMod;
   if (iCol >= pMod->nOut) {
-    sqlite3_result_value(ctx, pCur->apArg[iCol - pMod->nOut]);
+    int i = iCol - pMod->nOut;
+    if (pCur->apArg[i]) {
+      sqlite3_result_value(ctx, pCur->apArg[i]);
+    } else if (pCur->aNumType[i] == SQLITE_FLOAT) {
+      sqlite3_result_double(ctx, pCur->aNum[i]);
+    } else if (pCur->aNumType[i] == SQLITE_INTEGER) {
+      sqlite3_result_int64(ctx, pCur->aInt[i]);
+    }
   } else {
     pMod->xColumn(pCur, ctx, iCol);
   }
