@@ -374,6 +374,9 @@ static void geohashDiscWalk(const GeohashDisc *c, GeohashDiscCell *aStack, int n
     double gLon = geohashMax(geohashMax(x.lonA - c->lon, c->lon - lonB), 0.0);
     double a = geohashSinSqLow(gLat * (GEOHASH_RAD / 2));
     int bWhole = x.depth == c->depthLeaf;
+    /* The term added below is >= 0, so a cell this test drops the sum
+    ** drops too: the same answer without the longitude bound. */
+    if (a > c->aOut) continue;
     if (gLon > 0.0) {
       double d = ((fabs(x.latA) > fabs(latB) ? x.latA : latB) - c->lat) * GEOHASH_RAD;
       double cosMin = geohashMax(c->cosLat - c->sinLat * d - 0.7 * d * d, 0.0);
