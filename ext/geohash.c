@@ -354,14 +354,41 @@ int geohashNeighbor(GeohashCell *pCell, int dLat, int dLon) {
   return 1;
 }
 
-double geohashDistance(double lat1, double lon1, double lat2, double lon2) {
+/* The haversine distance, given cos2 = cos(lat2 in radians). */
+static double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2) {
   double p1 = lat1 * (M_PI / 180.0);
   double p2 = lat2 * (M_PI / 180.0);
   double u = sin((p2 - p1) / 2.0);
   double v = sin((lon2 - lon1) * (M_PI / 180.0) / 2.0);
-  double a = u * u + cos(p1) * cos(p2) * v * v;
+  double a = u * u + cos(p1) * cos2 * v * v;
   if (a > 1.0) a = 1.0;
   return 2.0 * GEOHASH_EARTH_RADIUS * asin(sqrt(a));
+}
+
+double geohashDistance(double lat1, double lon1, double lat2, double lon2) {
+  return geohashDistanceCos(lat1, lon1, lat2, lon2, cos(lat2 * (M_PI / 180.0)));
+}
+
+/*
+** geo_distance()'s memory, one per connection (its user data): the last
+** lat2 and its cosine. A radius query passes the same centre on every
+** candidate row, so the centre's cosine is computed once; cos() of the same
+** value is the same value, so answers do not change. A connection runs one
+** call at a time, so no lock is needed.
+*/
+typedef struct GeohashDistMemo GeohashDistMemo;
+struct GeohashDistMemo {
+  double lat;    /* The last lat2, degrees, or NaN before the first call */
+  double cosLat; /* cos(lat * pi / 180) */
+};
+
+static double geohashDistanceMemo(sqlite3_context *ctx, double lat1, double lon1, double lat2, double lon2) {
+  GeohashDistMemo *m = (GeohashDistMemo *)sqlite3_user_data(ctx);
+  if (lat2 != m->lat) {
+    m->cosLat = cos(lat2 * (M_PI / 180.0));
+    m->lat = lat2;
+  }
+  return geohashDistanceCos(lat1, lon1, lat2, lon2, m->cosLat);
 }
 
 uint64_t geohashZorder(uint32_t x, uint32_t y) { return geohashSpread(x) | (geohashSpread(y) << 1); }
@@ -694,7 +721,7 @@ static void geohashDistanceFunc(sqlite3_context *ctx, int argc, sqlite3_value **
     a[2] = sqlite3_value_double(argv[2]);
     a[3] = sqlite3_value_double(argv[3]);
     if (fabs(a[0]) <= 90.0 && fabs(a[1]) <= 180.0 && fabs(a[2]) <= 90.0 && fabs(a[3]) <= 180.0) {
-      sqlite3_result_double(ctx, geohashDistance(a[0], a[1], a[2], a[3]));
+      sqlite3_result_double(ctx, geohashDistanceMemo(ctx, a[0], a[1], a[2], a[3]));
       return;
     }
   }
@@ -707,7 +734,7 @@ static void geohashDistanceFunc(sqlite3_context *ctx, int argc, sqlite3_value **
     geohashResultArgError(ctx, rc, zErr);
     return;
   }
-  sqlite3_result_double(ctx, geohashDistance(a[0], a[1], a[2], a[3]));
+  sqlite3_result_double(ctx, geohashDistanceMemo(ctx, a[0], a[1], a[2], a[3]));
 }
 
 /* zorder(x, y) */
@@ -1170,7 +1197,6 @@ int geohashRegister(sqlite3 *db) {
       {"geohash_lat", 1, 0, geohashCentreFunc},
       {"geohash_lon", 1, 1, geohashCentreFunc},
       {"geohash_neighbor", 2, 0, geohashNeighborFunc},
-      {"geo_distance", 4, 0, geohashDistanceFunc},
       {"zorder", 2, 0, geohashZorderFunc},
       {"zorder_x", 1, 0, geohashZorderInverseFunc},
       {"zorder_y", 1, 1, geohashZorderInverseFunc},
@@ -1183,6 +1209,15 @@ int geohashRegister(sqlite3 *db) {
   for (i = 0; rc == SQLITE_OK && i < sizeof(aFunc) / sizeof(aFunc[0]); i++) {
     rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, NOSQL_PURE,
                                  aFunc[i].iUser ? (void *)&aFunc[i] : 0, aFunc[i].xFunc, 0, 0);
+  }
+  if (rc == SQLITE_OK) {
+    GeohashDistMemo *pMemo = (GeohashDistMemo *)sqlite3_malloc64(sizeof(GeohashDistMemo));
+    if (pMemo == NULL) return SQLITE_NOMEM;
+    pMemo->lat = NAN;
+    pMemo->cosLat = 0.0;
+    /* On failure SQLite calls the destructor itself. */
+    rc = sqlite3_create_function_v2(db, "geo_distance", 4, NOSQL_PURE, pMemo, geohashDistanceFunc, 0, 0,
+                                    sqlite3_free);
   }
   for (i = 0; rc == SQLITE_OK && i < sizeof(aGeohashModule) / sizeof(aGeohashModule[0]); i++) {
     rc = sqlite3_create_module(db, aGeohashModule[i].zName, &geohashVtabModule, (void *)&aGeohashModule[i]);
