@@ -354,14 +354,41 @@ int geohashNeighbor(GeohashCell *pCell, int dLat, int dLon) {
   return 1;
 }
 
-double geohashDistance(double lat1, double lon1, double lat2, double lon2) {
+/* The haversine distance, given cos2 = cos(lat2 in radians). */
+static double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2) {
   double p1 = lat1 * (M_PI / 180.0);
   double p2 = lat2 * (M_PI / 180.0);
   double u = sin((p2 - p1) / 2.0);
   double v = sin((lon2 - lon1) * (M_PI / 180.0) / 2.0);
-  double a = u * u + cos(p1) * cos(p2) * v * v;
+  double a = u * u + cos(p1) * cos2 * v * v;
   if (a > 1.0) a = 1.0;
   return 2.0 * GEOHASH_EARTH_RADIUS * asin(sqrt(a));
+}
+
+double geohashDistance(double lat1, double lon1, double lat2, double lon2) {
+  return geohashDistanceCos(lat1, lon1, lat2, lon2, cos(lat2 * (M_PI / 180.0)));
+}
+
+/*
+** geo_distance()'s memory, one per connection (its user data): the last
+** lat2 and its cosine. A radius query passes the same centre on every
+** candidate row, so the centre's cosine is computed once; cos() of the same
+** value is the same value, so answers do not change. A connection runs one
+** call at a time, so no lock is needed.
+*/
+typedef struct GeohashDistMemo GeohashDistMemo;
+struct GeohashDistMemo {
+  double lat;    /* The last lat2, degrees, or NaN before the first call */
+  double cosLat; /* cos(lat * pi / 180) */
+};
+
+static double geohashDistanceMemo(sqlite3_context *ctx, double lat1, double lon1, double lat2, double lon2) {
+  GeohashDistMemo *m = (GeohashDistMemo *)sqlite3_user_data(ctx);
+  if (lat2 != m->lat) {
+    m->cosLat = cos(lat2 * (M_PI / 180.0));
+    m->lat = lat2;
+  }
+  return geohashDistanceCos(lat1, lon1, lat2, lon2, m->cosLat);
 }
 
 uint64_t geohashZorder(uint32_t x, uint32_t y) { return geohashSpread(x) | (geohashSpread(y) << 1); }
@@ -694,7 +721,7 @@ static void geohashDistanceFunc(sqlite3_context *ctx, int argc, sqlite3_value **
     a[2] = sqlite3_value_double(argv[2]);
     a[3] = sqlite3_value_double(argv[3]);
     if (fabs(a[0]) <= 90.0 && fabs(a[1]) <= 180.0 && fabs(a[2]) <= 90.0 && fabs(a[3]) <= 180.0) {
-      sqlite3_result_double(ctx, geohashDistance(a[0], a[1], a[2], a[3]));
+      sqlite3_result_double(ctx, geohashDistanceMemo(ctx, a[0], a[1], a[2], a[3]));
       return;
     }
   }
@@ -707,7 +734,7 @@ static void geohashDistanceFunc(sqlite3_context *ctx, int argc, sqlite3_value **
     geohashResultArgError(ctx, rc, zErr);
     return;
   }
-  sqlite3_result_double(ctx, geohashDistance(a[0], a[1], a[2], a[3]));
+  sqlite3_result_double(ctx, geohashDistanceMemo(ctx, a[0], a[1], a[2], a[3]));
 }
 
 /* zorder(x, y) */
@@ -811,12 +838,16 @@ struct geohash_cursor {
   sqlite3_vtab_cursor base; /* Base class - must be first */
   sqlite3_int64 iRow;       /* Current row, from 0 */
   sqlite3_int64 nRow;       /* Rows computed by xFilter */
-  sqlite3_value *apArg[4];  /* Copies of the arguments, for the HIDDEN columns */
-  GeohashBounds aBox[2];    /* geohash_decode: the cell; geo_bbox: the boxes */
-  int nChar;                /* geohash_neighbors: characters of the hash */
-  int aDir[8];              /* geohash_neighbors: direction of each row */
-  char aHash[8][13];        /* geohash_neighbors: the hash of each row */
-  GeohashCover *pCover;     /* geohash_cover*: the ranges, or NULL */
+  sqlite3_value
+      *apArg[4];   /* Copies of the arguments, for the HIDDEN columns; NULL for a number kept in aNum[] */
+  int aNumType[4]; /* SQLITE_INTEGER or SQLITE_FLOAT when apArg[i] is NULL (no allocation per xFilter) */
+  double aNum[4];  /* That argument, when SQLITE_FLOAT */
+  sqlite3_int64 aInt[4]; /* That argument, when SQLITE_INTEGER */
+  GeohashBounds aBox[2]; /* geohash_decode: the cell; geo_bbox: the boxes */
+  int nChar;             /* geohash_neighbors: characters of the hash */
+  int aDir[8];           /* geohash_neighbors: direction of each row */
+  char aHash[8][13];     /* geohash_neighbors: the hash of each row */
+  GeohashCover *pCover;  /* geohash_cover*: the ranges, or NULL */
 };
 
 static int geohashConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -848,6 +879,7 @@ static void geohashCursorReset(geohash_cursor *pCur) {
   for (i = 0; i < 4; i++) {
     sqlite3_value_free(pCur->apArg[i]);
     pCur->apArg[i] = NULL;
+    pCur->aNumType[i] = 0;
   }
   pCur->iRow = 0;
   pCur->nRow = 0;
@@ -890,8 +922,16 @@ static int geohashFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxSt
   for (i = 0; i < pMod->nArg; i++) {
     if (aArg[i].pEq == NULL) return SQLITE_ERROR;
     apVal[i] = aArg[i].pEq;
-    pCur->apArg[i] = sqlite3_value_dup(apVal[i]);
-    if (pCur->apArg[i] == NULL) return SQLITE_NOMEM;
+    pCur->aNumType[i] = sqlite3_value_type(apVal[i]);
+    if (pCur->aNumType[i] == SQLITE_FLOAT && sqlite3_value_subtype(apVal[i]) == 0) {
+      pCur->aNum[i] = sqlite3_value_double(apVal[i]);
+    } else if (pCur->aNumType[i] == SQLITE_INTEGER && sqlite3_value_subtype(apVal[i]) == 0) {
+      pCur->aInt[i] = sqlite3_value_int64(apVal[i]);
+    } else {
+      pCur->aNumType[i] = 0;
+      pCur->apArg[i] = sqlite3_value_dup(apVal[i]);
+      if (pCur->apArg[i] == NULL) return SQLITE_NOMEM;
+    }
   }
   /* A NULL argument gives no rows, as NULL gives NULL for the scalars. */
   if (geohashAnyNull(pMod->nArg, apVal)) return SQLITE_OK;
@@ -920,7 +960,14 @@ static int geohashColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCo
   geohash_cursor *pCur = (geohash_cursor *)cur;
   const GeohashModule *pMod = ((geohash_vtab *)cur->pVtab)->pMod;
   if (iCol >= pMod->nOut) {
-    sqlite3_result_value(ctx, pCur->apArg[iCol - pMod->nOut]);
+    int i = iCol - pMod->nOut;
+    if (pCur->apArg[i]) {
+      sqlite3_result_value(ctx, pCur->apArg[i]);
+    } else if (pCur->aNumType[i] == SQLITE_FLOAT) {
+      sqlite3_result_double(ctx, pCur->aNum[i]);
+    } else if (pCur->aNumType[i] == SQLITE_INTEGER) {
+      sqlite3_result_int64(ctx, pCur->aInt[i]);
+    }
   } else {
     pMod->xColumn(pCur, ctx, iCol);
   }
@@ -1150,7 +1197,6 @@ int geohashRegister(sqlite3 *db) {
       {"geohash_lat", 1, 0, geohashCentreFunc},
       {"geohash_lon", 1, 1, geohashCentreFunc},
       {"geohash_neighbor", 2, 0, geohashNeighborFunc},
-      {"geo_distance", 4, 0, geohashDistanceFunc},
       {"zorder", 2, 0, geohashZorderFunc},
       {"zorder_x", 1, 0, geohashZorderInverseFunc},
       {"zorder_y", 1, 1, geohashZorderInverseFunc},
@@ -1163,6 +1209,15 @@ int geohashRegister(sqlite3 *db) {
   for (i = 0; rc == SQLITE_OK && i < sizeof(aFunc) / sizeof(aFunc[0]); i++) {
     rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, NOSQL_PURE,
                                  aFunc[i].iUser ? (void *)&aFunc[i] : 0, aFunc[i].xFunc, 0, 0);
+  }
+  if (rc == SQLITE_OK) {
+    GeohashDistMemo *pMemo = (GeohashDistMemo *)sqlite3_malloc64(sizeof(GeohashDistMemo));
+    if (pMemo == NULL) return SQLITE_NOMEM;
+    pMemo->lat = NAN;
+    pMemo->cosLat = 0.0;
+    /* On failure SQLite calls the destructor itself. */
+    rc = sqlite3_create_function_v2(db, "geo_distance", 4, NOSQL_PURE, pMemo, geohashDistanceFunc, 0, 0,
+                                    sqlite3_free);
   }
   for (i = 0; rc == SQLITE_OK && i < sizeof(aGeohashModule) / sizeof(aGeohashModule[0]); i++) {
     rc = sqlite3_create_module(db, aGeohashModule[i].zName, &geohashVtabModule, (void *)&aGeohashModule[i]);

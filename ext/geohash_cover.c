@@ -327,6 +327,8 @@ struct GeohashDisc {
   double aOut;          /* Haversine term of the widened radius: drop a cell whose bound exceeds it */
   double aIn;           /* Haversine term of the radius: keep whole a cell whose farthest point is within */
   int depthLeaf;        /* Depth of the smallest cells: kept whole when not dropped */
+  double aH[GEOHASH_BITS + 1]; /* Height of a cell of each depth from the roots', degrees */
+  double aW[GEOHASH_BITS + 1]; /* Width, the same */
 };
 
 /* sin(x)^2 from below, for x in [0, pi/2]. */
@@ -341,14 +343,13 @@ static double geohashMax(double x, double y) { return x > y ? x : y; }
 /* A cell waiting on the fast path's stack: the cell of that depth and bit
 ** prefix whose south-west corner is (latA, lonA), degrees; lonA is
 ** unwrapped (within a turn of the true value) so that the cell's edges are
-** within 180 degrees of the centre's longitude. Those values are exact. */
+** within 180 degrees of the centre's longitude. Those values are exact, and
+** so are its sides, GeohashDisc.aH[depth] and aW[depth] (halvings). */
 typedef struct GeohashDiscCell GeohashDiscCell;
 struct GeohashDiscCell {
   uint64_t code; /* Bit prefix, < 2^depth */
   double latA;   /* South edge */
   double lonA;   /* West edge, unwrapped */
-  double h;      /* Height, degrees */
-  double w;      /* Width, degrees */
   int depth;     /* Bits in code */
 };
 
@@ -368,11 +369,14 @@ static void geohashDiscWalk(const GeohashDisc *c, GeohashDiscCell *aStack, int n
   GeohashCover *p = c->pCover;
   while (nStack > 0) {
     GeohashDiscCell x = aStack[--nStack];
-    double latB = x.latA + x.h, lonB = x.lonA + x.w;
+    double latB = x.latA + c->aH[x.depth], lonB = x.lonA + c->aW[x.depth];
     double gLat = geohashMax(geohashMax(x.latA - c->lat, c->lat - latB), 0.0);
     double gLon = geohashMax(geohashMax(x.lonA - c->lon, c->lon - lonB), 0.0);
     double a = geohashSinSqLow(gLat * (GEOHASH_RAD / 2));
     int bWhole = x.depth == c->depthLeaf;
+    /* The term added below is >= 0, so a cell this test drops the sum
+    ** drops too: the same answer without the longitude bound. */
+    if (a > c->aOut) continue;
     if (gLon > 0.0) {
       double d = ((fabs(x.latA) > fabs(latB) ? x.latA : latB) - c->lat) * GEOHASH_RAD;
       double cosMin = geohashMax(c->cosLat - c->sinLat * d - 0.7 * d * d, 0.0);
@@ -397,17 +401,15 @@ static void geohashDiscWalk(const GeohashDisc *c, GeohashDiscCell *aStack, int n
     }
     /* Split: the next bit is a longitude bit at even depths. Push the
     ** upper half first, so the lower is visited first. */
-    if (x.depth % 2) {
-      x.h /= 2;
-    } else {
-      x.w /= 2;
-    }
     x.depth++;
     x.code *= 2;
     aStack[nStack] = x;
     aStack[nStack].code++;
-    aStack[nStack].latA = x.depth % 2 ? x.latA : x.latA + x.h;
-    aStack[nStack].lonA = x.depth % 2 ? x.lonA + x.w : x.lonA;
+    if (x.depth & 1) {
+      aStack[nStack].lonA = x.lonA + c->aW[x.depth];
+    } else {
+      aStack[nStack].latA = x.latA + c->aH[x.depth];
+    }
     aStack[nStack + 1] = x;
     nStack += 2;
   }
@@ -511,14 +513,18 @@ static int geohashCoverDisc(GeohashCover *p, double lat, double lon, double radi
     GeohashDiscCell aStack[GEOHASH_DISC_STACK];
     double w = 360.0 / (double)((uint64_t)1 << ((depth + 1) / 2));
     double h = 180.0 / (double)((uint64_t)1 << (depth / 2));
+    c.aH[depth] = h;
+    c.aW[depth] = w;
+    for (i = depth; i < c.depthLeaf; i++) {
+      c.aH[i + 1] = i % 2 ? c.aH[i] / 2 : c.aH[i];
+      c.aW[i + 1] = i % 2 ? c.aW[i] : c.aW[i] / 2;
+    }
     for (i = 0; i < nRoot; i++) {
       GeohashDiscCell *x = &aStack[nRoot - 1 - i]; /* the first root on top */
       x->code = aRoot[i].code;
       x->depth = depth;
       x->latA = -90.0 + h * (double)aRoot[i].iLat;
       x->lonA = -540.0 + w * (double)aRoot[i].iLonU;
-      x->h = h;
-      x->w = w;
     }
     geohashDiscWalk(&c, aStack, nRoot);
   }
@@ -613,15 +619,16 @@ void geohashCoverBox(GeohashCover *p, double minLat, double minLon, double maxLa
 }
 
 int geohashRangeString(uint64_t v, char *zOut) {
-  int n = 12;
+  int n;
   if (v >= (uint64_t)1 << GEOHASH_BITS) {
     zOut[0] = '{'; /* the byte after 'z': above every geohash */
     zOut[1] = 0;
     return 1;
   }
-  geohashToString(v << 4, 12, zOut);
-  while (n > 0 && zOut[n - 1] == '0') n--;
-  zOut[n] = 0;
+  /* Trailing '0' characters are trailing 5-bit groups of zeros: count
+  ** them from the bits and encode only the characters kept. */
+  n = v ? 12 - __builtin_ctzll(v) / 5 : 0;
+  geohashToString(v << 4, n, zOut);
   return n;
 }
 
