@@ -74,7 +74,7 @@
 ** without one). An INSERT or UPDATE onto a taken rowid under OR REPLACE
 ** (inherited by a trigger from the write that fired it) replaces.
 **
-** Option direct=off (content= only) takes FTS5's external-content rule:
+** Option direct=off with content= takes FTS5's external-content rule:
 ** no direct index, no per-element term ids, no <name>_docs; a document's
 ** number is its rowid (0 .. 4294967294), and 'delete' needs the old
 ** values, INSERT INTO t(t, rowid, f1...) VALUES('delete', old.rowid,
@@ -85,7 +85,14 @@
 ** the element ranges alone, keyed by (field, doc). 'integrity-check'
 ** recomputes every posting list from the content table. Wrong old values
 ** corrupt the index as in FTS5 (integrity-check finds it; 'rebuild'
-** repairs it). direct=on, the default, is the format described below.
+** repairs it). Without content=, direct=off keeps the values by rowid in
+** <name>_content(id INTEGER PRIMARY KEY, c0, c1...) and every write works
+** as on a table: DELETE, UPDATE (of the rowid too), OR REPLACE and
+** 'delete' by rowid read the old values back from there (iiDeleteStored),
+** 'rebuild' and 'integrity-check' read them as the content table. A
+** release that allowed direct=off with content= only refuses such a table
+** at connect, never misreads it. direct=on, the default, is the format
+** described below.
 **
 ** How it works. Each document gets a dense 32-bit document number. Shadow
 ** tables (schemas in docs/inverted_index.md):
@@ -2498,7 +2505,20 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     pStmt = iiStmt(p, II_STMT_STORED_INSERT, &rc);
     if (pStmt) {
       sqlite3_bind_int64(pStmt, 1, iRowid);
-      for (i = 0; i < p->nField; i++) sqlite3_bind_value(pStmt, i + 2, apVal[i]);
+      for (i = 0; i < p->nField; i++) {
+        /* Text and blobs lent, not copied: apVal outlives the step. */
+        int eType = sqlite3_value_type(apVal[i]);
+        if (eType == SQLITE_TEXT) {
+          const char *z = (const char *)sqlite3_value_text(apVal[i]);
+          sqlite3_bind_text64(pStmt, i + 2, z ? z : "", (sqlite3_uint64)sqlite3_value_bytes(apVal[i]),
+                              SQLITE_STATIC, SQLITE_UTF8);
+        } else if (eType == SQLITE_BLOB) {
+          sqlite3_bind_blob64(pStmt, i + 2, sqlite3_value_blob(apVal[i]),
+                              (sqlite3_uint64)sqlite3_value_bytes(apVal[i]), SQLITE_STATIC);
+        } else {
+          sqlite3_bind_value(pStmt, i + 2, apVal[i]);
+        }
+      }
       sqlite3_step(pStmt);
       iiReset(p, pStmt, &rc);
     }
@@ -4212,8 +4232,11 @@ static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv
       return SQLITE_MISMATCH;
     } else {
       iRowid = sqlite3_value_int64(argv[1]);
-      /* OR REPLACE onto a taken rowid: the stored values say what goes. */
-      if (p->bStored) rc = iiStoredMakeRoom(p, -1, iRowid, argv + 2);
+      /* OR REPLACE onto a taken rowid: the stored values say what goes
+      ** (otherwise iiWriteDoc() refuses a taken rowid). */
+      if (p->bStored && sqlite3_vtab_on_conflict(p->db) == SQLITE_REPLACE) {
+        rc = iiStoredMakeRoom(p, -1, iRowid, argv + 2);
+      }
     }
     if (rc == SQLITE_OK) rc = iiWriteDoc(p, 0, 0, iRowid, argv + 2);
     *pRowid = iRowid;
