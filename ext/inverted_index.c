@@ -74,7 +74,7 @@
 ** without one). An INSERT or UPDATE onto a taken rowid under OR REPLACE
 ** (inherited by a trigger from the write that fired it) replaces.
 **
-** Option direct=off (content= only) takes FTS5's external-content rule:
+** Option direct=off with content= takes FTS5's external-content rule:
 ** no direct index, no per-element term ids, no <name>_docs; a document's
 ** number is its rowid (0 .. 4294967294), and 'delete' needs the old
 ** values, INSERT INTO t(t, rowid, f1...) VALUES('delete', old.rowid,
@@ -85,7 +85,14 @@
 ** the element ranges alone, keyed by (field, doc). 'integrity-check'
 ** recomputes every posting list from the content table. Wrong old values
 ** corrupt the index as in FTS5 (integrity-check finds it; 'rebuild'
-** repairs it). direct=on, the default, is the format described below.
+** repairs it). Without content=, direct=off keeps the values by rowid in
+** <name>_content(id INTEGER PRIMARY KEY, c0, c1...) and every write works
+** as on a table: DELETE, UPDATE (of the rowid too), OR REPLACE and
+** 'delete' by rowid read the old values back from there (iiDeleteStored),
+** 'rebuild' and 'integrity-check' read them as the content table. A
+** release that allowed direct=off with content= only refuses such a table
+** at connect, never misreads it. direct=on, the default, is the format
+** described below.
 **
 ** How it works. Each document gets a dense 32-bit document number. Shadow
 ** tables (schemas in docs/inverted_index.md):
@@ -255,6 +262,27 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
         return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND doc = ?2", zDb, zN);
       }
       return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_elems\" WHERE field = ?1 AND first = ?2", zDb, zN);
+    case II_STMT_STORED_GET:
+    case II_STMT_STORED_INSERT: {
+      /* direct = off without content=: the values by rowid in <name>_content. */
+      int rc = SQLITE_OK, i;
+      NosqlBuffer b = {0, 0, 0};
+      if (eStmt == II_STMT_STORED_GET) {
+        nosqlBufferAppendf(&rc, &b, "SELECT ");
+        for (i = 0; i < p->nField; i++) nosqlBufferAppendf(&rc, &b, "%sc%d", i ? ", " : "", i);
+        nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_content\" WHERE id = ?1", zDb, zN);
+      } else {
+        nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\".\"%w_content\"(id", zDb, zN);
+        for (i = 0; i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
+        nosqlBufferAppendf(&rc, &b, ") VALUES (?1");
+        for (i = 0; i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", ?%d", i + 2);
+        nosqlBufferAppendf(&rc, &b, ")");
+      }
+      if (rc != SQLITE_OK) nosqlBufferFree(&b);
+      return (char *)b.a;
+    }
+    case II_STMT_STORED_DELETE:
+      return sqlite3_mprintf("DELETE FROM \"%w\".\"%w_content\" WHERE id = ?1", zDb, zN);
     default:
       return sqlite3_mprintf("SELECT type, value FROM json_each(?1)");
   }
@@ -2472,6 +2500,29 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     }
   }
   if (rc == SQLITE_OK) rc = iiResolveTerms(p, &v, &aBlob, &nBlob);
+  if (rc == SQLITE_OK && p->bStored && p->iBulkDoc < 0) {
+    /* The values, kept by rowid (a 'rebuild' reads them from there). */
+    pStmt = iiStmt(p, II_STMT_STORED_INSERT, &rc);
+    if (pStmt) {
+      sqlite3_bind_int64(pStmt, 1, iRowid);
+      for (i = 0; i < p->nField; i++) {
+        /* Text and blobs lent, not copied: apVal outlives the step. */
+        int eType = sqlite3_value_type(apVal[i]);
+        if (eType == SQLITE_TEXT) {
+          const char *z = (const char *)sqlite3_value_text(apVal[i]);
+          sqlite3_bind_text64(pStmt, i + 2, z ? z : "", (sqlite3_uint64)sqlite3_value_bytes(apVal[i]),
+                              SQLITE_STATIC, SQLITE_UTF8);
+        } else if (eType == SQLITE_BLOB) {
+          sqlite3_bind_blob64(pStmt, i + 2, sqlite3_value_blob(apVal[i]),
+                              (sqlite3_uint64)sqlite3_value_bytes(apVal[i]), SQLITE_STATIC);
+        } else {
+          sqlite3_bind_value(pStmt, i + 2, apVal[i]);
+        }
+      }
+      sqlite3_step(pStmt);
+      iiReset(p, pStmt, &rc);
+    }
+  }
   if (rc == SQLITE_OK && p->bNoDirect) {
     /* The document's own terms: live, and empty when it has no term. */
     IiTerm *t = NULL;
@@ -2512,6 +2563,87 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
   sqlite3_free(aOldId);
   sqlite3_free(aOld);
   iiValuesFree(&v);
+  return rc;
+}
+
+/*
+** direct = off without content=: delete the document of rowid iRowid (an
+** error if there is none), its terms computed from the values stored in
+** <name>_content, and its stored row. Stored values that are not the
+** indexed ones are damage.
+*/
+static int iiDeleteStored(inverted_index_vtab *p, sqlite3_int64 iRowid) {
+  int rc = SQLITE_OK, bFound = 0, i;
+  sqlite3_stmt *pStmt;
+  sqlite3_value **apVal;
+  if (iRowid >= 0 && iRowid <= II_ROWID_MAX) rc = iiLiveHas(p, iRowid, &bFound);
+  if (rc == SQLITE_OK && !bFound) {
+    nosqlVtabError(&p->base, "inverted_index: rowid %lld is not in the index", iRowid);
+    return SQLITE_ERROR;
+  }
+  apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
+  if (apVal == NULL) return SQLITE_NOMEM;
+  pStmt = iiStmt(p, II_STMT_STORED_GET, &rc);
+  if (pStmt) {
+    sqlite3_bind_int64(pStmt, 1, iRowid);
+    int rcStep = sqlite3_step(pStmt);
+    if (rcStep == SQLITE_ROW) {
+      for (i = 0; i < p->nField; i++) apVal[i] = sqlite3_column_value(pStmt, i);
+      rc = iiDeleteValues(p, iRowid, apVal);
+      if (rc == SQLITE_ERROR) {
+        nosqlVtabError(&p->base,
+                       "inverted_index: corrupt %s_content: the stored values of rowid %lld are not the "
+                       "indexed ones ('rebuild' re-indexes)",
+                       p->zName, iRowid);
+        rc = SQLITE_CORRUPT_VTAB;
+      }
+    } else if (rcStep == SQLITE_DONE) {
+      nosqlVtabError(&p->base, "inverted_index: corrupt %s_content: no stored values of rowid %lld", p->zName,
+                     iRowid);
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+    iiReset(p, pStmt, &rc);
+  }
+  sqlite3_free(apVal);
+  pStmt = iiStmt(p, II_STMT_STORED_DELETE, &rc);
+  if (pStmt) {
+    sqlite3_bind_int64(pStmt, 1, iRowid);
+    sqlite3_step(pStmt);
+    iiReset(p, pStmt, &rc);
+  }
+  return rc;
+}
+
+/*
+** direct = off without content=: before a write of rowid iRowid with
+** values apVal, which replaces the document there under OR REPLACE (else
+** it is a constraint error, found by iiWriteDoc()), the values are checked
+** and the document there deleted. Also used by UPDATE, iOldRowid >= 0
+** naming the document updated (deleted here too).
+*/
+static int iiStoredMakeRoom(inverted_index_vtab *p, sqlite3_int64 iOldRowid, sqlite3_int64 iRowid,
+                            sqlite3_value **apVal) {
+  int rc = iiRowidCheck(p, iRowid), bFound = 0;
+  if (rc == SQLITE_OK && iRowid != iOldRowid) rc = iiLiveHas(p, iRowid, &bFound);
+  if (rc == SQLITE_OK && bFound && sqlite3_vtab_on_conflict(p->db) != SQLITE_REPLACE) {
+    nosqlVtabError(&p->base, "inverted_index: rowid %lld already exists", iRowid);
+    return SQLITE_CONSTRAINT;
+  }
+  if (rc == SQLITE_OK && (bFound || iOldRowid >= 0)) {
+    /* Writes follow: the new values are checked first. */
+    char *zErr = NULL;
+    IiValues v = {0, 0, 0, 0};
+    rc = iiParseValues(p, apVal, &v, &zErr);
+    if (rc == SQLITE_ERROR && zErr) {
+      sqlite3_free(p->base.zErrMsg);
+      p->base.zErrMsg = zErr;
+      zErr = NULL;
+    }
+    sqlite3_free(zErr);
+    iiValuesFree(&v);
+  }
+  if (rc == SQLITE_OK && bFound) rc = iiDeleteStored(p, iRowid);
+  if (rc == SQLITE_OK && iOldRowid >= 0) rc = iiDeleteStored(p, iOldRowid);
   return rc;
 }
 
@@ -2616,7 +2748,8 @@ static char *iiSourceSql(inverted_index_vtab *p) {
   if (p->zContent)
     nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" AS c ORDER BY c.rowid", p->zDb, p->zContent);
   else
-    nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_docs\" ORDER BY id", p->zDb, p->zName);
+    nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_%s\" ORDER BY id", p->zDb, p->zName,
+                       p->bStored ? "content" : "docs");
   if (rc != SQLITE_OK) nosqlBufferFree(&b);
   return (char *)b.a;
 }
@@ -2636,7 +2769,7 @@ static int iiRebuild(inverted_index_vtab *p) {
     nosqlVtabError(&p->base, "inverted_index: rebuild: %s", sqlite3_errmsg(p->db));
     return rc;
   }
-  if (!p->zContent) {
+  if (!p->zContent && !p->bStored) {
     /* The stored values are deleted below: copy them first. */
     while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
       if (nCopy + nCol > nAlloc) {
@@ -2672,7 +2805,8 @@ static int iiRebuild(inverted_index_vtab *p) {
     p->iBulkDoc = 0;
     p->iBulkTerm = 0;
   }
-  if (p->zContent) {
+  if (p->zContent || p->bStored) {
+    /* Read as they are written: <name>_content stays, the bulk path does not write it. */
     sqlite3_value **ap = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)nCol);
     if (ap == NULL) rc = SQLITE_NOMEM;
     while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -3079,8 +3213,9 @@ static int iiIntegrityCheckNoDirect(inverted_index_vtab *p) {
       char *zName = iiCodeName(p, t->iCode);
       nosqlVtabError(&p->base,
                      "inverted_index: integrity-check failed: the posting list of %s:'%q' does not match the "
-                     "content table %s",
-                     zName ? zName : "?", t->zTerm, p->zContent);
+                     "%s %s%s",
+                     zName ? zName : "?", t->zTerm, p->bStored ? "values in" : "content table",
+                     p->bStored ? p->zName : p->zContent, p->bStored ? "_content" : "");
       sqlite3_free(zName);
       rc = SQLITE_CORRUPT_VTAB;
     }
@@ -3638,12 +3773,10 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     if (p->aElemNext == NULL) rc = SQLITE_NOMEM;
     for (i = 0; rc == SQLITE_OK && i < p->nField; i++) p->aElemNext[i] = -1;
   }
-  if (rc == SQLITE_OK && p->bNoDirect && !p->zContent) {
-    *pzErr = sqlite3_mprintf(
-        "inverted_index: direct=off needs content=TABLE: the index keeps no copy of the values, and "
-        "'delete' takes them from the content table's old row");
-    rc = SQLITE_ERROR;
-  }
+  /* direct = off without content=: the values are kept by rowid in
+  ** <name>_content, and a delete reads them back (a release before this one
+  ** refuses the CREATE text: it never misreads such a table). */
+  p->bStored = p->bNoDirect && !p->zContent;
   if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "inverted_index", argv[1], argv[2], pzErr);
   if (rc == SQLITE_OK && bCreate && p->zContent) rc = iiContentStable(p, 0, pzErr);
   if (rc == SQLITE_OK && bCreate) {
@@ -3660,6 +3793,12 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
                          "UNIQUE, terms BLOB",
                          p->zDb, p->zName);
       for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
+      nosqlBufferAppendf(&rc, &b, ");");
+    }
+    if (p->bStored) {
+      nosqlBufferAppendf(&rc, &b, "CREATE TABLE \"%w\".\"%w_content\"(id INTEGER PRIMARY KEY", p->zDb,
+                         p->zName);
+      for (i = 0; i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
       nosqlBufferAppendf(&rc, &b, ");");
     }
     if (p->bElems && p->bNoDirect) {
@@ -3725,6 +3864,10 @@ static int iiDestroy(sqlite3_vtab *pVtab) {
       p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_docs\";DROP TABLE IF EXISTS \"%w\".\"%w_terms\";"
                          "DROP TABLE IF EXISTS \"%w\".\"%w_elems\";",
                          p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+  /* Only its own: under content= a table of that name is the application's. */
+  if (rc == SQLITE_OK && p->bStored) {
+    rc = iiExec(p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_content\";", p->zDb, p->zName));
+  }
   if (rc == SQLITE_OK) iiVtabFree(p);
   return rc;
 }
@@ -3984,6 +4127,8 @@ static int iiColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol) {
     }
     if (p->zContent)
       nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w\" AS c WHERE c.rowid = ?1", p->zDb, p->zContent);
+    else if (p->bStored)
+      nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_content\" WHERE id = ?1", p->zDb, p->zName);
     else
       nosqlBufferAppendf(&rc, &b, " FROM \"%w\".\"%w_docs\" WHERE doc = ?1", p->zDb, p->zName);
     if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, (const char *)b.a, -1, &pCur->pCol, 0);
@@ -3995,7 +4140,7 @@ static int iiColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol) {
   }
   if (!pCur->bColRow) {
     sqlite3_reset(pCur->pCol);
-    sqlite3_bind_int64(pCur->pCol, 1, p->zContent ? pCur->iRowid : (sqlite3_int64)pCur->iDoc);
+    sqlite3_bind_int64(pCur->pCol, 1, p->zContent || p->bStored ? pCur->iRowid : (sqlite3_int64)pCur->iDoc);
     rc = sqlite3_step(pCur->pCol);
     if (rc == SQLITE_ROW) {
       pCur->bColRow = 1;
@@ -4031,6 +4176,7 @@ static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value 
       return SQLITE_ERROR;
     }
     /* direct = on: the values, if any, are not needed (nor read). */
+    if (p->bStored) return iiDeleteStored(p, sqlite3_value_int64(pRowid)); /* values ignored */
     if (p->bNoDirect) return iiDeleteValues(p, sqlite3_value_int64(pRowid), apVal);
     return iiDeleteDoc(p, sqlite3_value_int64(pRowid));
   }
@@ -4048,6 +4194,7 @@ static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value 
 static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite3_int64 *pRowid) {
   inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
   int rc = SQLITE_OK;
+  if (argc == 1 && p->bStored) return iiDeleteStored(p, sqlite3_value_int64(argv[0]));
   if (argc == 1 && p->bNoDirect) return iiNeedValues(p, "DELETE");
   if (argc == 1) return iiDeleteDoc(p, sqlite3_value_int64(argv[0]));
   if (sqlite3_value_type(argv[2 + p->nField]) != SQLITE_NULL) {
@@ -4057,7 +4204,8 @@ static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv
     }
     return iiCommand(p, argv[2 + p->nField], argv[1], argv + 2);
   }
-  if (p->bNoDirect && sqlite3_value_type(argv[0]) != SQLITE_NULL) return iiNeedValues(p, "UPDATE");
+  if (p->bNoDirect && !p->bStored && sqlite3_value_type(argv[0]) != SQLITE_NULL)
+    return iiNeedValues(p, "UPDATE");
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
     sqlite3_int64 iRowid;
     if (sqlite3_value_type(argv[1]) == SQLITE_NULL) {
@@ -4084,8 +4232,13 @@ static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv
       return SQLITE_MISMATCH;
     } else {
       iRowid = sqlite3_value_int64(argv[1]);
+      /* OR REPLACE onto a taken rowid: the stored values say what goes
+      ** (otherwise iiWriteDoc() refuses a taken rowid). */
+      if (p->bStored && sqlite3_vtab_on_conflict(p->db) == SQLITE_REPLACE) {
+        rc = iiStoredMakeRoom(p, -1, iRowid, argv + 2);
+      }
     }
-    rc = iiWriteDoc(p, 0, 0, iRowid, argv + 2);
+    if (rc == SQLITE_OK) rc = iiWriteDoc(p, 0, 0, iRowid, argv + 2);
     *pRowid = iRowid;
     return rc;
   }
@@ -4094,6 +4247,12 @@ static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv
     nosqlVtabError(pVtab, "inverted_index: rowid %s is not an integer", zQ);
     sqlite3_free(zQ);
     return SQLITE_MISMATCH;
+  }
+  if (p->bStored) {
+    /* UPDATE: the old document deleted (its stored values say how), the new one written. */
+    sqlite3_int64 iOld = sqlite3_value_int64(argv[0]), iNew = sqlite3_value_int64(argv[1]);
+    rc = iiStoredMakeRoom(p, iOld, iNew, argv + 2);
+    return rc == SQLITE_OK ? iiWriteDoc(p, 0, 0, iNew, argv + 2) : rc;
   }
   return iiWriteDoc(p, 1, sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]), argv + 2);
 }
@@ -4188,6 +4347,10 @@ static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
   }
   if (rc == SQLITE_OK && p->bElems) {
     rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_elems\" RENAME TO \"%w_elems\";", p->zDb,
+                                   p->zName, zNew));
+  }
+  if (rc == SQLITE_OK && p->bStored) {
+    rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_content\" RENAME TO \"%w_content\";", p->zDb,
                                    p->zName, zNew));
   }
   if (rc != SQLITE_OK) return rc;

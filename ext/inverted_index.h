@@ -127,6 +127,9 @@ enum {
   II_STMT_ELEM_INSERT,
   II_STMT_ELEM_DELETE,
   II_STMT_TERM_INSERT_FULL,
+  II_STMT_STORED_GET,
+  II_STMT_STORED_INSERT,
+  II_STMT_STORED_DELETE,
   II_N_STMT
 };
 
@@ -146,6 +149,7 @@ struct inverted_index_vtab {
   int bElems;                     /* True if a field has the elements layout (<name>_elems exists) */
   char *zContent;                 /* content= table, or NULL */
   int bNoDirect;                  /* direct = off: no <name>_docs, document = rowid, 'delete' takes values */
+  int bStored;                    /* direct = off without content=: values in <name>_content (by rowid) */
   sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
   sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
   IiDocMap *pMap;                 /* Current document map, or NULL */

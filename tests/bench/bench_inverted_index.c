@@ -15,7 +15,8 @@
 ** within an audience) against GROUP BY count(DISTINCT); and, printed as
 ** its own table, build time per term and bytes of each structure, with
 ** FTS5 contentless and the index over content= (row by row and 'rebuild',
-** the bulk path) beside the index that stores the field values.
+** the bulk path) beside the index that stores the field values, with
+** direct = on and off.
 */
 #include "bench.h"
 
@@ -136,9 +137,10 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
                                  "inverted_index content=, row by row",
                                  "inverted_index content=, 'rebuild'",
                                  "inverted_index content=, direct=off, row by row",
-                                 "inverted_index content=, direct=off, 'rebuild'"};
-  double aTime[8];
-  sqlite3_int64 aBytes[8];
+                                 "inverted_index content=, direct=off, 'rebuild'",
+                                 "inverted_index direct=off (values stored)"};
+  double aTime[9];
+  sqlite3_int64 aBytes[9];
   int64_t nTerm = 0;
   int s, i, f, k;
   (void)pB;
@@ -165,8 +167,9 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
             "CREATE VIRTUAL TABLE audr USING inverted_index(f0, f1, f2, f3, content=aud_src);"
             "CREATE VIRTUAL TABLE audc USING inverted_index(f0, f1, f2, f3, content=aud_src);"
             "CREATE VIRTUAL TABLE auddr USING inverted_index(f0, f1, f2, f3, content=aud_src, direct=off);"
-            "CREATE VIRTUAL TABLE auddc USING inverted_index(f0, f1, f2, f3, content=aud_src, direct=off);");
-  for (s = 0; s < 8; s++) {
+            "CREATE VIRTUAL TABLE auddc USING inverted_index(f0, f1, f2, f3, content=aud_src, direct=off);"
+            "CREATE VIRTUAL TABLE auds USING inverted_index(f0, f1, f2, f3, direct=off);");
+  for (s = 0; s < 9; s++) {
     sqlite3_stmt *pIns = NULL;
     sqlite3_int64 nBefore;
     double t0;
@@ -176,7 +179,7 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
     nBefore = iiBenchBytes(db);
     t0 = benchNow();
     benchExec(db, "BEGIN");
-    if (s >= 4) {
+    if (s >= 4 && s < 8) {
       benchExec(db, s == 4   ? "INSERT INTO audr(rowid, f0, f1, f2, f3) SELECT * FROM aud_src"
                     : s == 5 ? "INSERT INTO audc(audc) VALUES ('rebuild')"
                     : s == 6 ? "INSERT INTO auddr(rowid, f0, f1, f2, f3) SELECT * FROM aud_src"
@@ -194,15 +197,19 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
                             : "INSERT INTO docs_fts0(rowid, tokens) VALUES (?1, ?2)",
                      &pIns);
     } else {
-      iiBenchPrepare(db, "INSERT INTO aud(rowid, f0, f1, f2, f3) VALUES (?1, ?2, ?3, ?4, ?5)", &pIns);
+      /* The values stored, direct = on (aud) and off (auds): the same rows, formatted alike. */
+      iiBenchPrepare(db,
+                     s == 2 ? "INSERT INTO aud(rowid, f0, f1, f2, f3) VALUES (?1, ?2, ?3, ?4, ?5)"
+                            : "INSERT INTO auds(rowid, f0, f1, f2, f3) VALUES (?1, ?2, ?3, ?4, ?5)",
+                     &pIns);
     }
     for (i = 0; i < p->nDoc; i++) {
       int n = 0;
       sqlite3_bind_int64(pIns, 1, i + 1);
       for (f = 0; f < II_BENCH_FIELDS; f++) {
         const uint16_t *a = &p->aTerm[((size_t)i * II_BENCH_FIELDS + f) * II_BENCH_PER_FIELD];
-        if (s == 2) n = 0;
-        if (s == 2) n += snprintf(zBuf + n, sizeof(zBuf) - (size_t)n, "[");
+        if (s == 2 || s == 8) n = 0;
+        if (s == 2 || s == 8) n += snprintf(zBuf + n, sizeof(zBuf) - (size_t)n, "[");
         for (k = 0; k < II_BENCH_PER_FIELD; k++) {
           if (s == 0) {
             char zVal[16];
@@ -217,7 +224,7 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
             n += snprintf(zBuf + n, sizeof(zBuf) - (size_t)n, "%s\"t%d\"", k ? "," : "", a[k]);
           }
         }
-        if (s == 2) {
+        if (s == 2 || s == 8) {
           n += snprintf(zBuf + n, sizeof(zBuf) - (size_t)n, "]");
           sqlite3_bind_text(pIns, 2 + f, zBuf, n, SQLITE_TRANSIENT);
         }
@@ -235,7 +242,7 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   printf(
       "| structure | build ms | ns/term | bytes | bytes/term | ratio (time) "
       "|\n|---|---:|---:|---:|---:|---:|\n");
-  for (s = 0; s < 8; s++) {
+  for (s = 0; s < 9; s++) {
     printf("| %s | %.0f | %.0f | %lld | %.2f | %.2fx |\n", azName[s], aTime[s] * 1e3,
            aTime[s] * 1e9 / (double)nTerm, (long long)aBytes[s], (double)aBytes[s] / (double)nTerm,
            aTime[s] / aTime[0]);
@@ -268,6 +275,23 @@ static void iiBenchBuild(Bench *pB, sqlite3 *db, const IiBenchData *p) {
                            -1, &pStmt, 0) == SQLITE_OK) {
       printf(
           "\nBytes per term by b-tree (dbstat), content= 'rebuild' with direct=on (audc) and off (auddc):");
+      while (sqlite3_step(pStmt) == SQLITE_ROW) {
+        printf(" %s %.2f;", (const char *)sqlite3_column_text(pStmt, 0),
+               sqlite3_column_double(pStmt, 1) / (double)nTerm);
+      }
+      printf("\n");
+    }
+    sqlite3_finalize(pStmt);
+    pStmt = NULL;
+    /* The same for the builds that keep the values: FTS5, direct = on (aud) and off (auds). */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT name, sum(pgsize) FROM dbstat WHERE name GLOB 'docs_fts_*' OR name GLOB "
+                           "'aud_*' OR name GLOB 'sqlite_autoindex_aud_*' OR name GLOB 'auds_*' OR name "
+                           "GLOB 'sqlite_autoindex_auds_*' GROUP BY name ORDER BY name",
+                           -1, &pStmt, 0) == SQLITE_OK) {
+      printf(
+          "\nBytes per term by b-tree (dbstat), values stored: FTS5 detail=none (docs_fts), inverted_index "
+          "direct=on (aud) and direct=off (auds):");
       while (sqlite3_step(pStmt) == SQLITE_ROW) {
         printf(" %s %.2f;", (const char *)sqlite3_column_text(pStmt, 0),
                sqlite3_column_double(pStmt, 1) / (double)nTerm);

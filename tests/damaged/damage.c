@@ -143,6 +143,36 @@ static const Scenario aScenario[] = {
       "INSERT INTO t(t) VALUES ('integrity-check')", "INSERT INTO t(t) VALUES ('optimize')",
       "INSERT INTO t(t) VALUES ('rebuild')", "INSERT INTO t(t) VALUES ('integrity-check')",
       "SELECT rowid FROM t WHERE t MATCH 's:{k:k1}'", NULL}},
+    {"inverted_index direct=off, values stored",
+     "t\\_%",
+     "CREATE VIRTUAL TABLE t USING inverted_index(a, s NESTED(k, l), m NESTED(x) NUMBERED, direct=off);"
+     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)"
+     " INSERT INTO t(rowid, a, s, m) SELECT i, json_array('x' || (i % 7), 'y' || (i % 3)),"
+     " json_array(json_object('k', 'k' || (i % 7), 'l', 'l' || (i % 3)), json_object('k', 'k' || (i % 4))),"
+     " json_array(json_object('x', 'x' || (i % 6)), json_object()) FROM n;"
+     "DELETE FROM t WHERE rowid % 9 = 0;"
+     "CREATE VIRTUAL TABLE f USING inverted_index_facets(t);"
+     "CREATE VIRTUAL TABLE v USING inverted_index_vocab(t);",
+     {"SELECT rowid, a, s, m FROM t",
+      "SELECT rowid FROM t WHERE t MATCH 'a:x1'",
+      "SELECT rowid FROM t WHERE t MATCH 's:{k:k1 AND l:l1}'",
+      "SELECT rowid FROM t WHERE t MATCH 'm:{x:x3} OR NOT a:x2'",
+      "SELECT inverted_index_count('t', 'a:y2')",
+      "SELECT field, term, docs FROM f WHERE query = 'a:x1'",
+      "SELECT field, term, docs FROM v",
+      "INSERT INTO t(rowid, a, s, m) VALUES (1000, 'x1', '[{\"k\":\"k1\"}]', '[{\"x\":\"x1\"}]')",
+      "UPDATE t SET s = '[{\"k\":\"k9\",\"l\":\"l9\"}]' WHERE rowid = 5",
+      "UPDATE t SET rowid = 2000 WHERE rowid = 6",
+      "DELETE FROM t WHERE rowid = 8",
+      "INSERT OR REPLACE INTO t(rowid, a) VALUES (10, 'x2')",
+      "INSERT INTO t(t, rowid) VALUES ('delete', 11)",
+      "DELETE FROM t WHERE t MATCH 's:{k:k4}'",
+      "INSERT INTO t(t) VALUES ('integrity-check')",
+      "INSERT INTO t(t) VALUES ('optimize')",
+      "INSERT INTO t(t) VALUES ('rebuild')",
+      "INSERT INTO t(t) VALUES ('integrity-check')",
+      "SELECT rowid FROM t WHERE t MATCH 's:{k:k1}'",
+      NULL}},
     {"index_table",
      "t\\_%",
      "CREATE TABLE base(id INTEGER PRIMARY KEY, city TEXT COLLATE NOCASE, name TEXT, tags);"

@@ -97,6 +97,8 @@ static const char zSetup[] =
     "INSERT INTO ic(ic) VALUES ('rebuild');"
     "CREATE VIRTUAL TABLE icd USING inverted_index(tag, s NESTED(k), content=isrc, direct=off);"
     "INSERT INTO icd(icd) VALUES ('rebuild');"
+    "CREATE VIRTUAL TABLE ids USING inverted_index(tag, s NESTED(k), direct=off);"
+    "INSERT INTO ids(rowid, tag, s) SELECT id, tag, s FROM isrc;"
     "CREATE TABLE s(k TEXT PRIMARY KEY, v);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
     " INSERT INTO s SELECT ckey_join(':', 'S' || (i % 5), 'C' || (i % 11), i), i FROM c;"
@@ -271,6 +273,13 @@ static const IntCase aCase[] = {
      "INSERT INTO icd(icd) VALUES ('integrity-check')"},
     {"inverted_index direct=off", "SELECT tick(), rowid FROM icd WHERE icd MATCH 'tag:all AND NOT s:{k:k1}'",
      0},
+    {"inverted_index direct=off, values stored", "INSERT INTO ids(ids) VALUES ('rebuild')",
+     "INSERT INTO ids(ids) VALUES ('integrity-check')"},
+    {"inverted_index direct=off, values stored",
+     "UPDATE ids SET tag = 'moved', rowid = rowid + 5000 WHERE rowid % 3 = 0",
+     "INSERT INTO ids(ids) VALUES ('integrity-check')"},
+    {"inverted_index direct=off, values stored", "DELETE FROM ids WHERE ids MATCH 'tag:t4'",
+     "INSERT INTO ids(ids) VALUES ('integrity-check')"},
     {"inverted_index", "INSERT INTO ii(ii) VALUES ('optimize')",
      "INSERT INTO ii(ii) VALUES ('integrity-check')"},
     {"inverted_index", "UPDATE ii SET grp = 'g9' WHERE rowid % 3 = 0",
