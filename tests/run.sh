@@ -226,6 +226,8 @@ plan() {
   step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so "$(long 1500 6000)"
   step "index_table maintenance property test (random write histories vs direct queries)" \
     build/property/history dist/nosql.so "$(long 400 2000)"
+  step "inverted_index direct=off property test (FTS5 trigger recipe and stored values vs direct queries)" \
+    build/property/history --direct-off dist/nosql.so "$(long 400 2000)"
   step "graph_index maintenance property test (random edge histories vs the edge table)" \
     build/property/graph_index dist/nosql.so "$(long 200 2000)"
   step "hidden input columns read back their arguments (every table-valued function)" build/property/hidden dist/nosql.so
