@@ -1367,6 +1367,40 @@ static void iiValuesFree(IiValues *v) {
   memset(v, 0, sizeof(*v));
 }
 
+/*
+** iiWriteDoc's IiValues: the arrays kept from the last row (taken, so a
+** nested write finds none and allocates its own), or empty ones.
+*/
+static IiValues iiValuesTake(inverted_index_vtab *p) {
+  IiValues v = {0, 0, 0, 0};
+  if (p->pWriteVals) {
+    v = *p->pWriteVals;
+    memset(p->pWriteVals, 0, sizeof(v));
+  }
+  return v;
+}
+
+/* Give v back for the next row (its arrays are reused), or free it. */
+static void iiValuesKeep(inverted_index_vtab *p, IiValues *v) {
+  if (p->pWriteVals == NULL) {
+    p->pWriteVals = (IiValues *)sqlite3_malloc64(sizeof(IiValues));
+    if (p->pWriteVals) memset(p->pWriteVals, 0, sizeof(IiValues));
+  }
+  if (p->pWriteVals && p->pWriteVals->aTerm == NULL && p->pWriteVals->anElem == NULL && v->nAlloc <= 4096) {
+    *p->pWriteVals = *v;
+    memset(v, 0, sizeof(*v));
+  } else {
+    iiValuesFree(v);
+  }
+}
+
+/* Free what iiValuesKeep kept. */
+static void iiValuesKeptFree(inverted_index_vtab *p) {
+  if (p->pWriteVals) iiValuesFree(p->pWriteVals);
+  sqlite3_free(p->pWriteVals);
+  p->pWriteVals = NULL;
+}
+
 /* Add term z[0..n) of namespace iCode (element iElem of its field, elements layout; else -1). */
 static int iiValuesAdd(inverted_index_vtab *p, IiValues *v, sqlite3_int64 iCode, int iElem, const char *z,
                        int n) {
@@ -1383,9 +1417,14 @@ static int iiValuesAdd(inverted_index_vtab *p, IiValues *v, sqlite3_int64 iCode,
   v->aTerm[v->nTerm].nTerm = n;
   v->aTerm[v->nTerm].iOff = p->terms.n;
   v->aTerm[v->nTerm].pTerm = NULL;
-  nosqlBufferAppend(&rc, &p->terms, z, n);
-  nosqlBufferAppend(&rc, &p->terms, "", 1);
-  if (rc == SQLITE_OK) v->nTerm++;
+  /* The bytes and a NUL, in one append (the grow keeps room for the buffer's own NUL). */
+  nosqlBufferGrow(&rc, &p->terms, (sqlite3_int64)n + 1);
+  if (rc != SQLITE_OK) return rc;
+  memcpy(&p->terms.a[p->terms.n], z, (size_t)n);
+  p->terms.a[p->terms.n + n] = 0;
+  p->terms.n += (sqlite3_int64)n + 1;
+  p->terms.a[p->terms.n] = 0;
+  v->nTerm++;
   return rc;
 }
 
@@ -1888,6 +1927,15 @@ static int iiResolveTerms(inverted_index_vtab *p, IiValues *v, unsigned char **p
   unsigned char *aBlob;
   uint32_t *aId;
   *paBlob = NULL;
+  *pnBlob = 0;
+  if (p->bNoDirect) {
+    /* No direct index: the terms alone. */
+    for (i = 0; rc == SQLITE_OK && i < v->nTerm; i++) {
+      IiRowTerm *r = &v->aTerm[i];
+      rc = iiTermByName(p, r->iCode, (const char *)p->terms.a + r->iOff, r->nTerm, 1, &r->pTerm);
+    }
+    return rc;
+  }
   aBlob = (unsigned char *)sqlite3_malloc64(II_DIRECT_MAX(v->nTerm) + 1);
   aId = (uint32_t *)sqlite3_malloc64(sizeof(uint32_t) * (size_t)v->nTerm + 1);
   if (aBlob == NULL || aId == NULL) rc = SQLITE_NOMEM;
@@ -2391,7 +2439,7 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
                       sqlite3_value **apVal) {
   int rc;
   char *zErr = NULL;
-  IiValues v = {0, 0, 0, 0};
+  IiValues v = iiValuesTake(p);
   uint32_t iDoc = 0, *aOldId = NULL;
   int nOldId = 0, bFound = 0, i;
   IiTerm **aOld = NULL;
@@ -2562,7 +2610,7 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
   sqlite3_free(aBlob);
   sqlite3_free(aOldId);
   sqlite3_free(aOld);
-  iiValuesFree(&v);
+  iiValuesKeep(p, &v);
   return rc;
 }
 
@@ -3647,6 +3695,7 @@ static void iiVtabFree(inverted_index_vtab *p) {
   sqlite3_free(p->zName);
   if (p->pEmpty) roaring_bitmap_free(p->pEmpty);
   nosqlBufferFree(&p->terms);
+  iiValuesKeptFree(p);
   sqlite3_free(p->base.zErrMsg);
   sqlite3_free(p);
 }

@@ -161,6 +161,7 @@ struct inverted_index_vtab {
   IiTerm *pDirty;                 /* Terms with pending changes */
   roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
   NosqlBuffer terms;              /* Scratch: terms of the row being written */
+  IiValues *pWriteVals;           /* Scratch: iiWriteDoc's term arrays, kept between rows, or NULL */
   sqlite3_int64 iBulkDoc;         /* 'rebuild' under way: the next document number; else -1 */
   sqlite3_int64 iBulkTerm;        /* 'rebuild' under way: the last term id given */
   sqlite3_int64 *aElemNext;       /* direct = off: next free element number per field, -1 unknown; or NULL */
