@@ -215,6 +215,8 @@ static char *iiStmtSql(inverted_index_vtab *p, int eStmt) {
     }
     case II_STMT_TERM_BY_NAME:
       return sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\" WHERE field = ?1 AND term = ?2", zDb, zN);
+    case II_STMT_TERM_MAX_ID:
+      return sqlite3_mprintf("SELECT max(id) FROM \"%w\".\"%w_terms\"", zDb, zN);
     case II_STMT_TERM_BY_ID:
       return sqlite3_mprintf("SELECT field, term FROM \"%w\".\"%w_terms\" WHERE id = ?1", zDb, zN);
     case II_STMT_TERM_INSERT:
@@ -396,6 +398,8 @@ static void iiCacheClear(inverted_index_vtab *p) {
   sqlite3_free(p->aById);
   p->aByName = p->aById = NULL;
   p->nSlot = p->nTermCached = p->nCacheBytes = 0;
+  p->iTermMaxCached = 0;
+  p->iTermMaxStored = -1;
   p->pDirty = NULL;
   iiDocMapUnref(p->pMap);
   p->pMap = NULL;
@@ -457,6 +461,7 @@ static int iiCacheAdd(inverted_index_vtab *p, IiTerm *t) {
     p->aByName[iName] = t;
     p->aById[iId] = t;
   }
+  if (t->id > p->iTermMaxCached) p->iTermMaxCached = t->id;
   p->nTermCached++;
   return SQLITE_OK;
 }
@@ -477,6 +482,8 @@ static IiTerm *iiTermNew(sqlite3_int64 id, sqlite3_int64 iCode, const char *z, i
   t->id = id;
   return t;
 }
+
+static int iiScalar(inverted_index_vtab *p, int eStmt, sqlite3_int64 *piVal, int *pbNull);
 
 /*
 ** Find the term (iCode, z, n): from the cache, else the dictionary, else
@@ -510,21 +517,30 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
   if (rc == SQLITE_OK && id == 0) {
     if (!bCreate) return SQLITE_OK;
     bNew = 1;
-    /* In a 'rebuild', ids from a counter; the rows are written at the
-    ** flush, in id order, posting lists included: appended, full pages
-    ** (rows written first and grown by their posting lists split them). */
-    pStmt = p->iBulkDoc >= 0 ? NULL : iiStmt(p, II_STMT_TERM_INSERT, &rc);
-    if (rc == SQLITE_OK && pStmt == NULL) id = ++p->iBulkTerm;
-    if (pStmt) {
-      sqlite3_bind_int64(pStmt, 1, iCode);
-      sqlite3_bind_text(pStmt, 2, z, n, SQLITE_STATIC);
-      sqlite3_step(pStmt);
-      iiReset(p, pStmt, &rc);
-      id = sqlite3_last_insert_rowid(p->db);
+    /* Ids from a counter; the rows are written at the flush, in id order,
+    ** posting lists included: one INSERT per new term (not an INSERT, then
+    ** an UPDATE that grows the row), and in a 'rebuild' appended, full
+    ** pages. The id is the one an INSERT would have given then: one past
+    ** the largest of the dictionary and of the cache, which holds every
+    ** term not written yet (nothing evicts a term, only posting lists). */
+    if (p->iBulkDoc >= 0) {
+      id = ++p->iBulkTerm;
+    } else {
+      if (p->iTermMaxStored < 0) {
+        sqlite3_int64 iMax = 0;
+        int bNull = 1;
+        rc = iiScalar(p, II_STMT_TERM_MAX_ID, &iMax, &bNull);
+        if (rc == SQLITE_OK) p->iTermMaxStored = bNull || iMax < 0 ? 0 : iMax;
+      }
+      id = p->iTermMaxStored > p->iTermMaxCached ? p->iTermMaxStored : p->iTermMaxCached;
+      if (id < 0x7fffffffffffffffll) id++;
     }
     if (rc == SQLITE_OK && (id <= 0 || id > 0xFFFFFFFFll)) {
       /* A damaged id near the end makes the next one overflow: corruption, not a full table. */
-      rc = iiMapRoom(p, "term", "terms", "SELECT count(*), max(id) + 1", "", -1);
+      /* Counted with the new term, whose row is not written yet. */
+      char *zSel = sqlite3_mprintf("SELECT count(*) + 1, max(coalesce(max(id), 0), %lld) + 1", id);
+      rc = zSel ? iiMapRoom(p, "term", "terms", zSel, "", -1) : SQLITE_NOMEM;
+      sqlite3_free(zSel);
       if (rc == SQLITE_OK) {
         nosqlVtabError(&p->base, "inverted_index: term id %lld is outside [1, 4294967295]", id);
         rc = SQLITE_FULL;
@@ -534,9 +550,9 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
   if (rc != SQLITE_OK) return rc;
   t = iiTermNew(id, iCode, z, n);
   if (t == NULL) return SQLITE_NOMEM;
-  if (bNew && p->iBulkDoc >= 0) t->bUnwritten = 1;
+  if (bNew) t->bUnwritten = 1;
   if (bNew) {
-    /* Its row was just written with no postings: nothing to load at the flush. */
+    /* Its row is written at the flush: nothing to load there. */
     t->pPost = roaring_bitmap_create();
     if (t->pPost == NULL) {
       iiTermFree(t);
@@ -655,6 +671,9 @@ static int iiCmpTermId(const void *a, const void *b) {
 
 static int iiFlush(inverted_index_vtab *p) {
   int rc = SQLITE_OK;
+  /* New terms' rows are INSERTed here, possibly within a read: the
+  ** connection's last_insert_rowid stays the application's. */
+  sqlite3_int64 iLastRowid = sqlite3_last_insert_rowid(p->db);
   if (p->pDirty && p->pDirty->pDirtyNext) {
     /* Written in id order: the rows' b-tree sees ascending keys. */
     size_t n = 0, i;
@@ -714,6 +733,7 @@ static int iiFlush(inverted_index_vtab *p) {
     p->pDirty = t->pDirtyNext;
     t->pDirtyNext = NULL;
   }
+  if (sqlite3_last_insert_rowid(p->db) != iLastRowid) sqlite3_set_last_insert_rowid(p->db, iLastRowid);
   return rc;
 }
 
@@ -771,7 +791,8 @@ static int iiCacheCheck(inverted_index_vtab *p) {
     size_t i;
     for (i = 0; i < p->nSlot; i++) {
       IiTerm *t = p->aByName[i];
-      if (t && t->pPost) {
+      /* A term not written yet has its posting list nowhere else. */
+      if (t && t->pPost && !t->bUnwritten) {
         roaring_bitmap_free(t->pPost);
         t->pPost = NULL;
         t->nPostBytes = 0;
@@ -2881,6 +2902,7 @@ static int iiRebuild(inverted_index_vtab *p) {
     }
   }
   p->iBulkDoc = -1;
+  p->iTermMaxStored = -1;
   sqlite3_free(p->aBulkElem);
   p->aBulkElem = NULL;
   for (k = 0; k < nCopy; k++) sqlite3_value_free(aCopy[k]);
@@ -3713,6 +3735,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   p->db = db;
   p->iDataVersion = -1;
   p->iBulkDoc = -1;
+  p->iTermMaxStored = -1;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   p->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)(argc > 3 ? argc : 1));

@@ -130,6 +130,7 @@ enum {
   II_STMT_STORED_GET,
   II_STMT_STORED_INSERT,
   II_STMT_STORED_DELETE,
+  II_STMT_TERM_MAX_ID,
   II_N_STMT
 };
 
@@ -158,6 +159,8 @@ struct inverted_index_vtab {
   size_t nSlot;                   /* Slots of aByName and aById (power of 2) */
   size_t nTermCached;             /* Terms in the cache */
   size_t nCacheBytes;             /* Stored bytes of the cached posting lists */
+  sqlite3_int64 iTermMaxCached;   /* Largest term id in the cache (0 if none) */
+  sqlite3_int64 iTermMaxStored;   /* Largest term id in <name>_terms when read (0 if none), -1 unread */
   IiTerm *pDirty;                 /* Terms with pending changes */
   roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
   NosqlBuffer terms;              /* Scratch: terms of the row being written */
