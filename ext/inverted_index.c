@@ -504,10 +504,12 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
       return SQLITE_OK;
     }
   }
-  /* In a 'rebuild' the dictionary started empty and every term made since
-  ** is in the cache (nothing evicts it before the rebuild ends): a term
+  /* In a 'rebuild', or since the dictionary was read empty, every term
+  ** made is in the cache (nothing evicts a term, only posting lists, until
+  ** the cache is cleared, which forgets the dictionary was empty): a term
   ** not there is new, no lookup needed. */
-  pStmt = p->iBulkDoc >= 0 && bCreate ? NULL : iiStmt(p, II_STMT_TERM_BY_NAME, &rc);
+  pStmt =
+      (p->iBulkDoc >= 0 || p->iTermMaxStored == 0) && bCreate ? NULL : iiStmt(p, II_STMT_TERM_BY_NAME, &rc);
   if (pStmt) {
     sqlite3_bind_int64(pStmt, 1, iCode);
     sqlite3_bind_text(pStmt, 2, z, n, SQLITE_STATIC);
@@ -530,7 +532,8 @@ static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char 
         sqlite3_int64 iMax = 0;
         int bNull = 1;
         rc = iiScalar(p, II_STMT_TERM_MAX_ID, &iMax, &bNull);
-        if (rc == SQLITE_OK) p->iTermMaxStored = bNull || iMax < 0 ? 0 : iMax;
+        /* 0: read empty (see above); a damaged id below 1 counts as 1. */
+        if (rc == SQLITE_OK) p->iTermMaxStored = bNull ? 0 : iMax < 1 ? 1 : iMax;
       }
       id = p->iTermMaxStored > p->iTermMaxCached ? p->iTermMaxStored : p->iTermMaxCached;
       if (id < 0x7fffffffffffffffll) id++;
