@@ -2459,6 +2459,27 @@ static int iiDeleteValues(inverted_index_vtab *p, sqlite3_int64 iRowid, sqlite3_
 ** rowid iRowid and field values apVal. Checks everything that can be
 ** wrong before it writes anything.
 */
+/*
+** Bind apVal[0..n) to parameters iFirst... of pStmt, text and blobs lent,
+** not copied: the caller steps pStmt while apVal is alive.
+*/
+static void iiBindLent(sqlite3_stmt *pStmt, int iFirst, int n, sqlite3_value **apVal) {
+  int i;
+  for (i = 0; i < n; i++) {
+    int eType = sqlite3_value_type(apVal[i]);
+    if (eType == SQLITE_TEXT) {
+      const char *z = (const char *)sqlite3_value_text(apVal[i]);
+      sqlite3_bind_text64(pStmt, iFirst + i, z ? z : "", (sqlite3_uint64)sqlite3_value_bytes(apVal[i]),
+                          SQLITE_STATIC, SQLITE_UTF8);
+    } else if (eType == SQLITE_BLOB) {
+      sqlite3_bind_blob64(pStmt, iFirst + i, sqlite3_value_blob(apVal[i]),
+                          (sqlite3_uint64)sqlite3_value_bytes(apVal[i]), SQLITE_STATIC);
+    } else {
+      sqlite3_bind_value(pStmt, iFirst + i, apVal[i]);
+    }
+  }
+}
+
 static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRowid, sqlite3_int64 iRowid,
                       sqlite3_value **apVal) {
   int rc;
@@ -2577,20 +2598,7 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     pStmt = iiStmt(p, II_STMT_STORED_INSERT, &rc);
     if (pStmt) {
       sqlite3_bind_int64(pStmt, 1, iRowid);
-      for (i = 0; i < p->nField; i++) {
-        /* Text and blobs lent, not copied: apVal outlives the step. */
-        int eType = sqlite3_value_type(apVal[i]);
-        if (eType == SQLITE_TEXT) {
-          const char *z = (const char *)sqlite3_value_text(apVal[i]);
-          sqlite3_bind_text64(pStmt, i + 2, z ? z : "", (sqlite3_uint64)sqlite3_value_bytes(apVal[i]),
-                              SQLITE_STATIC, SQLITE_UTF8);
-        } else if (eType == SQLITE_BLOB) {
-          sqlite3_bind_blob64(pStmt, i + 2, sqlite3_value_blob(apVal[i]),
-                              (sqlite3_uint64)sqlite3_value_bytes(apVal[i]), SQLITE_STATIC);
-        } else {
-          sqlite3_bind_value(pStmt, i + 2, apVal[i]);
-        }
-      }
+      iiBindLent(pStmt, 2, p->nField, apVal);
       sqlite3_step(pStmt);
       iiReset(p, pStmt, &rc);
     }
@@ -2608,7 +2616,7 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
       sqlite3_bind_int64(pStmt, 1, iDoc);
       sqlite3_bind_blob64(pStmt, bUpdate ? 2 : 3, aBlob, nBlob, SQLITE_STATIC);
       sqlite3_bind_int64(pStmt, bUpdate ? 3 : 2, iRowid);
-      for (i = 0; !p->zContent && i < p->nField; i++) sqlite3_bind_value(pStmt, i + 4, apVal[i]);
+      if (!p->zContent) iiBindLent(pStmt, 4, p->nField, apVal);
       sqlite3_step(pStmt);
       iiReset(p, pStmt, &rc);
     }
