@@ -400,6 +400,7 @@ static void iiCacheClear(inverted_index_vtab *p) {
   p->nSlot = p->nTermCached = p->nCacheBytes = 0;
   p->iTermMaxCached = 0;
   p->iTermMaxStored = -1;
+  p->iDocNext = -1;
   p->pDirty = NULL;
   iiDocMapUnref(p->pMap);
   p->pMap = NULL;
@@ -2551,7 +2552,13 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
   } else if (rc == SQLITE_OK && !bBulk && !p->bNoDirect) {
     sqlite3_int64 iMax = 0;
     int bNull;
-    rc = iiScalar(p, II_STMT_MAX_DOC, &iMax, &bNull);
+    if (p->iDocNext >= 0) {
+      /* Known from the last insert (no delete nor cache clear since). */
+      bNull = p->iDocNext == 0;
+      iMax = p->iDocNext - 1;
+    } else {
+      rc = iiScalar(p, II_STMT_MAX_DOC, &iMax, &bNull);
+    }
     if (rc == SQLITE_OK && !bNull && iMax >= 0xFFFFFFFEll) {
       rc = iiMapRoom(p, "document", "docs", "SELECT count(*), max(doc) + 1", "", -1);
       if (rc == SQLITE_OK) {
@@ -2619,6 +2626,8 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
       if (!p->zContent) iiBindLent(pStmt, 4, p->nField, apVal);
       sqlite3_step(pStmt);
       iiReset(p, pStmt, &rc);
+      /* The next document's number, while only inserts follow. */
+      p->iDocNext = rc == SQLITE_OK && !bUpdate && !bBulk ? (sqlite3_int64)iDoc + 1 : -1;
     }
   }
   /* The stored row is written: now the pending posting changes. */
@@ -2744,6 +2753,7 @@ static int iiDeleteDoc(inverted_index_vtab *p, sqlite3_int64 iRowid) {
   }
   for (i = 0; rc == SQLITE_OK && i < nId; i++) rc = iiTermById(p, aId[i], &aTerm[i]);
   pStmt = iiStmt(p, II_STMT_DOC_DELETE, &rc);
+  p->iDocNext = -1; /* max(doc) may go down */
   if (pStmt) {
     sqlite3_bind_int64(pStmt, 1, iDoc);
     sqlite3_step(pStmt);
@@ -2914,6 +2924,7 @@ static int iiRebuild(inverted_index_vtab *p) {
   }
   p->iBulkDoc = -1;
   p->iTermMaxStored = -1;
+  p->iDocNext = -1;
   sqlite3_free(p->aBulkElem);
   p->aBulkElem = NULL;
   for (k = 0; k < nCopy; k++) sqlite3_value_free(aCopy[k]);
@@ -3747,6 +3758,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   p->iDataVersion = -1;
   p->iBulkDoc = -1;
   p->iTermMaxStored = -1;
+  p->iDocNext = -1;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   p->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)(argc > 3 ? argc : 1));

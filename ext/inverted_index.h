@@ -161,6 +161,7 @@ struct inverted_index_vtab {
   size_t nCacheBytes;             /* Stored bytes of the cached posting lists */
   sqlite3_int64 iTermMaxCached;   /* Largest term id in the cache (0 if none) */
   sqlite3_int64 iTermMaxStored; /* Largest term id in <name>_terms when read, 0 if it was empty, -1 unread */
+  sqlite3_int64 iDocNext;       /* direct = on: max(doc) + 1 after the last insert, -1 unknown */
   IiTerm *pDirty;               /* Terms with pending changes */
   roaring_bitmap_t *pEmpty;     /* The empty set, lent for unknown terms */
   NosqlBuffer terms;            /* Scratch: terms of the row being written */
