@@ -160,16 +160,16 @@ struct inverted_index_vtab {
   size_t nTermCached;             /* Terms in the cache */
   size_t nCacheBytes;             /* Stored bytes of the cached posting lists */
   sqlite3_int64 iTermMaxCached;   /* Largest term id in the cache (0 if none) */
-  sqlite3_int64 iTermMaxStored; /* Largest term id in <name>_terms when read, 0 if it was empty, -1 unread */
-  sqlite3_int64 iDocNext;       /* direct = on: max(doc) + 1 after the last insert, -1 unknown */
-  IiTerm *pDirty;               /* Terms with pending changes */
-  roaring_bitmap_t *pEmpty;     /* The empty set, lent for unknown terms */
-  NosqlBuffer terms;            /* Scratch: terms of the row being written */
-  IiValues *pWriteVals;         /* Scratch: iiWriteDoc's term arrays, kept between rows, or NULL */
-  sqlite3_int64 iBulkDoc;       /* 'rebuild' under way: the next document number; else -1 */
-  sqlite3_int64 iBulkTerm;      /* 'rebuild' under way: the last term id given */
-  sqlite3_int64 *aElemNext;     /* direct = off: next free element number per field, -1 unknown; or NULL */
-  sqlite3_int64 *aBulkElem;     /* 'rebuild' under way: next element number per field; else NULL */
+  sqlite3_int64 iTermMaxStored;   /* Largest id of <name>_terms as read (0: empty), -1 unread */
+  sqlite3_int64 iDocNext;         /* direct = on: max(doc) + 1 after the last insert, -1 unknown */
+  IiTerm *pDirty;                 /* Terms with pending changes */
+  roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
+  NosqlBuffer terms;              /* Scratch: terms of the row being written */
+  IiValues *pWriteVals;           /* Scratch: iiWriteDoc's term arrays, kept between rows, or NULL */
+  sqlite3_int64 iBulkDoc;         /* 'rebuild' under way: the next document number; else -1 */
+  sqlite3_int64 iBulkTerm;        /* 'rebuild' under way: the last term id given */
+  sqlite3_int64 *aElemNext;       /* direct = off: next free element number per field, -1 unknown; or NULL */
+  sqlite3_int64 *aBulkElem;       /* 'rebuild' under way: next element number per field; else NULL */
 };
 
 /* ext/inverted_index.c, for the companions (contracts at the definitions). */
