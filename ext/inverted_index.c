@@ -112,12 +112,12 @@
 ** is SQLITE_CORRUPT_VTAB with a message. Writes are buffered per term in
 ** memory (bitmaps of added and removed documents) and merged into the
 ** stored posting lists at xSync, xSavepoint and before any read, as FTS5
-** does; xRollback and xRollbackTo discard the buffer. Document numbers
-** follow the rowid order while rows are appended in rowid order (then
-** results stream in rowid order straight from the bitmap, and LIMIT and
-** rowid ranges stop early); otherwise results are sorted by rowid before
-** they are returned, and 'optimize' renumbers the documents in rowid
-** order.
+** does (a new term's dictionary row is written then, once); xRollback and
+** xRollbackTo discard the buffer. Document numbers follow the rowid order
+** while rows are appended in rowid order (then results stream in rowid
+** order straight from the bitmap, and LIMIT and rowid ranges stop early);
+** otherwise results are sorted by rowid before they are returned, and
+** 'optimize' renumbers the documents in rowid order.
 **
 ** The pure core (the frames above, the MATCH language, the facet kernels)
 ** is in ext/inverted_index_core.c; the companions (facets, vocab,
@@ -488,8 +488,8 @@ static int iiScalar(inverted_index_vtab *p, int eStmt, sqlite3_int64 *piVal, int
 
 /*
 ** Find the term (iCode, z, n): from the cache, else the dictionary, else
-** (bCreate) a new dictionary row. *ppTerm is NULL for an unknown term when
-** !bCreate.
+** (bCreate) a new term, whose dictionary row iFlush() writes. *ppTerm is
+** NULL for an unknown term when !bCreate.
 */
 static int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char *z, int n, int bCreate,
                         IiTerm **ppTerm) {
