@@ -401,6 +401,7 @@ static void iiCacheClear(inverted_index_vtab *p) {
   p->iTermMaxCached = 0;
   p->iTermMaxStored = -1;
   p->iDocNext = -1;
+  p->bRowidMax = 0;
   p->pDirty = NULL;
   iiDocMapUnref(p->pMap);
   p->pMap = NULL;
@@ -2526,7 +2527,19 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
     uint32_t iIgnore;
     uint32_t *aIgnore = NULL;
     int nIgnore;
-    rc = iiDocByRowid(p, iRowid, &bFound, &iIgnore, &aIgnore, &nIgnore);
+    if (p->bRowidMax == 0) {
+      /* An upper bound of the stored rowids, kept by every write of one. */
+      sqlite3_int64 iMax = 0;
+      int bNull = 1;
+      rc = iiScalar(p, II_STMT_MAX_ROWID, &iMax, &bNull);
+      if (rc == SQLITE_OK) {
+        p->iRowidMax = bNull ? (sqlite3_int64)(-0x7fffffffffffffffll - 1) : iMax;
+        p->bRowidMax = 1;
+      }
+    }
+    if (rc == SQLITE_OK && !(p->bRowidMax && iRowid > p->iRowidMax)) {
+      rc = iiDocByRowid(p, iRowid, &bFound, &iIgnore, &aIgnore, &nIgnore);
+    }
     sqlite3_free(aIgnore);
     if (rc == SQLITE_OK && bFound && sqlite3_vtab_on_conflict(p->db) == SQLITE_REPLACE) {
       /* OR REPLACE, of this write or of the write that fired the trigger
@@ -2628,6 +2641,11 @@ static int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRow
       iiReset(p, pStmt, &rc);
       /* The next document's number, while only inserts follow. */
       p->iDocNext = rc == SQLITE_OK && !bUpdate && !bBulk ? (sqlite3_int64)iDoc + 1 : -1;
+      if (rc != SQLITE_OK || bBulk) {
+        p->bRowidMax = 0;
+      } else if (iRowid > p->iRowidMax) {
+        p->iRowidMax = iRowid;
+      }
     }
   }
   /* The stored row is written: now the pending posting changes. */
@@ -2925,6 +2943,7 @@ static int iiRebuild(inverted_index_vtab *p) {
   p->iBulkDoc = -1;
   p->iTermMaxStored = -1;
   p->iDocNext = -1;
+  p->bRowidMax = 0;
   sqlite3_free(p->aBulkElem);
   p->aBulkElem = NULL;
   for (k = 0; k < nCopy; k++) sqlite3_value_free(aCopy[k]);
@@ -3759,6 +3778,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   p->iBulkDoc = -1;
   p->iTermMaxStored = -1;
   p->iDocNext = -1;
+  p->bRowidMax = 0;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   p->azField = (char **)sqlite3_malloc64(sizeof(char *) * (size_t)(argc > 3 ? argc : 1));

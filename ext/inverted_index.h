@@ -162,6 +162,8 @@ struct inverted_index_vtab {
   sqlite3_int64 iTermMaxCached;   /* Largest term id in the cache (0 if none) */
   sqlite3_int64 iTermMaxStored;   /* Largest id of <name>_terms as read (0: empty), -1 unread */
   sqlite3_int64 iDocNext;         /* direct = on: max(doc) + 1 after the last insert, -1 unknown */
+  sqlite3_int64 iRowidMax;        /* direct = on: at least the largest rowid in <name>_docs, if known */
+  int bRowidMax;                  /* True if iRowidMax is known */
   IiTerm *pDirty;                 /* Terms with pending changes */
   roaring_bitmap_t *pEmpty;       /* The empty set, lent for unknown terms */
   NosqlBuffer terms;              /* Scratch: terms of the row being written */
