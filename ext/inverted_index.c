@@ -3220,6 +3220,39 @@ static int iiOptimizeNoDirect(inverted_index_vtab *p) {
 }
 
 /*
+** 'integrity-check': every posting list of <name>_terms against the one
+** recomputed into each term's pAdd; zWhat names what they were recomputed
+** from in the message. SQLITE_OK, SQLITE_CORRUPT_VTAB (message set) or an
+** error.
+*/
+static int iiPostingsCheck(inverted_index_vtab *p, const char *zWhat) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\"", p->zDb, p->zName);
+  int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    IiTerm *t = NULL;
+    rc = iiTermById(p, sqlite3_column_int64(pStmt, 0), &t);
+    if (rc == SQLITE_OK) rc = iiTermLoad(p, t);
+    if (rc == SQLITE_OK &&
+        !(t->pAdd ? roaring_bitmap_equals(t->pPost, t->pAdd) : roaring_bitmap_is_empty(t->pPost))) {
+      char *zName = iiCodeName(p, t->iCode);
+      nosqlVtabError(
+          &p->base,
+          "inverted_index: integrity-check failed: the posting list of %s:'%q' does not match the %s",
+          zName ? zName : "?", t->zTerm, zWhat);
+      sqlite3_free(zName);
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  return rc;
+}
+
+/*
 ** 'integrity-check' of a direct = off table: the posting lists computed
 ** again from the content table (every row a document, its rowid the
 ** document number, its elements at the range its <name>_elems row gives)
@@ -3311,29 +3344,11 @@ static int iiIntegrityCheckNoDirect(inverted_index_vtab *p) {
     }
   }
   /* Every stored posting list against the recomputed one. */
-  zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\"", p->zDb, p->zName);
-  if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    IiTerm *t = NULL;
-    rc = iiTermById(p, sqlite3_column_int64(pStmt, 0), &t);
-    if (rc == SQLITE_OK) rc = iiTermLoad(p, t);
-    if (rc == SQLITE_OK &&
-        !(t->pAdd ? roaring_bitmap_equals(t->pPost, t->pAdd) : roaring_bitmap_is_empty(t->pPost))) {
-      char *zName = iiCodeName(p, t->iCode);
-      nosqlVtabError(&p->base,
-                     "inverted_index: integrity-check failed: the posting list of %s:'%q' does not match the "
-                     "%s %s%s",
-                     zName ? zName : "?", t->zTerm, p->bStored ? "values in" : "content table",
-                     p->bStored ? p->zName : p->zContent, p->bStored ? "_content" : "");
-      sqlite3_free(zName);
-      rc = SQLITE_CORRUPT_VTAB;
-    }
-  }
-  if (pStmt) {
-    int rc2 = sqlite3_finalize(pStmt);
-    if (rc == SQLITE_OK) rc = rc2;
+  if (rc == SQLITE_OK) {
+    char *zWhat = p->bStored ? sqlite3_mprintf("values in %s_content", p->zName)
+                             : sqlite3_mprintf("content table %s", p->zContent);
+    rc = zWhat ? iiPostingsCheck(p, zWhat) : SQLITE_NOMEM;
+    sqlite3_free(zWhat);
   }
   if (rc == SQLITE_OK && p->bElems) {
     rc = iiExecInt(p, sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w_elems\"", p->zDb, p->zName),
@@ -3466,28 +3481,11 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   }
   if (rc == SQLITE_OK && p->bElems) rc = iiElemsCheckRanges(p);
   if (rc == SQLITE_OK) rc = iiPostingsFromDirect(p, 0);
-  zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_terms\"", p->zDb, p->zName);
-  if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    IiTerm *t = NULL;
-    rc = iiTermById(p, sqlite3_column_int64(pStmt, 0), &t);
-    if (rc == SQLITE_OK) rc = iiTermLoad(p, t);
-    if (rc == SQLITE_OK &&
-        !(t->pAdd ? roaring_bitmap_equals(t->pPost, t->pAdd) : roaring_bitmap_is_empty(t->pPost))) {
-      char *zName = iiCodeName(p, t->iCode);
-      nosqlVtabError(
-          &p->base,
-          "inverted_index: integrity-check failed: the posting list of %s:'%q' does not match the direct "
-          "index in %s_docs",
-          zName ? zName : "?", t->zTerm, p->zName);
-      sqlite3_free(zName);
-      rc = SQLITE_CORRUPT_VTAB;
-    }
+  if (rc == SQLITE_OK) {
+    char *zWhat = sqlite3_mprintf("direct index in %s_docs", p->zName);
+    rc = zWhat ? iiPostingsCheck(p, zWhat) : SQLITE_NOMEM;
+    sqlite3_free(zWhat);
   }
-  sqlite3_finalize(pStmt);
-  pStmt = NULL;
   /* The direct index against the source values. */
   zSql = iiSourceSql(p);
   if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
