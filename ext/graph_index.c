@@ -2241,7 +2241,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), id;
     const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pStmt, 1);
     int n = sqlite3_column_bytes(pStmt, 1), iPos = 0;
-    if (k < iNext) GI_CORRUPT("a group has a bad key");
+    if (k < iNext || k > GI_MAX_ID) GI_CORRUPT("a group has a bad key");
     for (id = k; iPos < n; id++) {
       /* A slot: its count, its first rowid, its edges (giSlotDecode(), decoded as they are read). */
       sqlite3_uint64 u;
