@@ -443,19 +443,31 @@ static const OomScript aScript[] = {
 /* The result of one statement: its rows rendered with types, or its error. */
 typedef struct OomOut OomOut;
 struct OomOut {
-  int rc;       /* SQLITE_OK, or the first error */
-  char *zText;  /* Rows (sqlite3_mprintf; rendered before the failure point) */
-  char *zError; /* The error message (sqlite3_mprintf) when rc != SQLITE_OK */
+  int rc;        /* SQLITE_OK, or the first error */
+  char *zText;   /* Rows (system malloc; rendered before the failure point) */
+  size_t nText;  /* Bytes in zText */
+  size_t nAlloc; /* Bytes allocated at zText */
+  char *zError;  /* The error message (system malloc) when rc != SQLITE_OK */
 };
 
-/* Append to a malloc'd string (system malloc: not counted). */
-static char *oomAppend(char *z, const char *zAdd, int nAdd) {
-  size_t n = z ? strlen(z) : 0;
-  char *zNew = (char *)realloc(z, n + (size_t)nAdd + 1);
-  if (zNew == NULL) abort();
-  memcpy(zNew + n, zAdd, (size_t)nAdd);
-  zNew[n + (size_t)nAdd] = 0;
-  return zNew;
+/*
+** Append to pOut->zText (system malloc: not counted). Grows geometrically:
+** a realloc per value is quadratic under ASan, whose realloc always copies.
+*/
+static void oomAppend(OomOut *pOut, const char *zAdd, int nAdd) {
+  size_t nNeed = pOut->nText + (size_t)nAdd + 1;
+  if (nNeed > pOut->nAlloc) {
+    size_t nNew = pOut->nAlloc ? pOut->nAlloc * 2 : 256;
+    char *zNew;
+    while (nNew < nNeed) nNew *= 2;
+    zNew = (char *)realloc(pOut->zText, nNew);
+    if (zNew == NULL) abort();
+    pOut->zText = zNew;
+    pOut->nAlloc = nNew;
+  }
+  memcpy(pOut->zText + pOut->nText, zAdd, (size_t)nAdd);
+  pOut->nText += (size_t)nAdd;
+  pOut->zText[pOut->nText] = 0;
 }
 
 /* Run one statement, rendering rows into pOut (system malloc). */
@@ -463,7 +475,7 @@ static void oomStmt(sqlite3 *db, const char *zSql, OomOut *pOut) {
   sqlite3_stmt *pStmt = NULL;
   int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   memset(pOut, 0, sizeof(*pOut));
-  pOut->zText = oomAppend(NULL, "", 0);
+  oomAppend(pOut, "", 0);
   while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     int i;
     for (i = 0; i < sqlite3_column_count(pStmt); i++) {
@@ -476,19 +488,20 @@ static void oomStmt(sqlite3 *db, const char *zSql, OomOut *pOut) {
         break;
       }
       snprintf(aType, sizeof(aType), "%d:", eType);
-      pOut->zText = oomAppend(pOut->zText, aType, (int)strlen(aType));
-      if (z) pOut->zText = oomAppend(pOut->zText, (const char *)z, sqlite3_column_bytes(pStmt, i));
-      pOut->zText = oomAppend(pOut->zText, "|", 1);
+      oomAppend(pOut, aType, (int)strlen(aType));
+      if (z) oomAppend(pOut, (const char *)z, sqlite3_column_bytes(pStmt, i));
+      oomAppend(pOut, "|", 1);
     }
     if (rc == SQLITE_NOMEM) break;
-    pOut->zText = oomAppend(pOut->zText, "\n", 1);
+    oomAppend(pOut, "\n", 1);
     rc = SQLITE_OK;
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   pOut->rc = rc;
   if (rc != SQLITE_OK) {
     const char *zErr = sqlite3_errmsg(db);
-    pOut->zError = oomAppend(NULL, zErr ? zErr : "", zErr ? (int)strlen(zErr) : 0);
+    pOut->zError = strdup(zErr ? zErr : "");
+    if (pOut->zError == NULL) abort();
   }
   sqlite3_finalize(pStmt);
 }
