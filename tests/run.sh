@@ -124,7 +124,7 @@ selftest() {
     fi
   done
   # --rewrite writes FILE.new with the actual results in place of the expected.
-  local tmp="$log/rewrite.test"
+  local tmp="$log/rewrite-$BASHPID.test"
   printf 'query IT\nSELECT 1 + 1, NULL\n----\n3\tx\n\nstatement ok\nSELECT 1\n' >"$tmp"
   "$slt" --ext "$ext" --rewrite "$tmp" >/dev/null 2>&1
   if [ "$(cat "$tmp.new" 2>/dev/null)" = "$(printf 'query IT\nSELECT 1 + 1, NULL\n----\n2\tNULL\n\nstatement ok\nSELECT 1')" ]; then
