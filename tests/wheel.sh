@@ -49,11 +49,12 @@ else
 fi
 
 # The README's blocks marked "<!-- tests/wheel.sh runs this block: -->",
-# run as written in a directory whose dist/ holds the wheel (pip kept off
-# the network by PIP_NO_INDEX, which leaves the commands unchanged): the
-# extension-loading check and the venv install as shell, the example in the
-# venv's python. The "# X" comment of each line that prints is the output
-# it shows; "..." at its start stands for any beginning.
+# run as written in a directory whose dist/ holds the extension and the
+# wheel (pip kept off the network by PIP_NO_INDEX, which leaves the
+# commands unchanged): the direct load in /usr/bin/python3, the
+# extension-loading check and the venv install as shell, the package's
+# example in the venv's python. The "# X" comment of each line that prints
+# is the output it shows; "..." at its start stands for any beginning.
 readme_block() { # N: the Nth marked block of README.md, without its fences
   awk -v n="$1" '/^<!-- tests\/wheel.sh runs this block: -->$/ { k++; next }
     k == n && /^```/ { if (in_block) exit; in_block = 1; next }
@@ -78,16 +79,18 @@ readme_check() { # NAME EXPECTED ACTUAL
     echo "$3" | sed 's/^/    | /'
   fi
 }
-mkdir -p "$tmp/readme/dist" && cp "$whl" "$tmp/readme/dist/"
-for i in 1 2 3; do
+mkdir -p "$tmp/readme/dist" && cp "$whl" build/dist/nosql.so "$tmp/readme/dist/"
+for i in 1 2 3 4; do
   [ -n "$(readme_block $i)" ] || bad "README.md: marked block $i is missing"
 done
-got=$(cd "$tmp/readme" && bash -e -c "$(readme_block 1)" 2>&1)
-readme_check "README: the extension-loading check" "$(readme_block 1 | readme_expect)" "$got"
-if (cd "$tmp/readme" && PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 bash -e -c "$(readme_block 2)") >"$tmp/readme.log" 2>&1; then
+got=$(cd "$tmp/readme" && readme_block 1 | "$py" - 2>&1)
+readme_check "README: the extension loaded by /usr/bin/python3" "$(readme_block 1 | readme_expect)" "$got"
+got=$(cd "$tmp/readme" && bash -e -c "$(readme_block 2)" 2>&1)
+readme_check "README: the extension-loading check" "$(readme_block 2 | readme_expect)" "$got"
+if (cd "$tmp/readme" && PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 bash -e -c "$(readme_block 3)") >"$tmp/readme.log" 2>&1; then
   ok "README: the venv from /usr/bin/python3 and pip install of the wheel, as written"
-  got=$(cd "$tmp/readme" && readme_block 3 | .venv/bin/python - 2>&1)
-  readme_check "README: the example in .venv/bin/python" "$(readme_block 3 | readme_expect)" "$got"
+  got=$(cd "$tmp/readme" && readme_block 4 | .venv/bin/python - 2>&1)
+  readme_check "README: the example in .venv/bin/python" "$(readme_block 4 | readme_expect)" "$got"
 else
   bad "README: the venv install as written:"
   sed 's/^/    | /' "$tmp/readme.log" | tail -n 20
