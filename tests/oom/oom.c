@@ -114,6 +114,7 @@ static const char *const azNestedSet[] = {
     "SELECT id FROM t WHERE leaves_of = 1",
     "UPDATE t SET parent = 2 WHERE id = 4",
     "DELETE FROM t WHERE id = 3",
+    "INSERT INTO t(parent, name) VALUES (1, 'f')",
     "INSERT INTO t(t) VALUES ('integrity-check')",
     "INSERT INTO t(t) VALUES ('rebuild')",
     "SELECT id, parent, depth, name FROM t ORDER BY id",
