@@ -74,6 +74,9 @@ TEST_PREREQ := build/prereq-test.stamp
 .PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm wheel plots fuzz
 all: dist/nosql.so
 
+# Builds for other platforms (PLATFORM=linux-arm64 ...): dist, wheel, test-platform.
+include mk/platform.mk
+
 $(PREREQ): Makefile scripts/prereq.sh
 	@mkdir -p build
 	@scripts/prereq.sh $(BUILD_PKGS)
@@ -163,7 +166,9 @@ build/dist/nosql.so: $(EXT_OBJ)
 	$(CC) -shared -fvisibility=hidden -Wl,-rpath,'$$ORIGIN' -o $@ $(EXT_OBJ) $(EXT_LIBS)
 	strip --strip-unneeded $@
 
-dist: build/dist/nosql.so
+dist: dist-$(PLATFORM_TARGET)
+
+dist-host: build/dist/nosql.so
 	rm -rf build/$(DIST_NAME) && mkdir -p build/$(DIST_NAME)
 	cp build/dist/nosql.so LICENSE README.md CHANGELOG.md build/$(DIST_NAME)/
 	cp $(ROARING_SO) build/$(DIST_NAME)/libroaring.so.0
@@ -186,8 +191,10 @@ npm: build/dist/nosql.so
 
 # The Python wheel (python/, sqlite-vec's layout): the stripped extension and
 # CRoaring in sqlite_nosql/, built offline with setuptools and wheel.
-wheel: build/dist/nosql.so
-	@bash scripts/wheel.sh
+wheel: wheel-$(PLATFORM_TARGET)
+
+wheel-host: build/dist/nosql.so
+	@bash scripts/wheel.sh $(HOST_PLATFORM)
 
 # --- test programs ----------------------------------------------------------
 build/slt: $(RUNNER_SRC) tests/runner/md5.h | $(PREREQ)

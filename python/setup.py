@@ -1,10 +1,13 @@
-"""Wheel of sqlite_nosql: the package, nosql.so and libroaring.so.0.
+"""Wheel of sqlite_nosql: the package, nosql.so and the libraries it needs.
 
 Run by scripts/wheel.sh in a staging directory where sqlite_nosql/ already
-holds the two shared objects and __init__.py carries the version. The wheel
-is tagged py3-none-manylinux_<glibc>_<arch>: any Python 3 (the extension is
-loaded by SQLite, not imported, so no CPython ABI is involved), on Linux
-with the glibc of the build machine or newer, on this architecture.
+holds the shared objects (the extension, CRoaring, PCRE2) and __init__.py
+carries the version. The wheel is tagged py3-none-<platform>: any Python 3
+(the extension is loaded by SQLite, not imported, so no CPython ABI is
+involved). The platform tag is NOSQL_WHEEL_PLAT, which scripts/wheel.sh
+sets to manylinux_2_17_<arch>.manylinux2014_<arch> after checking that no
+file needs a glibc newer than 2.17; without it, manylinux_<glibc>_<arch>
+of the build machine.
 """
 
 import os
@@ -17,6 +20,8 @@ from wheel.bdist_wheel import bdist_wheel
 
 
 def platform_tag():
+    if os.environ.get("NOSQL_WHEEL_PLAT"):
+        return os.environ["NOSQL_WHEEL_PLAT"]
     libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
     m = re.fullmatch(r"glibc (\d+)\.(\d+)", libc)
     if not m:
@@ -59,7 +64,7 @@ setup(
     license_files=["LICENSE*"],
     python_requires=">=3.7",
     packages=["sqlite_nosql"],
-    package_data={"sqlite_nosql": ["nosql.so", "libroaring.so.0"]},
+    package_data={"sqlite_nosql": ["*.so", "*.so.*"]},
     zip_safe=False,
     classifiers=[
         "License :: OSI Approved :: MIT License",

@@ -2,10 +2,14 @@
 # tests/wheel.sh: the Python wheel (scripts/wheel.sh, make wheel) installs
 # with `pip install --no-index` into a fresh virtual environment of Debian's
 # /usr/bin/python3 and answers the host smoke set there through
-# sqlite_nosql.load (tests/hosts/python.py --package), with the extension
-# and CRoaring mapped from the wheel's files in site-packages (read from
-# /proc/self/maps), not from the system. Also checked: the wheel's tag and
-# contents, loadable_path(), __version__, that load() leaves extension
+# sqlite_nosql.load (tests/hosts/python.py --package), with the extension,
+# CRoaring and PCRE2 mapped from the wheel's files in site-packages (read
+# from /proc/self/maps), not from the system. Also checked: the wheel's tag
+# (manylinux_2_17 / manylinux2014) and contents, that no ELF file in it
+# needs a glibc newer than 2.17 (scripts/glibc-check.sh, which must also
+# refuse a library that does), that pip installing for the platform
+# manylinux2014 accepts it (and refuses it tagged for glibc 2.36),
+# loadable_path(), __version__, that load() leaves extension
 # loading disabled, its error for a sqlite3 module that cannot load
 # extensions, and the README's commands for Python as written there.
 # Skipped when /usr/bin/python3 has no venv (python3-venv) or its sqlite3
@@ -96,9 +100,11 @@ else
   sed 's/^/    | /' "$tmp/readme.log" | tail -n 20
 fi
 
-# The name's tag is this machine's glibc and architecture; the wheel holds
-# the stripped extension (the same bytes as build/dist/nosql.so) and CRoaring.
-tag=$("$py" -c 'import os, platform; v = os.confstr("CS_GNU_LIBC_VERSION").split()[1].split("."); print("manylinux_%s_%s_%s" % (v[0], v[1], platform.machine()))')
+# The name's tag is manylinux2014 (glibc 2.17) of this architecture; the
+# wheel holds the stripped extension (the same bytes as
+# build/dist/nosql.so), CRoaring and PCRE2.
+arch=$(uname -m)
+tag=manylinux_2_17_$arch.manylinux2014_$arch
 want="dist/sqlite_nosql-$(cat VERSION)-py3-none-$tag.whl"
 if [ "$whl" = "$want" ]; then ok "wheel name $whl"; else bad "wheel name: want $want, got $whl"; fi
 got=$("$py" - "$whl" build/dist/nosql.so <<'PY'
@@ -111,12 +117,51 @@ print([l for l in z.read(wheel).decode().splitlines() if l.startswith(("Root-Is-
 print(z.read("sqlite_nosql/nosql.so") == open(sys.argv[2], "rb").read())
 PY
 )
-want="['sqlite_nosql/__init__.py', 'sqlite_nosql/libroaring.so.0', 'sqlite_nosql/nosql.so']
-['Root-Is-Purelib: false', 'Tag: py3-none-$tag']
+want="['sqlite_nosql/__init__.py', 'sqlite_nosql/libpcre2-8.so.0', 'sqlite_nosql/libroaring.so.0', 'sqlite_nosql/nosql.so']
+['Root-Is-Purelib: false', 'Tag: py3-none-manylinux_2_17_$arch', 'Tag: py3-none-manylinux2014_$arch']
 True"
-if [ "$got" = "$want" ]; then ok "wheel contents: package, stripped nosql.so, libroaring.so.0, tag"; else
+if [ "$got" = "$want" ]; then ok "wheel contents: package, stripped nosql.so, libpcre2-8.so.0, libroaring.so.0, tags"; else
   bad "wheel contents:"
   diff <(echo "$want") <(echo "$got") | sed 's/^/    | /'
+fi
+
+# The tag is justified: no ELF file of the wheel needs a glibc newer than
+# 2.17. The check itself refuses a library built here that calls
+# arc4random (glibc 2.36).
+mkdir -p "$tmp/unzipped"
+"$py" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$whl" "$tmp/unzipped"
+if out=$(scripts/glibc-check.sh 2.17 "$tmp"/unzipped/sqlite_nosql/*.so*); then
+  ok "every ELF file in the wheel needs glibc 2.17 or older: $(echo "$out" | grep -c '^ok') files"
+else
+  bad "the wheel needs a glibc newer than its tag says:"
+  echo "$out" | sed 's/^/    | /'
+fi
+printf '#include <stdlib.h>\nunsigned r(void) { return arc4random(); }\n' >"$tmp/new.c"
+if cc -shared -fPIC -o "$tmp/libnew.so" "$tmp/new.c" 2>/dev/null; then
+  out=$(scripts/glibc-check.sh 2.17 "$tmp/libnew.so")
+  if [ $? -ne 0 ] && echo "$out" | grep -q -F "libnew.so: needs glibc 2.36, newer than 2.17"; then
+    ok "scripts/glibc-check.sh refuses a library that needs glibc 2.36"
+  else
+    bad "scripts/glibc-check.sh passed a library that calls arc4random: $out"
+  fi
+fi
+# pip, asked for the oldest platform the tag names, takes the wheel; the
+# same wheel named for glibc 2.36 (the tag this machine would give) it refuses.
+if "$vpy" -m pip install --no-index --disable-pip-version-check -q --platform "manylinux2014_$arch" \
+  --only-binary=:all: --target "$tmp/target" "$whl" >"$tmp/pip.log" 2>&1 && [ -f "$tmp/target/sqlite_nosql/nosql.so" ]; then
+  ok "pip install --platform manylinux2014_$arch --only-binary=:all: accepts the wheel"
+else
+  bad "pip install --platform manylinux2014_$arch refuses the wheel:"
+  sed 's/^/    | /' "$tmp/pip.log" | tail -n 10
+fi
+new=$tmp/$(basename "$whl" | sed "s/$tag/manylinux_2_36_$arch/")
+cp "$whl" "$new"
+if ! "$vpy" -m pip install --no-index --disable-pip-version-check -q --platform "manylinux2014_$arch" \
+  --only-binary=:all: --target "$tmp/target36" "$new" >"$tmp/pip36.log" 2>&1 &&
+  grep -q 'is not a supported wheel on this platform' "$tmp/pip36.log"; then
+  ok "pip install --platform manylinux2014_$arch refuses a wheel tagged manylinux_2_36"
+else
+  bad "pip took a manylinux_2_36 wheel for manylinux2014: $(tail -n 3 "$tmp/pip36.log")"
 fi
 
 if "$vpy" -m pip install --no-index --disable-pip-version-check -q "$whl" >"$tmp/pip.log" 2>&1; then
@@ -145,8 +190,8 @@ db = sqlite3.connect(":memory:")
 sqlite_nosql.load(db)
 print(sqlite_nosql.__version__, db.execute("SELECT nosql_version()").fetchone()[0])
 print(sqlite_nosql.loadable_path())
-# The shared objects this process mapped for the extension and CRoaring.
-maps = sorted({l.split()[-1] for l in open("/proc/self/maps") if "nosql.so" in l or "libroaring" in l})
+# The shared objects this process mapped for the extension, CRoaring, PCRE2.
+maps = sorted({l.split()[-1] for l in open("/proc/self/maps") if "nosql.so" in l or "libroaring" in l or "libpcre2" in l})
 print(" ".join(maps))
 # load() turned extension loading off again.
 try:
@@ -159,10 +204,10 @@ PY
 v=$(cat VERSION)
 want="$v $v
 $site/sqlite_nosql/nosql
-$site/sqlite_nosql/libroaring.so.0 $site/sqlite_nosql/nosql.so
+$site/sqlite_nosql/libpcre2-8.so.0 $site/sqlite_nosql/libroaring.so.0 $site/sqlite_nosql/nosql.so
 not authorized"
 if [ "$got" = "$want" ]; then
-  ok "__version__, loadable_path(), CRoaring and nosql.so mapped from site-packages, loading disabled after load()"
+  ok "__version__, loadable_path(), CRoaring, PCRE2 and nosql.so mapped from site-packages, loading disabled after load()"
 else
   bad "installed package:"
   diff <(echo "$want") <(echo "$got") | sed 's/^/    | /'
