@@ -135,7 +135,10 @@ PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DOCDIR ?= $(PREFIX)/share/doc/nosql
-ROARING_SO := $(shell ls /usr/lib/*/libroaring.so.0 /usr/lib/libroaring.so.0 2>/dev/null | head -n 1)
+# This machine's own multiarch directory first: with arm64 libraries
+# installed for make dist PLATFORM=linux-arm64, /usr/lib/*/ also holds theirs.
+ROARING_SO := $(firstword $(wildcard /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/libroaring.so.0) \
+                $(shell ls /usr/lib/*/libroaring.so.0 /usr/lib/libroaring.so.0 2>/dev/null | head -n 1))
 DIST_NAME := nosql-$(VERSION)-linux-$(shell uname -m)
 
 # Written anew by every call, for the PREFIX of that call (an earlier
