@@ -179,16 +179,15 @@ dist-host: build/dist/nosql.so
 	tar czf dist/$(DIST_NAME).tar.gz -C build $(DIST_NAME)
 	@echo "dist/$(DIST_NAME).tar.gz"
 
-# The npm package (npm/, sqlite-vec's layout): the stripped extension and
-# CRoaring under lib/linux-<arch>/, packed into dist/sqlite-nosql-VERSION.tgz.
-NPM_CPU := $(shell uname -m | sed -e 's/x86_64/x64/' -e 's/aarch64/arm64/')
-npm: build/dist/nosql.so
+# The npm package (npm/, sqlite-vec's layout): one package for every platform
+# of NPM_PLATFORMS (mk/platform.mk), each stripped build under lib/<platform>/
+# with the libraries it needs but glibc's, packed into dist/sqlite-nosql-VERSION.tgz.
+npm: $(NPM_BUILDS)
 	@command -v npm >/dev/null || { echo "make npm needs Node's npm (apt-get install npm)"; exit 1; }
-	rm -rf build/npm && mkdir -p build/npm/lib/linux-$(NPM_CPU)
+	rm -rf build/npm && mkdir -p build/npm/lib
 	cp npm/index.cjs npm/index.mjs npm/index.d.ts npm/README.md LICENSE build/npm/
-	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@CPU@/$(NPM_CPU)/' npm/package.json >build/npm/package.json
-	cp build/dist/nosql.so build/npm/lib/linux-$(NPM_CPU)/nosql.so
-	cp $(ROARING_SO) build/npm/lib/linux-$(NPM_CPU)/libroaring.so.0
+	sed -e 's/@VERSION@/$(VERSION)/' npm/package.json >build/npm/package.json
+	$(foreach p,$(NPM_PLATFORMS),$(call npm_lib_$(p),build/npm/lib/$(p)) &&) true
 	cd build/npm && npm pack --silent --pack-destination ../../dist >/dev/null
 	@echo "dist/sqlite-nosql-$(VERSION).tgz"
 

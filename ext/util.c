@@ -402,10 +402,37 @@ void nosqlBufferJsonString(int *pRc, NosqlBuffer *pBuf, const char *z, int n) {
   nosqlBufferAppend(pRc, pBuf, "\"", 1);
 }
 
+#if defined(_WIN32)
 /*
-** Append real r as a JSON number: the shortest of %.15g and %.17g that
-** reads back as r; infinities as 9e999 and -9e999 (SQLite's JSON spelling).
+** Windows has no uselocale(). The conversions are mingw-w64's own (exact,
+** __USE_MINGW_ANSI_STDIO), which follow the process locale's decimal
+** point: '.' is put in its place before strtod() and back after snprintf().
 */
+static char nosqlDecimalPoint(void) {
+  const struct lconv *p = localeconv();
+  return (p && p->decimal_point && p->decimal_point[0]) ? p->decimal_point[0] : '.';
+}
+
+double nosqlStrtod(const char *z) {
+  char cPoint = nosqlDecimalPoint();
+  const char *zDot = strchr(z, '.');
+  char *zCopy;
+  double r;
+  if (cPoint == '.' || zDot == NULL || (zCopy = sqlite3_mprintf("%s", z)) == NULL) return strtod(z, NULL);
+  zCopy[zDot - z] = cPoint;
+  r = strtod(zCopy, NULL);
+  sqlite3_free(zCopy);
+  return r;
+}
+
+/* snprintf(z, n, "%.*g", p, r) with '.' as the decimal point. */
+static void nosqlFormatReal(char *z, int n, int p, double r) {
+  char *zPoint;
+  snprintf(z, (size_t)n, "%.*g", p, r);
+  zPoint = strchr(z, nosqlDecimalPoint());
+  if (zPoint) *zPoint = '.';
+}
+#else
 /*
 ** The "C" locale, made once (the first caller publishes it; a thread that
 ** loses the race frees its own), or (locale_t)0 when it cannot be made.
@@ -435,10 +462,22 @@ double nosqlStrtod(const char *z) {
   return r;
 }
 
+/* snprintf(z, n, "%.*g", p, r) with '.' as the decimal point. */
+static void nosqlFormatReal(char *z, int n, int p, double r) {
+  locale_t cLocale = nosqlCLocale(), old = (locale_t)0;
+  if (cLocale != (locale_t)0) old = uselocale(cLocale);
+  snprintf(z, (size_t)n, "%.*g", p, r);
+  if (cLocale != (locale_t)0) uselocale(old);
+}
+#endif
+
+/*
+** Append real r as a JSON number: the shortest of %.15g and %.17g that
+** reads back as r; infinities as 9e999 and -9e999 (SQLite's JSON spelling).
+*/
 void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r) {
   char z[48];
   int p, n;
-  locale_t cLocale, old = (locale_t)0;
   if (*pRc != SQLITE_OK) return;
   if (isnan(r)) {
     nosqlBufferAppend(pRc, pBuf, "null", 4);
@@ -454,13 +493,10 @@ void nosqlBufferJsonReal(int *pRc, NosqlBuffer *pBuf, double r) {
   ** 17 digits near 1e308), in the "C" locale whatever the host's, so the
   ** decimal point is '.' both ways.
   */
-  cLocale = nosqlCLocale();
-  if (cLocale != (locale_t)0) old = uselocale(cLocale);
   for (p = 15; p <= 17; p++) {
-    snprintf(z, sizeof(z), "%.*g", p, r);
-    if (strtod(z, NULL) == r) break;
+    nosqlFormatReal(z, (int)sizeof(z), p, r);
+    if (nosqlStrtod(z) == r) break;
   }
-  if (cLocale != (locale_t)0) uselocale(old);
   /* SQLite's form of a real: always a point ("1.0", "1.0e+23"). */
   n = (int)strlen(z);
   if (strchr(z, '.') == NULL) {

@@ -8,14 +8,27 @@
 #   make test-platform PLATFORM=linux-x64    the same on this machine, natively
 #   make wheel PLATFORM=linux-arm64          dist/sqlite_nosql-VERSION-py3-none-
 #                                            manylinux_2_17_aarch64.manylinux2014_aarch64.whl
+#   make dist PLATFORM=windows-x64           dist/nosql-VERSION-windows-x64.zip: nosql.dll
+#   make test-platform PLATFORM=windows-x64  the runner built with mingw-w64 (SQLite
+#                                            linked in from an amalgamation) under wine
 #
 # linux-arm64 is built with Debian's cross compiler against Debian's arm64
 # multiarch libraries (dpkg --add-architecture arm64; ARM64_PKGS), and its
 # programs run under Debian's qemu-user with the arm64 libraries of
 # /usr/aarch64-linux-gnu (the cross libc) and /usr/lib/aarch64-linux-gnu.
+#
+# windows-x64 is built with Debian's mingw-w64: CRoaring and PCRE2 compiled
+# from Debian's own source packages into static libraries
+# (scripts/thirdparty.sh) and linked into nosql.dll with libgcc and
+# winpthreads, so that the DLL imports only KERNEL32.dll and msvcrt.dll.
+# The extension compiles against Debian's SQLite headers as on Linux; the
+# runner links the amalgamation of make test's SQLite (tests/matrix.sh's,
+# from npm's better-sqlite3) and runs under Debian's wine in a private
+# prefix, build/windows-x64/wine.
+#
 # PLATFORM with a value not in PLATFORMS stops make with the list.
 
-PLATFORMS := linux-x64 linux-arm64
+PLATFORMS := linux-x64 linux-arm64 windows-x64
 HOST_PLATFORM := $(patsubst %,linux-%,$(shell uname -m | sed -e 's/x86_64/x64/' -e 's/aarch64/arm64/'))
 PLATFORM ?=
 ifneq ($(PLATFORM),)
@@ -78,6 +91,77 @@ test-platform-linux-arm64: dist-linux-arm64 build/linux-arm64/nosql.so build/lin
 	@PLATFORM_RUN="$(ARM64_RUN)" bash tests/platform.sh linux-arm64 build/linux-arm64/slt build/linux-arm64/nosql.so \
 	  dist/$(ARM64_DIST).tar.gz
 
+# --- windows-x64 ---------------------------------------------------------------
+WIN_CC := x86_64-w64-mingw32-gcc
+WIN_STRIP := x86_64-w64-mingw32-strip
+WIN_PKGS := gcc-mingw-w64-x86-64 wine64 wine zip unzip npm
+WIN_RUN := env WINEPREFIX=$(CURDIR)/build/windows-x64/wine WINEDEBUG=-all wine
+WIN_THIRD := build/windows-x64/thirdparty
+WIN_SQLITE := $(firstword $(MATRIX_CI))
+WIN_CFLAGS := $(EXT_CFLAGS) -D__USE_MINGW_ANSI_STDIO=1 -DPCRE2_STATIC -Ibuild/windows-x64/include -I$(WIN_THIRD)/include
+WIN_LIBS := -static -L$(WIN_THIRD)/lib -lroaring -lpcre2-8 -lpthread -lm
+WIN_OBJ := $(EXT_SRC:ext/%.c=build/windows-x64/obj/%.o)
+WIN_DIST := nosql-$(VERSION)-windows-x64
+
+build/windows-x64/prereq.stamp: mk/platform.mk scripts/prereq.sh | $(PREREQ)
+	@mkdir -p $(@D)
+	@scripts/prereq.sh $(WIN_PKGS)
+	@touch $@
+
+$(WIN_THIRD)/lib/libroaring.a: scripts/thirdparty.sh | build/windows-x64/prereq.stamp
+	bash scripts/thirdparty.sh $(WIN_CC) $(WIN_THIRD)
+
+# Debian's SQLite headers, the ones the Linux builds compile against.
+build/windows-x64/include/sqlite3ext.h: /usr/include/sqlite3ext.h /usr/include/sqlite3.h | $(PREREQ)
+	@mkdir -p $(@D)
+	cp /usr/include/sqlite3ext.h /usr/include/sqlite3.h $(@D)/
+
+build/windows-x64/obj/%.o: ext/%.c VERSION $(WIN_THIRD)/lib/libroaring.a build/windows-x64/include/sqlite3ext.h
+	@mkdir -p $(@D)
+	$(WIN_CC) $(WIN_CFLAGS) -MMD -MP -c $< -o $@
+
+build/windows-x64/nosql.dll: $(WIN_OBJ)
+	$(WIN_CC) -shared -o $@ $(WIN_OBJ) $(WIN_LIBS)
+
+build/windows-x64/dist/nosql.dll: build/windows-x64/nosql.dll
+	@mkdir -p $(@D)
+	$(WIN_STRIP) --strip-unneeded -o $@ $<
+
+build/windows-x64/sqlite3.o: build/matrix/$(WIN_SQLITE)/sqlite3.c | build/windows-x64/prereq.stamp
+	$(WIN_CC) -O1 -w $(MATRIX_OPTS) -c -o $@ $<
+
+build/windows-x64/slt.exe: $(RUNNER_SRC) tests/runner/md5.h build/windows-x64/sqlite3.o
+	$(WIN_CC) $(BASE_CFLAGS) -D__USE_MINGW_ANSI_STDIO=1 -Ibuild/matrix/$(WIN_SQLITE) -o $@ $(RUNNER_SRC) \
+	  build/windows-x64/sqlite3.o -static
+
+dist-windows-x64: build/windows-x64/dist/nosql.dll
+	rm -rf build/$(WIN_DIST) && mkdir -p build/$(WIN_DIST) dist
+	cp build/windows-x64/dist/nosql.dll LICENSE README.md CHANGELOG.md build/$(WIN_DIST)/
+	cp $(WIN_THIRD)/LICENSE.croaring $(WIN_THIRD)/LICENSE.pcre2 build/$(WIN_DIST)/
+	rm -f dist/$(WIN_DIST).zip
+	cd build && zip -q -r -X ../dist/$(WIN_DIST).zip $(WIN_DIST)
+	@echo "dist/$(WIN_DIST).zip"
+
+test-platform-windows-x64: dist-windows-x64 build/windows-x64/nosql.dll build/windows-x64/slt.exe
+	@PLATFORM_RUN="$(WIN_RUN)" bash tests/platform.sh windows-x64 build/windows-x64/slt.exe build/windows-x64/nosql.dll \
+	  dist/$(WIN_DIST).zip
+
+# --- the npm package (make npm) -------------------------------------------------
+# Every platform's build in one package, under lib/<platform>/: the Linux
+# ones with CRoaring and PCRE2 beside them ($ORIGIN), the DLL alone.
+# NPM_PLATFORMS=linux-x64 packs this machine's build only (no cross tools).
+NPM_PLATFORMS ?= linux-x64 linux-arm64 windows-x64
+X64_LIBDIR := /usr/lib/x86_64-linux-gnu
+npm_build_linux-x64 := build/dist/nosql.so
+npm_build_linux-arm64 := build/linux-arm64/dist/nosql.so
+npm_build_windows-x64 := build/windows-x64/dist/nosql.dll
+NPM_BUILDS := $(foreach p,$(NPM_PLATFORMS),$(npm_build_$(p)))
+npm_lib_linux-x64 = mkdir -p $(1) && cp $(npm_build_linux-x64) $(1)/ && \
+  cp -L $(X64_LIBDIR)/libroaring.so.0 $(X64_LIBDIR)/libpcre2-8.so.0 $(1)/
+npm_lib_linux-arm64 = mkdir -p $(1) && cp $(npm_build_linux-arm64) $(1)/ && \
+  cp -L $(ARM64_LIBDIR)/libroaring.so.0 $(ARM64_LIBDIR)/libpcre2-8.so.0 $(1)/
+npm_lib_windows-x64 = mkdir -p $(1) && cp $(npm_build_windows-x64) $(1)/
+
 # --- the host ------------------------------------------------------------------
 test-platform-host: dist dist/nosql.so build/slt
 	@bash tests/platform.sh $(HOST_PLATFORM) build/slt dist/nosql.so dist/nosql-$(VERSION)-linux-$(shell uname -m).tar.gz
@@ -88,5 +172,5 @@ test-platform-unnamed:
 	@echo "make test-platform: name a platform with PLATFORM=; known platforms: $(PLATFORMS)" >&2
 	@exit 2
 
-.PHONY: test-platform test-platform-unnamed test-platform-host test-platform-linux-arm64 dist-host dist-linux-arm64 wheel-host wheel-linux-arm64
--include $(ARM64_OBJ:.o=.d)
+.PHONY: test-platform test-platform-unnamed test-platform-host test-platform-linux-arm64 dist-host dist-linux-arm64 wheel-host wheel-linux-arm64 dist-windows-x64 test-platform-windows-x64
+-include $(ARM64_OBJ:.o=.d) $(WIN_OBJ:.o=.d)

@@ -6,15 +6,29 @@
 const path = require("node:path");
 const fs = require("node:fs");
 
-const SUPPORTED = ["linux-x64", "linux-arm64"];
+// Node's name of each platform the package can hold (process.platform and
+// process.arch) and where its build is under lib/.
+const PLATFORMS = {
+  "linux-x64": "linux-x64/nosql.so",
+  "linux-arm64": "linux-arm64/nosql.so",
+  "win32-x64": "windows-x64/nosql.dll",
+};
 
-function getLoadablePath() {
-  const platform = `${process.platform}-${process.arch}`;
-  const file = path.join(__dirname, "lib", platform, "nosql.so");
-  if (!SUPPORTED.includes(platform) || !fs.existsSync(file)) {
+// The builds this copy of the package holds, by their directory names.
+function packaged() {
+  const lib = path.join(__dirname, "lib");
+  return Object.values(PLATFORMS)
+    .filter((rel) => fs.existsSync(path.join(lib, rel)))
+    .map((rel) => rel.split("/")[0]);
+}
+
+function getLoadablePath(host = `${process.platform}-${process.arch}`) {
+  const rel = PLATFORMS[host];
+  const file = rel ? path.join(__dirname, "lib", rel) : null;
+  if (!file || !fs.existsSync(file)) {
     throw new Error(
-      `sqlite-nosql: no build for ${platform} in this package ` +
-        `(it holds: ${fs.readdirSync(path.join(__dirname, "lib")).join(", ")}); ` +
+      `sqlite-nosql: no build for ${host} in this package ` +
+        `(it holds: ${packaged().join(", ") || "none"}); ` +
         "build the extension from source with make"
     );
   }

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # tests/npm.sh: the packed npm package (make npm) installs from its tarball
 # and loads in better-sqlite3 through getLoadablePath() and load(db), from
-# CommonJS and from an ES module, with CRoaring taken from the package
-# itself (not from the system). node:sqlite is tried where Node has it
-# (22.13+). Needs node, npm and the better-sqlite3 build of
+# CommonJS and from an ES module, with CRoaring and PCRE2 taken from the
+# package itself (not from the system). node:sqlite is tried where Node has
+# it (22.13+). The package holds the builds of linux-x64, linux-arm64 and
+# windows-x64: getLoadablePath(host) finds each, and names them when it has
+# none for a host; the arm64 and Windows builds pass tests/core/core.test
+# in their platform's runner (qemu-aarch64, wine) where make test-platform
+# has built it. Needs node, npm and the better-sqlite3 build of
 # make test-hosts-node; without them each check is reported as skipped.
 # Last line: "N passed, N failed, N skipped".
 set -u
@@ -32,12 +36,59 @@ if (cd "$tmp" && npm install --silent --no-save --offline --no-audit --no-fund "
 else
   bad "npm install from $(basename "$tgz")"
 fi
-so=$tmp/node_modules/sqlite-nosql/lib/linux-$(node -p process.arch)/nosql.so
-# The packaged extension resolves CRoaring beside itself.
-if ldd "$so" 2>/dev/null | grep -q "libroaring.so.0 => $(dirname "$so")/libroaring.so.0"; then
-  ok "nosql.so finds the libroaring.so.0 it ships"
+pkg=$tmp/node_modules/sqlite-nosql
+so=$pkg/lib/linux-$(node -p process.arch)/nosql.so
+want="package/lib/linux-arm64/libpcre2-8.so.0
+package/lib/linux-arm64/libroaring.so.0
+package/lib/linux-arm64/nosql.so
+package/lib/linux-x64/libpcre2-8.so.0
+package/lib/linux-x64/libroaring.so.0
+package/lib/linux-x64/nosql.so
+package/lib/windows-x64/nosql.dll"
+got=$(tar tzf "$tgz" | grep '^package/lib/' | sort)
+if [ "$got" = "$want" ]; then ok "the package holds linux-x64, linux-arm64 and windows-x64"; else
+  bad "the package's lib/:"
+  diff <(echo "$want") <(echo "$got") | sed 's/^/    | /'
+fi
+# The packaged extension resolves CRoaring and PCRE2 beside itself.
+if ldd "$so" 2>/dev/null | grep -q "libroaring.so.0 => $(dirname "$so")/libroaring.so.0" &&
+  ldd "$so" 2>/dev/null | grep -q "libpcre2-8.so.0 => $(dirname "$so")/libpcre2-8.so.0"; then
+  ok "nosql.so finds the libroaring.so.0 and libpcre2-8.so.0 it ships"
 else
-  bad "nosql.so does not resolve libroaring from its own directory: $(ldd "$so" 2>&1 | grep roaring)"
+  bad "nosql.so does not resolve its libraries from its own directory: $(ldd "$so" 2>&1 | grep -E 'roaring|pcre2')"
+fi
+# getLoadablePath(host) for each platform, and for one the package lacks.
+got=$(cd "$tmp" && node -e '
+  const n = require("sqlite-nosql");
+  for (const h of ["linux-x64", "linux-arm64", "win32-x64"]) console.log(n.getLoadablePath(h));
+  try { n.getLoadablePath("darwin-arm64"); } catch (e) { console.log(e.message); }' 2>&1)
+want="$pkg/lib/linux-x64/nosql.so
+$pkg/lib/linux-arm64/nosql.so
+$pkg/lib/windows-x64/nosql.dll
+sqlite-nosql: no build for darwin-arm64 in this package (it holds: linux-x64, linux-arm64, windows-x64); build the extension from source with make"
+if [ "$got" = "$want" ]; then ok "getLoadablePath(host) for each platform; darwin-arm64 names the platforms held"; else
+  bad "getLoadablePath(host):"
+  diff <(echo "$want") <(echo "$got") | sed 's/^/    | /'
+fi
+# The other platforms' builds load in their own runners.
+if [ -x build/linux-arm64/slt ] && command -v qemu-aarch64 >/dev/null 2>&1; then
+  out=$(qemu-aarch64 -L /usr/aarch64-linux-gnu build/linux-arm64/slt --ext "$pkg/lib/linux-arm64/nosql" tests/core/core.test 2>&1)
+  if echo "$out" | tail -n 1 | grep -q -E '^[1-9][0-9]* passed, 0 failed'; then ok "lib/linux-arm64 under qemu-aarch64"; else
+    bad "lib/linux-arm64 under qemu-aarch64: $(echo "$out" | tail -n 3)"
+  fi
+else
+  echo "SKIP lib/linux-arm64: no build/linux-arm64/slt (make test-platform PLATFORM=linux-arm64)"
+  skip=$((skip + 1))
+fi
+if [ -f build/windows-x64/slt.exe ] && command -v wine >/dev/null 2>&1; then
+  out=$(WINEPREFIX=$PWD/build/windows-x64/wine WINEDEBUG=-all wine build/windows-x64/slt.exe \
+    --ext "$pkg/lib/windows-x64/nosql" tests/core/core.test 2>&1)
+  if echo "$out" | tail -n 1 | grep -q -E '^[1-9][0-9]* passed, 0 failed'; then ok "lib/windows-x64 under wine"; else
+    bad "lib/windows-x64 under wine: $(echo "$out" | tail -n 3)"
+  fi
+else
+  echo "SKIP lib/windows-x64: no build/windows-x64/slt.exe (make test-platform PLATFORM=windows-x64)"
+  skip=$((skip + 1))
 fi
 
 hosts=$(pwd)/tests/hosts/node_modules

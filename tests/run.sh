@@ -239,6 +239,22 @@ demos() {
   echo "$pass passed, $fail failed"
 }
 
+# platform NAME TOOL...: make test-platform PLATFORM=NAME (tests/platform.sh),
+# skipped when a tool it needs is missing (.ci/run installs them).
+platform() {
+  local name=$1 t
+  shift
+  for t in "$@"; do
+    if ! command -v "$t" >/dev/null 2>&1; then
+      echo "SKIP $name: $t is not installed (make test-platform PLATFORM=$name installs what it needs, as root)"
+      echo "0 passed, 0 failed, 1 skipped"
+      return 0
+    fi
+  done
+  make -s --no-print-directory test-platform PLATFORM="$name" 2>&1 | grep -v -E '^(ok|PASS) '
+  return "${PIPESTATUS[0]}"
+}
+
 tests=$(find tests -name '*.test' | sort)
 all=0
 [ "${1:-}" = "--all" ] && all=1
@@ -275,6 +291,8 @@ plan() {
     step "npm package (packed tarball in better-sqlite3)" bash tests/npm.sh
     step "Python wheel (pip install --no-index in a fresh venv, smoke set)" bash tests/wheel.sh
     step "dqlite cluster (examples/dqlite: leader killed)" bash examples/dqlite/run.sh
+    step "linux-arm64 build, whole suite under qemu-aarch64" platform linux-arm64 aarch64-linux-gnu-gcc qemu-aarch64
+    step "windows-x64 build, whole suite under wine" platform windows-x64 x86_64-w64-mingw32-gcc wine
   fi
   step "multi-process writers (nested_set, inverted_index)" build/concurrency/writers dist/nosql.so 4 "$(long 150 400)"
   step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so "$(long 1500 6000)"

@@ -29,8 +29,12 @@
 **   skipif X / onlyif X           condition on the next record; X is an
 **                                 engine name (sqlite, nosql), "asan"
 **                                 when the runner runs under sanitizers,
-**                                 or (nosql) sqlite>=A.B.C / sqlite<A.B.C
-**                                 on the host's SQLite version
+**                                 (nosql) sqlite>=A.B.C / sqlite<A.B.C
+**                                 on the host's SQLite version, or
+**                                 (nosql) os=linux / os=windows /
+**                                 os=macos: the system the runner was
+**                                 built for (files that need what another
+**                                 system lacks: docs/ARCHITECTURE.md)
 **   EXPLAIN QUERY PLAN queries    (nosql) with 4 columns, rows compare as
 **                                 (depth in the plan tree, 0, 0, detail):
 **                                 ids and the "notused" column move
@@ -79,10 +83,39 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(_WIN32)
+#include <direct.h>
+#include <fcntl.h>
+#include <io.h>
+#endif
 
 #include <sqlite3.h>
 
 #include "md5.h"
+
+/*
+** What differs on Windows (mingw-w64): mkdir() takes no mode, there is no
+** mkdtemp(), temporary files live under %TEMP%, and stdout must be binary
+** so that lines end in "\n" as on the other systems.
+*/
+#if defined(_WIN32)
+#define SLT_OS "windows"
+#define sltMkdir(z) _mkdir(z)
+static char *sltMkdtemp(char *zTmpl) {
+  if (_mktemp(zTmpl) == NULL || _mkdir(zTmpl) != 0) return NULL;
+  return zTmpl;
+}
+#else
+#if defined(__APPLE__)
+#define SLT_OS "macos"
+#elif defined(__linux__)
+#define SLT_OS "linux"
+#else
+#define SLT_OS "other"
+#endif
+#define sltMkdir(z) mkdir(z, 0700)
+#define sltMkdtemp(z) mkdtemp(z)
+#endif
 
 #define SLT_MAX_CONN 16  /* Named connections per file */
 #define SLT_MAX_LABEL 64 /* Distinct query labels per file */
@@ -806,6 +839,7 @@ static int sltCondition(Runner *pRun, const char *zX) {
     return sqlite3_libversion_number() < a * 1000000 + b * 1000 + c;
   }
   if (strcmp(zX, "asan") == 0) return pRun->bAsan;
+  if (strncmp(zX, "os=", 3) == 0) return strcmp(zX + 3, SLT_OS) == 0;
   return 0;
 }
 
@@ -851,7 +885,7 @@ static void fileSetDb(SltFile *pF, const char *zName) {
   }
   if (pF->zDir == NULL) {
     pF->zDir = sltMprintf("%s/f%d", pF->pRun->zTmpRoot, ++pF->pRun->nFileSeq);
-    mkdir(pF->zDir, 0700);
+    sltMkdir(pF->zDir);
   }
   pF->zDb = sltMprintf("%s/%s", pF->zDir, zName);
 }
@@ -1370,7 +1404,7 @@ static void sltUsage(void) {
 int main(int argc, char **argv) {
   Runner run;
   const char *zDocs = NULL;
-  char zTmpl[] = "/tmp/nosql-slt-XXXXXX";
+  char *zTmpl;
   int i;
 
   memset(&run, 0, sizeof(run));
@@ -1392,17 +1426,25 @@ int main(int argc, char **argv) {
     }
   }
   if (zDocs == NULL && i >= argc) sltUsage();
-  if (mkdtemp(zTmpl) == NULL) {
+#if defined(_WIN32)
+  zTmpl = sltMprintf("%s\\nosql-slt-XXXXXX", getenv("TEMP") ? getenv("TEMP") : ".");
+  _setmode(_fileno(stdout), _O_BINARY);
+  setvbuf(stdout, NULL, _IONBF, 0);
+#else
+  zTmpl = sltStrdup("/tmp/nosql-slt-XXXXXX");
+  setvbuf(stdout, NULL, _IOLBF, 0);
+#endif
+  if (sltMkdtemp(zTmpl) == NULL) {
     perror("slt: mkdtemp");
     return 2;
   }
   run.zTmpRoot = zTmpl;
-  setvbuf(stdout, NULL, _IOLBF, 0);
 
   if (zDocs) sltRunDocs(&run, zDocs);
   for (; i < argc; i++) sltRunFile(&run, argv[i]);
 
   sltRemoveDir(run.zTmpRoot);
+  free(zTmpl);
   printf("%d passed, %d failed, %d skipped\n", run.nPass, run.nFail, run.nSkip);
   return run.nFail > 0 ? 1 : 0;
 }
