@@ -15,9 +15,13 @@
 #   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
 #   make install  PREFIX=/usr/local DESTDIR=: extension, static library, header, nosql.pc
 #   make dist     dist/nosql-VERSION-linux-ARCH.tar.gz: stripped nosql.so with CRoaring beside it
-#   make npm      dist/sqlite-nosql-VERSION.tgz: the npm package (getLoadablePath(), load(db))
-#   make wheel    dist/sqlite_nosql-VERSION-py3-none-manylinux_<glibc>_<arch>.whl: the Python
-#                 package (sqlite_nosql.load(conn), loadable_path())
+#   make npm      dist/sqlite-nosql-VERSION.tgz: the npm package (getLoadablePath(), load(db)),
+#                 with the builds of linux-x64, linux-arm64 and windows-x64
+#   make wheel    dist/sqlite_nosql-VERSION-py3-none-manylinux_2_17_<arch>.manylinux2014_<arch>.whl:
+#                 the Python package (sqlite_nosql.load(conn), loadable_path())
+#   make dist|wheel|test-platform PLATFORM=linux-x64|linux-arm64|windows-x64
+#                 another platform's build, and its suite under qemu or wine (mk/platform.mk)
+#   make release  every tarball, zip, wheel and the npm package in dist/, with SHA256SUMS
 #   make lint     clang-format check and cppcheck
 #   make fuzz     libFuzzer targets (clang, ASan+UBSan), FUZZ_TIME seconds each
 #                 (FUZZ_ONLY=name picks targets); new crashes land in build/fuzz/
@@ -342,7 +346,7 @@ TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/pla
               build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage build/asan/oom \
               $(FUZZ_TARGETS:%=build/asan/fuzz-replay/%) \
               $(MATRIX_CI:%=build/matrix/%/slt)
-TEST_ALL_BUILD := $(TEST_BUILD) build/asan/interrupt $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
+TEST_ALL_BUILD := $(TEST_BUILD) build/asan/interrupt $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt) $(PLATFORM_TEST_BUILD)
 TEST_ENV := MATRIX_CI="$(MATRIX_CI)" MATRIX_ALL="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)"
 
 # make test: every test file, plain and under ASan+UBSan, the docs check and

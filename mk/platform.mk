@@ -94,10 +94,11 @@ test-platform-linux-arm64: dist-linux-arm64 build/linux-arm64/nosql.so build/lin
 # --- windows-x64 ---------------------------------------------------------------
 WIN_CC := x86_64-w64-mingw32-gcc
 WIN_STRIP := x86_64-w64-mingw32-strip
-WIN_PKGS := gcc-mingw-w64-x86-64 wine64 wine zip unzip npm
+WIN_PKGS := gcc-mingw-w64-x86-64 wine64 wine zip unzip
 WIN_RUN := env WINEPREFIX=$(CURDIR)/build/windows-x64/wine WINEDEBUG=-all wine
 WIN_THIRD := build/windows-x64/thirdparty
-WIN_SQLITE := $(firstword $(MATRIX_CI))
+# The runner's SQLite: npm's better-sqlite3 13.0.3 bundles 3.53.4 (MATRIX_CI of the Makefile).
+WIN_SQLITE := 13.0.3
 WIN_CFLAGS := $(EXT_CFLAGS) -D__USE_MINGW_ANSI_STDIO=1 -DPCRE2_STATIC -Ibuild/windows-x64/include -I$(WIN_THIRD)/include
 WIN_LIBS := -static -L$(WIN_THIRD)/lib -lroaring -lpcre2-8 -lpthread -lm
 WIN_OBJ := $(EXT_SRC:ext/%.c=build/windows-x64/obj/%.o)
@@ -128,7 +129,7 @@ build/windows-x64/dist/nosql.dll: build/windows-x64/nosql.dll
 	$(WIN_STRIP) --strip-unneeded -o $@ $<
 
 build/windows-x64/sqlite3.o: build/matrix/$(WIN_SQLITE)/sqlite3.c | build/windows-x64/prereq.stamp
-	$(WIN_CC) -O1 -w $(MATRIX_OPTS) -c -o $@ $<
+	$(WIN_CC) -O1 -w $(MATRIX_OPTS) -DSQLITE_ENABLE_DBSTAT_VTAB -c -o $@ $<
 
 build/windows-x64/slt.exe: $(RUNNER_SRC) tests/runner/md5.h build/windows-x64/sqlite3.o
 	$(WIN_CC) $(BASE_CFLAGS) -D__USE_MINGW_ANSI_STDIO=1 -Ibuild/matrix/$(WIN_SQLITE) -o $@ $(RUNNER_SRC) \
@@ -162,6 +163,28 @@ npm_lib_linux-arm64 = mkdir -p $(1) && cp $(npm_build_linux-arm64) $(1)/ && \
   cp -L $(ARM64_LIBDIR)/libroaring.so.0 $(ARM64_LIBDIR)/libpcre2-8.so.0 $(1)/
 npm_lib_windows-x64 = mkdir -p $(1) && cp $(npm_build_windows-x64) $(1)/
 
+# --- make release ------------------------------------------------------------------
+# Every artefact of every platform in dist/, and dist/SHA256SUMS over them
+# (checked with sha256sum -c before make returns). docs/install.md says
+# which one each kind of user takes.
+RELEASE_FILES := nosql-$(VERSION)-linux-$(shell uname -m).tar.gz $(ARM64_DIST).tar.gz $(WIN_DIST).zip \
+  sqlite_nosql-$(VERSION)-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl \
+  sqlite_nosql-$(VERSION)-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl \
+  sqlite-nosql-$(VERSION).tgz
+
+release: dist-host dist-linux-arm64 dist-windows-x64 wheel-host wheel-linux-arm64
+	@$(MAKE) --no-print-directory npm NPM_PLATFORMS="linux-x64 linux-arm64 windows-x64"
+	cd dist && sha256sum $(RELEASE_FILES) >SHA256SUMS && sha256sum --quiet -c SHA256SUMS
+	@echo "dist/SHA256SUMS:" && sed 's/^/  /' dist/SHA256SUMS
+
+# What make test-all builds before its steps start, so that the steps that
+# use these builds (the platform suites, the npm package) run side by side
+# without two makes writing one file: only where the platform's tools are.
+has_tools = $(and $(shell command -v $(1)),$(shell command -v $(2)))
+PLATFORM_TEST_BUILD := \
+  $(if $(call has_tools,aarch64-linux-gnu-gcc,qemu-aarch64),build/linux-arm64/nosql.so build/linux-arm64/dist/nosql.so build/linux-arm64/slt) \
+  $(if $(call has_tools,x86_64-w64-mingw32-gcc,wine),build/windows-x64/nosql.dll build/windows-x64/dist/nosql.dll build/windows-x64/slt.exe)
+
 # --- the host ------------------------------------------------------------------
 test-platform-host: dist dist/nosql.so build/slt
 	@bash tests/platform.sh $(HOST_PLATFORM) build/slt dist/nosql.so dist/nosql-$(VERSION)-linux-$(shell uname -m).tar.gz
@@ -172,5 +195,5 @@ test-platform-unnamed:
 	@echo "make test-platform: name a platform with PLATFORM=; known platforms: $(PLATFORMS)" >&2
 	@exit 2
 
-.PHONY: test-platform test-platform-unnamed test-platform-host test-platform-linux-arm64 dist-host dist-linux-arm64 wheel-host wheel-linux-arm64 dist-windows-x64 test-platform-windows-x64
+.PHONY: release test-platform test-platform-unnamed test-platform-host test-platform-linux-arm64 dist-host dist-linux-arm64 wheel-host wheel-linux-arm64 dist-windows-x64 test-platform-windows-x64
 -include $(ARM64_OBJ:.o=.d) $(WIN_OBJ:.o=.d)
