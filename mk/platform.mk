@@ -172,8 +172,7 @@ RELEASE_FILES := nosql-$(VERSION)-linux-$(shell uname -m).tar.gz $(ARM64_DIST).t
   sqlite_nosql-$(VERSION)-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl \
   sqlite-nosql-$(VERSION).tgz
 
-release: dist-host dist-linux-arm64 dist-windows-x64 wheel-host wheel-linux-arm64
-	@$(MAKE) --no-print-directory npm NPM_PLATFORMS="linux-x64 linux-arm64 windows-x64"
+release: dist-host dist-linux-arm64 dist-windows-x64 wheel-host wheel-linux-arm64 npm
 	cd dist && sha256sum $(RELEASE_FILES) >SHA256SUMS && sha256sum --quiet -c SHA256SUMS
 	@echo "dist/SHA256SUMS:" && sed 's/^/  /' dist/SHA256SUMS
 

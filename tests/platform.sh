@@ -18,7 +18,7 @@
 # Last line: "N passed, N failed" (the suite's and the reference's counts
 # plus one per check).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 platform=$1
 slt=$2
 ext=$3
@@ -150,6 +150,7 @@ fi
 case $platform in
 windows-*) ;;
 *)
+  # shellcheck disable=SC2016 # the literal $ORIGIN
   if readelf -d "$so" 2>/dev/null | grep -E 'RUNPATH|RPATH' | grep -q -F '[$ORIGIN]'; then
     ok "the archive's nosql.so looks for libraries beside itself (\$ORIGIN)"
   else

@@ -138,8 +138,8 @@ else
 fi
 printf '#include <stdlib.h>\nunsigned r(void) { return arc4random(); }\n' >"$tmp/new.c"
 if cc -shared -fPIC -o "$tmp/libnew.so" "$tmp/new.c" 2>/dev/null; then
-  out=$(scripts/glibc-check.sh 2.17 "$tmp/libnew.so")
-  if [ $? -ne 0 ] && echo "$out" | grep -q -F "libnew.so: needs glibc 2.36, newer than 2.17"; then
+  if ! out=$(scripts/glibc-check.sh 2.17 "$tmp/libnew.so") &&
+    echo "$out" | grep -q -F "libnew.so: needs glibc 2.36, newer than 2.17"; then
     ok "scripts/glibc-check.sh refuses a library that needs glibc 2.36"
   else
     bad "scripts/glibc-check.sh passed a library that calls arc4random: $out"
