@@ -69,7 +69,8 @@ fi
 if out=$(make -s dist 2>&1); then ok; else
   bad "make dist failed: $out"
 fi
-tarball=$(ls dist/nosql-"$(cat VERSION)"-linux-*.tar.gz 2>/dev/null | head -n 1)
+# This machine's tarball (dist/ may also hold the arm64 one of make release).
+tarball=$(ls dist/nosql-"$(cat VERSION)"-linux-"$(uname -m)".tar.gz 2>/dev/null)
 if [ -n "$tarball" ] && tar xzf "$tarball" -C "$tmp"; then
   ok
   dir=$(ls -d "$tmp"/nosql-*/ | head -n 1)
