@@ -9,6 +9,7 @@
 #   make wheel PLATFORM=linux-arm64          dist/sqlite_nosql-VERSION-py3-none-
 #                                            manylinux_2_17_aarch64.manylinux2014_aarch64.whl
 #   make dist PLATFORM=windows-x64           dist/nosql-VERSION-windows-x64.zip: nosql.dll
+#   make wheel PLATFORM=windows-x64          dist/sqlite_nosql-VERSION-py3-none-win_amd64.whl
 #   make test-platform PLATFORM=windows-x64  the runner built with mingw-w64 (SQLite
 #                                            linked in from an amalgamation) under wine
 #
@@ -143,6 +144,9 @@ dist-windows-x64: build/windows-x64/dist/nosql.dll
 	cd build && zip -q -r -X ../dist/$(WIN_DIST).zip $(WIN_DIST)
 	@echo "dist/$(WIN_DIST).zip"
 
+wheel-windows-x64: build/windows-x64/dist/nosql.dll
+	@bash scripts/wheel.sh windows-x64
+
 test-platform-windows-x64: dist-windows-x64 build/windows-x64/nosql.dll build/windows-x64/slt.exe
 	@PLATFORM_RUN="$(WIN_RUN)" bash tests/platform.sh windows-x64 build/windows-x64/slt.exe build/windows-x64/nosql.dll \
 	  dist/$(WIN_DIST).zip
@@ -170,9 +174,9 @@ npm_lib_windows-x64 = mkdir -p $(1) && cp $(npm_build_windows-x64) $(1)/
 RELEASE_FILES := nosql-$(VERSION)-linux-$(shell uname -m).tar.gz $(ARM64_DIST).tar.gz $(WIN_DIST).zip \
   sqlite_nosql-$(VERSION)-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl \
   sqlite_nosql-$(VERSION)-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl \
-  sqlite-nosql-$(VERSION).tgz
+  sqlite_nosql-$(VERSION)-py3-none-win_amd64.whl sqlite-nosql-$(VERSION).tgz
 
-release: dist-host dist-linux-arm64 dist-windows-x64 wheel-host wheel-linux-arm64 npm
+release: dist-host dist-linux-arm64 dist-windows-x64 wheel-host wheel-linux-arm64 wheel-windows-x64 npm
 	cd dist && sha256sum $(RELEASE_FILES) >SHA256SUMS && sha256sum --quiet -c SHA256SUMS
 	@echo "dist/SHA256SUMS:" && sed 's/^/  /' dist/SHA256SUMS
 
@@ -194,5 +198,5 @@ test-platform-unnamed:
 	@echo "make test-platform: name a platform with PLATFORM=; known platforms: $(PLATFORMS)" >&2
 	@exit 2
 
-.PHONY: release test-platform test-platform-unnamed test-platform-host test-platform-linux-arm64 dist-host dist-linux-arm64 wheel-host wheel-linux-arm64 dist-windows-x64 test-platform-windows-x64
+.PHONY: release test-platform test-platform-unnamed test-platform-host test-platform-linux-arm64 dist-host dist-linux-arm64 wheel-host wheel-linux-arm64 dist-windows-x64 test-platform-windows-x64 wheel-windows-x64
 -include $(ARM64_OBJ:.o=.d) $(WIN_OBJ:.o=.d)

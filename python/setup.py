@@ -64,11 +64,12 @@ setup(
     license_files=["LICENSE*"],
     python_requires=">=3.7",
     packages=["sqlite_nosql"],
-    package_data={"sqlite_nosql": ["*.so", "*.so.*"]},
+    package_data={"sqlite_nosql": ["*.so", "*.so.*", "*.dll"]},
     zip_safe=False,
     classifiers=[
         "License :: OSI Approved :: MIT License",
         "Operating System :: POSIX :: Linux",
+        "Operating System :: Microsoft :: Windows",
         "Programming Language :: C",
         "Programming Language :: Python :: 3",
         "Topic :: Database",

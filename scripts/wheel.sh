@@ -2,7 +2,8 @@
 # scripts/wheel.sh [PLATFORM]: the Python wheel
 # dist/sqlite_nosql-VERSION-py3-none-manylinux_2_17_<arch>.manylinux2014_<arch>.whl
 # (make wheel [PLATFORM=linux-x64|linux-arm64]; PLATFORM defaults to this
-# machine's). It stages python/ with the platform's stripped extension
+# machine's), or dist/sqlite_nosql-VERSION-py3-none-win_amd64.whl with
+# nosql.dll (PLATFORM=windows-x64; CRoaring and PCRE2 are linked into it). It stages python/ with the platform's stripped extension
 # (build/dist/nosql.so, or build/<platform>/dist/nosql.so for a cross
 # build, which make builds first) and every library that extension needs
 # except glibc's own (libc, libm: CRoaring and PCRE2, taken from Debian's
@@ -20,8 +21,9 @@ platform=${1:-$host}
 case $platform in
 linux-x64) arch=x86_64 triplet=x86_64-linux-gnu ;;
 linux-arm64) arch=aarch64 triplet=aarch64-linux-gnu ;;
+windows-x64) arch=amd64 triplet= ;;
 *)
-  echo "scripts/wheel.sh: no wheel for platform '$platform' (known: linux-x64 linux-arm64)" >&2
+  echo "scripts/wheel.sh: no wheel for platform '$platform' (known: linux-x64 linux-arm64 windows-x64)" >&2
   exit 1
   ;;
 esac
@@ -31,6 +33,11 @@ stage=build/wheel/$platform
 # manylinux2014 is glibc 2.17; the extension, CRoaring and PCRE2 need no newer.
 glibc=2.17
 tag=manylinux_2_17_$arch.manylinux2014_$arch
+# The DLL has CRoaring and PCRE2 linked in and needs only Windows' own DLLs.
+if [ "$platform" = windows-x64 ]; then
+  so=build/windows-x64/dist/nosql.dll
+  tag=win_amd64
+fi
 version=$(cat VERSION)
 
 if [ ! -f "$so" ]; then
@@ -43,7 +50,8 @@ if ! "$py" -c 'import setuptools, wheel.bdist_wheel' 2>/dev/null; then
 fi
 # The libraries the extension was linked against (its NEEDED entries), but
 # glibc's, which every manylinux system has: Debian's multiarch copies.
-needed=$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' |
+needed=
+[ -n "$triplet" ] && needed=$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' |
   grep -v -E '^(libc|libm|libdl|libpthread|librt)\.so\.[0-9]+$|^ld-linux')
 for lib in $needed; do
   if [ ! -f "$libdir/$lib" ]; then
@@ -58,9 +66,9 @@ cp python/setup.py python/pyproject.toml python/README.md LICENSE "$stage/"
 cp /usr/share/doc/libroaring0/copyright "$stage/LICENSE.croaring" 2>/dev/null || true
 cp /usr/share/doc/libpcre2-8-0/copyright "$stage/LICENSE.pcre2" 2>/dev/null || true
 sed "s/@VERSION@/$version/" python/sqlite_nosql/__init__.py >"$stage/sqlite_nosql/__init__.py"
-cp "$so" "$stage/sqlite_nosql/nosql.so"
+cp "$so" "$stage/sqlite_nosql/$(basename "$so")"
 for lib in $needed; do cp -L "$libdir/$lib" "$stage/sqlite_nosql/$lib"; done
-if ! scripts/glibc-check.sh "$glibc" "$stage"/sqlite_nosql/*.so* >"$stage/glibc.log"; then
+if [ -n "$triplet" ] && ! scripts/glibc-check.sh "$glibc" "$stage"/sqlite_nosql/*.so* >"$stage/glibc.log"; then
   grep FAIL "$stage/glibc.log" >&2
   echo "scripts/wheel.sh: the wheel cannot be tagged $tag" >&2
   exit 1
