@@ -66,6 +66,14 @@ if make -s install DESTDIR="$tmp/root2" PREFIX=/opt/nq >/dev/null 2>&1 &&
   bad "make install PREFIX=/opt/nq after PREFIX=/usr shipped: $(head -n 2 "$tmp/root2/opt/nq/lib/pkgconfig/nosql.pc" 2>&1 | tr '\n' ' ')"
 fi
 
+# PLATFORM= names another platform's build (mk/platform.mk); an unknown
+# one stops make before anything is built, with the list of known ones.
+if ! out=$(make -n dist PLATFORM=linux-riscv64 2>&1) && echo "$out" | grep -q -F 'PLATFORM=linux-riscv64 is not a known platform; known platforms: linux-x64 linux-arm64 windows-x64'; then ok; else
+  bad "make dist PLATFORM=linux-riscv64 does not list the known platforms: $out"
+fi
+if ! out=$(make -s test-platform 2>&1) && echo "$out" | grep -q -F 'make test-platform: name a platform with PLATFORM=; known platforms: linux-x64 linux-arm64 windows-x64'; then ok; else
+  bad "make test-platform without PLATFORM=: $out"
+fi
 if out=$(make -s dist 2>&1); then ok; else
   bad "make dist failed: $out"
 fi
