@@ -118,7 +118,7 @@ typedef struct DocRegex DocRegex;
 struct DocPart {
   const char *z; /* The part (decoded key text); not NUL terminated */
   int n;         /* Its bytes */
-  int iIdx;      /* The array index it names (all digits, fits an int), else -1 */
+  int iIdx;      /* The array index it names (docJsonArrayIndex: "1", not "01"), else -1 */
 };
 
 /* A compiled $regex. */
@@ -195,6 +195,17 @@ static int docfIntRealCmp(sqlite3_int64 i, double r) {
   if (i != t) return i < t ? -1 : 1;
   rFrac = r - (double)t;
   return rFrac > 0 ? -1 : rFrac < 0 ? 1 : 0;
+}
+
+/*
+** Double r truncated toward zero into *piVal: 1, or 0 when r is not finite
+** or its integer part is outside the int64 range [-2^63, 2^63), as
+** MongoDB's representAs<long long>(trunc(r)) reads it.
+*/
+static int docfRealToInt(double r, sqlite3_int64 *piVal) {
+  if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0)) return 0;
+  *piVal = (sqlite3_int64)r;
+  return 1;
 }
 
 static int docfCmp(DocJson *pJ, DocNode *a, DocNode *b);
@@ -395,11 +406,12 @@ static int docfPred(DocRun *r, const DocExpr *pE, DocNode *pVal) {
       double rVal;
       if (pVal == NULL || !docJsonIsNumber(pVal)) return 0;
       if (!docJsonNumber(r->pJ, pVal, &iVal, &rVal)) {
-        /* A real is truncated toward zero, saturating, as MongoDB reads a double as a long. */
-        if (isnan(rVal)) return 0;
-        iVal = rVal >= 9223372036854775807.0    ? (sqlite3_int64)(((sqlite3_uint64)1 << 63) - 1)
-               : rVal <= -9223372036854775808.0 ? (sqlite3_int64)((sqlite3_uint64)1 << 63)
-                                                : (sqlite3_int64)rVal;
+        /*
+        ** A real is truncated toward zero; one that is not finite (1e400)
+        ** or whose integer part is no int64 (1e19, or an integer written
+        ** beyond int64, which is a double) matches nothing, as in MongoDB.
+        */
+        if (!docfRealToInt(rVal, &iVal)) return 0;
       }
       return (pE->iA == -1 ? 0 : iVal % pE->iA) == pE->iB;
     }
@@ -705,8 +717,8 @@ static int docfTypeOf(DocComp *c, const char *zPath, DocNode *p, unsigned *pm) {
       {"regex", 11},    {"dbPointer", 12}, {"javascript", 13}, {"symbol", 14},  {"javascriptWithScope", 15},
       {"int", 16},      {"timestamp", 17}, {"long", 18},       {"decimal", 19}, {"minKey", -1},
       {"maxKey", 127}};
-  sqlite3_int64 iCode;
-  int i;
+  sqlite3_int64 iCode = 0;
+  int i, bWhole = 1;
   if (p->eType == DOCJ_TEXT) {
     int n;
     const char *z = docJsonText(c->pJ, p, &n);
@@ -719,23 +731,29 @@ static int docfTypeOf(DocComp *c, const char *zPath, DocNode *p, unsigned *pm) {
       if (docfIs(z, n, aType[i].zName)) break;
     }
     if (i == (int)(sizeof(aType) / sizeof(aType[0]))) {
-      docfError(c, "$type at '%s': unknown type alias %s", zPath, docfQuote(c, p));
+      /* "missing" is what the aggregation $type gives an absent field; MongoDB names the way. */
+      docfError(c, "$type at '%s': unknown type alias %s%s", zPath, docfQuote(c, p),
+                docfIs(z, n, "missing") ? " (a missing field is {\"$exists\": false})" : "");
       return c->rc;
     }
     iCode = aType[i].iCode;
-  } else if (!docfWhole(c, p, &iCode)) {
+  } else if (!docJsonIsNumber(p)) {
     docfError(c, "$type at '%s' needs a type alias or code, or an array of them, not %s", zPath,
               docfQuote(c, p));
     return c->rc;
+  } else if (!docfWhole(c, p, &iCode)) {
+    bWhole = 0; /* 1.5, 1e300: no type has that code */
   }
-  if (iCode == -1) {
+  if (bWhole && iCode == -1) {
     *pm |= DOCF_TYPE_MINKEY;
-  } else if (iCode == 127) {
+  } else if (bWhole && iCode == 127) {
     *pm |= DOCF_TYPE_MAXKEY;
-  } else if (iCode >= 1 && iCode <= 19) {
+  } else if (bWhole && iCode >= 1 && iCode <= 19) {
     *pm |= 1u << iCode;
   } else {
-    docfError(c, "$type at '%s': invalid type code %s", zPath, docfQuote(c, p));
+    /* Code 0 is BSON's end of object: MongoDB names the way to ask for a missing field too. */
+    docfError(c, "$type at '%s': invalid type code %s%s", zPath, docfQuote(c, p),
+              bWhole && iCode == 0 ? " (a missing field is {\"$exists\": false})" : "");
   }
   return c->rc;
 }
@@ -769,6 +787,13 @@ static DocExpr *docfRegexCompile(DocComp *c, const char *zPath, DocPart *aPart, 
   zPat = docJsonText(c->pJ, pRe, &nPat);
   if (pOpt) zOpt = docJsonText(c->pJ, pOpt, &nOpt);
   if (zPat == NULL || zOpt == NULL) return NULL;
+  /* MongoDB refuses both ("Regular expression cannot contain an embedded null byte"). */
+  if (memchr(zPat, 0, (size_t)nPat)) {
+    return docfError(c, "$regex at '%s': the pattern cannot contain a NUL byte: %s", zPath, docfQuote(c, pRe));
+  }
+  if (memchr(zOpt, 0, (size_t)nOpt)) {
+    return docfError(c, "$options at '%s': the options cannot contain a NUL byte: %s", zPath, docfQuote(c, pOpt));
+  }
   for (i = 0; i < nOpt; i++) {
     switch (zOpt[i]) {
       case 'i':
@@ -786,8 +811,13 @@ static DocExpr *docfRegexCompile(DocComp *c, const char *zPath, DocPart *aPart, 
       case 'u':
         flags |= PCRE2_UCP; /* \w, \d, \b and POSIX classes by Unicode properties */
         break;
-      default:
-        return docfError(c, "$options at '%s': invalid flag '%.1s' (known: i, m, s, u, x)", zPath, &zOpt[i]);
+      default: {
+        /* The whole character, however many UTF-8 bytes it has. */
+        int nChar = 1;
+        while (i + nChar < nOpt && (zOpt[i + nChar] & 0xc0) == 0x80) nChar++;
+        return docfError(c, "$options at '%s': invalid flag '%.*s' (known: i, m, s, u, x)", zPath, nChar,
+                         &zOpt[i]);
+      }
     }
   }
   if (pF->pGen == NULL) {
@@ -873,16 +903,13 @@ static DocExpr *docfMod(DocComp *c, const char *zPath, DocPart *aPart, int nPart
       return docfError(c, "$mod at '%s': the %s is not a number: %s", zPath, i ? "remainder" : "divisor",
                        docfQuote(c, p));
     }
-    if (!docJsonNumber(c->pJ, p, &a[i], &r)) {
-      /* A real is truncated toward zero, as MongoDB does. */
-      if (!(r > -9223372036854775808.0 && r < 9223372036854775808.0)) {
-        return docfError(c, "$mod at '%s': the %s is out of range: %s", zPath, i ? "remainder" : "divisor",
-                         docfQuote(c, p));
-      }
-      a[i] = (sqlite3_int64)r;
+    if (!docJsonNumber(c->pJ, p, &a[i], &r) && !docfRealToInt(r, &a[i])) {
+      /* A real is truncated toward zero, as MongoDB does; it must be finite and fit int64. */
+      return docfError(c, "$mod at '%s': the %s is %s: %s", zPath, i ? "remainder" : "divisor",
+                       isinf(r) ? "not finite" : "outside the 64-bit integer range", docfQuote(c, p));
     }
   }
-  if (a[0] == 0) return docfError(c, "$mod at '%s': the divisor is 0", zPath);
+  if (a[0] == 0) return docfError(c, "$mod at '%s': the divisor cannot be 0: %s", zPath, docfQuote(c, pArg->u.c.apElem[0]));
   pE = docfPath(c, zPath, aPart, nPart, DOCP_MOD);
   if (pE) {
     pE->iA = a[0];
@@ -1089,13 +1116,9 @@ static DocPart *docfSplit(DocComp *c, const char *z, int n, int *pnPart) {
     if (i < n && z[i] != '.') continue;
     {
       DocPart *p = &aPart[iPart++];
-      int k, nDigit = i - iStart;
       p->z = z + iStart;
-      p->n = nDigit;
-      p->iIdx = nDigit > 0 && nDigit <= 9 ? 0 : -1;
-      for (k = iStart; k < i && p->iIdx >= 0; k++) {
-        p->iIdx = z[k] >= '0' && z[k] <= '9' ? p->iIdx * 10 + (z[k] - '0') : -1;
-      }
+      p->n = i - iStart;
+      p->iIdx = docJsonArrayIndex(p->z, p->n);
     }
     iStart = i + 1;
   }
