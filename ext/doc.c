@@ -418,8 +418,9 @@ static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zFi
       ** no change (UpdateLeafNode::checkViability). $unset and $rename's
       ** source ignore it.
       */
-      return docError(p, SQLITE_ERROR, "doc_update: %s: cannot use the part '%.*s' of '%.*s' to traverse %s %s",
-                      zOp, nPart, zPart, nField, zField, pNode->eType == DOCJ_ARRAY ? "an" : "a value of type",
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: %s: cannot use the part '%.*s' of '%.*s' to traverse %s %s", zOp, nPart,
+                      zPart, nField, zField, pNode->eType == DOCJ_ARRAY ? "an" : "a value of type",
                       docJsonTypeName(pNode));
     } else {
       goto missing;

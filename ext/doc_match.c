@@ -20,8 +20,9 @@
 **   - a member "a.b.c": a dotted path that goes down objects and through
 **     arrays: when the path meets an array, every element that is an
 **     object is looked into, and a numeric part also picks the element at
-**     that index; a path that ends on an array offers each element and the
-**     array itself. The condition holds when any value the path reaches
+**     that index when it is the element's name as BSON writes it ("1", not
+**     "01": docJsonArrayIndex); a path that ends on an array offers each
+**     element and the array itself. The condition holds when any value the path reaches
 **     satisfies it (a missing value counts as one: {a: null} matches a
 **     document without a). $size and $elemMatch look at arrays whole;
 **   - a member whose value is an object whose first key starts with '$'
@@ -35,16 +36,24 @@
 **     compare exactly by value; strings by their UTF-8 bytes;
 **   - $type takes MongoDB's names or codes ("double" 1, "string" 2,
 **     "object" 3, "array" 4, "bool" 8, "null" 10, "int" 16, "long" 18,
-**     "number"; the other BSON names are accepted and never match). A JSON
+**     "number"; the other BSON names and codes are accepted and never
+**     match; code 0 and "missing" are errors that name $exists). A JSON
 **     number written as an integer is "int" when it fits 32 bits, "long"
 **     when it fits 64 bits, else "double", as is every number written with
 **     a fraction or an exponent;
+**   - $mod reads a real divisor, remainder or value truncated toward
+**     zero: a divisor or remainder that is not finite or outside int64 is
+**     an error, as is a divisor of 0; a value that is not finite or
+**     outside int64 never matches (MongoDB 5.1);
 **   - $regex runs PCRE2 (MongoDB's engine) in UTF-8 mode with $options
 **     i, m, s, x and u (Unicode classes), under a match limit, a depth limit and a heap limit
 **     (DOCF_MATCH_LIMIT...): a pattern that would run away is an error
-**     naming it, never a hang.
+**     naming it, never a hang; a pattern or options holding a NUL byte is
+**     an error, as in MongoDB.
 **
-** How it works. A filter is compiled once into a tree of DocExpr: AND, OR,
+** How it works. A filter is compiled once, and checked whole, before any
+** document is read (an error is an error on every document, wherever the
+** bad condition stands), into a tree of DocExpr: AND, OR,
 ** NOR, NOT over PATH nodes, each a predicate (DOCP_*) on the values a path
 ** reaches. The values of the filter are decoded while compiling, so that
 ** matching never writes to the filter: a compiled filter serves any number
@@ -789,10 +798,12 @@ static DocExpr *docfRegexCompile(DocComp *c, const char *zPath, DocPart *aPart, 
   if (zPat == NULL || zOpt == NULL) return NULL;
   /* MongoDB refuses both ("Regular expression cannot contain an embedded null byte"). */
   if (memchr(zPat, 0, (size_t)nPat)) {
-    return docfError(c, "$regex at '%s': the pattern cannot contain a NUL byte: %s", zPath, docfQuote(c, pRe));
+    return docfError(c, "$regex at '%s': the pattern cannot contain a NUL byte: %s", zPath,
+                     docfQuote(c, pRe));
   }
   if (memchr(zOpt, 0, (size_t)nOpt)) {
-    return docfError(c, "$options at '%s': the options cannot contain a NUL byte: %s", zPath, docfQuote(c, pOpt));
+    return docfError(c, "$options at '%s': the options cannot contain a NUL byte: %s", zPath,
+                     docfQuote(c, pOpt));
   }
   for (i = 0; i < nOpt; i++) {
     switch (zOpt[i]) {
@@ -909,7 +920,9 @@ static DocExpr *docfMod(DocComp *c, const char *zPath, DocPart *aPart, int nPart
                        isinf(r) ? "not finite" : "outside the 64-bit integer range", docfQuote(c, p));
     }
   }
-  if (a[0] == 0) return docfError(c, "$mod at '%s': the divisor cannot be 0: %s", zPath, docfQuote(c, pArg->u.c.apElem[0]));
+  if (a[0] == 0)
+    return docfError(c, "$mod at '%s': the divisor cannot be 0: %s", zPath,
+                     docfQuote(c, pArg->u.c.apElem[0]));
   pE = docfPath(c, zPath, aPart, nPart, DOCP_MOD);
   if (pE) {
     pE->iA = a[0];
