@@ -410,13 +410,13 @@ static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zFi
       return docError(p, SQLITE_ERROR,
                       "doc_update: %s: cannot create field '%.*s' in '%.*s': its parent is of type %s", zOp,
                       nPart, zPart, nField, zField, docJsonTypeName(pNode));
-    } else if (eOp == DOCOP_PULL || eOp == DOCOP_PULLALL || eOp == DOCOP_POP) {
+    } else if (eOp != DOCOP_UNSET) {
       /*
       ** A path that could not be created even by an operator that creates
       ** ("non-viable": through a scalar, or a name under an array): MongoDB
-      ** makes these operators fail on it, where a viable missing path is
-      ** no change (UpdateLeafNode::checkViability). $unset and $rename's
-      ** source ignore it.
+      ** makes $pop, $pull, $pullAll and $rename's source fail on it, where
+      ** a viable missing path is no change (UpdateLeafNode::checkViability,
+      ** RenameNode::apply). $unset alone ignores it.
       */
       return docError(p, SQLITE_ERROR,
                       "doc_update: %s: cannot use the part '%.*s' of '%.*s' to traverse %s %s", zOp, nPart,
