@@ -9,7 +9,8 @@
 **       NULL when doc or filter is NULL (as json_extract(NULL, ...) is
 **       NULL, so that a WHERE clause skips the row and NOT doc_match(...)
 **       does not select it either). An error when doc is not a strict JSON
-**       object or the filter is not a valid filter. Deterministic and
+**       object or the filter is not a valid filter (checked first: a bad
+**       filter is an error on a NULL doc too). Deterministic and
 **       innocuous: usable in WHERE, CHECK constraints, generated columns,
 **       index_table keys, partial and expression indexes.
 **
@@ -1336,7 +1337,11 @@ static void docfResultError(sqlite3_context *ctx, int rc, char *zErr) {
   sqlite3_free(zErr);
 }
 
-/* doc_match(doc, filter): 1 or 0; NULL when either is NULL. */
+/*
+** doc_match(doc, filter): 1 or 0; NULL when either is NULL. The filter is
+** compiled first, so that a bad one is an error whatever the document, a
+** NULL one included (as SQLite's regexp() checks its pattern first).
+*/
 static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DocFilter *pF, *pNew = NULL;
   DocJson *pJ;
@@ -1345,7 +1350,7 @@ static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   char *zErr = NULL;
   int rc, bMatch = 0, nDoc;
   (void)argc;
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
+  if (sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
   pF = (DocFilter *)sqlite3_get_auxdata(ctx, 1);
   if (pF == NULL) {
     const char *z = (const char *)sqlite3_value_text(argv[1]);
@@ -1355,6 +1360,11 @@ static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       return;
     }
     pF = pNew;
+  }
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+    /* Kept for the next row, as below. */
+    if (pNew) sqlite3_set_auxdata(ctx, 1, pNew, docfFreeAux);
+    return;
   }
   zDoc = (const char *)sqlite3_value_text(argv[0]);
   nDoc = sqlite3_value_bytes(argv[0]);
