@@ -336,8 +336,14 @@ static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zFi
     sqlite3_int64 iIdx = 0;
     for (k = 0; k < nPart; k++) {
       if (zPart[k] < '0' || zPart[k] > '9') bDigits = 0;
-      if (bDigits && iIdx <= 2147483647) iIdx = iIdx * 10 + (zPart[k] - '0');
+      if (bDigits && iIdx <= 4294967295) iIdx = iIdx * 10 + (zPart[k] - '0');
     }
+    /*
+    ** An index, as MongoDB's updates read one (parseUnsignedBase10Integer):
+    ** digits whose value fits 32 bits, leading zeros allowed ("01" is 1,
+    ** unlike in a query filter, docJsonArrayIndex()).
+    */
+    if (iIdx > 4294967295) bDigits = 0;
     if (docJsonTick(&p->j) != SQLITE_OK) return docCheck(p);
     zRest = zDot; /* What follows a part found missing */
     pNode->bRaw = 0;
@@ -404,6 +410,18 @@ static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zFi
       return docError(p, SQLITE_ERROR,
                       "doc_update: %s: cannot create field '%.*s' in '%.*s': its parent is of type %s", zOp,
                       nPart, zPart, nField, zField, docJsonTypeName(pNode));
+    } else if (eOp != DOCOP_UNSET) {
+      /*
+      ** A path that could not be created even by an operator that creates
+      ** ("non-viable": through a scalar, or a name under an array): MongoDB
+      ** makes $pop, $pull, $pullAll and $rename's source fail on it, where
+      ** a viable missing path is no change (UpdateLeafNode::checkViability,
+      ** RenameNode::apply). $unset alone ignores it.
+      */
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: %s: cannot use the part '%.*s' of '%.*s' to traverse %s %s", zOp, nPart,
+                      zPart, nField, zField, pNode->eType == DOCJ_ARRAY ? "an" : "a value of type",
+                      docJsonTypeName(pNode));
     } else {
       goto missing;
     }
@@ -920,22 +938,21 @@ static int docPushMods(DocEdit *p, const DocMember *pF, DocPushMods *pM) {
   return SQLITE_OK;
 }
 
-/* The value of field zName[0..nName) (dotted) of pElem for $sort, or pNull when it has none. */
+/*
+** The value of field zName[0..nName) (dotted) of pElem for $sort, or pNull
+** when it has none. A part picks an array element only as its name ("1",
+** not "01"), as MongoDB extracts sort keys.
+*/
 static DocNode *docSortKey(DocEdit *p, DocNode *pElem, const char *zName, int nName, DocNode *pNull) {
   int i = 0;
   for (;;) {
     const char *zPart = &zName[i], *zDot = memchr(zPart, '.', (size_t)(nName - i));
-    int nPart = zDot ? (int)(zDot - zPart) : nName - i, k, bDigits = 1;
-    sqlite3_int64 iIdx = 0;
-    for (k = 0; k < nPart; k++) {
-      if (zPart[k] < '0' || zPart[k] > '9') bDigits = 0;
-      if (bDigits && iIdx <= 2147483647) iIdx = iIdx * 10 + (zPart[k] - '0');
-    }
+    int nPart = zDot ? (int)(zDot - zPart) : nName - i, k, iIdx = docJsonArrayIndex(zPart, nPart);
     if (pElem->eType == DOCJ_OBJECT) {
       k = docJsonObjFind(&p->j, pElem, zPart, nPart);
       if (k < 0) return pNull;
       pElem = pElem->u.c.aMember[k].pVal;
-    } else if (pElem->eType == DOCJ_ARRAY && bDigits && iIdx < pElem->u.c.nItem) {
+    } else if (pElem->eType == DOCJ_ARRAY && iIdx >= 0 && iIdx < pElem->u.c.nItem) {
       pElem = pElem->u.c.apElem[iIdx];
     } else {
       return pNull;
@@ -1056,6 +1073,28 @@ static int docPush(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const ch
   return docCheck(p);
 }
 
+/* Compile the condition of $pull field pF (ext/doc_match.c, DOC_FILTER_PULL): as docFilterCompile(). */
+static int docPullCompile(DocEdit *p, const DocMember *pF, DocFilter **ppFilter, char **pzErr) {
+  char *zPath = sqlite3_mprintf("%.*s", pF->nName, pF->zName);
+  int rc = zPath ? docFilterCompile(&p->j, pF->pVal, DOC_FILTER_PULL, zPath, ppFilter, pzErr) : SQLITE_NOMEM;
+  sqlite3_free(zPath);
+  return rc;
+}
+
+/*
+** Check the condition of $pull field pF before anything is applied, as
+** MongoDB parses it: whatever the document holds (no array at the path, no
+** document at all for an upsert that inserts), a condition it refuses
+** ({"$foo": 1}, $where, $text, a bad $regex) is an error.
+*/
+static int docPullCheck(DocEdit *p, const DocMember *pF) {
+  DocFilter *pFilter = NULL;
+  char *zErr = NULL;
+  int rc = docPullCompile(p, pF, &pFilter, &zErr);
+  docFilterFree(pFilter);
+  return docFilterError(p, rc, "$pull", zErr);
+}
+
 /*
 ** $pull of field pF from array pArr: removes the elements that match its
 ** value as MongoDB reads it (ext/doc_match.c, DOC_FILTER_PULL): a value
@@ -1066,10 +1105,8 @@ static int docPush(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const ch
 */
 static int docPull(DocEdit *p, const DocMember *pF, DocNode *pArr) {
   DocFilter *pFilter = NULL;
-  char *zErr = NULL, *zPath = sqlite3_mprintf("%.*s", pF->nName, pF->zName);
-  int rc = zPath ? docFilterCompile(&p->j, pF->pVal, DOC_FILTER_PULL, zPath, &pFilter, &zErr) : SQLITE_NOMEM;
-  int i, j;
-  sqlite3_free(zPath);
+  char *zErr = NULL;
+  int rc = docPullCompile(p, pF, &pFilter, &zErr), i, j;
   pArr->bRaw = 0;
   for (i = j = 0; rc == SQLITE_OK && i < pArr->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
     DocNode *pElem = pArr->u.c.apElem[i];
@@ -1235,6 +1272,9 @@ static int docCheckArg(DocEdit *p, int eOp, const DocMember *pF) {
       break;
     case DOCOP_POP:
       if (!docIntegral(p, pVal, &v) || (v != 1 && v != -1)) docBadArg(p, "$pop", pF, pVal, "1 or -1");
+      break;
+    case DOCOP_PULL:
+      docPullCheck(p, pF);
       break;
     case DOCOP_PULLALL:
       if (pVal->eType != DOCJ_ARRAY) docBadArg(p, "$pullAll", pF, pVal, "an array of values");

@@ -1392,6 +1392,15 @@ const char *docJsonQuote(DocJson *pJ, const char *z, int n, int *pnKey);
 /* Arrays: a new last element. */
 void docJsonArrAppend(DocJson *pJ, DocNode *pArr, DocNode *pVal);
 
+/*
+** The index of the array element that the path part z[0..n) names, as
+** MongoDB's matcher reads it (a BSON array is an object whose field names
+** are "0", "1", ...): the part must be that name's text, so "0" and "12"
+** are indexes and "01", "00", "+1", "" are not. -1 when it names none (or
+** has more than 9 digits: no array is that long).
+*/
+int docJsonArrayIndex(const char *z, int n);
+
 /**************************************************************************
 ** Interface to code in ext/doc_match.c: MongoDB query filters on DocNode
 ** trees, the one evaluator of doc_match(), $pull conditions and array
