@@ -31,7 +31,8 @@ A comparison is a workload name within a feature. Its points are placed by
 the data size ("n", in "n_unit"s) that the bench reports, not by the bench
 size: a workload run at two data sizes in one run gives two points. A
 comparison with one data size in every run (a kernel on fixed, cache-sized
-input) has no growth to draw: it is named in a note under the chart. When
+input) has no growth to draw: it is named in a note under the chart (a
+feature with nothing to draw gets no chart, and an older one is removed). When
 two runs give the same data size, the larger run's figure is kept. Variants
 whose answer disagreed with the baseline are left out (the bench already
 reports them as failures).
@@ -424,6 +425,10 @@ def main(argv):
             n = cost_chart(feat, files, path)
             if n:
                 print("{}: {} comparisons".format(path, n))
+            else:
+                print("{}: no comparison with two data sizes: not written".format(path))
+                if os.path.exists(path):
+                    os.remove(path)  # an older chart would no longer match the results
     except PlotError as e:
         sys.stderr.write("plot.py: {}\n".format(e))
         return 1
