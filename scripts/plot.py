@@ -207,7 +207,8 @@ def headline(files, path):
         for _, _, s in row[3]:
             lo, hi = min(lo, s / 1.5), max(hi, s * 1.5)
     lo, hi = 10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi))
-    line_h, plot_w = 15, 420
+    # At least 60 px per decade, so that the decade labels never touch.
+    line_h, plot_w = 15, max(420, 60 * round(math.log10(hi / lo)))
     label_w = 8 + max(max(text_width(r[1], 11), text_width("vs " + r[2]["variant"], 10)) for r in rows)
     label_w = max(label_w, 200) + MARGIN
     right_w = max(text_width("{}  {}".format(nice_ratio(s), b["variant"]), 11) for r in rows for _, b, s in r[3])
@@ -233,7 +234,7 @@ def headline(files, path):
         body.append('<rect x="{}" y="{}" width="14" height="10" fill="{}"/>'.format(MARGIN, y - 9, color))
         body.append(text(MARGIN + 20, y, legend, 11))
         width = max(width, MARGIN + 20 + text_width(legend, 11) + MARGIN)
-    top = y + 18
+    top = y + 34  # room for the tick labels above the bars
     y = top + 4
     feature = None
     grid = []
@@ -260,7 +261,9 @@ def headline(files, path):
     for t in ticks:
         grid.append('<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}" stroke-width="1"/>'.format(
             x(t), top - 4, y, "#333" if t == 1 else "#ddd"))
-        grid.append(text(x(t), y + 16, "{:g}x".format(t), 11, anchor="middle"))
+        label = ("{:.%df}x" % max(0, -int(round(math.log10(t))))).format(t)  # 0.001x, 1x, 100x
+        grid.append(text(x(t), y + 16, label, 11, anchor="middle"))
+        grid.append(text(x(t), top - 10, label, 11, anchor="middle"))
     with open(path, "w") as f:
         f.write(svg_doc(width, height, "Speed-up of each technique over its named baseline", grid + body))
     return len(rows)

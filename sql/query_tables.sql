@@ -151,7 +151,7 @@ CREATE TABLE w_sync(id INTEGER PRIMARY KEY, name TEXT, email TEXT, city TEXT);
 CREATE VIRTUAL TABLE w_sync_city USING index_table(w_sync, key = 'city', include = 'name, email');
 CREATE TABLE w_later(id INTEGER PRIMARY KEY, name TEXT, email TEXT, city TEXT);
 CREATE VIRTUAL TABLE w_later_city USING index_table(w_later, key = 'city', include = 'name, email', mode = 'deferred');
-.print -- Each "Run Time:" line below times the statement named on the line before it.
+.print -- Each timing below (Run Time) is that of the statement named on the line before it.
 .timer on
 .print -- base table alone: INSERT 5,000 rows
 WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000)
