@@ -3301,10 +3301,8 @@ static int iiIntegrityCheckNoDirect(inverted_index_vtab *p) {
       break;
     }
     rc = iiLiveHas(p, iRowid, &bMatch);
-    if (rc == SQLITE_OK && !bMatch) {
-      rc = iiNotIndexed(p, iRowid);
-      break;
-    }
+    if (rc == SQLITE_OK && !bMatch) rc = iiNotIndexed(p, iRowid);
+    if (rc != SQLITE_OK) break;
     rc = iiParseValues(p, apVal, &v, &zErr);
     if (rc == SQLITE_ERROR) {
       nosqlVtabError(&p->base, "inverted_index: integrity-check failed: row %lld: %s", iRowid,
