@@ -3253,6 +3253,17 @@ static int iiPostingsCheck(inverted_index_vtab *p, const char *zWhat) {
 }
 
 /*
+** The 'integrity-check' error of a source row that the index lacks: a row
+** written to the content table without the triggers (or 'rebuild') that
+** index it. SQLITE_CORRUPT_VTAB.
+*/
+static int iiNotIndexed(inverted_index_vtab *p, sqlite3_int64 iRowid) {
+  nosqlVtabError(&p->base, "inverted_index: integrity-check failed: row %lld of %s is not in the index",
+                 iRowid, p->zContent ? p->zContent : p->zName);
+  return SQLITE_CORRUPT_VTAB;
+}
+
+/*
 ** 'integrity-check' of a direct = off table: the posting lists computed
 ** again from the content table (every row a document, its rowid the
 ** document number, its elements at the range its <name>_elems row gives)
@@ -3289,6 +3300,9 @@ static int iiIntegrityCheckNoDirect(inverted_index_vtab *p) {
       rc = SQLITE_CORRUPT_VTAB;
       break;
     }
+    rc = iiLiveHas(p, iRowid, &bMatch);
+    if (rc == SQLITE_OK && !bMatch) rc = iiNotIndexed(p, iRowid);
+    if (rc != SQLITE_OK) break;
     rc = iiParseValues(p, apVal, &v, &zErr);
     if (rc == SQLITE_ERROR) {
       nosqlVtabError(&p->base, "inverted_index: integrity-check failed: row %lld: %s", iRowid,
@@ -3534,7 +3548,8 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
           i--;
         }
       }
-      if (!bFound || nWant != nId) bMatch = 0;
+      if (!bFound) rc = iiNotIndexed(p, iRowid);
+      if (nWant != nId) bMatch = 0;
       for (i = 0; bMatch && i < nId; i++) bMatch = aWant[i] == aId[i];
       for (i = 0; rc == SQLITE_OK && bMatch && i < p->nField; i++) {
         if (p->aeLayout[i] == II_LAYOUT_ELEMENTS) rc = iiElemsCheck(p, &v, i, iDoc, &bMatch);

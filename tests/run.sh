@@ -222,13 +222,15 @@ exports() {
 }
 
 # demos: every sql/*.sql runs in the sqlite3 shell, and every comparison it
-# prints agrees ("agree" at least once, "DISAGREE" never).
+# prints agrees ("agree" at least once, "DISAGREE" never); every "Run Time:"
+# line follows a "-- " line that names what it timed.
 demos() {
   local pass=0 fail=0 f out
   for f in sql/*.sql; do
     out=$(sqlite3 -bail :memory: <"$f" 2>&1)
     local rc=$?
-    if [ $rc -ne 0 ] || echo "$out" | grep -q DISAGREE || ! echo "$out" | grep -q -w agree; then
+    if [ $rc -ne 0 ] || echo "$out" | grep -q DISAGREE || ! echo "$out" | grep -q -w agree ||
+      ! echo "$out" | awk '/^Run Time:/ && prev !~ /^-- / { bad = 1 } { prev = $0 } END { exit bad }'; then
       echo "FAIL $f: exit code $rc; output:"
       echo "$out" | tail -n 30 | sed 's/^/    | /'
       fail=$((fail + 1))

@@ -415,6 +415,7 @@ static const char *const azCompare[] = {
     "SELECT rows, agree FROM nosql_compare('SELECT id FROM t ORDER BY id', 'SELECT id FROM t ORDER BY id "
     "DESC')",
     "SELECT rows, agree FROM nosql_compare('SELECT 1; -- one', 'SELECT 1.0, group_concat(city) FROM t')",
+    "SELECT label, label_b FROM nosql_compare('SELECT 1', 'SELECT 2', 1, 'relational', 'nosql')",
     "CREATE VIRTUAL TABLE t_by_city USING index_table(t, key = 'city')",
     "CREATE VIRTUAL TABLE ns USING nested_set(name TEXT)",
     "CREATE TABLE s(k TEXT PRIMARY KEY, v)",
