@@ -401,7 +401,7 @@ struct KvCacheEntry {
   sqlite3_stmt *pStmt; /* Prepared with SQLITE_PREPARE_PERSISTENT */
   const char *zFmt;    /* kvTablePrepare's format (a static string), or NULL */
   char *zTable;        /* kvTablePrepare's table argument (a copy): the fast key, no SQL to build */
-  int nReprepare;      /* SQLite's re-prepares of pStmt when its columns were last checked */
+  int nReprepare;      /* SQLite's re-prepares of pStmt when kvTableCheck() last passed it, or -1 */
 };
 
 /* Free one entry and its statement. */
@@ -690,6 +690,20 @@ static char *kvTableSql(sqlite3 *db, const char *zFunc, const char *zTable, cons
   return zSql;
 }
 
+/*
+** "<zFunc>: table 'x' has no PRIMARY KEY or UNIQUE constraint on ...": on
+** the column zKeyCol (as the column form names it) or, with zKeyCol NULL,
+** on the plain form's key (sqlite3_mprintf).
+*/
+static char *kvNoKeyText(const char *zFunc, const char *zShow, const char *zKeyCol, const KvLayout *pLayout) {
+  if (zKeyCol) {
+    return sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on column '%q' (the key)",
+                           zFunc, zShow, zKeyCol);
+  }
+  return sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)", zFunc,
+                         zShow, pLayout->zText);
+}
+
 char *kvTableErrorText(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout) {
   const char *zMsg = sqlite3_errmsg(db);
   NosqlColumnList cols;
@@ -713,13 +727,7 @@ char *kvTableErrorText(sqlite3 *db, const char *zFunc, const char *zTable, const
                  : sqlite3_mprintf("%s: table '%q' has no column '%q' (expected %s)", zFunc, zShow, zCol,
                                    pLayout->zText);
   } else if (sqlite3_strglob("ON CONFLICT clause does not match*", zMsg) == 0) {
-    zErr =
-        bCols ? sqlite3_mprintf(
-                    "%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on column '%q' (the "
-                    "key)",
-                    zFunc, zShow, cols.azCol[0])
-              : sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)",
-                                zFunc, zShow, pLayout->zText);
+    zErr = kvNoKeyText(zFunc, zShow, bCols ? cols.azCol[0] : NULL, pLayout);
   } else {
     zErr = sqlite3_mprintf("%s: %s", zFunc, zMsg);
   }
@@ -759,12 +767,138 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
     if (pFirst->pStmt == *ppStmt && pFirst->zTable == NULL) {
       pFirst->zTable = sqlite3_mprintf("%s", zTable);
       if (pFirst->zTable) pFirst->zFmt = zFmt;
-      pFirst->nReprepare = sqlite3_stmt_status(*ppStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+      pFirst->nReprepare = -1; /* kvTableCheck() has not checked it */
     }
   }
   if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
   *pzErr = kvTableErrorText(db, zFunc, zTable, pLayout);
   return *pzErr ? rc : SQLITE_NOMEM;
+}
+
+/*
+** Whether the key of the resolved table argument pArg is unique under the
+** collation "WHERE key = ?" compares it with, decided from the schema: the
+** probe of kvTableKeyUnique cannot tell, since SQLite matches an ON
+** CONFLICT target to a unique index whatever the index's collation. The
+** key column compares with its declared collation (BINARY when it declares
+** none: the bound key carries no collation). It is unique when it is the
+** table's INTEGER PRIMARY KEY (the rowid), or when a unique index that is
+** not partial has the key column as its only key column (PRIMARY KEY and
+** UNIQUE constraints included, WITHOUT ROWID's too) and either uses the
+** key's collation or the key's collation is BINARY (every collation holds
+** two identical texts equal, so keys distinct under the index's collation
+** are distinct byte for byte). A unique index on several columns, on an
+** expression or with a WHERE clause does not count. Views and virtual
+** tables pass: their triggers or module decide what a key finds.
+** SQLITE_OK, or an error with *pzErr: kvNoKeyText()'s message when no
+** index counts whatever its collation, else "<zFunc>: key column 'k' of
+** table 't' (COLLATE NOCASE) is not unique under NOCASE: its unique index
+** 'i' uses BINARY", naming every unique index on the key column alone.
+*/
+static int kvTableKeyRule(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout,
+                          const KvTableArg *pArg, char **pzErr) {
+  const char *zKey = pArg->azDecl[0];
+  const char *zShow = pArg->cols.nCol ? pArg->cols.zTable : zTable;
+  char *zIpk = NULL, *zType = NULL, *zColl = NULL;
+  sqlite3_stmt *pStmt = NULL;
+  NosqlBuffer why = {0, 0, 0};
+  int rc, bUnique = 0, nOther = 0;
+  if (pArg->t.eType != NOSQL_TABLE || zKey == NULL) return SQLITE_OK;
+  rc = nosqlRowidAlias(db, pArg->t.zSchema, pArg->t.zName, &zIpk);
+  bUnique = rc == SQLITE_OK && zIpk && sqlite3_stricmp(zIpk, zKey) == 0;
+  if (rc == SQLITE_OK && !bUnique) {
+    rc = nosqlColumnInfo(db, pArg->t.zSchema, pArg->t.zName, zKey, &zType, &zColl);
+    if (rc == SQLITE_OK && zColl && sqlite3_stricmp(zColl, "BINARY") == 0) {
+      sqlite3_free(zColl);
+      zColl = NULL;
+    }
+  }
+  if (rc == SQLITE_OK && !bUnique) {
+    rc = sqlite3_prepare_v2(db,
+                            "SELECT l.name, l.origin, x.coll FROM pragma_index_list(?1, ?2) AS l,"
+                            " pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND NOT l.partial"
+                            " AND x.key AND x.name = ?3 COLLATE NOCASE"
+                            " AND (SELECT count(*) FROM pragma_index_xinfo(l.name, ?2) WHERE key) = 1"
+                            " ORDER BY l.seq",
+                            -1, &pStmt, 0);
+  }
+  if (rc == SQLITE_OK && !bUnique) {
+    sqlite3_bind_text(pStmt, 1, pArg->t.zName, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, pArg->t.zSchema, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 3, zKey, -1, SQLITE_STATIC);
+    while (rc == SQLITE_OK && !bUnique && sqlite3_step(pStmt) == SQLITE_ROW) {
+      const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
+      const char *zOrigin = (const char *)sqlite3_column_text(pStmt, 1);
+      const char *zIdxColl = (const char *)sqlite3_column_text(pStmt, 2);
+      if (zIdx == NULL || zOrigin == NULL || zIdxColl == NULL) {
+        rc = SQLITE_NOMEM;
+      } else if (zColl == NULL || sqlite3_stricmp(zColl, zIdxColl) == 0) {
+        bUnique = 1;
+      } else if (strcmp(zOrigin, "pk") == 0) {
+        nosqlBufferAppendf(&rc, &why, "%sits PRIMARY KEY uses %s", nOther++ ? ", " : "", zIdxColl);
+      } else if (strcmp(zOrigin, "u") == 0) {
+        nosqlBufferAppendf(&rc, &why, "%sits UNIQUE constraint uses %s", nOther++ ? ", " : "", zIdxColl);
+      } else {
+        nosqlBufferAppendf(&rc, &why, "%sits unique index '%q' uses %s", nOther++ ? ", " : "", zIdx,
+                           zIdxColl);
+      }
+    }
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+  }
+  if (rc == SQLITE_OK && !bUnique) {
+    if (nOther == 0) {
+      *pzErr = kvNoKeyText(zFunc, zShow, pArg->cols.nCol ? pArg->cols.azCol[0] : NULL, pLayout);
+    } else {
+      *pzErr = sqlite3_mprintf("%s: key column '%q' of table '%q' (COLLATE %s) is not unique under %s: %.*s",
+                               zFunc, zKey, zShow, zColl, zColl, (int)why.n, (const char *)why.a);
+    }
+    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  sqlite3_free(zIpk);
+  sqlite3_free(zType);
+  sqlite3_free(zColl);
+  nosqlBufferFree(&why);
+  return rc;
+}
+
+/*
+** The cache entry of pStmt, a statement kvTablePrepare() returned (with
+** *pbTemp 0), or NULL. It is the first entry until another is prepared.
+*/
+static KvCacheEntry *kvCacheEntryOf(KvOwner *pOwner, sqlite3_stmt *pStmt) {
+  KvCacheEntry *pEntry;
+  for (pEntry = pOwner->pCache ? pOwner->pCache->pFirst : NULL; pEntry; pEntry = pEntry->pNext) {
+    if (pEntry->pStmt == pStmt) return pEntry;
+  }
+  return NULL;
+}
+
+/*
+** Check the table argument zTable again (its columns, kvTableArgResolve(),
+** and its key, kvTableKeyRule()) unless it was checked for the schema
+** pStmt, its cached statement, was last prepared for: the entry keeps
+** SQLite's count of re-prepares of pStmt at the last check that passed,
+** and SQLite re-prepares a statement when it steps it after a schema
+** change. So a call pays one counter read, and the pragma queries run once
+** per connection and schema. A private statement (bTemp) is checked every
+** time. SQLITE_OK or an error with *pzErr.
+*/
+static int kvTableCheck(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable,
+                        const KvLayout *pLayout, sqlite3_stmt *pStmt, int bTemp, char **pzErr) {
+  KvCacheEntry *pEntry = bTemp ? NULL : kvCacheEntryOf(pOwner, pStmt);
+  int nNow = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+  KvTableArg arg;
+  int rc;
+  if (pEntry && pEntry->nReprepare == nNow) return SQLITE_OK;
+  rc = kvTableArgResolve(db, zFunc, zTable, pLayout, &arg, pzErr);
+  if (rc == SQLITE_OK) rc = kvTableKeyRule(db, zFunc, zTable, pLayout, &arg, pzErr);
+  kvTableArgClear(&arg);
+  if (rc == SQLITE_OK && pEntry) pEntry->nReprepare = nNow;
+  return rc;
 }
 
 /* Inserts nothing: prepares (and re-prepares after a schema change) only when key is unique. */
@@ -777,21 +911,12 @@ int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
   const char *zMsg;
   rc = kvTablePrepare(db, pOwner, zFunc, zTable, pLayout, zKvUnique, &pStmt, &bTemp, pzErr);
   if (rc == SQLITE_OK) {
-    KvCacheEntry *pEntry = bTemp || pOwner->pCache == NULL ? NULL : pOwner->pCache->pFirst;
     rc = sqlite3_step(pStmt);
     rc = rc == SQLITE_DONE ? SQLITE_OK : sqlite3_reset(pStmt);
-    if (rc == SQLITE_OK && pEntry && pEntry->pStmt == pStmt &&
-        pEntry->nReprepare != sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0)) {
-      /* The schema changed since the columns were checked (a column renamed, another given its name). */
-      KvTableArg arg;
-      rc = kvTableArgResolve(db, zFunc, zTable, pLayout, &arg, pzErr);
-      kvTableArgClear(&arg);
-      if (rc == SQLITE_OK) pEntry->nReprepare = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
-      kvCacheRelease(pStmt, bTemp);
-      return rc;
-    }
+    /* The probe passed: the columns and the key's collation, once per schema. */
+    if (rc == SQLITE_OK) rc = kvTableCheck(db, pOwner, zFunc, zTable, pLayout, pStmt, bTemp, pzErr);
     kvCacheRelease(pStmt, bTemp);
-    if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
+    if (rc == SQLITE_OK || rc == SQLITE_NOMEM || *pzErr) return rc;
   }
   if (rc == SQLITE_NOMEM) return rc;
   zMsg = sqlite3_errmsg(db);
@@ -1274,6 +1399,11 @@ static int kvMgetNext(sqlite3_vtab_cursor *pCursor) {
     int bTemp = 0, rc;
     rc = kvTablePrepare(p->db, &p->pConn->base, "kv_mget", pCur->zTable, &kvLayout, zKvGet, &pStmt, &bTemp,
                         &zErr);
+    /* A key must find one row: the table's key is unique under its collation (as for the writers). */
+    if (rc == SQLITE_OK) {
+      rc = kvTableCheck(p->db, &p->pConn->base, "kv_mget", pCur->zTable, &kvLayout, pStmt, bTemp, &zErr);
+      if (rc != SQLITE_OK) kvCacheRelease(pStmt, bTemp);
+    }
     if (rc != SQLITE_OK) {
       if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
       sqlite3_free(zErr);
@@ -1287,6 +1417,17 @@ static int kvMgetNext(sqlite3_vtab_cursor *pCursor) {
     }
     sqlite3_bind_value(pStmt, 1, pCur->aKey[pCur->iKey++]);
     rc = sqlite3_step(pStmt);
+    /* Stepping re-prepared it after a schema change: the row counts only if the key is still unique. */
+    if (rc == SQLITE_ROW) {
+      rc = kvTableCheck(p->db, &p->pConn->base, "kv_mget", pCur->zTable, &kvLayout, pStmt, bTemp, &zErr);
+      if (rc != SQLITE_OK) {
+        if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
+        sqlite3_free(zErr);
+        kvCacheRelease(pStmt, bTemp);
+        return rc;
+      }
+      rc = SQLITE_ROW;
+    }
     if (rc == SQLITE_ROW) {
       pCur->pRowKey = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
       pCur->pRowValue = sqlite3_value_dup(sqlite3_column_value(pStmt, 1));
