@@ -1029,7 +1029,9 @@ static int kvCondRun(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
 ** run inside one write transaction (kvAtomicBegin), so the answer is never
 ** stale and the check holds for the write. Returns zYes, "exists" or
 ** "not_found". With bOne, the write alone is the answer (an insert that
-** conflicts: "exists"; its ON CONFLICT(key) checks the key itself).
+** conflicts: "exists"), after the same check in the same transaction:
+** ON CONFLICT(key) finds a unique index whatever its collation, so it
+** does not check the key.
 */
 static void kvCondWrite(sqlite3_context *ctx, const char *zFunc, const char *zFmt, sqlite3_value **argv,
                         sqlite3_value *pNew, const char *zYes, int bOne) {
@@ -1037,20 +1039,17 @@ static void kvCondWrite(sqlite3_context *ctx, const char *zFunc, const char *zFm
   KvOwner *pOwner = (KvOwner *)sqlite3_user_data(ctx);
   char *zErr = NULL;
   int nChange = 0, bFound = bOne, bOwn = 0, rc = SQLITE_OK;
-  if (bOne) {
-    rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
-  } else {
-    rc = kvAtomicBegin(db, pOwner, &bOwn);
-    if (rc == SQLITE_OK) {
-      rc =
-          kvTableKeyUnique(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), &kvLayout, 1, &zErr);
-    }
-    if (rc == SQLITE_OK) rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
-    if (rc == SQLITE_OK && nChange == 0) rc = kvCondRun(db, pOwner, zFunc, NULL, argv, NULL, &bFound, &zErr);
-    rc = kvAtomicEnd(db, pOwner, bOwn, rc);
-    if (rc != SQLITE_OK && zErr == NULL && rc != SQLITE_NOMEM) {
-      zErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
-    }
+  rc = kvAtomicBegin(db, pOwner, &bOwn);
+  if (rc == SQLITE_OK) {
+    rc = kvTableKeyUnique(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), &kvLayout, 1, &zErr);
+  }
+  if (rc == SQLITE_OK) rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
+  if (rc == SQLITE_OK && nChange == 0 && !bOne) {
+    rc = kvCondRun(db, pOwner, zFunc, NULL, argv, NULL, &bFound, &zErr);
+  }
+  rc = kvAtomicEnd(db, pOwner, bOwn, rc);
+  if (rc != SQLITE_OK && zErr == NULL && rc != SQLITE_NOMEM) {
+    zErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
   }
   if (rc == SQLITE_OK) {
     sqlite3_result_text(ctx, nChange ? zYes : (bFound ? "exists" : "not_found"), -1, SQLITE_STATIC);
