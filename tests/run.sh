@@ -295,6 +295,7 @@ plan() {
   step "multi-process doc_upsert (4 processes, WAL and rollback journal)" build/concurrency/doc_upsert dist/nosql.so 4 "$(long 300 2000)"
   step "hidden input columns read back their arguments (every table-valued function)" build/property/hidden dist/nosql.so
   step "reference (docs/)" build/slt --ext dist/nosql --docs docs
+  step "generated tests/kv/collation.test is what its generator writes" python3 tests/kv/collation_gen.py --check tests/kv/collation.test
   step "asan reference (docs/)" build/asan/slt --ext build/asan/nosql.so --docs docs
   step "runner failure cases" selftest build/slt dist/nosql
   step "asan runner failure cases" selftest build/asan/slt build/asan/nosql.so
