@@ -784,16 +784,18 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
 ** none: the bound key carries no collation). It is unique when it is the
 ** table's INTEGER PRIMARY KEY (the rowid), or when a unique index that is
 ** not partial has the key column as its only key column (PRIMARY KEY and
-** UNIQUE constraints included, WITHOUT ROWID's too) and either uses the
-** key's collation or the key's collation is BINARY (every collation holds
-** two identical texts equal, so keys distinct under the index's collation
-** are distinct byte for byte). A unique index on several columns, on an
-** expression or with a WHERE clause does not count. Views and virtual
-** tables pass: their triggers or module decide what a key finds.
-** SQLITE_OK, or an error with *pzErr: kvNoKeyText()'s message when no
-** index counts whatever its collation, else "<zFunc>: key column 'k' of
-** table 't' (COLLATE NOCASE) is not unique under NOCASE: its unique index
-** 'i' uses BINARY", naming every unique index on the key column alone.
+** UNIQUE constraints included, WITHOUT ROWID's too) and uses the key's
+** collation. Only that collation: under a coarser one (a BINARY key, a
+** NOCASE index) the keys are unique too, but an insert or upsert then
+** conflicts with a row that "WHERE key = ?" does not find (kv_incr would
+** add to counter 'A' when asked for 'a'), so what a key finds would depend
+** on the function. A unique index on several columns, on an expression or
+** with a WHERE clause does not count. Views and virtual tables pass: their
+** triggers or module decide what a key finds. SQLITE_OK, or an error with
+** *pzErr: kvNoKeyText()'s message when no index counts whatever its
+** collation, else "<zFunc>: key column 'k' of table 't' (COLLATE NOCASE)
+** has no unique index under NOCASE: its unique index 'i' uses BINARY",
+** naming every unique index on the key column alone.
 */
 static int kvTableKeyRule(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout,
                           const KvTableArg *pArg, char **pzErr) {
@@ -808,10 +810,6 @@ static int kvTableKeyRule(sqlite3 *db, const char *zFunc, const char *zTable, co
   bUnique = rc == SQLITE_OK && zIpk && sqlite3_stricmp(zIpk, zKey) == 0;
   if (rc == SQLITE_OK && !bUnique) {
     rc = nosqlColumnInfo(db, pArg->t.zSchema, pArg->t.zName, zKey, &zType, &zColl);
-    if (rc == SQLITE_OK && zColl && sqlite3_stricmp(zColl, "BINARY") == 0) {
-      sqlite3_free(zColl);
-      zColl = NULL;
-    }
   }
   if (rc == SQLITE_OK && !bUnique) {
     rc = sqlite3_prepare_v2(db,
@@ -832,7 +830,7 @@ static int kvTableKeyRule(sqlite3 *db, const char *zFunc, const char *zTable, co
       const char *zIdxColl = (const char *)sqlite3_column_text(pStmt, 2);
       if (zIdx == NULL || zOrigin == NULL || zIdxColl == NULL) {
         rc = SQLITE_NOMEM;
-      } else if (zColl == NULL || sqlite3_stricmp(zColl, zIdxColl) == 0) {
+      } else if (sqlite3_stricmp(zColl ? zColl : "BINARY", zIdxColl) == 0) {
         bUnique = 1;
       } else if (strcmp(zOrigin, "pk") == 0) {
         nosqlBufferAppendf(&rc, &why, "%sits PRIMARY KEY uses %s", nOther++ ? ", " : "", zIdxColl);
@@ -853,8 +851,9 @@ static int kvTableKeyRule(sqlite3 *db, const char *zFunc, const char *zTable, co
     if (nOther == 0) {
       *pzErr = kvNoKeyText(zFunc, zShow, pArg->cols.nCol ? pArg->cols.azCol[0] : NULL, pLayout);
     } else {
-      *pzErr = sqlite3_mprintf("%s: key column '%q' of table '%q' (COLLATE %s) is not unique under %s: %.*s",
-                               zFunc, zKey, zShow, zColl, zColl, (int)why.n, (const char *)why.a);
+      *pzErr = sqlite3_mprintf("%s: key column '%q' of table '%q' (%s%s) has no unique index under %s: %.*s",
+                               zFunc, zKey, zShow, zColl ? "COLLATE " : "no COLLATE", zColl ? zColl : "",
+                               zColl ? zColl : "BINARY", (int)why.n, (const char *)why.a);
     }
     rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }

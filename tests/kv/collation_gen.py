@@ -15,17 +15,16 @@ function is called with the key 'a' on a fresh copy. A small model written
 here says what must happen:
 
   - the table is refused, with the exact message, and nothing changes, when
-    the key is not unique under the collation "WHERE key = ?" uses (the key
-    column's own): no unique index on the key column alone (partial,
+    the key column has no unique index of its own collation (the one
+    "WHERE key = ?" uses): no unique index on the key column alone (partial,
     multi-column and expression indexes do not count), or only indexes of
-    another collation, unless the key's collation is BINARY (any collation
-    holds identical texts equal, so an index of any collation keeps BINARY
-    keys distinct);
+    another collation (a coarser one too: an insert would then conflict
+    with a row the key does not find);
   - otherwise at most one row matches 'a' under the key's collation (the
-    script stops with an error if its own model finds two), and the call
-    changes exactly that row (or inserts one, or nothing), as the model
-    says; an insert that the unique index refuses is SQLite's "UNIQUE
-    constraint failed" and changes nothing.
+    script stops with an error if its own model finds two, or if an insert
+    would conflict with a row the key does not find), and the call changes
+    exactly that row, or inserts one, or changes nothing, as the model
+    says.
 
 The whole table is compared before and after every call. Run
 
@@ -109,12 +108,13 @@ def variants(key_coll):
 def refusal(func, key_coll, v):
     """The message that refuses the table for func, or None when the key is unique under its collation."""
     own = key_coll or "BINARY"
-    if v.counts and (own == "BINARY" or v.coll == own):
+    if v.counts and v.coll == own:
         return None
     if not v.counts:
         layout = DOC_LAYOUT if func.startswith("doc_") else KV_LAYOUT
         return f"{func}: table 't' has no PRIMARY KEY or UNIQUE constraint on key (expected {layout})"
-    return (f"{func}: key column 'key' of table 't' (COLLATE {own}) is not unique under {own}: "
+    declared = f"COLLATE {key_coll}" if key_coll else "no COLLATE"
+    return (f"{func}: key column 'key' of table 't' ({declared}) has no unique index under {own}: "
             f"{v.describe} uses {v.coll}")
 
 
@@ -178,12 +178,13 @@ def apply(op, key_coll, v, rows):
         return ["NULL"], None, rows
     if op == "kv_mget":
         return ([] if i is None else [sql_text(rows[i][0]) + "\t" + rows[i][1]]), None, rows
+    if op == "kv_cas add" and i is not None:
+        return ["exists"], None, rows
     # An insert of PROBE: kv_cas add (ON CONFLICT(key) DO NOTHING) or doc_upsert of an absent key.
     new_row = (PROBE, "new", None, None) if op == "kv_cas add" else (PROBE, None, '{"n":100}', 1)
     if any(v.clash(new_row, r) for r in rows):
-        if op == "kv_cas add":
-            return ["exists"], None, rows
-        return None, "doc_upsert: UNIQUE constraint failed: t.key", rows
+        raise SystemExit(f"model: key COLLATE {own} with {v.name} accepted but inserting {PROBE!r} "
+                         "conflicts with a row it does not find")
     rows.append(new_row)
     return (["stored"] if op == "kv_cas add" else ["1"]), None, rows
 
