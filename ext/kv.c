@@ -88,6 +88,8 @@ typedef struct kvc_cursor kvc_cursor;
 struct KvStmts {
   sqlite3_stmt *pGet;  /* SELECT value FROM nosql_counters WHERE name = ?1 */
   sqlite3_stmt *pIncr; /* The upsert adding ?2 to counter ?1, RETURNING the new value */
+  int nGetStamp;       /* Re-prepares of pGet when kvCountersCheck() last passed it, or -1 */
+  int nIncrStamp;      /* The same for pIncr */
 };
 
 /*
@@ -138,6 +140,23 @@ static void kvStmtsFree(void *p) {
 
 static void kvConnUnref(void *p) { kvOwnerUnref(p); }
 
+static int kvCountersCheck(sqlite3 *db, const char *zFunc, sqlite3_stmt *pStmt, int *pnStamp, char **pzErr);
+
+/*
+** kvCountersCheck() on ctx's connection: SQLITE_OK, or the error reported
+** on ctx (then SQLITE_MISMATCH, as kvRead's) or returned (OOM, ...).
+*/
+static int kvCountersCheckCtx(sqlite3_context *ctx, const char *zFunc, sqlite3_stmt *pStmt, int *pnStamp) {
+  char *zErr = NULL;
+  int rc = kvCountersCheck(sqlite3_context_db_handle(ctx), zFunc, pStmt, pnStamp, &zErr);
+  if (rc != SQLITE_OK && zErr) {
+    sqlite3_result_error(ctx, zErr, -1);
+    rc = SQLITE_MISMATCH;
+  }
+  sqlite3_free(zErr);
+  return rc;
+}
+
 /* Create the counters table (kv_incr's first call in a database). */
 static int kvCreate(sqlite3 *db) {
   return sqlite3_exec(db,
@@ -148,6 +167,7 @@ static int kvCreate(sqlite3 *db) {
 
 /* Prepare the read statement (kv_get, and kv_incr's diagnosis of a refused increment). */
 static int kvPrepare(sqlite3 *db, KvStmts *pS) {
+  pS->nGetStamp = -1;
   return sqlite3_prepare_v3(db, "SELECT value FROM main.nosql_counters WHERE name = ?1", -1,
                             SQLITE_PREPARE_PERSISTENT, &pS->pGet, 0);
 }
@@ -158,6 +178,7 @@ static int kvPrepare(sqlite3 *db, KvStmts *pS) {
 ** REAL): then the statement returns no row and changes nothing.
 */
 static int kvIncrPrepare(sqlite3 *db, KvStmts *pS) {
+  pS->nIncrStamp = -1;
   return sqlite3_prepare_v3(db,
                             "INSERT INTO main.nosql_counters(name, value) VALUES (?1, ?2)"
                             " ON CONFLICT(name) DO UPDATE SET value = value + ?2"
@@ -183,16 +204,25 @@ static void kvBindName(sqlite3_stmt *pStmt, sqlite3_value *pName) {
 
 /*
 ** Read counter zName into *piValue (*pbFound = 0 when absent). Returns an
-** SQLite code; a stored value that is not an integer is an error reported
+** SQLite code; a stored value that is not an integer, or a counters table
+** whose name is not unique under its collation (kvCountersCheck(), before
+** the read and again when stepping re-prepared it), is an error reported
 ** on ctx (returns SQLITE_MISMATCH).
 */
 static int kvRead(sqlite3_context *ctx, const char *zFunc, KvStmts *pS, sqlite3_value *pName,
                   sqlite3_int64 *piValue, int *pbFound) {
   int rc;
   *pbFound = 0;
+  rc = kvCountersCheckCtx(ctx, zFunc, pS->pGet, &pS->nGetStamp);
+  if (rc != SQLITE_OK) return rc;
   kvBindName(pS->pGet, pName);
   rc = sqlite3_step(pS->pGet);
   if (rc == SQLITE_ROW) {
+    int rcCheck = kvCountersCheckCtx(ctx, zFunc, pS->pGet, &pS->nGetStamp);
+    if (rcCheck != SQLITE_OK) {
+      sqlite3_reset(pS->pGet);
+      return rcCheck;
+    }
     *pbFound = 1;
     if (sqlite3_column_type(pS->pGet, 0) != SQLITE_INTEGER) {
       /* Quoted: a blob's raw bytes are no text for a message. */
@@ -277,8 +307,9 @@ static void kvError(sqlite3_context *ctx, const char *zFunc, int rc) {
 ** is not an integer or the sum would overflow. A kept statement that fails
 ** (the table was dropped, say) is discarded and the call tried once more.
 */
-static int kvIncrRun(sqlite3 *db, KvStmts *pS, sqlite3_value *pName, sqlite3_int64 by, sqlite3_int64 *piValue,
-                     int *pbRow) {
+static int kvIncrRun(sqlite3_context *ctx, KvStmts *pS, sqlite3_value *pName, sqlite3_int64 by,
+                     sqlite3_int64 *piValue, int *pbRow) {
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
   int iTry, rc = SQLITE_OK;
   *pbRow = 0;
   for (iTry = 0; iTry < 2; iTry++) {
@@ -290,6 +321,7 @@ static int kvIncrRun(sqlite3 *db, KvStmts *pS, sqlite3_value *pName, sqlite3_int
         if (rc == SQLITE_OK) rc = kvIncrPrepare(db, pS);
       }
     }
+    if (rc == SQLITE_OK) rc = kvCountersCheckCtx(ctx, "kv_incr", pS->pIncr, &pS->nIncrStamp);
     if (rc == SQLITE_OK) {
       kvBindName(pS->pIncr, pName);
       sqlite3_bind_int64(pS->pIncr, 2, by);
@@ -299,11 +331,13 @@ static int kvIncrRun(sqlite3 *db, KvStmts *pS, sqlite3_value *pName, sqlite3_int
         *piValue = sqlite3_column_int64(pS->pIncr, 0);
       }
       rc = sqlite3_reset(pS->pIncr);
+      /* Re-prepared after a schema change: the call fails (undoing the write in autocommit mode). */
+      if (rc == SQLITE_OK) rc = kvCountersCheckCtx(ctx, "kv_incr", pS->pIncr, &pS->nIncrStamp);
     }
-    if (rc == SQLITE_OK || bFresh) break;
+    if (rc == SQLITE_OK || rc == SQLITE_MISMATCH || bFresh) break;
     kvStmtsClear(pS);
   }
-  if (rc != SQLITE_OK) kvStmtsClear(pS);
+  if (rc != SQLITE_OK && rc != SQLITE_MISMATCH) kvStmtsClear(pS);
   return rc;
 }
 
@@ -327,8 +361,10 @@ static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  rc = kvIncrRun(sqlite3_context_db_handle(ctx), pS, argv[0], by, &v, &bRow);
-  if (rc != SQLITE_OK) {
+  rc = kvIncrRun(ctx, pS, argv[0], by, &v, &bRow);
+  if (rc == SQLITE_MISMATCH) {
+    /* Reported on ctx. */
+  } else if (rc != SQLITE_OK) {
     kvError(ctx, "kv_incr", rc);
   } else if (bRow) {
     sqlite3_result_int64(ctx, v);
@@ -897,6 +933,35 @@ static int kvTableCheck(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const c
   if (rc == SQLITE_OK) rc = kvTableKeyRule(db, zFunc, zTable, pLayout, &arg, pzErr);
   kvTableArgClear(&arg);
   if (rc == SQLITE_OK && pEntry) pEntry->nReprepare = nNow;
+  return rc;
+}
+
+/* nosql_counters as a table argument of kvTableKeyRule(): name is its key. */
+static const KvLayout kvCounterLayout = {
+    "a (name TEXT PRIMARY KEY, value INTEGER) table", 2, {"name", "value", NULL}, -1};
+
+/*
+** kv_incr's and kv_get's kvTableCheck(): name must be unique under its
+** collation in nosql_counters, which a user may have created before the
+** first kv_incr. Checked once per prepare of pStmt, one of KvStmts'
+** statements: *pnStamp keeps SQLite's re-prepare count of pStmt at the
+** last check that passed (-1: none). A missing table passes (the
+** statement's own step tells). SQLITE_OK or SQLITE_ERROR with *pzErr.
+*/
+static int kvCountersCheck(sqlite3 *db, const char *zFunc, sqlite3_stmt *pStmt, int *pnStamp, char **pzErr) {
+  int nNow = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+  KvTableArg arg;
+  int rc;
+  if (*pnStamp == nNow) return SQLITE_OK;
+  rc = kvTableArgResolve(db, zFunc, "main.nosql_counters", &kvCounterLayout, &arg, pzErr);
+  if (rc == SQLITE_ERROR) {
+    sqlite3_free(*pzErr);
+    *pzErr = NULL;
+    return SQLITE_OK;
+  }
+  if (rc == SQLITE_OK) rc = kvTableKeyRule(db, zFunc, "nosql_counters", &kvCounterLayout, &arg, pzErr);
+  kvTableArgClear(&arg);
+  if (rc == SQLITE_OK) *pnStamp = nNow;
   return rc;
 }
 
