@@ -18,7 +18,8 @@
 **       argument that is text starting with '{' is an options object:
 **       {"arrayFilters": [..], "upsert": true, "expectedVersion": 7}.
 **       docs/documents.md lists what differs from MongoDB. key must be
-**       unique in table. table may name the columns of an existing table,
+**       unique in table under its own collation (kvTableKeyUnique in
+**       ext/kv.c). table may name the columns of an existing table,
 **       in this order: 'products(id, body, rev)' (kvTablePrepare in
 **       ext/kv.c).
 **   doc_upsert(table, key, update) -> INTEGER

@@ -37,7 +37,9 @@
 ** not an integer. When the upsert returns no row (overflow, or a stored
 ** value that is not an integer) the row is read again to say which.
 ** Both functions are DIRECTONLY (never callable from triggers, views or
-** schema) and not deterministic.
+** schema) and not deterministic. A nosql_counters created beforehand must
+** keep name unique under its own collation ("One key, one row" below):
+** both check it when their statements are prepared or re-prepared.
 **
 ** Statement cache. Preparing the inner statements costs several times
 ** what running them costs, so they are prepared once per connection and
@@ -425,6 +427,14 @@ static void kvGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 ** and kv_cas/kv_delete_if step before they write, also sees the re-prepare
 ** (SQLITE_STMTSTATUS_REPREPARE) and checks the columns again, so a version
 ** column that another column's rename replaced is refused.
+**
+** One key, one row. Every function that reads or writes by key (kv_cas,
+** kv_delete_if, kv_mget, doc_update, doc_upsert; kv_incr and kv_get on
+** nosql_counters) refuses a table whose key column is not unique under
+** its own collation, the one "WHERE key = ?" compares with
+** (kvTableKeyRule). The rule is read from the schema when a statement
+** enters the cache and again after SQLite re-prepares it (kvTableCheck),
+** so a call reads one counter, no pragma.
 */
 
 /* Most statements one cache keeps; the least recently used goes first. */

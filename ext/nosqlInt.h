@@ -1190,14 +1190,20 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
                    char **pzErr);
 /*
 ** SQLITE_OK when the key column of table argument zTable (kvTablePrepare)
-** is a PRIMARY KEY or UNIQUE column on its own (what makes "WHERE key = ?"
-** one row), else an error in *pzErr: "<zFunc>: table 'x' has no PRIMARY
-** KEY or UNIQUE constraint on key (expected <layout>)", or, with the
-** column form, "... on column 'c' (the key)". The probe is an INSERT that
-** inserts nothing: SQLite checks the ON CONFLICT target when it prepares
-** it, and again after a schema change when it is stepped; a probe SQLite
-** re-prepared has the columns checked again. With bViewOk a view passes
-** (its INSTEAD OF triggers decide what a write by key does).
+** is unique on its own under its own collation, the one "WHERE key = ?"
+** uses (what makes it one row): the rowid, or a unique index on the key
+** alone, not partial, of the key column's collation. Else an error in
+** *pzErr: "<zFunc>: table 'x' has no PRIMARY KEY or UNIQUE constraint on
+** key (expected <layout>)", or, with the column form, "... on column 'c'
+** (the key)"; "<zFunc>: key column 'k' of table 'x' (COLLATE NOCASE) has
+** no unique index under NOCASE: its unique index 'i' uses BINARY". The
+** probe is an INSERT that inserts nothing: SQLite checks the ON CONFLICT
+** target when it prepares it, and again after a schema change when it is
+** stepped, but whatever the index's collation; so the collation rule is
+** read from the schema (kvTableKeyRule in ext/kv.c), when the probe is
+** first prepared and whenever SQLite re-prepares it, together with the
+** columns. With bViewOk a view passes (its INSTEAD OF triggers decide what
+** a write by key does).
 */
 int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable,
                      const KvLayout *pLayout, int bViewOk, char **pzErr);
