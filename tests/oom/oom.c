@@ -288,6 +288,11 @@ static const char *const azDocuments[] = {
     "SELECT doc_match('{\"a\":[{\"b\":\"caf\\u00e9\"}]}', "
     "'{\"a.0.b\":\"café\",\"a\":{\"$elemMatch\":{\"$eq\":{\"b\":\"café\"}}}}')",
     "SELECT doc_update('d', 'w', '{\"$pull\":{\"arr\":{\"$gte\":4},\"caf\u00e9\":{\"a\":{\"$lt\":2}}}}')",
+    /* One key, one row (issue 35): the index of another collation is listed first, then the right one. */
+    "CREATE TABLE ci(key TEXT COLLATE NOCASE, value, UNIQUE(key))",
+    "CREATE UNIQUE INDEX ci_b ON ci(key COLLATE BINARY)",
+    "SELECT kv_cas('ci', 'a', NULL, 1), kv_cas('ci', 'A', 1, 2), (SELECT value FROM kv_mget('ci', "
+    "'[\"a\"]'))",
     NULL};
 
 static const char *const azGraphs[] = {
