@@ -333,7 +333,8 @@ static int kvIncrRun(sqlite3_context *ctx, KvStmts *pS, sqlite3_value *pName, sq
         *piValue = sqlite3_column_int64(pS->pIncr, 0);
       }
       rc = sqlite3_reset(pS->pIncr);
-      /* Re-prepared after a schema change: the call fails (undoing the write in autocommit mode). */
+      /* Re-prepared after a schema change: the write is done, but the call fails and later ones are refused.
+       */
       if (rc == SQLITE_OK) rc = kvCountersCheckCtx(ctx, "kv_incr", pS->pIncr, &pS->nIncrStamp);
     }
     if (rc == SQLITE_OK || rc == SQLITE_MISMATCH || bFresh) break;
