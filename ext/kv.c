@@ -143,6 +143,7 @@ static void kvStmtsFree(void *p) {
 static void kvConnUnref(void *p) { kvOwnerUnref(p); }
 
 static int kvCountersCheck(sqlite3 *db, const char *zFunc, sqlite3_stmt *pStmt, int *pnStamp, char **pzErr);
+static char *kvCountersNoKeyText(const char *zFunc);
 
 /*
 ** kvCountersCheck() on ctx's connection: SQLITE_OK, or the error reported
@@ -367,6 +368,16 @@ static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   rc = kvIncrRun(ctx, pS, argv[0], by, &v, &bRow);
   if (rc == SQLITE_MISMATCH) {
     /* Reported on ctx. */
+  } else if (rc == SQLITE_ERROR && sqlite3_strglob("ON CONFLICT clause does not match*",
+                                                   sqlite3_errmsg(sqlite3_context_db_handle(ctx))) == 0) {
+    /* A nosql_counters created beforehand without a unique name: told as kv_get tells it. */
+    char *zErr = kvCountersNoKeyText("kv_incr");
+    if (zErr) {
+      sqlite3_result_error(ctx, zErr, -1);
+    } else {
+      sqlite3_result_error_nomem(ctx);
+    }
+    sqlite3_free(zErr);
   } else if (rc != SQLITE_OK) {
     kvError(ctx, "kv_incr", rc);
   } else if (bRow) {
@@ -740,15 +751,15 @@ static char *kvTableSql(sqlite3 *db, const char *zFunc, const char *zTable, cons
 /*
 ** "<zFunc>: table 'x' has no PRIMARY KEY or UNIQUE constraint on ...": on
 ** the column zKeyCol (as the column form names it) or, with zKeyCol NULL,
-** on the plain form's key (sqlite3_mprintf).
+** on the plain form's key, pLayout's first role (sqlite3_mprintf).
 */
 static char *kvNoKeyText(const char *zFunc, const char *zShow, const char *zKeyCol, const KvLayout *pLayout) {
   if (zKeyCol) {
     return sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on column '%q' (the key)",
                            zFunc, zShow, zKeyCol);
   }
-  return sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)", zFunc,
-                         zShow, pLayout->zText);
+  return sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on %s (expected %s)", zFunc,
+                         zShow, pLayout->azRole[0], pLayout->zText);
 }
 
 char *kvTableErrorText(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout) {
@@ -950,6 +961,10 @@ static int kvTableCheck(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const c
 /* nosql_counters as a table argument of kvTableKeyRule(): name is its key. */
 static const KvLayout kvCounterLayout = {
     "a (name TEXT PRIMARY KEY, value INTEGER) table", 2, {"name", "value", NULL}, -1};
+
+static char *kvCountersNoKeyText(const char *zFunc) {
+  return kvNoKeyText(zFunc, "nosql_counters", NULL, &kvCounterLayout);
+}
 
 /*
 ** kv_incr's and kv_get's kvTableCheck(): name must be unique under its
