@@ -1294,9 +1294,11 @@ static int kvcNext(sqlite3_vtab_cursor *pCursor) {
     /* From the second row on: the row after the previous name. */
     sqlite3_finalize(pCur->pStmt);
     pCur->pStmt = NULL;
-    rc = sqlite3_prepare_v2(
-        p->db, "SELECT name, value FROM main.nosql_counters WHERE name > ?1 ORDER BY name LIMIT 1", -1,
-        &pCur->pStmt, 0);
+    rc = sqlite3_prepare_v2(p->db,
+                            "SELECT name, value FROM main.nosql_counters WHERE name > ?1 COLLATE BINARY "
+                            "ORDER BY name COLLATE BINARY"
+                            " LIMIT 1",
+                            -1, &pCur->pStmt, 0);
     if (rc != SQLITE_OK) {
       nosqlVtabError(pCursor->pVtab, "kv_counters: %s", sqlite3_errmsg(p->db));
       return rc;
@@ -1307,8 +1309,12 @@ static int kvcNext(sqlite3_vtab_cursor *pCursor) {
   return kvcStep(pCur);
 }
 
-/* The scan statements are prepared per query, not cached: kv_counters is for looking, kv_get for lookups in a
- * loop. */
+/*
+** The scan statements are prepared per query, not cached: kv_counters is
+** for looking, kv_get for lookups in a loop. They compare and order in
+** BINARY, as the declared column and the plan do, whatever the collation
+** of a nosql_counters created beforehand.
+*/
 static int kvcFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
                      sqlite3_value **argv) {
   kvc_cursor *pCur = (kvc_cursor *)pCursor;
@@ -1319,10 +1325,11 @@ static int kvcFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
   kvcReset(pCur);
   pCur->iRow = 0;
   pCur->bOne = idxNum == 1;
-  rc = sqlite3_prepare_v2(p->db,
-                          idxNum ? "SELECT name, value FROM main.nosql_counters WHERE name = ?1"
-                                 : "SELECT name, value FROM main.nosql_counters ORDER BY name LIMIT 1",
-                          -1, &pCur->pStmt, 0);
+  rc = sqlite3_prepare_v2(
+      p->db,
+      idxNum ? "SELECT name, value FROM main.nosql_counters WHERE name = ?1 COLLATE BINARY"
+             : "SELECT name, value FROM main.nosql_counters ORDER BY name COLLATE BINARY LIMIT 1",
+      -1, &pCur->pStmt, 0);
   if (rc != SQLITE_OK) {
     /* No table yet: no counters. */
     if (rc != SQLITE_NOMEM && sqlite3_strglob("no such table*", sqlite3_errmsg(p->db)) == 0) return SQLITE_OK;
