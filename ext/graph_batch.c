@@ -393,13 +393,34 @@ static const GbAlgo aGbAlgo[] = {
      "graph_label_propagation(source, from_col, to_col[, max_iter[, layout[, direction]]])"},
 };
 
+/*
+** What each input takes as a key of the options object (ext/util.c,
+** nosqlOptionsRead()): every input of every job is listed here by name, and
+** a job's options are its inputs after the required ones.
+*/
+static const NosqlOption aGbInputType[] = {
+    {"source", NOSQL_OPT_TEXT},
+    {"from_col", NOSQL_OPT_TEXT},
+    {"to_col", NOSQL_OPT_TEXT},
+    {"root", NOSQL_OPT_TEXT},
+    {"damping", NOSQL_OPT_NUM},
+    {"tolerance", NOSQL_OPT_NUM},
+    {"max_iter", NOSQL_OPT_INT},
+    {"weight_col", NOSQL_OPT_TEXT},
+    {"layout", NOSQL_OPT_TEXT},
+    {"direction", NOSQL_OPT_TEXT},
+    {"personalization", NOSQL_OPT_OBJECT},
+    {"dangling", NOSQL_OPT_OBJECT},
+};
+
 typedef struct gb_vtab gb_vtab;
 struct gb_vtab {
-  sqlite3_vtab base;   /* Base class - must be first */
-  sqlite3 *db;         /* The connection */
-  const GbAlgo *pAlgo; /* The job */
-  int nInput;          /* Hidden inputs */
-  NosqlPlanCol aPlan[GB_MAX_INPUT];
+  sqlite3_vtab base;                /* Base class - must be first */
+  sqlite3 *db;                      /* The connection */
+  const GbAlgo *pAlgo;              /* The job */
+  int nInput;                       /* Hidden inputs */
+  NosqlPlanCol aPlan[GB_MAX_INPUT]; /* Every input an equality (ext/plan.c) */
+  NosqlOption aOpt[GB_MAX_INPUT];   /* Every input's name and type as an option (aGbInputType) */
 };
 
 /* Results: per row a node (index into pCsr->vals) and a value. */
@@ -433,8 +454,11 @@ struct gb_cursor {
   int nRow;                          /* Rows */
   int iRow;                          /* Current row */
   sqlite3_value *apIn[GB_MAX_INPUT]; /* The inputs as given, for the hidden columns */
-  sqlite3_value *pRootKey;           /* graph_sssp: the root as from_col = ? sees it (graphSourceKey()) */
-  GbWeights aWeights[2];             /* graph_pagerank: personalization and dangling, as given */
+  sqlite3_value
+      *apEff[GB_MAX_INPUT]; /* The inputs to use: apIn, or an options object's (nosqlOptionsRead()) */
+  sqlite3_value *apOwn[GB_MAX_INPUT]; /* The values of the options object (owned) */
+  sqlite3_value *pRootKey;            /* graph_sssp: the root as from_col = ? sees it (graphSourceKey()) */
+  GbWeights aWeights[2];              /* graph_pagerank: personalization and dangling, as given */
 };
 
 static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -462,7 +486,13 @@ static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   p->pAlgo = pAlgo;
   for (i = 0; pAlgo->azInput[i]; i++) {
     NosqlPlanCol c = {2 + i, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0};
+    size_t k;
     p->aPlan[i] = c;
+    p->aOpt[i].zName = pAlgo->azInput[i];
+    p->aOpt[i].eType = NOSQL_OPT_TEXT;
+    for (k = 0; k < sizeof(aGbInputType) / sizeof(aGbInputType[0]); k++) {
+      if (strcmp(aGbInputType[k].zName, pAlgo->azInput[i]) == 0) p->aOpt[i] = aGbInputType[k];
+    }
   }
   p->nInput = i;
   return SQLITE_OK;
@@ -505,7 +535,10 @@ static void gbReset(gb_cursor *pCur) {
   sqlite3_free(pCur->aNode);
   sqlite3_free(pCur->aReal);
   sqlite3_free(pCur->aInt);
-  for (i = 0; i < GB_MAX_INPUT; i++) sqlite3_value_free(pCur->apIn[i]);
+  for (i = 0; i < GB_MAX_INPUT; i++) {
+    sqlite3_value_free(pCur->apIn[i]);
+    sqlite3_value_free(pCur->apOwn[i]);
+  }
   sqlite3_value_free(pCur->pRootKey);
   for (i = 0; i < 2; i++) gbWeightsClear(&pCur->aWeights[i]);
   memset(&pCur->pCsr, 0, sizeof(*pCur) - offsetof(gb_cursor, pCsr));
@@ -517,12 +550,15 @@ static int gbClose(sqlite3_vtab_cursor *pCursor) {
   return SQLITE_OK;
 }
 
-/* The input named zName, or NULL when not given (or not an input of this job). */
+/*
+** The input named zName, as an argument or from the options object, or
+** NULL when not given (or not an input of this job).
+*/
 static sqlite3_value *gbInput(gb_cursor *pCur, const char *zName) {
   const GbAlgo *pAlgo = ((gb_vtab *)pCur->base.pVtab)->pAlgo;
   int i;
   for (i = 0; pAlgo->azInput[i]; i++) {
-    if (strcmp(pAlgo->azInput[i], zName) == 0) return pCur->apIn[i];
+    if (strcmp(pAlgo->azInput[i], zName) == 0) return pCur->apEff[i];
   }
   return NULL;
 }
@@ -1303,6 +1339,13 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
       pCur->apIn[i] = sqlite3_value_dup(aArg[i].pEq);
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
+  }
+  rc = nosqlOptionsRead(p->db, pAlgo->zName, p->aOpt, pAlgo->nRequired, p->nInput, pCur->apIn, pCur->apEff,
+                        pCur->apOwn, &i, &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
+    sqlite3_free(zErr);
+    return rc;
   }
   pLayout = gbInput(pCur, "layout");
   if (pLayout && sqlite3_value_type(pLayout) != SQLITE_NULL) {

@@ -535,6 +535,30 @@ static int gwRequire(sqlite3_vtab *pVtab, const char *zFunc, NosqlPlanArg *aArg,
   return SQLITE_OK;
 }
 
+/*
+** The options object (nosqlOptionsRead(), ext/util.c) of a function whose
+** inputs aOpt[0..nArg) are planned as aArg[], the first nReq required:
+** after it, aArg[i].pEq of each optional input is the value to use (the
+** object's, where it gives one), and apOwn[0..nArg) holds the values the
+** object made (the cursor frees them). The hidden columns keep reading the
+** inputs as given.
+*/
+static int gwOptions(sqlite3_vtab *pVtab, const char *zFunc, const NosqlOption *aOpt, int nReq, int nArg,
+                     NosqlPlanArg *aArg, sqlite3_value **apOwn) {
+  sqlite3_value *apArg[8], *apEff[8];
+  char *zErr = NULL;
+  int i, iObj, rc;
+  for (i = 0; i < nArg; i++) apArg[i] = aArg[i].pEq;
+  rc = nosqlOptionsRead(((gw_vtab *)pVtab)->db, zFunc, aOpt, nReq, nArg, apArg, apEff, apOwn, &iObj, &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr) nosqlVtabError(pVtab, "%s", zErr);
+    sqlite3_free(zErr);
+    return rc;
+  }
+  for (i = nReq; i < nArg; i++) aArg[i].pEq = apEff[i];
+  return SQLITE_OK;
+}
+
 /**************************************************************************
 ** graph_walk
 */
@@ -560,6 +584,12 @@ static const NosqlPlanCol aGwPlan[] = {
     {GW_LAYOUT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
 };
 static const char *const azGwInput[] = {"source", "from_col", "to_col", "root"};
+/* The inputs as options-object keys: max_depth, direction and layout can be. */
+static const NosqlOption aGwOpt[] = {
+    {"source", NOSQL_OPT_TEXT}, {"from_col", NOSQL_OPT_TEXT}, {"to_col", NOSQL_OPT_TEXT},
+    {"root", NOSQL_OPT_TEXT},   {"max_depth", NOSQL_OPT_INT}, {"direction", NOSQL_OPT_TEXT},
+    {"layout", NOSQL_OPT_TEXT},
+};
 
 typedef struct gw_cursor gw_cursor;
 struct gw_cursor {
@@ -571,6 +601,7 @@ struct gw_cursor {
   int iExpand;              /* Next node whose neighbours are to be read */
   sqlite3_int64 iMaxDepth;  /* Hops allowed (-1: no limit) */
   sqlite3_value *apIn[7];   /* The inputs as given, for the hidden columns (not root: apRoot) */
+  sqlite3_value *apOwn[7];  /* The values of an options object (gwOptions()) */
   sqlite3_value **apRoot;   /* The roots as given (one, or each of an IN list), for the root column */
   int nRoot;                /* Entries of apRoot */
   int eDir;                 /* GRAPH_DIR_* */
@@ -619,7 +650,8 @@ static void gwWalkReset(gw_cursor *pCur) {
   pCur->aMet = NULL;
   for (i = 0; i < 7; i++) {
     sqlite3_value_free(pCur->apIn[i]);
-    pCur->apIn[i] = NULL;
+    sqlite3_value_free(pCur->apOwn[i]);
+    pCur->apIn[i] = pCur->apOwn[i] = NULL;
   }
   for (i = 0; i < pCur->nRoot; i++) sqlite3_value_free(pCur->apRoot[i]);
   sqlite3_free(pCur->apRoot);
@@ -877,6 +909,8 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
   }
+  rc = gwOptions(pVtab, "graph_walk", aGwOpt, 4, 7, aArg, pCur->apOwn);
+  if (rc != SQLITE_OK) return rc;
   pCur->iMaxDepth = -1;
   db = ((gw_vtab *)pVtab)->db;
   if (aArg[4].pEq && sqlite3_value_type(aArg[4].pEq) != SQLITE_NULL) {
@@ -1021,6 +1055,12 @@ static const NosqlPlanCol aGpPlan[] = {
     {GP_DIRECTION, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}, {GP_LAYOUT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
 };
 static const char *const azGpInput[] = {"source", "from_col", "to_col", "start", "goal"};
+/* The inputs as options-object keys: weight_col, direction and layout can be. */
+static const NosqlOption aGpOpt[] = {
+    {"source", NOSQL_OPT_TEXT},    {"from_col", NOSQL_OPT_TEXT}, {"to_col", NOSQL_OPT_TEXT},
+    {"start", NOSQL_OPT_TEXT},     {"goal", NOSQL_OPT_TEXT},     {"weight_col", NOSQL_OPT_TEXT},
+    {"direction", NOSQL_OPT_TEXT}, {"layout", NOSQL_OPT_TEXT},
+};
 
 /*
 ** How graph_path searches. Where it can, from both ends: side 0 from the
@@ -1141,6 +1181,7 @@ struct gp_cursor {
   int bCsrTried;            /* Loading was tried (or is not to be) */
   int *aMet;                /* With pCsr: per value of pCsr, its node index + 1, 0 not met yet */
   sqlite3_value *apIn[8];   /* The inputs, for the hidden columns */
+  sqlite3_value *apOwn[8];  /* The values of an options object (gwOptions()) */
 };
 
 static int gpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -1193,7 +1234,8 @@ static void gpReset(gp_cursor *pCur) {
   pCur->iMeet = -1;
   for (i = 0; i < 8; i++) {
     sqlite3_value_free(pCur->apIn[i]);
-    pCur->apIn[i] = NULL;
+    sqlite3_value_free(pCur->apOwn[i]);
+    pCur->apIn[i] = pCur->apOwn[i] = NULL;
   }
 }
 
@@ -1523,6 +1565,8 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
   }
+  rc = gwOptions(pVtab, "graph_path", aGpOpt, 5, 8, aArg, pCur->apOwn);
+  if (rc != SQLITE_OK) return rc;
   if (sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[4].pEq) == SQLITE_NULL) {
     nosqlVtabError(pVtab, "graph_path: %s is NULL",
                    sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL ? "start" : "goal");
