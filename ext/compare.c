@@ -479,8 +479,8 @@ static int cmpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
   (void)idxNum;
   cmpQueriesFree(pCur);
   pCur->iRow = 2;
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 3) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
-    nosqlVtabError(pVtab, "nosql_compare: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pVtab, "nosql_compare(query_a, query_b[, runs])", aCmpPlan, 3, idxStr, argc, argv,
+                         aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (nosqlPlanKeep(aArg, 3, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
@@ -1224,8 +1224,8 @@ static int explainFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
   int rc, nSql = 0;
   (void)idxNum;
   explainRowsFree(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 1) != SQLITE_OK || aArg[0].pEq == NULL) {
-    nosqlVtabError(pVtab, "nosql_explain: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pVtab, "nosql_explain(query)", aExplainPlan, 1, idxStr, argc, argv, aArg) !=
+      SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (nosqlPlanKeep(aArg, 1, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;

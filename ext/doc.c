@@ -2130,8 +2130,8 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
   (void)idxNum;
   memset(&stack, 0, sizeof(stack));
   docSchemaReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
-    nosqlVtabError(pCursor->pVtab, "doc_schema: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pCursor->pVtab, "doc_schema(table_name, column_name)", aDocSchemaPlan, 2, idxStr,
+                         argc, argv, aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (nosqlPlanKeep(aArg, 2, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;

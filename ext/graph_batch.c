@@ -485,7 +485,7 @@ static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   p->db = db;
   p->pAlgo = pAlgo;
   for (i = 0; pAlgo->azInput[i]; i++) {
-    NosqlPlanCol c = {2 + i, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0};
+    NosqlPlanCol c = {2 + i, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, i < pAlgo->nRequired};
     size_t k;
     p->aPlan[i] = c;
     p->aOpt[i].zName = pAlgo->azInput[i];
@@ -498,22 +498,10 @@ static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   return SQLITE_OK;
 }
 
+/* Every input an equality, the leading ones required (ext/plan.c, nosqlPlanInputs()). */
 static int gbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   gb_vtab *p = (gb_vtab *)pVtab;
-  NosqlPlan plan;
-  int rc = nosqlPlanFind(pInfo, p->aPlan, p->nInput, &plan), i, bAll = 1;
-  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, p->aPlan, &plan);
-  if (rc != SQLITE_OK) return rc;
-  for (i = 0; i < p->pAlgo->nRequired; i++) {
-    if (plan.aiEq[i] < 0) bAll = 0;
-  }
-  rc = nosqlPlanCommit(pInfo, p->aPlan, &plan);
-  if (rc != SQLITE_OK) return rc;
-  /* Without every required input xFilter names the missing one; such a
-  ** plan is chosen only when there is no other. */
-  pInfo->estimatedCost = bAll ? 1e6 : 1e300;
-  pInfo->estimatedRows = 100000;
-  return SQLITE_OK;
+  return nosqlPlanInputs(pInfo, p->aPlan, p->nInput, 1e6, 100000);
 }
 
 static int gbOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -1325,16 +1313,9 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   int rc, i, eLayout = GRAPH_LAYOUT_EDGES, eDir = GRAPH_DIR_OUT;
   (void)idxNum;
   gbReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, p->nInput) != SQLITE_OK) {
-    nosqlVtabError(pCursor->pVtab, "%s: bad plan %s", pAlgo->zName, idxStr ? idxStr : "(none)");
-    return SQLITE_ERROR;
-  }
+  rc = nosqlPlanInputArgs(pCursor->pVtab, pAlgo->zUsage, p->aPlan, p->nInput, idxStr, argc, argv, aArg);
+  if (rc != SQLITE_OK) return rc;
   for (i = 0; i < p->nInput; i++) {
-    if (i < pAlgo->nRequired && aArg[i].pEq == NULL) {
-      nosqlVtabError(pCursor->pVtab, "%s: %s is required: %s", pAlgo->zName, pAlgo->azInput[i],
-                     pAlgo->zUsage);
-      return SQLITE_ERROR;
-    }
     if (aArg[i].pEq) {
       pCur->apIn[i] = sqlite3_value_dup(aArg[i].pEq);
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;

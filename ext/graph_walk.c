@@ -144,24 +144,6 @@ static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, const GraphSourc
   return rc;
 }
 
-/* The planning columns of a function: every hidden input, by equality, any collation. */
-static int gwBestIndex(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, int nRequired) {
-  NosqlPlan plan;
-  int rc = nosqlPlanFind(pInfo, aCol, nCol, &plan), i, bAll = 1;
-  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, aCol, &plan);
-  if (rc != SQLITE_OK) return rc;
-  for (i = 0; i < nRequired; i++) {
-    if (plan.aiEq[i] < 0) bAll = 0;
-  }
-  rc = nosqlPlanCommit(pInfo, aCol, &plan);
-  if (rc != SQLITE_OK) return rc;
-  /* Without every required input xFilter reports which is missing; the
-  ** planner picks such a plan only when there is no other. */
-  pInfo->estimatedCost = bAll ? 1000.0 : 1e300;
-  pInfo->estimatedRows = bAll ? 1000 : 2147483647;
-  return SQLITE_OK;
-}
-
 /*
 ** The in-memory edge sets (GraphCsr) of the last sources walked, kept for
 ** the next walks of this connection while nothing could have changed them:
@@ -522,19 +504,6 @@ static int gwPrepare(sqlite3_vtab *pVtab, sqlite3 *db, const char *zFunc, sqlite
   return rc;
 }
 
-/* Checks the required inputs are present and text-ish: names a missing one. */
-static int gwRequire(sqlite3_vtab *pVtab, const char *zFunc, NosqlPlanArg *aArg, const char *const *azName,
-                     int nReq, const char *zUsage) {
-  int i;
-  for (i = 0; i < nReq; i++) {
-    if (aArg[i].pEq == NULL) {
-      nosqlVtabError(pVtab, "%s: %s is required: %s", zFunc, azName[i], zUsage);
-      return SQLITE_ERROR;
-    }
-  }
-  return SQLITE_OK;
-}
-
 /*
 ** The options object (nosqlOptionsRead(), ext/util.c) of a function whose
 ** inputs aOpt[0..nArg) are planned as aArg[], the first nReq required:
@@ -574,16 +543,16 @@ static int gwOptions(sqlite3_vtab *pVtab, const char *zFunc, const NosqlOption *
 #define GW_DIRECTION 8
 #define GW_LAYOUT 9
 
+/* The plan (ext/plan.c, nosqlPlanInputs()): every input an equality, the first four required. */
 static const NosqlPlanCol aGwPlan[] = {
-    {GW_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GW_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GW_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GW_ROOT, NOSQL_OP_EQ | NOSQL_OP_INLIST, NOSQL_COLL_ANY, 1, 0},
+    {GW_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GW_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GW_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GW_ROOT, NOSQL_OP_EQ | NOSQL_OP_INLIST, NOSQL_COLL_ANY, 1, 1},
     {GW_MAXDEPTH, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
     {GW_DIRECTION, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
     {GW_LAYOUT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
 };
-static const char *const azGwInput[] = {"source", "from_col", "to_col", "root"};
 /* The inputs as options-object keys: max_depth, direction and layout can be. */
 static const NosqlOption aGwOpt[] = {
     {"source", NOSQL_OPT_TEXT}, {"from_col", NOSQL_OPT_TEXT}, {"to_col", NOSQL_OPT_TEXT},
@@ -626,7 +595,7 @@ static int gwWalkConnect(sqlite3 *db, void *pAux, int argc, const char *const *a
 
 static int gwWalkBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   (void)pVtab;
-  return gwBestIndex(pInfo, aGwPlan, 7, 4);
+  return nosqlPlanInputs(pInfo, aGwPlan, 7, 1000, 1000);
 }
 
 static int gwWalkOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -896,12 +865,9 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
   int rc, i, eDir, eLayout;
   (void)idxNum;
   gwWalkReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 7) != SQLITE_OK) {
-    nosqlVtabError(pVtab, "graph_walk: bad plan %s", idxStr ? idxStr : "(none)");
-    return SQLITE_ERROR;
-  }
-  rc = gwRequire(pVtab, "graph_walk", aArg, azGwInput, 4,
-                 "graph_walk(source, from_col, to_col, root[, max_depth[, direction[, layout]]])");
+  rc = nosqlPlanInputArgs(pVtab,
+                          "graph_walk(source, from_col, to_col, root[, max_depth[, direction[, layout]]])",
+                          aGwPlan, 7, idxStr, argc, argv, aArg);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < 7; i++) {
     if (aArg[i].pEq && !aArg[i].bInList) {
@@ -1048,13 +1014,13 @@ static sqlite3_module gwWalkModule = {
 #define GP_DIRECTION 9
 #define GP_LAYOUT 10
 
+/* The plan (ext/plan.c, nosqlPlanInputs()): every input an equality, the first five required. */
 static const NosqlPlanCol aGpPlan[] = {
-    {GP_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},    {GP_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GP_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},        {GP_START, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GP_GOAL, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},      {GP_WEIGHT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
+    {GP_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},    {GP_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GP_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},        {GP_START, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GP_GOAL, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},      {GP_WEIGHT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
     {GP_DIRECTION, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}, {GP_LAYOUT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
 };
-static const char *const azGpInput[] = {"source", "from_col", "to_col", "start", "goal"};
 /* The inputs as options-object keys: weight_col, direction and layout can be. */
 static const NosqlOption aGpOpt[] = {
     {"source", NOSQL_OPT_TEXT},    {"from_col", NOSQL_OPT_TEXT}, {"to_col", NOSQL_OPT_TEXT},
@@ -1197,7 +1163,7 @@ static int gpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
 
 static int gpBestIndexFunc(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   (void)pVtab;
-  return gwBestIndex(pInfo, aGpPlan, 8, 5);
+  return nosqlPlanInputs(pInfo, aGpPlan, 8, 1000, 1000);
 }
 
 static int gpOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -1552,12 +1518,9 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   int rc, i, eLayout, iNode, bNew, s;
   (void)idxNum;
   gpReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 8) != SQLITE_OK) {
-    nosqlVtabError(pVtab, "graph_path: bad plan %s", idxStr ? idxStr : "(none)");
-    return SQLITE_ERROR;
-  }
-  rc = gwRequire(pVtab, "graph_path", aArg, azGpInput, 5,
-                 "graph_path(source, from_col, to_col, start, goal[, weight_col[, direction[, layout]]])");
+  rc = nosqlPlanInputArgs(
+      pVtab, "graph_path(source, from_col, to_col, start, goal[, weight_col[, direction[, layout]]])",
+      aGpPlan, 8, idxStr, argc, argv, aArg);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < 8; i++) {
     if (aArg[i].pEq) {

@@ -2322,11 +2322,13 @@ static int idxDriftDisconnect(sqlite3_vtab *pVtab) {
   return SQLITE_OK;
 }
 
+/* The plan (ext/plan.c): slot a name (required), slot b schema. */
+static const NosqlPlanCol aIdxDriftPlan[2] = {{6, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+                                              {7, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}};
+
 static int idxDriftBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  static const NosqlPlanCol aCol[2] = {{6, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
-                                       {7, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}};
   (void)pVtab;
-  return nosqlPlanInputs(pInfo, aCol, 2, 1e6, 10);
+  return nosqlPlanInputs(pInfo, aIdxDriftPlan, 2, 1e6, 10);
 }
 
 static int idxDriftOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -2371,7 +2373,10 @@ static int idxDriftFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *
   pCur->pStmt = NULL;
   pCur->bEof = 1;
   pCur->iRow = 0;
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL) return SQLITE_ERROR;
+  if (nosqlPlanInputArgs(pCursor->pVtab, "index_table_drift(name[, schema])", aIdxDriftPlan, 2, idxStr, argc,
+                         argv, aArg) != SQLITE_OK) {
+    return SQLITE_ERROR;
+  }
   if (nosqlPlanKeep(aArg, 2, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
   zName = (const char *)sqlite3_value_text(aArg[0].pEq);
   if (aArg[1].pEq) zDb = (const char *)sqlite3_value_text(aArg[1].pEq);

@@ -1376,8 +1376,8 @@ static int kvMgetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
   int rc;
   (void)idxNum;
   kvMgetReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
-    nosqlVtabError(pCursor->pVtab, "kv_mget: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pCursor->pVtab, "kv_mget(table_name, keys_json)", aKvMgetPlan, 2, idxStr, argc, argv,
+                         aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) {

@@ -485,11 +485,27 @@ int nosqlPlanBest(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol,
 
 /*
 ** The whole xBestIndex of a function whose hidden columns are only inputs
-** (aCol: equalities, some required): nosqlPlanBest(), idxNum 0, and the
-** cost and row estimates.
+** (aCol: equalities, some required): the plan of nosqlPlanBest(), idxNum 0,
+** and the cost and row estimates; but a required slot without a usable
+** equality is SQLITE_CONSTRAINT only when the query has an equality on it
+** that this join order cannot use (nosqlPlanInputsReady()). Without any,
+** the plan is made without the input at cost 1e300, so that it is chosen
+** only when nothing has the input, and xFilter, which decodes it with
+** nosqlPlanInputArgs(), names what is missing.
 */
 int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, double rCost,
                     sqlite3_int64 nRows);
+
+/*
+** xFilter of such a function: nosqlPlanArgs(), then every required slot
+** must have its value. zUsage is the function's signature,
+** "kv_pairs(prefix, doc[, sep])", whose i-th argument names slot i of
+** aCol. Errors in pVtab: "kv_pairs: doc is required: kv_pairs(prefix,
+** doc[, sep])", or "kv_pairs: bad plan <idxStr>" for a plan that does not
+** decode. SQLITE_OK or SQLITE_ERROR.
+*/
+int nosqlPlanInputArgs(sqlite3_vtab *pVtab, const char *zUsage, const NosqlPlanCol *aCol, int nCol,
+                       const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanArg *aArg);
 
 /*
 ** The constraints of plan idxStr in words, appended to pOut: "city = ?",

@@ -821,8 +821,8 @@ static int trFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   int rc, i, eType;
   (void)idxNum;
   trCursorReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL) {
-    nosqlVtabError(pCursor->pVtab, "tree_rows: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pCursor->pVtab, "tree_rows(json[, children_key])", aTrPlan, 2, idxStr, argc, argv,
+                         aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   for (i = 0; i < 2; i++) {
