@@ -416,9 +416,13 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
   p->db = db;
   p->cSep = -1;
   if (argc < 6) {
-    *pzErr = sqlite3_mprintf("composite_scan: expected (table, key column, part, ...), got %d arguments",
-                             argc - 3);
-    rc = SQLITE_ERROR;
+    int bNoMem;
+    *pzErr = nosqlNotTableFunction(argc, argv, "table, key, part [TYPE], ..., [sep=X]", &bNoMem);
+    if (*pzErr == NULL && !bNoMem) {
+      *pzErr = sqlite3_mprintf("composite_scan: expected (table, key column, part, ...), got %d arguments",
+                               argc - 3);
+    }
+    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     goto connect_done;
   }
   /* "schema.table" names the base table's schema; by default it is the virtual table's. */

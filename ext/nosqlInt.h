@@ -75,6 +75,17 @@ void nosqlResultError(sqlite3_context *ctx, const char *zFmt, ...);
 void nosqlVtabError(sqlite3_vtab *pVtab, const char *zFmt, ...);
 
 /*
+** The message of xConnect when a module made for CREATE VIRTUAL TABLE
+** (xCreate == xConnect, so SQLite also connects it as an eponymous table)
+** is called as a table-valued function, "composite_scan('t', 'k', 'a')":
+** argc == 3 and the table is named after the module. Returns the message
+** "MOD: not a table-valued function: create a table with CREATE VIRTUAL
+** TABLE name USING MOD(zArgs)" (sqlite3_mprintf), or NULL when the
+** call is not that one (or on OOM, *pbNoMem set).
+*/
+char *nosqlNotTableFunction(int argc, const char *const *argv, const char *zArgs, int *pbNoMem);
+
+/*
 ** "(valid options: a, b, c)": the list that every unknown-option message
 ** ends with, built from the NULL-terminated azValid (sqlite3_mprintf;
 ** NULL on OOM). nosqlUnknownOption() is the whole message,

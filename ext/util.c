@@ -1373,3 +1373,15 @@ int nosqlOptionsRead(sqlite3 *db, const char *zFunc, const NosqlOption *aOpt, in
   }
   return rc;
 }
+
+char *nosqlNotTableFunction(int argc, const char *const *argv, const char *zArgs, int *pbNoMem) {
+  char *z;
+  *pbNoMem = 0;
+  if (argc != 3 || sqlite3_stricmp(argv[0], argv[2]) != 0) return NULL;
+  z = sqlite3_mprintf(
+      "%s: not a table-valued function: create a table with CREATE VIRTUAL TABLE name USING "
+      "%s(%s)",
+      argv[0], argv[0], zArgs);
+  if (z == NULL) *pbNoMem = 1;
+  return z;
+}
