@@ -450,8 +450,9 @@ static int idxParseArgs(idxtab_vtab *p, int argc, const char *const *argv, char 
          : sqlite3_stricmp(zOpt, "mode") == 0    ? &zMode
                                                  : NULL;
     if (pz == NULL) {
-      *pzErr = sqlite3_mprintf("index_table: unknown option '%s' (options are key, include and mode)", zOpt);
-      rc = SQLITE_ERROR;
+      static const char *const azValid[] = {"key", "include", "mode", NULL};
+      *pzErr = nosqlUnknownOption("index_table", zOpt, -1, azValid);
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     } else if (*pz) {
       *pzErr = sqlite3_mprintf("index_table: option '%s' given twice", zOpt);
       rc = SQLITE_ERROR;

@@ -3809,8 +3809,9 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
           rc = SQLITE_ERROR;
         }
       } else if (sqlite3_stricmp(zKey, "content") != 0) {
-        *pzErr = sqlite3_mprintf("inverted_index: unknown option '%s'", zKey);
-        rc = SQLITE_ERROR;
+        static const char *const azValid[] = {"content", "direct", NULL};
+        *pzErr = nosqlUnknownOption("inverted_index", zKey, -1, azValid);
+        rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       } else if (zVal[0] == 0) {
         *pzErr = sqlite3_mprintf("inverted_index: content= needs a table name");
         rc = SQLITE_ERROR;
