@@ -666,6 +666,13 @@ static int gbWeightsRead(gb_cursor *pCur, GraphSource *pSrc, const char *zName, 
                    pVal);
   }
   while (z[i] == ' ' || z[i] == '\t' || z[i] == '\n' || z[i] == '\r') i++;
+  if ((z[i] == '{' || z[i] == '[') && !nosqlJsonStrict(z, sqlite3_value_bytes(pVal))) {
+    /* Strict JSON, whatever the host's json_type() accepts (JSON5 from 3.42). */
+    char *zWhat = sqlite3_mprintf("%s " NOSQL_JSON_AT, zName, nosqlJsonErrorAt(z, sqlite3_value_bytes(pVal)));
+    rc = zWhat ? gbError(pCur, SQLITE_ERROR, "%s: %s: %s", zWhat, pVal) : SQLITE_NOMEM;
+    sqlite3_free(zWhat);
+    return rc;
+  }
   if (z[i] == '{' || z[i] == '[') {
     int bObject = 0;
     /* json_type(), not json_valid(): the latter reads out of memory as "not JSON". */

@@ -412,6 +412,9 @@ static int idxParseBase(idxtab_vtab *p, const char *z, char **pzErr) {
 ** Parse argv[3..]: the base table, key = '...', include = '...', mode =
 ** '...'. Fills p->zBase, aPart/nPart, zInclude and bDeferred.
 */
+/* The options of CREATE VIRTUAL TABLE ... USING index_table(base, option = value, ...). */
+static const char *const azIdxOption[] = {"key", "include", "mode", NULL};
+
 static int idxParseArgs(idxtab_vtab *p, int argc, const char *const *argv, char **pzErr) {
   int i, rc = SQLITE_OK;
   char *zKey = NULL, *zMode = NULL;
@@ -432,9 +435,10 @@ static int idxParseArgs(idxtab_vtab *p, int argc, const char *const *argv, char 
     const char *zEq = strchr(argv[i], '=');
     char *zOpt, *zVal, **pz;
     if (zEq == NULL) {
-      *pzErr = sqlite3_mprintf("index_table: unexpected argument '%s' (options are key, include and mode)",
-                               argv[i]);
-      rc = SQLITE_ERROR;
+      char *zList = nosqlValidOptions(azIdxOption);
+      *pzErr = zList ? sqlite3_mprintf("index_table: unexpected argument '%s' %s", argv[i], zList) : NULL;
+      sqlite3_free(zList);
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       break;
     }
     zOpt = nosqlDequote(argv[i], (int)(zEq - argv[i]));
@@ -450,8 +454,7 @@ static int idxParseArgs(idxtab_vtab *p, int argc, const char *const *argv, char 
          : sqlite3_stricmp(zOpt, "mode") == 0    ? &zMode
                                                  : NULL;
     if (pz == NULL) {
-      static const char *const azValid[] = {"key", "include", "mode", NULL};
-      *pzErr = nosqlUnknownOption("index_table", zOpt, -1, azValid);
+      *pzErr = nosqlUnknownOption("index_table", zOpt, -1, azIdxOption);
       rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     } else if (*pz) {
       *pzErr = sqlite3_mprintf("index_table: option '%s' given twice", zOpt);

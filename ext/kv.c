@@ -1326,8 +1326,14 @@ static int kvMgetKeys(kv_mget_cursor *pCur, sqlite3 *db, sqlite3_value *pKeys) {
     return SQLITE_ERROR;
   }
   if (*zJson != '[' || !nosqlJsonStrict(zJson, (int)strlen(zJson))) {
+    const char *zAll = (const char *)sqlite3_value_text(pKeys);
+    int iAt = nosqlJsonErrorAt(zAll, sqlite3_value_bytes(pKeys));
     char *zQuoted = nosqlValueQuote(pKeys);
-    nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");
+    if (iAt >= 0) {
+      nosqlVtabError(pVtab, "kv_mget: keys_json " NOSQL_JSON_AT ": %s", iAt, zQuoted ? zQuoted : "?");
+    } else {
+      nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");
+    }
     sqlite3_free(zQuoted);
     return SQLITE_ERROR;
   }

@@ -330,8 +330,13 @@ static int kvPairsFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
     return SQLITE_ERROR;
   }
   if (bBlob || !kvIsObjectText(zDoc, sqlite3_value_bytes(aArg[1].pEq))) {
+    int iAt = bBlob ? -1 : nosqlJsonErrorAt(zDoc, sqlite3_value_bytes(aArg[1].pEq));
     char *z = nosqlValueQuote(aArg[1].pEq);
-    nosqlVtabError(pCursor->pVtab, "kv_pairs: doc %s is not a JSON object", z ? z : "?");
+    if (iAt >= 0) {
+      nosqlVtabError(pCursor->pVtab, "kv_pairs: doc " NOSQL_JSON_AT ": %s", iAt, z ? z : "?");
+    } else {
+      nosqlVtabError(pCursor->pVtab, "kv_pairs: doc %s is not a JSON object", z ? z : "?");
+    }
     sqlite3_free(z);
     return SQLITE_ERROR;
   }

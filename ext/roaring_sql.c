@@ -305,8 +305,7 @@ static void rbBuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     if (bRange) {
       nosqlResultError(ctx, "rb_build: an element of %s is outside [0, 4294967295]", zQ);
     } else {
-      nosqlResultError(ctx, "rb_build: %s is not a JSON array of integers (error at position %d)", zQ,
-                       (int)(zBad - z) + 1);
+      nosqlResultError(ctx, "rb_build: %s is not a JSON array of integers at byte %d", zQ, (int)(zBad - z));
     }
     sqlite3_free(zQ);
     roaring_bitmap_free(p);

@@ -234,13 +234,19 @@ static int nosqlJsonHex(unsigned char c) {
 int nosqlJsonScanString(const unsigned char *z, int n, int *pi, int *pbEsc) {
   int i = *pi + 1;
   *pbEsc = 0;
+  /* On a fault *pi is where it is (nosqlJsonErrorAt()): the control
+  ** character, the backslash of a bad escape, the first bad hex digit of a
+  ** \u escape, or n for a string that does not end. */
   while (i < n) {
     unsigned char c = z[i++];
     if (c == '"') {
       *pi = i;
       return 1;
     }
-    if (c < 0x20) break;
+    if (c < 0x20) {
+      i--;
+      break;
+    }
     if (c == '\\') {
       *pbEsc = 1;
       if (i >= n) break;
@@ -250,6 +256,7 @@ int nosqlJsonScanString(const unsigned char *z, int n, int *pi, int *pbEsc) {
         for (k = 0; k < 4 && i < n && nosqlJsonHex(z[i]); k++) i++;
         if (k < 4) break;
       } else if (c == 0 || strchr("\"\\/bfnrt", c) == NULL) {
+        i -= 2;
         break;
       }
     }
