@@ -18,7 +18,10 @@
 ** former (GbWeights).
 **
 ** The arguments are hidden columns of those names, as for graph_walk, and
-** the edge source follows ext/graph_source.c's rules. The source is read
+** the edge source follows ext/graph_source.c's rules. The optional ones may
+** also be named in a JSON object given last (nosqlOptionsRead(),
+** ext/util.c: each input's key type is in aGbInputType; a new job's inputs
+** need an entry there). The source is read
 ** once, with one scan, into compressed sparse rows (GraphCsr: node ids of
 ** any SQLite type mapped to dense integers and back; graph_components,
 ** which reads each edge once in any order, takes the edges as a list
@@ -1332,6 +1335,7 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
                         pCur->apOwn, &i, &zErr);
   if (rc != SQLITE_OK) {
     if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
+    if (zErr && pCursor->pVtab->zErrMsg == NULL) rc = SQLITE_NOMEM;
     sqlite3_free(zErr);
     return rc;
   }

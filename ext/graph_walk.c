@@ -12,7 +12,10 @@
 **   SELECT node FROM graph_walk WHERE source = 'e' AND from_col = 'a'
 **     AND to_col = 'b' AND root IN (1, 2, 3)
 ** walks from the three roots together (each node's depth is its distance
-** from the nearest root, as with $graphLookup's startWith array).
+** from the nearest root, as with $graphLookup's startWith array). The
+** optional arguments may also be named in a JSON object given last,
+** graph_path('e', 'a', 'b', 1, 2, '{"direction": "both"}') (gwOptions(),
+** nosqlOptionsRead() in ext/util.c; the rules in docs/graphs.md).
 **
 ** The edge source (table or view, columns, the 'edges' or 'json' layout,
 ** identifier rules) is ext/graph_source.c's. Each hop runs one prepared
@@ -521,6 +524,7 @@ static int gwOptions(sqlite3_vtab *pVtab, const char *zFunc, const NosqlOption *
   rc = nosqlOptionsRead(((gw_vtab *)pVtab)->db, zFunc, aOpt, nReq, nArg, apArg, apEff, apOwn, &iObj, &zErr);
   if (rc != SQLITE_OK) {
     if (zErr) nosqlVtabError(pVtab, "%s", zErr);
+    if (zErr && pVtab->zErrMsg == NULL) rc = SQLITE_NOMEM;
     sqlite3_free(zErr);
     return rc;
   }

@@ -513,7 +513,8 @@ int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCo
 ** "kv_pairs(prefix, doc[, sep])", whose i-th argument names slot i of
 ** aCol. Errors in pVtab: "kv_pairs: doc is required: kv_pairs(prefix,
 ** doc[, sep])", or "kv_pairs: bad plan <idxStr>" for a plan that does not
-** decode. SQLITE_OK or SQLITE_ERROR.
+** decode. SQLITE_OK, SQLITE_ERROR, or SQLITE_NOMEM when the message could
+** not be made.
 */
 int nosqlPlanInputArgs(sqlite3_vtab *pVtab, const char *zUsage, const NosqlPlanCol *aCol, int nCol,
                        const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanArg *aArg);

@@ -234,14 +234,14 @@ int nosqlPlanInputArgs(sqlite3_vtab *pVtab, const char *zUsage, const NosqlPlanC
   int nFunc = (int)strcspn(zUsage, "("), i;
   if (nosqlPlanArgs(idxStr, argc, argv, aArg, nCol) != SQLITE_OK) {
     nosqlVtabError(pVtab, "%.*s: bad plan %s", nFunc, zUsage, idxStr ? idxStr : "(none)");
-    return SQLITE_ERROR;
+    return pVtab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   for (i = 0; i < nCol; i++) {
     if (aCol[i].bRequired && aArg[i].pEq == NULL) {
       int nName;
       const char *zName = nosqlUsageArg(zUsage, i, &nName);
       nosqlVtabError(pVtab, "%.*s: %.*s is required: %s", nFunc, zUsage, nName, zName ? zName : "?", zUsage);
-      return SQLITE_ERROR;
+      return pVtab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
     }
   }
   return SQLITE_OK;
