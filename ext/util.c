@@ -359,10 +359,14 @@ static int nosqlJsonValue(NosqlJsonScan *p, int iDepth) {
   return 0;
 }
 
-/* nosqlJsonStrict(), and *pbDeep set when the scan stopped at the depth limit. */
-static int nosqlJsonScanAll(const char *z, int n, int *pbDeep) {
+/*
+** nosqlJsonStrict(), with *pbDeep set when the scan stopped at the depth
+** limit and *piAt where it stopped (nosqlJsonErrorAt()).
+*/
+static int nosqlJsonScanAll(const char *z, int n, int *pbDeep, int *piAt) {
   NosqlJsonScan s;
   *pbDeep = 0;
+  *piAt = 0;
   if (z == NULL || n < 0) return 0;
   s.z = (const unsigned char *)z;
   s.n = n;
@@ -370,34 +374,27 @@ static int nosqlJsonScanAll(const char *z, int n, int *pbDeep) {
   s.bDeep = 0;
   if (!nosqlJsonValue(&s, 0)) {
     *pbDeep = s.bDeep;
+    *piAt = s.i < n ? s.i : n;
     return 0;
   }
   nosqlJsonSpace(&s);
+  *piAt = s.i;
   return s.i == s.n;
 }
 
 int nosqlJsonStrict(const char *z, int n) {
-  int bDeep;
-  return nosqlJsonScanAll(z, n, &bDeep);
+  int bDeep, iAt;
+  return nosqlJsonScanAll(z, n, &bDeep, &iAt);
 }
 
 int nosqlJsonTooDeep(const char *z, int n) {
-  int bDeep;
-  return !nosqlJsonScanAll(z, n, &bDeep) && bDeep;
+  int bDeep, iAt;
+  return !nosqlJsonScanAll(z, n, &bDeep, &iAt) && bDeep;
 }
 
 int nosqlJsonErrorAt(const char *z, int n) {
-  NosqlJsonScan s;
-  if (z == NULL || n < 0) return 0;
-  s.z = (const unsigned char *)z;
-  s.n = n;
-  s.i = 0;
-  s.bDeep = 0;
-  if (nosqlJsonValue(&s, 0)) {
-    nosqlJsonSpace(&s);
-    if (s.i == s.n) return -1;
-  }
-  return s.i < n ? s.i : n;
+  int bDeep, iAt;
+  return nosqlJsonScanAll(z, n, &bDeep, &iAt) ? -1 : iAt;
 }
 
 /* Append text z[0..n) as a JSON string to pBuf. */
