@@ -102,7 +102,7 @@ char *nosqlUnknownOption(const char *zWho, const char *zKey, int nKey, const cha
 ** takes its options. The keys are the optional arguments' names.
 **
 ** Which argument is the object: the last one given (the highest position
-** i with apArg[i] not NULL), when i >= nReq (never a required argument:
+** i with apArg[i] neither NULL nor SQL NULL), when i >= nReq (never a required argument:
 ** a node id may be JSON text), its value is text whose first byte is '{',
 ** and argument i is not itself one that takes a JSON object
 ** (NOSQL_OPT_OBJECT, graph_pagerank's personalization). An argument

@@ -1307,7 +1307,8 @@ int nosqlOptionsRead(sqlite3 *db, const char *zFunc, const NosqlOption *aOpt, in
   *pzErr = NULL;
   if (nArg > NOSQL_OPT_MAX) return SQLITE_ERROR;
   for (i = 0; i < nArg; i++) apEff[i] = apArg[i];
-  for (i = nArg - 1; i >= 0 && apArg[i] == NULL; i--) {
+  /* The last argument given (SQL NULL is not given). */
+  for (i = nArg - 1; i >= nReq && (apArg[i] == NULL || sqlite3_value_type(apArg[i]) == SQLITE_NULL); i--) {
   }
   if (i < nReq || aOpt[i].eType == NOSQL_OPT_OBJECT || sqlite3_value_type(apArg[i]) != SQLITE_TEXT) {
     return SQLITE_OK;
