@@ -21,12 +21,13 @@
 ** the edge source follows ext/graph_source.c's rules. The optional ones may
 ** also be named in a JSON object given last (nosqlOptionsRead(),
 ** ext/util.c: each input's key type is in aGbInputType; a new job's inputs
-** need an entry there). The source is read
-** once, with one scan, into compressed sparse rows (GraphCsr: node ids of
-** any SQLite type mapped to dense integers and back; graph_components,
-** which reads each edge once in any order, takes the edges as a list
-** instead, GRAPH_LOAD_LIST); then the job runs in memory and the rows are
-** handed out. The nodes are the endpoints of the
+** need an entry there).
+**
+** The source is read once, with one scan, into compressed sparse rows
+** (GraphCsr: node ids of any SQLite type mapped to dense integers and back;
+** graph_components, which reads each edge once in any order, takes the
+** edges as a list instead, GRAPH_LOAD_LIST); then the job runs in memory
+** and the rows are handed out. The nodes are the endpoints of the
 ** edges (a NULL endpoint is no edge) and, in the JSON layout, every row
 ** (a NULL or [] list: a node without edges), in the order the scan first
 ** meets them, which is the order of the rows.
@@ -447,18 +448,17 @@ struct GbWeights {
 
 typedef struct gb_cursor gb_cursor;
 struct gb_cursor {
-  sqlite3_vtab_cursor base;          /* Base class - must be first */
-  GraphCsr *pCsr;                    /* The graph */
-  int *aNode;                        /* Row -> node */
-  double *aReal;                     /* GB_VAL_REAL values */
-  sqlite3_int64 *aInt;               /* GB_VAL_INT values, or node indexes for GB_VAL_NODE */
-  int eVal;                          /* GB_VAL_* */
-  int bRootOnly;                     /* graph_sssp: the root is in no edge: one row, itself at 0 */
-  int nRow;                          /* Rows */
-  int iRow;                          /* Current row */
-  sqlite3_value *apIn[GB_MAX_INPUT]; /* The inputs as given, for the hidden columns */
-  sqlite3_value
-      *apEff[GB_MAX_INPUT]; /* The inputs to use: apIn, or an options object's (nosqlOptionsRead()) */
+  sqlite3_vtab_cursor base;           /* Base class - must be first */
+  GraphCsr *pCsr;                     /* The graph */
+  int *aNode;                         /* Row -> node */
+  double *aReal;                      /* GB_VAL_REAL values */
+  sqlite3_int64 *aInt;                /* GB_VAL_INT values, or node indexes for GB_VAL_NODE */
+  int eVal;                           /* GB_VAL_* */
+  int bRootOnly;                      /* graph_sssp: the root is in no edge: one row, itself at 0 */
+  int nRow;                           /* Rows */
+  int iRow;                           /* Current row */
+  sqlite3_value *apIn[GB_MAX_INPUT];  /* The inputs as given, for the hidden columns */
+  sqlite3_value *apEff[GB_MAX_INPUT]; /* The inputs to use: apIn, or the options object's */
   sqlite3_value *apOwn[GB_MAX_INPUT]; /* The values of the options object (owned) */
   sqlite3_value *pRootKey;            /* graph_sssp: the root as from_col = ? sees it (graphSourceKey()) */
   GbWeights aWeights[2];              /* graph_pagerank: personalization and dangling, as given */

@@ -209,15 +209,15 @@ int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCo
   return SQLITE_OK;
 }
 
-/* Argument iArg (from 0) of signature zUsage, "f(a, b[, c])": its first byte, *pn bytes; NULL past the end.
- */
+/* Argument iArg (from 0) of signature zUsage, "f(a, b[, c])": its first byte (*pn bytes), or NULL. */
 static const char *nosqlUsageArg(const char *zUsage, int iArg, int *pn) {
+  static const char zWord[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789";
   const char *z = strchr(zUsage, '(');
   int i = 0;
   while (z && *z) {
     int n;
-    z += strcspn(z, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
-    n = (int)strspn(z, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+    z += strcspn(z, zWord);
+    n = (int)strspn(z, zWord);
     if (n == 0) break;
     if (i++ == iArg) {
       *pn = n;
