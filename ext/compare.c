@@ -500,9 +500,8 @@ static int cmpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
   (void)idxNum;
   cmpQueriesFree(pCur);
   pCur->iRow = 2;
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, CMP_N_ARG) != SQLITE_OK || aArg[0].pEq == NULL ||
-      aArg[1].pEq == NULL) {
-    nosqlVtabError(pVtab, "nosql_compare: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pVtab, "nosql_compare(query_a, query_b[, runs[, label_a, label_b]])", aCmpPlan,
+                         CMP_N_ARG, idxStr, argc, argv, aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (nosqlPlanKeep(aArg, CMP_N_ARG, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
@@ -1265,8 +1264,8 @@ static int explainFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
   int rc, nSql = 0;
   (void)idxNum;
   explainRowsFree(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 1) != SQLITE_OK || aArg[0].pEq == NULL) {
-    nosqlVtabError(pVtab, "nosql_explain: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pVtab, "nosql_explain(query)", aExplainPlan, 1, idxStr, argc, argv, aArg) !=
+      SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (nosqlPlanKeep(aArg, 1, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;

@@ -1625,7 +1625,12 @@ static int iiNestedJsonError(inverted_index_vtab *p, int iField, sqlite3_value *
     return iiNestedError(p, iField, pzErr, "the value " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
   }
   zQ = nosqlValueQuote(pVal);
-  rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
+  if (z && !nosqlJsonStrict(z, n)) {
+    rc = iiNestedError(p, iField, pzErr, "the value " NOSQL_JSON_AT ": %s", nosqlJsonErrorAt(z, n),
+                       zQ ? zQ : "");
+  } else {
+    rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
+  }
   sqlite3_free(zQ);
   return rc;
 }
@@ -1887,8 +1892,8 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
     if (bJson && !nosqlJsonStrict(z, n)) {
       /* Strict JSON whatever the host's json_each accepts (JSON5 from 3.42). */
       char *zQ = nosqlValueQuote(pVal);
-      *pzErr =
-          sqlite3_mprintf("inverted_index: field '%s': %s is not a JSON array of terms", p->azField[i], zQ);
+      *pzErr = sqlite3_mprintf("inverted_index: field '%s': the value " NOSQL_JSON_AT ": %s", p->azField[i],
+                               nosqlJsonErrorAt(z, n), zQ);
       sqlite3_free(zQ);
       return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
@@ -3824,8 +3829,9 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
           rc = SQLITE_ERROR;
         }
       } else if (sqlite3_stricmp(zKey, "content") != 0) {
-        *pzErr = sqlite3_mprintf("inverted_index: unknown option '%s'", zKey);
-        rc = SQLITE_ERROR;
+        static const char *const azValid[] = {"content", "direct", NULL};
+        *pzErr = nosqlUnknownOption("inverted_index", zKey, -1, azValid);
+        rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       } else if (zVal[0] == 0) {
         *pzErr = sqlite3_mprintf("inverted_index: content= needs a table name");
         rc = SQLITE_ERROR;

@@ -1563,8 +1563,14 @@ static int kvMgetKeys(kv_mget_cursor *pCur, sqlite3 *db, sqlite3_value *pKeys) {
     return SQLITE_ERROR;
   }
   if (*zJson != '[' || !nosqlJsonStrict(zJson, (int)strlen(zJson))) {
+    const char *zAll = (const char *)sqlite3_value_text(pKeys);
+    int iAt = nosqlJsonErrorAt(zAll, sqlite3_value_bytes(pKeys));
     char *zQuoted = nosqlValueQuote(pKeys);
-    nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");
+    if (iAt >= 0) {
+      nosqlVtabError(pVtab, "kv_mget: keys_json " NOSQL_JSON_AT ": %s", iAt, zQuoted ? zQuoted : "?");
+    } else {
+      nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");
+    }
     sqlite3_free(zQuoted);
     return SQLITE_ERROR;
   }
@@ -1613,8 +1619,8 @@ static int kvMgetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
   int rc;
   (void)idxNum;
   kvMgetReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
-    nosqlVtabError(pCursor->pVtab, "kv_mget: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pCursor->pVtab, "kv_mget(table_name, keys_json)", aKvMgetPlan, 2, idxStr, argc, argv,
+                         aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) {

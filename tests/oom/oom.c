@@ -310,7 +310,11 @@ static const char *const azGraphs[] = {
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 'x', 2, NULL, 'in')",
     "CREATE TABLE j(id INTEGER PRIMARY KEY, kids)",
     "INSERT INTO j VALUES (1, '[2, 3]'), (2, '[4]'), (3, '[]'), (4, NULL)",
-    "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')", NULL};
+    "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')",
+    /* The options object (ext/util.c, nosqlOptionsRead()). */
+    "SELECT node, depth FROM graph_walk('e', 'a', 'b', 4, '{\"max_depth\": 2, \"direction\": \"in\"}')",
+    "SELECT step, node FROM graph_path('e', 'a', 'b', 1, 'x', '{\"weight_col\": \"w\", \"layout\": null}')",
+    NULL};
 
 static const char *const azTrees[] = {
     "CREATE TABLE c(id INTEGER PRIMARY KEY, parent INTEGER, who TEXT)",
@@ -342,6 +346,10 @@ static const char *const azGraphBatch[] = {
     "CREATE TABLE pw(node, weight)", "INSERT INTO pw VALUES (1, 1), ('x', 2.5), (9, 1)",
     "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', NULL, NULL, NULL, NULL, NULL, NULL, '{\"1\": 1, "
     "\"x\": 2, \"3\": 0}', 'pw')",
+    /* The options object (ext/util.c, nosqlOptionsRead()). */
+    "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', '{\"damping\": 0.5, \"max_iter\": 3, "
+    "\"weight_col\": "
+    "\"w\", \"personalization\": {\"1\": 1}, \"dangling\": \"pw\"}')",
     NULL};
 
 static const char *const azFts5Gap[] = {
