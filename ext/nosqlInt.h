@@ -14,6 +14,27 @@
 #include <stdint.h>
 
 /*
+** The release builds promise glibc 2.17 (the manylinux2014 wheels, whose
+** files scripts/glibc-check.sh reads). glibc 2.29 gave exp, exp2, log,
+** log2 and pow new symbol versions (the same results, minus the old SVID
+** error handling); every call binds to the version glibc has had since
+** 2.17 instead. A name a file does not call makes no reference.
+*/
+#if defined(__GLIBC__) && defined(__x86_64__)
+__asm__(".symver exp,exp@GLIBC_2.2.5");
+__asm__(".symver exp2,exp2@GLIBC_2.2.5");
+__asm__(".symver log,log@GLIBC_2.2.5");
+__asm__(".symver log2,log2@GLIBC_2.2.5");
+__asm__(".symver pow,pow@GLIBC_2.2.5");
+#elif defined(__GLIBC__) && defined(__aarch64__)
+__asm__(".symver exp,exp@GLIBC_2.17");
+__asm__(".symver exp2,exp2@GLIBC_2.17");
+__asm__(".symver log,log@GLIBC_2.17");
+__asm__(".symver log2,log2@GLIBC_2.17");
+__asm__(".symver pow,pow@GLIBC_2.17");
+#endif
+
+/*
 ** Every source file in ext/ is part of one extension and shares its one
 ** sqlite3_api pointer. The pointer gets a private name so that a host that
 ** links libnosql.a next to another statically linked extension does not see
