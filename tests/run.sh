@@ -304,6 +304,7 @@ plan() {
   step "host languages (tests/hosts/)" bash tests/hosts/run.sh
   step "bench agreement self-test (disagreements caught)" build/bench/bench --selftest
   step "charts from a small results file (scripts/plot.py)" python3 tests/plot/check.py
+  step "benchmarks.md summary table: every technique, every link to a heading" python3 tests/bench/summary_check.py
   step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
   step "asan fuzz corpora replayed" fuzz_replay build/asan/fuzz-replay
   step "install, pkg-config and release tarball" bash tests/install.sh
