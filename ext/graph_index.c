@@ -2796,10 +2796,12 @@ static int giDropTriggers(gi_vtab *p) {
 ** The rows a REPLACE may displace besides the one at NEW's rowid: those
 ** equal to NEW on every key column of a UNIQUE index of the table (in the
 ** index's collation). *pCond gets " OR (s.a = NEW.a COLLATE c AND ...)"
-** per index, *pOf ", a" per column (for the UPDATE OF lists). An index on
-** an expression is not covered (docs/graphs.md).
+** per index, *pOf ", a" per column (for the UPDATE OF lists), *pChanged
+** " OR OLD.a IS NOT NEW.a COLLATE BINARY" per column (for the WHEN clause
+** of an update trigger without a list). An index on an expression is not
+** covered (docs/graphs.md).
 */
-static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf) {
+static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf, NosqlBuffer *pChanged) {
   sqlite3_stmt *pStmt = NULL;
   int rc = sqlite3_prepare_v2(
       p->db,
@@ -2831,6 +2833,7 @@ static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf) {
     nosqlBufferAppendf(&rc, pCond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol, zCol,
                        zColl ? zColl : "BINARY");
     nosqlBufferAppendf(&rc, pOf, ", \"%w\"", zCol);
+    nosqlBufferAppendf(&rc, pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY", zCol, zCol);
   }
   if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
   sqlite3_free(zPrev);
@@ -2842,31 +2845,79 @@ static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf) {
 }
 
 /*
-** Create the triggers, or with pnStale count those missing or not as this
-** version would create them now (a UNIQUE index added since).
+** *pbGen: from_col, to_col, the weight or a key column of a UNIQUE index
+** is a generated column. An UPDATE OF list cannot name what it is computed
+** from, so the update triggers then fire on every UPDATE (giCreateTriggers()).
+*/
+static int giGenerated(gi_vtab *p, int *pbGen) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(
+      p->db,
+      "SELECT 1 FROM pragma_table_xinfo(?1, ?2) AS c WHERE c.hidden IN (2, 3) AND (c.name IN (?3, ?4, ?5) "
+      "COLLATE NOCASE OR c.name IN (SELECT x.name FROM pragma_index_list(?1, ?2) AS l, "
+      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key) COLLATE NOCASE)",
+      -1, &pStmt, 0);
+  *pbGen = 0;
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 3, p->zFrom, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 4, p->zTo, -1, SQLITE_STATIC);
+  if (p->zWeight) sqlite3_bind_text(pStmt, 5, p->zWeight, -1, SQLITE_STATIC);
+  *pbGen = sqlite3_step(pStmt) == SQLITE_ROW;
+  return sqlite3_finalize(pStmt);
+}
+
+/*
+** Create the triggers, or with pnStale count those missing, on another
+** table, or not as this version would create them now (a UNIQUE index
+** added since, the edge table renamed).
+**
+** The update triggers fire on the rowid through each of its names: an
+** UPDATE OF list matches the names a SET clause uses, and "SET rowid = 10"
+** names no column. With a generated column among those the index reads
+** (giGenerated()) they fire on every UPDATE; the AFTER trigger then has a
+** WHEN clause that lets through only updates that change the rowid, an
+** endpoint, the weight or a UNIQUE key (the only ones that can displace a
+** row), compared by type and bytes as the index compares nodes.
 */
 static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
-  NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, of = {0, 0, 0}, where = {0, 0, 0};
+  NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, of = {0, 0, 0}, where = {0, 0, 0}, changed = {0, 0, 0};
+  NosqlBuffer ukey = {0, 0, 0};
   char *zIpk = NULL, *zW = NULL;
-  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i;
+  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i, bGen = 0;
   if (rc == SQLITE_OK) rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &zIpk);
   if (rc == SQLITE_OK && zIpk == NULL) rc = SQLITE_ERROR;
-  if (rc == SQLITE_OK) rc = giUniqueConds(p, &cond, &of);
+  if (rc == SQLITE_OK) rc = giUniqueConds(p, &cond, &of, &ukey);
+  if (rc == SQLITE_OK) rc = giGenerated(p, &bGen);
   nosqlBufferAppend(&rc, &cond, "", 0);
   nosqlBufferAppend(&rc, &of, "", 0);
   zW = p->zWeight ? sqlite3_mprintf("\"%w\"", p->zWeight) : NULL;
   if (rc == SQLITE_OK && p->zWeight && zW == NULL) rc = SQLITE_NOMEM;
+  if (bGen) {
+    /* "OLD.rowid IS NOT NEW.rowid OR OLD."a" IS NOT NEW."a" COLLATE BINARY OR typeof(...) ..." */
+    nosqlBufferAppend(&rc, &changed, "OLD.rowid IS NOT NEW.rowid", -1);
+    for (i = 0; rc == SQLITE_OK && i < 3; i++) {
+      const char *zCol = i == 0 ? p->zFrom : i == 1 ? p->zTo : p->zWeight;
+      if (zCol == NULL) continue;
+      nosqlBufferAppendf(&rc, &changed,
+                         " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY OR typeof(OLD.\"%w\") <> "
+                         "typeof(NEW.\"%w\")",
+                         zCol, zCol, zCol, zCol);
+    }
+    nosqlBufferAppend(&rc, &changed, ukey.a ? (const char *)ukey.a : "", -1);
+  }
   for (i = 0; rc == SQLITE_OK && i < 5; i++) {
-    static const char *const azWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE OF",
-                                         "AFTER UPDATE OF", "AFTER DELETE"};
+    static const char *const azWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE", "AFTER UPDATE",
+                                         "AFTER DELETE"};
     nosqlBufferReset(&b);
     nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" %s", p->zDb, p->zName, azGiTrigger[i],
                        azWhen[i]);
-    if (i == 2) nosqlBufferAppendf(&rc, &b, " \"%w\"%s", zIpk, of.a ? (const char *)of.a : "");
-    if (i == 3) {
-      nosqlBufferAppendf(&rc, &b, " \"%w\", \"%w\", \"%w\"%s", zIpk, p->zFrom, p->zTo,
-                         of.a ? (const char *)of.a : "");
-      if (zW) nosqlBufferAppendf(&rc, &b, ", %s", zW);
+    if ((i == 2 || i == 3) && !bGen) {
+      nosqlBufferAppendf(&rc, &b, " OF \"%w\", rowid, _rowid_, oid", zIpk);
+      if (i == 3) nosqlBufferAppendf(&rc, &b, ", \"%w\", \"%w\"", p->zFrom, p->zTo);
+      nosqlBufferAppend(&rc, &b, of.a ? (const char *)of.a : "", -1);
+      if (i == 3 && zW) nosqlBufferAppendf(&rc, &b, ", %s", zW);
     }
     /* The rows a REPLACE may displace: at NEW's rowid, or equal on a UNIQUE index. */
     nosqlBufferReset(&where);
@@ -2881,6 +2932,8 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
       /* A WHEN clause is cheap; an INSERT into the table costs a few microseconds even without a row. */
       nosqlBufferAppendf(&rc, &b, " WHEN EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s)", p->zTable,
                          (const char *)where.a);
+    } else if (i == 3 && bGen) {
+      nosqlBufferAppendf(&rc, &b, " WHEN %s", (const char *)changed.a);
     }
     nosqlBufferAppend(&rc, &b, " BEGIN\n", -1);
     if (p->bDeferred) {
@@ -2987,6 +3040,8 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
   nosqlBufferFree(&cond);
   nosqlBufferFree(&of);
   nosqlBufferFree(&where);
+  nosqlBufferFree(&changed);
+  nosqlBufferFree(&ukey);
   sqlite3_free(zIpk);
   sqlite3_free(zW);
   return rc;
