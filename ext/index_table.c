@@ -1854,16 +1854,17 @@ static int idxColumnSlot(const idxtab_vtab *p, int iCol) {
 
 /*
 ** Whether the base table still exists, and how many of the index table's
-** three triggers do (reads refuse to answer for a dropped base, or for one
-** dropped and created again, which took the triggers with it).
+** three triggers are on it (reads refuse to answer for a dropped base, for
+** one dropped and created again, which took the triggers with it, and for
+** a new table of the base's name after the base was renamed, which took
+** them along).
 */
 static int idxBaseExists(idxtab_vtab *p, int *pbExists, int *pnTrigger) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql = sqlite3_mprintf(
       "SELECT (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE), "
-      "(SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name IN (?2 || '%s', ?2 || "
-      "'%s', "
-      "?2 || '%s') COLLATE NOCASE)",
+      "(SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE "
+      "AND name IN (?2 || '%s', ?2 || '%s', ?2 || '%s') COLLATE NOCASE)",
       p->zDb, p->zDb, azIdxTrigger[0], azIdxTrigger[1], azIdxTrigger[2]);
   int rc;
   *pbExists = *pnTrigger = 0;
@@ -1909,10 +1910,11 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
       return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
     if (rc == SQLITE_OK && nTrigger < 3) {
-      nosqlVtabError(pVtab,
-                     "index_table '%s': %d of its 3 triggers on '%s' are missing (was the table dropped and "
-                     "created again?); INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') makes them again",
-                     p->zName, 3 - nTrigger, p->zBase, p->zName, p->zName);
+      nosqlVtabError(
+          pVtab,
+          "index_table '%s': %d of its 3 triggers on '%s' are missing (was the table dropped or renamed and "
+          "created again?); INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') makes them again",
+          p->zName, 3 - nTrigger, p->zBase, p->zName, p->zName);
       return SQLITE_ERROR;
     }
   }
