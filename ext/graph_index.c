@@ -1824,26 +1824,71 @@ int graphIndexConfig(sqlite3 *db, const char *zSchema, const char *zIndex, Graph
   return rc;
 }
 
-/* Is index zIndex up to date: sync with its triggers, or deferred with nothing logged? */
-static int giUpToDate(sqlite3 *db, const char *zSchema, const char *zIndex, int bDeferred, int *pbOk) {
+static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale);
+
+/*
+** *pbOk: the five triggers of index p are on its edge table as this
+** version makes them (giCreateTriggers()): none missing, none left behind
+** on a table that was renamed (a new table of the old name has none),
+** none made by an older version that misses a write form.
+*/
+static int giTriggersCurrent(gi_vtab *p, int *pbOk) {
+  char *zErr = NULL;
+  int nStale = 0, rc = giCreateTriggers(p, &zErr, &nStale);
+  sqlite3_free(zErr);
+  *pbOk = rc == SQLITE_OK && nStale == 0;
+  /* No such table, or one without an INTEGER PRIMARY KEY any more: not current. */
+  return rc == SQLITE_ERROR ? SQLITE_OK : rc;
+}
+
+/*
+** Is index zIndex (described by *pInfo) up to date: its triggers current
+** on its edge table and, in deferred mode, nothing logged?
+*/
+static int giUpToDate(sqlite3 *db, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo,
+                      int *pbOk) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
+  gi_vtab v;
   int rc;
+  memset(&v, 0, sizeof(v));
+  v.db = db;
+  v.zDb = (char *)zSchema;
+  v.zName = (char *)zIndex;
+  v.zTable = pInfo->zTable;
+  v.zFrom = pInfo->zFrom;
+  v.zTo = pInfo->zTo;
+  v.zWeight = pInfo->zWeight;
+  v.bDeferred = pInfo->bDeferred;
+  v.bJson = pInfo->zLayout && strcmp(pInfo->zLayout, "json") == 0;
+  rc = giTriggersCurrent(&v, pbOk);
+  if (rc != SQLITE_OK || !*pbOk || !pInfo->bDeferred) return rc;
   *pbOk = 0;
-  if (bDeferred) {
-    zSql = sqlite3_mprintf("SELECT NOT EXISTS (SELECT 1 FROM \"%w\".\"%w_log\")", zSchema, zIndex);
-  } else {
-    zSql = sqlite3_mprintf(
-        "SELECT count(*) = 5 FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name IN "
-        "('%q_bi', '%q_ai', '%q_bu', '%q_au', '%q_ad')",
-        zSchema, zIndex, zIndex, zIndex, zIndex, zIndex);
-  }
+  zSql = sqlite3_mprintf("SELECT NOT EXISTS (SELECT 1 FROM \"%w\".\"%w_log\")", zSchema, zIndex);
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   if (rc != SQLITE_OK) return rc;
   if (sqlite3_step(pStmt) == SQLITE_ROW) *pbOk = sqlite3_column_int(pStmt, 0);
   return sqlite3_finalize(pStmt);
+}
+
+/*
+** SQLITE_OK when the triggers of index p are current (giTriggersCurrent());
+** else an error naming what to do: the index's own reads and 'refresh'
+** refuse a stale index, as the graph functions pass it by.
+*/
+static int giRefuseStale(gi_vtab *p) {
+  int bOk = 0, rc = giTriggersCurrent(p, &bOk);
+  if (rc == SQLITE_OK && !bOk) {
+    nosqlVtabError(&p->base,
+                   "graph_index '%s': its triggers on '%s' are missing or out of date (was '%s' dropped or "
+                   "renamed and created again, or the index made by an older version?); INSERT INTO "
+                   "\"%w\"(\"%w\") VALUES('rebuild') rebuilds it",
+                   p->zName, p->zTable, p->zTable, p->zName, p->zName);
+    rc = SQLITE_ERROR;
+  }
+  return rc;
 }
 
 /*
@@ -2614,7 +2659,7 @@ int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge,
         sqlite3_stricmp(info.zTable, pSrc->zTable) == 0 && sqlite3_stricmp(info.zFrom, pSrc->zFrom) == 0 &&
         sqlite3_stricmp(info.zTo, pSrc->zTo) == 0 &&
         (!bWeight || (info.zWeight && sqlite3_stricmp(info.zWeight, pSrc->zWeight) == 0))) {
-      rc = giUpToDate(db, pSrc->zSchema, zIndex, info.bDeferred, &bOk);
+      rc = giUpToDate(db, pSrc->zSchema, zIndex, &info, &bOk);
       if (rc == SQLITE_OK && bOk) {
         rc = giLoad(db, pSrc->zSchema, zIndex, pSrc->eLayout == GRAPH_LAYOUT_JSON, bWeight,
                     info.zWeight != NULL, nMaxEdge, bAll, zFunc, p, &bOk, pzErr, NULL);
@@ -2668,8 +2713,6 @@ static char *giCompare(const GraphCsr *a, const GraphCsr *b, int bWeight, int *p
   }
   return NULL;
 }
-
-static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale);
 
 /*
 ** The edges' rowids aRowid[0..n), in rowid order, against the table's:
@@ -3011,9 +3054,10 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
     if (rc == SQLITE_OK && pnStale) {
       /* SQLite stores the text without the schema: compare from the event on. */
       sqlite3_stmt *pStmt = NULL;
-      char *zSql =
-          sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = '%q%s'",
-                          p->zDb, p->zName, azGiTrigger[i]);
+      char *zSql = sqlite3_mprintf(
+          "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = '%q%s' AND tbl_name = %Q "
+          "COLLATE NOCASE",
+          p->zDb, p->zName, azGiTrigger[i], p->zTable);
       rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
       sqlite3_free(zSql);
       if (rc == SQLITE_OK) {
@@ -3420,6 +3464,8 @@ static int giFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
     nosqlVtabError(&p->base, "%s", p->zDamage);
     return SQLITE_CORRUPT_VTAB;
   }
+  rc = giRefuseStale(p);
+  if (rc != SQLITE_OK) return rc;
   graphCsrUnref(pCur->pCsr);
   pCur->pCsr = (GraphCsr *)sqlite3_malloc64(sizeof(GraphCsr));
   if (pCur->pCsr == NULL) return SQLITE_NOMEM;
@@ -3515,7 +3561,8 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
       sqlite3_free(zErr);
     }
   } else if (sqlite3_stricmp(zCmd, "refresh") == 0) {
-    rc = giRefresh(p);
+    rc = giRefuseStale(p);
+    if (rc == SQLITE_OK) rc = giRefresh(p);
   } else if (sqlite3_stricmp(zCmd, "integrity-check") == 0) {
     rc = giCheck(p);
   } else {
