@@ -1262,10 +1262,11 @@ static int giStashFlush(gi_vtab *p) {
 }
 
 /*
-** The JSON layout's inserted row pRowid when nothing is stashed and no row
-** of the table is past it (*pbDone: it applied): its edges appended to the
-** lists' tails in array order (rowid then array order is kept), its node's
-** first row set when it had none, without reading any other row. The row
+** The JSON layout's inserted row pRowid when nothing is stashed, no row of
+** the table is past it and its node has no row in the index yet (*pbDone:
+** it applied): its edges appended to the lists' tails in array order
+** (rowid then array order is kept), its node's first row set, without
+** reading any other row. The row
 ** is read from the table by its rowid (the table decides, never an operand
 ** SQLite may have lost to a failed allocation).
 */
@@ -1273,7 +1274,7 @@ static int giJsonAppend(gi_vtab *p, sqlite3_value *pRowid, int *pbDone) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   sqlite3_int64 iRowid = sqlite3_value_int64(pRowid), iF = 0, iT;
-  int rc = SQLITE_OK, bPast = 1, bFirst = 1;
+  int rc = SQLITE_OK, bPast = 1, bFirst = 1, bHas = 0;
   GraphValue f;
   *pbDone = 0;
   if (p->nStash || sqlite3_value_type(pRowid) != SQLITE_INTEGER) return SQLITE_OK;
@@ -1298,9 +1299,13 @@ static int giJsonAppend(gi_vtab *p, sqlite3_value *pRowid, int *pbDone) {
       break;
     }
     if (bFirst) {
-      /* The node's first row when it has none (any other is before this one). */
+      /*
+      ** The node's first row. A node that has one already has rows in the
+      ** index, which may include this one (a 'sync' written by hand for a
+      ** row already there would add its edges twice): its list is rebuilt
+      ** by the caller instead.
+      */
       sqlite3_stmt *pRow;
-      int bHas = 0;
       bFirst = 0;
       rc = giNodeId(p, &f, 1, &iF);
       pRow = giStmt(p, GI_S_ROW_HAS, &rc);
@@ -1317,7 +1322,7 @@ static int giJsonAppend(gi_vtab *p, sqlite3_value *pRowid, int *pbDone) {
           rc = giStepDone(pRow);
         }
       }
-      if (rc != SQLITE_OK) break;
+      if (rc != SQLITE_OK || bHas) break;
     }
     if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) continue; /* No element, or null */
     if (p->zWeight && !giWeightOk(pW)) {
@@ -1337,16 +1342,22 @@ static int giJsonAppend(gi_vtab *p, sqlite3_value *pRowid, int *pbDone) {
   } else {
     sqlite3_finalize(pStmt);
   }
-  *pbDone = rc == SQLITE_OK;
+  *pbDone = rc == SQLITE_OK && !bHas;
   return rc;
 }
 
-/* An inserted edge (rowid pRowid, pFrom -> pTo, weight pW). */
-static int giOpInsert(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, sqlite3_value *pTo,
-                      sqlite3_value *pW) {
+/*
+** An inserted edge (rowid pRowid, pFrom -> pTo, weight pW), as read from the
+** table: the source's out-list rebuilt from the table (unless it is
+** stashed: the flush rebuilds it). Never appended: a command replayed by
+** hand for a row already in the list would add its edge twice, while a
+** rebuild gives the same list however often it runs. The common insert
+** does not come here (<name>_pend); an insert that does displaced a row
+** (REPLACE), is not past every rowid, or is refused.
+*/
+static int giOpInsert(gi_vtab *p, sqlite3_value *pFrom, sqlite3_value *pTo, sqlite3_value *pW) {
   GraphValue f, t;
-  int rc = SQLITE_OK, bOut, bRebuild = 0;
-  sqlite3_int64 iF = 0, iT = 0, iRowid = sqlite3_value_int64(pRowid);
+  int rc, bOut;
   if (!graphValueFrom(pFrom, &f) || !graphValueFrom(pTo, &t)) return giStashFlush(p);
   if (p->zWeight && !giWeightOk(pW)) {
     char *zMsg = giWeightError(p->zName, &f, &t, pW);
@@ -1356,31 +1367,25 @@ static int giOpInsert(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, s
     p->base.zErrMsg = zMsg;
     return SQLITE_CONSTRAINT;
   }
-  /* An out-list stashed (a row displaced by REPLACE) is rebuilt whole: the new edge with it. */
   bOut = !giStashHas(p, pFrom);
   rc = giStashFlush(p);
-  if (rc == SQLITE_OK) rc = giNodeId(p, &f, 1, &iF);
-  if (rc == SQLITE_OK) rc = giNodeId(p, &t, 1, &iT);
-  if (rc == SQLITE_OK && bOut) rc = giPast(p, iRowid, &bRebuild);
-  if (rc == SQLITE_OK && bOut) rc = bRebuild ? giListRebuild(p, &f) : giListAppend(p, iF, iRowid, iT, pW);
+  if (rc == SQLITE_OK && bOut) rc = giListRebuild(p, &f);
   return rc;
 }
 
 /*
-** The 'insert' of the trigger. An edge the index would skip (a NULL
-** endpoint) or refuse (a bad weight) is read again from the table by its
-** rowid first: the table decides, never an operand SQLite may have lost
-** to a failed allocation.
+** The 'insert' of the trigger: the row is read again from the table by its
+** rowid, and its operands are not used. The table decides: a command
+** written by hand (INSERT INTO g(g, op_rowid, op_from, op_to)
+** VALUES('insert', ...)) cannot put an edge the table does not hold into
+** the index, nor can an operand SQLite lost to a failed allocation. No
+** such row (a trigger of the user's deleted it first, or a command by
+** hand): only the stash is flushed.
 */
-static int giOpInsertChecked(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, sqlite3_value *pTo,
-                             sqlite3_value *pW) {
+static int giOpInsertChecked(gi_vtab *p, sqlite3_value *pRowid) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   int rc;
-  if (sqlite3_value_type(pFrom) != SQLITE_NULL && sqlite3_value_type(pTo) != SQLITE_NULL &&
-      (p->zWeight == NULL || giWeightOk(pW))) {
-    return giOpInsert(p, pRowid, pFrom, pTo, pW);
-  }
   zSql = sqlite3_mprintf("SELECT \"%w\", \"%w\", %s%w%s FROM \"%w\".\"%w\" WHERE rowid = ?1", p->zFrom,
                          p->zTo, p->zWeight ? "\"" : "", p->zWeight ? p->zWeight : "NULL",
                          p->zWeight ? "\"" : "", p->zDb, p->zTable);
@@ -1390,10 +1395,10 @@ static int giOpInsertChecked(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *p
     sqlite3_bind_value(pStmt, 1, pRowid);
     rc = sqlite3_step(pStmt);
     if (rc == SQLITE_ROW) {
-      rc = giOpInsert(p, pRowid, sqlite3_column_value(pStmt, 0), sqlite3_column_value(pStmt, 1),
+      rc = giOpInsert(p, sqlite3_column_value(pStmt, 0), sqlite3_column_value(pStmt, 1),
                       sqlite3_column_value(pStmt, 2));
     } else if (rc == SQLITE_DONE) {
-      rc = giOpInsert(p, pRowid, pFrom, pTo, pW);
+      rc = giStashFlush(p);
     }
     if (rc == SQLITE_OK || rc == SQLITE_CONSTRAINT || rc == SQLITE_NOMEM) {
       sqlite3_finalize(pStmt);
@@ -3529,8 +3534,7 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
   } else if (strcmp(zCmd, "fold") == 0) {
     /* Done above */
   } else if (strcmp(zCmd, "insert") == 0) {
-    rc = giOpInsertChecked(p, argv[2 + GI_COL_ROWID], argv[2 + GI_COL_FROM], argv[2 + GI_COL_TO],
-                           argv[2 + GI_COL_WEIGHT]);
+    rc = giOpInsertChecked(p, argv[2 + GI_COL_ROWID]);
     if (rc == SQLITE_OK)
       rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_flag\"", p->zDb, p->zName));
   } else if (p->bJson && strcmp(zCmd, "sync") == 0 &&
