@@ -1041,10 +1041,93 @@ static int idxBatch(idxtab_vtab *p, const IdxBase *pBase, int bAll) {
 ** Triggers.
 */
 
-/* Names of the three triggers, by suffix. */
-static const char *const azIdxTrigger[] = {"_insert", "_update", "_delete"};
+/*
+** Names of the triggers, by suffix: the three every index table has, then
+** the two BEFORE triggers of a base table with a UNIQUE index (IdxUnique).
+*/
+static const char *const azIdxTrigger[] = {"_insert", "_update", "_delete", "_before_insert",
+                                           "_before_update"};
+static const char *const azIdxEvent[] = {"AFTER INSERT", "AFTER UPDATE", "AFTER DELETE", "BEFORE INSERT",
+                                         "BEFORE UPDATE"};
+#define IDX_NTRIGGER 5
 
-/* DROP the triggers of index table zName (those that exist). */
+/*
+** What a REPLACE through a UNIQUE index of the base table needs: it deletes
+** the rows equal to NEW on the index's key without a delete trigger
+** (unless recursive_triggers is on), at other rowids than NEW's. The
+** BEFORE triggers put the rowids of the rows equal on each UNIQUE index in
+** "<name>_log"; in sync mode the AFTER triggers then delete the entries of
+** those that are gone and empty the log, in deferred mode 'refresh' does.
+** A row logged that the statement did not delete (OR IGNORE, OR FAIL) is
+** only read again. Key parts that are expressions are left out of the
+** condition (a superset of the rows); an index whose first part is one is
+** not covered (docs/index_table.md).
+*/
+typedef struct IdxUnique IdxUnique;
+struct IdxUnique {
+  NosqlBuffer cond; /* " OR (s."a" = NEW."a" COLLATE "c" AND ...)" per index; empty: no UNIQUE index */
+  int *abKey;       /* Per base column: a key column of a UNIQUE index (sqlite3_malloc64'd) */
+  int bGen;         /* One of them is a generated column */
+};
+
+static void idxUniqueClear(IdxUnique *pU) {
+  nosqlBufferFree(&pU->cond);
+  sqlite3_free(pU->abKey);
+  memset(pU, 0, sizeof(*pU));
+}
+
+/* Read the UNIQUE indexes of the base table into *pU (cleared first). */
+static int idxUniqueRead(idxtab_vtab *p, const IdxBase *pB, IdxUnique *pU) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zPrev = NULL;
+  int rc, bSkip = 0;
+  memset(pU, 0, sizeof(*pU));
+  pU->abKey = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)(pB->nCol + 1));
+  if (pU->abKey == NULL) return SQLITE_NOMEM;
+  memset(pU->abKey, 0, sizeof(int) * (size_t)(pB->nCol + 1));
+  rc = sqlite3_prepare_v2(
+      p->db,
+      "SELECT l.name, x.name, x.coll, x.cid FROM pragma_index_list(?1, ?2) AS l, "
+      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
+      -1, &pStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
+    const char *zColl = (const char *)sqlite3_column_text(pStmt, 2);
+    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0, iCol;
+    if (bNew) {
+      if (zPrev && !bSkip) nosqlBufferAppend(&rc, &pU->cond, ")", 1);
+      sqlite3_free(zPrev);
+      zPrev = sqlite3_mprintf("%s", zIdx ? zIdx : "");
+      if (zPrev == NULL) rc = SQLITE_NOMEM;
+      bSkip = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
+      if (!bSkip) nosqlBufferAppend(&rc, &pU->cond, " OR (", -1);
+    } else if (sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL) {
+      continue;
+    }
+    if (bSkip) continue;
+    nosqlBufferAppendf(&rc, &pU->cond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol,
+                       zCol, zColl ? zColl : "BINARY");
+    iCol = idxBaseColumn(pB, zCol);
+    if (iCol >= 0) {
+      pU->abKey[iCol] = 1;
+      if (pB->aGen[iCol]) pU->bGen = 1;
+    }
+  }
+  if (zPrev && !bSkip) nosqlBufferAppend(&rc, &pU->cond, ")", 1);
+  sqlite3_free(zPrev);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  nosqlBufferAppend(&rc, &pU->cond, "", 0);
+  if (rc == SQLITE_OK && pU->cond.n <= 1) nosqlBufferReset(&pU->cond);
+  return rc;
+}
+
 /*
 ** Drop index table zName's triggers: those of its trigger names that write
 ** to its shadow tables. A trigger of the user's that happens to have one of
@@ -1058,7 +1141,7 @@ static int idxDropTriggers(idxtab_vtab *p, const char *zName) {
   char *zData = sqlite3_mprintf("\"%w_data\"", zName), *zLog = sqlite3_mprintf("\"%w_log\"", zName);
   if (zSql == NULL || zData == NULL || zLog == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  for (i = 0; i < 3 && rc == SQLITE_OK; i++) {
+  for (i = 0; i < IDX_NTRIGGER && rc == SQLITE_OK; i++) {
     char *zTrigger = sqlite3_mprintf("%s%s", zName, azIdxTrigger[i]);
     int bOurs = 0;
     if (zTrigger == NULL) {
@@ -1084,12 +1167,14 @@ static int idxDropTriggers(idxtab_vtab *p, const char *zName) {
 }
 
 /*
-** The "OF col, ..." list of the update trigger: the columns the key parts
-** and the copies read, and the rowid's names. An empty buffer when a
-** generated column is involved (it changes when the columns it is computed
-** from do, which OF cannot name): the trigger then fires on every UPDATE.
+** The "OF col, ..." list of the update triggers: the columns the key parts
+** and the copies read, the key columns of the UNIQUE indexes (when pU has
+** any), and the rowid's names. An empty buffer when a generated column is
+** involved (it changes when the columns it is computed from do, which OF
+** cannot name): the triggers then fire on every UPDATE.
 */
-static int idxUpdateOf(idxtab_vtab *p, const IdxBase *pB, NosqlBuffer *pOf, char **pzErr) {
+static int idxUpdateOf(idxtab_vtab *p, const IdxBase *pB, const IdxUnique *pU, NosqlBuffer *pOf,
+                       char **pzErr) {
   int *abRead = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)(pB->nCol + 1));
   int i, rc = SQLITE_OK, bGen = 0;
   if (abRead == NULL) return SQLITE_NOMEM;
@@ -1105,6 +1190,9 @@ static int idxUpdateOf(idxtab_vtab *p, const IdxBase *pB, NosqlBuffer *pOf, char
   for (i = p->nPart + 1; i < p->nCol; i++) {
     int iCol = idxBaseColumn(pB, p->aCol[i].zName);
     if (iCol >= 0) abRead[iCol] = 1;
+  }
+  for (i = 0; pU->cond.n && i < pB->nCol; i++) {
+    if (pU->abKey[i]) abRead[i] = 1;
   }
   for (i = 0; i < pB->nCol; i++) {
     if (abRead[i] && pB->aGen[i]) bGen = 1;
@@ -1122,64 +1210,90 @@ static int idxUpdateOf(idxtab_vtab *p, const IdxBase *pB, NosqlBuffer *pOf, char
 }
 
 /*
-** (Re)create the three triggers on the base table. Sync: delete the row's
-** entries and insert them again. Deferred: log the rowid (and refuse a
-** row whose each() part is not JSON, as sync does).
+** The CREATE TRIGGER text of trigger i (azIdxTrigger[]) into *pB, given the
+** base's UNIQUE indexes *pU and the update triggers' OF list *pOf. Sync:
+** delete the row's entries and insert them again. Deferred: log the rowid
+** (and refuse a row whose each() part is not JSON, as sync does). The
+** BEFORE triggers (only with a UNIQUE index) log the rows REPLACE may
+** delete (IdxUnique).
 */
+static void idxTriggerSql(int *pRc, NosqlBuffer *b, idxtab_vtab *p, const IdxBase *pB, const IdxUnique *pU,
+                          const NosqlBuffer *pOf, int i) {
+  const char *zRow = i == 2 ? "OLD" : "NEW";
+  int rc = *pRc;
+  nosqlBufferAppendf(&rc, b, "CREATE TRIGGER \"%w\".\"%w%s\" %s%s ON \"%w\" BEGIN\n", p->zDb, p->zName,
+                     azIdxTrigger[i], azIdxEvent[i], (i == 1 || i == 4) && pOf->a ? (const char *)pOf->a : "",
+                     p->zBase);
+  if (i >= 3) {
+    nosqlBufferAppendf(&rc, b, "INSERT INTO \"%w_log\"(r) SELECT s.%s FROM \"%w\" AS s WHERE ", p->zName,
+                       pB->zRowid, p->zBase);
+    if (i == 4) nosqlBufferAppendf(&rc, b, "s.%s IS NOT OLD.%s AND ", pB->zRowid, pB->zRowid);
+    nosqlBufferAppendf(&rc, b, "(0%s) ON CONFLICT DO NOTHING;\n", (const char *)pU->cond.a);
+  } else if (p->bDeferred) {
+    /* ON CONFLICT DO NOTHING holds whatever conflict clause the write that fired the trigger has. */
+    nosqlBufferAppendf(&rc, b, "INSERT INTO \"%w_log\"(r) VALUES(%s.%s) ON CONFLICT DO NOTHING;\n", p->zName,
+                       i == 1 ? "OLD" : zRow, pB->zRowid);
+    if (i == 1) {
+      nosqlBufferAppendf(&rc, b,
+                         "INSERT INTO \"%w_log\"(r) SELECT NEW.%s WHERE NEW.%s IS NOT OLD.%s ON CONFLICT DO "
+                         "NOTHING;\n",
+                         p->zName, pB->zRowid, pB->zRowid, pB->zRowid);
+    }
+    if (i != 2 && idxHasEach(p)) {
+      /* The entries are not computed now, but a bad row is refused now as in sync mode. */
+      char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
+      nosqlBufferAppend(&rc, b, "SELECT count(*) FROM (", -1);
+      idxAppendEntries(&rc, b, p, pB, IDX_CTX_TRIGGER, zWhere, 0);
+      nosqlBufferAppend(&rc, b, ");\n", 3);
+      if (zWhere == NULL) rc = SQLITE_NOMEM;
+      sqlite3_free(zWhere);
+    }
+  } else {
+    if (i != 2 && pU->cond.n) {
+      /* Rows a REPLACE deleted through a UNIQUE index: logged by the BEFORE trigger, gone now. */
+      nosqlBufferAppendf(
+          &rc, b,
+          "DELETE FROM \"%w_data\" WHERE \"rowid\" IN (SELECT l.r FROM \"%w_log\" AS l WHERE NOT EXISTS "
+          "(SELECT 1 FROM \"%w\" AS s WHERE s.%s = l.r));\nDELETE FROM \"%w_log\";\n",
+          p->zName, p->zName, p->zBase, pB->zRowid, p->zName);
+    }
+    /* An update that moves the row onto another rowid (UPDATE OR REPLACE)
+    ** displaced the row there without a delete trigger unless
+    ** recursive_triggers is on: NEW's old entries go too. */
+    if (i == 1) {
+      nosqlBufferAppendf(&rc, b, "DELETE FROM \"%w_data\" WHERE \"rowid\" IN (OLD.%s, NEW.%s);\n", p->zName,
+                         pB->zRowid, pB->zRowid);
+    } else {
+      nosqlBufferAppendf(&rc, b, "DELETE FROM \"%w_data\" WHERE \"rowid\" = %s.%s;\n", p->zName,
+                         i == 0 ? "NEW" : "OLD", pB->zRowid);
+    }
+    if (i != 2) {
+      char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
+      nosqlBufferAppendf(&rc, b, "INSERT INTO \"%w_data\"(", p->zName);
+      idxAppendDataCols(&rc, b, p, "");
+      nosqlBufferAppend(&rc, b, ") ", 2);
+      idxAppendEntries(&rc, b, p, pB, IDX_CTX_TRIGGER, zWhere, 0);
+      nosqlBufferAppend(&rc, b, " ON CONFLICT DO NOTHING;\n", -1);
+      if (zWhere == NULL) rc = SQLITE_NOMEM;
+      sqlite3_free(zWhere);
+    }
+  }
+  nosqlBufferAppend(&rc, b, "END", 3);
+  *pRc = rc;
+}
+
+/* (Re)create the triggers on the base table (idxTriggerSql()). */
 static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
   NosqlBuffer of = {0, 0, 0};
+  IdxUnique u;
   int rc = idxDropTriggers(p, p->zName), i;
-  if (rc == SQLITE_OK) rc = idxUpdateOf(p, pB, &of, pzErr);
-  for (i = 0; i < 3 && rc == SQLITE_OK; i++) {
+  memset(&u, 0, sizeof(u));
+  if (rc == SQLITE_OK) rc = idxUniqueRead(p, pB, &u);
+  if (rc == SQLITE_OK) rc = idxUpdateOf(p, pB, &u, &of, pzErr);
+  for (i = 0; i < IDX_NTRIGGER && rc == SQLITE_OK; i++) {
     NosqlBuffer b = {0, 0, 0};
-    static const char *const azEvent[] = {"INSERT", "UPDATE", "DELETE"};
-    const char *zRow = i == 2 ? "OLD" : "NEW";
-    nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" AFTER %s%s ON \"%w\" BEGIN\n", p->zDb,
-                       p->zName, azIdxTrigger[i], azEvent[i], i == 1 && of.a ? (const char *)of.a : "",
-                       p->zBase);
-    if (p->bDeferred) {
-      /* ON CONFLICT DO NOTHING holds whatever conflict clause the write that fired the trigger has. */
-      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_log\"(r) VALUES(%s.%s) ON CONFLICT DO NOTHING;\n",
-                         p->zName, i == 1 ? "OLD" : zRow, pB->zRowid);
-      if (i == 1) {
-        nosqlBufferAppendf(
-            &rc, &b,
-            "INSERT INTO \"%w_log\"(r) SELECT NEW.%s WHERE NEW.%s IS NOT OLD.%s ON CONFLICT DO "
-            "NOTHING;\n",
-            p->zName, pB->zRowid, pB->zRowid, pB->zRowid);
-      }
-      if (i != 2 && idxHasEach(p)) {
-        /* The entries are not computed now, but a bad row is refused now as in sync mode. */
-        char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
-        nosqlBufferAppend(&rc, &b, "SELECT count(*) FROM (", -1);
-        idxAppendEntries(&rc, &b, p, pB, IDX_CTX_TRIGGER, zWhere, 0);
-        nosqlBufferAppend(&rc, &b, ");\n", 3);
-        if (zWhere == NULL) rc = SQLITE_NOMEM;
-        sqlite3_free(zWhere);
-      }
-    } else {
-      /* An update that moves the row onto another rowid (UPDATE OR REPLACE)
-      ** displaced the row there without a delete trigger unless
-      ** recursive_triggers is on: NEW's old entries go too. */
-      if (i == 1) {
-        nosqlBufferAppendf(&rc, &b, "DELETE FROM \"%w_data\" WHERE \"rowid\" IN (OLD.%s, NEW.%s);\n",
-                           p->zName, pB->zRowid, pB->zRowid);
-      } else {
-        nosqlBufferAppendf(&rc, &b, "DELETE FROM \"%w_data\" WHERE \"rowid\" = %s.%s;\n", p->zName,
-                           i == 0 ? "NEW" : "OLD", pB->zRowid);
-      }
-      if (i != 2) {
-        char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
-        nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_data\"(", p->zName);
-        idxAppendDataCols(&rc, &b, p, "");
-        nosqlBufferAppend(&rc, &b, ") ", 2);
-        idxAppendEntries(&rc, &b, p, pB, IDX_CTX_TRIGGER, zWhere, 0);
-        nosqlBufferAppend(&rc, &b, " ON CONFLICT DO NOTHING;\n", -1);
-        if (zWhere == NULL) rc = SQLITE_NOMEM;
-        sqlite3_free(zWhere);
-      }
-    }
-    nosqlBufferAppend(&rc, &b, "END", 3);
+    if (i >= 3 && u.cond.n == 0) break;
+    idxTriggerSql(&rc, &b, p, pB, &u, &of, i);
     if (rc == SQLITE_OK) {
       rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
       if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
@@ -1194,6 +1308,7 @@ static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
     nosqlBufferFree(&b);
   }
   nosqlBufferFree(&of);
+  idxUniqueClear(&u);
   return rc;
 }
 
@@ -1284,12 +1399,18 @@ static char *idxDriftSql(idxtab_vtab *p, const IdxBase *pBase, int bSkipPending)
 
 /*
 ** Triggers of the index table that are missing: a bit per azIdxTrigger[]
-** entry; bit 3: the update trigger of a sync table is one made by
-** version 0.1.0, which leaves the entries of a row that UPDATE OR REPLACE
-** displaced by moving another row onto its rowid ('rebuild' makes it anew).
+** entry (the BEFORE ones only when the base has a UNIQUE index; also set
+** when one is not as this version makes it, e.g. a UNIQUE index added
+** since); bit 5: the update trigger of a sync table is one made by version
+** 0.1.0, which leaves the entries of a row that UPDATE OR REPLACE
+** displaced by moving another row onto its rowid ('rebuild' makes it
+** anew). Only triggers on the base table itself count.
 */
-static int idxMissingTriggers(idxtab_vtab *p, int *pmMissing) {
+static int idxMissingTriggers(idxtab_vtab *p, const IdxBase *pB, int *pmMissing) {
   sqlite3_stmt *pStmt = NULL;
+  NosqlBuffer of = {0, 0, 0}, want = {0, 0, 0};
+  IdxUnique u;
+  char *zErr = NULL;
   char *zSql = sqlite3_mprintf(
       "SELECT name, sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 "
       "COLLATE NOCASE",
@@ -1297,27 +1418,46 @@ static int idxMissingTriggers(idxtab_vtab *p, int *pmMissing) {
   int rc, i;
   *pmMissing = 7;
   if (zSql == NULL) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  rc = idxUniqueRead(p, pB, &u);
+  if (rc == SQLITE_OK && u.cond.n) {
+    *pmMissing |= 24;
+    rc = idxUpdateOf(p, pB, &u, &of, &zErr);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
-  while (sqlite3_step(pStmt) == SQLITE_ROW) {
+  sqlite3_free(zErr);
+  if (rc == SQLITE_OK) sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
     const char *zBody = (const char *)sqlite3_column_text(pStmt, 1);
-    for (i = 0; zName && i < 3; i++) {
+    for (i = 0; zName && i < IDX_NTRIGGER && rc == SQLITE_OK; i++) {
       char *zWant = sqlite3_mprintf("%s%s", p->zName, azIdxTrigger[i]);
       if (zWant == NULL) {
-        sqlite3_finalize(pStmt);
-        return SQLITE_NOMEM;
-      }
-      if (sqlite3_stricmp(zWant, zName) == 0) {
-        *pmMissing &= ~(1 << i);
-        if (i == 1 && !p->bDeferred && zBody && strstr(zBody, "\"rowid\" IN (OLD.") == NULL) *pmMissing |= 8;
+        rc = SQLITE_NOMEM;
+      } else if (sqlite3_stricmp(zWant, zName) == 0) {
+        if (i < 3 || u.cond.n) *pmMissing &= ~(1 << i);
+        if (i == 1 && !p->bDeferred && zBody && strstr(zBody, "\"rowid\" IN (OLD.") == NULL) *pmMissing |= 32;
+        if (i >= 3 && u.cond.n) {
+          /* SQLite keeps the text without the schema: compare from the event on. */
+          const char *zA, *zB;
+          nosqlBufferReset(&want);
+          idxTriggerSql(&rc, &want, p, pB, &u, &of, i);
+          zA = zBody ? strstr(zBody, azIdxEvent[i]) : NULL;
+          zB = rc == SQLITE_OK ? strstr((const char *)want.a, azIdxEvent[i]) : NULL;
+          if (rc == SQLITE_OK && (zA == NULL || zB == NULL || strcmp(zA, zB) != 0)) *pmMissing |= 1 << i;
+        }
       }
       sqlite3_free(zWant);
     }
   }
-  return sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  nosqlBufferFree(&of);
+  nosqlBufferFree(&want);
+  idxUniqueClear(&u);
+  return rc;
 }
 
 /*
@@ -1352,7 +1492,7 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
     rc = sqlite3_finalize(pStmt);
   else
     sqlite3_finalize(pStmt);
-  if (rc == SQLITE_OK) rc = idxMissingTriggers(p, &mMissing);
+  if (rc == SQLITE_OK) rc = idxMissingTriggers(p, pBase, &mMissing);
   if (rc == SQLITE_OK && pBase->zIpk == NULL) {
     /* An index table made before bases without one were refused. */
     nosqlBufferAppendf(
@@ -1377,7 +1517,15 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
       if (mMissing & (1 << k))
         nosqlBufferAppendf(&rc, &msg, "; trigger '%s%s' is missing", p->zName, azIdxTrigger[k]);
     }
-    if (mMissing & 8) {
+    for (k = 3; k < IDX_NTRIGGER; k++) {
+      if (mMissing & (1 << k)) {
+        nosqlBufferAppendf(&rc, &msg,
+                           "; trigger '%s%s' is missing or out of date (it misses rows displaced by REPLACE "
+                           "through a UNIQUE index)",
+                           p->zName, azIdxTrigger[k]);
+      }
+    }
+    if (mMissing & 32) {
       nosqlBufferAppendf(
           &rc, &msg, "; trigger '%s_update' is out of date (it misses rows displaced by UPDATE OR REPLACE)",
           p->zName);
