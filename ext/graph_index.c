@@ -107,13 +107,26 @@
 ** through a UNIQUE index of the table, are stashed by BEFORE triggers
 ** (whose WHEN clause keeps the common insert cheap, and which set g_flag
 ** so that the insert goes through the index) and their sources' lists
-** rebuilt too. Every write is plain SQL in the user's transaction:
+** rebuilt too. The update triggers fire on the rowid through each of its
+** names (rowid, _rowid_, oid, the INTEGER PRIMARY KEY), and on every
+** UPDATE that changes what the index reads when an endpoint, the weight or
+** a UNIQUE key is a generated column (giCreateTriggers()). The commands
+** the triggers send ('insert', 'sync', 'stash', 'fold') are open to any
+** SQL, so none can make the index disagree with its table: 'insert' reads
+** its row from the table by rowid and rebuilds the source's list, the
+** others rebuild lists from the table or append a JSON row only for a node
+** that has none in the index yet. Every write is plain SQL in the user's transaction:
 ** ROLLBACK and savepoints need nothing more. The only state kept in memory
 ** across calls is a cache of node numbers (GiCached), emptied by every
 ** transaction and savepoint hook, and the stash. Deferred mode: the
 ** triggers (built-in SQL only) log the endpoints; 'refresh' rebuilds the
 ** logged sources' out-lists. Until then graph functions read the edge
-** table.
+** table. In both modes an index is up to date only while its five
+** triggers sit on its edge table (sqlite_schema's tbl_name) with the text
+** this version makes (giTriggersCurrent()): after the table was dropped or
+** renamed and a new one made under its name, or a UNIQUE index added, the
+** graph functions read the table and the index's reads and 'refresh'
+** refuse it until 'rebuild'.
 **
 ** Loading (graphIndexLoad(), called by graphCsrLoad(); giLoad()): one scan
 ** of "<name>_blk" in key order and one of "<name>_tail" decode every edge

@@ -46,14 +46,21 @@
 ** WITHOUT ROWID table with the columns above (its "rowid" column holds the
 ** base rowid) clustered on (key parts..., rowid), plus an index on rowid.
 ** Three triggers on the base table, "<name>_insert", "<name>_update" (OF
-** the columns the key and the copies read, and the rowid) and
+** the columns the key and the copies read, and the rowid through each of
+** its names; on every UPDATE when a generated column is among them) and
 ** "<name>_delete", delete a row's entries and insert them again from one
 ** SELECT over the base row; they use only built-in SQL, so a connection
 ** that never loaded nosql keeps the index exact too. In deferred mode they
 ** add the rowid to "<name>_log" instead. The update trigger removes the
 ** entries of NEW's rowid too: an UPDATE OR REPLACE that moves a row onto
 ** a taken rowid deletes the row there without a delete trigger unless
-** recursive_triggers is on. The same SELECT, over all rows,
+** recursive_triggers is on. A REPLACE through a UNIQUE index deletes rows
+** at other rowids the same way: with such an index two BEFORE triggers,
+** "<name>_before_insert" and "<name>_before_update", log the rows equal to
+** NEW on each UNIQUE key, and the insert and update triggers drop the
+** entries of those gone (IdxUnique). Reads refuse an index table whose
+** three triggers are not all on the base table itself (a base dropped, or
+** renamed, and a new table made under its name). The same SELECT, over all rows,
 ** is 'rebuild', over the logged rows 'refresh', and compared with the
 ** stored entries it is 'check' and the index_table_drift() function.
 **
