@@ -2907,25 +2907,31 @@ static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf, Nosql
 
 /*
 ** *pbGen: from_col, to_col, the weight or a key column of a UNIQUE index
-** is a generated column. An UPDATE OF list cannot name what it is computed
-** from, so the update triggers then fire on every UPDATE (giCreateTriggers()).
+** is a generated column; *pbGenKey: a key column of a UNIQUE index is. An
+** UPDATE OF list cannot name what they are computed from, so the update
+** triggers then fire on more updates (giCreateTriggers()).
 */
-static int giGenerated(gi_vtab *p, int *pbGen) {
+static int giGenerated(gi_vtab *p, int *pbGen, int *pbGenKey) {
   sqlite3_stmt *pStmt = NULL;
   int rc = sqlite3_prepare_v2(
       p->db,
-      "SELECT 1 FROM pragma_table_xinfo(?1, ?2) AS c WHERE c.hidden IN (2, 3) AND (c.name IN (?3, ?4, ?5) "
-      "COLLATE NOCASE OR c.name IN (SELECT x.name FROM pragma_index_list(?1, ?2) AS l, "
-      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key) COLLATE NOCASE)",
+      "SELECT count(*), max(c.name IN (SELECT x.name FROM pragma_index_list(?1, ?2) AS l, "
+      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key) COLLATE NOCASE) FROM "
+      "pragma_table_xinfo(?1, ?2) AS c WHERE c.hidden IN (2, 3) AND (c.name IN (?3, ?4, ?5) COLLATE NOCASE "
+      "OR c.name IN (SELECT x.name FROM pragma_index_list(?1, ?2) AS l, pragma_index_xinfo(l.name, ?2) AS x "
+      "WHERE l.\"unique\" AND x.key) COLLATE NOCASE)",
       -1, &pStmt, 0);
-  *pbGen = 0;
+  *pbGen = *pbGenKey = 0;
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 3, p->zFrom, -1, SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 4, p->zTo, -1, SQLITE_STATIC);
   if (p->zWeight) sqlite3_bind_text(pStmt, 5, p->zWeight, -1, SQLITE_STATIC);
-  *pbGen = sqlite3_step(pStmt) == SQLITE_ROW;
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    *pbGen = sqlite3_column_int(pStmt, 0) > 0;
+    *pbGenKey = sqlite3_column_int(pStmt, 1) > 0;
+  }
   return sqlite3_finalize(pStmt);
 }
 
@@ -2937,20 +2943,22 @@ static int giGenerated(gi_vtab *p, int *pbGen) {
 ** The update triggers fire on the rowid through each of its names: an
 ** UPDATE OF list matches the names a SET clause uses, and "SET rowid = 10"
 ** names no column. With a generated column among those the index reads
-** (giGenerated()) they fire on every UPDATE; the AFTER trigger then has a
-** WHEN clause that lets through only updates that change the rowid, an
-** endpoint, the weight or a UNIQUE key (the only ones that can displace a
-** row), compared by type and bytes as the index compares nodes.
+** (giGenerated()) the AFTER trigger fires on every UPDATE, with a WHEN
+** clause that lets through only updates that change the rowid, an
+** endpoint, the weight or a UNIQUE key, compared by type and bytes as the
+** index compares nodes; the BEFORE trigger, which looks for displaced
+** rows, does only when a UNIQUE key column is generated (only a new rowid
+** or UNIQUE key displaces a row).
 */
 static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
   NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, of = {0, 0, 0}, where = {0, 0, 0}, changed = {0, 0, 0};
   NosqlBuffer ukey = {0, 0, 0};
   char *zIpk = NULL, *zW = NULL;
-  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i, bGen = 0;
+  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i, bGen = 0, bGenKey = 0;
   if (rc == SQLITE_OK) rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &zIpk);
   if (rc == SQLITE_OK && zIpk == NULL) rc = SQLITE_ERROR;
   if (rc == SQLITE_OK) rc = giUniqueConds(p, &cond, &of, &ukey);
-  if (rc == SQLITE_OK) rc = giGenerated(p, &bGen);
+  if (rc == SQLITE_OK) rc = giGenerated(p, &bGen, &bGenKey);
   nosqlBufferAppend(&rc, &cond, "", 0);
   nosqlBufferAppend(&rc, &of, "", 0);
   zW = p->zWeight ? sqlite3_mprintf("\"%w\"", p->zWeight) : NULL;
@@ -2974,7 +2982,7 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
     nosqlBufferReset(&b);
     nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" %s", p->zDb, p->zName, azGiTrigger[i],
                        azWhen[i]);
-    if ((i == 2 || i == 3) && !bGen) {
+    if ((i == 2 && !bGenKey) || (i == 3 && !bGen)) {
       nosqlBufferAppendf(&rc, &b, " OF \"%w\", rowid, _rowid_, oid", zIpk);
       if (i == 3) nosqlBufferAppendf(&rc, &b, ", \"%w\", \"%w\"", p->zFrom, p->zTo);
       nosqlBufferAppend(&rc, &b, of.a ? (const char *)of.a : "", -1);

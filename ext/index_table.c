@@ -1063,10 +1063,13 @@ static const char *const azIdxEvent[] = {"AFTER INSERT", "AFTER UPDATE", "AFTER 
 ** the rows equal to NEW on the index's key without a delete trigger
 ** (unless recursive_triggers is on), at other rowids than NEW's. The
 ** BEFORE triggers put the rowids of the rows equal on each UNIQUE index in
-** "<name>_log"; in sync mode the AFTER triggers then delete the entries of
-** those that are gone and empty the log, in deferred mode 'refresh' does.
-** A row logged that the statement did not delete (OR IGNORE, OR FAIL) is
-** only read again. Key parts that are expressions are left out of the
+** "<name>_log" (in sync mode emptied first: it then holds this write's
+** rows only); in sync mode the AFTER triggers then delete the entries of
+** those that are gone, one scalar subquery per UNIQUE index (an IN list
+** would build an ephemeral table on every write, doubling its cost), and
+** empty the log; in deferred mode 'refresh' does. A row logged that the
+** statement did not delete (OR IGNORE, OR FAIL) is only read again. Key parts that are expressions are left
+*out of the
 ** condition (a superset of the rows); an index whose first part is one is
 ** not covered (docs/index_table.md).
 */
@@ -1075,6 +1078,7 @@ struct IdxUnique {
   NosqlBuffer cond; /* " OR (s."a" = NEW."a" COLLATE "c" AND ...)" per index; empty: no UNIQUE index */
   int *abKey;       /* Per base column: a key column of a UNIQUE index (sqlite3_malloc64'd) */
   int bGen;         /* One of them is a generated column */
+  int nIndex;       /* UNIQUE indexes in cond: a write displaces at most one row through each */
 };
 
 static void idxUniqueClear(IdxUnique *pU) {
@@ -1112,6 +1116,7 @@ static int idxUniqueRead(idxtab_vtab *p, const IdxBase *pB, IdxUnique *pU) {
       if (zPrev == NULL) rc = SQLITE_NOMEM;
       bSkip = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
       if (!bSkip) nosqlBufferAppend(&rc, &pU->cond, " OR (", -1);
+      if (!bSkip) pU->nIndex++;
     } else if (sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL) {
       continue;
     }
@@ -1228,15 +1233,27 @@ static void idxTriggerSql(int *pRc, NosqlBuffer *b, idxtab_vtab *p, const IdxBas
                           const NosqlBuffer *pOf, int i) {
   const char *zRow = i == 2 ? "OLD" : "NEW";
   int rc = *pRc;
-  nosqlBufferAppendf(&rc, b, "CREATE TRIGGER \"%w\".\"%w%s\" %s%s ON \"%w\" BEGIN\n", p->zDb, p->zName,
+  nosqlBufferAppendf(&rc, b, "CREATE TRIGGER \"%w\".\"%w%s\" %s%s ON \"%w\"", p->zDb, p->zName,
                      azIdxTrigger[i], azIdxEvent[i], (i == 1 || i == 4) && pOf->a ? (const char *)pOf->a : "",
                      p->zBase);
   if (i >= 3) {
-    nosqlBufferAppendf(&rc, b, "INSERT INTO \"%w_log\"(r) SELECT s.%s FROM \"%w\" AS s WHERE ", p->zName,
-                       pB->zRowid, p->zBase);
-    if (i == 4) nosqlBufferAppendf(&rc, b, "s.%s IS NOT OLD.%s AND ", pB->zRowid, pB->zRowid);
-    nosqlBufferAppendf(&rc, b, "(0%s) ON CONFLICT DO NOTHING;\n", (const char *)pU->cond.a);
-  } else if (p->bDeferred) {
+    /* The condition without its leading " OR " ("0 OR ..." would scan the table). */
+    const char *zCond = (const char *)pU->cond.a + 4;
+    char *zWhere = i == 4 ? sqlite3_mprintf("s.%s IS NOT OLD.%s AND (%s)", pB->zRowid, pB->zRowid, zCond)
+                          : sqlite3_mprintf("(%s)", zCond);
+    if (zWhere == NULL) rc = SQLITE_NOMEM;
+    /* The WHEN clause: the common write, which displaces nothing, costs one probe per UNIQUE index. */
+    nosqlBufferAppendf(&rc, b, " WHEN EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s) BEGIN\n", p->zBase,
+                       zWhere ? zWhere : "");
+    if (!p->bDeferred) nosqlBufferAppendf(&rc, b, "DELETE FROM \"%w_log\";\n", p->zName);
+    nosqlBufferAppendf(
+        &rc, b, "INSERT INTO \"%w_log\"(r) SELECT s.%s FROM \"%w\" AS s WHERE %s ON CONFLICT DO NOTHING;\n",
+        p->zName, pB->zRowid, p->zBase, zWhere ? zWhere : "");
+    sqlite3_free(zWhere);
+  } else {
+    nosqlBufferAppend(&rc, b, " BEGIN\n", -1);
+  }
+  if (i < 3 && p->bDeferred) {
     /* ON CONFLICT DO NOTHING holds whatever conflict clause the write that fired the trigger has. */
     nosqlBufferAppendf(&rc, b, "INSERT INTO \"%w_log\"(r) VALUES(%s.%s) ON CONFLICT DO NOTHING;\n", p->zName,
                        i == 1 ? "OLD" : zRow, pB->zRowid);
@@ -1255,14 +1272,19 @@ static void idxTriggerSql(int *pRc, NosqlBuffer *b, idxtab_vtab *p, const IdxBas
       if (zWhere == NULL) rc = SQLITE_NOMEM;
       sqlite3_free(zWhere);
     }
-  } else {
+  } else if (i < 3) {
     if (i != 2 && pU->cond.n) {
       /* Rows a REPLACE deleted through a UNIQUE index: logged by the BEFORE trigger, gone now. */
-      nosqlBufferAppendf(
-          &rc, b,
-          "DELETE FROM \"%w_data\" WHERE \"rowid\" IN (SELECT l.r FROM \"%w_log\" AS l WHERE NOT EXISTS "
-          "(SELECT 1 FROM \"%w\" AS s WHERE s.%s = l.r));\nDELETE FROM \"%w_log\";\n",
-          p->zName, p->zName, p->zBase, pB->zRowid, p->zName);
+      int k;
+      for (k = 0; k < pU->nIndex; k++) {
+        nosqlBufferAppendf(
+            &rc, b,
+            "DELETE FROM \"%w_data\" WHERE \"rowid\" = (SELECT l.r FROM \"%w_log\" AS l WHERE NOT "
+            "EXISTS (SELECT 1 FROM \"%w\" AS s WHERE s.%s = l.r) ORDER BY l.r LIMIT 1 OFFSET %d);\n",
+            p->zName, p->zName, p->zBase, pB->zRowid, k);
+      }
+      nosqlBufferAppendf(&rc, b, "DELETE FROM \"%w_log\" WHERE EXISTS (SELECT 1 FROM \"%w_log\");\n",
+                         p->zName, p->zName);
     }
     /* An update that moves the row onto another rowid (UPDATE OR REPLACE)
     ** displaced the row there without a delete trigger unless
