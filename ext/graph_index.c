@@ -115,7 +115,8 @@
 ** SQL, so none can make the index disagree with its table: 'insert' reads
 ** its row from the table by rowid and rebuilds the source's list, the
 ** others rebuild lists from the table or append a JSON row only for a node
-** that has none in the index yet. Every write is plain SQL in the user's transaction:
+** that has none in the index yet; the rows of g_pend are taken in only
+** when the table holds them (giPendSql()). Every write is plain SQL in the user's transaction:
 ** ROLLBACK and savepoints need nothing more. The only state kept in memory
 ** across calls is a cache of node numbers (GiCached), emptied by every
 ** transaction and savepoint hook, and the stash. Deferred mode: the
@@ -367,6 +368,33 @@ static int giExec(sqlite3 *db, char *zSql) {
 }
 
 /* The cached statement iStmt, prepared on first use (NULL with *pRc set on error). */
+/*
+** The SELECT of the rows of <name>_pend that the loads and the fold take
+** in: f, t, w, 0, 0, r (the node numbers fi and ti, which the triggers
+** never write, are not read), in insert order, each only when the edge
+** table holds that row with those endpoints and weight (by type and
+** bytes). <name>_pend is a plain table, written by the triggers in plain
+** SQL (defensive mode refuses that for a shadow table): a row written
+** there by hand that names no edge of the table is passed by (a copy of
+** an edge the lists hold gives two edges one rowid: damage). The JSON
+** layout has none. sqlite3_mprintf'd, or NULL.
+*/
+static char *giPendSql(const char *zSchema, const char *zIndex, int bJson, const char *zTable,
+                       const char *zFrom, const char *zTo, const char *zWeight) {
+  char *zW =
+      zWeight ? sqlite3_mprintf(" AND s.\"%w\" IS p.w AND typeof(s.\"%w\") = typeof(p.w)", zWeight, zWeight)
+              : sqlite3_mprintf("%s", "");
+  char *zSql =
+      zW ? sqlite3_mprintf(
+               "SELECT p.f, p.t, p.w, 0, 0, p.r FROM \"%w\".\"%w_pend\" AS p, \"%w\".\"%w\" AS s WHERE "
+               "s.rowid = p.r AND s.\"%w\" IS p.f COLLATE BINARY AND typeof(s.\"%w\") = typeof(p.f) AND "
+               "s.\"%w\" IS p.t COLLATE BINARY AND typeof(s.\"%w\") = typeof(p.t)%s%s ORDER BY p.p",
+               zSchema, zIndex, zSchema, zTable, zFrom, zFrom, zTo, zTo, zW, bJson ? " AND 0" : "")
+         : NULL;
+  sqlite3_free(zW);
+  return zSql;
+}
+
 static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
   char *zSql = NULL;
   const char *zOrd = "\"%w\"";
@@ -413,8 +441,7 @@ static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
       zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_tail\" WHERE k = ?1", p->zDb, p->zName);
       break;
     case GI_S_PEND_READ:
-      zSql =
-          sqlite3_mprintf("SELECT r, f, t, w, fi, ti FROM \"%w\".\"%w_pend\" ORDER BY p", p->zDb, p->zName);
+      zSql = giPendSql(p->zDb, p->zName, p->bJson, p->zTable, p->zFrom, p->zTo, p->zWeight);
       break;
     case GI_S_TAIL_ANY:
       zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_tail\" LIMIT 1", p->zDb, p->zName);
@@ -1135,17 +1162,17 @@ static int giPendFold(gi_vtab *p) {
   p->aStmt[GI_S_PEND_READ] = NULL; /* Lent */
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     GraphValue f, t;
-    sqlite3_int64 aId[2], iRowid = sqlite3_column_int64(pStmt, 0);
-    sqlite3_value *pW = sqlite3_column_value(pStmt, 3);
+    sqlite3_int64 aId[2], iRowid = sqlite3_column_int64(pStmt, 5);
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     GiFold *pF;
-    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &f) ||
-        !graphValueFrom(sqlite3_column_value(pStmt, 2), &t) || (p->zWeight && !giWeightOk(pW))) {
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f) ||
+        !graphValueFrom(sqlite3_column_value(pStmt, 1), &t) || (p->zWeight && !giWeightOk(pW))) {
       rc = giDamaged(p, "a pending edge has a NULL endpoint or a bad weight");
       break;
     }
-    /* The numbers the trigger found (a wrong one is drift that 'integrity-check' reports), else looked up. */
-    aId[0] = sqlite3_column_int64(pStmt, 4);
-    aId[1] = sqlite3_column_int64(pStmt, 5);
+    /* The numbers, looked up by value (giPendSql() reads none). */
+    aId[0] = sqlite3_column_int64(pStmt, 3);
+    aId[1] = sqlite3_column_int64(pStmt, 4);
     if (aId[0] < 0 || aId[0] > GI_MAX_ID || aId[1] < 0 || aId[1] > GI_MAX_ID) {
       rc = giDamaged(p, "a pending edge has a bad node number");
       break;
@@ -1203,7 +1230,9 @@ static int giPendFold(gi_vtab *p) {
     }
     if (rc == SQLITE_OK) rc = giFoldGroup(p, &g, kNext, aFold, nFold, &i, bytes.a, bTail);
   }
-  if (rc == SQLITE_OK && nFold) {
+  if (rc == SQLITE_OK) {
+    /* Every row, also those giPendSql() passed by (a row deleted or changed since, or one written by hand).
+     */
     pStmt = giStmt(p, GI_S_PEND_DEL, &rc);
     if (pStmt) rc = giStepDone(pStmt);
   }
@@ -2248,9 +2277,9 @@ static int giScanDone(int rc, sqlite3_stmt *pStmt) {
 ** "<name>_num"; the edges are ordered by rowid (giLoadSort()), which gives
 ** the node order and the in-lists; no node value is hashed per edge.
 */
-static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJson, int bWeight,
-                  int bHasWeight, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc, GraphCsr *p, int *pbOk,
-                  char **pzErr, sqlite3_int64 **paRowid) {
+static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo,
+                  int bJson, int bWeight, int bHasWeight, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
+                  GraphCsr *p, int *pbOk, char **pzErr, sqlite3_int64 **paRowid) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   const char *zWhat = NULL;
@@ -2499,7 +2528,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     if (!bNew) GI_CORRUPT("two node numbers have one value");
   }
   /* The pending inserts (<name>_pend): past every edge before them, new nodes last. */
-  zSql = sqlite3_mprintf("SELECT f, t, w, fi, ti, r FROM \"%w\".\"%w_pend\" ORDER BY p", zSchema, zIndex);
+  zSql = giPendSql(zSchema, zIndex, bJson, pInfo->zTable, pInfo->zFrom, pInfo->zTo, pInfo->zWeight);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -2544,6 +2573,11 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     aPend[nPend].r = sqlite3_value_double(pW);
     aPend[nPend].bInt = eW == SQLITE_INTEGER;
     aPend[nPend].iRowid = sqlite3_column_int64(pStmt, 5);
+    /* Each past every edge before it: a copy of an edge held (written by hand) is not a second edge. */
+    if ((nPend > 0 && aPend[nPend].iRowid <= aPend[nPend - 1].iRowid) ||
+        (nPend == 0 && nEdge > 0 && aPend[0].iRowid <= E.iMax)) {
+      GI_CORRUPT("two edges have one rowid");
+    }
     nPend++;
   }
   rc = giScanDone(rc, pStmt);
@@ -2679,7 +2713,7 @@ int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge,
         (!bWeight || (info.zWeight && sqlite3_stricmp(info.zWeight, pSrc->zWeight) == 0))) {
       rc = giUpToDate(db, pSrc->zSchema, zIndex, &info, &bOk);
       if (rc == SQLITE_OK && bOk) {
-        rc = giLoad(db, pSrc->zSchema, zIndex, pSrc->eLayout == GRAPH_LAYOUT_JSON, bWeight,
+        rc = giLoad(db, pSrc->zSchema, zIndex, &info, pSrc->eLayout == GRAPH_LAYOUT_JSON, bWeight,
                     info.zWeight != NULL, nMaxEdge, bAll, zFunc, p, &bOk, pzErr, NULL);
         *pbLoaded = rc == SQLITE_OK && bOk;
         if (rc == SQLITE_OK && !bOk) *pbLoaded = -1; /* Too big: as from the table */
@@ -2694,6 +2728,16 @@ int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge,
 /**************************************************************************
 ** Checking: the index against a load of the edge table.
 */
+
+/* *pInfo describing index p, its strings borrowed from p (not to be cleared). */
+static void giNames(const gi_vtab *p, GraphIndexInfo *pInfo) {
+  memset(pInfo, 0, sizeof(*pInfo));
+  pInfo->zTable = p->zTable;
+  pInfo->zFrom = p->zFrom;
+  pInfo->zTo = p->zTo;
+  pInfo->zWeight = p->zWeight;
+  pInfo->bDeferred = p->bDeferred;
+}
 
 /* Compare two loads: NULL when equal, else what differs (sqlite3_mprintf). */
 static char *giCompare(const GraphCsr *a, const GraphCsr *b, int bWeight, int *pbNoMem) {
@@ -2770,11 +2814,13 @@ static int giCheckRowids(gi_vtab *p, const sqlite3_int64 *aRowid, sqlite3_int64 
 
 static int giCheck(gi_vtab *p) {
   sqlite3_int64 *aRowid = NULL;
+  GraphIndexInfo names;
   GraphSource src;
   GraphCsr *pTab = NULL, *pIdx = NULL;
   char *zErr = NULL, *zDiff = NULL;
   int rc = SQLITE_OK, bOk = 0, bNoMem = 0, bTrig = 1;
   sqlite3_int64 nPending = 0;
+  giNames(p, &names);
   memset(&src, 0, sizeof(src));
   src.zSchema = p->zDb;
   src.zTable = p->zTable;
@@ -2794,8 +2840,8 @@ static int giCheck(gi_vtab *p) {
     pIdx->nRef = 1;
     pIdx->vals.szElem = (int)sizeof(GraphValue);
     pIdx->bIntWeight = 1;
-    rc = giLoad(p->db, p->zDb, p->zName, p->bJson, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff, 1,
-                NULL, pIdx, &bOk, &zErr, &aRowid);
+    rc = giLoad(p->db, p->zDb, p->zName, &names, p->bJson, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff,
+                1, NULL, pIdx, &bOk, &zErr, &aRowid);
   }
   if (rc == SQLITE_OK) zDiff = giCompare(pIdx, pTab, p->zWeight != NULL, &bNoMem);
   if (rc == SQLITE_OK && zDiff == NULL && !bNoMem) rc = giCheckRowids(p, aRowid, pIdx->nEdge, &zDiff);
@@ -3483,9 +3529,11 @@ static int giFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
                     sqlite3_value **argv) {
   gi_cursor *pCur = (gi_cursor *)pCursor;
   gi_vtab *p = (gi_vtab *)pCursor->pVtab;
+  GraphIndexInfo names;
   char *zErr = NULL;
   int rc, bOk = 0;
   (void)idxNum, (void)idxStr, (void)argc, (void)argv;
+  giNames(p, &names);
   if (p->zDamage) {
     nosqlVtabError(&p->base, "%s", p->zDamage);
     return SQLITE_CORRUPT_VTAB;
@@ -3500,8 +3548,8 @@ static int giFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   pCur->pCsr->vals.szElem = (int)sizeof(GraphValue);
   pCur->pCsr->bIntWeight = 1;
   /* Nodes in the order a rowid scan of the edge table meets them: by their first edge. */
-  rc = giLoad(p->db, p->zDb, p->zName, p->bJson, 0, p->zWeight != NULL, 0x7fffffffffffLL, 1, NULL, pCur->pCsr,
-              &bOk, &zErr, NULL);
+  rc = giLoad(p->db, p->zDb, p->zName, &names, p->bJson, 0, p->zWeight != NULL, 0x7fffffffffffLL, 1, NULL,
+              pCur->pCsr, &bOk, &zErr, NULL);
   if (zErr) {
     nosqlVtabError(&p->base, "%s", zErr);
     sqlite3_free(zErr);
