@@ -369,15 +369,15 @@ static int giExec(sqlite3 *db, char *zSql) {
 
 /* The cached statement iStmt, prepared on first use (NULL with *pRc set on error). */
 /*
-** The SELECT of the rows of <name>_pend that the loads and the fold take
-** in: f, t, w, 0, 0, r (the node numbers fi and ti, which the triggers
-** never write, are not read), in insert order, each only when the edge
-** table holds that row with those endpoints and weight (by type and
-** bytes). <name>_pend is a plain table, written by the triggers in plain
-** SQL (defensive mode refuses that for a shadow table): a row written
-** there by hand that names no edge of the table is passed by (a copy of
-** an edge the lists hold gives two edges one rowid: damage). The JSON
-** layout has none. sqlite3_mprintf'd, or NULL.
+** The SELECT of the rows of <name>_pend for the loads and the fold: f, t,
+** w, 0, 0, r, ok in insert order (the node numbers fi and ti, which the
+** triggers never write, are not read). ok: the edge table holds that row
+** with those endpoints and weight (by type and bytes); the readers pass
+** the others by. <name>_pend is a plain table, written by the triggers in
+** plain SQL (defensive mode refuses that for a shadow table): a row
+** written there by hand that names no edge of the table adds nothing (a
+** copy of an edge the lists hold gives two edges one rowid: damage). The
+** JSON layout has none. sqlite3_mprintf'd, or NULL.
 */
 static char *giPendSql(const char *zSchema, const char *zIndex, int bJson, const char *zTable,
                        const char *zFrom, const char *zTo, const char *zWeight) {
@@ -386,10 +386,11 @@ static char *giPendSql(const char *zSchema, const char *zIndex, int bJson, const
               : sqlite3_mprintf("%s", "");
   char *zSql =
       zW ? sqlite3_mprintf(
-               "SELECT p.f, p.t, p.w, 0, 0, p.r FROM \"%w\".\"%w_pend\" AS p, \"%w\".\"%w\" AS s WHERE "
-               "s.rowid = p.r AND s.\"%w\" IS p.f COLLATE BINARY AND typeof(s.\"%w\") = typeof(p.f) AND "
-               "s.\"%w\" IS p.t COLLATE BINARY AND typeof(s.\"%w\") = typeof(p.t)%s%s ORDER BY p.p",
-               zSchema, zIndex, zSchema, zTable, zFrom, zFrom, zTo, zTo, zW, bJson ? " AND 0" : "")
+               "SELECT p.f, p.t, p.w, 0, 0, p.r, s.rowid IS NOT NULL AND s.\"%w\" IS p.f COLLATE BINARY AND "
+               "typeof(s.\"%w\") = typeof(p.f) AND s.\"%w\" IS p.t COLLATE BINARY AND typeof(s.\"%w\") = "
+               "typeof(p.t)%s%s FROM \"%w\".\"%w_pend\" AS p LEFT JOIN \"%w\".\"%w\" AS s ON s.rowid = "
+               "p.r ORDER BY p.p",
+               zFrom, zFrom, zTo, zTo, zW, bJson ? " AND 0" : "", zSchema, zIndex, zSchema, zTable)
          : NULL;
   sqlite3_free(zW);
   return zSql;
@@ -1150,7 +1151,7 @@ static int giFoldGroup(gi_vtab *p, GiGroup *g, sqlite3_int64 kNext, const GiFold
 ** with this.
 */
 static int giPendFold(gi_vtab *p) {
-  int rc = SQLITE_OK, nFold = 0, nFoldAlloc = 0, i, bTail = 0;
+  int rc = SQLITE_OK, nFold = 0, nFoldAlloc = 0, i, bTail = 0, nRow = 0;
   sqlite3_stmt *pStmt;
   GiFold *aFold = NULL;
   NosqlBuffer bytes = {0, 0, 0};
@@ -1163,6 +1164,8 @@ static int giPendFold(gi_vtab *p) {
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     GraphValue f, t;
     sqlite3_int64 aId[2], iRowid = sqlite3_column_int64(pStmt, 5);
+    nRow++;
+    if (!sqlite3_column_int(pStmt, 6)) continue; /* Not in the table (giPendSql()) */
     sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     GiFold *pF;
     if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f) ||
@@ -1230,9 +1233,8 @@ static int giPendFold(gi_vtab *p) {
     }
     if (rc == SQLITE_OK) rc = giFoldGroup(p, &g, kNext, aFold, nFold, &i, bytes.a, bTail);
   }
-  if (rc == SQLITE_OK) {
-    /* Every row, also those giPendSql() passed by (a row deleted or changed since, or one written by hand).
-     */
+  if (rc == SQLITE_OK && nRow) {
+    /* Every row, also those not folded (a row deleted or changed since, or one written by hand). */
     pStmt = giStmt(p, GI_S_PEND_DEL, &rc);
     if (pStmt) rc = giStepDone(pStmt);
   }
@@ -2537,6 +2539,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const Gr
     sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     int eW = sqlite3_value_type(pW);
     sqlite3_int64 iFi = sqlite3_column_int64(pStmt, 3), iTi = sqlite3_column_int64(pStmt, 4);
+    if (!sqlite3_column_int(pStmt, 6)) continue; /* Not in the table (giPendSql()) */
     if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f) ||
         !graphValueFrom(sqlite3_column_value(pStmt, 1), &t) ||
         (bHasWeight && ((eW != SQLITE_INTEGER && eW != SQLITE_FLOAT) || !(sqlite3_value_double(pW) >= 0)))) {
