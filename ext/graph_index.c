@@ -1891,15 +1891,83 @@ static int giTriggersCurrent(gi_vtab *p, int *pbOk) {
 }
 
 /*
+** The indexes whose triggers were found current lately on this connection
+** (one object per connection, nosqlConnShared(), held by the module): the
+** check makes the five trigger texts, which reads the table's UNIQUE
+** indexes and columns (about 570,000 instructions, as much as loading a
+** graph of a few hundred edges), while its answer depends only on the
+** rows of sqlite_schema whose tbl_name is the edge table (the table, its
+** indexes, the triggers on it) and on the index's configuration. An entry
+** holds for a hash of those rows (schema_version would not do: a ROLLBACK
+** takes it back, and another change can then reach the same number with
+** another schema); its key names the index and its configuration (a key
+** too long for an entry is not kept).
+*/
+#define GI_CURRENT_N 8     /* Entries kept */
+#define GI_CURRENT_KEY 240 /* Bytes of a key */
+typedef struct GiCurrent GiCurrent;
+struct GiCurrent {
+  struct {
+    char zKey[GI_CURRENT_KEY]; /* schema, index, table, columns, mode, layout; "" for a free entry */
+    sqlite3_uint64 iHash;      /* Hash of the table's rows of sqlite_schema when the triggers were current */
+  } a[GI_CURRENT_N];
+  int iNext; /* Entry to reuse next */
+};
+
+/* The key of index zIndex described by *pInfo in z[GI_CURRENT_KEY], or 0 when it does not fit. */
+static int giCurrentKey(char *z, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo) {
+  const char *zW = pInfo->zWeight ? pInfo->zWeight : "", *zL = pInfo->zLayout ? pInfo->zLayout : "";
+  size_t n = strlen(zSchema) + strlen(zIndex) + strlen(pInfo->zTable) + strlen(pInfo->zFrom) +
+             strlen(pInfo->zTo) + strlen(zW) + strlen(zL) + 16;
+  if (n >= GI_CURRENT_KEY) return 0;
+  sqlite3_snprintf(GI_CURRENT_KEY, z, "%s\x01%s\x01%s\x01%s\x01%s\x01%s\x01%d\x01%s", zSchema, zIndex,
+                   pInfo->zTable, pInfo->zFrom, pInfo->zTo, zW, pInfo->bDeferred, zL);
+  return 1;
+}
+
+/*
 ** Is index zIndex (described by *pInfo) up to date: its triggers current
-** on its edge table and, in deferred mode, nothing logged?
+** on its edge table (GiCurrent, else giTriggersCurrent()) and, in deferred
+** mode, nothing logged?
 */
 static int giUpToDate(sqlite3 *db, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo,
                       int *pbOk) {
   sqlite3_stmt *pStmt = NULL;
+  GiCurrent *pCur = (GiCurrent *)nosqlConnShared(db, NOSQL_SHARED_GRAPH_INDEX, sizeof(GiCurrent));
+  sqlite3_uint64 iHash = 14695981039346656037ULL; /* FNV-1a */
+  char zKey[GI_CURRENT_KEY];
   char *zSql;
   gi_vtab v;
-  int rc;
+  int rc, i, bKey = giCurrentKey(zKey, zSchema, zIndex, pInfo);
+  *pbOk = 0;
+  if (pCur == NULL) return SQLITE_NOMEM;
+  zSql = sqlite3_mprintf(
+      "SELECT type, name, sql FROM \"%w\".sqlite_schema WHERE tbl_name = ?1 COLLATE NOCASE", zSchema);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) sqlite3_bind_text(pStmt, 1, pInfo->zTable, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    int k;
+    for (k = 0; k < 3; k++) {
+      const unsigned char *a = sqlite3_column_text(pStmt, k);
+      int n = sqlite3_column_bytes(pStmt, k), j;
+      for (j = 0; a && j < n; j++) iHash = (iHash ^ a[j]) * 1099511628211ULL;
+      iHash = (iHash ^ 0xff) * 1099511628211ULL;
+    }
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  pStmt = NULL;
+  for (i = 0; rc == SQLITE_OK && bKey && i < GI_CURRENT_N; i++) {
+    if (pCur->a[i].iHash == iHash && strcmp(pCur->a[i].zKey, zKey) == 0) *pbOk = 1;
+  }
+  if (rc != SQLITE_OK) {
+    nosqlConnSharedUnref(pCur);
+    return rc;
+  }
   memset(&v, 0, sizeof(v));
   v.db = db;
   v.zDb = (char *)zSchema;
@@ -1910,7 +1978,15 @@ static int giUpToDate(sqlite3 *db, const char *zSchema, const char *zIndex, cons
   v.zWeight = pInfo->zWeight;
   v.bDeferred = pInfo->bDeferred;
   v.bJson = pInfo->zLayout && strcmp(pInfo->zLayout, "json") == 0;
-  rc = giTriggersCurrent(&v, pbOk);
+  if (!*pbOk) {
+    rc = giTriggersCurrent(&v, pbOk);
+    if (rc == SQLITE_OK && *pbOk && bKey) {
+      memcpy(pCur->a[pCur->iNext].zKey, zKey, sizeof(zKey));
+      pCur->a[pCur->iNext].iHash = iHash;
+      pCur->iNext = (pCur->iNext + 1) % GI_CURRENT_N;
+    }
+  }
+  nosqlConnSharedUnref(pCur);
   if (rc != SQLITE_OK || !*pbOk || !pInfo->bDeferred) return rc;
   *pbOk = 0;
   zSql = sqlite3_mprintf("SELECT NOT EXISTS (SELECT 1 FROM \"%w\".\"%w_log\")", zSchema, zIndex);
@@ -2962,7 +3038,19 @@ static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf, Nosql
 */
 static int giGenerated(gi_vtab *p, int *pbGen, int *pbGenKey) {
   sqlite3_stmt *pStmt = NULL;
-  int rc = sqlite3_prepare_v2(
+  int rc, bAny = 0;
+  *pbGen = *pbGenKey = 0;
+  /* Most tables have no generated column: one cheap look first. */
+  rc = sqlite3_prepare_v2(p->db, "SELECT 1 FROM pragma_table_xinfo(?1, ?2) WHERE hidden IN (2, 3)", -1,
+                          &pStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+  bAny = sqlite3_step(pStmt) == SQLITE_ROW;
+  rc = sqlite3_finalize(pStmt);
+  pStmt = NULL;
+  if (rc != SQLITE_OK || !bAny) return rc;
+  rc = sqlite3_prepare_v2(
       p->db,
       "SELECT count(*), max(c.name IN (SELECT x.name FROM pragma_index_list(?1, ?2) AS l, "
       "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key) COLLATE NOCASE) FROM "
@@ -2970,7 +3058,6 @@ static int giGenerated(gi_vtab *p, int *pbGen, int *pbGenKey) {
       "OR c.name IN (SELECT x.name FROM pragma_index_list(?1, ?2) AS l, pragma_index_xinfo(l.name, ?2) AS x "
       "WHERE l.\"unique\" AND x.key) COLLATE NOCASE)",
       -1, &pStmt, 0);
-  *pbGen = *pbGenKey = 0;
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
@@ -3002,6 +3089,7 @@ static int giGenerated(gi_vtab *p, int *pbGen, int *pbGenKey) {
 static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
   NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, of = {0, 0, 0}, where = {0, 0, 0}, changed = {0, 0, 0};
   NosqlBuffer ukey = {0, 0, 0};
+  sqlite3_stmt *pHas = NULL; /* With pnStale: the stored text of a trigger */
   char *zIpk = NULL, *zW = NULL;
   int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i, bGen = 0, bGenKey = 0;
   if (rc == SQLITE_OK) rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &zIpk);
@@ -3128,25 +3216,33 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
     nosqlBufferAppend(&rc, &b, "END", 3);
     if (rc == SQLITE_OK && pnStale) {
       /* SQLite stores the text without the schema: compare from the event on. */
-      sqlite3_stmt *pStmt = NULL;
-      char *zSql = sqlite3_mprintf(
-          "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = '%q%s' AND tbl_name = %Q "
-          "COLLATE NOCASE",
-          p->zDb, p->zName, azGiTrigger[i], p->zTable);
-      rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-      sqlite3_free(zSql);
+      char *zName = sqlite3_mprintf("%s%s", p->zName, azGiTrigger[i]);
+      if (zName == NULL) rc = SQLITE_NOMEM;
+      if (rc == SQLITE_OK && pHas == NULL) {
+        char *zSql = sqlite3_mprintf(
+            "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = ?1 AND tbl_name = ?2 "
+            "COLLATE NOCASE",
+            p->zDb);
+        rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pHas, 0) : SQLITE_NOMEM;
+        sqlite3_free(zSql);
+      }
       if (rc == SQLITE_OK) {
-        int rcStep = sqlite3_step(pStmt);
-        const char *zHas = rcStep == SQLITE_ROW ? (const char *)sqlite3_column_text(pStmt, 0) : NULL;
+        int rcStep;
+        const char *zHas, *zA, *zB = strstr((const char *)b.a, azWhen[i]);
+        sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
+        sqlite3_bind_text(pHas, 2, p->zTable, -1, SQLITE_STATIC);
+        rcStep = sqlite3_step(pHas);
+        zHas = rcStep == SQLITE_ROW ? (const char *)sqlite3_column_text(pHas, 0) : NULL;
         if (rcStep == SQLITE_ROW && zHas == NULL) rc = SQLITE_NOMEM;
-        const char *zA = zHas ? strstr(zHas, azWhen[i]) : NULL, *zB = strstr((const char *)b.a, azWhen[i]);
+        zA = zHas ? strstr(zHas, azWhen[i]) : NULL;
         if (rc == SQLITE_OK && (zA == NULL || zB == NULL || strcmp(zA, zB) != 0)) (*pnStale)++;
         if (rc == SQLITE_OK) {
-          rc = sqlite3_finalize(pStmt);
+          rc = sqlite3_reset(pHas);
         } else {
-          sqlite3_finalize(pStmt);
+          sqlite3_reset(pHas);
         }
       }
+      sqlite3_free(zName);
     } else if (rc == SQLITE_OK) {
       rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
       if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
@@ -3159,6 +3255,7 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
   nosqlBufferFree(&cond);
   nosqlBufferFree(&of);
   nosqlBufferFree(&where);
+  sqlite3_finalize(pHas);
   nosqlBufferFree(&changed);
   nosqlBufferFree(&ukey);
   sqlite3_free(zIpk);
@@ -3705,4 +3802,9 @@ static sqlite3_module giModule = {
     /* xShadowName */ giShadowName,
 };
 
-int graphIndexRegister(sqlite3 *db) { return sqlite3_create_module_v2(db, "graph_index", &giModule, 0, 0); }
+int graphIndexRegister(sqlite3 *db) {
+  /* The module holds a reference to this connection's GiCurrent. */
+  void *pCur = nosqlConnShared(db, NOSQL_SHARED_GRAPH_INDEX, sizeof(GiCurrent));
+  if (pCur == NULL) return SQLITE_NOMEM;
+  return sqlite3_create_module_v2(db, "graph_index", &giModule, pCur, nosqlConnSharedUnref);
+}

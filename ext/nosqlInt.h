@@ -161,6 +161,7 @@ int nosqlVtabFree(sqlite3_vtab *pVtab);
 */
 #define NOSQL_SHARED_INVERTED_INDEX 1
 #define NOSQL_SHARED_INDEX_TABLE 2
+#define NOSQL_SHARED_GRAPH_INDEX 3
 void *nosqlConnShared(sqlite3 *db, int iKind, sqlite3_int64 nByte);
 void nosqlConnSharedRef(void *pObj);
 void nosqlConnSharedUnref(void *pObj);
