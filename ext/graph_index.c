@@ -2978,56 +2978,36 @@ static int giDropTriggers(gi_vtab *p) {
   return rc;
 }
 
+/* giUniqueConds()'s column callback: ", "a"" to the OF list, the change test to the WHEN clause. */
+typedef struct GiUniqueCtx GiUniqueCtx;
+struct GiUniqueCtx {
+  NosqlBuffer *pOf;      /* ", "a"" per column */
+  NosqlBuffer *pChanged; /* " OR OLD."a" IS NOT NEW."a" COLLATE BINARY" per column */
+};
+
+static int giUniqueCol(void *pCtx, const char *zCol) {
+  GiUniqueCtx *p = (GiUniqueCtx *)pCtx;
+  int rc = SQLITE_OK;
+  nosqlBufferAppendf(&rc, p->pOf, ", \"%w\"", zCol);
+  nosqlBufferAppendf(&rc, p->pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY", zCol, zCol);
+  return rc;
+}
+
 /*
 ** The rows a REPLACE may displace besides the one at NEW's rowid: those
-** equal to NEW on every key column of a UNIQUE index of the table (in the
-** index's collation). *pCond gets " OR (s.a = NEW.a COLLATE c AND ...)"
+** equal to NEW on every key column of a UNIQUE index of the table
+** (nosqlUniqueConds()). *pCond gets " OR (s.a = NEW.a COLLATE c AND ...)"
 ** per index, *pOf ", a" per column (for the UPDATE OF lists), *pChanged
 ** " OR OLD.a IS NOT NEW.a COLLATE BINARY" per column (for the WHEN clause
 ** of an update trigger without a list). An index on an expression is not
 ** covered (docs/graphs.md).
 */
 static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf, NosqlBuffer *pChanged) {
-  sqlite3_stmt *pStmt = NULL;
-  int rc = sqlite3_prepare_v2(
-      p->db,
-      "SELECT l.name, x.name, x.coll, x.cid FROM pragma_index_list(?1, ?2) AS l, "
-      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
-      -1, &pStmt, 0);
-  char *zPrev = NULL;
-  int bSkip = 0;
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
-  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
-    const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
-    const char *zColl = (const char *)sqlite3_column_text(pStmt, 2);
-    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
-    if (bNew) {
-      if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
-      sqlite3_free(zPrev);
-      zPrev = sqlite3_mprintf("%s", zIdx ? zIdx : "");
-      if (zPrev == NULL) rc = SQLITE_NOMEM;
-      bSkip = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
-      if (!bSkip) nosqlBufferAppend(&rc, pCond, " OR (", -1);
-    } else if (sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL) {
-      /* An expression part: the parts so far are a superset (harmless: a stashed list is only rebuilt). */
-      continue;
-    }
-    if (bSkip) continue;
-    nosqlBufferAppendf(&rc, pCond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol, zCol,
-                       zColl ? zColl : "BINARY");
-    nosqlBufferAppendf(&rc, pOf, ", \"%w\"", zCol);
-    nosqlBufferAppendf(&rc, pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY", zCol, zCol);
-  }
-  if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
-  sqlite3_free(zPrev);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_finalize(pStmt);
-  else
-    sqlite3_finalize(pStmt);
-  return rc;
+  GiUniqueCtx ctx;
+  int nIndex;
+  ctx.pOf = pOf;
+  ctx.pChanged = pChanged;
+  return nosqlUniqueConds(p->db, p->zDb, p->zTable, pCond, &nIndex, giUniqueCol, &ctx);
 }
 
 /*

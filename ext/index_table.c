@@ -1087,56 +1087,36 @@ static void idxUniqueClear(IdxUnique *pU) {
   memset(pU, 0, sizeof(*pU));
 }
 
-/* Read the UNIQUE indexes of the base table into *pU (cleared first). */
+/* idxUniqueRead()'s column callback. */
+typedef struct IdxUniqueCtx IdxUniqueCtx;
+struct IdxUniqueCtx {
+  const IdxBase *pB; /* The base table's columns */
+  IdxUnique *pU;     /* What is being read */
+};
+
+static int idxUniqueCol(void *pCtx, const char *zCol) {
+  IdxUniqueCtx *p = (IdxUniqueCtx *)pCtx;
+  int iCol = idxBaseColumn(p->pB, zCol);
+  if (iCol >= 0) {
+    p->pU->abKey[iCol] = 1;
+    if (p->pB->aGen[iCol]) p->pU->bGen = 1;
+  }
+  return SQLITE_OK;
+}
+
+/* Read the UNIQUE indexes of the base table into *pU (cleared first; nosqlUniqueConds()). */
 static int idxUniqueRead(idxtab_vtab *p, const IdxBase *pB, IdxUnique *pU) {
-  sqlite3_stmt *pStmt = NULL;
-  char *zPrev = NULL;
-  int rc, bSkip = 0;
+  IdxUniqueCtx ctx;
+  int rc;
   memset(pU, 0, sizeof(*pU));
   pU->abKey = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)(pB->nCol + 1));
   if (pU->abKey == NULL) return SQLITE_NOMEM;
   memset(pU->abKey, 0, sizeof(int) * (size_t)(pB->nCol + 1));
-  rc = sqlite3_prepare_v2(
-      p->db,
-      "SELECT l.name, x.name, x.coll, x.cid FROM pragma_index_list(?1, ?2) AS l, "
-      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
-      -1, &pStmt, 0);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
-  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
-    const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
-    const char *zColl = (const char *)sqlite3_column_text(pStmt, 2);
-    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0, iCol;
-    if (bNew) {
-      if (zPrev && !bSkip) nosqlBufferAppend(&rc, &pU->cond, ")", 1);
-      sqlite3_free(zPrev);
-      zPrev = sqlite3_mprintf("%s", zIdx ? zIdx : "");
-      if (zPrev == NULL) rc = SQLITE_NOMEM;
-      bSkip = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
-      if (!bSkip) nosqlBufferAppend(&rc, &pU->cond, " OR (", -1);
-      if (!bSkip) pU->nIndex++;
-    } else if (sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL) {
-      continue;
-    }
-    if (bSkip) continue;
-    nosqlBufferAppendf(&rc, &pU->cond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol,
-                       zCol, zColl ? zColl : "BINARY");
-    iCol = idxBaseColumn(pB, zCol);
-    if (iCol >= 0) {
-      pU->abKey[iCol] = 1;
-      if (pB->aGen[iCol]) pU->bGen = 1;
-    }
-  }
-  if (zPrev && !bSkip) nosqlBufferAppend(&rc, &pU->cond, ")", 1);
-  sqlite3_free(zPrev);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_finalize(pStmt);
-  else
-    sqlite3_finalize(pStmt);
+  ctx.pB = pB;
+  ctx.pU = pU;
+  rc = nosqlUniqueConds(p->db, p->zDb, p->zBase, &pU->cond, &pU->nIndex, idxUniqueCol, &ctx);
   nosqlBufferAppend(&rc, &pU->cond, "", 0);
-  if (rc == SQLITE_OK && pU->cond.n <= 1) nosqlBufferReset(&pU->cond);
+  if (rc == SQLITE_OK && pU->nIndex == 0) nosqlBufferReset(&pU->cond);
   return rc;
 }
 
