@@ -161,6 +161,7 @@ int nosqlVtabFree(sqlite3_vtab *pVtab);
 */
 #define NOSQL_SHARED_INVERTED_INDEX 1
 #define NOSQL_SHARED_INDEX_TABLE 2
+#define NOSQL_SHARED_GRAPH_INDEX 3
 void *nosqlConnShared(sqlite3 *db, int iKind, sqlite3_int64 nByte);
 void nosqlConnSharedRef(void *pObj);
 void nosqlConnSharedUnref(void *pObj);
@@ -282,6 +283,19 @@ char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc);
 ** ROWID, or does not exist. SQLITE_OK or an error code.
 */
 int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char **pzCol);
+
+/*
+** The rows a REPLACE may delete through the UNIQUE indexes of table
+** zSchema.zTable (a primary key that is not the rowid included), as a
+** trigger's condition over the table aliased "s": *pCond gets " OR
+** (s."a" = NEW."a" COLLATE "c" AND ...)" per index, in the index's
+** collations. Key parts that are expressions are left out (a superset of
+** the rows); an index whose first part is one is not covered. xCol(pCtx,
+** zCol) is called for each key column put in, *pnIndex gets the indexes
+** put in (0: *pCond untouched). SQLITE_OK or an error code.
+*/
+int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, NosqlBuffer *pCond, int *pnIndex,
+                     int (*xCol)(void *, const char *), void *pCtx);
 
 /*
 ** One token of SQL text at z[*pi]: comments and spaces are skipped;

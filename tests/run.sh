@@ -286,6 +286,8 @@ plan() {
     build/property/history --direct-off dist/nosql.so "$(long 400 2000)"
   step "graph_index maintenance property test (random edge histories vs the edge table)" \
     build/property/graph_index dist/nosql.so "$(long 200 2000)"
+  step "trigger coverage property test (every write form vs every structure a trigger keeps)" \
+    build/property/triggers dist/nosql.so "$(long 120 2000)"
   step "bench agreement (tiny sizes)" build/bench/bench --size 0.002 --reps 1
   step "unit tests" units build/unit
   step "asan unit tests" units build/asan/unit
