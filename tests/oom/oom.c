@@ -422,6 +422,8 @@ static const char *const azCompare[] = {
     "n.descendant_of = c.rowid ORDER BY c.city')",
     "SELECT plan_words FROM nosql_explain('SELECT * FROM main.cs x WHERE a = 1')",
     "SELECT plan_words FROM nosql_explain('SELECT * FROM mpath_ranges(''a'') AS r')",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM t_by_city AS ns, mpath_ranges(''a'') AS t_by_city "
+    "WHERE ns.city = t_by_city.lo')",
     NULL};
 
 static const OomScript aScript[] = {
