@@ -655,9 +655,12 @@ static int gwWalkEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWe
 ** *ppCsr is a reference the caller owns (graphCsrUnref()) or NULL, and
 ** *pbTried is set when loading was done or is not to be tried again. A
 ** source that cannot be held (graphCsrLoad()) or no memory for it leaves
-** *ppCsr NULL: the caller seeks. zFunc names the caller in messages.
-** SQLITE_OK or an error of reading the source.
+** *ppCsr NULL: the caller seeks. With bLoad == GW_LOAD_NEEDED no memory is
+** SQLITE_NOMEM instead: a route that would search another way without the
+** copy (from one end, where ties may go another way). zFunc names the
+** caller in messages. SQLITE_OK or an error of reading the source.
 */
+#define GW_LOAD_NEEDED 2
 static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc, int bLoad, GraphCsr **ppCsr,
                        int *pbTried) {
   GwShared *p = ((gw_vtab *)pVtab)->pShared;
@@ -710,7 +713,7 @@ static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc
     GraphCsr *pCsr = NULL;
     *pbTried = 1;
     rc = graphCsrLoad(p->db, pSrc, GW_CSR_MAX_EDGE, 0, zFunc, &pCsr, &zErr);
-    if (rc == SQLITE_NOMEM) rc = SQLITE_OK; /* Seeking still works */
+    if (rc == SQLITE_NOMEM && bLoad != GW_LOAD_NEEDED) rc = SQLITE_OK; /* Seeking still works */
     if (zErr) nosqlVtabError(pVtab, "%s", zErr);
     sqlite3_free(zErr);
     if (rc == SQLITE_OK && sqlite3_txn_state(p->db, pSrc->zSchema) == SQLITE_TXN_WRITE) {
@@ -1029,11 +1032,16 @@ static const char *const azGpInput[] = {"source", "from_col", "to_col", "start",
 ** breadth-first levels or Dijkstra heap, until they meet. It can when the
 ** source is plain (graphSourcePlain(): a node found backwards is the node a
 ** forward search finds) and both directions are cheap to read: each by an
-** index seek, or from graph_walk's in-memory copy (GraphCsr), which is
-** loaded at once when a direction has no index and after GW_CSR_AFTER
-** expanded nodes otherwise (unweighted searches; weights are read by seeks).
-** Elsewhere side 1 stays at the goal and side 0 alone searches: the
-** one-ended search of earlier versions, same rows.
+** index seek, or from graph_walk's in-memory copy (GraphCsr, with the
+** weight column's values for weighted routes), which is loaded at once when
+** a direction has no index and after GW_CSR_AFTER expanded nodes
+** otherwise. The copy and the seeks give each node's edges in the same
+** order with the same weights (a node whose weights the copy cannot hold
+** exactly is sought: gpCsrWeight()), so where the search starts and what
+** it reads from does not change the route: indexes or none, a graph_index
+** or the table. Elsewhere (not plain, or a direction without an index on a
+** source that cannot be held in memory) side 1 stays at the goal and side
+** 0 alone searches: the one-ended search of earlier versions.
 **
 ** Hops: levels are expanded whole, the side with the smaller level first
 ** (side 0 on a tie), nodes in the order they were met and each node's edges
@@ -1529,7 +1537,8 @@ static int gpPlan(gp_cursor *pCur) {
   ** either direction the copy is read now (one scan, not one per node).
   ** With weights too: the copy is of the weight column as well. */
   pCur->bCsrTried = 0;
-  rc = gwCsrAttach(&p->base, "graph_path", &pCur->src, !bSeek, &pCur->pCsr, &pCur->bCsrTried);
+  rc = gwCsrAttach(&p->base, "graph_path", &pCur->src, bSeek ? 0 : GW_LOAD_NEEDED, &pCur->pCsr,
+                   &pCur->bCsrTried);
   if (rc != SQLITE_OK) return rc;
   if (pCur->pCsr) pCur->bCsrTried = 1;
   if (pCur->pCsr == NULL && !bSeek) return SQLITE_OK; /* Cannot be held: one-ended */
