@@ -30,11 +30,20 @@ CC := gcc
 endif
 VERSION := $(shell cat VERSION)
 
-# Debian packages each group of targets needs.
-BUILD_PKGS := gcc make libc6-dev libsqlite3-dev libroaring-dev libpcre2-dev
-TEST_PKGS := sqlite3 binutils pkg-config
-# Host languages the smoke set (tests/hosts/) loads the extension from.
-TEST_PKGS += python3 tcl libsqlite3-tcl libdbd-sqlite3-perl ruby-sqlite3
+# Debian packages each group of targets needs. Building (make, make install,
+# make dist, make wheel, make static) needs only BUILD_PKGS; the sqlite3 shell
+# is for make demo; the test targets also need the host languages the smoke
+# set (tests/hosts/) loads the extension from.
+BUILD_PKGS := gcc make libc6-dev libsqlite3-dev libroaring-dev libpcre2-dev pkg-config
+DEMO_PKGS := sqlite3
+TEST_PKGS := $(DEMO_PKGS) binutils python3 tcl libsqlite3-tcl libdbd-sqlite3-perl ruby-sqlite3
+
+# Both cores (or every core) unless the caller chose a -j: a fresh clone's
+# make test spends most of its build time compiling each file twice (plain
+# and ASan), and the files are independent.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
 LINT_PKGS := clang-format cppcheck
 FUZZ_PKGS := clang libclang-rt-dev
 
@@ -59,16 +68,26 @@ BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 
 PREREQ := build/prereq.stamp
+DEMO_PREREQ := build/prereq-demo.stamp
+TEST_PREREQ := build/prereq-test.stamp
 
 .PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm wheel plots fuzz
 all: dist/nosql.so
 
 $(PREREQ): Makefile scripts/prereq.sh
 	@mkdir -p build
-	@scripts/prereq.sh $(BUILD_PKGS) $(TEST_PKGS)
+	@scripts/prereq.sh $(BUILD_PKGS)
 	@touch $@
 
-prereq: $(PREREQ)
+$(DEMO_PREREQ): Makefile scripts/prereq.sh | $(PREREQ)
+	@scripts/prereq.sh $(DEMO_PKGS)
+	@touch $@
+
+$(TEST_PREREQ): Makefile scripts/prereq.sh | $(PREREQ)
+	@scripts/prereq.sh $(TEST_PKGS)
+	@touch $@
+
+prereq: $(PREREQ) $(TEST_PREREQ)
 
 # --- the extension --------------------------------------------------------
 build/obj/%.o: ext/%.c VERSION | $(PREREQ)
@@ -113,7 +132,10 @@ PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DOCDIR ?= $(PREFIX)/share/doc/nosql
-ROARING_SO := $(shell ls /usr/lib/*/libroaring.so.0 /usr/lib/libroaring.so.0 2>/dev/null | head -n 1)
+# The compiler's own multiarch directory: another architecture's CRoaring
+# (libroaring-dev:arm64, installed for cross builds) must not be shipped.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+ROARING_SO := $(firstword $(wildcard /usr/lib/$(MULTIARCH)/libroaring.so.0 /usr/lib/libroaring.so.0))
 DIST_NAME := nosql-$(VERSION)-linux-$(shell uname -m)
 
 # Written anew by every call, for the PREFIX of that call (an earlier
@@ -305,7 +327,7 @@ build/matrix/%/slt: $(RUNNER_SRC) tests/runner/md5.h build/matrix/%/sqlite3.o
 
 .PRECIOUS: build/matrix/%/sqlite3.c build/matrix/%/sqlite3.o
 
-test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt)
+test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=build/matrix/%/slt) | $(TEST_PREREQ)
 	@MATRIX="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)" bash tests/matrix.sh
 
 CONC_BIN := $(patsubst tests/concurrency/%.c,build/concurrency/%,$(sort $(wildcard tests/concurrency/*.c)))
@@ -321,23 +343,23 @@ TEST_ENV := MATRIX_CI="$(MATRIX_CI)" MATRIX_ALL="$(MATRIX_ALL)" MATRIX_OLD="$(MA
 # short runs of the robustness tests (a few minutes on 2 cores). make
 # test-all: the same with the long settings, plus the version matrix, the
 # npm package and the dqlite example (what CI runs; about 18 minutes).
-test: $(TEST_BUILD)
+test: $(TEST_BUILD) | $(TEST_PREREQ)
 	@$(TEST_ENV) bash tests/run.sh
 
-test-all: $(TEST_ALL_BUILD)
+test-all: $(TEST_ALL_BUILD) | $(TEST_PREREQ)
 	@$(TEST_ENV) bash tests/run.sh --all
 
 # The smoke set from every host language installed (make test runs it too).
-test-hosts: dist/nosql.so | $(PREREQ)
+test-hosts: dist/nosql.so | $(TEST_PREREQ)
 	@bash tests/hosts/run.sh
 
 # Node: builds better-sqlite3 from the npm registry into tests/hosts/node_modules.
-test-hosts-node: dist/nosql.so | $(PREREQ)
+test-hosts-node: dist/nosql.so | $(TEST_PREREQ)
 	@bash scripts/node-host.sh
 	@bash tests/hosts/run.sh
 
 # --- demo and bench ---------------------------------------------------------
-demo: dist/nosql.so
+demo: dist/nosql.so | $(DEMO_PREREQ)
 	@for f in sql/*.sql; do \
 	  echo "=== $$f"; \
 	  sqlite3 -bail :memory: < $$f || exit 1; \

@@ -289,18 +289,26 @@ static const IntCase aCase[] = {
 /* Rows rendered as text, one per line (system malloc). */
 typedef struct IntOut IntOut;
 struct IntOut {
-  char *z;  /* Rendered rows */
-  size_t n; /* Bytes */
-  int nRow; /* Rows */
+  char *z;       /* Rendered rows */
+  size_t n;      /* Bytes */
+  size_t nAlloc; /* Bytes allocated at z */
+  int nRow;      /* Rows */
 };
 
+/* Grows geometrically: a realloc per value was quadratic under ASan, whose realloc always copies. */
 static void intAppend(IntOut *p, const char *z, size_t n) {
-  char *zNew = (char *)realloc(p->z, p->n + n + 1);
-  if (zNew == NULL) abort();
-  memcpy(zNew + p->n, z, n);
+  if (p->n + n + 1 > p->nAlloc) {
+    size_t nNew = p->nAlloc ? p->nAlloc * 2 : 256;
+    char *zNew;
+    while (nNew < p->n + n + 1) nNew *= 2;
+    zNew = (char *)realloc(p->z, nNew);
+    if (zNew == NULL) abort();
+    p->z = zNew;
+    p->nAlloc = nNew;
+  }
+  memcpy(p->z + p->n, z, n);
   p->n += n;
-  zNew[p->n] = 0;
-  p->z = zNew;
+  p->z[p->n] = 0;
 }
 
 /* Run zSql, rendering every row (from column 1 on) into pOut; returns the final result code. */

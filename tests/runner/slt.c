@@ -74,7 +74,13 @@
 ** such heading names something registered, and every ```sql block of those
 ** files runs with the output its "--> " lines show (rows with columns joined
 ** by '|'; "--> error: TEXT" for an expected error). Each .md file gets its
-** own connection.
+** own connection. DIR/functions.md, the one-page index, must list every
+** registered name and nothing else, one table row each:
+**
+**   | [`name(args)`](page.md#anchor) | what it does, in one line |
+**
+** where page.md#anchor is the page's "### `name..." heading (the anchor as
+** GitHub derives it from the heading's text).
 **
 ** The last line printed is "N passed, N failed, N skipped"; the exit code
 ** is 1 when anything failed.
@@ -1046,13 +1052,17 @@ static int sltHasName(const SltResult *p, const char *zName) {
   return 0;
 }
 
-/* The name in a reference heading "### `name(...)...", or NULL. */
-static char *sltHeadingName(const char *zLine) {
+/*
+** The name after zPrefix at the start of zLine: "### `" for a reference
+** heading "### `name(...)...", "| [`" for a row of functions.md. NULL if
+** zLine does not start so or no name follows.
+*/
+static char *sltNameAfter(const char *zLine, const char *zPrefix) {
   const char *z;
   size_t n = 0;
   char *zName;
-  if (!sltStartsWith(zLine, "### `")) return NULL;
-  z = zLine + 5;
+  if (!sltStartsWith(zLine, zPrefix)) return NULL;
+  z = zLine + strlen(zPrefix);
   while ((z[n] >= 'a' && z[n] <= 'z') || (z[n] >= 'A' && z[n] <= 'Z') || (z[n] >= '0' && z[n] <= '9') ||
          z[n] == '_') {
     n++;
@@ -1062,6 +1072,123 @@ static char *sltHeadingName(const char *zLine) {
   memcpy(zName, z, n);
   zName[n] = 0;
   return zName;
+}
+
+static char *sltHeadingName(const char *zLine) { return sltNameAfter(zLine, "### `"); }
+
+/*
+** The anchor GitHub gives a heading's text: lower case, ASCII punctuation
+** other than '-' and '_' dropped, each space a '-' (caller frees). A page's
+** later headings with the same anchor get "-1", "-2", ... (sltDocAnchors).
+*/
+static char *sltSlug(const char *zText) {
+  char *zOut = (char *)sltMalloc(strlen(zText) + 1);
+  int n = 0;
+  for (; *zText; zText++) {
+    unsigned char c = (unsigned char)*zText;
+    if (c >= 'A' && c <= 'Z') {
+      zOut[n++] = (char)(c - 'A' + 'a');
+    } else if (c == ' ') {
+      zOut[n++] = '-';
+    } else if (c >= 0x80 || c == '-' || c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')) {
+      zOut[n++] = (char)c;
+    }
+  }
+  zOut[n] = 0;
+  return zOut;
+}
+
+/*
+** Add the headings of page zFile (its lines) to pOut, two values each:
+** "zFile#anchor" and the name the heading documents ("" if none).
+*/
+static void sltDocAnchors(const char *zFile, char **azLine, int nLine, SltResult *pOut) {
+  SltResult seen = {0, 0, 0, 0};
+  int bCode = 0;
+  int i, k;
+  for (i = 0; i < nLine; i++) {
+    const char *z = azLine[i];
+    char *zSlug, *zName;
+    int nDup = 0;
+    if (sltStartsWith(z, "```")) bCode = !bCode;
+    if (bCode || z[0] != '#') continue;
+    while (*z == '#') z++;
+    if (*z != ' ') continue;
+    zSlug = sltSlug(z + 1);
+    for (k = 0; k < seen.nVal; k++) nDup += strcmp(seen.azVal[k], zSlug) == 0;
+    resultAdd(&seen, sltStrdup(zSlug));
+    zName = sltHeadingName(azLine[i]);
+    if (nDup)
+      resultAdd(pOut, sltMprintf("%s#%s-%d", zFile, zSlug, nDup));
+    else
+      resultAdd(pOut, sltMprintf("%s#%s", zFile, zSlug));
+    resultAdd(pOut, zName ? zName : sltStrdup(""));
+    free(zSlug);
+  }
+  resultFree(&seen);
+}
+
+/*
+** Check the index DIR/functions.md (lines azLine) against the names the
+** extension registers (in pExt, not in pPlain) and the headings of every
+** page (pAnchors, from sltDocAnchors).
+*/
+static void sltDocIndex(Runner *pRun, const char *zDir, char **azLine, int nLine, const SltResult *pPlain,
+                        const SltResult *pExt, const SltResult *pAnchors) {
+  SltResult listed = {0, 0, 0, 0};
+  int i, k;
+  for (i = 0; i < nLine; i++) {
+    const char *z = azLine[i];
+    const char *zLink, *zEnd, *zDesc;
+    char *zName, *zTarget;
+    int bOk = 1;
+    if (!sltStartsWith(z, "| [`")) continue;
+    zName = sltNameAfter(z, "| [`");
+    if (zName == NULL) {
+      printf("FAIL %s/functions.md:%d: a row that names no function\n", zDir, i + 1);
+      pRun->nFail++;
+      continue;
+    }
+    if (sltHasName(&listed, zName)) {
+      printf("FAIL %s/functions.md:%d: '%s' is listed twice\n", zDir, i + 1, zName);
+      bOk = 0;
+    }
+    resultAdd(&listed, sltStrdup(zName));
+    if (!sltHasName(pExt, zName) || sltHasName(pPlain, zName)) {
+      printf("FAIL %s/functions.md:%d: '%s' is listed but the extension does not register it\n", zDir, i + 1,
+             zName);
+      bOk = 0;
+    }
+    zLink = strstr(z, "`](");
+    zEnd = zLink ? strchr(zLink + 3, ')') : NULL;
+    zTarget = zEnd ? sltMprintf("%.*s", (int)(zEnd - zLink - 3), zLink + 3) : sltStrdup("");
+    for (k = 0; k + 1 < pAnchors->nVal; k += 2) {
+      if (strcmp(pAnchors->azVal[k], zTarget) == 0 && strcmp(pAnchors->azVal[k + 1], zName) == 0) break;
+    }
+    if (k + 1 >= pAnchors->nVal) {
+      printf("FAIL %s/functions.md:%d: the link of '%s' (%s) is not its \"### `%s...`\" heading\n", zDir,
+             i + 1, zName, zTarget, zName);
+      bOk = 0;
+    }
+    zDesc = zEnd ? strstr(zEnd, " | ") : NULL;
+    if (zDesc == NULL || zDesc[3] == 0 || zDesc[3] == '|') {
+      printf("FAIL %s/functions.md:%d: '%s' has no one-line description\n", zDir, i + 1, zName);
+      bOk = 0;
+    }
+    if (bOk)
+      pRun->nPass++;
+    else
+      pRun->nFail++;
+    free(zTarget);
+    free(zName);
+  }
+  for (i = 0; i < pExt->nVal; i++) {
+    const char *zName = pExt->azVal[i];
+    if (sltHasName(pPlain, zName) || sltHasName(&listed, zName)) continue;
+    printf("FAIL %s/functions.md: '%s' is registered by the extension but not listed\n", zDir, zName);
+    pRun->nFail++;
+  }
+  resultFree(&listed);
 }
 
 /* Run the ```sql examples of one .md file on a fresh connection. */
@@ -1167,6 +1294,10 @@ static void sltRunDocs(Runner *pRun, const char *zDir) {
   SltResult withExt = {0, 0, 0, 0};
   SltResult documented = {0, 0, 0, 0};
   SltResult files = {0, 0, 0, 0};
+  SltResult anchors = {0, 0, 0, 0};
+  char *zIndex = NULL; /* Text of DIR/functions.md, or NULL */
+  char **azIndex = NULL;
+  int nIndex = 0;
   DIR *pDir;
   struct dirent *pEnt;
   int nPass0 = pRun->nPass, nFail0 = pRun->nFail;
@@ -1213,6 +1344,7 @@ static void sltRunDocs(Runner *pRun, const char *zDir) {
     int k;
     if (zText == NULL) continue;
     azLine = sltSplitLines(zText, &nLine);
+    sltDocAnchors(strrchr(files.azVal[i], '/') + 1, azLine, nLine, &anchors);
     for (k = 0; k < nLine; k++) {
       char *zName = sltHeadingName(azLine[k]);
       if (zName == NULL) continue;
@@ -1222,8 +1354,22 @@ static void sltRunDocs(Runner *pRun, const char *zDir) {
         free(zName);
     }
     sltDocExamples(pRun, files.azVal[i], azLine, nLine);
+    if (strcmp(strrchr(files.azVal[i], '/'), "/functions.md") == 0) {
+      zIndex = zText;
+      azIndex = azLine;
+      nIndex = nLine;
+      continue;
+    }
     free(azLine);
     free(zText);
+  }
+  if (zIndex) {
+    sltDocIndex(pRun, zDir, azIndex, nIndex, &plain, &withExt, &anchors);
+    free(azIndex);
+    free(zIndex);
+  } else {
+    printf("FAIL %s/functions.md is missing: the index of every function and module\n", zDir);
+    pRun->nFail++;
   }
 
   for (i = 0; i < withExt.nVal; i++) {
@@ -1250,6 +1396,7 @@ static void sltRunDocs(Runner *pRun, const char *zDir) {
   resultFree(&withExt);
   resultFree(&documented);
   resultFree(&files);
+  resultFree(&anchors);
   printf("%s (reference): %d passed, %d failed, 0 skipped\n", zDir, pRun->nPass - nPass0,
          pRun->nFail - nFail0);
 }
