@@ -2030,6 +2030,7 @@ struct GiLoadEdges {
   sqlite3_int64 n, nAlloc;  /* Edges held, allocated */
   int bWeight;              /* Keep weights */
   int bIntWeight;           /* Every weight kept is an integer */
+  int bRealWeight;          /* Every weight kept is a REAL */
   sqlite3_int64 iMin, iMax; /* Least and greatest rowid */
   sqlite3_int64 nHint;      /* Edges to allocate at first */
   int *aF, *aT;             /* Then in rowid order (giLoadOrder()): source and neighbour numbers */
@@ -2182,6 +2183,7 @@ static int giLoadList(GiLoadEdges *pE, int id, const unsigned char *a, int n, in
       if (pE->bWeight) {
         pE->aW[k + e] = r;
         if (!bInt) pE->bIntWeight = 0;
+        if (bInt) pE->bRealWeight = 0;
       }
     }
   }
@@ -2371,7 +2373,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const Gr
   *pbOk = 0;
   memset(&E, 0, sizeof(E));
   E.bWeight = bWeight;
-  E.bIntWeight = 1;
+  E.bIntWeight = E.bRealWeight = 1;
   /* Every node number is below g_config's 'next'. */
   zSql = sqlite3_mprintf("SELECT coalesce((SELECT v FROM \"%w\".\"%w_config\" WHERE k = 'next'), 0) - 1",
                          zSchema, zIndex);
@@ -2724,6 +2726,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const Gr
     if (bWeight) p->aInW[iI] = E.aWr[e];
   }
   if (bWeight && !E.bIntWeight) p->bIntWeight = 0;
+  if (bWeight && !E.bRealWeight) p->bRealWeight = 0;
   for (e = 0; e < nPend; e++) {
     sqlite3_int64 iO = aCur[2 * aPend[e].f]++, iI = aCur[2 * aPend[e].t + 1]++;
     p->aOut[iO] = aPend[e].t;
@@ -2731,6 +2734,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const Gr
     if (bWeight) {
       p->aOutW[iO] = p->aInW[iI] = aPend[e].r;
       if (!aPend[e].bInt) p->bIntWeight = 0;
+      if (aPend[e].bInt) p->bRealWeight = 0;
     }
   }
   if (paRowid) {
@@ -2918,7 +2922,7 @@ static int giCheck(gi_vtab *p) {
     memset(pIdx, 0, sizeof(*pIdx));
     pIdx->nRef = 1;
     pIdx->vals.szElem = (int)sizeof(GraphValue);
-    pIdx->bIntWeight = 1;
+    pIdx->bIntWeight = pIdx->bRealWeight = 1;
     rc = giLoad(p->db, p->zDb, p->zName, &names, p->bJson, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff,
                 1, NULL, pIdx, &bOk, &zErr, &aRowid);
   }
@@ -3626,7 +3630,7 @@ static int giFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   memset(pCur->pCsr, 0, sizeof(GraphCsr));
   pCur->pCsr->nRef = 1;
   pCur->pCsr->vals.szElem = (int)sizeof(GraphValue);
-  pCur->pCsr->bIntWeight = 1;
+  pCur->pCsr->bIntWeight = pCur->pCsr->bRealWeight = 1;
   /* Nodes in the order a rowid scan of the edge table meets them: by their first edge. */
   rc = giLoad(p->db, p->zDb, p->zName, &names, p->bJson, 0, p->zWeight != NULL, 0x7fffffffffffLL, 1, NULL,
               pCur->pCsr, &bOk, &zErr, NULL);

@@ -706,8 +706,10 @@ void graphSetClear(GraphSet *p);
 ** aOut[aOutOff[i] .. aOutOff[i + 1]) and in-neighbours likewise, in the
 ** source's scan order. graphCsrLoad() reads the source with one scan and
 ** returns *ppCsr NULL (and SQLITE_OK) when it cannot stand in for the
-** index seeks exactly: a view, a weight column, a column with a collation
-** other than BINARY, or more than nMaxEdge edges. graphCsrLookup() finds a
+** index seeks exactly: a view, a weight that is not a number or is
+** negative (a route reports it only where it reaches the edge), a column
+** with a collation other than BINARY, or more than nMaxEdge edges. Weights
+** are doubles: bIntWeight says each was an integer (exact up to 2^53). graphCsrLookup() finds a
 ** node's index (-1: no edges) as "col = ?" would, or returns -2 when the
 ** column's affinity would convert the key first (text in a numeric column,
 ** a number in a TEXT column): the caller then seeks. In the JSON layout a
@@ -747,6 +749,7 @@ struct GraphCsr {
   int *aIn;               /* In-neighbours */
   double *aOutW, *aInW;   /* With a weight column: the weight of each aOut[] and aIn[] edge */
   int bIntWeight;         /* Every weight is an integer */
+  int bRealWeight;        /* Every weight is a REAL (neither flag: some of each) */
   sqlite3_int64 nEdge;    /* Edges */
   int *aBad;              /* While loading: values whose to_col is not an array (JSON layout) */
   int nBad, nBadAlloc;    /* Entries used, allocated */

@@ -134,6 +134,15 @@ selftest() {
     sed 's/^/    | /' "$tmp.new" 2>/dev/null
     fail=$((fail + 1))
   fi
+  # --slt-compat (SQLite's rule): a step error ends the query's rows; prepare errors still fail.
+  out=$("$slt" --ext "$ext" --slt-compat tests/runner/fail/query_step_error.fail 2>&1)
+  if [ "$(echo "$out" | grep '^FAIL' | sed 's/.*fail:\([0-9]*\): /\1 /')" = "$(printf '28 query failed\n33 wrong result')" ]; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL --slt-compat: query_step_error.fail must fail only at lines 28 and 33:"
+    echo "$out" | sed 's/^/    | /'
+    fail=$((fail + 1))
+  fi
   # The reference check fails on docs/functions.md without a registered name
   # (geohash) or with one that is not registered (zorder_nothing). One copy
   # per runner: the plain and ASan steps may run side by side.

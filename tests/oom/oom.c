@@ -305,6 +305,9 @@ static const char *const azGraphs[] = {
     "root IN (1, 5) AND direction = 'both'",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x')",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w')",
+    /* Weights of one type, no index on b: routes from both ends over the copy with its weights. */
+    "CREATE TABLE ew(a, b, w)", "INSERT INTO ew VALUES (1, 2, 1), (2, 3, 2), (1, 3, 3), (3, 4, 1), (2, 4, 3)",
+    "SELECT step, node, cost FROM graph_path('ew', 'a', 'b', 1, 4, 'w', 'both')",
     /* Both columns indexed: graph_path seeks from both ends. */
     "CREATE INDEX e_b ON e(b)", "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w', 'both')",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 'x', 2, NULL, 'in')",
@@ -437,6 +440,8 @@ static const char *const azCompare[] = {
     "n.descendant_of = c.rowid ORDER BY c.city')",
     "SELECT plan_words FROM nosql_explain('SELECT * FROM main.cs x WHERE a = 1')",
     "SELECT plan_words FROM nosql_explain('SELECT * FROM mpath_ranges(''a'') AS r')",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM t_by_city AS ns, mpath_ranges(''a'') AS t_by_city "
+    "WHERE ns.city = t_by_city.lo')",
     NULL};
 
 static const OomScript aScript[] = {
