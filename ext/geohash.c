@@ -454,7 +454,7 @@ static int geohashArgError(char **pzErr, sqlite3_value *pVal, const char *zFmt, 
 }
 
 /* A number: INTEGER, REAL or text that reads as one. */
-static int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
+int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
                             char **pzErr) {
   int eType = sqlite3_value_numeric_type(pVal);
   double r;
@@ -479,12 +479,12 @@ static int geohashArgReal(sqlite3_value *pVal, const char *zFunc, const char *zW
   return rc;
 }
 
-static int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
+int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
                          char **pzErr) {
   return geohashArgReal(pVal, zFunc, zWhat, -90.0, 90.0, "[-90, 90]", pOut, pzErr);
 }
 
-static int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
+int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
                          char **pzErr) {
   return geohashArgReal(pVal, zFunc, zWhat, -180.0, 180.0, "[-180, 180]", pOut, pzErr);
 }
