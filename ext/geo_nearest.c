@@ -4,7 +4,7 @@
 ** (ORDER BY geom <-> point LIMIT k) reach for after the radius recipe of
 ** ext/geohash.c.
 **
-**   CREATE TABLE geo_nearest(id, distance_m REAL, "table" HIDDEN,
+**   CREATE TABLE geo_nearest(id, distance_m REAL, table_name HIDDEN,
 **                            lat_col HIDDEN, lon_col HIDDEN, lat HIDDEN,
 **                            lon HIDDEN, k HIDDEN, max_distance_m HIDDEN);
 **
@@ -488,10 +488,11 @@ static int nearestIdExpr(sqlite3 *db, NearestSource *p, char **pzId, char **pzEr
   int rc = SQLITE_OK, k, bTaken[3] = {0, 0, 0}, nPk = 0, bWithoutRowid = 0;
   char *zPk = NULL;
   *pzId = NULL;
-  nearestPrepare(db, &rc,
-                 sqlite3_mprintf("SELECT name, pk, (SELECT wr FROM pragma_table_list(?1) WHERE schema = ?2) FROM "
-                                 "pragma_table_xinfo(?1, ?2)"),
-                 &pStmt);
+  nearestPrepare(
+      db, &rc,
+      sqlite3_mprintf("SELECT name, pk, (SELECT wr FROM pragma_table_list(?1) WHERE schema = ?2) FROM "
+                      "pragma_table_xinfo(?1, ?2)"),
+      &pStmt);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 2, p->zSchema, -1, SQLITE_STATIC);
@@ -898,7 +899,7 @@ static int nearestConnect(sqlite3 *db, void *pAux, int argc, const char *const *
   (void)argv;
   (void)pzErr;
   rc = nosqlVtabNew(db,
-                    "CREATE TABLE x(id, distance_m REAL, \"table\" HIDDEN, lat_col HIDDEN, lon_col HIDDEN,"
+                    "CREATE TABLE x(id, distance_m REAL, table_name HIDDEN, lat_col HIDDEN, lon_col HIDDEN,"
                     " lat HIDDEN, lon HIDDEN, k HIDDEN, max_distance_m HIDDEN)",
                     sizeof(nearest_vtab), ppVtab);
   if (rc == SQLITE_OK) ((nearest_vtab *)*ppVtab)->db = db;

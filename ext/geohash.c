@@ -454,8 +454,7 @@ static int geohashArgError(char **pzErr, sqlite3_value *pVal, const char *zFmt, 
 }
 
 /* A number: INTEGER, REAL or text that reads as one. */
-int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
-                            char **pzErr) {
+int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr) {
   int eType = sqlite3_value_numeric_type(pVal);
   double r;
   if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
@@ -479,13 +478,11 @@ static int geohashArgReal(sqlite3_value *pVal, const char *zFunc, const char *zW
   return rc;
 }
 
-int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
-                         char **pzErr) {
+int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr) {
   return geohashArgReal(pVal, zFunc, zWhat, -90.0, 90.0, "[-90, 90]", pOut, pzErr);
 }
 
-int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
-                         char **pzErr) {
+int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr) {
   return geohashArgReal(pVal, zFunc, zWhat, -180.0, 180.0, "[-180, 180]", pOut, pzErr);
 }
 
