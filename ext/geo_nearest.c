@@ -50,8 +50,10 @@
 ** nosql_explain() says which: "geo_nearest: geohash rings over INDEX x" or
 ** "geo_nearest: full scan of t" (the plan knows when the table, lat_col and
 ** lon_col are literals). The resolved table, its recipe and its prepared
-** statement are kept in the virtual table (one per connection) and checked
-** against the schema's version on every call.
+** statement are kept in the virtual table (one per connection; the last
+** four tables searched, so that a join over two tables does not resolve
+** them again and again) and checked against the schema's version on every
+** call.
 */
 #include "nosqlInt.h"
 
@@ -69,6 +71,9 @@
 #define NEAREST_COL_DIST 1
 #define NEAREST_COL_TABLE 2 /* First HIDDEN argument; seven in all */
 #define NEAREST_NARG 7
+
+/* Tables whose resolution and statements a connection keeps. */
+#define NEAREST_CACHE 4
 
 typedef struct NearestSource NearestSource;
 typedef struct NearestHit NearestHit;
@@ -93,6 +98,7 @@ struct NearestSource {
   sqlite3_stmt *pVer;  /* PRAGMA "zSchema".schema_version */
   sqlite3_stmt *pTemp; /* PRAGMA temp.schema_version */
   int bBusy;           /* A search is using the statements (re-entrance takes a private copy) */
+  sqlite3_int64 iUsed; /* nearest_vtab.iClock when last used */
 };
 
 /* One row found: its distance and its id. */
@@ -115,10 +121,11 @@ struct NearestHeap {
 };
 
 struct nearest_vtab {
-  sqlite3_vtab base;    /* Base class - must be first */
-  sqlite3 *db;          /* The connection */
-  NearestSource *pSrc;  /* The last table searched, or NULL */
-  GeohashCover *pCover; /* Room for one cover, allocated by the first ring search */
+  sqlite3_vtab base;                   /* Base class - must be first */
+  sqlite3 *db;                         /* The connection */
+  NearestSource *apSrc[NEAREST_CACHE]; /* The tables searched last, or NULL */
+  sqlite3_int64 iClock;                /* Searches so far (NearestSource.iUsed) */
+  GeohashCover *pCover;                /* Room for one cover, allocated by the first ring search */
 };
 
 struct nearest_cursor {
@@ -908,7 +915,8 @@ static int nearestConnect(sqlite3 *db, void *pAux, int argc, const char *const *
 
 static int nearestDisconnect(sqlite3_vtab *pVtab) {
   nearest_vtab *p = (nearest_vtab *)pVtab;
-  nearestSourceFree(p->pSrc);
+  int i;
+  for (i = 0; i < NEAREST_CACHE; i++) nearestSourceFree(p->apSrc[i]);
   sqlite3_free(p->pCover);
   return nosqlVtabFree(pVtab);
 }
@@ -1001,7 +1009,7 @@ static int nearestSearch(nearest_cursor *pCur, NosqlPlanArg *aArg, char **pzErr)
   NearestSource *pSrc = NULL, *pOwn = NULL;
   double rMaxDist = INFINITY;
   sqlite3_int64 k = 0;
-  int rc = SQLITE_OK;
+  int rc = SQLITE_OK, i;
   memset(&s, 0, sizeof(s));
   rc = geohashArgLat(aArg[3].pEq, "geo_nearest", "latitude", &s.lat, pzErr);
   if (rc == SQLITE_OK) rc = geohashArgLon(aArg[4].pEq, "geo_nearest", "longitude", &s.lon, pzErr);
@@ -1016,23 +1024,37 @@ static int nearestSearch(nearest_cursor *pCur, NosqlPlanArg *aArg, char **pzErr)
     }
   }
   if (rc != SQLITE_OK) return rc;
-  if (nearestSourceValid(pTab->pSrc, aArg[0].pEq, aArg[1].pEq, aArg[2].pEq, &rc)) {
-    pSrc = pTab->pSrc;
-  } else if (rc == SQLITE_OK) {
+  for (i = 0; rc == SQLITE_OK && i < NEAREST_CACHE; i++) {
+    if (nearestSourceValid(pTab->apSrc[i], aArg[0].pEq, aArg[1].pEq, aArg[2].pEq, &rc)) {
+      pSrc = pTab->apSrc[i];
+      break;
+    }
+  }
+  if (rc == SQLITE_OK && pSrc == NULL) {
+    int iSlot = -1;
     rc = nearestSourceNew(pTab->db, aArg[0].pEq, aArg[1].pEq, aArg[2].pEq, 0, &pOwn, pzErr);
     if (rc != SQLITE_OK && rc != SQLITE_NOMEM && *pzErr == NULL) {
       *pzErr = sqlite3_mprintf("geo_nearest: %s", sqlite3_errmsg(pTab->db));
     }
     if (rc != SQLITE_OK) return rc;
-    if (pTab->pSrc == NULL || !pTab->pSrc->bBusy) {
-      nearestSourceFree(pTab->pSrc);
-      pTab->pSrc = pOwn;
+    /* Keep it in the slot used longest ago that no search is using. */
+    for (i = 0; i < NEAREST_CACHE; i++) {
+      NearestSource *pOld = pTab->apSrc[i];
+      if (pOld && pOld->bBusy) continue;
+      if (iSlot < 0 || pOld == NULL || (pTab->apSrc[iSlot] && pOld->iUsed < pTab->apSrc[iSlot]->iUsed))
+        iSlot = i;
+      if (pOld == NULL) break;
+    }
+    if (iSlot >= 0) {
+      nearestSourceFree(pTab->apSrc[iSlot]);
+      pTab->apSrc[iSlot] = pOwn;
       pOwn = NULL;
-      pSrc = pTab->pSrc;
+      pSrc = pTab->apSrc[iSlot];
     } else {
-      pSrc = pOwn; /* A search inside a search: a private copy */
+      pSrc = pOwn; /* Searches inside searches hold every slot: a private copy */
     }
   }
+  if (rc == SQLITE_OK) pSrc->iUsed = ++pTab->iClock;
   if (rc != SQLITE_OK) return rc;
   pCur->heap.nMax = k;
   pCur->heap.rMax = rMaxDist;

@@ -50,6 +50,7 @@ static const struct BenchWorkload {
     {"core", benchCore},
     {"mpath", benchMpath},
     {"geohash", benchGeohash},
+    {"geo_nearest", benchNearest},
     {"nested_set", benchNestedSet},
     {"inverted_index", benchInvertedIndex},
     {"ckey", benchCkey},

@@ -124,6 +124,7 @@ void benchPowerLawEdges(sqlite3 *db, const char *zInsert, int64_t nNode, int64_t
 void benchCore(Bench *p);
 void benchMpath(Bench *p);
 void benchGeohash(Bench *p);
+void benchNearest(Bench *p);
 void benchNestedSet(Bench *p);
 void benchInvertedIndex(Bench *p);
 void benchCkey(Bench *p);
