@@ -355,7 +355,7 @@ int geohashNeighbor(GeohashCell *pCell, int dLat, int dLon) {
 }
 
 /* The haversine distance, given cos2 = cos(lat2 in radians). */
-static double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2) {
+double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2) {
   double p1 = lat1 * (M_PI / 180.0);
   double p2 = lat2 * (M_PI / 180.0);
   double u = sin((p2 - p1) / 2.0);

@@ -948,6 +948,8 @@ int geohashBoundingBoxes(double lat, double lon, double radius, GeohashBounds *a
 
 /* The haversine distance in metres, the one geo_distance(lat1, lon1, lat2, lon2) returns. */
 double geohashDistance(double lat1, double lon1, double lat2, double lon2);
+/* The same, given cos2 = cos(lat2 * (M_PI / 180.0)): bit for bit geohashDistance()'s answer. */
+double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2);
 
 /*
 ** Argument checks of the family (ext/geohash.c), for geo_nearest too: a
