@@ -217,8 +217,10 @@ def nearest(args, server, work):
     with open(results) as f:
         ours = {}
         for r in json.load(f)["results"]:
-            if r["workload"].startswith("geo_nearest: k = ") and "geo_nearest: rings" in r["variant"]:
-                ours[int(r["workload"].split("= ")[1])] = r["ns_per_unit"] / 1000.0
+            w = r["workload"]
+            if w.startswith("geo_nearest: k = ") and w.split("= ")[1].isdigit() \
+                    and "geo_nearest: rings" in r["variant"]:
+                ours[int(w.split("= ")[1])] = r["ns_per_unit"] / 1000.0
     proc, conn, rdir, version = start_redis(server)
     try:
         t0 = time.time()
