@@ -209,7 +209,7 @@ static int nearestHeapOffer(NearestHeap *p, double rDist, sqlite3_value *pId) {
   } else if (h.eType == SQLITE_FLOAT) {
     h.rId = sqlite3_value_double(pId);
   } else if (h.eType == SQLITE_NULL) {
-    return SQLITE_OK; /* A NULL primary key of a rowid table's sibling: not a row with an id */
+    return SQLITE_OK; /* Rowids and WITHOUT ROWID keys are never NULL: nothing to return */
   }
   if (p->n == p->nMax && nearestHitCmp(&h, &p->a[0]) >= 0) return SQLITE_OK;
   if (h.eType == SQLITE_TEXT || h.eType == SQLITE_BLOB) {
