@@ -32,7 +32,10 @@
 ** or has CHECK (gh = geohash(lat, lon)), or the 60-bit code
 ** geohash_bits(lat, lon, 60) under the same two forms; and an index (a
 ** WITHOUT ROWID table's primary key counts) whose first column it is, not
-** partial. With one, the search grows covers ring by ring: the circle of
+** partial; or a non-partial index whose first expression is one of those
+** three calls (CREATE INDEX x ON t(geohash(lat, lon))), the range scans
+** then writing the same expression so that SQLite uses that index.
+** With one, the search grows covers ring by ring: the circle of
 ** radius r0 (the radius that holds about 1.5k rows if they were spread
 ** evenly over the sphere, from sqlite_stat1, the largest rowid, and the
 ** density the previous searches saw within their first circle: 1.5k
@@ -92,6 +95,7 @@ struct NearestSource {
   char *zTable;        /* The table, as declared */
   char *zKey;          /* The geohash key column, or NULL (NEAREST_SCAN) */
   char *zIndex;        /* The index whose first column zKey is, or NULL */
+  char *zKeySql;       /* The key as the range scan writes it: zKey quoted, or the index's expression */
   int eRecipe;         /* NEAREST_* */
   int iVersion;        /* schema_version of zSchema when resolved */
   int iTempVersion;    /* schema_version of temp when resolved (a temp table may shadow) */
@@ -269,6 +273,7 @@ static void nearestSourceFree(NearestSource *p) {
   sqlite3_free(p->zSchema);
   sqlite3_free(p->zTable);
   sqlite3_free(p->zKey);
+  sqlite3_free(p->zKeySql);
   sqlite3_free(p->zIndex);
   sqlite3_finalize(p->pRead);
   sqlite3_finalize(p->pVer);
@@ -424,6 +429,49 @@ static int nearestKeyRecipe(int *pRc, const NearestDefs *pDefs, const char *zCol
 }
 
 /*
+** Is the first expression of index zIdxSql (its CREATE INDEX text) the
+** geohash of (zLat, zLon): geohash(lat, lon), geohash(lat, lon, 12) or
+** geohash_bits(lat, lon, 60)? NEAREST_TEXT or NEAREST_BITS with *pzKeySql
+** the expression as the range scan must write it for SQLite to use the
+** index (the same function, the same arguments), or NEAREST_SCAN.
+*/
+static int nearestExprRecipe(int *pRc, const char *zIdxSql, const char *zLat, const char *zLon,
+                             char **pzKeySql) {
+  static const struct {
+    const char *zNorm; /* Normalised, %s the lowercased names */
+    const char *zSql;  /* As written, %w the names */
+    int eRecipe;       /* What it holds */
+  } aExpr[] = {
+      {"geohash(%s,%s)", "geohash(\"%w\", \"%w\")", NEAREST_TEXT},
+      {"geohash(%s,%s,12)", "geohash(\"%w\", \"%w\", 12)", NEAREST_TEXT},
+      {"geohash_bits(%s,%s,60)", "geohash_bits(\"%w\", \"%w\", 60)", NEAREST_BITS},
+  };
+  NearestDefs defs = {0, 0, 0};
+  int e, i, eFound = NEAREST_SCAN;
+  if (*pRc != SQLITE_OK) return NEAREST_SCAN;
+  *pRc = nearestDefsParse(zIdxSql, &defs);
+  for (e = 0; *pRc == SQLITE_OK && defs.n > 0 && e < 3 && eFound == NEAREST_SCAN; e++) {
+    char *zNorm = sqlite3_mprintf(aExpr[e].zNorm, zLat, zLon);
+    if (zNorm == NULL) {
+      *pRc = SQLITE_NOMEM;
+      break;
+    }
+    for (i = 0; zNorm[i]; i++) zNorm[i] = nearestLower(zNorm[i]);
+    i = (int)strlen(zNorm);
+    if (strncmp(defs.azNorm[0], zNorm, (size_t)i) == 0 &&
+        (defs.azNorm[0][i] == 0 || strcmp(&defs.azNorm[0][i], "asc") == 0 ||
+         strcmp(&defs.azNorm[0][i], "desc") == 0)) {
+      *pzKeySql = sqlite3_mprintf(aExpr[e].zSql, zLat, zLon);
+      if (*pzKeySql == NULL) *pRc = SQLITE_NOMEM;
+      eFound = aExpr[e].eRecipe;
+    }
+    sqlite3_free(zNorm);
+  }
+  nearestDefsClear(&defs);
+  return *pRc == SQLITE_OK ? eFound : NEAREST_SCAN;
+}
+
+/*
 ** Find the recipe of p (resolved table, columns zLat and zLon as
 ** declared): p->eRecipe, p->zKey, p->zIndex. A table without one is
 ** NEAREST_SCAN.
@@ -451,28 +499,44 @@ static int nearestFindRecipe(sqlite3 *db, NearestSource *p, const char *zLat, co
   }
   if (rc == SQLITE_OK && zSql) rc = nearestDefsParse(zSql, &defs);
   sqlite3_free(zSql);
-  /* Indexes that are not partial, by their first column. */
-  nearestPrepare(db, &rc,
-                 sqlite3_mprintf("SELECT l.name, x.name FROM pragma_index_list(?1, ?2) AS l,"
-                                 " pragma_index_xinfo(l.name, ?2) AS x WHERE x.seqno = 0 AND NOT l.partial"
-                                 " AND x.name IS NOT NULL ORDER BY l.origin = 'pk' DESC, l.name"),
-                 &pStmt);
+  /* Indexes that are not partial, by their first column or expression (cid -2). */
+  nearestPrepare(
+      db, &rc,
+      sqlite3_mprintf("SELECT l.name, x.name, x.cid, (SELECT sql FROM \"%w\".sqlite_schema AS s"
+                      " WHERE s.type = 'index' AND s.name = l.name) FROM pragma_index_list(?1, ?2) AS l,"
+                      " pragma_index_xinfo(l.name, ?2) AS x WHERE x.seqno = 0 AND NOT l.partial"
+                      " AND (x.name IS NOT NULL OR x.cid = -2) ORDER BY l.origin = 'pk' DESC, l.name",
+                      p->zSchema),
+      &pStmt);
   if (rc == SQLITE_OK) {
     sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
     sqlite3_bind_text(pStmt, 2, p->zSchema, -1, SQLITE_STATIC);
     while (rc == SQLITE_OK && p->eRecipe == NEAREST_SCAN && sqlite3_step(pStmt) == SQLITE_ROW) {
       const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
-      const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
       int e;
-      if (zIdx == NULL || zCol == NULL) {
+      if (zIdx == NULL) {
         rc = SQLITE_NOMEM;
         break;
       }
-      e = nearestKeyRecipe(&rc, &defs, zCol, zLat, zLon);
-      if (e != NEAREST_SCAN) {
-        p->zKey = sqlite3_mprintf("%s", zCol);
+      if (sqlite3_column_int(pStmt, 2) == -2) {
+        const char *zIdxSql = (const char *)sqlite3_column_text(pStmt, 3);
+        e = zIdxSql ? nearestExprRecipe(&rc, zIdxSql, zLat, zLon, &p->zKeySql) : NEAREST_SCAN;
+      } else {
+        const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
+        if (zCol == NULL) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+        e = nearestKeyRecipe(&rc, &defs, zCol, zLat, zLon);
+        if (e != NEAREST_SCAN) {
+          p->zKey = sqlite3_mprintf("%s", zCol);
+          p->zKeySql = sqlite3_mprintf("\"%w\"", zCol);
+          if (p->zKey == NULL) rc = SQLITE_NOMEM;
+        }
+      }
+      if (rc == SQLITE_OK && e != NEAREST_SCAN) {
         p->zIndex = sqlite3_mprintf("%s", zIdx);
-        if (p->zKey == NULL || p->zIndex == NULL) rc = SQLITE_NOMEM;
+        if (p->zIndex == NULL || p->zKeySql == NULL) rc = SQLITE_NOMEM;
         p->eRecipe = e;
       }
     }
@@ -672,8 +736,8 @@ static int nearestSourceNew(sqlite3 *db, sqlite3_value *pTable, sqlite3_value *p
     } else {
       nearestPrepare(
           db, &rc,
-          sqlite3_mprintf("SELECT %s, \"%w\", \"%w\" FROM \"%w\".\"%w\" WHERE \"%w\" >= ?1 AND \"%w\" < ?2",
-                          zId, zLat, zLon, p->zSchema, p->zTable, p->zKey, p->zKey),
+          sqlite3_mprintf("SELECT %s, \"%w\", \"%w\" FROM \"%w\".\"%w\" WHERE %s >= ?1 AND %s < ?2", zId,
+                          zLat, zLon, p->zSchema, p->zTable, p->zKeySql, p->zKeySql),
           &p->pRead);
     }
     nearestPrepare(db, &rc, sqlite3_mprintf("PRAGMA \"%w\".schema_version", p->zSchema), &p->pVer);

@@ -1,10 +1,11 @@
 /*
 ** nearest.c: randomized agreement of geo_nearest() with the full scan.
 **
-** Each round builds a table of random points in one of five layouts (a
+** Each round builds a table of random points in one of seven layouts (a
 ** generated geohash column and its index; WITHOUT ROWID keyed on a CHECKed
 ** geohash; WITHOUT ROWID keyed on a CHECKed 60-bit code; a VIRTUAL
-** generated code and its index; no recipe), the points a mix of: uniform
+** generated code and its index; no recipe; an index on the expression
+** geohash(lat, lon); one on geohash_bits(lat, lon, 60)), the points a mix of: uniform
 ** on the sphere, clusters around a random place (the poles and +-180
 ** among them), exact duplicates, the grid's corners, and NULL
 ** coordinates. Then it asks random centres (data points, uniform, at and
@@ -17,7 +18,7 @@
 **    ORDER BY d, id LIMIT :k
 **
 ** row for row: the same ids and bit-identical distances. nosql_explain
-** must say rings for the four recipe layouts and a scan for the last.
+** must say rings for the recipe layouts and a scan for the one without.
 **
 **   build/property/nearest EXTENSION [ROUNDS]
 **
@@ -43,7 +44,7 @@ static uint64_t rnd(void) {
 static double unif(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
 static int below(int n) { return n <= 0 ? 0 : (int)(rnd() % (uint64_t)n); }
 
-static const char *const azLayout[5][2] = {
+static const char *const azLayout[7][2] = {
     {"CREATE TABLE t(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)) STORED);"
      "CREATE INDEX t_gh ON t(gh, lat, lon);",
      "INSERT INTO t(id, lat, lon) VALUES (?1, ?2, ?3)"},
@@ -59,6 +60,11 @@ static const char *const azLayout[5][2] = {
      "CREATE INDEX t_code ON t(code);",
      "INSERT INTO t(id, lat, lon) VALUES (?1, ?2, ?3)"},
     {"CREATE TABLE t(id INTEGER PRIMARY KEY, lat REAL, lon REAL);",
+     "INSERT INTO t(id, lat, lon) VALUES (?1, ?2, ?3)"},
+    {"CREATE TABLE t(id INTEGER PRIMARY KEY, lat REAL, lon REAL); CREATE INDEX t_x ON t(geohash(lat, lon));",
+     "INSERT INTO t(id, lat, lon) VALUES (?1, ?2, ?3)"},
+    {"CREATE TABLE t(id INTEGER PRIMARY KEY, lat REAL, lon REAL);"
+     "CREATE INDEX t_x ON t(geohash_bits(lat, lon, 60), lat, lon);",
      "INSERT INTO t(id, lat, lon) VALUES (?1, ?2, ?3)"},
 };
 
@@ -227,7 +233,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   for (iRound = 0; iRound < nRound; iRound++) {
-    int eLayout = iRound % 5, nQuery, q;
+    int eLayout = iRound % 7, nQuery, q;
     sqlite3_int64 iNext = 1;
     sqlite3_stmt *pIns = NULL, *pNear = NULL, *pScan = NULL, *pPlan = NULL;
     sqlite3_open(":memory:", &db);
