@@ -40,9 +40,10 @@
 ** evenly over the sphere, from sqlite_stat1, the largest rowid, and the
 ** density the previous searches saw within their first circle: 1.5k
 ** took fewer instructions than k, 2k or 3k for k = 1, 10 and 100 by
-** callgrind, one ring mostly settling it) is covered by geohashCoverCircle(); every range of the
-** cover not searched by an earlier ring is read with one index range scan,
-** and every row read goes to a bounded max-heap of the best k. The search
+** callgrind, one ring mostly settling it) is covered by
+** geohashCoverCircle(); every range of the cover not searched by an
+** earlier ring is read with one index range scan, and every row read goes
+** to a bounded max-heap of the best k. The search
 ** stops when the heap holds k rows and the k-th distance is at most the
 ** radius covered (no row outside the cover is within the radius, so none
 ** can be nearer), when the radius reaches max_distance_m, or when the
