@@ -132,7 +132,10 @@ PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DOCDIR ?= $(PREFIX)/share/doc/nosql
-ROARING_SO := $(shell ls /usr/lib/*/libroaring.so.0 /usr/lib/libroaring.so.0 2>/dev/null | head -n 1)
+# The compiler's own multiarch directory: another architecture's CRoaring
+# (libroaring-dev:arm64, installed for cross builds) must not be shipped.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+ROARING_SO := $(firstword $(wildcard /usr/lib/$(MULTIARCH)/libroaring.so.0 /usr/lib/libroaring.so.0))
 DIST_NAME := nosql-$(VERSION)-linux-$(shell uname -m)
 
 # Written anew by every call, for the PREFIX of that call (an earlier

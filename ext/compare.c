@@ -1,7 +1,7 @@
 /*
 ** compare.c: two queries side by side on the user's own data.
 **
-**   SELECT * FROM nosql_compare(query_a, query_b [, runs]);
+**   SELECT * FROM nosql_compare(query_a, query_b [, runs [, label_a, label_b]]);
 **
 ** prepares both queries on the calling connection, runs each once to warm
 ** the cache and read its answer, then runs them alternately (a, b, a, b,
@@ -17,8 +17,11 @@
 **     vm_steps,        -- sqlite3_stmt_status() counters of the last timed run:
 **     fullscan_steps,  --   VM_STEP, FULLSCAN_STEP, SORT (the statement's own,
 **     sort_steps,      --   not those of statements a virtual table runs)
-**     ratio,           -- median_us / query a's median_us (NULL when that is 0)
-**     query_a HIDDEN, query_b HIDDEN, runs HIDDEN  -- the arguments
+**     ratio,           -- median_us / query a's median_us, 3 significant digits
+**                      --   (NULL when query a's median_us is 0)
+**     label,           -- label_a or label_b: a short name for the row ('a', 'b' when not given)
+**     query_a HIDDEN, query_b HIDDEN, runs HIDDEN,  -- the arguments
+**     label_a HIDDEN, label_b HIDDEN
 **   );
 **
 ** How it works. Each query must be one read-only statement that returns
@@ -52,6 +55,7 @@
 */
 #include "nosqlInt.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -74,7 +78,9 @@ typedef struct CmpQuery CmpQuery;
 #define CMP_COL_FULLSCAN 7
 #define CMP_COL_SORT 8
 #define CMP_COL_RATIO 9
-#define CMP_COL_QUERY_A 10 /* First hidden column; then query_b, runs */
+#define CMP_COL_LABEL 10
+#define CMP_COL_QUERY_A 11 /* First hidden column; then query_b, runs, label_a, label_b */
+#define CMP_N_ARG 5        /* Hidden columns: the arguments */
 
 /* One of the two queries: its statement and what its runs measured. */
 struct CmpQuery {
@@ -101,12 +107,12 @@ struct cmp_vtab {
 
 /* The cursor: the two measured queries and the row it is on. */
 struct cmp_cursor {
-  sqlite3_vtab_cursor base; /* Base class - must be first */
-  CmpQuery aQ[2];           /* Query a, query b */
-  int bAgree;               /* The answers agree */
-  int nRuns;                /* Timed runs of each query */
-  int iRow;                 /* 0 or 1; 2 at EOF */
-  sqlite3_value *apArg[3];  /* Copies of query_a, query_b, runs for the hidden columns */
+  sqlite3_vtab_cursor base;        /* Base class - must be first */
+  CmpQuery aQ[2];                  /* Query a, query b */
+  int bAgree;                      /* The answers agree */
+  int nRuns;                       /* Timed runs of each query */
+  int iRow;                        /* 0 or 1; 2 at EOF */
+  sqlite3_value *apArg[CMP_N_ARG]; /* Copies of query_a, query_b, runs, label_a, label_b (or NULL) */
 };
 
 /**************************************************************************
@@ -286,6 +292,18 @@ static void cmpStats(CmpQuery *pQ, int n) {
       n % 2 ? (double)pQ->aNs[n / 2] / 1000.0 : ((double)pQ->aNs[n / 2 - 1] + pQ->aNs[n / 2]) / 2000.0;
 }
 
+/*
+** r rounded to 3 significant digits (2.47, 0.0312, 1230): the ratio of two
+** medians that move 10-30% between runs has no more to say. Scaled by an
+** exact power of ten, so that 1230 is 1230.0, not 1229.9999999999998.
+*/
+static double cmpRound3(double r) {
+  int e;
+  if (!(r > 0) || r > 1e300) return r;
+  e = (int)floor(log10(r)) - 2; /* r / 10^e is in [100, 1000) */
+  return e >= 0 ? round(r / pow(10.0, e)) * pow(10.0, e) : round(r * pow(10.0, -e)) / pow(10.0, -e);
+}
+
 /**************************************************************************
 ** The SQL glue.
 */
@@ -299,7 +317,8 @@ static int cmpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   (void)pzErr;
   rc = nosqlVtabNew(db,
                     "CREATE TABLE x(query, rows, agree, median_us, min_us, max_us, vm_steps, fullscan_steps, "
-                    "sort_steps, ratio, query_a HIDDEN, query_b HIDDEN, runs HIDDEN)",
+                    "sort_steps, ratio, label, query_a HIDDEN, query_b HIDDEN, runs HIDDEN, label_a HIDDEN, "
+                    "label_b HIDDEN)",
                     sizeof(cmp_vtab), ppVtab);
   if (rc == SQLITE_OK) ((cmp_vtab *)*ppVtab)->db = db;
   /* It runs the caller's SQL: never from a view, a trigger or the schema
@@ -308,18 +327,20 @@ static int cmpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   return rc;
 }
 
-/* The plan (ext/plan.c): slots a, b, c are query_a, query_b (required) and runs, equalities in any collation.
- */
-static const NosqlPlanCol aCmpPlan[] = {
+/* The plan (ext/plan.c): slots a to e are query_a, query_b (required), runs, label_a and label_b, equalities
+ * in any collation. */
+static const NosqlPlanCol aCmpPlan[CMP_N_ARG] = {
     {CMP_COL_QUERY_A, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
     {CMP_COL_QUERY_A + 1, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
     {CMP_COL_QUERY_A + 2, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
+    {CMP_COL_QUERY_A + 3, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
+    {CMP_COL_QUERY_A + 4, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
 };
 
 static int cmpBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   (void)pVtab;
   /* Costly: it runs both queries 1 + runs times. */
-  return nosqlPlanInputs(pInfo, aCmpPlan, 3, 1e6, 2);
+  return nosqlPlanInputs(pInfo, aCmpPlan, CMP_N_ARG, 1e6, 2);
 }
 
 static int cmpOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -343,7 +364,7 @@ static void cmpQueriesFree(cmp_cursor *pCur) {
 static int cmpClose(sqlite3_vtab_cursor *pCursor) {
   cmp_cursor *pCur = (cmp_cursor *)pCursor;
   cmpQueriesFree(pCur);
-  nosqlPlanKeepFree(pCur->apArg, 3);
+  nosqlPlanKeepFree(pCur->apArg, CMP_N_ARG);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
@@ -474,16 +495,27 @@ static int cmpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
   cmp_cursor *pCur = (cmp_cursor *)pCursor;
   sqlite3_vtab *pVtab = pCursor->pVtab;
   sqlite3 *db;
-  NosqlPlanArg aArg[3];
+  NosqlPlanArg aArg[CMP_N_ARG];
   int rc, i, k;
   (void)idxNum;
   cmpQueriesFree(pCur);
   pCur->iRow = 2;
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 3) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
-    nosqlVtabError(pVtab, "nosql_compare: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pVtab, "nosql_compare(query_a, query_b[, runs[, label_a, label_b]])", aCmpPlan,
+                         CMP_N_ARG, idxStr, argc, argv, aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
-  if (nosqlPlanKeep(aArg, 3, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
+  if (nosqlPlanKeep(aArg, CMP_N_ARG, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
+  /* A label is text, or NULL for the default ('a', 'b'). */
+  for (i = 3; i < CMP_N_ARG; i++) {
+    int eType = aArg[i].pEq ? sqlite3_value_type(aArg[i].pEq) : SQLITE_NULL;
+    if (eType != SQLITE_NULL && eType != SQLITE_TEXT) {
+      char *zQuoted = nosqlValueQuote(aArg[i].pEq);
+      if (zQuoted == NULL) return SQLITE_NOMEM;
+      nosqlVtabError(pVtab, "nosql_compare: label_%c must be text, not %s", 'a' + i - 3, zQuoted);
+      sqlite3_free(zQuoted);
+      return SQLITE_ERROR;
+    }
+  }
   pCur->nRuns = CMP_RUNS_DEFAULT;
   if (aArg[2].pEq) {
     sqlite3_int64 n = sqlite3_value_int64(aArg[2].pEq);
@@ -569,18 +601,26 @@ static int cmpColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCo
       sqlite3_result_int64(ctx, pQ->nSort);
       break;
     case CMP_COL_RATIO:
-      if (pCur->aQ[0].rMedian > 0) sqlite3_result_double(ctx, pQ->rMedian / pCur->aQ[0].rMedian);
+      if (pCur->aQ[0].rMedian > 0) sqlite3_result_double(ctx, cmpRound3(pQ->rMedian / pCur->aQ[0].rMedian));
       break;
-    case CMP_COL_QUERY_A:
-    case CMP_COL_QUERY_A + 1:
-      nosqlPlanKeptResult(ctx, pCur->apArg[iCol - CMP_COL_QUERY_A]);
+    case CMP_COL_LABEL: {
+      sqlite3_value *pLabel = pCur->apArg[3 + pCur->iRow];
+      if (pLabel && sqlite3_value_type(pLabel) == SQLITE_TEXT) {
+        nosqlPlanKeptResult(ctx, pLabel);
+      } else {
+        sqlite3_result_text(ctx, pCur->iRow ? "b" : "a", 1, SQLITE_STATIC);
+      }
       break;
-    default: /* runs: the argument, or the default used */
+    }
+    case CMP_COL_QUERY_A + 2: /* runs: the argument, or the default used */
       if (pCur->apArg[2]) {
         nosqlPlanKeptResult(ctx, pCur->apArg[2]);
       } else {
         sqlite3_result_int(ctx, pCur->nRuns);
       }
+      break;
+    default: /* query_a, query_b, label_a, label_b: the arguments (NULL when not given) */
+      nosqlPlanKeptResult(ctx, pCur->apArg[iCol - CMP_COL_QUERY_A]);
       break;
   }
   return SQLITE_OK;
@@ -1239,8 +1279,8 @@ static int explainFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
   int rc, nSql = 0;
   (void)idxNum;
   explainRowsFree(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 1) != SQLITE_OK || aArg[0].pEq == NULL) {
-    nosqlVtabError(pVtab, "nosql_explain: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pVtab, "nosql_explain(query)", aExplainPlan, 1, idxStr, argc, argv, aArg) !=
+      SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (nosqlPlanKeep(aArg, 1, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;

@@ -18,7 +18,8 @@
 **       argument that is text starting with '{' is an options object:
 **       {"arrayFilters": [..], "upsert": true, "expectedVersion": 7}.
 **       docs/documents.md lists what differs from MongoDB. key must be
-**       unique in table. table may name the columns of an existing table,
+**       unique in table under its own collation (kvTableKeyUnique in
+**       ext/kv.c). table may name the columns of an existing table,
 **       in this order: 'products(id, body, rev)' (kvTablePrepare in
 **       ext/kv.c).
 **   doc_upsert(table, key, update) -> INTEGER
@@ -621,8 +622,9 @@ static int docDateKind(DocEdit *p, const DocMember *pF) {
     int n = 0;
     if (pM->pVal == NULL) continue;
     if (!docIsNamed(pM, "$type")) {
-      docError(p, SQLITE_ERROR, "doc_update: $currentDate: unknown option '%.*s' for '%.*s' (expected $type)",
-               pM->nName, pM->zName, pF->nName, pF->zName);
+      docError(p, SQLITE_ERROR,
+               "doc_update: $currentDate: unknown option '%.*s' for '%.*s' (valid options: $type)", pM->nName,
+               pM->zName, pF->nName, pF->zName);
       return -1;
     }
     z = pM->pVal->eType == DOCJ_TEXT ? docJsonText(&p->j, pM->pVal, &n) : NULL;
@@ -1613,9 +1615,10 @@ static int docOptions(DocEdit *p, DocNode *pOpt, int *pbUpsert, int *pbExpect, i
         zWant = "an integer or null";
       }
     } else {
-      docError(p, SQLITE_ERROR,
-               "doc_update: unknown option '%.*s' (expected arrayFilters, upsert, expectedVersion)",
-               pM->nName, pM->zName);
+      static const char *const azValid[] = {"arrayFilters", "upsert", "expectedVersion", NULL};
+      char *zMsg = nosqlUnknownOption("doc_update", pM->zName, pM->nName, azValid);
+      docError(p, zMsg ? SQLITE_ERROR : SQLITE_NOMEM, zMsg ? "%s" : NULL, zMsg);
+      sqlite3_free(zMsg);
     }
     if (zWant) {
       char *zJson = docJsonOf(p, pVal);
@@ -1717,11 +1720,12 @@ static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, i
   if (zOpt && zOpt[0] == '{') {
     DocNode *pOpt = NULL;
     rc = docJsonParse(&e.j, zOpt, sqlite3_value_bytes(argv[3]), 1, &pOpt);
-    if (rc == SQLITE_OK && pOpt->eType != DOCJ_OBJECT) rc = SQLITE_ERROR;
     if (rc == SQLITE_ERROR) {
+      /* (It starts with '{': valid JSON there is an object.) */
       char *z = nosqlValueQuote(argv[3]);
-      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: options %s are not a JSON object" : NULL,
-               z);
+      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM,
+               z ? "doc_update: the options object " NOSQL_JSON_AT ": %s" : NULL,
+               nosqlJsonErrorAt(zOpt, sqlite3_value_bytes(argv[3])), z);
       sqlite3_free(z);
     }
     if (docCheck(&e) == SQLITE_OK) docOptions(&e, pOpt, &bUpsert, &bExpect, &bExpectNull, &iExpect);
@@ -1734,10 +1738,14 @@ static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, i
   }
   if (e.rc == SQLITE_OK) {
     rc = docJsonParse(&e.j, zUpdate, sqlite3_value_bytes(argv[2]), 1, &pUpdate);
-    if (rc == SQLITE_OK && pUpdate->eType != DOCJ_OBJECT) rc = SQLITE_ERROR;
     if (rc == SQLITE_ERROR && e.j.bDeep) {
       docError(&e, SQLITE_ERROR, "doc_update: update " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
     } else if (rc == SQLITE_ERROR) {
+      char *z = nosqlValueQuote(argv[2]);
+      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "%s: update " NOSQL_JSON_AT ": %s" : NULL, zFunc,
+               nosqlJsonErrorAt(zUpdate, sqlite3_value_bytes(argv[2])), z);
+      sqlite3_free(z);
+    } else if (rc == SQLITE_OK && pUpdate->eType != DOCJ_OBJECT) {
       char *z = nosqlValueQuote(argv[2]);
       docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: update %s is not a JSON object" : NULL,
                z);
@@ -1793,6 +1801,7 @@ static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, i
             eDoc == SQLITE_BLOB || eDoc == SQLITE_NULL ? NULL : (const char *)sqlite3_column_text(pStmt, 0);
         int rcParse = SQLITE_ERROR;
         if (zDoc) rcParse = docJsonParse(&e.j, zDoc, sqlite3_column_bytes(pStmt, 0), 1, &e.pDoc);
+        int bMalformed = zDoc && rcParse == SQLITE_ERROR && !e.j.bDeep;
         if (rcParse == SQLITE_OK && e.pDoc->eType != DOCJ_OBJECT) rcParse = SQLITE_ERROR;
         if (zDoc == NULL && eDoc != SQLITE_BLOB && eDoc != SQLITE_NULL) {
           docError(&e, SQLITE_NOMEM, NULL);
@@ -1801,6 +1810,12 @@ static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, i
           if (e.j.bDeep) {
             docError(&e, SQLITE_ERROR, "doc_update: the document of key %s " NOSQL_JSON_DEEP,
                      zKey ? zKey : "?", NOSQL_JSON_MAX_DEPTH);
+          } else if (bMalformed) {
+            char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
+            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s " NOSQL_JSON_AT ": %s",
+                     zKey ? zKey : "?", nosqlJsonErrorAt(zDoc, sqlite3_column_bytes(pStmt, 0)),
+                     zQuoted ? zQuoted : "?");
+            sqlite3_free(zQuoted);
           } else {
             char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
             docError(&e, SQLITE_ERROR, "doc_update: the document of key %s is not a JSON object: %s",
@@ -2170,8 +2185,8 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
   (void)idxNum;
   memset(&stack, 0, sizeof(stack));
   docSchemaReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
-    nosqlVtabError(pCursor->pVtab, "doc_schema: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pCursor->pVtab, "doc_schema(table_name, column_name)", aDocSchemaPlan, 2, idxStr,
+                         argc, argv, aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (nosqlPlanKeep(aArg, 2, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
@@ -2217,8 +2232,8 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
     }
     if (!nosqlJsonStrict(zDoc, sqlite3_column_bytes(pScan, 0))) {
       char *zQuoted = nosqlValueQuote(sqlite3_column_value(pScan, 0));
-      zErr = sqlite3_mprintf("doc_schema: a value of column '%q' is not JSON: %s", zCol,
-                             zQuoted ? zQuoted : "?");
+      zErr = sqlite3_mprintf("doc_schema: a value of column '%q' " NOSQL_JSON_AT ": %s", zCol,
+                             nosqlJsonErrorAt(zDoc, sqlite3_column_bytes(pScan, 0)), zQuoted ? zQuoted : "?");
       sqlite3_free(zQuoted);
       rc = SQLITE_ERROR;
       break;

@@ -1302,8 +1302,8 @@ int docFilterCompileText(const char *z, int n, DocFilter **pp, char **pzErr) {
   rc = docJsonParse(&pF->j, z, n, 1, &pRoot);
   if (rc == SQLITE_ERROR) {
     *pzErr = pF->j.bDeep ? sqlite3_mprintf("the filter " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH)
-                         : sqlite3_mprintf("the filter is not strict JSON: '%.*s%s'", docfClip(z, n), z,
-                                           n > 60 ? "..." : "");
+                         : sqlite3_mprintf("the filter " NOSQL_JSON_AT ": '%.*s%s'", nosqlJsonErrorAt(z, n),
+                                           docfClip(z, n), z, n > 60 ? "..." : "");
     if (*pzErr == NULL) rc = SQLITE_NOMEM;
   } else if (rc == SQLITE_OK) {
     rc = docfCompileInto(pF, &pF->j, pRoot, DOC_FILTER_QUERY, "", pzErr);
@@ -1372,9 +1372,10 @@ static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   pJ = &pF->jDoc;
   rc = zDoc ? docJsonParse(pJ, zDoc, nDoc, 0, &pDoc) : SQLITE_NOMEM;
   if (rc == SQLITE_ERROR) {
-    zErr = pJ->bDeep ? sqlite3_mprintf("the document " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH)
-                     : sqlite3_mprintf("the document is not strict JSON: '%.*s%s'", docfClip(zDoc, nDoc),
-                                       zDoc, nDoc > 60 ? "..." : "");
+    zErr = pJ->bDeep
+               ? sqlite3_mprintf("the document " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH)
+               : sqlite3_mprintf("the document " NOSQL_JSON_AT ": '%.*s%s'", nosqlJsonErrorAt(zDoc, nDoc),
+                                 docfClip(zDoc, nDoc), zDoc, nDoc > 60 ? "..." : "");
   } else if (rc == SQLITE_OK && pDoc->eType != DOCJ_OBJECT) {
     rc = SQLITE_ERROR;
     zErr = sqlite3_mprintf("the document is not a JSON object but %s", docJsonTypeName(pDoc));

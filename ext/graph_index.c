@@ -3067,8 +3067,9 @@ static int giParseArgs(gi_vtab *p, int argc, const char *const *argv, int *pbJso
             rc = SQLITE_ERROR;
           }
         } else {
-          *pzErr = sqlite3_mprintf("graph_index: unknown option '%s' (expected weight, layout or mode)", zK);
-          rc = SQLITE_ERROR;
+          static const char *const azValid[] = {"weight", "layout", "mode", NULL};
+          *pzErr = nosqlUnknownOption("graph_index", zK, -1, azValid);
+          rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
         }
       }
       sqlite3_free(zKey);

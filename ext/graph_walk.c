@@ -12,7 +12,10 @@
 **   SELECT node FROM graph_walk WHERE source = 'e' AND from_col = 'a'
 **     AND to_col = 'b' AND root IN (1, 2, 3)
 ** walks from the three roots together (each node's depth is its distance
-** from the nearest root, as with $graphLookup's startWith array).
+** from the nearest root, as with $graphLookup's startWith array). The
+** optional arguments may also be named in a JSON object given last,
+** graph_path('e', 'a', 'b', 1, 2, '{"direction": "both"}') (gwOptions(),
+** nosqlOptionsRead() in ext/util.c; the rules in docs/graphs.md).
 **
 ** The edge source (table or view, columns, the 'edges' or 'json' layout,
 ** identifier rules) is ext/graph_source.c's. Each hop runs one prepared
@@ -142,24 +145,6 @@ static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, const GraphSourc
   }
   sqlite3_clear_bindings(pStmt);
   return rc;
-}
-
-/* The planning columns of a function: every hidden input, by equality, any collation. */
-static int gwBestIndex(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, int nRequired) {
-  NosqlPlan plan;
-  int rc = nosqlPlanFind(pInfo, aCol, nCol, &plan), i, bAll = 1;
-  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, aCol, &plan);
-  if (rc != SQLITE_OK) return rc;
-  for (i = 0; i < nRequired; i++) {
-    if (plan.aiEq[i] < 0) bAll = 0;
-  }
-  rc = nosqlPlanCommit(pInfo, aCol, &plan);
-  if (rc != SQLITE_OK) return rc;
-  /* Without every required input xFilter reports which is missing; the
-  ** planner picks such a plan only when there is no other. */
-  pInfo->estimatedCost = bAll ? 1000.0 : 1e300;
-  pInfo->estimatedRows = bAll ? 1000 : 2147483647;
-  return SQLITE_OK;
 }
 
 /*
@@ -522,16 +507,28 @@ static int gwPrepare(sqlite3_vtab *pVtab, sqlite3 *db, const char *zFunc, sqlite
   return rc;
 }
 
-/* Checks the required inputs are present and text-ish: names a missing one. */
-static int gwRequire(sqlite3_vtab *pVtab, const char *zFunc, NosqlPlanArg *aArg, const char *const *azName,
-                     int nReq, const char *zUsage) {
-  int i;
-  for (i = 0; i < nReq; i++) {
-    if (aArg[i].pEq == NULL) {
-      nosqlVtabError(pVtab, "%s: %s is required: %s", zFunc, azName[i], zUsage);
-      return SQLITE_ERROR;
-    }
+/*
+** The options object (nosqlOptionsRead(), ext/util.c) of a function whose
+** inputs aOpt[0..nArg) are planned as aArg[], the first nReq required:
+** after it, aArg[i].pEq of each optional input is the value to use (the
+** object's, where it gives one), and apOwn[0..nArg) holds the values the
+** object made (the cursor frees them). The hidden columns keep reading the
+** inputs as given.
+*/
+static int gwOptions(sqlite3_vtab *pVtab, const char *zFunc, const NosqlOption *aOpt, int nReq, int nArg,
+                     NosqlPlanArg *aArg, sqlite3_value **apOwn) {
+  sqlite3_value *apArg[8], *apEff[8];
+  char *zErr = NULL;
+  int i, iObj, rc;
+  for (i = 0; i < nArg; i++) apArg[i] = aArg[i].pEq;
+  rc = nosqlOptionsRead(((gw_vtab *)pVtab)->db, zFunc, aOpt, nReq, nArg, apArg, apEff, apOwn, &iObj, &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr) nosqlVtabError(pVtab, "%s", zErr);
+    if (zErr && pVtab->zErrMsg == NULL) rc = SQLITE_NOMEM;
+    sqlite3_free(zErr);
+    return rc;
   }
+  for (i = nReq; i < nArg; i++) aArg[i].pEq = apEff[i];
   return SQLITE_OK;
 }
 
@@ -550,16 +547,22 @@ static int gwRequire(sqlite3_vtab *pVtab, const char *zFunc, NosqlPlanArg *aArg,
 #define GW_DIRECTION 8
 #define GW_LAYOUT 9
 
+/* The plan (ext/plan.c, nosqlPlanInputs()): every input an equality, the first four required. */
 static const NosqlPlanCol aGwPlan[] = {
-    {GW_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GW_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GW_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GW_ROOT, NOSQL_OP_EQ | NOSQL_OP_INLIST, NOSQL_COLL_ANY, 1, 0},
+    {GW_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GW_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GW_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GW_ROOT, NOSQL_OP_EQ | NOSQL_OP_INLIST, NOSQL_COLL_ANY, 1, 1},
     {GW_MAXDEPTH, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
     {GW_DIRECTION, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
     {GW_LAYOUT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
 };
-static const char *const azGwInput[] = {"source", "from_col", "to_col", "root"};
+/* The inputs as options-object keys: max_depth, direction and layout can be. */
+static const NosqlOption aGwOpt[] = {
+    {"source", NOSQL_OPT_TEXT}, {"from_col", NOSQL_OPT_TEXT}, {"to_col", NOSQL_OPT_TEXT},
+    {"root", NOSQL_OPT_TEXT},   {"max_depth", NOSQL_OPT_INT}, {"direction", NOSQL_OPT_TEXT},
+    {"layout", NOSQL_OPT_TEXT},
+};
 
 typedef struct gw_cursor gw_cursor;
 struct gw_cursor {
@@ -571,6 +574,7 @@ struct gw_cursor {
   int iExpand;              /* Next node whose neighbours are to be read */
   sqlite3_int64 iMaxDepth;  /* Hops allowed (-1: no limit) */
   sqlite3_value *apIn[7];   /* The inputs as given, for the hidden columns (not root: apRoot) */
+  sqlite3_value *apOwn[7];  /* The values of an options object (gwOptions()) */
   sqlite3_value **apRoot;   /* The roots as given (one, or each of an IN list), for the root column */
   int nRoot;                /* Entries of apRoot */
   int eDir;                 /* GRAPH_DIR_* */
@@ -595,7 +599,7 @@ static int gwWalkConnect(sqlite3 *db, void *pAux, int argc, const char *const *a
 
 static int gwWalkBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   (void)pVtab;
-  return gwBestIndex(pInfo, aGwPlan, 7, 4);
+  return nosqlPlanInputs(pInfo, aGwPlan, 7, 1000, 1000);
 }
 
 static int gwWalkOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -619,7 +623,8 @@ static void gwWalkReset(gw_cursor *pCur) {
   pCur->aMet = NULL;
   for (i = 0; i < 7; i++) {
     sqlite3_value_free(pCur->apIn[i]);
-    pCur->apIn[i] = NULL;
+    sqlite3_value_free(pCur->apOwn[i]);
+    pCur->apIn[i] = pCur->apOwn[i] = NULL;
   }
   for (i = 0; i < pCur->nRoot; i++) sqlite3_value_free(pCur->apRoot[i]);
   sqlite3_free(pCur->apRoot);
@@ -864,12 +869,9 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
   int rc, i, eDir, eLayout;
   (void)idxNum;
   gwWalkReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 7) != SQLITE_OK) {
-    nosqlVtabError(pVtab, "graph_walk: bad plan %s", idxStr ? idxStr : "(none)");
-    return SQLITE_ERROR;
-  }
-  rc = gwRequire(pVtab, "graph_walk", aArg, azGwInput, 4,
-                 "graph_walk(source, from_col, to_col, root[, max_depth[, direction[, layout]]])");
+  rc = nosqlPlanInputArgs(pVtab,
+                          "graph_walk(source, from_col, to_col, root[, max_depth[, direction[, layout]]])",
+                          aGwPlan, 7, idxStr, argc, argv, aArg);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < 7; i++) {
     if (aArg[i].pEq && !aArg[i].bInList) {
@@ -877,6 +879,8 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
   }
+  rc = gwOptions(pVtab, "graph_walk", aGwOpt, 4, 7, aArg, pCur->apOwn);
+  if (rc != SQLITE_OK) return rc;
   pCur->iMaxDepth = -1;
   db = ((gw_vtab *)pVtab)->db;
   if (aArg[4].pEq && sqlite3_value_type(aArg[4].pEq) != SQLITE_NULL) {
@@ -1014,13 +1018,19 @@ static sqlite3_module gwWalkModule = {
 #define GP_DIRECTION 9
 #define GP_LAYOUT 10
 
+/* The plan (ext/plan.c, nosqlPlanInputs()): every input an equality, the first five required. */
 static const NosqlPlanCol aGpPlan[] = {
-    {GP_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},    {GP_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GP_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},        {GP_START, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GP_GOAL, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},      {GP_WEIGHT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
+    {GP_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},    {GP_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GP_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},        {GP_START, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GP_GOAL, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},      {GP_WEIGHT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
     {GP_DIRECTION, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}, {GP_LAYOUT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
 };
-static const char *const azGpInput[] = {"source", "from_col", "to_col", "start", "goal"};
+/* The inputs as options-object keys: weight_col, direction and layout can be. */
+static const NosqlOption aGpOpt[] = {
+    {"source", NOSQL_OPT_TEXT},    {"from_col", NOSQL_OPT_TEXT}, {"to_col", NOSQL_OPT_TEXT},
+    {"start", NOSQL_OPT_TEXT},     {"goal", NOSQL_OPT_TEXT},     {"weight_col", NOSQL_OPT_TEXT},
+    {"direction", NOSQL_OPT_TEXT}, {"layout", NOSQL_OPT_TEXT},
+};
 
 /*
 ** How graph_path searches. Where it can, from both ends: side 0 from the
@@ -1141,6 +1151,7 @@ struct gp_cursor {
   int bCsrTried;            /* Loading was tried (or is not to be) */
   int *aMet;                /* With pCsr: per value of pCsr, its node index + 1, 0 not met yet */
   sqlite3_value *apIn[8];   /* The inputs, for the hidden columns */
+  sqlite3_value *apOwn[8];  /* The values of an options object (gwOptions()) */
 };
 
 static int gpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -1156,7 +1167,7 @@ static int gpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
 
 static int gpBestIndexFunc(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   (void)pVtab;
-  return gwBestIndex(pInfo, aGpPlan, 8, 5);
+  return nosqlPlanInputs(pInfo, aGpPlan, 8, 1000, 1000);
 }
 
 static int gpOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -1193,7 +1204,8 @@ static void gpReset(gp_cursor *pCur) {
   pCur->iMeet = -1;
   for (i = 0; i < 8; i++) {
     sqlite3_value_free(pCur->apIn[i]);
-    pCur->apIn[i] = NULL;
+    sqlite3_value_free(pCur->apOwn[i]);
+    pCur->apIn[i] = pCur->apOwn[i] = NULL;
   }
 }
 
@@ -1510,12 +1522,9 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   int rc, i, eLayout, iNode, bNew, s;
   (void)idxNum;
   gpReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 8) != SQLITE_OK) {
-    nosqlVtabError(pVtab, "graph_path: bad plan %s", idxStr ? idxStr : "(none)");
-    return SQLITE_ERROR;
-  }
-  rc = gwRequire(pVtab, "graph_path", aArg, azGpInput, 5,
-                 "graph_path(source, from_col, to_col, start, goal[, weight_col[, direction[, layout]]])");
+  rc = nosqlPlanInputArgs(
+      pVtab, "graph_path(source, from_col, to_col, start, goal[, weight_col[, direction[, layout]]])",
+      aGpPlan, 8, idxStr, argc, argv, aArg);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < 8; i++) {
     if (aArg[i].pEq) {
@@ -1523,6 +1532,8 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
   }
+  rc = gwOptions(pVtab, "graph_path", aGpOpt, 5, 8, aArg, pCur->apOwn);
+  if (rc != SQLITE_OK) return rc;
   if (sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[4].pEq) == SQLITE_NULL) {
     nosqlVtabError(pVtab, "graph_path: %s is NULL",
                    sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL ? "start" : "goal");

@@ -412,6 +412,9 @@ static int idxParseBase(idxtab_vtab *p, const char *z, char **pzErr) {
 ** Parse argv[3..]: the base table, key = '...', include = '...', mode =
 ** '...'. Fills p->zBase, aPart/nPart, zInclude and bDeferred.
 */
+/* The options of CREATE VIRTUAL TABLE ... USING index_table(base, option = value, ...). */
+static const char *const azIdxOption[] = {"key", "include", "mode", NULL};
+
 static int idxParseArgs(idxtab_vtab *p, int argc, const char *const *argv, char **pzErr) {
   int i, rc = SQLITE_OK;
   char *zKey = NULL, *zMode = NULL;
@@ -432,9 +435,10 @@ static int idxParseArgs(idxtab_vtab *p, int argc, const char *const *argv, char 
     const char *zEq = strchr(argv[i], '=');
     char *zOpt, *zVal, **pz;
     if (zEq == NULL) {
-      *pzErr = sqlite3_mprintf("index_table: unexpected argument '%s' (options are key, include and mode)",
-                               argv[i]);
-      rc = SQLITE_ERROR;
+      char *zList = nosqlValidOptions(azIdxOption);
+      *pzErr = zList ? sqlite3_mprintf("index_table: unexpected argument '%s' %s", argv[i], zList) : NULL;
+      sqlite3_free(zList);
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       break;
     }
     zOpt = nosqlDequote(argv[i], (int)(zEq - argv[i]));
@@ -450,8 +454,8 @@ static int idxParseArgs(idxtab_vtab *p, int argc, const char *const *argv, char 
          : sqlite3_stricmp(zOpt, "mode") == 0    ? &zMode
                                                  : NULL;
     if (pz == NULL) {
-      *pzErr = sqlite3_mprintf("index_table: unknown option '%s' (options are key, include and mode)", zOpt);
-      rc = SQLITE_ERROR;
+      *pzErr = nosqlUnknownOption("index_table", zOpt, -1, azIdxOption);
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     } else if (*pz) {
       *pzErr = sqlite3_mprintf("index_table: option '%s' given twice", zOpt);
       rc = SQLITE_ERROR;
@@ -2322,11 +2326,13 @@ static int idxDriftDisconnect(sqlite3_vtab *pVtab) {
   return SQLITE_OK;
 }
 
+/* The plan (ext/plan.c): slot a name (required), slot b schema. */
+static const NosqlPlanCol aIdxDriftPlan[2] = {{6, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+                                              {7, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}};
+
 static int idxDriftBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  static const NosqlPlanCol aCol[2] = {{6, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
-                                       {7, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}};
   (void)pVtab;
-  return nosqlPlanInputs(pInfo, aCol, 2, 1e6, 10);
+  return nosqlPlanInputs(pInfo, aIdxDriftPlan, 2, 1e6, 10);
 }
 
 static int idxDriftOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -2371,7 +2377,10 @@ static int idxDriftFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *
   pCur->pStmt = NULL;
   pCur->bEof = 1;
   pCur->iRow = 0;
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL) return SQLITE_ERROR;
+  if (nosqlPlanInputArgs(pCursor->pVtab, "index_table_drift(name[, schema])", aIdxDriftPlan, 2, idxStr, argc,
+                         argv, aArg) != SQLITE_OK) {
+    return SQLITE_ERROR;
+  }
   if (nosqlPlanKeep(aArg, 2, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
   zName = (const char *)sqlite3_value_text(aArg[0].pEq);
   if (aArg[1].pEq) zDb = (const char *)sqlite3_value_text(aArg[1].pEq);

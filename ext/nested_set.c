@@ -1638,9 +1638,10 @@ static int nsetParseArgs(nset_vtab *p, int argc, const char *const *argv, NosqlB
       if (sqlite3_stricmp(zName, "id") == 0) pzOpt = &p->zContentId;
       if (sqlite3_stricmp(zName, "parent") == 0) pzOpt = &p->zContentParent;
       if (pzOpt == NULL) {
-        *pzErr = sqlite3_mprintf("nested_set: unknown option '%s'", zName);
+        static const char *const azValid[] = {"content", "id", "parent", NULL};
+        *pzErr = nosqlUnknownOption("nested_set", zName, -1, azValid);
         sqlite3_free(zName);
-        return SQLITE_ERROR;
+        return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       }
       if (*z == '\'') {
         /* A string literal: take its text. */

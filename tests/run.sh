@@ -222,13 +222,15 @@ exports() {
 }
 
 # demos: every sql/*.sql runs in the sqlite3 shell, and every comparison it
-# prints agrees ("agree" at least once, "DISAGREE" never).
+# prints agrees ("agree" at least once, "DISAGREE" never); every "Run Time:"
+# line follows a "-- " line that names what it timed.
 demos() {
   local pass=0 fail=0 f out
   for f in sql/*.sql; do
     out=$(sqlite3 -bail :memory: <"$f" 2>&1)
     local rc=$?
-    if [ $rc -ne 0 ] || echo "$out" | grep -q DISAGREE || ! echo "$out" | grep -q -w agree; then
+    if [ $rc -ne 0 ] || echo "$out" | grep -q DISAGREE || ! echo "$out" | grep -q -w agree ||
+      ! echo "$out" | awk '/^Run Time:/ && prev !~ /^-- / { bad = 1 } { prev = $0 } END { exit bad }'; then
       echo "FAIL $f: exit code $rc; output:"
       echo "$out" | tail -n 30 | sed 's/^/    | /'
       fail=$((fail + 1))
@@ -295,6 +297,7 @@ plan() {
   step "multi-process doc_upsert (4 processes, WAL and rollback journal)" build/concurrency/doc_upsert dist/nosql.so 4 "$(long 300 2000)"
   step "hidden input columns read back their arguments (every table-valued function)" build/property/hidden dist/nosql.so
   step "reference (docs/)" build/slt --ext dist/nosql --docs docs
+  step "generated tests/kv/collation.test is what its generator writes" python3 tests/kv/collation_gen.py --check tests/kv/collation.test
   step "asan reference (docs/)" build/asan/slt --ext build/asan/nosql.so --docs docs
   step "runner failure cases" selftest build/slt dist/nosql
   step "asan runner failure cases" selftest build/asan/slt build/asan/nosql.so

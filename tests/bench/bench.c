@@ -21,10 +21,17 @@
 ** build/bench/results.json; "-" for none) for scripts/plot.py:
 **
 **   {"sqlite": "3.40.1", "nosql": "0.1.0", "scale": 0.01, "reps": 5,
-**    "results": [{"feature": "mpath", "workload": "...", "variant": "...", "size": "10k nodes",
-**                 "scale": 0.01, "rows": 12, "median": 0.123 (ms),
-**                 "unit": "row", "ns_per_unit": 45.6, "ratio": 1.0,
-**                 "spread": 0.05, "baseline": true, "agree": true}, ...]}
+**    "results": [{"feature": "mpath", "workload": "...", "variant": "...",
+**                 "kind": "relational", "size": "10000 nodes, 10-ary",
+**                 "n": 10000, "n_unit": "nodes", "scale": 0.01, "rows": 12,
+**                 "median": 0.123 (ms), "unit": "row", "ns_per_unit": 45.6,
+**                 "ratio": 1.0, "spread": 0.05, "baseline": true, "agree": true}, ...]}
+**
+** "kind" says what the variant's code is (enum BenchKind in bench.h):
+** "relational" (SQLite alone), "extension" (calls the extension), "model"
+** (the NoSQL model in plain SQL), "c" (C code outside SQL), "floor" (a cost
+** floor for scale). "n" is the data size the comparison ran on, in
+** "n_unit"s.
 **
 ** --save DIR writes the generated data of some workloads (geohash: points
 ** and query circles; nested: the people; inverted_index: the documents)
@@ -337,10 +344,13 @@ static void benchJsonString(FILE *pOut, const char *z) {
   fputc('"', pOut);
 }
 
+/* The JSON name of a BenchKind. */
+static const char *const azBenchKind[] = {"", "relational", "extension", "model", "c", "floor"};
+
 /* One result in the --json file. */
-static void benchJsonResult(Bench *p, const char *zWorkload, const char *zVariant, const char *zSize,
-                            int64_t nRow, double rMedian, const char *zUnit, double rPerUnit, double rRatio,
-                            double rSpread, int bBaseline, int bAgree) {
+static void benchJsonResult(Bench *p, const char *zWorkload, const BenchVariant *pVar, const char *zSize,
+                            double nData, const char *zData, int64_t nRow, double rMedian, const char *zUnit,
+                            double rPerUnit, double rRatio, double rSpread, int bBaseline, int bAgree) {
   FILE *pOut = p->pJson;
   if (pOut == NULL) return;
   fprintf(pOut, "%s\n  {\"feature\": ", p->nJson++ ? "," : "");
@@ -348,9 +358,13 @@ static void benchJsonResult(Bench *p, const char *zWorkload, const char *zVarian
   fprintf(pOut, ", \"workload\": ");
   benchJsonString(pOut, zWorkload);
   fprintf(pOut, ", \"variant\": ");
-  benchJsonString(pOut, zVariant);
+  benchJsonString(pOut, pVar->zName);
+  fprintf(pOut, ", \"kind\": ");
+  benchJsonString(pOut, azBenchKind[pVar->eKind]);
   fprintf(pOut, ", \"size\": ");
   benchJsonString(pOut, zSize);
+  fprintf(pOut, ", \"n\": %.17g, \"n_unit\": ", nData);
+  benchJsonString(pOut, zData);
   fprintf(pOut, ", \"scale\": %.17g, \"rows\": %lld, \"median\": %.6f, \"unit\": ", p->rScale,
           (long long)nRow, rMedian);
   benchJsonString(pOut, zUnit);
@@ -359,8 +373,8 @@ static void benchJsonResult(Bench *p, const char *zWorkload, const char *zVarian
           rPerUnit, rRatio, rSpread, bBaseline ? "true" : "false", bAgree ? "true" : "false");
 }
 
-void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSize, double nUnit,
-                  const char *zUnit, const BenchVariant *aVar, int nVar) {
+void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSize, double nData,
+                  const char *zData, double nUnit, const char *zUnit, const BenchVariant *aVar, int nVar) {
   double aTime[BENCH_MAX_VARIANT][BENCH_MAX_REP];
   BenchSum aSum[BENCH_MAX_VARIANT] = {{0, 0}};
   int aAgree[BENCH_MAX_VARIANT];
@@ -369,6 +383,12 @@ void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSiz
   int iRep, i, bEmpty;
 
   if (nVar > BENCH_MAX_VARIANT) nVar = BENCH_MAX_VARIANT;
+  for (i = 0; i < nVar; i++) {
+    if (aVar[i].eKind < BENCH_RELATIONAL || aVar[i].eKind > BENCH_FLOOR) {
+      fprintf(stderr, "bench: variant '%s' of '%s' has no kind (enum BenchKind)\n", aVar[i].zName, zWorkload);
+      exit(2);
+    }
+  }
   for (iRep = 0; iRep < nRep; iRep++) {
     /* Rotate the starting variant so that no variant always runs first. */
     for (i = 0; i < nVar; i++) {
@@ -407,7 +427,7 @@ void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSiz
            aMedian[0] > 0 ? aMedian[i] / aMedian[0] : 0.0,
            aMedian[i] > 0 ? 100.0 * (rMax - rMin) / aMedian[i] : 0.0,
            i == 0 ? "baseline" : (aAgree[i] ? "yes" : "NO"));
-    benchJsonResult(p, zWorkload, aVar[i].zName, zSize, aSum[i].nRow, aMedian[i] * 1e3, zUnit,
+    benchJsonResult(p, zWorkload, &aVar[i], zSize, nData, zData, aSum[i].nRow, aMedian[i] * 1e3, zUnit,
                     nUnit > 0 ? aMedian[i] * 1e9 / nUnit : 0.0,
                     aMedian[0] > 0 ? aMedian[i] / aMedian[0] : 0.0,
                     aMedian[i] > 0 ? (rMax - rMin) / aMedian[i] : 0.0, i == 0, i == 0 ? !bEmpty : aAgree[i]);
@@ -462,12 +482,13 @@ static int benchSelfTest(void) {
   size_t i;
   for (i = 0; i < sizeof(aCase) / sizeof(aCase[0]); i++) {
     Bench b;
-    const BenchVariant aVar[] = {{"baseline", aCase[i].zBase, 0, 0}, {"variant", aCase[i].zOther, 0, 0}};
+    const BenchVariant aVar[] = {{BENCH_RELATIONAL, "baseline", aCase[i].zBase, 0, 0},
+                                 {BENCH_EXTENSION, "variant", aCase[i].zOther, 0, 0}};
     int bAgree;
     memset(&b, 0, sizeof(b));
     b.rScale = 1.0;
     b.nRep = 2;
-    benchCompare(&b, aCase[i].zName, db, "self-test", 1, "run", aVar, 2);
+    benchCompare(&b, aCase[i].zName, db, "self-test", 1, "run", 1, "run", aVar, 2);
     bAgree = b.nDisagree == 0 && b.nAgree == 1;
     if (bAgree == aCase[i].bAgree) {
       printf("ok %s: %s\n", aCase[i].zName, bAgree ? "agreement seen" : "disagreement detected");

@@ -302,6 +302,11 @@ static const char *const azDocuments[] = {
     "SELECT doc_match('{\"a\":[{\"b\":\"caf\\u00e9\"}]}', "
     "'{\"a.0.b\":\"café\",\"a\":{\"$elemMatch\":{\"$eq\":{\"b\":\"café\"}}}}')",
     "SELECT doc_update('d', 'w', '{\"$pull\":{\"arr\":{\"$gte\":4},\"caf\u00e9\":{\"a\":{\"$lt\":2}}}}')",
+    /* One key, one row (issue 35): the index of another collation is listed first, then the right one. */
+    "CREATE TABLE ci(key TEXT COLLATE NOCASE, value, UNIQUE(key))",
+    "CREATE UNIQUE INDEX ci_b ON ci(key COLLATE BINARY)",
+    "SELECT kv_cas('ci', 'a', NULL, 1), kv_cas('ci', 'A', 1, 2), (SELECT value FROM kv_mget('ci', "
+    "'[\"a\"]'))",
     NULL};
 
 static const char *const azGraphs[] = {
@@ -319,7 +324,11 @@ static const char *const azGraphs[] = {
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 'x', 2, NULL, 'in')",
     "CREATE TABLE j(id INTEGER PRIMARY KEY, kids)",
     "INSERT INTO j VALUES (1, '[2, 3]'), (2, '[4]'), (3, '[]'), (4, NULL)",
-    "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')", NULL};
+    "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')",
+    /* The options object (ext/util.c, nosqlOptionsRead()). */
+    "SELECT node, depth FROM graph_walk('e', 'a', 'b', 4, '{\"max_depth\": 2, \"direction\": \"in\"}')",
+    "SELECT step, node FROM graph_path('e', 'a', 'b', 1, 'x', '{\"weight_col\": \"w\", \"layout\": null}')",
+    NULL};
 
 static const char *const azTrees[] = {
     "CREATE TABLE c(id INTEGER PRIMARY KEY, parent INTEGER, who TEXT)",
@@ -351,6 +360,10 @@ static const char *const azGraphBatch[] = {
     "CREATE TABLE pw(node, weight)", "INSERT INTO pw VALUES (1, 1), ('x', 2.5), (9, 1)",
     "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', NULL, NULL, NULL, NULL, NULL, NULL, '{\"1\": 1, "
     "\"x\": 2, \"3\": 0}', 'pw')",
+    /* The options object (ext/util.c, nosqlOptionsRead()). */
+    "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', '{\"damping\": 0.5, \"max_iter\": 3, "
+    "\"weight_col\": "
+    "\"w\", \"personalization\": {\"1\": 1}, \"dangling\": \"pw\"}')",
     NULL};
 
 static const char *const azFts5Gap[] = {
@@ -429,6 +442,7 @@ static const char *const azCompare[] = {
     "SELECT rows, agree FROM nosql_compare('SELECT id FROM t ORDER BY id', 'SELECT id FROM t ORDER BY id "
     "DESC')",
     "SELECT rows, agree FROM nosql_compare('SELECT 1; -- one', 'SELECT 1.0, group_concat(city) FROM t')",
+    "SELECT label, label_b FROM nosql_compare('SELECT 1', 'SELECT 2', 1, 'relational', 'nosql')",
     "CREATE VIRTUAL TABLE t_by_city USING index_table(t, key = 'city')",
     "CREATE VIRTUAL TABLE ns USING nested_set(name TEXT)",
     "CREATE TABLE s(k TEXT PRIMARY KEY, v)",
