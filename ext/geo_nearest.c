@@ -1001,42 +1001,51 @@ static const NosqlPlanCol aNearestPlan[NEAREST_NARG] = {
     {8, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
 };
 
+/* The signature in messages; its argument names are the hidden columns' (nosqlPlanInputArgs()). */
+static const char zNearestUsage[] =
+    "geo_nearest(table_name, lat_col, lon_col, lat, lon, k[, max_distance_m])";
+
 /*
-** The plan: ext/plan.c's slot codes, then, when the table, lat_col and
-** lon_col are known while planning (literals), a tail saying how the search
-** will read: "rings <index>" or "scan <table>" (nosql_explain words it).
-** The tail is a description only: xFilter resolves the table again.
+** The plan: ext/plan.c's nosqlPlanInputs() (slot codes; a missing required
+** argument is planned at a cost nothing else reaches, and xFilter names
+** it), then, when the table, lat_col and lon_col are known while planning
+** (literals), a tail saying how the search will read: "rings <index>" or
+** "scan <table>" (nosql_explain words it). The tail is a description
+** only: xFilter resolves the table again.
 */
 static int nearestBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   nearest_vtab *p = (nearest_vtab *)pVtab;
-  NosqlPlan plan;
   NearestSource *pSrc = NULL;
   char *zTail = NULL, *zErr = NULL;
   sqlite3_value *apName[3] = {0, 0, 0};
-  int rc = nosqlPlanFind(pInfo, aNearestPlan, NEAREST_NARG, &plan), i;
-  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, aNearestPlan, &plan);
-  if (rc != SQLITE_OK) return rc;
-  for (i = 0; i < 3; i++) {
-    if (plan.aiEq[i] < 0 || sqlite3_vtab_rhs_value(pInfo, plan.aiEq[i], &apName[i]) != SQLITE_OK) break;
+  int rc = nosqlPlanInputs(pInfo, aNearestPlan, NEAREST_NARG, 1000, 10), i, j, nFound = 0;
+  if (rc != SQLITE_OK || pInfo->idxStr == NULL) return rc;
+  /* The constraints behind argv[j] are the slots of idxStr's codes: find table, lat_col, lon_col. */
+  for (j = 0; pInfo->idxStr[2 * j] && pInfo->idxStr[2 * j] != ' '; j++) {
+    int iSlot = pInfo->idxStr[2 * j] - 'a';
+    if (iSlot < 0 || iSlot > 2) continue;
+    for (i = 0; i < pInfo->nConstraint; i++) {
+      if (pInfo->aConstraintUsage[i].argvIndex == j + 1) {
+        if (sqlite3_vtab_rhs_value(pInfo, i, &apName[iSlot]) == SQLITE_OK) nFound++;
+        break;
+      }
+    }
   }
-  if (i == 3) {
+  if (nFound == 3 && apName[0] && apName[1] && apName[2]) {
     int rc2 = nearestSourceNew(p->db, apName[0], apName[1], apName[2], 1, &pSrc, &zErr);
+    sqlite3_free(zErr); /* xFilter reports it */
     if (rc2 == SQLITE_NOMEM) return SQLITE_NOMEM;
     if (pSrc) {
-      zTail = pSrc->eRecipe != NEAREST_SCAN ? sqlite3_mprintf("rings %s", pSrc->zIndex)
-                                            : sqlite3_mprintf("scan %s", pSrc->zTable);
+      zTail = pSrc->eRecipe != NEAREST_SCAN ? sqlite3_mprintf("%s rings %s", pInfo->idxStr, pSrc->zIndex)
+                                            : sqlite3_mprintf("%s scan %s", pInfo->idxStr, pSrc->zTable);
       nearestSourceFree(pSrc);
       if (zTail == NULL) return SQLITE_NOMEM;
+      if (pInfo->needToFreeIdxStr) sqlite3_free(pInfo->idxStr);
+      pInfo->idxStr = zTail;
+      pInfo->needToFreeIdxStr = 1;
     }
-    sqlite3_free(zErr); /* xFilter reports it */
   }
-  plan.zTail = zTail;
-  rc = nosqlPlanCommit(pInfo, aNearestPlan, &plan);
-  sqlite3_free(zTail);
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 1000;
-  pInfo->estimatedRows = 10;
-  return rc;
+  return SQLITE_OK;
 }
 
 static int nearestOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -1165,16 +1174,12 @@ static int nearestFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxSt
   (void)idxNum;
   nearestHeapClear(&pCur->heap);
   pCur->iRow = 0;
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, NEAREST_NARG) != SQLITE_OK) return SQLITE_ERROR;
-  rc = nosqlPlanKeep(aArg, NEAREST_NARG, pCur->apKeep);
+  rc = nosqlPlanInputArgs(cur->pVtab, zNearestUsage, aNearestPlan, NEAREST_NARG, idxStr, argc, argv, aArg);
+  if (rc == SQLITE_OK) rc = nosqlPlanKeep(aArg, NEAREST_NARG, pCur->apKeep);
   if (rc != SQLITE_OK) return rc;
   /* A NULL argument gives no rows, as for the other table-valued functions of the family. */
   for (i = 0; i < NEAREST_NARG; i++) {
-    if (aArg[i].pEq == NULL) {
-      if (i < NEAREST_NARG - 1) return SQLITE_ERROR; /* Required: the plan ensures it */
-    } else if (sqlite3_value_type(aArg[i].pEq) == SQLITE_NULL) {
-      return SQLITE_OK;
-    }
+    if (aArg[i].pEq && sqlite3_value_type(aArg[i].pEq) == SQLITE_NULL) return SQLITE_OK;
   }
   rc = nearestSearch(pCur, aArg, &zErr);
   if (rc != SQLITE_OK) {
