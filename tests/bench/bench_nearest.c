@@ -135,14 +135,16 @@ void benchNearest(Bench *p) {
     NearQuerySet retry = {aLat, aLon, 20, aK[j], aRound[j], nPoint, NULL};
     NearQuerySet rings = {aLat, aLon, 20, aK[j], aRound[j], nPoint, zNearRings};
     const BenchVariant aVar[] = {
-        {"radius guess and retry: geohash cover + covering index, ORDER BY d LIMIT k, r doubled", 0, nearRun,
+        {BENCH_EXTENSION,
+         "radius guess and retry: geohash cover + covering index, ORDER BY d LIMIT k, r doubled", 0, nearRun,
          &retry},
-        {"geo_nearest: rings of covers over the covering index (gh, lat, lon)", 0, nearRun, &rings},
+        {BENCH_EXTENSION, "geo_nearest: rings of covers over the covering index (gh, lat, lon)", 0, nearRun,
+         &rings},
     };
     snprintf(zTitle, sizeof(zTitle), "geo_nearest: k = %d", aK[j]);
     snprintf(zSize, sizeof(zSize), "%lld points, 20 queries x %d rounds, first guess r = %.0f m",
              (long long)nPoint, aRound[j], nearRadius(2.0 * aK[j], nPoint));
-    benchCompare(p, zTitle, db, zSize, 20.0 * aRound[j], "query", aVar, 2);
+    benchCompare(p, zTitle, db, zSize, (double)nPoint, "points", 20.0 * aRound[j], "query", aVar, 2);
   }
   {
     NearQuerySet full = {aLat, aLon, 5, 10, 1, nPoint, zNearFull};
@@ -150,13 +152,15 @@ void benchNearest(Bench *p) {
     NearQuerySet rings = {aLat, aLon, 5, 10, 1, nPoint, zNearRings};
     NearQuerySet retry = {aLat, aLon, 5, 10, 1, nPoint, NULL};
     const BenchVariant aVar[] = {
-        {"relational: full scan, ORDER BY geo_distance(...), id LIMIT k", 0, nearRun, &full},
-        {"geo_nearest on a table without the recipe (scan in C)", 0, nearRun, &plain},
-        {"radius guess and retry (as above)", 0, nearRun, &retry},
-        {"geo_nearest: rings over the covering index", 0, nearRun, &rings},
+        {BENCH_RELATIONAL, "relational: full scan, ORDER BY geo_distance(...), id LIMIT k", 0, nearRun,
+         &full},
+        {BENCH_EXTENSION, "geo_nearest on a table without the recipe (scan in C)", 0, nearRun, &plain},
+        {BENCH_EXTENSION, "radius guess and retry (as above)", 0, nearRun, &retry},
+        {BENCH_EXTENSION, "geo_nearest: rings over the covering index", 0, nearRun, &rings},
     };
     snprintf(zSize, sizeof(zSize), "%lld points, 5 queries", (long long)nPoint);
-    benchCompare(p, "geo_nearest: k = 10 against the full scan", db, zSize, 5.0, "query", aVar, 4);
+    benchCompare(p, "geo_nearest: k = 10 against the full scan", db, zSize, (double)nPoint, "points", 5.0,
+                 "query", aVar, 4);
   }
   if (p->zSave) {
     sqlite3_stmt *pIns = NULL;
