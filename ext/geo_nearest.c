@@ -592,10 +592,11 @@ static int nearestIdExpr(sqlite3 *db, NearestSource *p, char **pzId, char **pzEr
       *pzId = zPk;
       zPk = NULL;
     } else {
+      int nCol = nPk + (p->zKey != NULL);
       *pzErr = sqlite3_mprintf(
           "geo_nearest: WITHOUT ROWID table '%s' has no one-column id: its primary key "
-          "has %d columns%s",
-          p->zTable, nPk + (p->zKey != NULL), p->zKey ? " with the geohash key" : "");
+          "has %d column%s%s",
+          p->zTable, nCol, nCol == 1 ? "" : "s", p->zKey ? " with the geohash key" : "");
       rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
   } else if (rc == SQLITE_OK) {
