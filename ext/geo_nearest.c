@@ -36,11 +36,11 @@
 ** three calls (CREATE INDEX x ON t(geohash(lat, lon))), the range scans
 ** then writing the same expression so that SQLite uses that index.
 ** With one, the search grows covers ring by ring: the circle of
-** radius r0 (the radius that holds about 1.5k rows if they were spread
-** evenly over the sphere, from sqlite_stat1, the largest rowid, and the
-** density the previous searches saw within their first circle: 1.5k
-** took fewer instructions than k, 2k or 3k for k = 1, 10 and 100 by
-** callgrind, one ring mostly settling it) is covered by
+** radius r0 (the radius that holds about k + 1.5 sqrt(k) rows if they were
+** spread evenly over the sphere, from sqlite_stat1, the largest rowid, and
+** the density the previous searches saw within their first circle: fewer
+** instructions over k = 1, 10 and 100 by callgrind than 1.5k, 2k or
+** k + sqrt(k); one ring mostly settles it) is covered by
 ** geohashCoverCircle(); every range of the cover not searched by an
 ** earlier ring is read with one index range scan, and every row read goes
 ** to a bounded max-heap of the best k. The search
@@ -927,8 +927,8 @@ static int nearestRings(NearestSearch *p, GeohashCover *pCover, double rMaxDist)
   const double rWhole = M_PI * GEOHASH_EARTH_RADIUS;
   NearestSeen seen = {0, 0, 0};
   NearestHeap *pHeap = p->pHeap;
-  double r = nearestCapRadius(1.5 * (double)(pHeap->nMax < 1000000000 ? pHeap->nMax : 1000000000) /
-                              p->pSrc->rRowEst);
+  double nK = (double)(pHeap->nMax < 1000000000 ? pHeap->nMax : 1000000000);
+  double r = nearestCapRadius((nK + 1.5 * sqrt(nK)) / p->pSrc->rRowEst);
   int rc = SQLITE_OK, i, nRing = 0;
   if (r > rMaxDist) r = rMaxDist;
   for (;;) {
