@@ -965,6 +965,20 @@ static void explainFunction(ExplainStep *p) {
   explainNamesFree(az, n);
 }
 
+/*
+** geo_nearest: its tail says how the search reads the table when the plan
+** knew it ("rings <index>" or "scan <table>"; ext/geo_nearest.c).
+*/
+static void explainGeoNearest(ExplainStep *p) {
+  if (strncmp(p->zTail, "rings ", 6) == 0) {
+    explainAppend(p, "geohash rings over INDEX %s", p->zTail + 6);
+  } else if (strncmp(p->zTail, "scan ", 5) == 0) {
+    explainAppend(p, "full scan of %s", p->zTail + 5);
+  } else {
+    explainAppend(p, "geohash rings over the table's geohash index if it has one, else a full scan");
+  }
+}
+
 /* The extension's modules and how each plan is worded. */
 static const struct {
   const char *zModule;           /* Module name */
@@ -979,6 +993,7 @@ static const struct {
     {"kv_counters", explainKvCounters},
     {"doc_schema", explainFunction},
     {"geo_bbox", explainFunction},
+    {"geo_nearest", explainGeoNearest},
     {"geohash_cover", explainFunction},
     {"geohash_cover_box", explainFunction},
     {"geohash_decode", explainFunction},

@@ -1052,7 +1052,29 @@ int geohashRangeString(uint64_t v, char *zOut);
 /* The boxes (1 or 2, split at +-180) bounding a circle; aBox has room for 2. */
 int geohashBoundingBoxes(double lat, double lon, double radius, GeohashBounds *aBox);
 
+/* The haversine distance in metres, the one geo_distance(lat1, lon1, lat2, lon2) returns. */
+double geohashDistance(double lat1, double lon1, double lat2, double lon2);
+/* The same, given cos2 = cos(lat2 * (M_PI / 180.0)): bit for bit geohashDistance()'s answer. */
+double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2);
+
+/*
+** Argument checks of the family (ext/geohash.c), for geo_nearest too: a
+** number (INTEGER, REAL or numeric text, finite), a latitude in [-90, 90],
+** a longitude in [-180, 180]. SQLITE_OK with *pOut; SQLITE_ERROR with
+** *pzErr "<zFunc>: <zWhat> <value> is outside [-90, 90]" (sqlite3_mprintf);
+** SQLITE_NOMEM. The caller handles NULL.
+*/
+int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr);
+int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr);
+int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr);
+
 int geohashRegister(sqlite3 *db);
+
+/**************************************************************************
+** Interface to code in ext/geo_nearest.c: the geo_nearest table-valued
+** function (k nearest rows of a table, over its geohash recipe or a scan).
+*/
+int geoNearestRegister(sqlite3 *db);
 
 /**************************************************************************
 ** Interface to code in ext/roaring_sql.c and ext/inverted_index.c

@@ -297,6 +297,8 @@ plan() {
     build/property/graph_index dist/nosql.so "$(long 200 2000)"
   step "trigger coverage property test (every write form vs every structure a trigger keeps)" \
     build/property/triggers dist/nosql.so "$(long 120 2000)"
+  step "geo_nearest agreement property test (random points and centres vs the full scan)" \
+    build/property/nearest dist/nosql.so "$(long 40 400)"
   step "bench agreement (tiny sizes)" build/bench/bench --size 0.002 --reps 1
   step "unit tests" units build/unit
   step "asan unit tests" units build/asan/unit

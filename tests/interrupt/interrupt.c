@@ -133,6 +133,12 @@ static const char zSetup[] =
     "CREATE VIRTUAL TABLE gi USING graph_index(ge, a, b, weight = w);"
     "CREATE VIRTUAL TABLE gid USING graph_index(ge, a, b, mode = 'deferred');"
     "UPDATE ge SET b = b + 1 WHERE id % 5 = 0;"
+    "CREATE TABLE gpts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)));"
+    "CREATE INDEX gpts_gh ON gpts(gh, lat, lon);"
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO gpts(lat, "
+    "lon)"
+    " SELECT (i * 7919 % 17999) / 100.0 - 89.99, (i * 104729 % 35999) / 100.0 - 179.99 FROM c;"
+    "CREATE TABLE gplain(lat REAL, lon REAL); INSERT INTO gplain SELECT lat, lon FROM gpts;"
     "CREATE TABLE many(i INTEGER PRIMARY KEY);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) INSERT INTO many SELECT i "
     "FROM c;";
@@ -194,6 +200,11 @@ static const IntCase aCase[] = {
     {"composite_scan", "SELECT tick(), s, n FROM cb WHERE s = 'x1' AND n > 10", 0},
     {"kv_counters", "SELECT tick(), name, value FROM kv_counters", 0},
     {"mpath_ranges", "SELECT tick(), m.i, g.lo, g.hi FROM many m, mpath_ranges('a.b' || m.i) g", 0},
+    {"geo_nearest",
+     "SELECT tick(), m.i, n.id FROM many m, geo_nearest('gpts', 'lat', 'lon', m.i % 90, m.i % 180, 5) n", 0},
+    {"geo_nearest",
+     "SELECT tick(), m.i, n.id FROM many m, geo_nearest('gplain', 'lat', 'lon', m.i % 90, -m.i % 180, 2) n",
+     0},
     {"geohash_cover", "SELECT tick(), lo, hi FROM geohash_cover(10, 20, 3000000)", 0},
     {"geohash_cover",
      "SELECT tick(), m.i, count(*) FROM many m, geohash_cover(m.i % 80, m.i % 180, 50000) GROUP BY m.i", 0},

@@ -93,6 +93,20 @@ static const char *const azGeohash[] = {
     "SELECT * FROM geo_bbox(0, 179.9, 100000)",
     NULL};
 
+static const char *const azGeoNearest[] = {
+    "CREATE TABLE pts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)))",
+    "CREATE INDEX pts_gh ON pts(gh, lat, lon)",
+    "CREATE TABLE txt(name TEXT PRIMARY KEY, lat REAL, lon REAL) WITHOUT ROWID",
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) INSERT INTO pts(lat, lon) "
+    "SELECT (i * 7919 % 17999) / 100.0 - 89.99, (i * 104729 % 35999) / 100.0 - 179.99 FROM c",
+    "INSERT INTO txt SELECT 'n' || id, lat, lon FROM pts WHERE id % 3 = 0",
+    "SELECT group_concat(id || ':' || distance_m) FROM geo_nearest('pts', 'lat', 'lon', 10, 20, 5)",
+    "SELECT group_concat(id || ':' || distance_m) FROM geo_nearest('pts', 'lat', 'lon', 89.9, 179.9, 40, "
+    "3e6)",
+    "SELECT group_concat(id) FROM geo_nearest('txt', 'lat', 'lon', -10, -20, 7)",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM geo_nearest(''pts'', ''lat'', ''lon'', 1, 2, 3)')",
+    NULL};
+
 static const char *const azMpath[] = {
     "SELECT mpath_match('Top.Science.Astronomy', '*.Astr*@.*'), mpath_match('a.b.c', 'a.*{0,2}.b|c')",
     "SELECT mpath_txtmatch('Europe.Russia_Moscow', 'Russia* & !Transport'), mpath_nlevel('a.b.c')",
@@ -446,6 +460,7 @@ static const char *const azCompare[] = {
 
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
+    {"geo_nearest", azGeoNearest},
     {"mpath", azMpath},
     {"nested_set", azNestedSet},
     {"inverted_index", azInvertedIndex},

@@ -65,6 +65,9 @@ static const char *const azSetup[] = {
     "CREATE TABLE adj(node TEXT PRIMARY KEY, links)",
     "INSERT INTO adj VALUES ('p', '[\"q\", \"r\"]'), ('q', '[\"r\"]'), ('r', '[]'), ('s', NULL)",
     "SELECT kv_incr('c'), kv_incr('d', 5)",
+    "CREATE TABLE pts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)))",
+    "CREATE INDEX pts_gh ON pts(gh)",
+    "INSERT INTO pts(lat, lon) VALUES (42.6, -5.6), (42.7, -5.5), (40, -3), (-10, 170)",
     NULL};
 
 /*
@@ -76,6 +79,10 @@ static const HiddenModule aModule[] = {
     {"composite_scan", {NULL}, "created with CREATE VIRTUAL TABLE over a table"},
     {"doc_schema", {"'d', 'doc'", "'D', 'doc'", NULL}, NULL},
     {"geo_bbox", {"42.6, -5.6, 1000", "42, -5, 1000.5", NULL}, NULL},
+    {"geo_nearest",
+     {"'pts', 'lat', 'lon', 42.6, -5.6, 2", "'PTS', 'LAT', 'lon', '42', -5, 3.0, 1e7",
+      "'pts', 'lat', 'lon', 1, 2, '2'", NULL},
+     NULL},
     {"geohash_cover", {"42.6, -5.6, 1000", "42, -5, 250.5", NULL}, NULL},
     {"geohash_cover_box", {"42.6, -5.6, 42.7, -5.5", "42, -6, 43, -5", NULL}, NULL},
     {"geohash_cover_bits", {"42.6, -5.6, 1000", "42, -5, 250.5", NULL}, NULL},
