@@ -321,7 +321,7 @@ WASM_ENV := NODE_PATH=/usr/share/nodejs
 EMCC := $(WASM_ENV) emcc
 WASM_TP := build/wasm/thirdparty
 WASM_SQLITE_OPTS := -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_MATH_FUNCTIONS \
-  -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_THREADSAFE=0 -DSQLITE_TEMP_STORE=3 -DSQLITE_DEFAULT_MEMSTATUS=0
+  -DSQLITE_ENABLE_DBSTAT_VTAB -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_THREADSAFE=0 -DSQLITE_TEMP_STORE=3 -DSQLITE_DEFAULT_MEMSTATUS=0
 WASM_CFLAGS := -O2 -Wno-missing-field-initializers -DNOSQL_VERSION='"$(VERSION)"' -DSQLITE_CORE -I$(WASM_TP)/include -Ibuild/wasm/include -Iext
 WASM_OBJ := $(EXT_SRC:ext/%.c=build/wasm/obj/%.o) build/wasm/obj/glue.o
 WASM_EXPORTS := malloc free nosqlWasmInit nosqlWasmBindInt64 nosqlWasmBindInt64Dec sqlite3_open_v2 sqlite3_close_v2 \
@@ -376,6 +376,17 @@ dist/wasm/nosql.mjs: $(WASM_OBJ) build/wasm/obj/sqlite3.o wasm/api.js wasm/wrapp
 	cp build/wasm/nosql-core.wasm dist/wasm/nosql.wasm
 	cat $(WASM_TP)/LICENSE.croaring >dist/wasm/LICENSE.croaring
 	cat $(WASM_TP)/LICENSE.pcre2 >dist/wasm/LICENSE.pcre2
+
+# The reference the WebAssembly build is compared with (tests/wasm/): the
+# sqlite3 shell (Debian's) on a native libsqlite3.so.0 of the same
+# amalgamation and options, so that both sides run the same SQLite (the
+# shell's own 3.40 differs from 3.54 in ways that show: subtypes through
+# subqueries, bytecode step counts).
+build/wasm/native/libsqlite3.so.0: build/matrix/$(WASM_SQLITE)/sqlite3.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -fPIC -shared -w $(filter-out -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_THREADSAFE=0,$(WASM_SQLITE_OPTS)) \
+	  -DSQLITE_ENABLE_COLUMN_METADATA -DSQLITE_ENABLE_SESSION -DSQLITE_ENABLE_PREUPDATE_HOOK \
+	  -Wl,-soname,libsqlite3.so.0 -o $@ $< -lm
 
 wasm: dist/wasm/nosql.mjs
 	@mkdir -p docs/playground/dist docs/playground/sql

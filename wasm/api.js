@@ -377,5 +377,14 @@ Database.prototype.close = function () {
   return true;
 };
 
+// complete(sql): true when sql ends a statement (sqlite3_complete), for
+// hosts that read statements line by line as the sqlite3 shell does.
+Module['complete'] = function (sql) {
+  var z = nosqlAllocString(sql);
+  var r = Module['_sqlite3_complete'](z);
+  Module['_free'](z);
+  return r !== 0;
+};
+
 Module['Database'] = Database;
 Module['Statement'] = Statement;

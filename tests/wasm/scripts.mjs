@@ -1,0 +1,43 @@
+// tests/wasm/scripts.mjs [sql/x.sql ...]: every side-by-side script of sql/
+// (or the ones named) through dist/wasm/nosql.mjs under Node, each output
+// compared with the native sqlite3 shell's (tests/wasm/compare.mjs), then
+// the API's own checks (tests/wasm/api.mjs). Prints one line per script
+// with the WebAssembly/native time ratio and ends with "N passed, N failed".
+// make test-wasm runs it after make wasm.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { root, runNative, eventLines, compareLines } from './compare.mjs';
+import { runScript } from '../../docs/playground/script.js';
+
+const SQL = await (await import(path.join(root, 'dist/wasm/nosql.mjs'))).default();
+const files = process.argv.length > 2 ? process.argv.slice(2) : readdirSync(path.join(root, 'sql')).filter((f) => f.endsWith('.sql')).sort().map((f) => path.join(root, 'sql', f));
+let pass = 0;
+let fail = 0;
+for (const file of files) {
+  const name = path.basename(file);
+  const db = new SQL.Database();
+  const events = [];
+  const t0 = performance.now();
+  runScript(SQL, db, readFileSync(file, 'utf8'), (e) => events.push(e));
+  const ms = performance.now() - t0;
+  db.close();
+  const { lines, prints, error } = eventLines(events);
+  const n1 = runNative(file);
+  const n2 = runNative(file);
+  const diffs = error ? [`error: ${error}`] : compareLines(lines, prints, n1.lines, n2.lines);
+  const ratio = (ms / Math.min(n1.ms, n2.ms)).toFixed(2);
+  if (diffs.length === 0) {
+    pass++;
+    console.log(`ok   ${name}: ${lines.length} lines, wasm ${ms.toFixed(0)} ms, native ${Math.min(n1.ms, n2.ms).toFixed(0)} ms, ratio ${ratio}`);
+  } else {
+    fail++;
+    console.log(`FAIL ${name}: ${diffs.length} differences`);
+    for (const d of diffs.slice(0, 10)) console.log('     ' + d);
+  }
+}
+const api = await import('./api.mjs');
+const r = api.run(SQL);
+pass += r.pass;
+fail += r.fail;
+console.log(`${pass} passed, ${fail} failed`);
+process.exitCode = fail ? 1 : 0;
