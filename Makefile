@@ -394,6 +394,12 @@ wasm: dist/wasm/nosql.mjs
 	cp sql/*.sql docs/playground/sql/
 	@echo "dist/wasm/nosql.wasm: $$(wc -c <dist/wasm/nosql.wasm) bytes, $$(gzip -9 <dist/wasm/nosql.wasm | wc -c) gzipped"
 
+# make test-browser: the module under Node and the playground in headless
+# Chromium against the native shell (tests/wasm/browser.sh; skipped with a
+# message without emscripten or chromium). make test-all runs it.
+test-browser:
+	@bash tests/wasm/browser.sh
+
 -include $(WASM_OBJ:.o=.d)
 
 # --- the SQLite version matrix ------------------------------------------------
