@@ -381,12 +381,18 @@ dist/wasm/nosql.mjs: $(WASM_OBJ) build/wasm/obj/sqlite3.o wasm/api.js wasm/wrapp
 # sqlite3 shell (Debian's) on a native libsqlite3.so.0 of the same
 # amalgamation and options, so that both sides run the same SQLite (the
 # shell's own 3.40 differs from 3.54 in ways that show: subtypes through
-# subqueries, bytecode step counts).
+# subqueries, bytecode step counts). The shell is started with
+# LD_LIBRARY_PATH=build/wasm/native LD_PRELOAD=build/wasm/native/shell_id.so.
 build/wasm/native/libsqlite3.so.0: build/matrix/$(WASM_SQLITE)/sqlite3.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -fPIC -shared -w $(filter-out -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_THREADSAFE=0,$(WASM_SQLITE_OPTS)) \
 	  -DSQLITE_ENABLE_COLUMN_METADATA -DSQLITE_ENABLE_SESSION -DSQLITE_ENABLE_PREUPDATE_HOOK \
 	  -Wl,-soname,libsqlite3.so.0 -o $@ $< -lm
+
+# The shell checks that the library's source id is its own (wasm/shell_id.c).
+build/wasm/native/shell_id.so: wasm/shell_id.c | $(DEMO_PREREQ)
+	@mkdir -p $(@D)
+	$(CC) -O2 -fPIC -shared -DSHELL_SOURCE_ID='"'"$$(sqlite3 -version | cut -d' ' -f2-4)"'"' -o $@ $<
 
 wasm: dist/wasm/nosql.mjs
 	@mkdir -p docs/playground/dist docs/playground/sql

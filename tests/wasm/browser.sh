@@ -18,7 +18,7 @@ command -v emcc >/dev/null 2>&1 || skip "emscripten is not installed (apt-get in
 command -v chromium >/dev/null 2>&1 || skip "chromium is not installed (apt-get install chromium)"
 command -v node >/dev/null 2>&1 || skip "node is not installed"
 node -e 'process.exit(parseInt(process.versions.node) >= 20 ? 0 : 1)' || skip "node $(node --version) is older than 20"
-make -s wasm dist/nosql.so build/wasm/native/libsqlite3.so.0 >build/wasm-make.log 2>&1 || {
+make -s wasm dist/nosql.so build/wasm/native/libsqlite3.so.0 build/wasm/native/shell_id.so >build/wasm-make.log 2>&1 || {
   tail -n 20 build/wasm-make.log
   echo "FAIL make wasm"
   echo "0 passed, 1 failed"

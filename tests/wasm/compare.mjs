@@ -5,7 +5,8 @@
 // The native reference is the sqlite3 shell on the same script, as a
 // person runs it (`sqlite3 -bail :memory: < sql/x.sql`), on the same
 // SQLite as the WebAssembly build (build/wasm/native/libsqlite3.so.0 from
-// the same amalgamation, through LD_LIBRARY_PATH), with the
+// the same amalgamation, through LD_LIBRARY_PATH, with wasm/shell_id.c
+// preloaded so that the shell accepts it), with the
 // dot-commands that only change the output's shape (.mode, .headers,
 // .separator, .timer) removed so that rows come out as 'a|b|c' lines, and
 // .load pointed at this tree's dist/nosql. The WebAssembly side's events
@@ -34,7 +35,7 @@ export function nativeScript(file) {
 // The native shell's output lines and its time in ms.
 export function runNative(file) {
   const t0 = performance.now();
-  const env = Object.assign({}, process.env, { LD_LIBRARY_PATH: path.join(root, 'build/wasm/native') });
+  const env = Object.assign({}, process.env, { LD_LIBRARY_PATH: path.join(root, 'build/wasm/native'), LD_PRELOAD: path.join(root, 'build/wasm/native/shell_id.so') });
   const out = execFileSync('sqlite3', ['-bail', ':memory:'], { input: nativeScript(file), encoding: 'utf8', maxBuffer: 1 << 28, env });
   const ms = performance.now() - t0;
   const lines = out.split('\n');
