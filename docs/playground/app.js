@@ -153,6 +153,7 @@ function interrupt() {
   pending = null;
   worker.terminate();
   startWorker();
+  // Requests wait in the new worker until its module has loaded.
   p.resolve({ events: [{ type: 'error', message: 'interrupted (the worker was stopped and restarted)', sql: '' }], ms: 0 });
 }
 

@@ -37,40 +37,54 @@ function run(text, extra) {
   return { events: trimmed(events), ms: performance.now() - t0 };
 }
 
+let ready = null; // the promise of the module's initialisation
+
+async function init(m) {
+  try {
+    flag = m.flag;
+    SQL = await initNosql();
+    SQL.nosqlPoll = () => flag !== null && Atomics.load(flag, 0) !== 0;
+    const v = new SQL.Database();
+    const versions = v.exec('SELECT sqlite_version(), nosql_version()')[0].values[0];
+    v.close();
+    self.postMessage({ kind: 'ready', versions });
+  } catch (e) {
+    self.postMessage({ kind: 'failed', message: String(e && e.message ? e.message : e) });
+  }
+}
+
+function compare(m) {
+  return run(m.setup, (db, events) => {
+    try {
+      const t0 = performance.now();
+      const st = db.prepare("SELECT label AS side, query, rows, agree, median_us, ratio FROM nosql_compare(?, ?, 5, 'A', 'B')");
+      st.bind([m.a, m.b]);
+      const values = [];
+      while (st.step()) values.push(st.get());
+      events.push({ type: 'rows', sql: 'nosql_compare(A, B)', columns: st.getColumnNames(), values, ms: performance.now() - t0, compare: true });
+      st.free();
+    } catch (e) {
+      events.push({ type: 'error', message: e.message, sql: 'nosql_compare(A, B)' });
+    }
+  });
+}
+
+// Requests wait for the initialisation; whatever happens, each gets its
+// 'done' answer (an unexpected failure as an error event).
 self.onmessage = async (msg) => {
   const m = msg.data;
   if (m.kind === 'init') {
-    try {
-      flag = m.flag;
-      SQL = await initNosql();
-      SQL.nosqlPoll = () => flag !== null && Atomics.load(flag, 0) !== 0;
-      const v = new SQL.Database();
-      const versions = v.exec('SELECT sqlite_version(), nosql_version()')[0].values[0];
-      v.close();
-      self.postMessage({ kind: 'ready', versions });
-    } catch (e) {
-      self.postMessage({ kind: 'failed', message: String(e && e.message ? e.message : e) });
-    }
+    ready = init(m);
     return;
   }
+  await ready;
   if (flag !== null) Atomics.store(flag, 0, 0);
   let result;
-  if (m.kind === 'run') {
-    result = run(m.sql);
-  } else {
-    result = run(m.setup, (db, events) => {
-      try {
-        const t0 = performance.now();
-        const st = db.prepare("SELECT label AS side, query, rows, agree, median_us, ratio FROM nosql_compare(?, ?, 5, 'A', 'B')");
-        st.bind([m.a, m.b]);
-        const values = [];
-        while (st.step()) values.push(st.get());
-        events.push({ type: 'rows', sql: 'nosql_compare(A, B)', columns: st.getColumnNames(), values, ms: performance.now() - t0, compare: true });
-        st.free();
-      } catch (e) {
-        events.push({ type: 'error', message: e.message, sql: 'nosql_compare(A, B)' });
-      }
-    });
+  try {
+    if (SQL === null) throw new Error('the WebAssembly module did not load');
+    result = m.kind === 'run' ? run(m.sql) : compare(m);
+  } catch (e) {
+    result = { events: [{ type: 'error', message: String(e && e.message ? e.message : e), sql: '' }], ms: 0 };
   }
   self.postMessage(Object.assign({ kind: 'done', id: m.id }, result));
 };
