@@ -35,6 +35,26 @@ for (const file of files) {
     for (const d of diffs.slice(0, 10)) console.log('     ' + d);
   }
 }
+// The comparison itself must be able to fail: a changed value, a missing
+// row and a changed .print block are differences; a timing (a field that
+// differs between the two native runs), row order and 15 vs 17 digits are not.
+const selfChecks = [
+  [['a|1'], [], ['a|2'], ['a|2'], 1],
+  [['a|1'], [], ['a|1', 'b|2'], ['a|1', 'b|2'], 1],
+  [['-- x', 'a|1'], ['-- x'], ['-- y', 'a|1'], ['-- y', 'a|1'], 1],
+  [['q|0.7'], [], ['q|0.5'], ['q|0.6'], 0],
+  [['b|2', 'a|1'], [], ['a|1', 'b|2'], ['a|1', 'b|2'], 0],
+  [['0.3333333333333333|1'], [], ['0.333333333333333|1.0'], ['0.333333333333333|1.0'], 0],
+];
+for (const [w, prints, n1, n2, bad] of selfChecks) {
+  const d = compareLines(w, prints, n1, n2);
+  if ((d.length > 0) === (bad === 1)) pass++;
+  else {
+    fail++;
+    console.log(`FAIL comparison self-check ${JSON.stringify([w, n1])}: ${JSON.stringify(d)}`);
+  }
+}
+
 const api = await import('./api.mjs');
 const r = api.run(SQL);
 pass += r.pass;
