@@ -498,7 +498,7 @@ lint: | $(PREREQ)
 	  --suppress=missingIncludeSystem -i tests/hosts/node_modules -I ext ext tests
 
 clean:
-	rm -rf build dist
+	rm -rf build dist docs/playground/dist docs/playground/sql
 
 -include $(EXT_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(STATIC_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
 

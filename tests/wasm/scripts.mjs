@@ -5,6 +5,7 @@
 // with the WebAssembly/native time ratio and ends with "N passed, N failed".
 // make test-wasm runs it after make wasm.
 import { readdirSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { root, runNative, eventLines, compareLines } from './compare.mjs';
 import { runScript } from '../../docs/playground/script.js';
@@ -54,6 +55,15 @@ for (const [w, prints, n1, n2, bad] of selfChecks) {
     console.log(`FAIL comparison self-check ${JSON.stringify([w, n1])}: ${JSON.stringify(d)}`);
   }
 }
+
+// The size limit of the issue: the .wasm at most 1.5 MB gzipped.
+const gz = gzipSync(readFileSync(path.join(root, 'dist/wasm/nosql.wasm')), { level: 9 }).length;
+if (gz <= 1500000) pass++;
+else {
+  fail++;
+  console.log(`FAIL dist/wasm/nosql.wasm is ${gz} bytes gzipped, over 1,500,000`);
+}
+console.log(`dist/wasm/nosql.wasm: ${gz} bytes gzipped`);
 
 const api = await import('./api.mjs');
 const r = api.run(SQL);
