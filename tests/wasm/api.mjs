@@ -76,6 +76,16 @@ export function run(SQL) {
   throws(() => new SQL.Database(new Uint8Array([1, 2, 3])).exec('SELECT * FROM sqlite_master'), 'file is not a database', 'garbage bytes');
   same(new SQL.Database(new Uint8Array(0)).exec('SELECT count(*) FROM sqlite_master')[0].values, [[0]], 'empty bytes: an empty database');
   same(db.getRowsModified(), 300, 'getRowsModified');
+  // Huge values: the heap grows past its initial 16 MB (the API rereads HEAPU8).
+  const huge = new SQL.Database();
+  huge.run("CREATE TABLE b(x); INSERT INTO b SELECT zeroblob(1000000) FROM json_each('[" + Array(24).fill(0).join(',') + "]')");
+  const image = huge.export();
+  check(image.length > 24000000, 'a 24 MB database exports', image.length);
+  huge.close();
+  const again = new SQL.Database(image);
+  same(again.exec('SELECT count(*), sum(length(x)) FROM b')[0].values, [[24, 24000000]], 'a 24 MB image loads');
+  same(again.exec('SELECT length(?)', ['é'.repeat(3000000)])[0].values, [[3000000]], 'a 6 MB text parameter');
+  again.close();
   // Extension features that need no files work: a virtual table and load_extension's absence.
   db.run("CREATE TABLE docs(id INTEGER PRIMARY KEY, body); INSERT INTO docs VALUES (1, 'red apple'), (2, 'green apple')");
   throws(() => db.exec("SELECT load_extension('x')"), 'no such function: load_extension', 'no load_extension');
