@@ -8,6 +8,4 @@
 ** Makefile). Only the shell's check and sqlite_source_id() see it; every
 ** other call goes to the native library.
 */
-const char *sqlite3_sourceid(void) {
-  return SHELL_SOURCE_ID;
-}
+const char *sqlite3_sourceid(void) { return SHELL_SOURCE_ID; }
