@@ -65,6 +65,20 @@ else {
 }
 console.log(`dist/wasm/nosql.wasm: ${gz} bytes gzipped`);
 
+// locateFile, as sql.js users pass it: where nosql.wasm is; a wrong place
+// rejects the factory's promise.
+const factory = (await import(path.join(root, 'dist/wasm/nosql.mjs'))).default;
+const located = await factory({ locateFile: (name, prefix) => prefix + name });
+if (new located.Database().exec('SELECT 1')[0].values[0][0] === 1) pass++;
+else fail++;
+try {
+  await factory({ locateFile: () => 'no-such.wasm' });
+  fail++;
+  console.log('FAIL locateFile to a missing file: no error');
+} catch (e) {
+  pass++;
+}
+
 const api = await import('./api.mjs');
 const r = api.run(SQL);
 pass += r.pass;
