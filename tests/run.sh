@@ -286,6 +286,7 @@ plan() {
     step "npm package (packed tarball in better-sqlite3)" bash tests/npm.sh
     step "Python wheel (pip install --no-index in a fresh venv, smoke set)" bash tests/wheel.sh
     step "dqlite cluster (examples/dqlite: leader killed)" bash examples/dqlite/run.sh
+    step "WebAssembly build: sql/ scripts and the API in Node, the playground in Chromium" bash tests/wasm/browser.sh
   fi
   step "multi-process writers (nested_set, inverted_index)" build/concurrency/writers dist/nosql.so 4 "$(long 150 400)"
   step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so "$(long 1500 6000)"
