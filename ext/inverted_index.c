@@ -2867,6 +2867,248 @@ static char *iiSourceSql(inverted_index_vtab *p) {
   return (char *)b.a;
 }
 
+/*--------------------------------------------------------------------------
+** mode = 'sync': the triggers on the content table that keep the index in
+** step, named <name>_bi, _ai, _bu, _au, _ad (docs/inverted_index.md,
+** "Keeping in step"). The AFTER triggers write the new row and 'delete'
+** the old one with its values. A REPLACE deletes the rows it displaces
+** without a DELETE trigger unless recursive_triggers is on, so the BEFORE
+** triggers 'displace' them first: the rows at NEW's rowid or equal to NEW
+** on a UNIQUE index; 'displace' acts only under OR REPLACE conflict
+** resolution (that of the statement, inherited by the trigger's INSERT OR
+** REPLACE, else the trigger's own, as a constraint's ON CONFLICT REPLACE
+** needs), and a 'delete' of a rowid already displaced is a no-op.
+*/
+static const char *const azIiTrigger[] = {"_bi", "_ai", "_bu", "_au", "_ad"};
+static const char *const azIiWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE", "AFTER UPDATE",
+                                       "AFTER DELETE"};
+
+/* DROP index zName's triggers (those that exist). */
+static int iiDropTriggers(inverted_index_vtab *p, const char *zName) {
+  int rc = SQLITE_OK, i;
+  for (i = 0; rc == SQLITE_OK && i < 5; i++) {
+    rc = iiExec(p, sqlite3_mprintf("DROP TRIGGER IF EXISTS \"%w\".\"%w%s\"", p->zDb, zName, azIiTrigger[i]));
+  }
+  return rc;
+}
+
+/*
+** The rows a REPLACE may displace besides the one at NEW's rowid: *pCond
+** gets " OR (s.a = NEW.a COLLATE c AND ...)" per UNIQUE index of the
+** content table, *pChanged " OR OLD.a IS NOT NEW.a" per key column. A
+** partial index or one on an expression is refused (*pzErr): a row it
+** displaced would go unseen, or a row it does not displace be taken out.
+*/
+static int iiUniqueConds(inverted_index_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pChanged, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zPrev = NULL;
+  int rc = sqlite3_prepare_v2(
+      p->db,
+      "SELECT l.name, l.partial, x.name, x.coll FROM pragma_index_list(?1, ?2) AS l, "
+      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
+      -1, &pStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, p->zContent, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zCol = (const char *)sqlite3_column_text(pStmt, 2);
+    const char *zColl = (const char *)sqlite3_column_text(pStmt, 3);
+    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
+    if (zIdx == NULL) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    if (sqlite3_column_int(pStmt, 1) || zCol == NULL) {
+      *pzErr = sqlite3_mprintf(
+          "inverted_index: mode='sync' cannot follow content table '%s': its UNIQUE index '%s' is %s, so "
+          "the rows a REPLACE displaces through it cannot be found",
+          p->zContent, zIdx, sqlite3_column_int(pStmt, 1) ? "partial" : "on an expression");
+      rc = SQLITE_ERROR;
+      break;
+    }
+    if (bNew) {
+      if (zPrev) nosqlBufferAppend(&rc, pCond, ")", 1);
+      sqlite3_free(zPrev);
+      zPrev = sqlite3_mprintf("%s", zIdx);
+      if (zPrev == NULL) rc = SQLITE_NOMEM;
+      nosqlBufferAppend(&rc, pCond, " OR (", -1);
+    }
+    nosqlBufferAppendf(&rc, pCond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol, zCol,
+                       zColl ? zColl : "BINARY");
+    nosqlBufferAppendf(&rc, pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\"", zCol, zCol);
+  }
+  if (zPrev && rc == SQLITE_OK) nosqlBufferAppend(&rc, pCond, ")", 1);
+  sqlite3_free(zPrev);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/* Append ", <zPre>"f1", <zPre>"f2"...": the fields, as columns or as NEW./OLD./s. values. */
+static void iiAppendFields(int *pRc, NosqlBuffer *pB, inverted_index_vtab *p, const char *zPre) {
+  int i;
+  for (i = 0; i < p->nField; i++) nosqlBufferAppendf(pRc, pB, ", %s\"%w\"", zPre, p->azField[i]);
+}
+
+/*
+** Create the triggers (after dropping those of that name), or with
+** pnStale count those missing, on another table than the content table,
+** or not as this version would create them now (a UNIQUE index added
+** since, the content table renamed). An error about the content table
+** (missing, no INTEGER PRIMARY KEY, a column missing) is *pzErr.
+*/
+static int iiSyncTriggers(inverted_index_vtab *p, char **pzErr, int *pnStale) {
+  NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, changed = {0, 0, 0}, where = {0, 0, 0};
+  char *zIpk = NULL;
+  sqlite3_stmt *pStmt = NULL;
+  int rc, i, k;
+  rc = nosqlRowidAlias(p->db, p->zDb, p->zContent, &zIpk);
+  if (rc == SQLITE_OK && zIpk == NULL) {
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: mode='sync' needs content table '%s' with an INTEGER PRIMARY KEY (does it exist?)",
+        p->zContent);
+    rc = SQLITE_ERROR;
+  }
+  for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+    int bHas = 0;
+    if (pStmt == NULL) {
+      rc = sqlite3_prepare_v2(
+          p->db, "SELECT 1 FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
+      if (rc != SQLITE_OK) break;
+      sqlite3_bind_text(pStmt, 1, p->zContent, -1, SQLITE_STATIC);
+      sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+    }
+    sqlite3_bind_text(pStmt, 3, p->azField[i], -1, SQLITE_STATIC);
+    bHas = sqlite3_step(pStmt) == SQLITE_ROW;
+    rc = sqlite3_reset(pStmt);
+    if (rc == SQLITE_OK && !bHas) {
+      *pzErr = sqlite3_mprintf("inverted_index: content table '%s' has no column '%s'", p->zContent,
+                               p->azField[i]);
+      rc = SQLITE_ERROR;
+    }
+  }
+  sqlite3_finalize(pStmt);
+  pStmt = NULL;
+  if (rc == SQLITE_OK) rc = iiUniqueConds(p, &cond, &changed, pzErr);
+  nosqlBufferAppend(&rc, &cond, "", 0);
+  nosqlBufferAppend(&rc, &changed, "", 0);
+  if (rc == SQLITE_OK && !pnStale) rc = iiDropTriggers(p, p->zName);
+  for (i = 0; rc == SQLITE_OK && i < 5; i++) {
+    const char *zRow = i == 4 ? "OLD." : "NEW.";
+    nosqlBufferReset(&b);
+    nosqlBufferReset(&where);
+    nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" %s ON \"%w\"", p->zDb, p->zName,
+                       azIiTrigger[i], azIiWhen[i], p->zContent);
+    if (i == 0) {
+      nosqlBufferAppendf(&rc, &where, "s.\"%w\" = NEW.\"%w\"%s", zIpk, zIpk, (const char *)cond.a);
+    } else if (i == 2) {
+      nosqlBufferAppendf(&rc, &where, "s.\"%w\" IS NOT OLD.\"%w\" AND (s.\"%w\" = NEW.\"%w\"%s)", zIpk, zIpk,
+                         zIpk, zIpk, (const char *)cond.a);
+      /* Only a write of the rowid or of a UNIQUE key can displace a row. */
+      nosqlBufferAppendf(&rc, &b, " WHEN (OLD.\"%w\" IS NOT NEW.\"%w\"%s) AND", zIpk, zIpk,
+                         (const char *)changed.a);
+    } else if (i == 3) {
+      /* A plain UPDATE trigger: UPDATE OF does not fire for SET rowid = ... */
+      nosqlBufferAppendf(&rc, &b, " WHEN OLD.\"%w\" IS NOT NEW.\"%w\"", zIpk, zIpk);
+      for (k = 0; k < p->nField; k++) {
+        const char *z = p->azField[k];
+        /* Binary and typed: 'a' and 'A' under NOCASE, 1 and 1.0 are other terms. */
+        nosqlBufferAppendf(
+            &rc, &b,
+            " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY OR typeof(OLD.\"%w\") IS NOT typeof(NEW.\"%w\")",
+            z, z, z, z);
+      }
+    }
+    if (i == 0) nosqlBufferAppend(&rc, &b, " WHEN", -1);
+    if (i == 0 || i == 2) {
+      /* A WHEN is cheaper than an INSERT that finds no row. */
+      nosqlBufferAppendf(&rc, &b, " EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s)", p->zContent,
+                         (const char *)where.a);
+    }
+    nosqlBufferAppend(&rc, &b, " BEGIN\n", -1);
+    if (i == 0 || i == 2) {
+      nosqlBufferAppendf(&rc, &b, "INSERT OR REPLACE INTO \"%w\"(\"%w\", rowid", p->zName, p->zName);
+      iiAppendFields(&rc, &b, p, "");
+      nosqlBufferAppendf(&rc, &b, ") SELECT 'displace', s.\"%w\"", zIpk);
+      iiAppendFields(&rc, &b, p, "s.");
+      nosqlBufferAppendf(&rc, &b, " FROM \"%w\" AS s WHERE %s;\n", p->zContent, (const char *)where.a);
+    }
+    if (i == 3 || i == 4) {
+      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\"(\"%w\", rowid", p->zName, p->zName);
+      iiAppendFields(&rc, &b, p, "");
+      nosqlBufferAppendf(&rc, &b, ") VALUES('delete', OLD.\"%w\"", zIpk);
+      iiAppendFields(&rc, &b, p, "OLD.");
+      nosqlBufferAppend(&rc, &b, ");\n", -1);
+    }
+    if (i == 1 || i == 3) {
+      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\"(rowid", p->zName);
+      iiAppendFields(&rc, &b, p, "");
+      nosqlBufferAppendf(&rc, &b, ") VALUES(%s\"%w\"", zRow, zIpk);
+      iiAppendFields(&rc, &b, p, zRow);
+      nosqlBufferAppend(&rc, &b, ");\n", -1);
+    }
+    nosqlBufferAppend(&rc, &b, "END", 3);
+    if (rc == SQLITE_OK && pnStale) {
+      /* SQLite stores the text without the schema: compared from the event on. */
+      char *zSql = sqlite3_mprintf(
+          "SELECT tbl_name, sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = '%q%s'", p->zDb,
+          p->zName, azIiTrigger[i]);
+      rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+      sqlite3_free(zSql);
+      if (rc == SQLITE_OK) {
+        int bRow = sqlite3_step(pStmt) == SQLITE_ROW;
+        const char *zTbl = bRow ? (const char *)sqlite3_column_text(pStmt, 0) : NULL;
+        const char *zHas = bRow ? (const char *)sqlite3_column_text(pStmt, 1) : NULL;
+        const char *zA = zHas ? strstr(zHas, azIiWhen[i]) : NULL;
+        const char *zB = strstr((const char *)b.a, azIiWhen[i]);
+        if (zTbl == NULL || sqlite3_stricmp(zTbl, p->zContent) != 0 || zA == NULL || zB == NULL ||
+            strcmp(zA, zB) != 0) {
+          (*pnStale)++;
+        }
+        rc = sqlite3_finalize(pStmt);
+        pStmt = NULL;
+      }
+    } else if (rc == SQLITE_OK) {
+      rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
+      if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+        *pzErr = sqlite3_mprintf("inverted_index: cannot create trigger '%s%s': %s", p->zName, azIiTrigger[i],
+                                 sqlite3_errmsg(p->db));
+      }
+    }
+  }
+  nosqlBufferFree(&b);
+  nosqlBufferFree(&cond);
+  nosqlBufferFree(&changed);
+  nosqlBufferFree(&where);
+  sqlite3_free(zIpk);
+  return rc;
+}
+
+/*
+** 'integrity-check' of a sync index: its triggers are there, on the
+** content table, as this version makes them. SQLITE_CORRUPT_VTAB if not.
+*/
+static int iiSyncCheck(inverted_index_vtab *p) {
+  char *zErr = NULL;
+  int nStale = 0, rc = iiSyncTriggers(p, &zErr, &nStale);
+  if (rc == SQLITE_ERROR && zErr) {
+    nosqlVtabError(&p->base, "inverted_index: integrity-check failed: %s", zErr + 16);
+    rc = SQLITE_CORRUPT_VTAB;
+  } else if (rc == SQLITE_OK && nStale) {
+    nosqlVtabError(
+        &p->base,
+        "inverted_index: integrity-check failed: %d of the 5 triggers that keep %s in step with %s "
+        "are missing or out of date ('rebuild' makes them again)",
+        nStale, p->zName, p->zContent);
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  sqlite3_free(zErr);
+  return rc;
+}
+
 /* 'rebuild': reindex every row of the source from scratch. */
 static int iiRebuild(inverted_index_vtab *p) {
   int rc = SQLITE_OK, i;
@@ -2876,6 +3118,19 @@ static int iiRebuild(inverted_index_vtab *p) {
   char *zSql = iiSourceSql(p);
   int nCol = p->nField + 1;
   if (zSql == NULL) return SQLITE_NOMEM;
+  if (p->bSync) {
+    /* The triggers made again: 'rebuild' repairs a sync index whole. */
+    char *zErr = NULL;
+    rc = iiSyncTriggers(p, &zErr, NULL);
+    if (zErr) {
+      nosqlVtabError(&p->base, "%s", zErr);
+      sqlite3_free(zErr);
+    }
+    if (rc != SQLITE_OK) {
+      sqlite3_free(zSql);
+      return rc;
+    }
+  }
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   if (rc != SQLITE_OK) {
@@ -3493,6 +3748,7 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
   if (apVal == NULL) return SQLITE_NOMEM;
   if (rc == SQLITE_OK && p->zContent) rc = iiContentStable(p, 1, NULL);
+  if (rc == SQLITE_OK && p->bSync) rc = iiSyncCheck(p);
   if (rc == SQLITE_OK && p->bNoDirect) {
     sqlite3_free(apVal);
     if (p->bElems) rc = iiElemsCheckRanges(p);
@@ -3785,7 +4041,7 @@ static void iiVtabFree(inverted_index_vtab *p) {
 static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                   char **pzErr, int bCreate) {
   inverted_index_vtab *p;
-  int rc = SQLITE_OK, i, j, bDirectSeen = 0;
+  int rc = SQLITE_OK, i, j, bDirectSeen = 0, bModeSeen = 0;
   NosqlBuffer decl = {0, 0, 0};
   *ppVtab = NULL;
   p = (inverted_index_vtab *)sqlite3_malloc64(sizeof(*p));
@@ -3828,8 +4084,19 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
           *pzErr = sqlite3_mprintf("inverted_index: direct=%s: expected 'on' or 'off'", zVal);
           rc = SQLITE_ERROR;
         }
+      } else if (sqlite3_stricmp(zKey, "mode") == 0) {
+        /* mode = 'sync': kept in the CREATE text, read at every connect. */
+        if (bModeSeen) {
+          *pzErr = sqlite3_mprintf("inverted_index: mode= is given twice");
+          rc = SQLITE_ERROR;
+        } else if (sqlite3_stricmp(zVal, "sync") == 0) {
+          p->bSync = bModeSeen = 1;
+        } else {
+          *pzErr = sqlite3_mprintf("inverted_index: mode='%s': expected 'sync'", zVal);
+          rc = SQLITE_ERROR;
+        }
       } else if (sqlite3_stricmp(zKey, "content") != 0) {
-        static const char *const azValid[] = {"content", "direct", NULL};
+        static const char *const azValid[] = {"content", "direct", "mode", NULL};
         *pzErr = nosqlUnknownOption("inverted_index", zKey, -1, azValid);
         rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       } else if (zVal[0] == 0) {
@@ -3902,6 +4169,18 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     *pzErr = sqlite3_mprintf("inverted_index: at least one field is required");
     rc = SQLITE_ERROR;
   }
+  if (rc == SQLITE_OK && p->bSync && !p->zContent) {
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: mode='sync' needs content=TABLE, the table whose triggers keep "
+        "the index in step");
+    rc = SQLITE_ERROR;
+  } else if (rc == SQLITE_OK && p->bSync && bDirectSeen && !p->bNoDirect) {
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: mode='sync' keeps direct=off storage (its triggers pass the old values): drop "
+        "direct=on");
+    rc = SQLITE_ERROR;
+  }
+  if (p->bSync) p->bNoDirect = 1;
   if (rc == SQLITE_OK && p->bNoDirect && p->bElems) {
     p->aElemNext = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
     if (p->aElemNext == NULL) rc = SQLITE_NOMEM;
@@ -3974,6 +4253,20 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   nosqlConnSharedRef(p->pGlobal);
   p->pNext = p->pGlobal->pFirst;
   p->pGlobal->pFirst = p;
+  if (bCreate && p->bSync) {
+    /* The triggers, then the rows the content table has already. */
+    rc = iiSyncTriggers(p, pzErr, NULL);
+    if (rc == SQLITE_OK) {
+      iiEnter(p->pGlobal);
+      rc = iiLeave(p->pGlobal, iiRebuild(p));
+      if (rc != SQLITE_OK && *pzErr == NULL)
+        *pzErr = sqlite3_mprintf("%s", p->base.zErrMsg ? p->base.zErrMsg : sqlite3_errstr(rc));
+    }
+    if (rc != SQLITE_OK) {
+      iiVtabFree(p);
+      return rc;
+    }
+  }
   *ppVtab = &p->base;
   return SQLITE_OK;
 }
@@ -3994,10 +4287,12 @@ static int iiDisconnect(sqlite3_vtab *pVtab) {
 
 static int iiDestroy(sqlite3_vtab *pVtab) {
   inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
-  int rc = iiExec(
-      p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_docs\";DROP TABLE IF EXISTS \"%w\".\"%w_terms\";"
-                         "DROP TABLE IF EXISTS \"%w\".\"%w_elems\";",
-                         p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+  int rc = p->bSync ? iiDropTriggers(p, p->zName) : SQLITE_OK;
+  if (rc == SQLITE_OK)
+    rc = iiExec(
+        p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_docs\";DROP TABLE IF EXISTS \"%w\".\"%w_terms\";"
+                           "DROP TABLE IF EXISTS \"%w\".\"%w_elems\";",
+                           p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
   /* Only its own: under content= a table of that name is the application's. */
   if (rc == SQLITE_OK && p->bStored) {
     rc = iiExec(p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_content\";", p->zDb, p->zName));
@@ -4309,10 +4604,27 @@ static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value 
       nosqlVtabError(&p->base, "inverted_index: 'delete' needs the rowid of the document");
       return SQLITE_ERROR;
     }
+    if (p->bSync) {
+      /* A row a REPLACE displaced ('displace') is no longer there. */
+      sqlite3_int64 iRowid = sqlite3_value_int64(pRowid);
+      int bFound = 0, rc = SQLITE_OK;
+      if (iRowid >= 0 && iRowid <= II_ROWID_MAX) rc = iiLiveHas(p, iRowid, &bFound);
+      if (rc != SQLITE_OK || !bFound) return rc;
+    }
     /* direct = on: the values, if any, are not needed (nor read). */
     if (p->bStored) return iiDeleteStored(p, sqlite3_value_int64(pRowid)); /* values ignored */
     if (p->bNoDirect) return iiDeleteValues(p, sqlite3_value_int64(pRowid), apVal);
     return iiDeleteDoc(p, sqlite3_value_int64(pRowid));
+  }
+  if (p->bSync && sqlite3_stricmp(zCmd, "displace") == 0) {
+    /* The BEFORE triggers': the row a write under OR REPLACE will displace. */
+    sqlite3_int64 iRowid = sqlite3_value_int64(pRowid);
+    int bFound = 0, rc = SQLITE_OK;
+    if (sqlite3_vtab_on_conflict(p->db) != SQLITE_REPLACE || sqlite3_value_type(pRowid) != SQLITE_INTEGER) {
+      return SQLITE_OK;
+    }
+    if (iRowid >= 0 && iRowid <= II_ROWID_MAX) rc = iiLiveHas(p, iRowid, &bFound);
+    return rc == SQLITE_OK && bFound ? iiDeleteValues(p, iRowid, apVal) : rc;
   }
   {
     char *zQ = nosqlValueQuote(pCmd);
@@ -4475,6 +4787,8 @@ static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
     rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_terms\" RENAME TO \"%w_terms\";", p->zDb,
                                    p->zName, zNew));
   }
+  /* SQLite cannot rename a trigger: made again below under the new name. */
+  if (rc == SQLITE_OK && p->bSync) rc = iiDropTriggers(p, p->zName);
   if (rc == SQLITE_OK && !p->bNoDirect) {
     rc = iiExec(
         p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_docs\" RENAME TO \"%w_docs\";", p->zDb, p->zName, zNew));
@@ -4496,7 +4810,17 @@ static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
   }
   sqlite3_free(p->zName);
   p->zName = zName;
-  return SQLITE_OK;
+  if (p->bSync) {
+    /* Without its content table (dropped since) there is nothing to follow: 'integrity-check' says so. */
+    char *zErr = NULL;
+    rc = iiSyncTriggers(p, &zErr, NULL);
+    if (rc == SQLITE_ERROR && zErr && strstr(zErr, "does it exist?"))
+      rc = SQLITE_OK;
+    else if (zErr)
+      nosqlVtabError(&p->base, "%s", zErr);
+    sqlite3_free(zErr);
+  }
+  return rc;
 }
 
 static int iiShadowName(const char *zSuffix) {
