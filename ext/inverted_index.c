@@ -389,6 +389,13 @@ static void iiTermFree(IiTerm *t) {
 }
 
 /* Forget every cached term, posting list and pending change. */
+/* mode = 'sync': forget the rows 'displace' kept (iiStashAdd). */
+static void iiStashClear(inverted_index_vtab *p) {
+  int i;
+  for (i = 0; i < p->nStash * (p->nField + 1); i++) sqlite3_value_free(p->apStash[i]);
+  p->nStash = 0;
+}
+
 static void iiCacheClear(inverted_index_vtab *p) {
   size_t i;
   for (i = 0; i < p->nSlot; i++) {
@@ -406,6 +413,7 @@ static void iiCacheClear(inverted_index_vtab *p) {
   iiDocMapUnref(p->pMap);
   p->pMap = NULL;
   for (i = 0; p->aElemNext && i < (size_t)p->nField; i++) p->aElemNext[i] = -1;
+  iiStashClear(p);
 }
 
 /* Slot of (iCode, z, n) in aByName: the entry or the empty slot. */
@@ -2873,11 +2881,14 @@ static char *iiSourceSql(inverted_index_vtab *p) {
 ** "Keeping in step"). The AFTER triggers write the new row and 'delete'
 ** the old one with its values. A REPLACE deletes the rows it displaces
 ** without a DELETE trigger unless recursive_triggers is on, so the BEFORE
-** triggers 'displace' them first: the rows at NEW's rowid or equal to NEW
-** on a UNIQUE index; 'displace' acts only under OR REPLACE conflict
-** resolution (that of the statement, inherited by the trigger's INSERT OR
-** REPLACE, else the trigger's own, as a constraint's ON CONFLICT REPLACE
-** needs), and a 'delete' of a rowid already displaced is a no-op.
+** triggers give 'displace' the rows it may displace (at NEW's rowid, or
+** equal to NEW on a UNIQUE index) with their values, which the index
+** keeps (iiStashAdd); the AFTER trigger's INSERT of the new row then takes
+** out those that are gone from the content table, or sit at the new
+** row's rowid, and are still indexed (iiStashSettle). Whether the write
+** replaced (OR REPLACE, a constraint's ON CONFLICT REPLACE) or not
+** (ABORT, FAIL, IGNORE, an UPSERT's DO UPDATE) is thus what the content
+** table shows, not what the index guesses.
 */
 static const char *const azIiTrigger[] = {"_bi", "_ai", "_bu", "_au", "_ad"};
 static const char *const azIiWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE", "AFTER UPDATE",
@@ -3011,8 +3022,10 @@ static int iiSyncTriggers(inverted_index_vtab *p, char **pzErr, int *pnStale) {
       nosqlBufferAppendf(&rc, &b, " WHEN (OLD.\"%w\" IS NOT NEW.\"%w\"%s) AND", zIpk, zIpk,
                          (const char *)changed.a);
     } else if (i == 3) {
-      /* A plain UPDATE trigger: UPDATE OF does not fire for SET rowid = ... */
-      nosqlBufferAppendf(&rc, &b, " WHEN OLD.\"%w\" IS NOT NEW.\"%w\"", zIpk, zIpk);
+      /* A plain UPDATE trigger (UPDATE OF does not fire for SET rowid = ...);
+      ** a write of a UNIQUE key may have displaced a row its INSERT settles. */
+      nosqlBufferAppendf(&rc, &b, " WHEN OLD.\"%w\" IS NOT NEW.\"%w\"%s", zIpk, zIpk,
+                         (const char *)changed.a);
       for (k = 0; k < p->nField; k++) {
         const char *z = p->azField[k];
         /* Binary and typed: 'a' and 'A' under NOCASE, 1 and 1.0 are other terms. */
@@ -3030,7 +3043,7 @@ static int iiSyncTriggers(inverted_index_vtab *p, char **pzErr, int *pnStale) {
     }
     nosqlBufferAppend(&rc, &b, " BEGIN\n", -1);
     if (i == 0 || i == 2) {
-      nosqlBufferAppendf(&rc, &b, "INSERT OR REPLACE INTO \"%w\"(\"%w\", rowid", p->zName, p->zName);
+      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\"(\"%w\", rowid", p->zName, p->zName);
       iiAppendFields(&rc, &b, p, "");
       nosqlBufferAppendf(&rc, &b, ") SELECT 'displace', s.\"%w\"", zIpk);
       iiAppendFields(&rc, &b, p, "s.");
@@ -4027,6 +4040,8 @@ static void iiVtabFree(inverted_index_vtab *p) {
   sqlite3_free(p->aazKey);
   sqlite3_free(p->aeLayout);
   sqlite3_free(p->aElemNext);
+  iiStashClear(p);
+  sqlite3_free(p->apStash);
   sqlite3_free(p->zContent);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
@@ -4592,6 +4607,72 @@ static int iiRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
 }
 
 /* A special command, INSERT INTO t(t [, rowid]) VALUES(cmd [, rowid]). */
+/*
+** mode = 'sync': the rows the BEFORE triggers gave 'displace' (a row a
+** REPLACE may delete without a DELETE trigger), one per rowid, the latest
+** values kept. Settled by the next INSERT of a row, and at xSync.
+*/
+#define II_STASH_MAX 64 /* Settled first when this many are kept (UPSERTs leave theirs) */
+
+/*
+** Take out of the index each kept row that the content table no longer
+** has, or that sits at iNew (the rowid being written, -1: none), and that
+** the index still holds (a DELETE trigger, with recursive_triggers on,
+** took it out already); then forget them all.
+*/
+static int iiStashSettle(inverted_index_vtab *p, sqlite3_int64 iNew) {
+  int rc = SQLITE_OK, i, n = p->nField + 1;
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  if (p->nStash == 0) return SQLITE_OK;
+  zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE rowid = ?1", p->zDb, p->zContent);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  for (i = 0; rc == SQLITE_OK && i < p->nStash; i++) {
+    sqlite3_int64 iRowid = sqlite3_value_int64(p->apStash[i * n]);
+    int bGone = iRowid == iNew, bLive = 0;
+    if (!bGone) {
+      sqlite3_bind_int64(pStmt, 1, iRowid);
+      bGone = sqlite3_step(pStmt) != SQLITE_ROW;
+      rc = sqlite3_reset(pStmt);
+    }
+    if (rc == SQLITE_OK && bGone && iRowid >= 0 && iRowid <= II_ROWID_MAX) rc = iiLiveHas(p, iRowid, &bLive);
+    if (rc == SQLITE_OK && bLive) rc = iiDeleteValues(p, iRowid, p->apStash + i * n + 1);
+  }
+  sqlite3_finalize(pStmt);
+  iiStashClear(p);
+  return rc;
+}
+
+/* Keep row pRowid's values apVal (copies) for iiStashSettle. */
+static int iiStashAdd(inverted_index_vtab *p, sqlite3_value *pRowid, sqlite3_value **apVal) {
+  int rc = SQLITE_OK, i, k, n = p->nField + 1;
+  sqlite3_int64 iRowid = sqlite3_value_int64(pRowid);
+  if (p->nStash >= II_STASH_MAX) rc = iiStashSettle(p, -1);
+  for (k = 0; k < p->nStash && sqlite3_value_int64(p->apStash[k * n]) != iRowid; k++) {
+  }
+  if (rc == SQLITE_OK && k == p->nStash && k == p->nStashAlloc) {
+    int nNew = p->nStashAlloc ? p->nStashAlloc * 2 : 4;
+    sqlite3_value **aNew =
+        (sqlite3_value **)sqlite3_realloc64(p->apStash, sizeof(sqlite3_value *) * (size_t)(nNew * n));
+    if (aNew == NULL) return SQLITE_NOMEM;
+    p->apStash = aNew;
+    p->nStashAlloc = nNew;
+  }
+  if (rc != SQLITE_OK) return rc;
+  if (k < p->nStash) {
+    for (i = 0; i < n; i++) sqlite3_value_free(p->apStash[k * n + i]);
+  } else {
+    p->nStash++;
+  }
+  for (i = 0; i < n; i++) {
+    p->apStash[k * n + i] = sqlite3_value_dup(i == 0 ? pRowid : apVal[i - 1]);
+    if (p->apStash[k * n + i] == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc != SQLITE_OK) iiStashClear(p); /* a half-made row (NULLs) is forgotten with the rest */
+  return rc;
+}
+
 static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value *pRowid,
                      sqlite3_value **apVal) {
   const char *zCmd = (const char *)sqlite3_value_text(pCmd);
@@ -4604,27 +4685,15 @@ static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value 
       nosqlVtabError(&p->base, "inverted_index: 'delete' needs the rowid of the document");
       return SQLITE_ERROR;
     }
-    if (p->bSync) {
-      /* A row a REPLACE displaced ('displace') is no longer there. */
-      sqlite3_int64 iRowid = sqlite3_value_int64(pRowid);
-      int bFound = 0, rc = SQLITE_OK;
-      if (iRowid >= 0 && iRowid <= II_ROWID_MAX) rc = iiLiveHas(p, iRowid, &bFound);
-      if (rc != SQLITE_OK || !bFound) return rc;
-    }
     /* direct = on: the values, if any, are not needed (nor read). */
     if (p->bStored) return iiDeleteStored(p, sqlite3_value_int64(pRowid)); /* values ignored */
     if (p->bNoDirect) return iiDeleteValues(p, sqlite3_value_int64(pRowid), apVal);
     return iiDeleteDoc(p, sqlite3_value_int64(pRowid));
   }
   if (p->bSync && sqlite3_stricmp(zCmd, "displace") == 0) {
-    /* The BEFORE triggers': the row a write under OR REPLACE will displace. */
-    sqlite3_int64 iRowid = sqlite3_value_int64(pRowid);
-    int bFound = 0, rc = SQLITE_OK;
-    if (sqlite3_vtab_on_conflict(p->db) != SQLITE_REPLACE || sqlite3_value_type(pRowid) != SQLITE_INTEGER) {
-      return SQLITE_OK;
-    }
-    if (iRowid >= 0 && iRowid <= II_ROWID_MAX) rc = iiLiveHas(p, iRowid, &bFound);
-    return rc == SQLITE_OK && bFound ? iiDeleteValues(p, iRowid, apVal) : rc;
+    /* The BEFORE triggers': a row the write may displace, kept until its AFTER trigger. */
+    if (sqlite3_value_type(pRowid) != SQLITE_INTEGER) return SQLITE_OK;
+    return iiStashAdd(p, pRowid, apVal);
   }
   {
     char *zQ = nosqlValueQuote(pCmd);
@@ -4652,6 +4721,11 @@ static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv
   }
   if (p->bNoDirect && !p->bStored && sqlite3_value_type(argv[0]) != SQLITE_NULL)
     return iiNeedValues(p, "UPDATE");
+  if (p->nStash) {
+    /* The AFTER trigger's INSERT: the rows its write displaced go first. */
+    rc = iiStashSettle(p, sqlite3_value_type(argv[1]) == SQLITE_INTEGER ? sqlite3_value_int64(argv[1]) : -1);
+    if (rc != SQLITE_OK) return rc;
+  }
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
     sqlite3_int64 iRowid;
     if (sqlite3_value_type(argv[1]) == SQLITE_NULL) {
@@ -4749,8 +4823,11 @@ static int iiUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite3
 static int iiBegin(sqlite3_vtab *pVtab) { return iiCacheCheck((inverted_index_vtab *)pVtab); }
 static int iiSync(sqlite3_vtab *pVtab) {
   IiGlobal *pG = ((inverted_index_vtab *)pVtab)->pGlobal;
+  int rc;
   iiEnter(pG);
-  return iiLeave(pG, iiFlush((inverted_index_vtab *)pVtab));
+  rc = iiStashSettle((inverted_index_vtab *)pVtab, -1);
+  if (rc == SQLITE_OK) rc = iiFlush((inverted_index_vtab *)pVtab);
+  return iiLeave(pG, rc);
 }
 static int iiCommit(sqlite3_vtab *pVtab) {
   (void)pVtab;

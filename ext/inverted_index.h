@@ -152,6 +152,9 @@ struct inverted_index_vtab {
   int bNoDirect;                  /* direct = off: no <name>_docs, document = rowid, 'delete' takes values */
   int bStored;                    /* direct = off without content=: values in <name>_content (by rowid) */
   int bSync;                      /* mode = 'sync': triggers on zContent the index owns keep it in step */
+  sqlite3_value **apStash;        /* mode = 'sync': nStash rows (rowid, values...) 'displace' was given */
+  int nStash;                     /* Rows in apStash */
+  int nStashAlloc;                /* Rows apStash has room for */
   sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
   sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
   IiDocMap *pMap;                 /* Current document map, or NULL */
