@@ -74,6 +74,11 @@
 ** without one). An INSERT or UPDATE onto a taken rowid under OR REPLACE
 ** (inherited by a trigger from the write that fired it) replaces.
 **
+** Option mode='sync' with content= (which implies direct=off, below): the
+** index creates and owns triggers on TABLE that keep it in step through
+** every INSERT, UPDATE (of the rowid too), DELETE and REPLACE, and drops
+** them with the index ("mode = 'sync'" below, docs/inverted_index.md).
+**
 ** Option direct=off with content= takes FTS5's external-content rule:
 ** no direct index, no per-element term ids, no <name>_docs; a document's
 ** number is its rowid (0 .. 4294967294), and 'delete' needs the old
