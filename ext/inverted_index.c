@@ -1350,8 +1350,10 @@ int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitma
 ** Everything a read needs: fresh caches, pending writes merged, the
 ** document map loaded.
 */
+static int iiSyncReadCheck(inverted_index_vtab *p);
 int iiReadBegin(inverted_index_vtab *p) {
-  int rc = iiCacheCheck(p);
+  int rc = p->bSync ? iiSyncReadCheck(p) : SQLITE_OK;
+  if (rc == SQLITE_OK) rc = iiCacheCheck(p);
   if (rc == SQLITE_OK) rc = iiFlush(p);
   if (rc == SQLITE_OK) rc = iiDocMapLoad(p);
   return rc;
@@ -3127,6 +3129,41 @@ static int iiSyncCheck(inverted_index_vtab *p) {
   return rc;
 }
 
+/*
+** mode = 'sync': a read refuses to answer for an index whose triggers are
+** missing or not on the content table (dropped, renamed, or dropped and
+** created again): checked once per change of the schema.
+*/
+static int iiSyncReadCheck(inverted_index_vtab *p) {
+  int rc = SQLITE_OK, iVersion = -1;
+  if (p->pSchemaVersion == NULL) {
+    char *zSql = sqlite3_mprintf("PRAGMA \"%w\".schema_version", p->zDb);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &p->pSchemaVersion, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if (rc == SQLITE_OK) {
+    if (sqlite3_step(p->pSchemaVersion) == SQLITE_ROW) iVersion = sqlite3_column_int(p->pSchemaVersion, 0);
+    rc = sqlite3_reset(p->pSchemaVersion);
+  }
+  if (rc == SQLITE_OK && (iVersion < 0 || iVersion != p->iSyncVersion)) {
+    char *zErr = NULL;
+    int nStale = 0;
+    rc = iiSyncTriggers(p, &zErr, &nStale);
+    if (rc == SQLITE_ERROR && zErr) {
+      nosqlVtabError(&p->base, "inverted_index: %s is not in step: %s", p->zName, zErr + 16);
+    } else if (rc == SQLITE_OK && nStale) {
+      nosqlVtabError(&p->base,
+                     "inverted_index: %s is not in step with %s: %d of its 5 triggers are missing or out of "
+                     "date ('rebuild' makes them again)",
+                     p->zName, p->zContent, nStale);
+      rc = SQLITE_ERROR;
+    }
+    sqlite3_free(zErr);
+    if (rc == SQLITE_OK) p->iSyncVersion = iVersion;
+  }
+  return rc;
+}
+
 /* 'rebuild': reindex every row of the source from scratch. */
 static int iiRebuild(inverted_index_vtab *p) {
   int rc = SQLITE_OK, i;
@@ -4047,6 +4084,7 @@ static void iiVtabFree(inverted_index_vtab *p) {
   sqlite3_free(p->aElemNext);
   iiStashClear(p);
   sqlite3_free(p->apStash);
+  sqlite3_finalize(p->pSchemaVersion);
   sqlite3_free(p->zContent);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
@@ -4069,6 +4107,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   memset(p, 0, sizeof(*p));
   p->db = db;
   p->iDataVersion = -1;
+  p->iSyncVersion = -1;
   p->iBulkDoc = -1;
   p->iTermMaxStored = -1;
   p->iDocNext = -1;
