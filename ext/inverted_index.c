@@ -66,7 +66,8 @@
 ** Special commands: INSERT INTO audience(audience) VALUES('rebuild'),
 ** ('integrity-check'), ('optimize'), and
 ** INSERT INTO audience(audience, rowid) VALUES('delete', 7) (old values
-** may follow the rowid: read under direct=off, ignored otherwise).
+** may follow the rowid: read under direct=off, ignored otherwise), and,
+** for mode='sync''s own triggers, ('displace', rowid, values...).
 ** Option content=TABLE indexes an existing table: field values are read
 ** from TABLE's columns of the same names by rowid, the application keeps
 ** the index in step (triggers), and 'rebuild' re-reads TABLE. TABLE needs
