@@ -97,6 +97,9 @@ static const char zSetup[] =
     "INSERT INTO ic(ic) VALUES ('rebuild');"
     "CREATE VIRTUAL TABLE icd USING inverted_index(tag, s NESTED(k), content=isrc, direct=off);"
     "INSERT INTO icd(icd) VALUES ('rebuild');"
+    "CREATE TABLE isy(id INTEGER PRIMARY KEY, tag, s, u UNIQUE);"
+    "INSERT INTO isy SELECT id, tag, s, id FROM isrc;"
+    "CREATE VIRTUAL TABLE isx USING inverted_index(tag, s NESTED(k), content=isy, mode='sync');"
     "CREATE VIRTUAL TABLE ids USING inverted_index(tag, s NESTED(k), direct=off);"
     "INSERT INTO ids(rowid, tag, s) SELECT id, tag, s FROM isrc;"
     "CREATE TABLE s(k TEXT PRIMARY KEY, v);"
@@ -278,6 +281,13 @@ static const IntCase aCase[] = {
      "INSERT INTO ii(ii) VALUES ('integrity-check')"},
     {"inverted_index content=", "INSERT INTO ic(ic) VALUES ('rebuild')",
      "INSERT INTO ic(ic) VALUES ('integrity-check')"},
+    {"inverted_index mode=sync", "UPDATE isy SET tag = json_array('up', id % 4) WHERE id % 3 = 0",
+     "INSERT INTO isx(isx) VALUES ('integrity-check')"},
+    {"inverted_index mode=sync",
+     "INSERT OR REPLACE INTO isy SELECT id + 1, 'r', NULL, u FROM isy WHERE id % 5 = 0",
+     "INSERT INTO isx(isx) VALUES ('integrity-check')"},
+    {"inverted_index mode=sync", "INSERT INTO isx(isx) VALUES ('rebuild')",
+     "INSERT INTO isx(isx) VALUES ('integrity-check')"},
     {"inverted_index direct=off", "INSERT INTO icd(icd) VALUES ('rebuild')",
      "INSERT INTO icd(icd) VALUES ('integrity-check')"},
     {"inverted_index direct=off", "INSERT INTO icd(icd) VALUES ('optimize')",

@@ -207,6 +207,27 @@ static const char *const azInvertedIndex[] = {
     "SELECT rb_cardinality(rb_or_agg(b)) FROM (SELECT rb_build('[1]') AS b UNION ALL SELECT rb_build('[2]'))",
     NULL};
 
+/* inverted_index mode='sync': the triggers it creates, REPLACE, rename, drop. */
+static const char *const azInvertedSync[] = {
+    "CREATE TABLE sy_src(id INTEGER PRIMARY KEY, tag, s, u UNIQUE)",
+    "WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 20) INSERT INTO sy_src SELECT "
+    "k, "
+    "json_array('t' || (k % 5), 'all'), json_array(json_object('k', 'k' || (k % 3)), json_object('k', 'x')), "
+    "k "
+    "FROM i",
+    "CREATE VIRTUAL TABLE sy USING inverted_index(tag, s NESTED(k), content=sy_src, mode='sync')",
+    "INSERT INTO sy_src VALUES (30, '[\"t1\",\"new\"]', '[{\"k\":\"k1\"}]', 30)",
+    "UPDATE sy_src SET tag = 'moved', id = 31 WHERE id = 4",
+    "INSERT OR REPLACE INTO sy_src VALUES (32, 't2', NULL, 5)",
+    "UPDATE OR REPLACE sy_src SET u = 6 WHERE id = 7",
+    "DELETE FROM sy_src WHERE id = 8",
+    "SELECT rowid FROM sy WHERE sy MATCH 'tag:moved OR tag:t2 OR s:{k:k1}'",
+    "INSERT INTO sy(sy) VALUES ('integrity-check')",
+    "ALTER TABLE sy RENAME TO sy2",
+    "INSERT INTO sy2(sy2) VALUES ('rebuild')",
+    "DROP TABLE sy2",
+    NULL};
+
 static const char *const azCkey[] = {
     "SELECT hex(ckey('a', 1, 2.5, NULL, x'00ff')), ckey_decode(ckey('a', 1)), ckey_length(ckey(1, 2, 3))",
     "SELECT hex(ckey_prefix(ckey('a', 'b', 'c'), 2)), hex(ckey_range_end(ckey('a'))), ckey_join(':', 'a', 1)",
@@ -464,6 +485,7 @@ static const OomScript aScript[] = {
     {"mpath", azMpath},
     {"nested_set", azNestedSet},
     {"inverted_index", azInvertedIndex},
+    {"inverted_index sync", azInvertedSync},
     {"ckey", azCkey},
     {"documents", azDocuments},
     {"graphs", azGraphs},
