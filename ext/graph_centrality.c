@@ -205,7 +205,7 @@ typedef struct GcAdj GcAdj;
 struct GcAdj {
   int n;               /* Nodes (those of the GraphCsr, same numbers) */
   sqlite3_int64 *aOff; /* n + 1 offsets into aNbr */
-  int *aNbr;           /* Neighbours of each node, ascending, each once */
+  int *aNbr;           /* Neighbours of each node, each once, in the source's order */
   double *aW;          /* Their weights (merged), or NULL: every weight 1 */
   double *aLoop;       /* bLoops: self-loop weight of each node (summed), else NULL */
   int iLoop;           /* A node with a self-loop, or -1 */
@@ -223,117 +223,57 @@ static void gcAdjFree(GcAdj *p) {
 ** Build *p from pCsr: node a's neighbours are the b of its edges a -> b
 ** (GRAPH_DIR_OUT), b -> a (GRAPH_DIR_IN) or both (GRAPH_DIR_BOTH: the
 ** undirected graph, a self-loop once). Self-loops as eLoops says
-** (GC_LOOPS_*; p->iLoop names one whatever eLoops), duplicates merged
-** by eMerge; weights kept when the source has them or eMerge is
-** GC_MERGE_SUM. Lists come out sorted: the edges are dealt to their b
-** first, then, b by b in order, back to their a.
+** (GC_LOOPS_*; p->iLoop names one whatever eLoops), duplicates merged by
+** eMerge; weights kept when bWeight and the source has them, or eMerge is
+** GC_MERGE_SUM (edge counts). One pass over the edges: a stamp per
+** neighbour (aMark[b] == a: already in a's list, at aPos[b]) finds
+** duplicates without sorting. Lists keep the order of the source.
 */
-static int gcAdjBuild(const GraphCsr *pCsr, int eDir, int eMerge, int eLoops, GcAdj *p) {
-  int bLoops = eLoops == GC_LOOPS_APART, n = pCsr->vals.n, a, b, pass, rc = SQLITE_OK;
-  int bW = pCsr->aOutW != NULL || eMerge == GC_MERGE_SUM;
-  sqlite3_int64 k, nAll = 0, *aCnt = NULL;
-/* Entry (a, b) of list pass (0 out, 1 in) is left out: a self-loop, unless kept (and then met once). */
-#define GC_SKIP(pass, a, b) ((b) == (a) && (eLoops != GC_LOOPS_KEEP || ((pass) == 1 && (eDir & GRAPH_DIR_OUT))))
+static int gcAdjBuild(const GraphCsr *pCsr, int eDir, int eMerge, int eLoops, int bWeight, GcAdj *p) {
+  int n = pCsr->vals.n, a, pass, rc = SQLITE_OK;
+  int bW = (bWeight && pCsr->aOutW != NULL) || eMerge == GC_MERGE_SUM;
+  sqlite3_int64 k, nAll = 0, nOut = 0;
+  int *aMark = NULL;
+  sqlite3_int64 *aPos = NULL;
   memset(p, 0, sizeof(*p));
   p->n = n;
   p->iLoop = -1;
   if (eDir & GRAPH_DIR_OUT) nAll += pCsr->nEdge;
   if (eDir & GRAPH_DIR_IN) nAll += pCsr->nEdge;
-  p->aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 2));
-  aCnt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 2));
+  p->aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
   p->aNbr = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nAll + 1));
   if (bW) p->aW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)nAll + 1));
-  if (bLoops) p->aLoop = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-  if (p->aOff == NULL || aCnt == NULL || p->aNbr == NULL || (bW && p->aW == NULL) ||
-      (bLoops && p->aLoop == NULL)) {
+  if (eLoops == GC_LOOPS_APART) p->aLoop = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  aMark = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  aPos = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
+  if (p->aOff == NULL || p->aNbr == NULL || (bW && p->aW == NULL) || (eLoops == GC_LOOPS_APART && !p->aLoop) ||
+      aMark == NULL || aPos == NULL) {
     rc = SQLITE_NOMEM;
     goto adj_done;
   }
-  if (bLoops) memset(p->aLoop, 0, sizeof(double) * (size_t)n);
-  memset(p->aOff, 0, sizeof(sqlite3_int64) * ((size_t)n + 2));
-  /* Count each node's entries (self-loops left out). */
-  for (pass = 0; pass < 2; pass++) {
-    const sqlite3_int64 *aO = pass ? pCsr->aInOff : pCsr->aOutOff;
-    const int *aE = pass ? pCsr->aIn : pCsr->aOut;
-    const double *aEW = pass ? pCsr->aInW : pCsr->aOutW;
-    /* Pass 0 lists a's out-edges: those are a's neighbours when eDir has OUT. */
-    if (!(eDir & (pass ? GRAPH_DIR_IN : GRAPH_DIR_OUT))) continue;
-    for (a = 0; a < n; a++) {
-      for (k = aO[a]; k < aO[a + 1]; k++) {
-        if (aE[k] == a) {
-          p->iLoop = a;
-          /* A self-loop is met in both lists: summed once. */
-          if (bLoops && (pass == 0 || !(eDir & GRAPH_DIR_OUT))) p->aLoop[a] += aEW ? aEW[k] : 1.0;
-        }
-        if (!GC_SKIP(pass, a, aE[k])) p->aOff[a + 1]++;
-      }
-    }
-  }
-  for (a = 0; a < n; a++) p->aOff[a + 1] += p->aOff[a];
-  /* Deal each entry (a, b) to b's bucket first (aCnt as b's fill point)... */
-  {
-    int *aTmpA = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)p->aOff[n] + 1));
-    double *aTmpW = bW ? (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)p->aOff[n] + 1)) : NULL;
-    sqlite3_int64 *aBOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 2));
-    if (aTmpA == NULL || (bW && aTmpW == NULL) || aBOff == NULL) {
-      sqlite3_free(aTmpA);
-      sqlite3_free(aTmpW);
-      sqlite3_free(aBOff);
-      rc = SQLITE_NOMEM;
-      goto adj_done;
-    }
-    /* By symmetry of the entry set under the two directions, b's bucket size is counted apart. */
-    memset(aBOff, 0, sizeof(sqlite3_int64) * ((size_t)n + 2));
-    for (pass = 0; pass < 2; pass++) {
-      const sqlite3_int64 *aO = pass ? pCsr->aInOff : pCsr->aOutOff;
-      const int *aE = pass ? pCsr->aIn : pCsr->aOut;
-      if (!(eDir & (pass ? GRAPH_DIR_IN : GRAPH_DIR_OUT))) continue;
-      for (a = 0; a < n; a++) {
-        for (k = aO[a]; k < aO[a + 1]; k++) {
-          if (!GC_SKIP(pass, a, aE[k])) aBOff[aE[k] + 1]++;
-        }
-      }
-    }
-    for (b = 0; b < n; b++) aBOff[b + 1] += aBOff[b];
-    memcpy(aCnt, aBOff, sizeof(sqlite3_int64) * ((size_t)n + 1));
+  for (a = 0; a < n; a++) aMark[a] = -1;
+  for (a = 0; a < n; a++) {
+    p->aOff[a] = nOut;
+    if (p->aLoop) p->aLoop[a] = 0;
     for (pass = 0; pass < 2; pass++) {
       const sqlite3_int64 *aO = pass ? pCsr->aInOff : pCsr->aOutOff;
       const int *aE = pass ? pCsr->aIn : pCsr->aOut;
       const double *aEW = pass ? pCsr->aInW : pCsr->aOutW;
+      /* Pass 0 reads a's out-edges: a's neighbours when eDir has OUT. */
       if (!(eDir & (pass ? GRAPH_DIR_IN : GRAPH_DIR_OUT))) continue;
-      for (a = 0; a < n; a++) {
-        for (k = aO[a]; k < aO[a + 1]; k++) {
-          sqlite3_int64 j;
-          if (GC_SKIP(pass, a, aE[k])) continue;
-          j = aCnt[aE[k]]++;
-          aTmpA[j] = a;
-          if (bW) aTmpW[j] = aEW ? aEW[k] : 1.0;
+      for (k = aO[a]; k < aO[a + 1]; k++) {
+        int b = aE[k];
+        double w = aEW && bWeight ? aEW[k] : 1.0;
+        if (b == a) {
+          /* A self-loop is in both of a's lists: taken from the first read. */
+          if (pass == 1 && (eDir & GRAPH_DIR_OUT)) continue;
+          p->iLoop = a;
+          if (eLoops == GC_LOOPS_APART) p->aLoop[a] += w;
+          if (eLoops != GC_LOOPS_KEEP) continue;
         }
-      }
-    }
-    /* ... then back to a's list, b ascending: each list comes out sorted. */
-    memcpy(aCnt, p->aOff, sizeof(sqlite3_int64) * ((size_t)n + 1));
-    for (b = 0; b < n; b++) {
-      for (k = aBOff[b]; k < aBOff[b + 1]; k++) {
-        sqlite3_int64 j = aCnt[aTmpA[k]]++;
-        p->aNbr[j] = b;
-        if (bW) p->aW[j] = aTmpW[k];
-      }
-    }
-    sqlite3_free(aTmpA);
-    sqlite3_free(aTmpW);
-    sqlite3_free(aBOff);
-  }
-  /* Merge duplicates in place. */
-  {
-    sqlite3_int64 nOut = 0;
-    for (a = 0; a < n; a++) {
-      sqlite3_int64 iStart = p->aOff[a], iEnd = p->aOff[a + 1];
-      p->aOff[a] = nOut;
-      for (k = iStart; k < iEnd; k++) {
-        if (nOut > p->aOff[a] && p->aNbr[nOut - 1] == p->aNbr[k]) {
+        if (aMark[b] == a) {
           if (bW) {
-            double *pW = &p->aW[nOut - 1], w = p->aW[k];
+            double *pW = &p->aW[aPos[b]];
             if (eMerge == GC_MERGE_SUM) {
               *pW += w;
             } else if (eMerge == GC_MERGE_MIN ? w < *pW : w > *pW) {
@@ -342,18 +282,20 @@ static int gcAdjBuild(const GraphCsr *pCsr, int eDir, int eMerge, int eLoops, Gc
           }
           continue;
         }
-        p->aNbr[nOut] = p->aNbr[k];
-        if (bW) p->aW[nOut] = p->aW[k];
+        aMark[b] = a;
+        aPos[b] = nOut;
+        p->aNbr[nOut] = b;
+        if (bW) p->aW[nOut] = w;
         nOut++;
       }
     }
-    p->aOff[n] = nOut;
   }
+  p->aOff[n] = nOut;
 adj_done:
-  sqlite3_free(aCnt);
+  sqlite3_free(aMark);
+  sqlite3_free(aPos);
   if (rc != SQLITE_OK) gcAdjFree(p);
   return rc;
-#undef GC_SKIP
 }
 
 /**************************************************************************
@@ -1548,17 +1490,6 @@ static int gcLabelBySmallest(const GraphCsr *pCsr, const int *aCom, sqlite3_int6
   return SQLITE_OK;
 }
 
-/* The message naming a node with a self-loop (graph_core_number refuses them, as networkx). */
-static int gcSelfLoopError(gc_cursor *pCur, int iNode) {
-  char *zNode = graphValueText((const GraphValue *)graphSetAt(&pCur->pCsr->vals, iNode));
-  nosqlVtabError(pCur->base.pVtab,
-                 "%s: node %s has a self-loop, which core numbers do not allow (as networkx): leave "
-                 "self-loops out with a view (WHERE from_col <> to_col)",
-                 gcJobOf(pCur)->zName, zNode ? zNode : "?");
-  sqlite3_free(zNode);
-  return SQLITE_ERROR;
-}
-
 /* Run the job on the cursor's graph, the options read; fill the per-node results. */
 static int gcRun(gc_cursor *pCur, int eDir) {
   const GcJob *pJob = gcJobOf(pCur);
@@ -1592,7 +1523,7 @@ static int gcRun(gc_cursor *pCur, int eDir) {
       a.bDirected = eDir != GRAPH_DIR_BOTH;
       a.nSample = (int)nSample;
       a.iSeed = iSeed;
-      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, eDir, GC_MERGE_MIN, GC_LOOPS_DROP, &adj);
+      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, eDir, GC_MERGE_MIN, GC_LOOPS_DROP, 1, &adj);
       if (rc == SQLITE_OK) rc = gcBetweenness(pPing, &adj, &a, pCur->aReal[0]);
       break;
     }
@@ -1601,7 +1532,7 @@ static int gcRun(gc_cursor *pCur, int eDir) {
       /* Inward distances: search the reversed edges. */
       int eRev = eDir == GRAPH_DIR_OUT ? GRAPH_DIR_IN : eDir == GRAPH_DIR_IN ? GRAPH_DIR_OUT : GRAPH_DIR_BOTH;
       if (rc == SQLITE_OK) rc = gcArgBool(pCur, "wf_improved", 1, &bWf);
-      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, eRev, GC_MERGE_MIN, GC_LOOPS_DROP, &adj);
+      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, eRev, GC_MERGE_MIN, GC_LOOPS_DROP, 1, &adj);
       if (rc == SQLITE_OK) rc = gcCloseness(pPing, &adj, bWf, pCur->aReal[0]);
       break;
     }
@@ -1613,7 +1544,7 @@ static int gcRun(gc_cursor *pCur, int eDir) {
       if (rc == SQLITE_OK) rc = gcArgInt(pCur, "max_iter", 100, 1, 1000000000, &nMaxIter);
       if (rc == SQLITE_OK) rc = gcArgReal(pCur, "tol", 1e-8, 0, &rTol);
       /* Self-loops are edges of the adjacency matrix: kept in the lists. */
-      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, eDir, GC_MERGE_SUM, GC_LOOPS_KEEP, &adj);
+      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, eDir, GC_MERGE_SUM, GC_LOOPS_KEEP, 1, &adj);
       if (rc == SQLITE_OK) rc = gcHits(pPing, &adj, (int)nMaxIter, rTol, pCur->aReal[1], pCur->aReal[0]);
       if (rc == SQLITE_DONE) {
         nosqlVtabError(pCur->base.pVtab,
@@ -1626,14 +1557,14 @@ static int gcRun(gc_cursor *pCur, int eDir) {
     case GC_CORE:
       pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
       if (pCur->aInt == NULL) rc = SQLITE_NOMEM;
-      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, GRAPH_DIR_BOTH, GC_MERGE_MIN, GC_LOOPS_DROP, &adj);
-      if (rc == SQLITE_OK && adj.iLoop >= 0) rc = gcSelfLoopError(pCur, adj.iLoop);
+      /* Self-loops ignored: networkx refuses them; this is its answer without them. */
+      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, GRAPH_DIR_BOTH, GC_MERGE_MIN, GC_LOOPS_DROP, 0, &adj);
       if (rc == SQLITE_OK) rc = gcCoreNumber(&adj, pCur->aInt);
       break;
     case GC_CLUSTERING: {
       double rMaxW = 1;
       sqlite3_int64 k;
-      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, GRAPH_DIR_BOTH, GC_MERGE_MAX, GC_LOOPS_DROP, &adj);
+      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, GRAPH_DIR_BOTH, GC_MERGE_MAX, GC_LOOPS_DROP, 1, &adj);
       if (rc == SQLITE_OK && pCsr->aOutW) {
         /* networkx: the largest weight of any edge, self-loops included. */
         rMaxW = 0;
@@ -1651,7 +1582,7 @@ static int gcRun(gc_cursor *pCur, int eDir) {
       if (rc == SQLITE_OK) rc = gcArgReal(pCur, "resolution", 1, 0, &rRes);
       if (rc == SQLITE_OK) rc = gcArgInt(pCur, "seed", 0, 0, (sqlite3_int64)0x7fffffffffffffffLL, &iSeed);
       if (rc == SQLITE_OK) rc = gcArgReal(pCur, "threshold", 1e-7, 0, &rThreshold);
-      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, GRAPH_DIR_BOTH, GC_MERGE_SUM, GC_LOOPS_APART, &adj);
+      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, GRAPH_DIR_BOTH, GC_MERGE_SUM, GC_LOOPS_APART, 1, &adj);
       if (rc == SQLITE_OK) rc = gcLouvain(pPing, &adj, rRes, iSeed, rThreshold, aCom);
       if (rc == SQLITE_OK) rc = gcLabelBySmallest(pCsr, aCom, pCur->aInt);
       pCur->bNodeLabel = 1;
