@@ -1545,7 +1545,7 @@ static int gcRun(gc_cursor *pCur, int eDir) {
       if (rc == SQLITE_OK) rc = gcArgReal(pCur, "tol", 1e-8, 0, &rTol);
       /* Self-loops are edges of the adjacency matrix: kept in the lists. */
       if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, eDir, GC_MERGE_SUM, GC_LOOPS_KEEP, 1, &adj);
-      if (rc == SQLITE_OK) rc = gcHits(pPing, &adj, (int)nMaxIter, rTol, pCur->aReal[1], pCur->aReal[0]);
+      if (rc == SQLITE_OK) rc = gcHits(pPing, &adj, (int)nMaxIter, rTol, pCur->aReal[0], pCur->aReal[1]);
       if (rc == SQLITE_DONE) {
         nosqlVtabError(pCur->base.pVtab,
                        "%s: power iteration failed to converge within %lld iterations (max_iter; tol %!.15g)",
