@@ -1510,7 +1510,7 @@ static int gcRun(gc_cursor *pCur, int eDir) {
       sqlite3_int64 nSample = 0, iSeed = 0;
       if (rc == SQLITE_OK) rc = gcArgBool(pCur, "normalized", 1, &bNorm);
       if (rc == SQLITE_OK) rc = gcArgBool(pCur, "endpoints", 0, &bEnd);
-      if (rc == SQLITE_OK) rc = gcArgInt(pCur, "samples", 0, 1, 2147483647, &nSample);
+      if (rc == SQLITE_OK) rc = gcArgInt(pCur, "samples", 0, 1, (sqlite3_int64)0x7fffffffffffffffLL, &nSample);
       if (rc == SQLITE_OK) rc = gcArgInt(pCur, "seed", 0, 0, (sqlite3_int64)0x7fffffffffffffffLL, &iSeed);
       if (rc == SQLITE_OK && nSample > n) {
         nosqlVtabError(pCur->base.pVtab, "%s: samples %lld is more than the %d nodes of the graph", pJob->zName,
@@ -1548,7 +1548,7 @@ static int gcRun(gc_cursor *pCur, int eDir) {
       if (rc == SQLITE_OK) rc = gcHits(pPing, &adj, (int)nMaxIter, rTol, pCur->aReal[0], pCur->aReal[1]);
       if (rc == SQLITE_DONE) {
         nosqlVtabError(pCur->base.pVtab,
-                       "%s: power iteration failed to converge within %lld iterations (max_iter; tol %!.15g)",
+                       "%s: power iteration failed to converge within %lld iterations (max_iter; tol %g)",
                        pJob->zName, nMaxIter, rTol);
         rc = SQLITE_ERROR;
       }
