@@ -230,7 +230,7 @@ static const IntCase aCase[] = {
     {"graph_betweenness", "SELECT tick(), node, betweenness FROM graph_betweenness('e', 'a', 'b', '{\"samples\": 50}')",
      0},
     {"graph_closeness", "SELECT tick(), node, closeness FROM graph_closeness('e', 'a', 'b', NULL, 1, NULL, 'both')", 0},
-    {"graph_hits", "SELECT tick(), node, hub, authority FROM graph_hits('e', 'a', 'b', NULL, 1000)", 0},
+    {"graph_hits", "SELECT tick(), node, hub, authority FROM graph_hits('e', 'a', 'b', 'w', 1000)", 0},
     {"graph_core_number", "SELECT tick(), node, core FROM graph_core_number('e', 'a', 'b')", 0},
     {"graph_clustering", "SELECT tick(), node, clustering FROM graph_clustering('e', 'a', 'b', 'w')", 0},
     {"graph_louvain", "SELECT tick(), node, community FROM graph_louvain('e', 'a', 'b', 'w')", 0},
