@@ -23,14 +23,15 @@
 ** of ext/graph_batch.c read it. The arguments are hidden columns of those
 ** names; the optional ones may also come as a JSON object, the last
 ** argument given (`'{"normalized": false}'`), whose keys are the same names
-** (GcOptions: one table of keys per job, read by gcOptionsRead()).
+** (GcJob.aInput: one table of keys per job, read by gcOptionsRead()).
 **
 ** How it works. The GraphCsr is turned into the simple graph each job
-** needs (GcAdj, gcAdjBuild()): per node a neighbour list sorted by node
-** number, built by one counting pass (the transpose of a transpose comes
-** out sorted), without self-loops where the job ignores them, duplicate
-** edges merged as the job says (the cheapest for shortest paths, the
-** heaviest for clustering, summed for HITS and Louvain). Then:
+** needs (GcAdj, gcAdjBuild()): per node a neighbour list, made in one pass
+** over the edges with a stamp per neighbour to find duplicates (no sort),
+** without self-loops where the job ignores them, duplicate edges merged as
+** the job says (the cheapest for shortest paths, the heaviest for
+** clustering, summed for HITS and Louvain; docs/graph_batch.md has the
+** table). Then:
 **
 **   - betweenness: Brandes' algorithm, a breadth-first search (Dijkstra
 **     with a weight column, a binary heap ordered as networkx's is) from
@@ -50,8 +51,9 @@
 **     the communities into one node each, level by level on CSR arrays,
 **     until the modularity gains no more than `threshold`.
 **
-** Interrupts and progress handlers are checked every GC_PING_EVERY nodes
-** (graphBatchPing()).
+** Interrupts and progress handlers are checked every GC_PING_EVERY sources
+** of a search, every HITS step and every 4096 * GC_PING_EVERY nodes of the
+** other passes (graphBatchPing()).
 */
 #include "nosqlInt.h"
 
@@ -243,11 +245,12 @@ static int gcAdjBuild(const GraphCsr *pCsr, int eDir, int eMerge, int eLoops, in
   p->aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
   p->aNbr = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nAll + 1));
   if (bW) p->aW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)nAll + 1));
-  if (eLoops == GC_LOOPS_APART) p->aLoop = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  if (eLoops == GC_LOOPS_APART)
+    p->aLoop = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
   aMark = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
   aPos = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
-  if (p->aOff == NULL || p->aNbr == NULL || (bW && p->aW == NULL) || (eLoops == GC_LOOPS_APART && !p->aLoop) ||
-      aMark == NULL || aPos == NULL) {
+  if (p->aOff == NULL || p->aNbr == NULL || (bW && p->aW == NULL) ||
+      (eLoops == GC_LOOPS_APART && !p->aLoop) || aMark == NULL || aPos == NULL) {
     rc = SQLITE_NOMEM;
     goto adj_done;
   }
@@ -348,20 +351,20 @@ static GcHeapEnt gcHeapPop(GcHeapEnt *a, sqlite3_int64 *pn) {
 */
 typedef struct GcSearch GcSearch;
 struct GcSearch {
-  const GcAdj *pAdj;      /* The graph searched */
-  double *aDist;          /* Distance from the source (valid where aSeen) */
-  double *aSigma;         /* Shortest paths from the source */
-  double *aDelta;         /* Dependency of the source on the node */
-  unsigned char *aSeen;   /* 1: reached (Dijkstra: pushed), 2: settled */
-  int *aOrder;            /* Nodes in the order settled */
-  int nOrder;             /* Entries in aOrder */
-  int *aPredHead;         /* First predecessor entry of each node, -1: none */
-  int *aPredNext;         /* Pool: next entry */
-  int *aPredNode;         /* Pool: the predecessor */
-  sqlite3_int64 nPred;    /* Pool entries used */
-  GcHeapEnt *aHeap;       /* Dijkstra's heap */
-  sqlite3_int64 nHeap;    /* Entries in it */
-  int *aQueue;            /* Breadth-first queue (aOrder serves) */
+  const GcAdj *pAdj;    /* The graph searched */
+  double *aDist;        /* Distance from the source (valid where aSeen) */
+  double *aSigma;       /* Shortest paths from the source */
+  double *aDelta;       /* Dependency of the source on the node */
+  unsigned char *aSeen; /* 1: reached (Dijkstra: pushed), 2: settled */
+  int *aOrder;          /* Nodes in the order settled */
+  int nOrder;           /* Entries in aOrder */
+  int *aPredHead;       /* First predecessor entry of each node, -1: none */
+  int *aPredNext;       /* Pool: next entry */
+  int *aPredNode;       /* Pool: the predecessor */
+  sqlite3_int64 nPred;  /* Pool entries used */
+  GcHeapEnt *aHeap;     /* Dijkstra's heap */
+  sqlite3_int64 nHeap;  /* Entries in it */
+  int *aQueue;          /* Breadth-first queue (aOrder serves) */
 };
 
 static void gcSearchFree(GcSearch *p) {
@@ -500,10 +503,10 @@ static void gcSearchRun(GcSearch *p, int s, int bPaths) {
 /* Node count, the options of graph_betweenness, and the sources (NULL: all). */
 typedef struct GcBetweenArgs GcBetweenArgs;
 struct GcBetweenArgs {
-  int bNormalized; /* networkx's normalized (default 1) */
-  int bEndpoints;  /* endpoints (default 0) */
-  int bDirected;   /* The direction is not 'both' */
-  int nSample;     /* samples (networkx's k), 0: every node */
+  int bNormalized;     /* networkx's normalized (default 1) */
+  int bEndpoints;      /* endpoints (default 0) */
+  int bDirected;       /* The direction is not 'both' */
+  int nSample;         /* samples (networkx's k), 0: every node */
   sqlite3_int64 iSeed; /* seed */
 };
 
@@ -1106,25 +1109,32 @@ struct GcInput {
 
 typedef struct GcJob GcJob;
 struct GcJob {
-  int eJob;                          /* GC_* */
-  const char *zName;                 /* SQL name */
-  const char *zCols;                 /* The result columns after node, as declared */
-  int nValue;                        /* Result columns after node: 1 or 2 */
-  GcInput aInput[GC_MAX_INPUT + 1];  /* Hidden inputs: source, from_col, to_col, the options, "options" last */
-  const char *zUsage;                /* For messages */
+  int eJob;                         /* GC_* */
+  const char *zName;                /* SQL name */
+  const char *zCols;                /* The result columns after node, as declared */
+  int nValue;                       /* Result columns after node: 1 or 2 */
+  GcInput aInput[GC_MAX_INPUT + 1]; /* Hidden inputs: source, from_col, to_col, the options, "options" last */
+  const char *zUsage;               /* For messages */
 };
 
 /* The inputs every job starts with and ends with. */
-#define GC_SRC {"source", GC_T_TEXT}, {"from_col", GC_T_TEXT}, {"to_col", GC_T_TEXT}
-#define GC_TAIL {"layout", GC_T_TEXT}, {"direction", GC_T_TEXT}, {"options", GC_T_TEXT}, {NULL, 0}
+#define GC_SRC \
+  {"source", GC_T_TEXT}, {"from_col", GC_T_TEXT}, { "to_col", GC_T_TEXT }
+#define GC_TAIL \
+  {"layout", GC_T_TEXT}, {"direction", GC_T_TEXT}, {"options", GC_T_TEXT}, { NULL, 0 }
 
 static const GcJob aGcJob[] = {
     {GC_BETWEENNESS,
      "graph_betweenness",
      "betweenness REAL",
      1,
-     {GC_SRC, {"weight_col", GC_T_TEXT}, {"normalized", GC_T_BOOL}, {"endpoints", GC_T_BOOL},
-      {"samples", GC_T_INT}, {"seed", GC_T_INT}, GC_TAIL},
+     {GC_SRC,
+      {"weight_col", GC_T_TEXT},
+      {"normalized", GC_T_BOOL},
+      {"endpoints", GC_T_BOOL},
+      {"samples", GC_T_INT},
+      {"seed", GC_T_INT},
+      GC_TAIL},
      "graph_betweenness(source, from_col, to_col[, weight_col[, normalized[, endpoints[, samples[, seed[, "
      "layout[, direction[, options]]]]]]]])"},
     {GC_CLOSENESS,
@@ -1132,13 +1142,15 @@ static const GcJob aGcJob[] = {
      "closeness REAL",
      1,
      {GC_SRC, {"weight_col", GC_T_TEXT}, {"wf_improved", GC_T_BOOL}, GC_TAIL},
-     "graph_closeness(source, from_col, to_col[, weight_col[, wf_improved[, layout[, direction[, options]]]]])"},
+     "graph_closeness(source, from_col, to_col[, weight_col[, wf_improved[, layout[, direction[, "
+     "options]]]]])"},
     {GC_HITS,
      "graph_hits",
      "hub REAL, authority REAL",
      2,
      {GC_SRC, {"weight_col", GC_T_TEXT}, {"max_iter", GC_T_INT}, {"tol", GC_T_REAL}, GC_TAIL},
-     "graph_hits(source, from_col, to_col[, weight_col[, max_iter[, tol[, layout[, direction[, options]]]]]])"},
+     "graph_hits(source, from_col, to_col[, weight_col[, max_iter[, tol[, layout[, direction[, "
+     "options]]]]]])"},
     {GC_CORE,
      "graph_core_number",
      "core INTEGER",
@@ -1155,8 +1167,12 @@ static const GcJob aGcJob[] = {
      "graph_louvain",
      "community",
      1,
-     {GC_SRC, {"weight_col", GC_T_TEXT}, {"resolution", GC_T_REAL}, {"seed", GC_T_INT},
-      {"threshold", GC_T_REAL}, GC_TAIL},
+     {GC_SRC,
+      {"weight_col", GC_T_TEXT},
+      {"resolution", GC_T_REAL},
+      {"seed", GC_T_INT},
+      {"threshold", GC_T_REAL},
+      GC_TAIL},
      "graph_louvain(source, from_col, to_col[, weight_col[, resolution[, seed[, threshold[, layout[, "
      "direction[, options]]]]]]])"},
 };
@@ -1194,7 +1210,8 @@ static int gcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   (void)argv;
   (void)pzErr;
   nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(node, %s", pJob->zCols);
-  for (i = 0; pJob->aInput[i].zName; i++) nosqlBufferAppendf(&rc, &decl, ", %s HIDDEN", pJob->aInput[i].zName);
+  for (i = 0; pJob->aInput[i].zName; i++)
+    nosqlBufferAppendf(&rc, &decl, ", %s HIDDEN", pJob->aInput[i].zName);
   nosqlBufferAppendf(&rc, &decl, ")");
   if (rc == SQLITE_OK) rc = nosqlVtabNew(db, (const char *)decl.a, sizeof(gc_vtab), ppVtab);
   nosqlBufferFree(&decl);
@@ -1254,9 +1271,7 @@ static int gcClose(sqlite3_vtab_cursor *pCursor) {
   return SQLITE_OK;
 }
 
-static const GcJob *gcJobOf(gc_cursor *pCur) {
-  return ((gc_vtab *)pCur->base.pVtab)->pJob;
-}
+static const GcJob *gcJobOf(gc_cursor *pCur) { return ((gc_vtab *)pCur->base.pVtab)->pJob; }
 
 /* The slot of input zName, or -1 when the job has none of that name. */
 static int gcSlot(const GcJob *pJob, const char *zName) {
@@ -1308,8 +1323,9 @@ static int gcArgInt(gc_cursor *pCur, const char *zName, sqlite3_int64 iDefault, 
   if (pVal == NULL) return SQLITE_OK;
   if (!gcNumber(pCur, pVal, &r, &bInt, &rc) || !bInt || r < (double)iLo || r > (double)iHi) {
     if (rc != SQLITE_OK) return rc;
-    return gcError(pCur, iLo == 0 ? "%s: %s must be an integer of 0 or more, not %s"
-                                  : "%s: %s must be an integer of 1 or more, not %s",
+    return gcError(pCur,
+                   iLo == 0 ? "%s: %s must be an integer of 0 or more, not %s"
+                            : "%s: %s must be an integer of 1 or more, not %s",
                    zName, pVal);
   }
   *pi = (sqlite3_int64)r;
@@ -1324,8 +1340,9 @@ static int gcArgReal(gc_cursor *pCur, const char *zName, double rDefault, int bP
   if (pVal == NULL) return SQLITE_OK;
   if (!gcNumber(pCur, pVal, pr, &bInt, &rc) || *pr < 0 || (bPositive && *pr == 0) || isinf(*pr)) {
     if (rc != SQLITE_OK) return rc;
-    return gcError(pCur, bPositive ? "%s: %s must be a number more than 0, not %s"
-                                   : "%s: %s must be a number of 0 or more, not %s",
+    return gcError(pCur,
+                   bPositive ? "%s: %s must be a number more than 0, not %s"
+                             : "%s: %s must be a number of 0 or more, not %s",
                    zName, pVal);
   }
   return SQLITE_OK;
@@ -1403,7 +1420,8 @@ static int gcOptionsRead(gc_cursor *pCur) {
     if (pCur->apIn[i] && sqlite3_value_type(pCur->apIn[i]) != SQLITE_NULL) iLast = i;
   }
   if (iLast < 0 || sqlite3_value_type(pCur->apIn[iLast]) != SQLITE_TEXT) {
-    if (iLast == nInput - 1) return gcError(pCur, "%s: %s must be a JSON object, not %s", "options", pCur->apIn[iLast]);
+    if (iLast == nInput - 1)
+      return gcError(pCur, "%s: %s must be a JSON object, not %s", "options", pCur->apIn[iLast]);
     return SQLITE_OK;
   }
   pObj = pCur->apIn[iLast];
@@ -1443,14 +1461,17 @@ static int gcOptionsRead(gc_cursor *pCur) {
       break;
     }
     if (strcmp(zType, "null") == 0) continue;
-    if (iSlot != pCur->iOptSlot && pCur->apIn[iSlot] && sqlite3_value_type(pCur->apIn[iSlot]) != SQLITE_NULL) {
-      nosqlVtabError(pCur->base.pVtab, "%s: option '%s' is given both as an argument and in the options object",
-                     pJob->zName, pJob->aInput[iSlot].zName);
+    if (iSlot != pCur->iOptSlot && pCur->apIn[iSlot] &&
+        sqlite3_value_type(pCur->apIn[iSlot]) != SQLITE_NULL) {
+      nosqlVtabError(pCur->base.pVtab,
+                     "%s: option '%s' is given both as an argument and in the options object", pJob->zName,
+                     pJob->aInput[iSlot].zName);
       rc = SQLITE_ERROR;
       break;
     }
     if (strcmp(zType, "object") == 0 || strcmp(zType, "array") == 0 ||
-        ((strcmp(zType, "true") == 0 || strcmp(zType, "false") == 0) && pJob->aInput[iSlot].eType != GC_T_BOOL)) {
+        ((strcmp(zType, "true") == 0 || strcmp(zType, "false") == 0) &&
+         pJob->aInput[iSlot].eType != GC_T_BOOL)) {
       sqlite3_value *pRaw = sqlite3_column_value(pStmt, 1);
       char *zQ = strcmp(zType, "true") == 0 || strcmp(zType, "false") == 0 ? sqlite3_mprintf("%s", zType)
                                                                            : nosqlValueQuote(pRaw);
@@ -1510,11 +1531,12 @@ static int gcRun(gc_cursor *pCur, int eDir) {
       sqlite3_int64 nSample = 0, iSeed = 0;
       if (rc == SQLITE_OK) rc = gcArgBool(pCur, "normalized", 1, &bNorm);
       if (rc == SQLITE_OK) rc = gcArgBool(pCur, "endpoints", 0, &bEnd);
-      if (rc == SQLITE_OK) rc = gcArgInt(pCur, "samples", 0, 1, (sqlite3_int64)0x7fffffffffffffffLL, &nSample);
+      if (rc == SQLITE_OK)
+        rc = gcArgInt(pCur, "samples", 0, 1, (sqlite3_int64)0x7fffffffffffffffLL, &nSample);
       if (rc == SQLITE_OK) rc = gcArgInt(pCur, "seed", 0, 0, (sqlite3_int64)0x7fffffffffffffffLL, &iSeed);
       if (rc == SQLITE_OK && nSample > n) {
-        nosqlVtabError(pCur->base.pVtab, "%s: samples %lld is more than the %d nodes of the graph", pJob->zName,
-                       nSample, n);
+        nosqlVtabError(pCur->base.pVtab, "%s: samples %lld is more than the %d nodes of the graph",
+                       pJob->zName, nSample, n);
         rc = SQLITE_ERROR;
       }
       memset(&a, 0, sizeof(a));
@@ -1614,7 +1636,8 @@ static int gcFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   }
   for (i = 0; i < p->nInput; i++) {
     if (i < 3 && aArg[i].pEq == NULL) {
-      nosqlVtabError(pCursor->pVtab, "%s: %s is required: %s", pJob->zName, pJob->aInput[i].zName, pJob->zUsage);
+      nosqlVtabError(pCursor->pVtab, "%s: %s is required: %s", pJob->zName, pJob->aInput[i].zName,
+                     pJob->zUsage);
       return SQLITE_ERROR;
     }
     if (aArg[i].pEq) {
@@ -1625,8 +1648,8 @@ static int gcFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   rc = gcOptionsRead(pCur);
   if (rc == SQLITE_OK) rc = gcArgLayoutDir(pCur, &eLayout, &eDir);
   if (rc != SQLITE_OK) return rc;
-  rc = graphSourceInit(p->db, pJob->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2], gcArg(pCur, "weight_col"),
-                       eLayout, &src, &zErr);
+  rc = graphSourceInit(p->db, pJob->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2],
+                       gcArg(pCur, "weight_col"), eLayout, &src, &zErr);
   if (rc == SQLITE_OK) {
     rc = graphCsrLoad(p->db, &src, GC_MAX_EDGE, 1, pJob->zName, &pCur->pCsr, &zErr);
     graphSourceClear(&src);

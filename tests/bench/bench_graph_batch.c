@@ -185,12 +185,14 @@ void benchGraphCentrality(Bench *p) {
            benchInt(db, "SELECT count(*) FROM (SELECT src FROM small UNION SELECT dst FROM small)") / 1e3,
            5 * nSmall / 1e3);
   {
-    BenchVariant aVar[1] = {{"graph_core_number", "SELECT node, core FROM graph_core_number('g', 'src', 'dst')", 0, 0}};
+    BenchVariant aVar[1] = {
+        {"graph_core_number", "SELECT node, core FROM graph_core_number('g', 'src', 'dst')", 0, 0}};
     benchCompare(p, "graph centrality: core numbers", db, zSize, (double)nEdge, "edge", aVar, 1);
   }
   {
-    BenchVariant aVar[1] = {
-        {"graph_clustering", "SELECT node, round(clustering, 9) FROM graph_clustering('g', 'src', 'dst')", 0, 0}};
+    BenchVariant aVar[1] = {{"graph_clustering",
+                             "SELECT node, round(clustering, 9) FROM graph_clustering('g', 'src', 'dst')", 0,
+                             0}};
     benchCompare(p, "graph centrality: local clustering", db, zSize, (double)nEdge, "edge", aVar, 1);
   }
   {
@@ -202,8 +204,8 @@ void benchGraphCentrality(Bench *p) {
     BenchVariant aVar[1] = {
         {"graph_betweenness",
          "SELECT node, round(betweenness, 6) FROM graph_betweenness('small', 'src', 'dst', NULL, 0)", 0, 0}};
-    benchCompare(p, "graph centrality: exact betweenness", db, zSmall, (double)nSmall * 5 * nSmall, "node-edge",
-                 aVar, 1);
+    benchCompare(p, "graph centrality: exact betweenness", db, zSmall, (double)nSmall * 5 * nSmall,
+                 "node-edge", aVar, 1);
   }
   sqlite3_close(db);
 }
