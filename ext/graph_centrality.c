@@ -275,6 +275,7 @@ static int gcAdjBuild(const GraphCsr *pCsr, int eDir, int eMerge, int eLoops, in
           if (eLoops != GC_LOOPS_KEEP) continue;
         }
         if (aMark[b] == a) {
+          /* (aPos[] is only read with weights: a plain list needs the stamp alone.) */
           if (bW) {
             double *pW = &p->aW[aPos[b]];
             if (eMerge == GC_MERGE_SUM) {
@@ -286,7 +287,7 @@ static int gcAdjBuild(const GraphCsr *pCsr, int eDir, int eMerge, int eLoops, in
           continue;
         }
         aMark[b] = a;
-        aPos[b] = nOut;
+        if (bW) aPos[b] = nOut;
         p->aNbr[nOut] = b;
         if (bW) p->aW[nOut] = w;
         nOut++;
@@ -654,22 +655,56 @@ static int gcHits(sqlite3_stmt *pPing, const GcAdj *pAdj, int nMaxIter, double r
 
 /**************************************************************************
 ** Core numbers: Batagelj and Zaversnik, "An O(m) Algorithm for Cores
-** Decomposition of Networks" (2003). pAdj: the undirected simple graph.
+** Decomposition of Networks" (2003), on the undirected simple graph read
+** straight from the GraphCsr's out- and in-lists: a stamp per neighbour
+** (aMark[u] == v, then v + n in the second pass) skips duplicate edges
+** and self-loops, so no simple copy of the graph is built.
 */
-static int gcCoreNumber(const GcAdj *pAdj, sqlite3_int64 *aCore) {
-  int n = pAdj->n, v, i, md = 0;
+
+/* BZ's step for neighbour u of v: u, if above v's bin, moves to the front of its bin, then into the bin
+ * below. */
+static void gcCoreMove(int u, int v, int *aDeg, int *aPos, int *aVert, int *aBin) {
+  if (aDeg[u] > aDeg[v]) {
+    int du = aDeg[u], pu = aPos[u], pw = aBin[du], w = aVert[pw];
+    if (u != w) {
+      aPos[u] = pw;
+      aVert[pu] = w;
+      aPos[w] = pu;
+      aVert[pw] = u;
+    }
+    aBin[du]++;
+    aDeg[u]--;
+  }
+}
+
+static int gcCoreNumber(const GraphCsr *pCsr, sqlite3_int64 *aCore) {
+  int n = pCsr->vals.n, v, u, i, md = 0;
+  sqlite3_int64 k;
   int *aDeg = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
   int *aVert = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
   int *aPos = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
-  int *aBin = NULL;
-  sqlite3_int64 k;
-  if (aDeg == NULL || aVert == NULL || aPos == NULL) goto core_nomem;
+  int *aMark = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
+  int *aBin = NULL, rc = SQLITE_NOMEM;
+  if (aDeg == NULL || aVert == NULL || aPos == NULL || aMark == NULL) goto core_done;
+  for (v = 0; v < n; v++) aMark[v] = -1;
   for (v = 0; v < n; v++) {
-    aDeg[v] = (int)(pAdj->aOff[v + 1] - pAdj->aOff[v]);
-    if (aDeg[v] > md) md = aDeg[v];
+    int d = 0, iPass;
+    for (iPass = 0; iPass < 2; iPass++) {
+      const sqlite3_int64 *aO = iPass ? pCsr->aInOff : pCsr->aOutOff;
+      const int *aE = iPass ? pCsr->aIn : pCsr->aOut;
+      for (k = aO[v]; k < aO[v + 1]; k++) {
+        u = aE[k];
+        if (u != v && aMark[u] != v) {
+          aMark[u] = v;
+          d++;
+        }
+      }
+    }
+    aDeg[v] = d;
+    if (d > md) md = d;
   }
   aBin = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)md + 2));
-  if (aBin == NULL) goto core_nomem;
+  if (aBin == NULL) goto core_done;
   memset(aBin, 0, sizeof(int) * ((size_t)md + 2));
   for (v = 0; v < n; v++) aBin[aDeg[v]]++;
   for (i = 0, v = 0; i <= md; i++) {
@@ -684,35 +719,40 @@ static int gcCoreNumber(const GcAdj *pAdj, sqlite3_int64 *aCore) {
   for (i = md; i > 0; i--) aBin[i] = aBin[i - 1];
   aBin[0] = 0;
   for (i = 0; i < n; i++) {
+    int iPass;
+    /* Nodes come in bin order, each list a random read: fetch ahead (a
+    ** hint only: a later move may change aVert[i + 2]). */
+    if (i + 8 < n) {
+      graphPrefetch(&pCsr->aOutOff[aVert[i + 8]], 0);
+      graphPrefetch(&pCsr->aInOff[aVert[i + 8]], 0);
+    }
+    if (i + 3 < n) {
+      graphPrefetch(&pCsr->aOut[pCsr->aOutOff[aVert[i + 3]]], 0);
+      graphPrefetch(&pCsr->aIn[pCsr->aInOff[aVert[i + 3]]], 0);
+    }
     v = aVert[i];
-    for (k = pAdj->aOff[v]; k < pAdj->aOff[v + 1]; k++) {
-      int u = pAdj->aNbr[k];
-      if (aDeg[u] > aDeg[v]) {
-        /* Move u to the front of its bin, then into the bin below. */
-        int du = aDeg[u], pu = aPos[u], pw = aBin[du], w = aVert[pw];
-        if (u != w) {
-          aPos[u] = pw;
-          aVert[pu] = w;
-          aPos[w] = pu;
-          aVert[pw] = u;
+    for (iPass = 0; iPass < 2; iPass++) {
+      const sqlite3_int64 *aO = iPass ? pCsr->aInOff : pCsr->aOutOff;
+      const int *aE = iPass ? pCsr->aIn : pCsr->aOut;
+      for (k = aO[v]; k < aO[v + 1]; k++) {
+        u = aE[k];
+        /* Stamps v + n: the degree pass left v's own. */
+        if (u != v && aMark[u] != v + n) {
+          aMark[u] = v + n;
+          gcCoreMove(u, v, aDeg, aPos, aVert, aBin);
         }
-        aBin[du]++;
-        aDeg[u]--;
       }
     }
   }
   for (v = 0; v < n; v++) aCore[v] = aDeg[v];
+  rc = SQLITE_OK;
+core_done:
   sqlite3_free(aDeg);
   sqlite3_free(aVert);
   sqlite3_free(aPos);
+  sqlite3_free(aMark);
   sqlite3_free(aBin);
-  return SQLITE_OK;
-core_nomem:
-  sqlite3_free(aDeg);
-  sqlite3_free(aVert);
-  sqlite3_free(aPos);
-  sqlite3_free(aBin);
-  return SQLITE_NOMEM;
+  return rc;
 }
 
 /**************************************************************************
@@ -1580,8 +1620,7 @@ static int gcRun(gc_cursor *pCur, int eDir) {
       pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
       if (pCur->aInt == NULL) rc = SQLITE_NOMEM;
       /* Self-loops ignored: networkx refuses them; this is its answer without them. */
-      if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, GRAPH_DIR_BOTH, GC_MERGE_MIN, GC_LOOPS_DROP, 0, &adj);
-      if (rc == SQLITE_OK) rc = gcCoreNumber(&adj, pCur->aInt);
+      if (rc == SQLITE_OK) rc = gcCoreNumber(pCsr, pCur->aInt);
       break;
     case GC_CLUSTERING: {
       double rMaxW = 1;
