@@ -44,7 +44,7 @@
 **     their maximum each step, stopping when the hubs change by less than
 **     tol in L1), then normalized to sum 1;
 **   - core numbers: Batagelj-Zaversnik's bucket algorithm, O(m);
-**   - clustering: triangles by intersecting sorted forward lists (nodes
+**   - clustering: triangles where two forward lists meet (nodes
 **     ranked by degree), each triangle found once and credited to its three
 **     nodes (weighted: the geometric mean of the normalized weights);
 **   - Louvain: local moving in a seeded random order, then aggregation of
@@ -765,8 +765,10 @@ core_done:
 ** the sum over them of the cube root of the product of the three edges'
 ** weights, each divided by the largest weight of the graph, rMaxW).
 ** Nodes are ranked by degree; each edge points to its higher-ranked end;
-** a triangle is found once, from its lowest-ranked node, by intersecting
-** two forward lists, which hold at most sqrt(2m) entries each.
+** a triangle is found once, from its lowest-ranked node, where two
+** forward lists meet (each holds at most sqrt(2m) entries). aFill is
+** reused: first the fill points of the lists, then where each stamped
+** node sits in the current list.
 */
 static int gcClustering(sqlite3_stmt *pPing, const GcAdj *pAdj, double rMaxW, double *aOut) {
   int n = pAdj->n, v, i, rc = SQLITE_OK;
@@ -779,8 +781,9 @@ static int gcClustering(sqlite3_stmt *pPing, const GcAdj *pAdj, double rMaxW, do
   int *aFwd = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)m / 2 + 1));
   double *aFW = pAdj->aW ? (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)m / 2 + 1)) : NULL;
   double *aTri = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  int *aStamp = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
   int md = 0;
-  if (!aRank || !aByRank || !aFOff || !aFill || !aFwd || (pAdj->aW && !aFW) || !aTri) {
+  if (!aRank || !aByRank || !aFOff || !aFill || !aFwd || (pAdj->aW && !aFW) || !aTri || !aStamp) {
     rc = SQLITE_NOMEM;
     goto clustering_done;
   }
@@ -822,23 +825,29 @@ static int gcClustering(sqlite3_stmt *pPing, const GcAdj *pAdj, double rMaxW, do
       }
     }
   }
-  for (v = 0; v < n; v++) aTri[v] = 0;
+  /* Each triangle i < r < x (ranks) once: x in the forward lists of both
+  ** i and r. i's forward neighbours are stamped (aStamp[x] == i, at
+  ** aFill[x] in i's list), then r's forward lists are scanned against the
+  ** stamps: one load per candidate, no branchy merge. */
+  for (v = 0; v < n; v++) {
+    aTri[v] = 0;
+    aStamp[v] = -1;
+  }
   for (i = 0; i < n && rc == SQLITE_OK; i++) {
     for (k = aFOff[i]; k < aFOff[i + 1]; k++) {
+      aStamp[aFwd[k]] = i;
+      if (aFW) aFill[aFwd[k]] = k;
+    }
+    for (k = aFOff[i]; k < aFOff[i + 1]; k++) {
       int r = aFwd[k];
-      sqlite3_int64 a = k + 1, b = aFOff[r];
-      while (a < aFOff[i + 1] && b < aFOff[r + 1]) {
-        if (aFwd[a] < aFwd[b]) {
-          a++;
-        } else if (aFwd[a] > aFwd[b]) {
-          b++;
-        } else {
-          double t = aFW ? cbrt(aFW[k] * aFW[a] * aFW[b]) : 1.0;
+      sqlite3_int64 kk;
+      for (kk = aFOff[r]; kk < aFOff[r + 1]; kk++) {
+        int x = aFwd[kk];
+        if (aStamp[x] == i) {
+          double t = aFW ? cbrt(aFW[k] * aFW[kk] * aFW[aFill[x]]) : 1.0;
           aTri[aByRank[i]] += t;
           aTri[aByRank[r]] += t;
-          aTri[aByRank[aFwd[a]]] += t;
-          a++;
-          b++;
+          aTri[aByRank[x]] += t;
         }
       }
     }
@@ -857,6 +866,7 @@ clustering_done:
   sqlite3_free(aFwd);
   sqlite3_free(aFW);
   sqlite3_free(aTri);
+  sqlite3_free(aStamp);
   return rc;
 }
 
