@@ -1373,6 +1373,13 @@ static int gcArgInt(gc_cursor *pCur, const char *zName, sqlite3_int64 iDefault, 
   if (pVal == NULL) return SQLITE_OK;
   if (!gcNumber(pCur, pVal, &r, &bInt, &rc) || !bInt || r < (double)iLo || r > (double)iHi) {
     if (rc != SQLITE_OK) return rc;
+    if (bInt && r > (double)iHi) {
+      char *zQ = nosqlValueQuote(pVal);
+      nosqlVtabError(pCur->base.pVtab, "%s: %s must be an integer of at most %lld, not %s",
+                     gcJobOf(pCur)->zName, zName, iHi, zQ ? zQ : "?");
+      sqlite3_free(zQ);
+      return SQLITE_ERROR;
+    }
     return gcError(pCur,
                    iLo == 0 ? "%s: %s must be an integer of 0 or more, not %s"
                             : "%s: %s must be an integer of 1 or more, not %s",
