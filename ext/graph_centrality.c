@@ -210,7 +210,6 @@ struct GcAdj {
   int *aNbr;           /* Neighbours of each node, each once, in the source's order */
   double *aW;          /* Their weights (merged), or NULL: every weight 1 */
   double *aLoop;       /* bLoops: self-loop weight of each node (summed), else NULL */
-  int iLoop;           /* A node with a self-loop, or -1 */
 };
 
 static void gcAdjFree(GcAdj *p) {
@@ -225,9 +224,8 @@ static void gcAdjFree(GcAdj *p) {
 ** Build *p from pCsr: node a's neighbours are the b of its edges a -> b
 ** (GRAPH_DIR_OUT), b -> a (GRAPH_DIR_IN) or both (GRAPH_DIR_BOTH: the
 ** undirected graph, a self-loop once). Self-loops as eLoops says
-** (GC_LOOPS_*; p->iLoop names one whatever eLoops), duplicates merged by
-** eMerge; weights kept when bWeight and the source has them, or eMerge is
-** GC_MERGE_SUM (edge counts). One pass over the edges: a stamp per
+** (GC_LOOPS_*), duplicates merged by eMerge; weights kept when bWeight and
+** the source has them, or eMerge is GC_MERGE_SUM (edge counts). One pass over the edges: a stamp per
 ** neighbour (aMark[b] == a: already in a's list, at aPos[b]) finds
 ** duplicates without sorting. Lists keep the order of the source.
 */
@@ -239,7 +237,6 @@ static int gcAdjBuild(const GraphCsr *pCsr, int eDir, int eMerge, int eLoops, in
   sqlite3_int64 *aPos = NULL;
   memset(p, 0, sizeof(*p));
   p->n = n;
-  p->iLoop = -1;
   if (eDir & GRAPH_DIR_OUT) nAll += pCsr->nEdge;
   if (eDir & GRAPH_DIR_IN) nAll += pCsr->nEdge;
   p->aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
@@ -270,7 +267,6 @@ static int gcAdjBuild(const GraphCsr *pCsr, int eDir, int eMerge, int eLoops, in
         if (b == a) {
           /* A self-loop is in both of a's lists: taken from the first read. */
           if (pass == 1 && (eDir & GRAPH_DIR_OUT)) continue;
-          p->iLoop = a;
           if (eLoops == GC_LOOPS_APART) p->aLoop[a] += w;
           if (eLoops != GC_LOOPS_KEEP) continue;
         }
@@ -501,7 +497,7 @@ static void gcSearchRun(GcSearch *p, int s, int bPaths) {
   }
 }
 
-/* Node count, the options of graph_betweenness, and the sources (NULL: all). */
+/* The options of graph_betweenness, as read. */
 typedef struct GcBetweenArgs GcBetweenArgs;
 struct GcBetweenArgs {
   int bNormalized;     /* networkx's normalized (default 1) */
