@@ -271,6 +271,14 @@ static int cscanAffinity(const char *zType) {
 }
 
 /* Parse "name [TYPE]" of a part into zName (caller frees) and *peType. */
+/* The length of the unquoted name argument z starts with when '=' follows it ("name = value", an option),
+ * else 0. */
+static int cscanOptionName(const char *z) {
+  int n = (int)strcspn(z, " \t=");
+  int i = n + (int)strspn(&z[n], " \t");
+  return n > 0 && strchr("\"`[", z[0]) == NULL && z[i] == '=' ? n : 0;
+}
+
 static int cscanParsePart(cscan_vtab *p, const char *zArg, char **pzName, int *peType, char **pzErr) {
   const char *zSp = zArg;
   int nName;
@@ -416,9 +424,13 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
   p->db = db;
   p->cSep = -1;
   if (argc < 6) {
-    *pzErr = sqlite3_mprintf("composite_scan: expected (table, key column, part, ...), got %d arguments",
-                             argc - 3);
-    rc = SQLITE_ERROR;
+    int bNoMem;
+    *pzErr = nosqlNotTableFunction(argc, argv, "table, key, part [TYPE], ..., [sep=X]", &bNoMem);
+    if (*pzErr == NULL && !bNoMem) {
+      *pzErr = sqlite3_mprintf("composite_scan: expected (table, key column, part, ...), got %d arguments",
+                               argc - 3);
+    }
+    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     goto connect_done;
   }
   /* "schema.table" names the base table's schema; by default it is the virtual table's. */
@@ -460,6 +472,12 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
       }
       p->cSep = (unsigned char)zVal[0];
       sqlite3_free(zVal);
+    } else if (cscanOptionName(z) > 0) {
+      /* "name = value" (an unquoted name then '='): an option, and sep is the only one. */
+      static const char *const azValid[] = {"sep", NULL};
+      *pzErr = nosqlUnknownOption("composite_scan", z, cscanOptionName(z), azValid);
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+      goto connect_done;
     } else {
       nArgPart++;
     }

@@ -18,7 +18,8 @@
 **       argument that is text starting with '{' is an options object:
 **       {"arrayFilters": [..], "upsert": true, "expectedVersion": 7}.
 **       docs/documents.md lists what differs from MongoDB. key must be
-**       unique in table. table may name the columns of an existing table,
+**       unique in table under its own collation (kvTableKeyUnique in
+**       ext/kv.c). table may name the columns of an existing table,
 **       in this order: 'products(id, body, rev)' (kvTablePrepare in
 **       ext/kv.c).
 **   doc_upsert(table, key, update) -> INTEGER
@@ -336,8 +337,14 @@ static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zFi
     sqlite3_int64 iIdx = 0;
     for (k = 0; k < nPart; k++) {
       if (zPart[k] < '0' || zPart[k] > '9') bDigits = 0;
-      if (bDigits && iIdx <= 2147483647) iIdx = iIdx * 10 + (zPart[k] - '0');
+      if (bDigits && iIdx <= 4294967295) iIdx = iIdx * 10 + (zPart[k] - '0');
     }
+    /*
+    ** An index, as MongoDB's updates read one (parseUnsignedBase10Integer):
+    ** digits whose value fits 32 bits, leading zeros allowed ("01" is 1,
+    ** unlike in a query filter, docJsonArrayIndex()).
+    */
+    if (iIdx > 4294967295) bDigits = 0;
     if (docJsonTick(&p->j) != SQLITE_OK) return docCheck(p);
     zRest = zDot; /* What follows a part found missing */
     pNode->bRaw = 0;
@@ -404,6 +411,18 @@ static int docWalkFrom(DocEdit *p, int eOp, const DocMember *pF, const char *zFi
       return docError(p, SQLITE_ERROR,
                       "doc_update: %s: cannot create field '%.*s' in '%.*s': its parent is of type %s", zOp,
                       nPart, zPart, nField, zField, docJsonTypeName(pNode));
+    } else if (eOp != DOCOP_UNSET) {
+      /*
+      ** A path that could not be created even by an operator that creates
+      ** ("non-viable": through a scalar, or a name under an array): MongoDB
+      ** makes $pop, $pull, $pullAll and $rename's source fail on it, where
+      ** a viable missing path is no change (UpdateLeafNode::checkViability,
+      ** RenameNode::apply). $unset alone ignores it.
+      */
+      return docError(p, SQLITE_ERROR,
+                      "doc_update: %s: cannot use the part '%.*s' of '%.*s' to traverse %s %s", zOp, nPart,
+                      zPart, nField, zField, pNode->eType == DOCJ_ARRAY ? "an" : "a value of type",
+                      docJsonTypeName(pNode));
     } else {
       goto missing;
     }
@@ -603,8 +622,9 @@ static int docDateKind(DocEdit *p, const DocMember *pF) {
     int n = 0;
     if (pM->pVal == NULL) continue;
     if (!docIsNamed(pM, "$type")) {
-      docError(p, SQLITE_ERROR, "doc_update: $currentDate: unknown option '%.*s' for '%.*s' (expected $type)",
-               pM->nName, pM->zName, pF->nName, pF->zName);
+      docError(p, SQLITE_ERROR,
+               "doc_update: $currentDate: unknown option '%.*s' for '%.*s' (valid options: $type)", pM->nName,
+               pM->zName, pF->nName, pF->zName);
       return -1;
     }
     z = pM->pVal->eType == DOCJ_TEXT ? docJsonText(&p->j, pM->pVal, &n) : NULL;
@@ -920,22 +940,21 @@ static int docPushMods(DocEdit *p, const DocMember *pF, DocPushMods *pM) {
   return SQLITE_OK;
 }
 
-/* The value of field zName[0..nName) (dotted) of pElem for $sort, or pNull when it has none. */
+/*
+** The value of field zName[0..nName) (dotted) of pElem for $sort, or pNull
+** when it has none. A part picks an array element only as its name ("1",
+** not "01"), as MongoDB extracts sort keys.
+*/
 static DocNode *docSortKey(DocEdit *p, DocNode *pElem, const char *zName, int nName, DocNode *pNull) {
   int i = 0;
   for (;;) {
     const char *zPart = &zName[i], *zDot = memchr(zPart, '.', (size_t)(nName - i));
-    int nPart = zDot ? (int)(zDot - zPart) : nName - i, k, bDigits = 1;
-    sqlite3_int64 iIdx = 0;
-    for (k = 0; k < nPart; k++) {
-      if (zPart[k] < '0' || zPart[k] > '9') bDigits = 0;
-      if (bDigits && iIdx <= 2147483647) iIdx = iIdx * 10 + (zPart[k] - '0');
-    }
+    int nPart = zDot ? (int)(zDot - zPart) : nName - i, k, iIdx = docJsonArrayIndex(zPart, nPart);
     if (pElem->eType == DOCJ_OBJECT) {
       k = docJsonObjFind(&p->j, pElem, zPart, nPart);
       if (k < 0) return pNull;
       pElem = pElem->u.c.aMember[k].pVal;
-    } else if (pElem->eType == DOCJ_ARRAY && bDigits && iIdx < pElem->u.c.nItem) {
+    } else if (pElem->eType == DOCJ_ARRAY && iIdx >= 0 && iIdx < pElem->u.c.nItem) {
       pElem = pElem->u.c.apElem[iIdx];
     } else {
       return pNull;
@@ -1056,6 +1075,28 @@ static int docPush(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const ch
   return docCheck(p);
 }
 
+/* Compile the condition of $pull field pF (ext/doc_match.c, DOC_FILTER_PULL): as docFilterCompile(). */
+static int docPullCompile(DocEdit *p, const DocMember *pF, DocFilter **ppFilter, char **pzErr) {
+  char *zPath = sqlite3_mprintf("%.*s", pF->nName, pF->zName);
+  int rc = zPath ? docFilterCompile(&p->j, pF->pVal, DOC_FILTER_PULL, zPath, ppFilter, pzErr) : SQLITE_NOMEM;
+  sqlite3_free(zPath);
+  return rc;
+}
+
+/*
+** Check the condition of $pull field pF before anything is applied, as
+** MongoDB parses it: whatever the document holds (no array at the path, no
+** document at all for an upsert that inserts), a condition it refuses
+** ({"$foo": 1}, $where, $text, a bad $regex) is an error.
+*/
+static int docPullCheck(DocEdit *p, const DocMember *pF) {
+  DocFilter *pFilter = NULL;
+  char *zErr = NULL;
+  int rc = docPullCompile(p, pF, &pFilter, &zErr);
+  docFilterFree(pFilter);
+  return docFilterError(p, rc, "$pull", zErr);
+}
+
 /*
 ** $pull of field pF from array pArr: removes the elements that match its
 ** value as MongoDB reads it (ext/doc_match.c, DOC_FILTER_PULL): a value
@@ -1066,10 +1107,8 @@ static int docPush(DocEdit *p, const DocMember *pF, const DocLoc *pLoc, const ch
 */
 static int docPull(DocEdit *p, const DocMember *pF, DocNode *pArr) {
   DocFilter *pFilter = NULL;
-  char *zErr = NULL, *zPath = sqlite3_mprintf("%.*s", pF->nName, pF->zName);
-  int rc = zPath ? docFilterCompile(&p->j, pF->pVal, DOC_FILTER_PULL, zPath, &pFilter, &zErr) : SQLITE_NOMEM;
-  int i, j;
-  sqlite3_free(zPath);
+  char *zErr = NULL;
+  int rc = docPullCompile(p, pF, &pFilter, &zErr), i, j;
   pArr->bRaw = 0;
   for (i = j = 0; rc == SQLITE_OK && i < pArr->u.c.nItem && docJsonTick(&p->j) == SQLITE_OK; i++) {
     DocNode *pElem = pArr->u.c.apElem[i];
@@ -1235,6 +1274,9 @@ static int docCheckArg(DocEdit *p, int eOp, const DocMember *pF) {
       break;
     case DOCOP_POP:
       if (!docIntegral(p, pVal, &v) || (v != 1 && v != -1)) docBadArg(p, "$pop", pF, pVal, "1 or -1");
+      break;
+    case DOCOP_PULL:
+      docPullCheck(p, pF);
       break;
     case DOCOP_PULLALL:
       if (pVal->eType != DOCJ_ARRAY) docBadArg(p, "$pullAll", pF, pVal, "an array of values");
@@ -1573,9 +1615,10 @@ static int docOptions(DocEdit *p, DocNode *pOpt, int *pbUpsert, int *pbExpect, i
         zWant = "an integer or null";
       }
     } else {
-      docError(p, SQLITE_ERROR,
-               "doc_update: unknown option '%.*s' (expected arrayFilters, upsert, expectedVersion)",
-               pM->nName, pM->zName);
+      static const char *const azValid[] = {"arrayFilters", "upsert", "expectedVersion", NULL};
+      char *zMsg = nosqlUnknownOption("doc_update", pM->zName, pM->nName, azValid);
+      docError(p, zMsg ? SQLITE_ERROR : SQLITE_NOMEM, zMsg ? "%s" : NULL, zMsg);
+      sqlite3_free(zMsg);
     }
     if (zWant) {
       char *zJson = docJsonOf(p, pVal);
@@ -1677,11 +1720,12 @@ static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, i
   if (zOpt && zOpt[0] == '{') {
     DocNode *pOpt = NULL;
     rc = docJsonParse(&e.j, zOpt, sqlite3_value_bytes(argv[3]), 1, &pOpt);
-    if (rc == SQLITE_OK && pOpt->eType != DOCJ_OBJECT) rc = SQLITE_ERROR;
     if (rc == SQLITE_ERROR) {
+      /* (It starts with '{': valid JSON there is an object.) */
       char *z = nosqlValueQuote(argv[3]);
-      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: options %s are not a JSON object" : NULL,
-               z);
+      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM,
+               z ? "doc_update: the options object " NOSQL_JSON_AT ": %s" : NULL,
+               nosqlJsonErrorAt(zOpt, sqlite3_value_bytes(argv[3])), z);
       sqlite3_free(z);
     }
     if (docCheck(&e) == SQLITE_OK) docOptions(&e, pOpt, &bUpsert, &bExpect, &bExpectNull, &iExpect);
@@ -1694,10 +1738,14 @@ static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, i
   }
   if (e.rc == SQLITE_OK) {
     rc = docJsonParse(&e.j, zUpdate, sqlite3_value_bytes(argv[2]), 1, &pUpdate);
-    if (rc == SQLITE_OK && pUpdate->eType != DOCJ_OBJECT) rc = SQLITE_ERROR;
     if (rc == SQLITE_ERROR && e.j.bDeep) {
       docError(&e, SQLITE_ERROR, "doc_update: update " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
     } else if (rc == SQLITE_ERROR) {
+      char *z = nosqlValueQuote(argv[2]);
+      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "%s: update " NOSQL_JSON_AT ": %s" : NULL, zFunc,
+               nosqlJsonErrorAt(zUpdate, sqlite3_value_bytes(argv[2])), z);
+      sqlite3_free(z);
+    } else if (rc == SQLITE_OK && pUpdate->eType != DOCJ_OBJECT) {
       char *z = nosqlValueQuote(argv[2]);
       docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: update %s is not a JSON object" : NULL,
                z);
@@ -1753,6 +1801,7 @@ static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, i
             eDoc == SQLITE_BLOB || eDoc == SQLITE_NULL ? NULL : (const char *)sqlite3_column_text(pStmt, 0);
         int rcParse = SQLITE_ERROR;
         if (zDoc) rcParse = docJsonParse(&e.j, zDoc, sqlite3_column_bytes(pStmt, 0), 1, &e.pDoc);
+        int bMalformed = zDoc && rcParse == SQLITE_ERROR && !e.j.bDeep;
         if (rcParse == SQLITE_OK && e.pDoc->eType != DOCJ_OBJECT) rcParse = SQLITE_ERROR;
         if (zDoc == NULL && eDoc != SQLITE_BLOB && eDoc != SQLITE_NULL) {
           docError(&e, SQLITE_NOMEM, NULL);
@@ -1761,6 +1810,12 @@ static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, i
           if (e.j.bDeep) {
             docError(&e, SQLITE_ERROR, "doc_update: the document of key %s " NOSQL_JSON_DEEP,
                      zKey ? zKey : "?", NOSQL_JSON_MAX_DEPTH);
+          } else if (bMalformed) {
+            char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
+            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s " NOSQL_JSON_AT ": %s",
+                     zKey ? zKey : "?", nosqlJsonErrorAt(zDoc, sqlite3_column_bytes(pStmt, 0)),
+                     zQuoted ? zQuoted : "?");
+            sqlite3_free(zQuoted);
           } else {
             char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
             docError(&e, SQLITE_ERROR, "doc_update: the document of key %s is not a JSON object: %s",
@@ -2130,8 +2185,8 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
   (void)idxNum;
   memset(&stack, 0, sizeof(stack));
   docSchemaReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
-    nosqlVtabError(pCursor->pVtab, "doc_schema: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pCursor->pVtab, "doc_schema(table_name, column_name)", aDocSchemaPlan, 2, idxStr,
+                         argc, argv, aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (nosqlPlanKeep(aArg, 2, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
@@ -2177,8 +2232,8 @@ static int docSchemaFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char 
     }
     if (!nosqlJsonStrict(zDoc, sqlite3_column_bytes(pScan, 0))) {
       char *zQuoted = nosqlValueQuote(sqlite3_column_value(pScan, 0));
-      zErr = sqlite3_mprintf("doc_schema: a value of column '%q' is not JSON: %s", zCol,
-                             zQuoted ? zQuoted : "?");
+      zErr = sqlite3_mprintf("doc_schema: a value of column '%q' " NOSQL_JSON_AT ": %s", zCol,
+                             nosqlJsonErrorAt(zDoc, sqlite3_column_bytes(pScan, 0)), zQuoted ? zQuoted : "?");
       sqlite3_free(zQuoted);
       rc = SQLITE_ERROR;
       break;

@@ -782,3 +782,13 @@ void docJsonArrAppend(DocJson *pJ, DocNode *pArr, DocNode *pVal) {
   pArr->u.c.apElem[pArr->u.c.nItem++] = pVal;
   pArr->bRaw = 0;
 }
+
+int docJsonArrayIndex(const char *z, int n) {
+  int i, iIdx = 0;
+  if (n < 1 || n > 9 || (z[0] == '0' && n > 1)) return -1;
+  for (i = 0; i < n; i++) {
+    if (z[i] < '0' || z[i] > '9') return -1;
+    iIdx = iIdx * 10 + (z[i] - '0');
+  }
+  return iIdx;
+}

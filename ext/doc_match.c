@@ -9,7 +9,8 @@
 **       NULL when doc or filter is NULL (as json_extract(NULL, ...) is
 **       NULL, so that a WHERE clause skips the row and NOT doc_match(...)
 **       does not select it either). An error when doc is not a strict JSON
-**       object or the filter is not a valid filter. Deterministic and
+**       object or the filter is not a valid filter (checked first: a bad
+**       filter is an error on a NULL doc too). Deterministic and
 **       innocuous: usable in WHERE, CHECK constraints, generated columns,
 **       index_table keys, partial and expression indexes.
 **
@@ -20,8 +21,9 @@
 **   - a member "a.b.c": a dotted path that goes down objects and through
 **     arrays: when the path meets an array, every element that is an
 **     object is looked into, and a numeric part also picks the element at
-**     that index; a path that ends on an array offers each element and the
-**     array itself. The condition holds when any value the path reaches
+**     that index when it is the element's name as BSON writes it ("1", not
+**     "01": docJsonArrayIndex); a path that ends on an array offers each
+**     element and the array itself. The condition holds when any value the path reaches
 **     satisfies it (a missing value counts as one: {a: null} matches a
 **     document without a). $size and $elemMatch look at arrays whole;
 **   - a member whose value is an object whose first key starts with '$'
@@ -35,16 +37,24 @@
 **     compare exactly by value; strings by their UTF-8 bytes;
 **   - $type takes MongoDB's names or codes ("double" 1, "string" 2,
 **     "object" 3, "array" 4, "bool" 8, "null" 10, "int" 16, "long" 18,
-**     "number"; the other BSON names are accepted and never match). A JSON
+**     "number"; the other BSON names and codes are accepted and never
+**     match; code 0 and "missing" are errors that name $exists). A JSON
 **     number written as an integer is "int" when it fits 32 bits, "long"
 **     when it fits 64 bits, else "double", as is every number written with
 **     a fraction or an exponent;
+**   - $mod reads a real divisor, remainder or value truncated toward
+**     zero: a divisor or remainder that is not finite or outside int64 is
+**     an error, as is a divisor of 0; a value that is not finite or
+**     outside int64 never matches (MongoDB 5.1);
 **   - $regex runs PCRE2 (MongoDB's engine) in UTF-8 mode with $options
 **     i, m, s, x and u (Unicode classes), under a match limit, a depth limit and a heap limit
 **     (DOCF_MATCH_LIMIT...): a pattern that would run away is an error
-**     naming it, never a hang.
+**     naming it, never a hang; a pattern or options holding a NUL byte is
+**     an error, as in MongoDB.
 **
-** How it works. A filter is compiled once into a tree of DocExpr: AND, OR,
+** How it works. A filter is compiled once, and checked whole, before any
+** document is read (an error is an error on every document, wherever the
+** bad condition stands), into a tree of DocExpr: AND, OR,
 ** NOR, NOT over PATH nodes, each a predicate (DOCP_*) on the values a path
 ** reaches. The values of the filter are decoded while compiling, so that
 ** matching never writes to the filter: a compiled filter serves any number
@@ -118,7 +128,7 @@ typedef struct DocRegex DocRegex;
 struct DocPart {
   const char *z; /* The part (decoded key text); not NUL terminated */
   int n;         /* Its bytes */
-  int iIdx;      /* The array index it names (all digits, fits an int), else -1 */
+  int iIdx;      /* The array index it names (docJsonArrayIndex: "1", not "01"), else -1 */
 };
 
 /* A compiled $regex. */
@@ -195,6 +205,17 @@ static int docfIntRealCmp(sqlite3_int64 i, double r) {
   if (i != t) return i < t ? -1 : 1;
   rFrac = r - (double)t;
   return rFrac > 0 ? -1 : rFrac < 0 ? 1 : 0;
+}
+
+/*
+** Double r truncated toward zero into *piVal: 1, or 0 when r is not finite
+** or its integer part is outside the int64 range [-2^63, 2^63), as
+** MongoDB's representAs<long long>(trunc(r)) reads it.
+*/
+static int docfRealToInt(double r, sqlite3_int64 *piVal) {
+  if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0)) return 0;
+  *piVal = (sqlite3_int64)r;
+  return 1;
 }
 
 static int docfCmp(DocJson *pJ, DocNode *a, DocNode *b);
@@ -395,11 +416,12 @@ static int docfPred(DocRun *r, const DocExpr *pE, DocNode *pVal) {
       double rVal;
       if (pVal == NULL || !docJsonIsNumber(pVal)) return 0;
       if (!docJsonNumber(r->pJ, pVal, &iVal, &rVal)) {
-        /* A real is truncated toward zero, saturating, as MongoDB reads a double as a long. */
-        if (isnan(rVal)) return 0;
-        iVal = rVal >= 9223372036854775807.0    ? (sqlite3_int64)(((sqlite3_uint64)1 << 63) - 1)
-               : rVal <= -9223372036854775808.0 ? (sqlite3_int64)((sqlite3_uint64)1 << 63)
-                                                : (sqlite3_int64)rVal;
+        /*
+        ** A real is truncated toward zero; one that is not finite (1e400)
+        ** or whose integer part is no int64 (1e19, or an integer written
+        ** beyond int64, which is a double) matches nothing, as in MongoDB.
+        */
+        if (!docfRealToInt(rVal, &iVal)) return 0;
       }
       return (pE->iA == -1 ? 0 : iVal % pE->iA) == pE->iB;
     }
@@ -705,8 +727,8 @@ static int docfTypeOf(DocComp *c, const char *zPath, DocNode *p, unsigned *pm) {
       {"regex", 11},    {"dbPointer", 12}, {"javascript", 13}, {"symbol", 14},  {"javascriptWithScope", 15},
       {"int", 16},      {"timestamp", 17}, {"long", 18},       {"decimal", 19}, {"minKey", -1},
       {"maxKey", 127}};
-  sqlite3_int64 iCode;
-  int i;
+  sqlite3_int64 iCode = 0;
+  int i, bWhole = 1;
   if (p->eType == DOCJ_TEXT) {
     int n;
     const char *z = docJsonText(c->pJ, p, &n);
@@ -719,23 +741,29 @@ static int docfTypeOf(DocComp *c, const char *zPath, DocNode *p, unsigned *pm) {
       if (docfIs(z, n, aType[i].zName)) break;
     }
     if (i == (int)(sizeof(aType) / sizeof(aType[0]))) {
-      docfError(c, "$type at '%s': unknown type alias %s", zPath, docfQuote(c, p));
+      /* "missing" is what the aggregation $type gives an absent field; MongoDB names the way. */
+      docfError(c, "$type at '%s': unknown type alias %s%s", zPath, docfQuote(c, p),
+                docfIs(z, n, "missing") ? " (a missing field is {\"$exists\": false})" : "");
       return c->rc;
     }
     iCode = aType[i].iCode;
-  } else if (!docfWhole(c, p, &iCode)) {
+  } else if (!docJsonIsNumber(p)) {
     docfError(c, "$type at '%s' needs a type alias or code, or an array of them, not %s", zPath,
               docfQuote(c, p));
     return c->rc;
+  } else if (!docfWhole(c, p, &iCode)) {
+    bWhole = 0; /* 1.5, 1e300: no type has that code */
   }
-  if (iCode == -1) {
+  if (bWhole && iCode == -1) {
     *pm |= DOCF_TYPE_MINKEY;
-  } else if (iCode == 127) {
+  } else if (bWhole && iCode == 127) {
     *pm |= DOCF_TYPE_MAXKEY;
-  } else if (iCode >= 1 && iCode <= 19) {
+  } else if (bWhole && iCode >= 1 && iCode <= 19) {
     *pm |= 1u << iCode;
   } else {
-    docfError(c, "$type at '%s': invalid type code %s", zPath, docfQuote(c, p));
+    /* Code 0 is BSON's end of object: MongoDB names the way to ask for a missing field too. */
+    docfError(c, "$type at '%s': invalid type code %s%s", zPath, docfQuote(c, p),
+              bWhole && iCode == 0 ? " (a missing field is {\"$exists\": false})" : "");
   }
   return c->rc;
 }
@@ -769,6 +797,15 @@ static DocExpr *docfRegexCompile(DocComp *c, const char *zPath, DocPart *aPart, 
   zPat = docJsonText(c->pJ, pRe, &nPat);
   if (pOpt) zOpt = docJsonText(c->pJ, pOpt, &nOpt);
   if (zPat == NULL || zOpt == NULL) return NULL;
+  /* MongoDB refuses both ("Regular expression cannot contain an embedded null byte"). */
+  if (memchr(zPat, 0, (size_t)nPat)) {
+    return docfError(c, "$regex at '%s': the pattern cannot contain a NUL byte: %s", zPath,
+                     docfQuote(c, pRe));
+  }
+  if (memchr(zOpt, 0, (size_t)nOpt)) {
+    return docfError(c, "$options at '%s': the options cannot contain a NUL byte: %s", zPath,
+                     docfQuote(c, pOpt));
+  }
   for (i = 0; i < nOpt; i++) {
     switch (zOpt[i]) {
       case 'i':
@@ -786,8 +823,13 @@ static DocExpr *docfRegexCompile(DocComp *c, const char *zPath, DocPart *aPart, 
       case 'u':
         flags |= PCRE2_UCP; /* \w, \d, \b and POSIX classes by Unicode properties */
         break;
-      default:
-        return docfError(c, "$options at '%s': invalid flag '%.1s' (known: i, m, s, u, x)", zPath, &zOpt[i]);
+      default: {
+        /* The whole character, however many UTF-8 bytes it has. */
+        int nChar = 1;
+        while (i + nChar < nOpt && (zOpt[i + nChar] & 0xc0) == 0x80) nChar++;
+        return docfError(c, "$options at '%s': invalid flag '%.*s' (known: i, m, s, u, x)", zPath, nChar,
+                         &zOpt[i]);
+      }
     }
   }
   if (pF->pGen == NULL) {
@@ -873,16 +915,15 @@ static DocExpr *docfMod(DocComp *c, const char *zPath, DocPart *aPart, int nPart
       return docfError(c, "$mod at '%s': the %s is not a number: %s", zPath, i ? "remainder" : "divisor",
                        docfQuote(c, p));
     }
-    if (!docJsonNumber(c->pJ, p, &a[i], &r)) {
-      /* A real is truncated toward zero, as MongoDB does. */
-      if (!(r > -9223372036854775808.0 && r < 9223372036854775808.0)) {
-        return docfError(c, "$mod at '%s': the %s is out of range: %s", zPath, i ? "remainder" : "divisor",
-                         docfQuote(c, p));
-      }
-      a[i] = (sqlite3_int64)r;
+    if (!docJsonNumber(c->pJ, p, &a[i], &r) && !docfRealToInt(r, &a[i])) {
+      /* A real is truncated toward zero, as MongoDB does; it must be finite and fit int64. */
+      return docfError(c, "$mod at '%s': the %s is %s: %s", zPath, i ? "remainder" : "divisor",
+                       isinf(r) ? "not finite" : "outside the 64-bit integer range", docfQuote(c, p));
     }
   }
-  if (a[0] == 0) return docfError(c, "$mod at '%s': the divisor is 0", zPath);
+  if (a[0] == 0)
+    return docfError(c, "$mod at '%s': the divisor cannot be 0: %s", zPath,
+                     docfQuote(c, pArg->u.c.apElem[0]));
   pE = docfPath(c, zPath, aPart, nPart, DOCP_MOD);
   if (pE) {
     pE->iA = a[0];
@@ -1089,13 +1130,9 @@ static DocPart *docfSplit(DocComp *c, const char *z, int n, int *pnPart) {
     if (i < n && z[i] != '.') continue;
     {
       DocPart *p = &aPart[iPart++];
-      int k, nDigit = i - iStart;
       p->z = z + iStart;
-      p->n = nDigit;
-      p->iIdx = nDigit > 0 && nDigit <= 9 ? 0 : -1;
-      for (k = iStart; k < i && p->iIdx >= 0; k++) {
-        p->iIdx = z[k] >= '0' && z[k] <= '9' ? p->iIdx * 10 + (z[k] - '0') : -1;
-      }
+      p->n = i - iStart;
+      p->iIdx = docJsonArrayIndex(p->z, p->n);
     }
     iStart = i + 1;
   }
@@ -1265,8 +1302,8 @@ int docFilterCompileText(const char *z, int n, DocFilter **pp, char **pzErr) {
   rc = docJsonParse(&pF->j, z, n, 1, &pRoot);
   if (rc == SQLITE_ERROR) {
     *pzErr = pF->j.bDeep ? sqlite3_mprintf("the filter " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH)
-                         : sqlite3_mprintf("the filter is not strict JSON: '%.*s%s'", docfClip(z, n), z,
-                                           n > 60 ? "..." : "");
+                         : sqlite3_mprintf("the filter " NOSQL_JSON_AT ": '%.*s%s'", nosqlJsonErrorAt(z, n),
+                                           docfClip(z, n), z, n > 60 ? "..." : "");
     if (*pzErr == NULL) rc = SQLITE_NOMEM;
   } else if (rc == SQLITE_OK) {
     rc = docfCompileInto(pF, &pF->j, pRoot, DOC_FILTER_QUERY, "", pzErr);
@@ -1300,7 +1337,11 @@ static void docfResultError(sqlite3_context *ctx, int rc, char *zErr) {
   sqlite3_free(zErr);
 }
 
-/* doc_match(doc, filter): 1 or 0; NULL when either is NULL. */
+/*
+** doc_match(doc, filter): 1 or 0; NULL when either is NULL. The filter is
+** compiled first, so that a bad one is an error whatever the document, a
+** NULL one included (as SQLite's regexp() checks its pattern first).
+*/
 static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DocFilter *pF, *pNew = NULL;
   DocJson *pJ;
@@ -1309,7 +1350,7 @@ static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   char *zErr = NULL;
   int rc, bMatch = 0, nDoc;
   (void)argc;
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
+  if (sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
   pF = (DocFilter *)sqlite3_get_auxdata(ctx, 1);
   if (pF == NULL) {
     const char *z = (const char *)sqlite3_value_text(argv[1]);
@@ -1320,15 +1361,21 @@ static void docMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     }
     pF = pNew;
   }
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+    /* Kept for the next row, as below. */
+    if (pNew) sqlite3_set_auxdata(ctx, 1, pNew, docfFreeAux);
+    return;
+  }
   zDoc = (const char *)sqlite3_value_text(argv[0]);
   nDoc = sqlite3_value_bytes(argv[0]);
   /* The document's tree goes into the filter's arena, reset by the previous call. */
   pJ = &pF->jDoc;
   rc = zDoc ? docJsonParse(pJ, zDoc, nDoc, 0, &pDoc) : SQLITE_NOMEM;
   if (rc == SQLITE_ERROR) {
-    zErr = pJ->bDeep ? sqlite3_mprintf("the document " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH)
-                     : sqlite3_mprintf("the document is not strict JSON: '%.*s%s'", docfClip(zDoc, nDoc),
-                                       zDoc, nDoc > 60 ? "..." : "");
+    zErr = pJ->bDeep
+               ? sqlite3_mprintf("the document " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH)
+               : sqlite3_mprintf("the document " NOSQL_JSON_AT ": '%.*s%s'", nosqlJsonErrorAt(zDoc, nDoc),
+                                 docfClip(zDoc, nDoc), zDoc, nDoc > 60 ? "..." : "");
   } else if (rc == SQLITE_OK && pDoc->eType != DOCJ_OBJECT) {
     rc = SQLITE_ERROR;
     zErr = sqlite3_mprintf("the document is not a JSON object but %s", docJsonTypeName(pDoc));

@@ -355,7 +355,7 @@ int geohashNeighbor(GeohashCell *pCell, int dLat, int dLon) {
 }
 
 /* The haversine distance, given cos2 = cos(lat2 in radians). */
-static double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2) {
+double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2) {
   double p1 = lat1 * (M_PI / 180.0);
   double p2 = lat2 * (M_PI / 180.0);
   double u = sin((p2 - p1) / 2.0);
@@ -454,8 +454,7 @@ static int geohashArgError(char **pzErr, sqlite3_value *pVal, const char *zFmt, 
 }
 
 /* A number: INTEGER, REAL or text that reads as one. */
-static int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
-                            char **pzErr) {
+int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr) {
   int eType = sqlite3_value_numeric_type(pVal);
   double r;
   if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
@@ -479,13 +478,11 @@ static int geohashArgReal(sqlite3_value *pVal, const char *zFunc, const char *zW
   return rc;
 }
 
-static int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
-                         char **pzErr) {
+int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr) {
   return geohashArgReal(pVal, zFunc, zWhat, -90.0, 90.0, "[-90, 90]", pOut, pzErr);
 }
 
-static int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
-                         char **pzErr) {
+int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr) {
   return geohashArgReal(pVal, zFunc, zWhat, -180.0, 180.0, "[-180, 180]", pOut, pzErr);
 }
 
@@ -817,6 +814,7 @@ typedef struct geohash_cursor geohash_cursor;
 
 struct GeohashModule {
   const char *zName;   /* SQL name, for error messages */
+  const char *zUsage;  /* Its signature, for the message of a missing argument (nosqlPlanInputArgs()) */
   const char *zSchema; /* CREATE TABLE x(...): results, then HIDDEN arguments */
   int nOut;            /* Result columns; argument columns follow */
   int nArg;            /* Argument columns, all required */
@@ -894,14 +892,11 @@ static int geohashClose(sqlite3_vtab_cursor *cur) {
 }
 
 /*
-** The plan. Every argument column must be constrained by "=" with a usable
-** value. idxNum is 1 when they all are; argv[i] of xFilter is then
-** argument i (aConstraintUsage[].argvIndex = argument index + 1). A missing
-** argument gives SQLITE_CONSTRAINT, so that the planner tries an order where
-** the value is known (a join), and fails with "no query solution" when
-** there is none.
+** The plan (ext/plan.c, nosqlPlanInputs()): every argument column is a
+** required equality. A missing argument that a join can supply gives
+** SQLITE_CONSTRAINT, so that the planner tries an order where the value is
+** known; one that nothing supplies is named by xFilter.
 */
-/* Every argument is a required equality (ext/plan.c); without one, no plan. */
 static int geohashBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   geohash_vtab *p = (geohash_vtab *)pVtab;
   int rc = nosqlPlanInputs(pInfo, p->aPlan, p->pMod->nArg, p->pMod->nRowEst, (sqlite3_int64)p->pMod->nRowEst);
@@ -918,9 +913,12 @@ static int geohashFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxSt
   NosqlPlanArg aArg[4];
   sqlite3_value *apVal[4];
   geohashCursorReset(pCur);
-  if (idxNum != 1 || nosqlPlanArgs(idxStr, argc, argv, aArg, pMod->nArg) != SQLITE_OK) return SQLITE_ERROR;
+  if (nosqlPlanInputArgs(cur->pVtab, pMod->zUsage, ((geohash_vtab *)cur->pVtab)->aPlan, pMod->nArg, idxStr,
+                         argc, argv, aArg) != SQLITE_OK) {
+    return SQLITE_ERROR;
+  }
+  (void)idxNum;
   for (i = 0; i < pMod->nArg; i++) {
-    if (aArg[i].pEq == NULL) return SQLITE_ERROR;
     apVal[i] = aArg[i].pEq;
     pCur->aNumType[i] = sqlite3_value_type(apVal[i]);
     if (pCur->aNumType[i] == SQLITE_FLOAT && sqlite3_value_subtype(apVal[i]) == 0) {
@@ -1132,24 +1130,27 @@ static void geohashBboxColumn(geohash_cursor *pCur, sqlite3_context *ctx, int iC
 }
 
 static const GeohashModule aGeohashModule[] = {
-    {"geohash_decode",
+    {"geohash_decode", "geohash_decode(hash)",
      "CREATE TABLE x(lat REAL, lon REAL, lat_err REAL, lon_err REAL, min_lat REAL, min_lon REAL, max_lat "
      "REAL,"
      " max_lon REAL, hash HIDDEN)",
      8, 1, 1, geohashDecodeCompute, geohashDecodeColumn},
-    {"geohash_neighbors", "CREATE TABLE x(direction TEXT, hash TEXT, center HIDDEN)", 2, 1, 8,
-     geohashNeighborsCompute, geohashNeighborsColumn},
-    {"geohash_cover", "CREATE TABLE x(lo TEXT, hi TEXT, lat HIDDEN, lon HIDDEN, radius HIDDEN)", 2, 3, 20,
-     geohashCoverCompute, geohashCoverColumn},
-    {"geohash_cover_box",
+    {"geohash_neighbors", "geohash_neighbors(center)",
+     "CREATE TABLE x(direction TEXT, hash TEXT, center HIDDEN)", 2, 1, 8, geohashNeighborsCompute,
+     geohashNeighborsColumn},
+    {"geohash_cover", "geohash_cover(lat, lon, radius)",
+     "CREATE TABLE x(lo TEXT, hi TEXT, lat HIDDEN, lon HIDDEN, radius HIDDEN)", 2, 3, 20, geohashCoverCompute,
+     geohashCoverColumn},
+    {"geohash_cover_box", "geohash_cover_box(min_lat, min_lon, max_lat, max_lon)",
      "CREATE TABLE x(lo TEXT, hi TEXT, min_lat HIDDEN, min_lon HIDDEN, max_lat HIDDEN, max_lon HIDDEN)", 2, 4,
      20, geohashCoverBoxCompute, geohashCoverColumn},
-    {"geohash_cover_bits", "CREATE TABLE x(lo INTEGER, hi INTEGER, lat HIDDEN, lon HIDDEN, radius HIDDEN)", 2,
-     3, 20, geohashCoverCompute, geohashCoverBitsColumn},
-    {"geohash_cover_box_bits",
+    {"geohash_cover_bits", "geohash_cover_bits(lat, lon, radius)",
+     "CREATE TABLE x(lo INTEGER, hi INTEGER, lat HIDDEN, lon HIDDEN, radius HIDDEN)", 2, 3, 20,
+     geohashCoverCompute, geohashCoverBitsColumn},
+    {"geohash_cover_box_bits", "geohash_cover_box_bits(min_lat, min_lon, max_lat, max_lon)",
      "CREATE TABLE x(lo INTEGER, hi INTEGER, min_lat HIDDEN, min_lon HIDDEN, max_lat HIDDEN, max_lon HIDDEN)",
      2, 4, 20, geohashCoverBoxCompute, geohashCoverBitsColumn},
-    {"geo_bbox",
+    {"geo_bbox", "geo_bbox(lat, lon, radius)",
      "CREATE TABLE x(min_lat REAL, min_lon REAL, max_lat REAL, max_lon REAL, lat HIDDEN, lon HIDDEN,"
      " radius HIDDEN)",
      4, 3, 1, geohashBboxCompute, geohashBboxColumn},

@@ -18,12 +18,16 @@
 ** former (GbWeights).
 **
 ** The arguments are hidden columns of those names, as for graph_walk, and
-** the edge source follows ext/graph_source.c's rules. The source is read
-** once, with one scan, into compressed sparse rows (GraphCsr: node ids of
-** any SQLite type mapped to dense integers and back; graph_components,
-** which reads each edge once in any order, takes the edges as a list
-** instead, GRAPH_LOAD_LIST); then the job runs in memory and the rows are
-** handed out. The nodes are the endpoints of the
+** the edge source follows ext/graph_source.c's rules. The optional ones may
+** also be named in a JSON object given last (nosqlOptionsRead(),
+** ext/util.c: each input's key type is in aGbInputType; a new job's inputs
+** need an entry there).
+**
+** The source is read once, with one scan, into compressed sparse rows
+** (GraphCsr: node ids of any SQLite type mapped to dense integers and back;
+** graph_components, which reads each edge once in any order, takes the
+** edges as a list instead, GRAPH_LOAD_LIST); then the job runs in memory
+** and the rows are handed out. The nodes are the endpoints of the
 ** edges (a NULL endpoint is no edge) and, in the JSON layout, every row
 ** (a NULL or [] list: a node without edges), in the order the scan first
 ** meets them, which is the order of the rows.
@@ -397,13 +401,34 @@ static const GbAlgo aGbAlgo[] = {
      "graph_label_propagation(source, from_col, to_col[, max_iter[, layout[, direction]]])"},
 };
 
+/*
+** What each input takes as a key of the options object (ext/util.c,
+** nosqlOptionsRead()): every input of every job is listed here by name, and
+** a job's options are its inputs after the required ones.
+*/
+static const NosqlOption aGbInputType[] = {
+    {"source", NOSQL_OPT_TEXT},
+    {"from_col", NOSQL_OPT_TEXT},
+    {"to_col", NOSQL_OPT_TEXT},
+    {"root", NOSQL_OPT_TEXT},
+    {"damping", NOSQL_OPT_NUM},
+    {"tolerance", NOSQL_OPT_NUM},
+    {"max_iter", NOSQL_OPT_INT},
+    {"weight_col", NOSQL_OPT_TEXT},
+    {"layout", NOSQL_OPT_TEXT},
+    {"direction", NOSQL_OPT_TEXT},
+    {"personalization", NOSQL_OPT_OBJECT},
+    {"dangling", NOSQL_OPT_OBJECT},
+};
+
 typedef struct gb_vtab gb_vtab;
 struct gb_vtab {
-  sqlite3_vtab base;   /* Base class - must be first */
-  sqlite3 *db;         /* The connection */
-  const GbAlgo *pAlgo; /* The job */
-  int nInput;          /* Hidden inputs */
-  NosqlPlanCol aPlan[GB_MAX_INPUT];
+  sqlite3_vtab base;                /* Base class - must be first */
+  sqlite3 *db;                      /* The connection */
+  const GbAlgo *pAlgo;              /* The job */
+  int nInput;                       /* Hidden inputs */
+  NosqlPlanCol aPlan[GB_MAX_INPUT]; /* Every input an equality (ext/plan.c) */
+  NosqlOption aOpt[GB_MAX_INPUT];   /* Every input's name and type as an option (aGbInputType) */
 };
 
 /* Results: per row a node (index into pCsr->vals) and a value. */
@@ -427,18 +452,20 @@ struct GbWeights {
 
 typedef struct gb_cursor gb_cursor;
 struct gb_cursor {
-  sqlite3_vtab_cursor base;          /* Base class - must be first */
-  GraphCsr *pCsr;                    /* The graph */
-  int *aNode;                        /* Row -> node */
-  double *aReal;                     /* GB_VAL_REAL values */
-  sqlite3_int64 *aInt;               /* GB_VAL_INT values, or node indexes for GB_VAL_NODE */
-  int eVal;                          /* GB_VAL_* */
-  int bRootOnly;                     /* graph_sssp: the root is in no edge: one row, itself at 0 */
-  int nRow;                          /* Rows */
-  int iRow;                          /* Current row */
-  sqlite3_value *apIn[GB_MAX_INPUT]; /* The inputs as given, for the hidden columns */
-  sqlite3_value *pRootKey;           /* graph_sssp: the root as from_col = ? sees it (graphSourceKey()) */
-  GbWeights aWeights[2];             /* graph_pagerank: personalization and dangling, as given */
+  sqlite3_vtab_cursor base;           /* Base class - must be first */
+  GraphCsr *pCsr;                     /* The graph */
+  int *aNode;                         /* Row -> node */
+  double *aReal;                      /* GB_VAL_REAL values */
+  sqlite3_int64 *aInt;                /* GB_VAL_INT values, or node indexes for GB_VAL_NODE */
+  int eVal;                           /* GB_VAL_* */
+  int bRootOnly;                      /* graph_sssp: the root is in no edge: one row, itself at 0 */
+  int nRow;                           /* Rows */
+  int iRow;                           /* Current row */
+  sqlite3_value *apIn[GB_MAX_INPUT];  /* The inputs as given, for the hidden columns */
+  sqlite3_value *apEff[GB_MAX_INPUT]; /* The inputs to use: apIn, or the options object's */
+  sqlite3_value *apOwn[GB_MAX_INPUT]; /* The values of the options object (owned) */
+  sqlite3_value *pRootKey;            /* graph_sssp: the root as from_col = ? sees it (graphSourceKey()) */
+  GbWeights aWeights[2];              /* graph_pagerank: personalization and dangling, as given */
 };
 
 static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -465,29 +492,23 @@ static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   p->db = db;
   p->pAlgo = pAlgo;
   for (i = 0; pAlgo->azInput[i]; i++) {
-    NosqlPlanCol c = {2 + i, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0};
+    NosqlPlanCol c = {2 + i, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, i < pAlgo->nRequired};
+    size_t k;
     p->aPlan[i] = c;
+    p->aOpt[i].zName = pAlgo->azInput[i];
+    p->aOpt[i].eType = NOSQL_OPT_TEXT;
+    for (k = 0; k < sizeof(aGbInputType) / sizeof(aGbInputType[0]); k++) {
+      if (strcmp(aGbInputType[k].zName, pAlgo->azInput[i]) == 0) p->aOpt[i] = aGbInputType[k];
+    }
   }
   p->nInput = i;
   return SQLITE_OK;
 }
 
+/* Every input an equality, the leading ones required (ext/plan.c, nosqlPlanInputs()). */
 static int gbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   gb_vtab *p = (gb_vtab *)pVtab;
-  NosqlPlan plan;
-  int rc = nosqlPlanFind(pInfo, p->aPlan, p->nInput, &plan), i, bAll = 1;
-  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, p->aPlan, &plan);
-  if (rc != SQLITE_OK) return rc;
-  for (i = 0; i < p->pAlgo->nRequired; i++) {
-    if (plan.aiEq[i] < 0) bAll = 0;
-  }
-  rc = nosqlPlanCommit(pInfo, p->aPlan, &plan);
-  if (rc != SQLITE_OK) return rc;
-  /* Without every required input xFilter names the missing one; such a
-  ** plan is chosen only when there is no other. */
-  pInfo->estimatedCost = bAll ? 1e6 : 1e300;
-  pInfo->estimatedRows = 100000;
-  return SQLITE_OK;
+  return nosqlPlanInputs(pInfo, p->aPlan, p->nInput, 1e6, 100000);
 }
 
 static int gbOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -509,7 +530,10 @@ static void gbReset(gb_cursor *pCur) {
   sqlite3_free(pCur->aNode);
   sqlite3_free(pCur->aReal);
   sqlite3_free(pCur->aInt);
-  for (i = 0; i < GB_MAX_INPUT; i++) sqlite3_value_free(pCur->apIn[i]);
+  for (i = 0; i < GB_MAX_INPUT; i++) {
+    sqlite3_value_free(pCur->apIn[i]);
+    sqlite3_value_free(pCur->apOwn[i]);
+  }
   sqlite3_value_free(pCur->pRootKey);
   for (i = 0; i < 2; i++) gbWeightsClear(&pCur->aWeights[i]);
   memset(&pCur->pCsr, 0, sizeof(*pCur) - offsetof(gb_cursor, pCsr));
@@ -521,12 +545,15 @@ static int gbClose(sqlite3_vtab_cursor *pCursor) {
   return SQLITE_OK;
 }
 
-/* The input named zName, or NULL when not given (or not an input of this job). */
+/*
+** The input named zName, as an argument or from the options object, or
+** NULL when not given (or not an input of this job).
+*/
 static sqlite3_value *gbInput(gb_cursor *pCur, const char *zName) {
   const GbAlgo *pAlgo = ((gb_vtab *)pCur->base.pVtab)->pAlgo;
   int i;
   for (i = 0; pAlgo->azInput[i]; i++) {
-    if (strcmp(pAlgo->azInput[i], zName) == 0) return pCur->apIn[i];
+    if (strcmp(pAlgo->azInput[i], zName) == 0) return pCur->apEff[i];
   }
   return NULL;
 }
@@ -646,6 +673,13 @@ static int gbWeightsRead(gb_cursor *pCur, GraphSource *pSrc, const char *zName, 
                    pVal);
   }
   while (z[i] == ' ' || z[i] == '\t' || z[i] == '\n' || z[i] == '\r') i++;
+  if ((z[i] == '{' || z[i] == '[') && !nosqlJsonStrict(z, sqlite3_value_bytes(pVal))) {
+    /* Strict JSON, whatever the host's json_type() accepts (JSON5 from 3.42). */
+    char *zWhat = sqlite3_mprintf("%s " NOSQL_JSON_AT, zName, nosqlJsonErrorAt(z, sqlite3_value_bytes(pVal)));
+    rc = zWhat ? gbError(pCur, SQLITE_ERROR, "%s: %s: %s", zWhat, pVal) : SQLITE_NOMEM;
+    sqlite3_free(zWhat);
+    return rc;
+  }
   if (z[i] == '{' || z[i] == '[') {
     int bObject = 0;
     /* json_type(), not json_valid(): the latter reads out of memory as "not JSON". */
@@ -1293,20 +1327,21 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   int rc, i, eLayout = GRAPH_LAYOUT_EDGES, eDir = GRAPH_DIR_OUT;
   (void)idxNum;
   gbReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, p->nInput) != SQLITE_OK) {
-    nosqlVtabError(pCursor->pVtab, "%s: bad plan %s", pAlgo->zName, idxStr ? idxStr : "(none)");
-    return SQLITE_ERROR;
-  }
+  rc = nosqlPlanInputArgs(pCursor->pVtab, pAlgo->zUsage, p->aPlan, p->nInput, idxStr, argc, argv, aArg);
+  if (rc != SQLITE_OK) return rc;
   for (i = 0; i < p->nInput; i++) {
-    if (i < pAlgo->nRequired && aArg[i].pEq == NULL) {
-      nosqlVtabError(pCursor->pVtab, "%s: %s is required: %s", pAlgo->zName, pAlgo->azInput[i],
-                     pAlgo->zUsage);
-      return SQLITE_ERROR;
-    }
     if (aArg[i].pEq) {
       pCur->apIn[i] = sqlite3_value_dup(aArg[i].pEq);
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
+  }
+  rc = nosqlOptionsRead(p->db, pAlgo->zName, p->aOpt, pAlgo->nRequired, p->nInput, pCur->apIn, pCur->apEff,
+                        pCur->apOwn, &i, &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
+    if (zErr && pCursor->pVtab->zErrMsg == NULL) rc = SQLITE_NOMEM;
+    sqlite3_free(zErr);
+    return rc;
   }
   pLayout = gbInput(pCur, "layout");
   if (pLayout && sqlite3_value_type(pLayout) != SQLITE_NULL) {

@@ -12,7 +12,10 @@
 **   SELECT node FROM graph_walk WHERE source = 'e' AND from_col = 'a'
 **     AND to_col = 'b' AND root IN (1, 2, 3)
 ** walks from the three roots together (each node's depth is its distance
-** from the nearest root, as with $graphLookup's startWith array).
+** from the nearest root, as with $graphLookup's startWith array). The
+** optional arguments may also be named in a JSON object given last,
+** graph_path('e', 'a', 'b', 1, 2, '{"direction": "both"}') (gwOptions(),
+** nosqlOptionsRead() in ext/util.c; the rules in docs/graphs.md).
 **
 ** The edge source (table or view, columns, the 'edges' or 'json' layout,
 ** identifier rules) is ext/graph_source.c's. Each hop runs one prepared
@@ -144,24 +147,6 @@ static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, const GraphSourc
   return rc;
 }
 
-/* The planning columns of a function: every hidden input, by equality, any collation. */
-static int gwBestIndex(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, int nRequired) {
-  NosqlPlan plan;
-  int rc = nosqlPlanFind(pInfo, aCol, nCol, &plan), i, bAll = 1;
-  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, aCol, &plan);
-  if (rc != SQLITE_OK) return rc;
-  for (i = 0; i < nRequired; i++) {
-    if (plan.aiEq[i] < 0) bAll = 0;
-  }
-  rc = nosqlPlanCommit(pInfo, aCol, &plan);
-  if (rc != SQLITE_OK) return rc;
-  /* Without every required input xFilter reports which is missing; the
-  ** planner picks such a plan only when there is no other. */
-  pInfo->estimatedCost = bAll ? 1000.0 : 1e300;
-  pInfo->estimatedRows = bAll ? 1000 : 2147483647;
-  return SQLITE_OK;
-}
-
 /*
 ** The in-memory edge sets (GraphCsr) of the last sources walked, kept for
 ** the next walks of this connection while nothing could have changed them:
@@ -172,7 +157,7 @@ static int gwBestIndex(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int 
 */
 typedef struct GwCache GwCache;
 struct GwCache {
-  char *zKey;              /* schema, table, from_col, to_col, layout, file; NULL: free slot */
+  char *zKey;              /* schema, table, from_col, to_col, weight_col, layout, file; NULL: free slot */
   GraphCsr *pCsr;          /* The edges, or NULL: the source cannot be held */
   sqlite3_int64 aStamp[3]; /* total_changes, schema_version, data_version at the load */
   sqlite3_int64 iUsed;     /* When last used (gw_vtab.iTick) */
@@ -522,16 +507,28 @@ static int gwPrepare(sqlite3_vtab *pVtab, sqlite3 *db, const char *zFunc, sqlite
   return rc;
 }
 
-/* Checks the required inputs are present and text-ish: names a missing one. */
-static int gwRequire(sqlite3_vtab *pVtab, const char *zFunc, NosqlPlanArg *aArg, const char *const *azName,
-                     int nReq, const char *zUsage) {
-  int i;
-  for (i = 0; i < nReq; i++) {
-    if (aArg[i].pEq == NULL) {
-      nosqlVtabError(pVtab, "%s: %s is required: %s", zFunc, azName[i], zUsage);
-      return SQLITE_ERROR;
-    }
+/*
+** The options object (nosqlOptionsRead(), ext/util.c) of a function whose
+** inputs aOpt[0..nArg) are planned as aArg[], the first nReq required:
+** after it, aArg[i].pEq of each optional input is the value to use (the
+** object's, where it gives one), and apOwn[0..nArg) holds the values the
+** object made (the cursor frees them). The hidden columns keep reading the
+** inputs as given.
+*/
+static int gwOptions(sqlite3_vtab *pVtab, const char *zFunc, const NosqlOption *aOpt, int nReq, int nArg,
+                     NosqlPlanArg *aArg, sqlite3_value **apOwn) {
+  sqlite3_value *apArg[8], *apEff[8];
+  char *zErr = NULL;
+  int i, iObj, rc;
+  for (i = 0; i < nArg; i++) apArg[i] = aArg[i].pEq;
+  rc = nosqlOptionsRead(((gw_vtab *)pVtab)->db, zFunc, aOpt, nReq, nArg, apArg, apEff, apOwn, &iObj, &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr) nosqlVtabError(pVtab, "%s", zErr);
+    if (zErr && pVtab->zErrMsg == NULL) rc = SQLITE_NOMEM;
+    sqlite3_free(zErr);
+    return rc;
   }
+  for (i = nReq; i < nArg; i++) aArg[i].pEq = apEff[i];
   return SQLITE_OK;
 }
 
@@ -550,16 +547,22 @@ static int gwRequire(sqlite3_vtab *pVtab, const char *zFunc, NosqlPlanArg *aArg,
 #define GW_DIRECTION 8
 #define GW_LAYOUT 9
 
+/* The plan (ext/plan.c, nosqlPlanInputs()): every input an equality, the first four required. */
 static const NosqlPlanCol aGwPlan[] = {
-    {GW_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GW_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GW_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GW_ROOT, NOSQL_OP_EQ | NOSQL_OP_INLIST, NOSQL_COLL_ANY, 1, 0},
+    {GW_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GW_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GW_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GW_ROOT, NOSQL_OP_EQ | NOSQL_OP_INLIST, NOSQL_COLL_ANY, 1, 1},
     {GW_MAXDEPTH, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
     {GW_DIRECTION, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
     {GW_LAYOUT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
 };
-static const char *const azGwInput[] = {"source", "from_col", "to_col", "root"};
+/* The inputs as options-object keys: max_depth, direction and layout can be. */
+static const NosqlOption aGwOpt[] = {
+    {"source", NOSQL_OPT_TEXT}, {"from_col", NOSQL_OPT_TEXT}, {"to_col", NOSQL_OPT_TEXT},
+    {"root", NOSQL_OPT_TEXT},   {"max_depth", NOSQL_OPT_INT}, {"direction", NOSQL_OPT_TEXT},
+    {"layout", NOSQL_OPT_TEXT},
+};
 
 typedef struct gw_cursor gw_cursor;
 struct gw_cursor {
@@ -571,6 +574,7 @@ struct gw_cursor {
   int iExpand;              /* Next node whose neighbours are to be read */
   sqlite3_int64 iMaxDepth;  /* Hops allowed (-1: no limit) */
   sqlite3_value *apIn[7];   /* The inputs as given, for the hidden columns (not root: apRoot) */
+  sqlite3_value *apOwn[7];  /* The values of an options object (gwOptions()) */
   sqlite3_value **apRoot;   /* The roots as given (one, or each of an IN list), for the root column */
   int nRoot;                /* Entries of apRoot */
   int eDir;                 /* GRAPH_DIR_* */
@@ -595,7 +599,7 @@ static int gwWalkConnect(sqlite3 *db, void *pAux, int argc, const char *const *a
 
 static int gwWalkBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   (void)pVtab;
-  return gwBestIndex(pInfo, aGwPlan, 7, 4);
+  return nosqlPlanInputs(pInfo, aGwPlan, 7, 1000, 1000);
 }
 
 static int gwWalkOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -619,7 +623,8 @@ static void gwWalkReset(gw_cursor *pCur) {
   pCur->aMet = NULL;
   for (i = 0; i < 7; i++) {
     sqlite3_value_free(pCur->apIn[i]);
-    pCur->apIn[i] = NULL;
+    sqlite3_value_free(pCur->apOwn[i]);
+    pCur->apIn[i] = pCur->apOwn[i] = NULL;
   }
   for (i = 0; i < pCur->nRoot; i++) sqlite3_value_free(pCur->apRoot[i]);
   sqlite3_free(pCur->apRoot);
@@ -655,9 +660,12 @@ static int gwWalkEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWe
 ** *ppCsr is a reference the caller owns (graphCsrUnref()) or NULL, and
 ** *pbTried is set when loading was done or is not to be tried again. A
 ** source that cannot be held (graphCsrLoad()) or no memory for it leaves
-** *ppCsr NULL: the caller seeks. zFunc names the caller in messages.
-** SQLITE_OK or an error of reading the source.
+** *ppCsr NULL: the caller seeks. With bLoad == GW_LOAD_NEEDED no memory is
+** SQLITE_NOMEM instead: a route that would search another way without the
+** copy (from one end, where ties may go another way). zFunc names the
+** caller in messages. SQLITE_OK or an error of reading the source.
 */
+#define GW_LOAD_NEEDED 2
 static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc, int bLoad, GraphCsr **ppCsr,
                        int *pbTried) {
   GwShared *p = ((gw_vtab *)pVtab)->pShared;
@@ -676,8 +684,8 @@ static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc
     return SQLITE_OK;
   }
   /* Quoted parts: names with any characters cannot run into one another. */
-  zKey = sqlite3_mprintf("%Q.%Q.%Q.%Q.%d.%Q", pSrc->zSchema, pSrc->zTable, pSrc->zFrom, pSrc->zTo,
-                         pSrc->eLayout, zFile ? zFile : "");
+  zKey = sqlite3_mprintf("%Q.%Q.%Q.%Q.%Q.%d.%Q", pSrc->zSchema, pSrc->zTable, pSrc->zFrom, pSrc->zTo,
+                         pSrc->zWeight, pSrc->eLayout, zFile ? zFile : "");
   if (zKey == NULL) return SQLITE_NOMEM;
   /* The stamps cost two statements: read them only when a copy of this
   ** source is held, or one is about to be made. */
@@ -710,7 +718,7 @@ static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc
     GraphCsr *pCsr = NULL;
     *pbTried = 1;
     rc = graphCsrLoad(p->db, pSrc, GW_CSR_MAX_EDGE, 0, zFunc, &pCsr, &zErr);
-    if (rc == SQLITE_NOMEM) rc = SQLITE_OK; /* Seeking still works */
+    if (rc == SQLITE_NOMEM && bLoad != GW_LOAD_NEEDED) rc = SQLITE_OK; /* Seeking still works */
     if (zErr) nosqlVtabError(pVtab, "%s", zErr);
     sqlite3_free(zErr);
     if (rc == SQLITE_OK && sqlite3_txn_state(p->db, pSrc->zSchema) == SQLITE_TXN_WRITE) {
@@ -864,12 +872,9 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
   int rc, i, eDir, eLayout;
   (void)idxNum;
   gwWalkReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 7) != SQLITE_OK) {
-    nosqlVtabError(pVtab, "graph_walk: bad plan %s", idxStr ? idxStr : "(none)");
-    return SQLITE_ERROR;
-  }
-  rc = gwRequire(pVtab, "graph_walk", aArg, azGwInput, 4,
-                 "graph_walk(source, from_col, to_col, root[, max_depth[, direction[, layout]]])");
+  rc = nosqlPlanInputArgs(pVtab,
+                          "graph_walk(source, from_col, to_col, root[, max_depth[, direction[, layout]]])",
+                          aGwPlan, 7, idxStr, argc, argv, aArg);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < 7; i++) {
     if (aArg[i].pEq && !aArg[i].bInList) {
@@ -877,6 +882,8 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
   }
+  rc = gwOptions(pVtab, "graph_walk", aGwOpt, 4, 7, aArg, pCur->apOwn);
+  if (rc != SQLITE_OK) return rc;
   pCur->iMaxDepth = -1;
   db = ((gw_vtab *)pVtab)->db;
   if (aArg[4].pEq && sqlite3_value_type(aArg[4].pEq) != SQLITE_NULL) {
@@ -1014,13 +1021,19 @@ static sqlite3_module gwWalkModule = {
 #define GP_DIRECTION 9
 #define GP_LAYOUT 10
 
+/* The plan (ext/plan.c, nosqlPlanInputs()): every input an equality, the first five required. */
 static const NosqlPlanCol aGpPlan[] = {
-    {GP_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},    {GP_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GP_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},        {GP_START, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
-    {GP_GOAL, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},      {GP_WEIGHT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
+    {GP_SOURCE, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},    {GP_FROM, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GP_TO, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},        {GP_START, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},
+    {GP_GOAL, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1},      {GP_WEIGHT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
     {GP_DIRECTION, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}, {GP_LAYOUT, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
 };
-static const char *const azGpInput[] = {"source", "from_col", "to_col", "start", "goal"};
+/* The inputs as options-object keys: weight_col, direction and layout can be. */
+static const NosqlOption aGpOpt[] = {
+    {"source", NOSQL_OPT_TEXT},    {"from_col", NOSQL_OPT_TEXT}, {"to_col", NOSQL_OPT_TEXT},
+    {"start", NOSQL_OPT_TEXT},     {"goal", NOSQL_OPT_TEXT},     {"weight_col", NOSQL_OPT_TEXT},
+    {"direction", NOSQL_OPT_TEXT}, {"layout", NOSQL_OPT_TEXT},
+};
 
 /*
 ** How graph_path searches. Where it can, from both ends: side 0 from the
@@ -1029,11 +1042,16 @@ static const char *const azGpInput[] = {"source", "from_col", "to_col", "start",
 ** breadth-first levels or Dijkstra heap, until they meet. It can when the
 ** source is plain (graphSourcePlain(): a node found backwards is the node a
 ** forward search finds) and both directions are cheap to read: each by an
-** index seek, or from graph_walk's in-memory copy (GraphCsr), which is
-** loaded at once when a direction has no index and after GW_CSR_AFTER
-** expanded nodes otherwise (unweighted searches; weights are read by seeks).
-** Elsewhere side 1 stays at the goal and side 0 alone searches: the
-** one-ended search of earlier versions, same rows.
+** index seek, or from graph_walk's in-memory copy (GraphCsr, with the
+** weight column's values for weighted routes), which is loaded at once when
+** a direction has no index and after GW_CSR_AFTER expanded nodes
+** otherwise. The copy and the seeks give each node's edges in the same
+** order with the same weights (a node whose weights the copy cannot hold
+** exactly is sought: gpCsrWeight()), so where the search starts and what
+** it reads from does not change the route: indexes or none, a graph_index
+** or the table. Elsewhere (not plain, or a direction without an index on a
+** source that cannot be held in memory) side 1 stays at the goal and side
+** 0 alone searches: the one-ended search of earlier versions.
 **
 ** Hops: levels are expanded whole, the side with the smaller level first
 ** (side 0 on a tie), nodes in the order they were met and each node's edges
@@ -1141,6 +1159,7 @@ struct gp_cursor {
   int bCsrTried;            /* Loading was tried (or is not to be) */
   int *aMet;                /* With pCsr: per value of pCsr, its node index + 1, 0 not met yet */
   sqlite3_value *apIn[8];   /* The inputs, for the hidden columns */
+  sqlite3_value *apOwn[8];  /* The values of an options object (gwOptions()) */
 };
 
 static int gpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -1156,7 +1175,7 @@ static int gpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
 
 static int gpBestIndexFunc(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   (void)pVtab;
-  return gwBestIndex(pInfo, aGpPlan, 8, 5);
+  return nosqlPlanInputs(pInfo, aGpPlan, 8, 1000, 1000);
 }
 
 static int gpOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
@@ -1193,7 +1212,8 @@ static void gpReset(gp_cursor *pCur) {
   pCur->iMeet = -1;
   for (i = 0; i < 8; i++) {
     sqlite3_value_free(pCur->apIn[i]);
-    pCur->apIn[i] = NULL;
+    sqlite3_value_free(pCur->apOwn[i]);
+    pCur->apIn[i] = pCur->apOwn[i] = NULL;
   }
 }
 
@@ -1320,13 +1340,42 @@ static int gpSideDir(const gp_cursor *pCur, int s) {
   return pCur->eDir == GRAPH_DIR_OUT ? GRAPH_DIR_IN : GRAPH_DIR_OUT;
 }
 
-/* Expand node iNode on side s from the in-memory copy (plain sources only: no key is converted). */
-static int gpCsrExpand(gp_cursor *pCur, int s, int iNode) {
-  static const GpCost one = {1.0, 1, 1};
+/*
+** The cost of in-memory edge k of direction d (0 out, 1 in) in *pW, as
+** gpSeekEdge() reads it from the row: false when the copy cannot tell it
+** exactly (an integer from 2^53 on held as a double, or weights of both
+** types, whose doubles do not say which each was).
+*/
+static int gpCsrWeight(const gp_cursor *pCur, int d, sqlite3_int64 k, GpCost *pW) {
+  const GraphCsr *pCsr = pCur->pCsr;
+  double r;
+  pW->r = 1.0, pW->i = 1, pW->bInt = 1;
+  if (!pCur->bWeighted) return 1;
+  if (pCsr->aOutW == NULL) return 0;
+  r = d == 0 ? pCsr->aOutW[k] : pCsr->aInW[k];
+  pW->r = r;
+  if (pCsr->bIntWeight) {
+    pW->i = (sqlite3_int64)r;
+    return r < 9007199254740992.0; /* 2^53 itself may be 2^53 + 1 rounded */
+  }
+  pW->i = 0;
+  pW->bInt = 0;
+  return pCsr->bRealWeight;
+}
+
+/*
+** Expand node iNode on side s from the in-memory copy (plain sources only:
+** no key is converted). *pbSeek is set, and nothing done, when a weight of
+** the node's edges is not held exactly: the caller seeks the node instead
+** (the same edges in the same order).
+*/
+static int gpCsrExpand(gp_cursor *pCur, int s, int iNode, int *pbSeek) {
   GraphCsr *pCsr = pCur->pCsr;
   GpNode *pN = GP_AT(&pCur->set, iNode);
   int eDir = gpSideDir(pCur, s), j, d, rc = SQLITE_OK;
   sqlite3_int64 k;
+  GpCost w;
+  *pbSeek = 0;
   if (pCur->aMet == NULL) {
     pCur->aMet = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)pCsr->vals.n + 1));
     if (pCur->aMet == NULL) return SQLITE_NOMEM;
@@ -1338,11 +1387,22 @@ static int gpCsrExpand(gp_cursor *pCur, int s, int iNode) {
     if (j >= 0) pCur->aMet[j] = iNode + 1;
   }
   j = pN->iCsr - 1;
+  for (d = 0; j >= 0 && pCur->bWeighted && d < 2; d++) {
+    const sqlite3_int64 *aOff = d == 0 ? pCsr->aOutOff : pCsr->aInOff;
+    if (!(eDir & (d == 0 ? GRAPH_DIR_OUT : GRAPH_DIR_IN))) continue;
+    for (k = aOff[j]; k < aOff[j + 1]; k++) {
+      if (!gpCsrWeight(pCur, d, k, &w)) {
+        *pbSeek = 1;
+        return SQLITE_OK;
+      }
+    }
+  }
   for (d = 0; j >= 0 && d < 2 && rc == SQLITE_OK; d++) {
     const sqlite3_int64 *aOff = d == 0 ? pCsr->aOutOff : pCsr->aInOff;
     const int *aAdj = d == 0 ? pCsr->aOut : pCsr->aIn;
     if (!(eDir & (d == 0 ? GRAPH_DIR_OUT : GRAPH_DIR_IN))) continue;
-    for (k = aOff[j]; rc == SQLITE_OK && k < aOff[j + 1] && pCur->iMeet < 0; k++) {
+    /* Hops: the level that meets ends the search. Weights: every edge counts. */
+    for (k = aOff[j]; rc == SQLITE_OK && k < aOff[j + 1] && (pCur->bWeighted || pCur->iMeet < 0); k++) {
       int iVal = aAdj[k], iTo = pCur->aMet[iVal] - 1, bNew;
       if (iTo < 0) {
         rc = graphSetAdd(&pCur->set, (GraphValue *)graphSetAt(&pCsr->vals, iVal), &iTo, &bNew);
@@ -1350,7 +1410,8 @@ static int gpCsrExpand(gp_cursor *pCur, int s, int iNode) {
         pCur->aMet[iVal] = iTo + 1;
         GP_AT(&pCur->set, iTo)->iCsr = iVal + 1;
       }
-      rc = gpVisit(pCur, s, iNode, iTo, &one);
+      gpCsrWeight(pCur, d, k, &w);
+      rc = gpVisit(pCur, s, iNode, iTo, &w);
     }
   }
   return rc;
@@ -1396,7 +1457,11 @@ static int gpExpand(gp_cursor *pCur, int s, int iNode) {
     rc = gwCsrAttach(pCur->base.pVtab, "graph_path", &pCur->src, 1, &pCur->pCsr, &pCur->bCsrTried);
     if (rc != SQLITE_OK) return rc;
   }
-  if (pCur->pCsr) return gpCsrExpand(pCur, s, iNode);
+  if (pCur->pCsr) {
+    int bSeek = 0;
+    rc = gpCsrExpand(pCur, s, iNode, &bSeek);
+    if (rc != SQLITE_OK || !bSeek) return rc;
+  }
   pCur->iSide = s;
   return gwNeighbours(pCur->base.pVtab, "graph_path", &pCur->src, &pCur->set, iNode, pCur->apStmt[s],
                       gpSeekEdge, pCur);
@@ -1480,15 +1545,15 @@ static int gpPlan(gp_cursor *pCur) {
   pCur->bCsrTried = 1;
   rc = graphSourcePlain(p->db, &pCur->src, &bPlain);
   if (rc != SQLITE_OK || !bPlain) return rc;
-  if (!pCur->bWeighted) {
-    /* A copy held already serves from the first node; without an index in
-    ** either direction the copy is read now (one scan, not one per node). */
-    pCur->bCsrTried = 0;
-    rc = gwCsrAttach(&p->base, "graph_path", &pCur->src, !bSeek, &pCur->pCsr, &pCur->bCsrTried);
-    if (rc != SQLITE_OK) return rc;
-    if (pCur->pCsr) pCur->bCsrTried = 1;
-  }
-  if (pCur->pCsr == NULL && !bSeek) return SQLITE_OK; /* One-ended, as before */
+  /* A copy held already serves from the first node; without an index in
+  ** either direction the copy is read now (one scan, not one per node).
+  ** With weights too: the copy is of the weight column as well. */
+  pCur->bCsrTried = 0;
+  rc = gwCsrAttach(&p->base, "graph_path", &pCur->src, bSeek ? 0 : GW_LOAD_NEEDED, &pCur->pCsr,
+                   &pCur->bCsrTried);
+  if (rc != SQLITE_OK) return rc;
+  if (pCur->pCsr) pCur->bCsrTried = 1;
+  if (pCur->pCsr == NULL && !bSeek) return SQLITE_OK; /* Cannot be held: one-ended */
   pCur->bBoth = 1;
   zSql = graphSourceNeighbourSql(&pCur->src, eRev);
   rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pCur->apStmt[1], NULL) : SQLITE_NOMEM;
@@ -1510,12 +1575,9 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   int rc, i, eLayout, iNode, bNew, s;
   (void)idxNum;
   gpReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 8) != SQLITE_OK) {
-    nosqlVtabError(pVtab, "graph_path: bad plan %s", idxStr ? idxStr : "(none)");
-    return SQLITE_ERROR;
-  }
-  rc = gwRequire(pVtab, "graph_path", aArg, azGpInput, 5,
-                 "graph_path(source, from_col, to_col, start, goal[, weight_col[, direction[, layout]]])");
+  rc = nosqlPlanInputArgs(
+      pVtab, "graph_path(source, from_col, to_col, start, goal[, weight_col[, direction[, layout]]])",
+      aGpPlan, 8, idxStr, argc, argv, aArg);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < 8; i++) {
     if (aArg[i].pEq) {
@@ -1523,6 +1585,8 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
   }
+  rc = gwOptions(pVtab, "graph_path", aGpOpt, 5, 8, aArg, pCur->apOwn);
+  if (rc != SQLITE_OK) return rc;
   if (sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[4].pEq) == SQLITE_NULL) {
     nosqlVtabError(pVtab, "graph_path: %s is NULL",
                    sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL ? "start" : "goal");

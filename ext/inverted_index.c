@@ -1625,7 +1625,12 @@ static int iiNestedJsonError(inverted_index_vtab *p, int iField, sqlite3_value *
     return iiNestedError(p, iField, pzErr, "the value " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
   }
   zQ = nosqlValueQuote(pVal);
-  rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
+  if (z && !nosqlJsonStrict(z, n)) {
+    rc = iiNestedError(p, iField, pzErr, "the value " NOSQL_JSON_AT ": %s", nosqlJsonErrorAt(z, n),
+                       zQ ? zQ : "");
+  } else {
+    rc = iiNestedError(p, iField, pzErr, "%s is not a JSON array of objects", zQ ? zQ : "");
+  }
   sqlite3_free(zQ);
   return rc;
 }
@@ -1887,8 +1892,8 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
     if (bJson && !nosqlJsonStrict(z, n)) {
       /* Strict JSON whatever the host's json_each accepts (JSON5 from 3.42). */
       char *zQ = nosqlValueQuote(pVal);
-      *pzErr =
-          sqlite3_mprintf("inverted_index: field '%s': %s is not a JSON array of terms", p->azField[i], zQ);
+      *pzErr = sqlite3_mprintf("inverted_index: field '%s': the value " NOSQL_JSON_AT ": %s", p->azField[i],
+                               nosqlJsonErrorAt(z, n), zQ);
       sqlite3_free(zQ);
       return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
@@ -3253,6 +3258,17 @@ static int iiPostingsCheck(inverted_index_vtab *p, const char *zWhat) {
 }
 
 /*
+** The 'integrity-check' error of a source row that the index lacks: a row
+** written to the content table without the triggers (or 'rebuild') that
+** index it. SQLITE_CORRUPT_VTAB.
+*/
+static int iiNotIndexed(inverted_index_vtab *p, sqlite3_int64 iRowid) {
+  nosqlVtabError(&p->base, "inverted_index: integrity-check failed: row %lld of %s is not in the index",
+                 iRowid, p->zContent ? p->zContent : p->zName);
+  return SQLITE_CORRUPT_VTAB;
+}
+
+/*
 ** 'integrity-check' of a direct = off table: the posting lists computed
 ** again from the content table (every row a document, its rowid the
 ** document number, its elements at the range its <name>_elems row gives)
@@ -3289,6 +3305,9 @@ static int iiIntegrityCheckNoDirect(inverted_index_vtab *p) {
       rc = SQLITE_CORRUPT_VTAB;
       break;
     }
+    rc = iiLiveHas(p, iRowid, &bMatch);
+    if (rc == SQLITE_OK && !bMatch) rc = iiNotIndexed(p, iRowid);
+    if (rc != SQLITE_OK) break;
     rc = iiParseValues(p, apVal, &v, &zErr);
     if (rc == SQLITE_ERROR) {
       nosqlVtabError(&p->base, "inverted_index: integrity-check failed: row %lld: %s", iRowid,
@@ -3534,7 +3553,8 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
           i--;
         }
       }
-      if (!bFound || nWant != nId) bMatch = 0;
+      if (!bFound) rc = iiNotIndexed(p, iRowid);
+      if (nWant != nId) bMatch = 0;
       for (i = 0; bMatch && i < nId; i++) bMatch = aWant[i] == aId[i];
       for (i = 0; rc == SQLITE_OK && bMatch && i < p->nField; i++) {
         if (p->aeLayout[i] == II_LAYOUT_ELEMENTS) rc = iiElemsCheck(p, &v, i, iDoc, &bMatch);
@@ -3809,8 +3829,9 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
           rc = SQLITE_ERROR;
         }
       } else if (sqlite3_stricmp(zKey, "content") != 0) {
-        *pzErr = sqlite3_mprintf("inverted_index: unknown option '%s'", zKey);
-        rc = SQLITE_ERROR;
+        static const char *const azValid[] = {"content", "direct", NULL};
+        *pzErr = nosqlUnknownOption("inverted_index", zKey, -1, azValid);
+        rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       } else if (zVal[0] == 0) {
         *pzErr = sqlite3_mprintf("inverted_index: content= needs a table name");
         rc = SQLITE_ERROR;

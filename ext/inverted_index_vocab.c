@@ -68,8 +68,12 @@ static int iiCompanionInit(sqlite3 *db, void *pAux, int argc, const char *const 
   int rc;
   *ppVtab = NULL;
   if (argc != 4) {
-    *pzErr = sqlite3_mprintf("%s: expected one argument, the name of an inverted_index table", argv[0]);
-    return SQLITE_ERROR;
+    int bNoMem;
+    *pzErr = nosqlNotTableFunction(argc, argv, "table", &bNoMem);
+    if (*pzErr == NULL && !bNoMem) {
+      *pzErr = sqlite3_mprintf("%s: expected one argument, the name of an inverted_index table", argv[0]);
+    }
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   rc = sqlite3_declare_vtab(db, bFacets ? "CREATE TABLE x(field TEXT, term TEXT, docs INTEGER, query HIDDEN, "
                                           "method HIDDEN)"

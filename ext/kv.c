@@ -37,7 +37,9 @@
 ** not an integer. When the upsert returns no row (overflow, or a stored
 ** value that is not an integer) the row is read again to say which.
 ** Both functions are DIRECTONLY (never callable from triggers, views or
-** schema) and not deterministic.
+** schema) and not deterministic. A nosql_counters created beforehand must
+** keep name unique under its own collation ("One key, one row" below):
+** both check it when their statements are prepared or re-prepared.
 **
 ** Statement cache. Preparing the inner statements costs several times
 ** what running them costs, so they are prepared once per connection and
@@ -88,6 +90,8 @@ typedef struct kvc_cursor kvc_cursor;
 struct KvStmts {
   sqlite3_stmt *pGet;  /* SELECT value FROM nosql_counters WHERE name = ?1 */
   sqlite3_stmt *pIncr; /* The upsert adding ?2 to counter ?1, RETURNING the new value */
+  int nGetStamp;       /* Re-prepares of pGet when kvCountersCheck() last passed it, or -1 */
+  int nIncrStamp;      /* The same for pIncr */
 };
 
 /*
@@ -138,6 +142,24 @@ static void kvStmtsFree(void *p) {
 
 static void kvConnUnref(void *p) { kvOwnerUnref(p); }
 
+static int kvCountersCheck(sqlite3 *db, const char *zFunc, sqlite3_stmt *pStmt, int *pnStamp, char **pzErr);
+static char *kvCountersNoKeyText(const char *zFunc);
+
+/*
+** kvCountersCheck() on ctx's connection: SQLITE_OK, or the error reported
+** on ctx (then SQLITE_MISMATCH, as kvRead's) or returned (OOM, ...).
+*/
+static int kvCountersCheckCtx(sqlite3_context *ctx, const char *zFunc, sqlite3_stmt *pStmt, int *pnStamp) {
+  char *zErr = NULL;
+  int rc = kvCountersCheck(sqlite3_context_db_handle(ctx), zFunc, pStmt, pnStamp, &zErr);
+  if (rc != SQLITE_OK && zErr) {
+    sqlite3_result_error(ctx, zErr, -1);
+    rc = SQLITE_MISMATCH;
+  }
+  sqlite3_free(zErr);
+  return rc;
+}
+
 /* Create the counters table (kv_incr's first call in a database). */
 static int kvCreate(sqlite3 *db) {
   return sqlite3_exec(db,
@@ -148,6 +170,7 @@ static int kvCreate(sqlite3 *db) {
 
 /* Prepare the read statement (kv_get, and kv_incr's diagnosis of a refused increment). */
 static int kvPrepare(sqlite3 *db, KvStmts *pS) {
+  pS->nGetStamp = -1;
   return sqlite3_prepare_v3(db, "SELECT value FROM main.nosql_counters WHERE name = ?1", -1,
                             SQLITE_PREPARE_PERSISTENT, &pS->pGet, 0);
 }
@@ -158,6 +181,7 @@ static int kvPrepare(sqlite3 *db, KvStmts *pS) {
 ** REAL): then the statement returns no row and changes nothing.
 */
 static int kvIncrPrepare(sqlite3 *db, KvStmts *pS) {
+  pS->nIncrStamp = -1;
   return sqlite3_prepare_v3(db,
                             "INSERT INTO main.nosql_counters(name, value) VALUES (?1, ?2)"
                             " ON CONFLICT(name) DO UPDATE SET value = value + ?2"
@@ -183,16 +207,25 @@ static void kvBindName(sqlite3_stmt *pStmt, sqlite3_value *pName) {
 
 /*
 ** Read counter zName into *piValue (*pbFound = 0 when absent). Returns an
-** SQLite code; a stored value that is not an integer is an error reported
+** SQLite code; a stored value that is not an integer, or a counters table
+** whose name is not unique under its collation (kvCountersCheck(), before
+** the read and again when stepping re-prepared it), is an error reported
 ** on ctx (returns SQLITE_MISMATCH).
 */
 static int kvRead(sqlite3_context *ctx, const char *zFunc, KvStmts *pS, sqlite3_value *pName,
                   sqlite3_int64 *piValue, int *pbFound) {
   int rc;
   *pbFound = 0;
+  rc = kvCountersCheckCtx(ctx, zFunc, pS->pGet, &pS->nGetStamp);
+  if (rc != SQLITE_OK) return rc;
   kvBindName(pS->pGet, pName);
   rc = sqlite3_step(pS->pGet);
   if (rc == SQLITE_ROW) {
+    int rcCheck = kvCountersCheckCtx(ctx, zFunc, pS->pGet, &pS->nGetStamp);
+    if (rcCheck != SQLITE_OK) {
+      sqlite3_reset(pS->pGet);
+      return rcCheck;
+    }
     *pbFound = 1;
     if (sqlite3_column_type(pS->pGet, 0) != SQLITE_INTEGER) {
       /* Quoted: a blob's raw bytes are no text for a message. */
@@ -277,8 +310,9 @@ static void kvError(sqlite3_context *ctx, const char *zFunc, int rc) {
 ** is not an integer or the sum would overflow. A kept statement that fails
 ** (the table was dropped, say) is discarded and the call tried once more.
 */
-static int kvIncrRun(sqlite3 *db, KvStmts *pS, sqlite3_value *pName, sqlite3_int64 by, sqlite3_int64 *piValue,
-                     int *pbRow) {
+static int kvIncrRun(sqlite3_context *ctx, KvStmts *pS, sqlite3_value *pName, sqlite3_int64 by,
+                     sqlite3_int64 *piValue, int *pbRow) {
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
   int iTry, rc = SQLITE_OK;
   *pbRow = 0;
   for (iTry = 0; iTry < 2; iTry++) {
@@ -290,6 +324,7 @@ static int kvIncrRun(sqlite3 *db, KvStmts *pS, sqlite3_value *pName, sqlite3_int
         if (rc == SQLITE_OK) rc = kvIncrPrepare(db, pS);
       }
     }
+    if (rc == SQLITE_OK) rc = kvCountersCheckCtx(ctx, "kv_incr", pS->pIncr, &pS->nIncrStamp);
     if (rc == SQLITE_OK) {
       kvBindName(pS->pIncr, pName);
       sqlite3_bind_int64(pS->pIncr, 2, by);
@@ -299,11 +334,14 @@ static int kvIncrRun(sqlite3 *db, KvStmts *pS, sqlite3_value *pName, sqlite3_int
         *piValue = sqlite3_column_int64(pS->pIncr, 0);
       }
       rc = sqlite3_reset(pS->pIncr);
+      /* Re-prepared after a schema change: the write is done, but the call fails and later ones are refused.
+       */
+      if (rc == SQLITE_OK) rc = kvCountersCheckCtx(ctx, "kv_incr", pS->pIncr, &pS->nIncrStamp);
     }
-    if (rc == SQLITE_OK || bFresh) break;
+    if (rc == SQLITE_OK || rc == SQLITE_MISMATCH || bFresh) break;
     kvStmtsClear(pS);
   }
-  if (rc != SQLITE_OK) kvStmtsClear(pS);
+  if (rc != SQLITE_OK && rc != SQLITE_MISMATCH) kvStmtsClear(pS);
   return rc;
 }
 
@@ -327,8 +365,20 @@ static void kvIncrFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  rc = kvIncrRun(sqlite3_context_db_handle(ctx), pS, argv[0], by, &v, &bRow);
-  if (rc != SQLITE_OK) {
+  rc = kvIncrRun(ctx, pS, argv[0], by, &v, &bRow);
+  if (rc == SQLITE_MISMATCH) {
+    /* Reported on ctx. */
+  } else if (rc == SQLITE_ERROR && sqlite3_strglob("ON CONFLICT clause does not match*",
+                                                   sqlite3_errmsg(sqlite3_context_db_handle(ctx))) == 0) {
+    /* A nosql_counters created beforehand without a unique name: told as kv_get tells it. */
+    char *zErr = kvCountersNoKeyText("kv_incr");
+    if (zErr) {
+      sqlite3_result_error(ctx, zErr, -1);
+    } else {
+      sqlite3_result_error_nomem(ctx);
+    }
+    sqlite3_free(zErr);
+  } else if (rc != SQLITE_OK) {
     kvError(ctx, "kv_incr", rc);
   } else if (bRow) {
     sqlite3_result_int64(ctx, v);
@@ -389,6 +439,14 @@ static void kvGetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 ** and kv_cas/kv_delete_if step before they write, also sees the re-prepare
 ** (SQLITE_STMTSTATUS_REPREPARE) and checks the columns again, so a version
 ** column that another column's rename replaced is refused.
+**
+** One key, one row. Every function that reads or writes by key (kv_cas,
+** kv_delete_if, kv_mget, doc_update, doc_upsert; kv_incr and kv_get on
+** nosql_counters) refuses a table whose key column is not unique under
+** its own collation, the one "WHERE key = ?" compares with
+** (kvTableKeyRule). The rule is read from the schema when a statement
+** enters the cache and again after SQLite re-prepares it (kvTableCheck),
+** so a call reads one counter, no pragma.
 */
 
 /* Most statements one cache keeps; the least recently used goes first. */
@@ -401,7 +459,7 @@ struct KvCacheEntry {
   sqlite3_stmt *pStmt; /* Prepared with SQLITE_PREPARE_PERSISTENT */
   const char *zFmt;    /* kvTablePrepare's format (a static string), or NULL */
   char *zTable;        /* kvTablePrepare's table argument (a copy): the fast key, no SQL to build */
-  int nReprepare;      /* SQLite's re-prepares of pStmt when its columns were last checked */
+  int nReprepare;      /* SQLite's re-prepares of pStmt when kvTableCheck() last passed it, or -1 */
 };
 
 /* Free one entry and its statement. */
@@ -690,6 +748,20 @@ static char *kvTableSql(sqlite3 *db, const char *zFunc, const char *zTable, cons
   return zSql;
 }
 
+/*
+** "<zFunc>: table 'x' has no PRIMARY KEY or UNIQUE constraint on ...": on
+** the column zKeyCol (as the column form names it) or, with zKeyCol NULL,
+** on the plain form's key, pLayout's first role (sqlite3_mprintf).
+*/
+static char *kvNoKeyText(const char *zFunc, const char *zShow, const char *zKeyCol, const KvLayout *pLayout) {
+  if (zKeyCol) {
+    return sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on column '%q' (the key)",
+                           zFunc, zShow, zKeyCol);
+  }
+  return sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on %s (expected %s)", zFunc,
+                         zShow, pLayout->azRole[0], pLayout->zText);
+}
+
 char *kvTableErrorText(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout) {
   const char *zMsg = sqlite3_errmsg(db);
   NosqlColumnList cols;
@@ -713,13 +785,7 @@ char *kvTableErrorText(sqlite3 *db, const char *zFunc, const char *zTable, const
                  : sqlite3_mprintf("%s: table '%q' has no column '%q' (expected %s)", zFunc, zShow, zCol,
                                    pLayout->zText);
   } else if (sqlite3_strglob("ON CONFLICT clause does not match*", zMsg) == 0) {
-    zErr =
-        bCols ? sqlite3_mprintf(
-                    "%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on column '%q' (the "
-                    "key)",
-                    zFunc, zShow, cols.azCol[0])
-              : sqlite3_mprintf("%s: table '%q' has no PRIMARY KEY or UNIQUE constraint on key (expected %s)",
-                                zFunc, zShow, pLayout->zText);
+    zErr = kvNoKeyText(zFunc, zShow, bCols ? cols.azCol[0] : NULL, pLayout);
   } else {
     zErr = sqlite3_mprintf("%s: %s", zFunc, zMsg);
   }
@@ -759,12 +825,170 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
     if (pFirst->pStmt == *ppStmt && pFirst->zTable == NULL) {
       pFirst->zTable = sqlite3_mprintf("%s", zTable);
       if (pFirst->zTable) pFirst->zFmt = zFmt;
-      pFirst->nReprepare = sqlite3_stmt_status(*ppStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+      pFirst->nReprepare = -1; /* kvTableCheck() has not checked it */
     }
   }
   if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
   *pzErr = kvTableErrorText(db, zFunc, zTable, pLayout);
   return *pzErr ? rc : SQLITE_NOMEM;
+}
+
+/*
+** Whether the key of the resolved table argument pArg is unique under the
+** collation "WHERE key = ?" compares it with, decided from the schema: the
+** probe of kvTableKeyUnique cannot tell, since SQLite matches an ON
+** CONFLICT target to a unique index whatever the index's collation. The
+** key column compares with its declared collation (BINARY when it declares
+** none: the bound key carries no collation). It is unique when it is the
+** table's INTEGER PRIMARY KEY (the rowid), or when a unique index that is
+** not partial has the key column as its only key column (PRIMARY KEY and
+** UNIQUE constraints included, WITHOUT ROWID's too) and uses the key's
+** collation. Only that collation: under a coarser one (a BINARY key, a
+** NOCASE index) the keys are unique too, but an insert or upsert then
+** conflicts with a row that "WHERE key = ?" does not find (kv_incr would
+** add to counter 'A' when asked for 'a'), so what a key finds would depend
+** on the function. A unique index on several columns, on an expression or
+** with a WHERE clause does not count. Views and virtual tables pass: their
+** triggers or module decide what a key finds. SQLITE_OK, or an error with
+** *pzErr: kvNoKeyText()'s message when no index counts whatever its
+** collation, else "<zFunc>: key column 'k' of table 't' (COLLATE NOCASE)
+** has no unique index under NOCASE: its unique index 'i' uses BINARY",
+** naming every unique index on the key column alone.
+*/
+static int kvTableKeyRule(sqlite3 *db, const char *zFunc, const char *zTable, const KvLayout *pLayout,
+                          const KvTableArg *pArg, char **pzErr) {
+  const char *zKey = pArg->azDecl[0];
+  const char *zShow = pArg->cols.nCol ? pArg->cols.zTable : zTable;
+  char *zIpk = NULL, *zType = NULL, *zColl = NULL;
+  sqlite3_stmt *pStmt = NULL;
+  NosqlBuffer why = {0, 0, 0};
+  int rc, bUnique = 0, nOther = 0;
+  if (pArg->t.eType != NOSQL_TABLE || zKey == NULL) return SQLITE_OK;
+  rc = nosqlRowidAlias(db, pArg->t.zSchema, pArg->t.zName, &zIpk);
+  bUnique = rc == SQLITE_OK && zIpk && sqlite3_stricmp(zIpk, zKey) == 0;
+  if (rc == SQLITE_OK && !bUnique) {
+    rc = nosqlColumnInfo(db, pArg->t.zSchema, pArg->t.zName, zKey, &zType, &zColl);
+  }
+  if (rc == SQLITE_OK && !bUnique) {
+    rc = sqlite3_prepare_v2(db,
+                            "SELECT l.name, l.origin, x.coll FROM pragma_index_list(?1, ?2) AS l,"
+                            " pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND NOT l.partial"
+                            " AND x.key AND x.name = ?3 COLLATE NOCASE"
+                            " AND (SELECT count(*) FROM pragma_index_xinfo(l.name, ?2) WHERE key) = 1"
+                            " ORDER BY l.seq",
+                            -1, &pStmt, 0);
+  }
+  if (rc == SQLITE_OK && !bUnique) {
+    sqlite3_bind_text(pStmt, 1, pArg->t.zName, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, pArg->t.zSchema, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 3, zKey, -1, SQLITE_STATIC);
+    while (rc == SQLITE_OK && !bUnique && sqlite3_step(pStmt) == SQLITE_ROW) {
+      const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
+      const char *zOrigin = (const char *)sqlite3_column_text(pStmt, 1);
+      const char *zIdxColl = (const char *)sqlite3_column_text(pStmt, 2);
+      if (zIdx == NULL || zOrigin == NULL || zIdxColl == NULL) {
+        rc = SQLITE_NOMEM;
+      } else if (sqlite3_stricmp(zColl ? zColl : "BINARY", zIdxColl) == 0) {
+        bUnique = 1;
+      } else if (strcmp(zOrigin, "pk") == 0) {
+        nosqlBufferAppendf(&rc, &why, "%sits PRIMARY KEY uses %s", nOther++ ? ", " : "", zIdxColl);
+      } else if (strcmp(zOrigin, "u") == 0) {
+        nosqlBufferAppendf(&rc, &why, "%sits UNIQUE constraint uses %s", nOther++ ? ", " : "", zIdxColl);
+      } else {
+        nosqlBufferAppendf(&rc, &why, "%sits unique index '%q' uses %s", nOther++ ? ", " : "", zIdx,
+                           zIdxColl);
+      }
+    }
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_finalize(pStmt);
+    } else {
+      sqlite3_finalize(pStmt);
+    }
+  }
+  if (rc == SQLITE_OK && !bUnique) {
+    if (nOther == 0) {
+      *pzErr = kvNoKeyText(zFunc, zShow, pArg->cols.nCol ? pArg->cols.azCol[0] : NULL, pLayout);
+    } else {
+      *pzErr = sqlite3_mprintf("%s: key column '%q' of table '%q' (%s%s) has no unique index under %s: %.*s",
+                               zFunc, zKey, zShow, zColl ? "COLLATE " : "no COLLATE", zColl ? zColl : "",
+                               zColl ? zColl : "BINARY", (int)why.n, (const char *)why.a);
+    }
+    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  sqlite3_free(zIpk);
+  sqlite3_free(zType);
+  sqlite3_free(zColl);
+  nosqlBufferFree(&why);
+  return rc;
+}
+
+/*
+** The cache entry of pStmt, a statement kvTablePrepare() returned (with
+** *pbTemp 0), or NULL. It is the first entry until another is prepared.
+*/
+static KvCacheEntry *kvCacheEntryOf(KvOwner *pOwner, sqlite3_stmt *pStmt) {
+  KvCacheEntry *pEntry;
+  for (pEntry = pOwner->pCache ? pOwner->pCache->pFirst : NULL; pEntry; pEntry = pEntry->pNext) {
+    if (pEntry->pStmt == pStmt) return pEntry;
+  }
+  return NULL;
+}
+
+/*
+** Check the table argument zTable again (its columns, kvTableArgResolve(),
+** and its key, kvTableKeyRule()) unless it was checked for the schema
+** pStmt, its cached statement, was last prepared for: the entry keeps
+** SQLite's count of re-prepares of pStmt at the last check that passed,
+** and SQLite re-prepares a statement when it steps it after a schema
+** change. So a call pays one counter read, and the pragma queries run once
+** per connection and schema. A private statement (bTemp) is checked every
+** time. SQLITE_OK or an error with *pzErr.
+*/
+static int kvTableCheck(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable,
+                        const KvLayout *pLayout, sqlite3_stmt *pStmt, int bTemp, char **pzErr) {
+  KvCacheEntry *pEntry = bTemp ? NULL : kvCacheEntryOf(pOwner, pStmt);
+  int nNow = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+  KvTableArg arg;
+  int rc;
+  if (pEntry && pEntry->nReprepare == nNow) return SQLITE_OK;
+  rc = kvTableArgResolve(db, zFunc, zTable, pLayout, &arg, pzErr);
+  if (rc == SQLITE_OK) rc = kvTableKeyRule(db, zFunc, zTable, pLayout, &arg, pzErr);
+  kvTableArgClear(&arg);
+  if (rc == SQLITE_OK && pEntry) pEntry->nReprepare = nNow;
+  return rc;
+}
+
+/* nosql_counters as a table argument of kvTableKeyRule(): name is its key. */
+static const KvLayout kvCounterLayout = {
+    "a (name TEXT PRIMARY KEY, value INTEGER) table", 2, {"name", "value", NULL}, -1};
+
+static char *kvCountersNoKeyText(const char *zFunc) {
+  return kvNoKeyText(zFunc, "nosql_counters", NULL, &kvCounterLayout);
+}
+
+/*
+** kv_incr's and kv_get's kvTableCheck(): name must be unique under its
+** collation in nosql_counters, which a user may have created before the
+** first kv_incr. Checked once per prepare of pStmt, one of KvStmts'
+** statements: *pnStamp keeps SQLite's re-prepare count of pStmt at the
+** last check that passed (-1: none). A missing table passes (the
+** statement's own step tells). SQLITE_OK or SQLITE_ERROR with *pzErr.
+*/
+static int kvCountersCheck(sqlite3 *db, const char *zFunc, sqlite3_stmt *pStmt, int *pnStamp, char **pzErr) {
+  int nNow = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
+  KvTableArg arg;
+  int rc;
+  if (*pnStamp == nNow) return SQLITE_OK;
+  rc = kvTableArgResolve(db, zFunc, "main.nosql_counters", &kvCounterLayout, &arg, pzErr);
+  if (rc == SQLITE_ERROR) {
+    sqlite3_free(*pzErr);
+    *pzErr = NULL;
+    return SQLITE_OK;
+  }
+  if (rc == SQLITE_OK) rc = kvTableKeyRule(db, zFunc, "nosql_counters", &kvCounterLayout, &arg, pzErr);
+  kvTableArgClear(&arg);
+  if (rc == SQLITE_OK) *pnStamp = nNow;
+  return rc;
 }
 
 /* Inserts nothing: prepares (and re-prepares after a schema change) only when key is unique. */
@@ -777,21 +1001,12 @@ int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
   const char *zMsg;
   rc = kvTablePrepare(db, pOwner, zFunc, zTable, pLayout, zKvUnique, &pStmt, &bTemp, pzErr);
   if (rc == SQLITE_OK) {
-    KvCacheEntry *pEntry = bTemp || pOwner->pCache == NULL ? NULL : pOwner->pCache->pFirst;
     rc = sqlite3_step(pStmt);
     rc = rc == SQLITE_DONE ? SQLITE_OK : sqlite3_reset(pStmt);
-    if (rc == SQLITE_OK && pEntry && pEntry->pStmt == pStmt &&
-        pEntry->nReprepare != sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0)) {
-      /* The schema changed since the columns were checked (a column renamed, another given its name). */
-      KvTableArg arg;
-      rc = kvTableArgResolve(db, zFunc, zTable, pLayout, &arg, pzErr);
-      kvTableArgClear(&arg);
-      if (rc == SQLITE_OK) pEntry->nReprepare = sqlite3_stmt_status(pStmt, SQLITE_STMTSTATUS_REPREPARE, 0);
-      kvCacheRelease(pStmt, bTemp);
-      return rc;
-    }
+    /* The probe passed: the columns and the key's collation, once per schema. */
+    if (rc == SQLITE_OK) rc = kvTableCheck(db, pOwner, zFunc, zTable, pLayout, pStmt, bTemp, pzErr);
     kvCacheRelease(pStmt, bTemp);
-    if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
+    if (rc == SQLITE_OK || rc == SQLITE_NOMEM || *pzErr) return rc;
   }
   if (rc == SQLITE_NOMEM) return rc;
   zMsg = sqlite3_errmsg(db);
@@ -904,7 +1119,9 @@ static int kvCondRun(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char
 ** run inside one write transaction (kvAtomicBegin), so the answer is never
 ** stale and the check holds for the write. Returns zYes, "exists" or
 ** "not_found". With bOne, the write alone is the answer (an insert that
-** conflicts: "exists"; its ON CONFLICT(key) checks the key itself).
+** conflicts: "exists"), after the same check in the same transaction:
+** ON CONFLICT(key) finds a unique index whatever its collation, so it
+** does not check the key.
 */
 static void kvCondWrite(sqlite3_context *ctx, const char *zFunc, const char *zFmt, sqlite3_value **argv,
                         sqlite3_value *pNew, const char *zYes, int bOne) {
@@ -912,20 +1129,17 @@ static void kvCondWrite(sqlite3_context *ctx, const char *zFunc, const char *zFm
   KvOwner *pOwner = (KvOwner *)sqlite3_user_data(ctx);
   char *zErr = NULL;
   int nChange = 0, bFound = bOne, bOwn = 0, rc = SQLITE_OK;
-  if (bOne) {
-    rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
-  } else {
-    rc = kvAtomicBegin(db, pOwner, &bOwn);
-    if (rc == SQLITE_OK) {
-      rc =
-          kvTableKeyUnique(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), &kvLayout, 1, &zErr);
-    }
-    if (rc == SQLITE_OK) rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
-    if (rc == SQLITE_OK && nChange == 0) rc = kvCondRun(db, pOwner, zFunc, NULL, argv, NULL, &bFound, &zErr);
-    rc = kvAtomicEnd(db, pOwner, bOwn, rc);
-    if (rc != SQLITE_OK && zErr == NULL && rc != SQLITE_NOMEM) {
-      zErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
-    }
+  rc = kvAtomicBegin(db, pOwner, &bOwn);
+  if (rc == SQLITE_OK) {
+    rc = kvTableKeyUnique(db, pOwner, zFunc, (const char *)sqlite3_value_text(argv[0]), &kvLayout, 1, &zErr);
+  }
+  if (rc == SQLITE_OK) rc = kvCondRun(db, pOwner, zFunc, zFmt, argv, pNew, &nChange, &zErr);
+  if (rc == SQLITE_OK && nChange == 0 && !bOne) {
+    rc = kvCondRun(db, pOwner, zFunc, NULL, argv, NULL, &bFound, &zErr);
+  }
+  rc = kvAtomicEnd(db, pOwner, bOwn, rc);
+  if (rc != SQLITE_OK && zErr == NULL && rc != SQLITE_NOMEM) {
+    zErr = sqlite3_mprintf("%s: %s", zFunc, sqlite3_errmsg(db));
   }
   if (rc == SQLITE_OK) {
     sqlite3_result_text(ctx, nChange ? zYes : (bFound ? "exists" : "not_found"), -1, SQLITE_STATIC);
@@ -1080,9 +1294,11 @@ static int kvcNext(sqlite3_vtab_cursor *pCursor) {
     /* From the second row on: the row after the previous name. */
     sqlite3_finalize(pCur->pStmt);
     pCur->pStmt = NULL;
-    rc = sqlite3_prepare_v2(
-        p->db, "SELECT name, value FROM main.nosql_counters WHERE name > ?1 ORDER BY name LIMIT 1", -1,
-        &pCur->pStmt, 0);
+    rc = sqlite3_prepare_v2(p->db,
+                            "SELECT name, value FROM main.nosql_counters WHERE name > ?1 COLLATE BINARY "
+                            "ORDER BY name COLLATE BINARY"
+                            " LIMIT 1",
+                            -1, &pCur->pStmt, 0);
     if (rc != SQLITE_OK) {
       nosqlVtabError(pCursor->pVtab, "kv_counters: %s", sqlite3_errmsg(p->db));
       return rc;
@@ -1093,8 +1309,12 @@ static int kvcNext(sqlite3_vtab_cursor *pCursor) {
   return kvcStep(pCur);
 }
 
-/* The scan statements are prepared per query, not cached: kv_counters is for looking, kv_get for lookups in a
- * loop. */
+/*
+** The scan statements are prepared per query, not cached: kv_counters is
+** for looking, kv_get for lookups in a loop. They compare and order in
+** BINARY, as the declared column and the plan do, whatever the collation
+** of a nosql_counters created beforehand.
+*/
 static int kvcFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
                      sqlite3_value **argv) {
   kvc_cursor *pCur = (kvc_cursor *)pCursor;
@@ -1105,10 +1325,11 @@ static int kvcFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
   kvcReset(pCur);
   pCur->iRow = 0;
   pCur->bOne = idxNum == 1;
-  rc = sqlite3_prepare_v2(p->db,
-                          idxNum ? "SELECT name, value FROM main.nosql_counters WHERE name = ?1"
-                                 : "SELECT name, value FROM main.nosql_counters ORDER BY name LIMIT 1",
-                          -1, &pCur->pStmt, 0);
+  rc = sqlite3_prepare_v2(
+      p->db,
+      idxNum ? "SELECT name, value FROM main.nosql_counters WHERE name = ?1 COLLATE BINARY"
+             : "SELECT name, value FROM main.nosql_counters ORDER BY name COLLATE BINARY LIMIT 1",
+      -1, &pCur->pStmt, 0);
   if (rc != SQLITE_OK) {
     /* No table yet: no counters. */
     if (rc != SQLITE_NOMEM && sqlite3_strglob("no such table*", sqlite3_errmsg(p->db)) == 0) return SQLITE_OK;
@@ -1274,6 +1495,11 @@ static int kvMgetNext(sqlite3_vtab_cursor *pCursor) {
     int bTemp = 0, rc;
     rc = kvTablePrepare(p->db, &p->pConn->base, "kv_mget", pCur->zTable, &kvLayout, zKvGet, &pStmt, &bTemp,
                         &zErr);
+    /* A key must find one row: the table's key is unique under its collation (as for the writers). */
+    if (rc == SQLITE_OK) {
+      rc = kvTableCheck(p->db, &p->pConn->base, "kv_mget", pCur->zTable, &kvLayout, pStmt, bTemp, &zErr);
+      if (rc != SQLITE_OK) kvCacheRelease(pStmt, bTemp);
+    }
     if (rc != SQLITE_OK) {
       if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
       sqlite3_free(zErr);
@@ -1287,6 +1513,17 @@ static int kvMgetNext(sqlite3_vtab_cursor *pCursor) {
     }
     sqlite3_bind_value(pStmt, 1, pCur->aKey[pCur->iKey++]);
     rc = sqlite3_step(pStmt);
+    /* Stepping re-prepared it after a schema change: the row counts only if the key is still unique. */
+    if (rc == SQLITE_ROW) {
+      rc = kvTableCheck(p->db, &p->pConn->base, "kv_mget", pCur->zTable, &kvLayout, pStmt, bTemp, &zErr);
+      if (rc != SQLITE_OK) {
+        if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
+        sqlite3_free(zErr);
+        kvCacheRelease(pStmt, bTemp);
+        return rc;
+      }
+      rc = SQLITE_ROW;
+    }
     if (rc == SQLITE_ROW) {
       pCur->pRowKey = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
       pCur->pRowValue = sqlite3_value_dup(sqlite3_column_value(pStmt, 1));
@@ -1326,8 +1563,14 @@ static int kvMgetKeys(kv_mget_cursor *pCur, sqlite3 *db, sqlite3_value *pKeys) {
     return SQLITE_ERROR;
   }
   if (*zJson != '[' || !nosqlJsonStrict(zJson, (int)strlen(zJson))) {
+    const char *zAll = (const char *)sqlite3_value_text(pKeys);
+    int iAt = nosqlJsonErrorAt(zAll, sqlite3_value_bytes(pKeys));
     char *zQuoted = nosqlValueQuote(pKeys);
-    nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");
+    if (iAt >= 0) {
+      nosqlVtabError(pVtab, "kv_mget: keys_json " NOSQL_JSON_AT ": %s", iAt, zQuoted ? zQuoted : "?");
+    } else {
+      nosqlVtabError(pVtab, "kv_mget: keys_json is not a JSON array: %s", zQuoted ? zQuoted : "?");
+    }
     sqlite3_free(zQuoted);
     return SQLITE_ERROR;
   }
@@ -1376,8 +1619,8 @@ static int kvMgetFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
   int rc;
   (void)idxNum;
   kvMgetReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
-    nosqlVtabError(pCursor->pVtab, "kv_mget: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pCursor->pVtab, "kv_mget(table_name, keys_json)", aKvMgetPlan, 2, idxStr, argc, argv,
+                         aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (sqlite3_value_type(aArg[0].pEq) == SQLITE_NULL || sqlite3_value_type(aArg[1].pEq) == SQLITE_NULL) {

@@ -306,8 +306,8 @@ static int kvPairsFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
   pCur->iRow = 0;
   sqlite3_free(pCur->zPrefix);
   pCur->zPrefix = NULL;
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 3) != SQLITE_OK || aArg[0].pEq == NULL || aArg[1].pEq == NULL) {
-    nosqlVtabError(pCursor->pVtab, "kv_pairs: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pCursor->pVtab, "kv_pairs(prefix, doc[, sep])", aKvPairsPlan, 3, idxStr, argc, argv,
+                         aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (nosqlPlanKeep(aArg, 3, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;
@@ -330,8 +330,13 @@ static int kvPairsFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
     return SQLITE_ERROR;
   }
   if (bBlob || !kvIsObjectText(zDoc, sqlite3_value_bytes(aArg[1].pEq))) {
+    int iAt = bBlob ? -1 : nosqlJsonErrorAt(zDoc, sqlite3_value_bytes(aArg[1].pEq));
     char *z = nosqlValueQuote(aArg[1].pEq);
-    nosqlVtabError(pCursor->pVtab, "kv_pairs: doc %s is not a JSON object", z ? z : "?");
+    if (iAt >= 0) {
+      nosqlVtabError(pCursor->pVtab, "kv_pairs: doc " NOSQL_JSON_AT ": %s", iAt, z ? z : "?");
+    } else {
+      nosqlVtabError(pCursor->pVtab, "kv_pairs: doc %s is not a JSON object", z ? z : "?");
+    }
     sqlite3_free(z);
     return SQLITE_ERROR;
   }

@@ -1548,8 +1548,8 @@ static int mpathRangesFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const cha
   pCur->zPrefix = NULL;
   pCur->iRow = 3;
   pCur->sep = '.';
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL) {
-    nosqlVtabError(pVtab, "mpath_ranges: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pVtab, "mpath_ranges(prefix[, sep])", aMpathRangesPlan, 2, idxStr, argc, argv,
+                         aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   if (nosqlPlanKeep(aArg, 2, pCur->apArg) != SQLITE_OK) return SQLITE_NOMEM;

@@ -55,7 +55,9 @@
 **   );
 **
 ** Writes: INSERT (id, parent, payload...) appends the node as the last
-** child of parent, or, with before = S, immediately before its sibling S.
+** child of parent, or, with before = S, immediately before its sibling S;
+** without an id (or with a NULL one) the node gets a rowid table's: one
+** more than the largest id, 1 in an empty tree (content= trees excepted).
 ** UPDATE of parent (and/or before) moves the node with its whole subtree;
 ** UPDATE of payload columns changes them; DELETE removes the node AND its
 ** whole subtree. Labels, depth and the leaf columns are computed.
@@ -143,6 +145,7 @@ enum {
   NSET_STMT_PREV_SIB,    /* rgt of the last child of ?1 before lft ?2, other than ?3 */
   NSET_STMT_NEXT_SIB,    /* id of the first child of ?1 after lft ?2 */
   NSET_STMT_HAS_CHILD,   /* 1 if ?1 has a child */
+  NSET_STMT_MAX_ID,      /* The largest id, no row when empty */
   NSET_STMT_LEAF_FIRST,  /* lft of the first leaf with lft > ?1 */
   NSET_STMT_LEAF_LAST,   /* lft of the last leaf with lft < ?1 */
   NSET_STMT_PRED,        /* The row with the largest lft < ?1 */
@@ -314,6 +317,7 @@ static const char *const azNsetSql[NSET_STMT_COUNT] = {
     [NSET_STMT_NEXT_SIB] =
         "SELECT id FROM " NSET_NODE " WHERE parent IS ?1 AND lft > ?2 ORDER BY lft LIMIT 1",
     [NSET_STMT_HAS_CHILD] = "SELECT 1 FROM " NSET_NODE " WHERE parent = ?1 LIMIT 1",
+    [NSET_STMT_MAX_ID] = "SELECT id FROM " NSET_NODE " ORDER BY id DESC LIMIT 1",
     [NSET_STMT_LEAF_FIRST] =
         "SELECT lft FROM " NSET_NODE NSET_LEAF_IDX " WHERE is_leaf = 1 AND lft > ?1 ORDER BY lft LIMIT 1",
     [NSET_STMT_LEAF_LAST] = "SELECT lft FROM " NSET_NODE NSET_LEAF_IDX
@@ -553,6 +557,35 @@ static int nsetHasChild(nset_vtab *p, int64_t id, int *pbHas) {
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_int64(pStmt, 1, id);
   return nsetProbe(p, NSET_STMT_HAS_CHILD, pStmt, pbHas, &iVal);
+}
+
+/*
+** The id of an INSERT that gives none, by a rowid table's rule: one more
+** than the largest id, 1 when the tree is empty. A content= tree takes its
+** ids from the content table's rows, so it has none to make up.
+*/
+static int nsetNewId(nset_vtab *p, int64_t *piId) {
+  sqlite3_stmt *pStmt = NULL;
+  int64_t iMax = 0;
+  int bFound = 0;
+  int rc;
+  if (p->zContent) {
+    nosqlVtabError(&p->base,
+                   "nested_set: id is NULL; %s mirrors %s: insert each node with the %s of its row there",
+                   p->zName, p->zContent, p->zContentId);
+    return SQLITE_CONSTRAINT;
+  }
+  rc = nsetStmtGet(p, NSET_STMT_MAX_ID, &pStmt);
+  if (rc != SQLITE_OK) return rc;
+  rc = nsetProbe(p, NSET_STMT_MAX_ID, pStmt, &bFound, &iMax);
+  if (rc != SQLITE_OK) return rc;
+  if (bFound && iMax == INT64_MAX) {
+    nosqlVtabError(&p->base, "nested_set: id is NULL and the largest id %lld is taken; give the id",
+                   (long long)iMax);
+    return SQLITE_FULL;
+  }
+  *piId = bFound ? iMax + 1 : 1;
+  return SQLITE_OK;
 }
 
 /* Report stored data that breaks an invariant. */
@@ -1605,9 +1638,10 @@ static int nsetParseArgs(nset_vtab *p, int argc, const char *const *argv, NosqlB
       if (sqlite3_stricmp(zName, "id") == 0) pzOpt = &p->zContentId;
       if (sqlite3_stricmp(zName, "parent") == 0) pzOpt = &p->zContentParent;
       if (pzOpt == NULL) {
-        *pzErr = sqlite3_mprintf("nested_set: unknown option '%s'", zName);
+        static const char *const azValid[] = {"content", "id", "parent", NULL};
+        *pzErr = nosqlUnknownOption("nested_set", zName, -1, azValid);
         sqlite3_free(zName);
-        return SQLITE_ERROR;
+        return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       }
       if (*z == '\'') {
         /* A string literal: take its text. */
@@ -2601,10 +2635,11 @@ static int nsetUpdateMethod(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     if (rc != SQLITE_OK) return rc;
     if (sqlite3_value_type(pId) == SQLITE_NULL) pId = argv[1];
     if (sqlite3_value_type(pId) == SQLITE_NULL) {
-      nosqlVtabError(pVtab, "nested_set: id is NULL; every node needs an integer id");
-      return SQLITE_CONSTRAINT;
+      rc = nsetNewId(p, &iNew);
+      if (rc != SQLITE_OK) return rc;
+    } else if (!nsetValueId(pId, &iNew)) {
+      return nsetBadId(p, "id", pId);
     }
-    if (!nsetValueId(pId, &iNew)) return nsetBadId(p, "id", pId);
     if (sqlite3_value_type(argv[1]) != SQLITE_NULL && (!nsetValueId(argv[1], &iOld) || iOld != iNew)) {
       nosqlVtabError(pVtab, "nested_set: rowid and id differ");
       return SQLITE_CONSTRAINT;

@@ -50,6 +50,7 @@ static const struct NosqlFeature {
     /* clang-format off: one feature per line */
     {"core", nosqlCoreRegister},
     {"geohash", geohashRegister},
+    {"geo_nearest", geoNearestRegister},
     {"inverted_index", invertedIndexRegister},
     {"roaring", roaringRegister},
     {"ckey", ckeyRegister},

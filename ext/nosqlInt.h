@@ -75,6 +75,68 @@ void nosqlResultError(sqlite3_context *ctx, const char *zFmt, ...);
 void nosqlVtabError(sqlite3_vtab *pVtab, const char *zFmt, ...);
 
 /*
+** The message of xConnect when a module made for CREATE VIRTUAL TABLE
+** (xCreate == xConnect, so SQLite also connects it as an eponymous table)
+** is called as a table-valued function, "composite_scan('t', 'k', 'a')":
+** argc == 3 and the table is named after the module. Returns the message
+** "MOD: not a table-valued function: create a table with CREATE VIRTUAL
+** TABLE name USING MOD(zArgs)" (sqlite3_mprintf), or NULL when the
+** call is not that one (or on OOM, *pbNoMem set).
+*/
+char *nosqlNotTableFunction(int argc, const char *const *argv, const char *zArgs, int *pbNoMem);
+
+/*
+** "(valid options: a, b, c)": the list that every unknown-option message
+** ends with, built from the NULL-terminated azValid (sqlite3_mprintf;
+** NULL on OOM). nosqlUnknownOption() is the whole message,
+** "zWho: unknown option 'zKey' (valid options: ...)", zKey[0..nKey)
+** (nKey < 0: NUL-terminated).
+*/
+char *nosqlValidOptions(const char *const *azValid);
+char *nosqlUnknownOption(const char *zWho, const char *zKey, int nKey, const char *const *azValid);
+
+/*
+** Options objects: a function with several optional arguments also takes
+** them by name in a JSON object given as its last argument,
+** graph_path('e', 'a', 'b', 1, 2, '{"direction": "both"}'), as doc_update
+** takes its options. The keys are the optional arguments' names.
+**
+** Which argument is the object: the last one given (the highest position
+** i with apArg[i] neither NULL nor SQL NULL), when i >= nReq (never a required argument:
+** a node id may be JSON text), its value is text whose first byte is '{',
+** and argument i is not itself one that takes a JSON object
+** (NOSQL_OPT_OBJECT, graph_pagerank's personalization). An argument
+** given as SQL NULL counts as not given: the object may set it.
+**
+** nosqlOptionsRead(): aOpt[0..nArg) names and types the arguments in
+** positional order; apArg[i] is argument i as given or NULL. It fills
+** apEff[i] with the value to use for argument i (apArg[i], or the
+** object's value, or NULL: the default) and apOwn[i] with the values it
+** made (freed by the caller with sqlite3_value_free(); NULL elsewhere;
+** both arrays of nArg entries, NULL on entry). *piObj is the object's
+** position or -1. Errors, in *pzErr (sqlite3_mprintf), each naming the
+** function zFunc: the object is not strict JSON (NOSQL_JSON_AT); an
+** unknown key (the valid ones listed: nosqlUnknownOption()); a key given
+** twice, in the object and as an argument, or twice in the object; a value
+** of the wrong type (JSON null is always accepted: the default). Returns
+** SQLITE_OK, SQLITE_ERROR with *pzErr, or SQLITE_NOMEM. It reads the
+** object with json_each() (after the strict check) on db.
+*/
+#define NOSQL_OPT_TEXT 1   /* A JSON string */
+#define NOSQL_OPT_INT 2    /* A JSON integer */
+#define NOSQL_OPT_NUM 3    /* A JSON number, integer or real */
+#define NOSQL_OPT_BOOL 4   /* true or false (as the integers 1 and 0) */
+#define NOSQL_OPT_OBJECT 5 /* A JSON object (as its JSON text) or a string */
+typedef struct NosqlOption NosqlOption;
+struct NosqlOption {
+  const char *zName; /* The argument's name, which is its key in the object */
+  int eType;         /* NOSQL_OPT_*: what the object's value must be */
+};
+int nosqlOptionsRead(sqlite3 *db, const char *zFunc, const NosqlOption *aOpt, int nReq, int nArg,
+                     sqlite3_value *const *apArg, sqlite3_value **apEff, sqlite3_value **apOwn, int *piObj,
+                     char **pzErr);
+
+/*
 ** The xConnect of a table-valued function that computes its rows (no
 ** shadow tables, no side effects): declare zDecl, allocate nByte zeroed
 ** bytes (the caller's vtab struct, sqlite3_vtab first) into *ppVtab and
@@ -99,6 +161,7 @@ int nosqlVtabFree(sqlite3_vtab *pVtab);
 */
 #define NOSQL_SHARED_INVERTED_INDEX 1
 #define NOSQL_SHARED_INDEX_TABLE 2
+#define NOSQL_SHARED_GRAPH_INDEX 3
 void *nosqlConnShared(sqlite3 *db, int iKind, sqlite3_int64 nByte);
 void nosqlConnSharedRef(void *pObj);
 void nosqlConnSharedUnref(void *pObj);
@@ -170,6 +233,16 @@ int nosqlJsonTooDeep(const char *z, int n);
 #define NOSQL_JSON_DEEP "nests deeper than %d levels"
 
 /*
+** Where nosqlJsonStrict() refuses z[0..n): the byte offset (0 for the
+** first byte) of the first byte the strict grammar cannot take, n when the
+** text ends too early; -1 when z[0..n) is strict JSON. Every "not strict
+** JSON" message gives it the same way (NOSQL_JSON_AT): "doc_match: the
+** filter is not strict JSON at byte 12: '{"a":{"$gt":}}'".
+*/
+int nosqlJsonErrorAt(const char *z, int n);
+#define NOSQL_JSON_AT "is not strict JSON at byte %d"
+
+/*
 ** JSON writers over a NosqlBuffer (sticky error code): text z[0..n) as a
 ** JSON string (quotes, backslashes and control characters escaped), and a
 ** real as the shortest of its %.15g, %.16g and %.17g forms that reads back
@@ -210,6 +283,19 @@ char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc);
 ** ROWID, or does not exist. SQLITE_OK or an error code.
 */
 int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char **pzCol);
+
+/*
+** The rows a REPLACE may delete through the UNIQUE indexes of table
+** zSchema.zTable (a primary key that is not the rowid included), as a
+** trigger's condition over the table aliased "s": *pCond gets " OR
+** (s."a" = NEW."a" COLLATE "c" AND ...)" per index, in the index's
+** collations. Key parts that are expressions are left out (a superset of
+** the rows); an index whose first part is one is not covered. xCol(pCtx,
+** zCol) is called for each key column put in, *pnIndex gets the indexes
+** put in (0: *pCond untouched). SQLITE_OK or an error code.
+*/
+int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, NosqlBuffer *pCond, int *pnIndex,
+                     int (*xCol)(void *, const char *), void *pCtx);
 
 /*
 ** One token of SQL text at z[*pi]: comments and spaces are skipped;
@@ -424,11 +510,28 @@ int nosqlPlanBest(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol,
 
 /*
 ** The whole xBestIndex of a function whose hidden columns are only inputs
-** (aCol: equalities, some required): nosqlPlanBest(), idxNum 0, and the
-** cost and row estimates.
+** (aCol: equalities, some required): the plan of nosqlPlanBest(), idxNum 0,
+** and the cost and row estimates; but a required slot without a usable
+** equality is SQLITE_CONSTRAINT only when the query has an equality on it
+** that this join order cannot use (nosqlPlanInputsReady()). Without any,
+** the plan is made without the input at cost 1e300, so that it is chosen
+** only when nothing has the input, and xFilter, which decodes it with
+** nosqlPlanInputArgs(), names what is missing.
 */
 int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, double rCost,
                     sqlite3_int64 nRows);
+
+/*
+** xFilter of such a function: nosqlPlanArgs(), then every required slot
+** must have its value. zUsage is the function's signature,
+** "kv_pairs(prefix, doc[, sep])", whose i-th argument names slot i of
+** aCol. Errors in pVtab: "kv_pairs: doc is required: kv_pairs(prefix,
+** doc[, sep])", or "kv_pairs: bad plan <idxStr>" for a plan that does not
+** decode. SQLITE_OK, SQLITE_ERROR, or SQLITE_NOMEM when the message could
+** not be made.
+*/
+int nosqlPlanInputArgs(sqlite3_vtab *pVtab, const char *zUsage, const NosqlPlanCol *aCol, int nCol,
+                       const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanArg *aArg);
 
 /*
 ** The constraints of plan idxStr in words, appended to pOut: "city = ?",
@@ -603,8 +706,10 @@ void graphSetClear(GraphSet *p);
 ** aOut[aOutOff[i] .. aOutOff[i + 1]) and in-neighbours likewise, in the
 ** source's scan order. graphCsrLoad() reads the source with one scan and
 ** returns *ppCsr NULL (and SQLITE_OK) when it cannot stand in for the
-** index seeks exactly: a view, a weight column, a column with a collation
-** other than BINARY, or more than nMaxEdge edges. graphCsrLookup() finds a
+** index seeks exactly: a view, a weight that is not a number or is
+** negative (a route reports it only where it reaches the edge), a column
+** with a collation other than BINARY, or more than nMaxEdge edges. Weights
+** are doubles: bIntWeight says each was an integer (exact up to 2^53). graphCsrLookup() finds a
 ** node's index (-1: no edges) as "col = ?" would, or returns -2 when the
 ** column's affinity would convert the key first (text in a numeric column,
 ** a number in a TEXT column): the caller then seeks. In the JSON layout a
@@ -644,6 +749,7 @@ struct GraphCsr {
   int *aIn;               /* In-neighbours */
   double *aOutW, *aInW;   /* With a weight column: the weight of each aOut[] and aIn[] edge */
   int bIntWeight;         /* Every weight is an integer */
+  int bRealWeight;        /* Every weight is a REAL (neither flag: some of each) */
   sqlite3_int64 nEdge;    /* Edges */
   int *aBad;              /* While loading: values whose to_col is not an array (JSON layout) */
   int nBad, nBadAlloc;    /* Entries used, allocated */
@@ -961,7 +1067,29 @@ int geohashRangeString(uint64_t v, char *zOut);
 /* The boxes (1 or 2, split at +-180) bounding a circle; aBox has room for 2. */
 int geohashBoundingBoxes(double lat, double lon, double radius, GeohashBounds *aBox);
 
+/* The haversine distance in metres, the one geo_distance(lat1, lon1, lat2, lon2) returns. */
+double geohashDistance(double lat1, double lon1, double lat2, double lon2);
+/* The same, given cos2 = cos(lat2 * (M_PI / 180.0)): bit for bit geohashDistance()'s answer. */
+double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2);
+
+/*
+** Argument checks of the family (ext/geohash.c), for geo_nearest too: a
+** number (INTEGER, REAL or numeric text, finite), a latitude in [-90, 90],
+** a longitude in [-180, 180]. SQLITE_OK with *pOut; SQLITE_ERROR with
+** *pzErr "<zFunc>: <zWhat> <value> is outside [-90, 90]" (sqlite3_mprintf);
+** SQLITE_NOMEM. The caller handles NULL.
+*/
+int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr);
+int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr);
+int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr);
+
 int geohashRegister(sqlite3 *db);
+
+/**************************************************************************
+** Interface to code in ext/geo_nearest.c: the geo_nearest table-valued
+** function (k nearest rows of a table, over its geohash recipe or a scan).
+*/
+int geoNearestRegister(sqlite3 *db);
 
 /**************************************************************************
 ** Interface to code in ext/roaring_sql.c and ext/inverted_index.c
@@ -1205,14 +1333,20 @@ int kvTablePrepare(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *
                    char **pzErr);
 /*
 ** SQLITE_OK when the key column of table argument zTable (kvTablePrepare)
-** is a PRIMARY KEY or UNIQUE column on its own (what makes "WHERE key = ?"
-** one row), else an error in *pzErr: "<zFunc>: table 'x' has no PRIMARY
-** KEY or UNIQUE constraint on key (expected <layout>)", or, with the
-** column form, "... on column 'c' (the key)". The probe is an INSERT that
-** inserts nothing: SQLite checks the ON CONFLICT target when it prepares
-** it, and again after a schema change when it is stepped; a probe SQLite
-** re-prepared has the columns checked again. With bViewOk a view passes
-** (its INSTEAD OF triggers decide what a write by key does).
+** is unique on its own under its own collation, the one "WHERE key = ?"
+** uses (what makes it one row): the rowid, or a unique index on the key
+** alone, not partial, of the key column's collation. Else an error in
+** *pzErr: "<zFunc>: table 'x' has no PRIMARY KEY or UNIQUE constraint on
+** key (expected <layout>)", or, with the column form, "... on column 'c'
+** (the key)"; "<zFunc>: key column 'k' of table 'x' (COLLATE NOCASE) has
+** no unique index under NOCASE: its unique index 'i' uses BINARY". The
+** probe is an INSERT that inserts nothing: SQLite checks the ON CONFLICT
+** target when it prepares it, and again after a schema change when it is
+** stepped, but whatever the index's collation; so the collation rule is
+** read from the schema (kvTableKeyRule in ext/kv.c), when the probe is
+** first prepared and whenever SQLite re-prepares it, together with the
+** columns. With bViewOk a view passes (its INSTEAD OF triggers decide what
+** a write by key does).
 */
 int kvTableKeyUnique(sqlite3 *db, KvOwner *pOwner, const char *zFunc, const char *zTable,
                      const KvLayout *pLayout, int bViewOk, char **pzErr);
@@ -1406,6 +1540,15 @@ const char *docJsonQuote(DocJson *pJ, const char *z, int n, int *pnKey);
 
 /* Arrays: a new last element. */
 void docJsonArrAppend(DocJson *pJ, DocNode *pArr, DocNode *pVal);
+
+/*
+** The index of the array element that the path part z[0..n) names, as
+** MongoDB's matcher reads it (a BSON array is an object whose field names
+** are "0", "1", ...): the part must be that name's text, so "0" and "12"
+** are indexes and "01", "00", "+1", "" are not. -1 when it names none (or
+** has more than 9 digits: no array is that long).
+*/
+int docJsonArrayIndex(const char *z, int n);
 
 /**************************************************************************
 ** Interface to code in ext/doc_match.c: MongoDB query filters on DocNode

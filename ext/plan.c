@@ -22,8 +22,17 @@
 **     (SQLite's loop) unless the column has NOSQL_OP_INLIST, when the whole
 **     list arrives at once (sqlite3_vtab_in, SQLite 3.38+).
 **   - A required column without a usable equality makes the plan
-**     SQLITE_CONSTRAINT: SQLite then tries another join order, and reports
-**     "no query solution" when none exists.
+**     SQLITE_CONSTRAINT (nosqlPlanFind(), nosqlPlanBest()): SQLite then
+**     tries another join order, and reports "no query solution" when none
+**     exists. Table-valued functions (nosqlPlanInputs()) say instead what
+**     is missing: SQLITE_CONSTRAINT only while the query has an equality on
+**     the column that another join order can use (a join, "FROM t,
+**     f(t.x)"); with none, the plan is made without the input at a cost
+**     no other plan reaches (an OR of equalities, served branch by branch,
+**     still wins), and xFilter reports "f: x is required: f(x[, y])"
+**     (nosqlPlanInputArgs()). The message cannot come from xBestIndex:
+**     SQLite fails the statement on the first xBestIndex error, before
+**     the plans it would try next.
 **   - Operators the module does not list ("<>", IS, LIKE, MATCH, ...) are
 **     always left to SQLite, so an extra WHERE term never fails a query.
 **
@@ -90,7 +99,9 @@ static int nosqlPlanCollOk(sqlite3_index_info *pInfo, int i, const char *zColl) 
   return sqlite3_stricmp(z, zColl ? zColl : "BINARY") == 0;
 }
 
-int nosqlPlanFind(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, NosqlPlan *pPlan) {
+/* nosqlPlanFind(); with bOptional, a required slot without an equality is left empty, not refused. */
+static int nosqlPlanFindSlots(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, int bOptional,
+                              NosqlPlan *pPlan) {
   int iSlot, i;
   memset(pPlan, 0, sizeof(*pPlan));
   if (nCol > NOSQL_PLAN_MAX_COL) return SQLITE_ERROR;
@@ -113,13 +124,17 @@ int nosqlPlanFind(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol,
       }
     }
     if (iEq >= 0) iLo = iHi = -1;
-    if (pCol->bRequired && iEq < 0) return SQLITE_CONSTRAINT;
+    if (pCol->bRequired && iEq < 0 && !bOptional) return SQLITE_CONSTRAINT;
     pPlan->aiEq[iSlot] = iEq;
     pPlan->aiLo[iSlot] = iLo;
     pPlan->aiHi[iSlot] = iHi;
   }
   pPlan->nCol = nCol;
   return SQLITE_OK;
+}
+
+int nosqlPlanFind(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, NosqlPlan *pPlan) {
+  return nosqlPlanFindSlots(pInfo, aCol, nCol, 0, pPlan);
 }
 
 int nosqlPlanInputsReady(const sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, const NosqlPlan *pPlan) {
@@ -181,11 +196,54 @@ int nosqlPlanBest(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol,
 int nosqlPlanInputs(sqlite3_index_info *pInfo, const NosqlPlanCol *aCol, int nCol, double rCost,
                     sqlite3_int64 nRows) {
   NosqlPlan plan;
-  int rc = nosqlPlanBest(pInfo, aCol, nCol, &plan);
+  int rc = nosqlPlanFindSlots(pInfo, aCol, nCol, 1, &plan), i, bAll = 1;
+  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, aCol, &plan);
+  if (rc == SQLITE_OK) rc = nosqlPlanCommit(pInfo, aCol, &plan);
   if (rc != SQLITE_OK) return rc;
+  for (i = 0; i < nCol; i++) {
+    if (aCol[i].bRequired && plan.aiEq[i] < 0) bAll = 0;
+  }
   pInfo->idxNum = 0;
-  pInfo->estimatedCost = rCost;
-  pInfo->estimatedRows = nRows;
+  pInfo->estimatedCost = bAll ? rCost : 1e300;
+  pInfo->estimatedRows = bAll ? nRows : 2147483647;
+  return SQLITE_OK;
+}
+
+/* Argument iArg (from 0) of signature zUsage, "f(a, b[, c])": its first byte (*pn bytes), or NULL. */
+static const char *nosqlUsageArg(const char *zUsage, int iArg, int *pn) {
+  static const char zWord[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789";
+  const char *z = strchr(zUsage, '(');
+  int i = 0;
+  while (z && *z) {
+    int n;
+    z += strcspn(z, zWord);
+    n = (int)strspn(z, zWord);
+    if (n == 0) break;
+    if (i++ == iArg) {
+      *pn = n;
+      return z;
+    }
+    z += n;
+  }
+  *pn = 0;
+  return NULL;
+}
+
+int nosqlPlanInputArgs(sqlite3_vtab *pVtab, const char *zUsage, const NosqlPlanCol *aCol, int nCol,
+                       const char *idxStr, int argc, sqlite3_value **argv, NosqlPlanArg *aArg) {
+  int nFunc = (int)strcspn(zUsage, "("), i;
+  if (nosqlPlanArgs(idxStr, argc, argv, aArg, nCol) != SQLITE_OK) {
+    nosqlVtabError(pVtab, "%.*s: bad plan %s", nFunc, zUsage, idxStr ? idxStr : "(none)");
+    return pVtab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  for (i = 0; i < nCol; i++) {
+    if (aCol[i].bRequired && aArg[i].pEq == NULL) {
+      int nName;
+      const char *zName = nosqlUsageArg(zUsage, i, &nName);
+      nosqlVtabError(pVtab, "%.*s: %.*s is required: %s", nFunc, zUsage, nName, zName ? zName : "?", zUsage);
+      return pVtab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
+  }
   return SQLITE_OK;
 }
 

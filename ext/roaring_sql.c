@@ -305,8 +305,7 @@ static void rbBuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     if (bRange) {
       nosqlResultError(ctx, "rb_build: an element of %s is outside [0, 4294967295]", zQ);
     } else {
-      nosqlResultError(ctx, "rb_build: %s is not a JSON array of integers (error at position %d)", zQ,
-                       (int)(zBad - z) + 1);
+      nosqlResultError(ctx, "rb_build: %s is not a JSON array of integers at byte %d", zQ, (int)(zBad - z));
     }
     sqlite3_free(zQ);
     roaring_bitmap_free(p);
@@ -617,30 +616,39 @@ static int rbIterateRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
   return SQLITE_OK;
 }
 
+/* The plan (ext/plan.c): the bitmap, a required input (without it there is nothing to iterate). */
+static const NosqlPlanCol aRbIteratePlan[1] = {{RB_ITERATE_COL_BITMAP, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1}};
+
 static int rbIterateFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
                            sqlite3_value **argv) {
   rb_iterate_cursor *pCur = (rb_iterate_cursor *)cur;
+  NosqlPlanArg aArg[1];
+  sqlite3_value *pBitmap;
   int rc = SQLITE_OK;
-  (void)idxStr;
   if (pCur->p) roaring_bitmap_free(pCur->p);
   pCur->p = NULL;
   sqlite3_value_free(pCur->pArg);
   pCur->pArg = NULL;
   pCur->iRow = 1;
   (void)idxNum;
-  if (argc < 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL) return SQLITE_OK;
-  pCur->pArg = sqlite3_value_dup(argv[0]);
+  if (nosqlPlanInputArgs(cur->pVtab, "rb_iterate(bitmap)", aRbIteratePlan, 1, idxStr, argc, argv, aArg) !=
+      SQLITE_OK) {
+    return SQLITE_ERROR;
+  }
+  pBitmap = aArg[0].pEq;
+  if (sqlite3_value_type(pBitmap) == SQLITE_NULL) return SQLITE_OK;
+  pCur->pArg = sqlite3_value_dup(pBitmap);
   if (pCur->pArg == NULL) return SQLITE_NOMEM;
-  if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) {
-    char *zQ = nosqlValueQuote(argv[0]);
+  if (sqlite3_value_type(pBitmap) != SQLITE_BLOB) {
+    char *zQ = nosqlValueQuote(pBitmap);
     nosqlVtabError(cur->pVtab, "rb_iterate: argument 1 is not a roaring bitmap blob: %s", zQ);
     sqlite3_free(zQ);
     return SQLITE_ERROR;
   }
-  pCur->p = roaringDecode((const unsigned char *)sqlite3_value_blob(argv[0]),
-                          (size_t)sqlite3_value_bytes(argv[0]), &rc);
+  pCur->p = roaringDecode((const unsigned char *)sqlite3_value_blob(pBitmap),
+                          (size_t)sqlite3_value_bytes(pBitmap), &rc);
   if (rc == SQLITE_CORRUPT) {
-    char *zQ = nosqlValueQuote(argv[0]);
+    char *zQ = nosqlValueQuote(pBitmap);
     nosqlVtabError(cur->pVtab, "rb_iterate: argument 1 is not a valid serialized roaring bitmap: %s", zQ);
     sqlite3_free(zQ);
     return SQLITE_ERROR;
@@ -651,11 +659,9 @@ static int rbIterateFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idx
 }
 
 static int rbIterateBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  /* The bitmap is a required input: without it there is nothing to iterate. */
-  static const NosqlPlanCol aCol[1] = {{RB_ITERATE_COL_BITMAP, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 1}};
   int rc;
   (void)pVtab;
-  rc = nosqlPlanInputs(pInfo, aCol, 1, 1000, 1000);
+  rc = nosqlPlanInputs(pInfo, aRbIteratePlan, 1, 1000, 1000);
   if (rc == SQLITE_OK && pInfo->nOrderBy == 1 && pInfo->aOrderBy[0].iColumn == RB_ITERATE_COL_VALUE &&
       !pInfo->aOrderBy[0].desc) {
     pInfo->orderByConsumed = 1;

@@ -267,7 +267,14 @@ static int tjPayload(sqlite3_context *ctx, TjAgg *p, TjNode *pNode, sqlite3_valu
   }
   if (eType == SQLITE_BLOB || i >= n || z[i] != '{' || (!bJson && !nosqlJsonStrict(z, n))) {
     char *zQ = nosqlValueQuote(pVal);
-    tjNodeError(ctx, p, "tree_json: the payload of id %s is not a JSON object: %s", &pNode->v, zQ ? zQ : "?");
+    if (eType != SQLITE_BLOB && i < n && z[i] == '{') {
+      char *zAt = sqlite3_mprintf(NOSQL_JSON_AT ": %s", nosqlJsonErrorAt(z, n), zQ ? zQ : "?");
+      tjNodeError(ctx, p, "tree_json: the payload of id %s %s", &pNode->v, zAt ? zAt : "?");
+      sqlite3_free(zAt);
+    } else {
+      tjNodeError(ctx, p, "tree_json: the payload of id %s is not a JSON object: %s", &pNode->v,
+                  zQ ? zQ : "?");
+    }
     sqlite3_free(zQ);
     return SQLITE_ERROR;
   }
@@ -821,8 +828,8 @@ static int trFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   int rc, i, eType;
   (void)idxNum;
   trCursorReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, 2) != SQLITE_OK || aArg[0].pEq == NULL) {
-    nosqlVtabError(pCursor->pVtab, "tree_rows: bad plan %s", idxStr ? idxStr : "(none)");
+  if (nosqlPlanInputArgs(pCursor->pVtab, "tree_rows(json[, children_key])", aTrPlan, 2, idxStr, argc, argv,
+                         aArg) != SQLITE_OK) {
     return SQLITE_ERROR;
   }
   for (i = 0; i < 2; i++) {
@@ -847,7 +854,12 @@ static int trFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   }
   if (eType == SQLITE_BLOB || !nosqlJsonStrict(zDoc, sqlite3_value_bytes(aArg[0].pEq))) {
     char *zQ = nosqlValueQuote(aArg[0].pEq);
-    nosqlVtabError(pCursor->pVtab, "tree_rows: malformed JSON: %s", zQ ? zQ : "?");
+    if (eType == SQLITE_BLOB) {
+      nosqlVtabError(pCursor->pVtab, "tree_rows: malformed JSON: %s", zQ ? zQ : "?");
+    } else {
+      nosqlVtabError(pCursor->pVtab, "tree_rows: the document " NOSQL_JSON_AT ": %s",
+                     nosqlJsonErrorAt(zDoc, sqlite3_value_bytes(aArg[0].pEq)), zQ ? zQ : "?");
+    }
     sqlite3_free(zQ);
     return SQLITE_ERROR;
   }

@@ -234,13 +234,19 @@ static int nosqlJsonHex(unsigned char c) {
 int nosqlJsonScanString(const unsigned char *z, int n, int *pi, int *pbEsc) {
   int i = *pi + 1;
   *pbEsc = 0;
+  /* On a fault *pi is where it is (nosqlJsonErrorAt()): the control
+  ** character, the backslash of a bad escape, the first bad hex digit of a
+  ** \u escape, or n for a string that does not end. */
   while (i < n) {
     unsigned char c = z[i++];
     if (c == '"') {
       *pi = i;
       return 1;
     }
-    if (c < 0x20) break;
+    if (c < 0x20) {
+      i--;
+      break;
+    }
     if (c == '\\') {
       *pbEsc = 1;
       if (i >= n) break;
@@ -250,6 +256,7 @@ int nosqlJsonScanString(const unsigned char *z, int n, int *pi, int *pbEsc) {
         for (k = 0; k < 4 && i < n && nosqlJsonHex(z[i]); k++) i++;
         if (k < 4) break;
       } else if (c == 0 || strchr("\"\\/bfnrt", c) == NULL) {
+        i -= 2;
         break;
       }
     }
@@ -352,10 +359,14 @@ static int nosqlJsonValue(NosqlJsonScan *p, int iDepth) {
   return 0;
 }
 
-/* nosqlJsonStrict(), and *pbDeep set when the scan stopped at the depth limit. */
-static int nosqlJsonScanAll(const char *z, int n, int *pbDeep) {
+/*
+** nosqlJsonStrict(), with *pbDeep set when the scan stopped at the depth
+** limit and *piAt where it stopped (nosqlJsonErrorAt()).
+*/
+static int nosqlJsonScanAll(const char *z, int n, int *pbDeep, int *piAt) {
   NosqlJsonScan s;
   *pbDeep = 0;
+  *piAt = 0;
   if (z == NULL || n < 0) return 0;
   s.z = (const unsigned char *)z;
   s.n = n;
@@ -363,20 +374,27 @@ static int nosqlJsonScanAll(const char *z, int n, int *pbDeep) {
   s.bDeep = 0;
   if (!nosqlJsonValue(&s, 0)) {
     *pbDeep = s.bDeep;
+    *piAt = s.i < n ? s.i : n;
     return 0;
   }
   nosqlJsonSpace(&s);
+  *piAt = s.i;
   return s.i == s.n;
 }
 
 int nosqlJsonStrict(const char *z, int n) {
-  int bDeep;
-  return nosqlJsonScanAll(z, n, &bDeep);
+  int bDeep, iAt;
+  return nosqlJsonScanAll(z, n, &bDeep, &iAt);
 }
 
 int nosqlJsonTooDeep(const char *z, int n) {
-  int bDeep;
-  return !nosqlJsonScanAll(z, n, &bDeep) && bDeep;
+  int bDeep, iAt;
+  return !nosqlJsonScanAll(z, n, &bDeep, &iAt) && bDeep;
+}
+
+int nosqlJsonErrorAt(const char *z, int n) {
+  int bDeep, iAt;
+  return nosqlJsonScanAll(z, n, &bDeep, &iAt) ? -1 : iAt;
 }
 
 /* Append text z[0..n) as a JSON string to pBuf. */
@@ -698,6 +716,52 @@ char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc) {
     if (zOut == NULL) *pRc = SQLITE_NOMEM;
   }
   return zOut;
+}
+
+int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, NosqlBuffer *pCond, int *pnIndex,
+                     int (*xCol)(void *, const char *), void *pCtx) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zPrev = NULL;
+  int bSkip = 0;
+  int rc = sqlite3_prepare_v2(
+      db,
+      "SELECT l.name, x.name, x.coll, x.cid FROM pragma_index_list(?1, ?2) AS l, "
+      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
+      -1, &pStmt, 0);
+  *pnIndex = 0;
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, zSchema, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
+    const char *zColl = (const char *)sqlite3_column_text(pStmt, 2);
+    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
+    int bExpr = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
+    if (bNew) {
+      if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
+      sqlite3_free(zPrev);
+      zPrev = sqlite3_mprintf("%s", zIdx ? zIdx : "");
+      if (zPrev == NULL) rc = SQLITE_NOMEM;
+      bSkip = bExpr;
+      if (!bSkip) {
+        nosqlBufferAppend(&rc, pCond, " OR (", -1);
+        (*pnIndex)++;
+      }
+    }
+    if (bSkip || bExpr) continue;
+    nosqlBufferAppendf(&rc, pCond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol, zCol,
+                       zColl ? zColl : "BINARY");
+    if (rc == SQLITE_OK && xCol) rc = xCol(pCtx, zCol);
+  }
+  if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
+  sqlite3_free(zPrev);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  return rc;
 }
 
 int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char **pzCol) {
@@ -1218,4 +1282,157 @@ int nosqlTableResolve(sqlite3 *db, const char *zText, const char *zDefault, Nosq
   if (p->zSchema != zSchema) sqlite3_free(zSchema);
   if (p->zName != zName) sqlite3_free(zName);
   return rc;
+}
+
+char *nosqlValidOptions(const char *const *azValid) {
+  NosqlBuffer b = {0, 0, 0};
+  int rc = SQLITE_OK, i;
+  nosqlBufferAppend(&rc, &b, "(valid options: ", -1);
+  for (i = 0; azValid[i]; i++) nosqlBufferAppendf(&rc, &b, "%s%s", i ? ", " : "", azValid[i]);
+  nosqlBufferAppend(&rc, &b, ")", 1);
+  if (rc != SQLITE_OK) {
+    nosqlBufferFree(&b);
+    return NULL;
+  }
+  return (char *)b.a;
+}
+
+char *nosqlUnknownOption(const char *zWho, const char *zKey, int nKey, const char *const *azValid) {
+  char *zList = nosqlValidOptions(azValid);
+  char *z = zList ? sqlite3_mprintf("%s: unknown option '%.*s' %s", zWho, nKey < 0 ? (int)strlen(zKey) : nKey,
+                                    zKey, zList)
+                  : NULL;
+  sqlite3_free(zList);
+  return z;
+}
+
+/* What an options key of type eType must be, for messages. */
+static const char *nosqlOptionWant(int eType) {
+  switch (eType) {
+    case NOSQL_OPT_TEXT:
+      return "a string";
+    case NOSQL_OPT_INT:
+      return "an integer";
+    case NOSQL_OPT_NUM:
+      return "a number";
+    case NOSQL_OPT_BOOL:
+      return "true or false";
+    default:
+      return "a JSON object or a string";
+  }
+}
+
+/* Does a value of json_type() zType suit an options key of type eType (null suits every key)? */
+static int nosqlOptionFits(int eType, const char *zType) {
+  if (strcmp(zType, "null") == 0) return 1;
+  switch (eType) {
+    case NOSQL_OPT_TEXT:
+      return strcmp(zType, "text") == 0;
+    case NOSQL_OPT_INT:
+      return strcmp(zType, "integer") == 0;
+    case NOSQL_OPT_NUM:
+      return strcmp(zType, "integer") == 0 || strcmp(zType, "real") == 0;
+    case NOSQL_OPT_BOOL:
+      return strcmp(zType, "true") == 0 || strcmp(zType, "false") == 0;
+    default:
+      return strcmp(zType, "object") == 0 || strcmp(zType, "text") == 0;
+  }
+}
+
+/* The most arguments an options object can name (the graph jobs have up to 11). */
+#define NOSQL_OPT_MAX 64
+
+int nosqlOptionsRead(sqlite3 *db, const char *zFunc, const NosqlOption *aOpt, int nReq, int nArg,
+                     sqlite3_value *const *apArg, sqlite3_value **apEff, sqlite3_value **apOwn, int *piObj,
+                     char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  const char *zObj;
+  char aSeen[NOSQL_OPT_MAX];
+  int i, iObj = -1, nObj, iAt, rc;
+  *piObj = -1;
+  *pzErr = NULL;
+  if (nArg > NOSQL_OPT_MAX) return SQLITE_ERROR;
+  for (i = 0; i < nArg; i++) apEff[i] = apArg[i];
+  /* The last argument given (SQL NULL is not given). */
+  for (i = nArg - 1; i >= nReq && (apArg[i] == NULL || sqlite3_value_type(apArg[i]) == SQLITE_NULL); i--) {
+  }
+  if (i < nReq || aOpt[i].eType == NOSQL_OPT_OBJECT || sqlite3_value_type(apArg[i]) != SQLITE_TEXT) {
+    return SQLITE_OK;
+  }
+  zObj = (const char *)sqlite3_value_text(apArg[i]);
+  if (zObj == NULL) return SQLITE_NOMEM;
+  if (zObj[0] != '{') return SQLITE_OK;
+  iObj = *piObj = i;
+  apEff[iObj] = NULL;
+  nObj = sqlite3_value_bytes(apArg[iObj]);
+  iAt = nosqlJsonErrorAt(zObj, nObj);
+  if (iAt >= 0) {
+    char *zQ = nosqlValueQuote(apArg[iObj]);
+    *pzErr = zQ ? sqlite3_mprintf("%s: the options object " NOSQL_JSON_AT ": %s", zFunc, iAt, zQ) : NULL;
+    sqlite3_free(zQ);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  memset(aSeen, 0, sizeof(aSeen));
+  rc = sqlite3_prepare_v2(db, "SELECT key, value, type FROM json_each(?1)", -1, &pStmt, 0);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_text(pStmt, 1, zObj, nObj, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zKey = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zType = (const char *)sqlite3_column_text(pStmt, 2);
+    sqlite3_value *pVal = sqlite3_column_value(pStmt, 1);
+    int j;
+    if (zKey == NULL || zType == NULL) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    for (j = nReq; j < nArg && strcmp(aOpt[j].zName, zKey) != 0; j++) {
+    }
+    if (j == nArg) {
+      const char *azValid[NOSQL_OPT_MAX + 1];
+      int k;
+      for (k = nReq; k < nArg; k++) azValid[k - nReq] = aOpt[k].zName;
+      azValid[nArg - nReq] = NULL;
+      *pzErr = nosqlUnknownOption(zFunc, zKey, -1, azValid);
+    } else if (aSeen[j]) {
+      *pzErr = sqlite3_mprintf("%s: option '%s' is given twice in the options object", zFunc, zKey);
+    } else if (j != iObj && apArg[j] && sqlite3_value_type(apArg[j]) != SQLITE_NULL) {
+      *pzErr = sqlite3_mprintf("%s: option '%s' is given twice: as argument %d and in the options object",
+                               zFunc, zKey, j + 1);
+    } else if (!nosqlOptionFits(aOpt[j].eType, zType)) {
+      int bWord = strcmp(zType, "true") == 0 || strcmp(zType, "false") == 0;
+      char *zQ = bWord ? NULL : nosqlValueQuote(pVal);
+      if (bWord || zQ) {
+        *pzErr = sqlite3_mprintf("%s: option '%s' must be %s, not %s", zFunc, zKey,
+                                 nosqlOptionWant(aOpt[j].eType), bWord ? zType : zQ);
+      }
+      sqlite3_free(zQ);
+    } else {
+      aSeen[j] = 1;
+      apEff[j] = NULL;
+      if (strcmp(zType, "null") != 0) {
+        apOwn[j] = sqlite3_value_dup(pVal);
+        if (apOwn[j] == NULL) rc = SQLITE_NOMEM;
+        apEff[j] = apOwn[j];
+      }
+      continue;
+    }
+    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  return rc;
+}
+
+char *nosqlNotTableFunction(int argc, const char *const *argv, const char *zArgs, int *pbNoMem) {
+  char *z;
+  *pbNoMem = 0;
+  if (argc != 3 || sqlite3_stricmp(argv[0], argv[2]) != 0) return NULL;
+  z = sqlite3_mprintf(
+      "%s: not a table-valued function: create a table with CREATE VIRTUAL TABLE name USING "
+      "%s(%s)",
+      argv[0], argv[0], zArgs);
+  if (z == NULL) *pbNoMem = 1;
+  return z;
 }

@@ -25,25 +25,26 @@ CREATE VIRTUAL TABLE users_by_city USING index_table(users, key = 'city', includ
 CREATE VIRTUAL TABLE users_by_tag USING index_table(users, key = 'each(tags) AS tag');
 
 -- 1. The users of one city: a full scan of users, against one seek.
-SELECT 'users in city42' AS question, CASE WHEN rowid = 1 THEN 'relational' ELSE 'index_table' END AS side,
+SELECT 'users in city42' AS question, label AS side,
        rows, CASE agree WHEN 1 THEN 'agree' ELSE 'differ' END AS answers,
-       vm_steps, fullscan_steps, printf('%.2f', ratio) AS time_ratio
+       vm_steps, fullscan_steps, ratio AS time_ratio
   FROM nosql_compare('SELECT id, name FROM users WHERE city = ''city42''',
-                     'SELECT rowid, name FROM users_by_city WHERE city = ''city42''');
+                     'SELECT rowid, name FROM users_by_city WHERE city = ''city42''', 5, 'relational', 'index_table');
 
 -- 2. The users with one tag: json_each over every row, against one seek.
-SELECT 'users tagged t5' AS question, CASE WHEN rowid = 1 THEN 'relational' ELSE 'index_table' END AS side,
+SELECT 'users tagged t5' AS question, label AS side,
        rows, CASE agree WHEN 1 THEN 'agree' ELSE 'differ' END AS answers,
-       vm_steps, fullscan_steps, printf('%.2f', ratio) AS time_ratio
+       vm_steps, fullscan_steps, ratio AS time_ratio
   FROM nosql_compare('SELECT u.id FROM users u WHERE EXISTS (SELECT 1 FROM json_each(u.tags) WHERE value = ''t5'')',
-                     'SELECT rowid FROM users_by_tag WHERE tag = ''t5''');
+                     'SELECT rowid FROM users_by_tag WHERE tag = ''t5''', 5, 'relational', 'index_table');
 
 -- 3. In order: both end with ORDER BY, so the order must agree too.
-SELECT 'first 20 names of city7' AS question, CASE WHEN rowid = 1 THEN 'relational' ELSE 'index_table' END AS side,
+SELECT 'first 20 names of city7' AS question, label AS side,
        rows, CASE agree WHEN 1 THEN 'agree' ELSE 'differ' END AS answers,
-       sort_steps, printf('%.2f', ratio) AS time_ratio
+       sort_steps, ratio AS time_ratio
   FROM nosql_compare('SELECT name FROM users WHERE city = ''city7'' ORDER BY id LIMIT 20',
-                     'SELECT name FROM users_by_city WHERE city = ''city7'' ORDER BY city, rowid LIMIT 20');
+                     'SELECT name FROM users_by_city WHERE city = ''city7'' ORDER BY city, rowid LIMIT 20', 5,
+                     'relational', 'index_table');
 
 -- Why the second side is fast: its plan in words.
 SELECT module, plan_words FROM nosql_explain('SELECT rowid, name FROM users_by_city WHERE city = ''city42''');

@@ -7,8 +7,9 @@
 -- 20,000 users in 500 cities, 5,000 posts with 1-4 tags each. Each question
 -- is answered by an index table and by the relational query that does the
 -- same job; both answers are compared row by row (with types), and a line
--- says agree or DISAGREE (make test fails on DISAGREE). `.timer on` shows
--- each query's time.
+-- says agree or DISAGREE (make test fails on DISAGREE). In part 6, `.timer on`
+-- shows each write's time: a "-- mode: statement" line names each "Run Time:"
+-- line that follows it.
 .load ./dist/nosql
 .headers on
 .mode list
@@ -150,26 +151,35 @@ CREATE TABLE w_sync(id INTEGER PRIMARY KEY, name TEXT, email TEXT, city TEXT);
 CREATE VIRTUAL TABLE w_sync_city USING index_table(w_sync, key = 'city', include = 'name, email');
 CREATE TABLE w_later(id INTEGER PRIMARY KEY, name TEXT, email TEXT, city TEXT);
 CREATE VIRTUAL TABLE w_later_city USING index_table(w_later, key = 'city', include = 'name, email', mode = 'deferred');
+.print -- Each timing below (Run Time) is that of the statement named on the line before it.
 .timer on
-.print -- base table alone
+.print -- base table alone: INSERT 5,000 rows
 WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000)
 INSERT INTO w_none SELECT i, 'n' || i, 'e' || i, 'c' || (i % 97) FROM c;
+.print -- base table alone: UPDATE the city of 5,000 rows
 UPDATE w_none SET city = 'd' || (id % 13);
+.print -- base table alone: DELETE 5,000 rows
 DELETE FROM w_none;
-.print -- covering CREATE INDEX
+.print -- covering CREATE INDEX: INSERT 5,000 rows
 WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000)
 INSERT INTO w_index SELECT i, 'n' || i, 'e' || i, 'c' || (i % 97) FROM c;
+.print -- covering CREATE INDEX: UPDATE the city of 5,000 rows
 UPDATE w_index SET city = 'd' || (id % 13);
+.print -- covering CREATE INDEX: DELETE 5,000 rows
 DELETE FROM w_index;
-.print -- index table, sync
+.print -- index table, sync: INSERT 5,000 rows
 WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000)
 INSERT INTO w_sync SELECT i, 'n' || i, 'e' || i, 'c' || (i % 97) FROM c;
+.print -- index table, sync: UPDATE the city of 5,000 rows
 UPDATE w_sync SET city = 'd' || (id % 13);
+.print -- index table, sync: DELETE 5,000 rows
 DELETE FROM w_sync;
-.print -- index table, deferred: the writes, then one 'refresh'
+.print -- index table, deferred: INSERT 5,000 rows
 WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000)
 INSERT INTO w_later SELECT i, 'n' || i, 'e' || i, 'c' || (i % 97) FROM c;
+.print -- index table, deferred: UPDATE the city of 5,000 rows
 UPDATE w_later SET city = 'd' || (id % 13);
+.print -- index table, deferred: one 'refresh' applies the logged writes to the index table
 INSERT INTO w_later_city(w_later_city) VALUES ('refresh');
 .timer off
 SELECT 'every mode ends exact' AS question,

@@ -20,6 +20,20 @@ bad() {
 tmp=$(mktemp -d /tmp/nosql-install-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
+# Building asks only for the build packages: the test hosts (Tcl, Perl,
+# Ruby, the sqlite3 shell) belong to the test targets. make -n with the
+# Makefile marked new prints the prerequisite checks each target would run.
+for target in all install dist wheel static; do
+  checks=$(make -n -W Makefile "$target" 2>&1 | grep 'scripts/prereq.sh')
+  if [ -n "$checks" ] && ! echo "$checks" | grep -q -E 'tcl|perl|ruby|sqlite3( |$)|python3( |$)'; then ok; else
+    bad "make $target checks packages it does not need to build: $checks"
+  fi
+done
+checks=$(make -n -W Makefile test 2>&1 | grep 'scripts/prereq.sh')
+if echo "$checks" | grep -q 'libsqlite3-tcl' && echo "$checks" | grep -q 'ruby-sqlite3'; then ok; else
+  bad "make test does not check the host languages' packages: $checks"
+fi
+
 if make -s install DESTDIR="$tmp/root" PREFIX=/usr >"$tmp/log" 2>&1; then ok; else
   bad "make install failed"
   sed 's/^/    | /' "$tmp/log" | tail -n 10

@@ -6,11 +6,13 @@
 # and CRoaring mapped from the wheel's files in site-packages (read from
 # /proc/self/maps), not from the system. Also checked: the wheel's tag and
 # contents, loadable_path(), __version__, that load() leaves extension
-# loading disabled, and its error for a sqlite3 module that cannot load
-# extensions. Skipped when /usr/bin/python3 has no venv (python3-venv) or
-# its sqlite3 cannot load extensions. Last line: "N passed, N failed, N skipped".
+# loading disabled, its error for a sqlite3 module that cannot load
+# extensions, and the README's commands for Python as written there.
+# Skipped when /usr/bin/python3 has no venv (python3-venv) or its sqlite3
+# cannot load extensions. Last line: "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.." || exit 1
+root=$PWD
 py=/usr/bin/python3
 pass=0
 fail=0
@@ -44,6 +46,54 @@ else
   bad "scripts/wheel.sh:"
   sed 's/^/    | /' "$tmp/make.log" "$tmp/wheel.log" | tail -n 20
   finish
+fi
+
+# The README's blocks marked "<!-- tests/wheel.sh runs this block: -->",
+# run as written in a directory whose dist/ holds the extension and the
+# wheel (pip kept off the network by PIP_NO_INDEX, which leaves the
+# commands unchanged): the direct load in /usr/bin/python3, the
+# extension-loading check and the venv install as shell, the package's
+# example in the venv's python. The "# X" comment of each line that prints
+# is the output it shows; "..." at its start stands for any beginning.
+readme_block() { # N: the Nth marked block of README.md, without its fences
+  awk -v n="$1" '/^<!-- tests\/wheel.sh runs this block: -->$/ { k++; next }
+    k == n && /^```/ { if (in_block) exit; in_block = 1; next }
+    in_block' "$root/README.md"
+}
+readme_expect() { # the outputs a block's comments show, one per line
+  grep 'print(' | sed -n 's/.*   # //p'
+}
+readme_check() { # NAME EXPECTED ACTUAL
+  local ok=1 want got
+  if [ "$(echo "$2" | wc -l)" != "$(echo "$3" | wc -l)" ]; then ok=0; fi
+  while [ $ok -eq 1 ] && IFS= read -r want && IFS= read -r got <&3; do
+    case "$want" in
+    ...*) [[ "$got" == *"${want#...}" ]] || ok=0 ;;
+    *) [ "$got" = "$want" ] || ok=0 ;;
+    esac
+  done < <(echo "$2") 3< <(echo "$3")
+  if [ $ok -eq 1 ] && [ -n "$2" ]; then ok "$1"; else
+    bad "$1: the README shows"
+    echo "$2" | sed 's/^/    | /'
+    echo "  and it printed"
+    echo "$3" | sed 's/^/    | /'
+  fi
+}
+mkdir -p "$tmp/readme/dist" && cp "$whl" build/dist/nosql.so "$tmp/readme/dist/"
+for i in 1 2 3 4; do
+  [ -n "$(readme_block $i)" ] || bad "README.md: marked block $i is missing"
+done
+got=$(cd "$tmp/readme" && readme_block 1 | "$py" - 2>&1)
+readme_check "README: the extension loaded by /usr/bin/python3" "$(readme_block 1 | readme_expect)" "$got"
+got=$(cd "$tmp/readme" && bash -e -c "$(readme_block 2)" 2>&1)
+readme_check "README: the extension-loading check" "$(readme_block 2 | readme_expect)" "$got"
+if (cd "$tmp/readme" && PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 bash -e -c "$(readme_block 3)") >"$tmp/readme.log" 2>&1; then
+  ok "README: the venv from /usr/bin/python3 and pip install of the wheel, as written"
+  got=$(cd "$tmp/readme" && readme_block 4 | .venv/bin/python - 2>&1)
+  readme_check "README: the example in .venv/bin/python" "$(readme_block 4 | readme_expect)" "$got"
+else
+  bad "README: the venv install as written:"
+  sed 's/^/    | /' "$tmp/readme.log" | tail -n 20
 fi
 
 # The name's tag is this machine's glibc and architecture; the wheel holds

@@ -21,10 +21,17 @@
 ** build/bench/results.json; "-" for none) for scripts/plot.py:
 **
 **   {"sqlite": "3.40.1", "nosql": "0.1.0", "scale": 0.01, "reps": 5,
-**    "results": [{"feature": "mpath", "workload": "...", "variant": "...", "size": "10k nodes",
-**                 "scale": 0.01, "rows": 12, "median": 0.123 (ms),
-**                 "unit": "row", "ns_per_unit": 45.6, "ratio": 1.0,
-**                 "spread": 0.05, "baseline": true, "agree": true}, ...]}
+**    "results": [{"feature": "mpath", "workload": "...", "variant": "...",
+**                 "kind": "relational", "size": "10000 nodes, 10-ary",
+**                 "n": 10000, "n_unit": "nodes", "scale": 0.01, "rows": 12,
+**                 "median": 0.123 (ms), "unit": "row", "ns_per_unit": 45.6,
+**                 "ratio": 1.0, "spread": 0.05, "baseline": true, "agree": true}, ...]}
+**
+** "kind" says what the variant's code is (enum BenchKind in bench.h):
+** "relational" (SQLite alone), "extension" (calls the extension), "model"
+** (the NoSQL model in plain SQL), "c" (C code outside SQL), "floor" (a cost
+** floor for scale). "n" is the data size the comparison ran on, in
+** "n_unit"s.
 **
 ** --save DIR writes the generated data of some workloads (geohash: points
 ** and query circles; nested: the people; inverted_index: the documents)
@@ -50,6 +57,7 @@ static const struct BenchWorkload {
     {"core", benchCore},
     {"mpath", benchMpath},
     {"geohash", benchGeohash},
+    {"geo_nearest", benchNearest},
     {"nested_set", benchNestedSet},
     {"inverted_index", benchInvertedIndex},
     {"ckey", benchCkey},
@@ -72,6 +80,37 @@ uint64_t benchRand(uint64_t *pState) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+void benchSpherePoints(sqlite3 *db, const char *zInsert, int64_t nPoint) {
+  char *zSql = sqlite3_mprintf(
+      "CREATE TEMP TABLE u(id INTEGER PRIMARY KEY, a REAL, b REAL);"
+      "WITH RECURSIVE c(i, x, y) AS (SELECT 1, 12345, 678 UNION ALL"
+      "  SELECT i + 1, (x * 1103515245 + 12345) %% 2147483648, (y * 69069 + 1) %% 4294967296 FROM c"
+      "  WHERE i < %lld)"
+      "INSERT INTO u SELECT i, x / 2147483648.0, y / 4294967296.0 FROM c;",
+      (long long)nPoint);
+  sqlite3_stmt *pSel = NULL, *pIns = NULL;
+  if (zSql == NULL) exit(2);
+  benchExec(db, zSql);
+  sqlite3_free(zSql);
+  /* asin is not an SQL function in SQLite 3.40 builds without math: do it here. */
+  benchExec(db, "BEGIN");
+  if (sqlite3_prepare_v2(db, "SELECT id, a, b FROM u", -1, &pSel, 0) != SQLITE_OK ||
+      sqlite3_prepare_v2(db, zInsert, -1, &pIns, 0) != SQLITE_OK) {
+    fprintf(stderr, "bench: %s\n", sqlite3_errmsg(db));
+    exit(2);
+  }
+  while (sqlite3_step(pSel) == SQLITE_ROW) {
+    sqlite3_bind_int64(pIns, 1, sqlite3_column_int64(pSel, 0));
+    sqlite3_bind_double(pIns, 2, asin(2.0 * sqlite3_column_double(pSel, 1) - 1.0) * (180.0 / M_PI));
+    sqlite3_bind_double(pIns, 3, sqlite3_column_double(pSel, 2) * 360.0 - 180.0);
+    sqlite3_step(pIns);
+    sqlite3_reset(pIns);
+  }
+  sqlite3_finalize(pSel);
+  sqlite3_finalize(pIns);
+  benchExec(db, "COMMIT; DROP TABLE u");
 }
 
 void benchPowerLawEdges(sqlite3 *db, const char *zInsert, int64_t nNode, int64_t nEdge, uint64_t *pSeed) {
@@ -306,10 +345,13 @@ static void benchJsonString(FILE *pOut, const char *z) {
   fputc('"', pOut);
 }
 
+/* The JSON name of a BenchKind. */
+static const char *const azBenchKind[] = {"", "relational", "extension", "model", "c", "floor"};
+
 /* One result in the --json file. */
-static void benchJsonResult(Bench *p, const char *zWorkload, const char *zVariant, const char *zSize,
-                            int64_t nRow, double rMedian, const char *zUnit, double rPerUnit, double rRatio,
-                            double rSpread, int bBaseline, int bAgree) {
+static void benchJsonResult(Bench *p, const char *zWorkload, const BenchVariant *pVar, const char *zSize,
+                            double nData, const char *zData, int64_t nRow, double rMedian, const char *zUnit,
+                            double rPerUnit, double rRatio, double rSpread, int bBaseline, int bAgree) {
   FILE *pOut = p->pJson;
   if (pOut == NULL) return;
   fprintf(pOut, "%s\n  {\"feature\": ", p->nJson++ ? "," : "");
@@ -317,9 +359,13 @@ static void benchJsonResult(Bench *p, const char *zWorkload, const char *zVarian
   fprintf(pOut, ", \"workload\": ");
   benchJsonString(pOut, zWorkload);
   fprintf(pOut, ", \"variant\": ");
-  benchJsonString(pOut, zVariant);
+  benchJsonString(pOut, pVar->zName);
+  fprintf(pOut, ", \"kind\": ");
+  benchJsonString(pOut, azBenchKind[pVar->eKind]);
   fprintf(pOut, ", \"size\": ");
   benchJsonString(pOut, zSize);
+  fprintf(pOut, ", \"n\": %.17g, \"n_unit\": ", nData);
+  benchJsonString(pOut, zData);
   fprintf(pOut, ", \"scale\": %.17g, \"rows\": %lld, \"median\": %.6f, \"unit\": ", p->rScale,
           (long long)nRow, rMedian);
   benchJsonString(pOut, zUnit);
@@ -328,8 +374,8 @@ static void benchJsonResult(Bench *p, const char *zWorkload, const char *zVarian
           rPerUnit, rRatio, rSpread, bBaseline ? "true" : "false", bAgree ? "true" : "false");
 }
 
-void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSize, double nUnit,
-                  const char *zUnit, const BenchVariant *aVar, int nVar) {
+void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSize, double nData,
+                  const char *zData, double nUnit, const char *zUnit, const BenchVariant *aVar, int nVar) {
   double aTime[BENCH_MAX_VARIANT][BENCH_MAX_REP];
   BenchSum aSum[BENCH_MAX_VARIANT] = {{0, 0}};
   int aAgree[BENCH_MAX_VARIANT];
@@ -338,6 +384,12 @@ void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSiz
   int iRep, i, bEmpty;
 
   if (nVar > BENCH_MAX_VARIANT) nVar = BENCH_MAX_VARIANT;
+  for (i = 0; i < nVar; i++) {
+    if (aVar[i].eKind < BENCH_RELATIONAL || aVar[i].eKind > BENCH_FLOOR) {
+      fprintf(stderr, "bench: variant '%s' of '%s' has no kind (enum BenchKind)\n", aVar[i].zName, zWorkload);
+      exit(2);
+    }
+  }
   for (iRep = 0; iRep < nRep; iRep++) {
     /* Rotate the starting variant so that no variant always runs first. */
     for (i = 0; i < nVar; i++) {
@@ -376,7 +428,7 @@ void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSiz
            aMedian[0] > 0 ? aMedian[i] / aMedian[0] : 0.0,
            aMedian[i] > 0 ? 100.0 * (rMax - rMin) / aMedian[i] : 0.0,
            i == 0 ? "baseline" : (aAgree[i] ? "yes" : "NO"));
-    benchJsonResult(p, zWorkload, aVar[i].zName, zSize, aSum[i].nRow, aMedian[i] * 1e3, zUnit,
+    benchJsonResult(p, zWorkload, &aVar[i], zSize, nData, zData, aSum[i].nRow, aMedian[i] * 1e3, zUnit,
                     nUnit > 0 ? aMedian[i] * 1e9 / nUnit : 0.0,
                     aMedian[0] > 0 ? aMedian[i] / aMedian[0] : 0.0,
                     aMedian[i] > 0 ? (rMax - rMin) / aMedian[i] : 0.0, i == 0, i == 0 ? !bEmpty : aAgree[i]);
@@ -431,12 +483,13 @@ static int benchSelfTest(void) {
   size_t i;
   for (i = 0; i < sizeof(aCase) / sizeof(aCase[0]); i++) {
     Bench b;
-    const BenchVariant aVar[] = {{"baseline", aCase[i].zBase, 0, 0}, {"variant", aCase[i].zOther, 0, 0}};
+    const BenchVariant aVar[] = {{BENCH_RELATIONAL, "baseline", aCase[i].zBase, 0, 0},
+                                 {BENCH_EXTENSION, "variant", aCase[i].zOther, 0, 0}};
     int bAgree;
     memset(&b, 0, sizeof(b));
     b.rScale = 1.0;
     b.nRep = 2;
-    benchCompare(&b, aCase[i].zName, db, "self-test", 1, "run", aVar, 2);
+    benchCompare(&b, aCase[i].zName, db, "self-test", 1, "run", 1, "run", aVar, 2);
     bAgree = b.nDisagree == 0 && b.nAgree == 1;
     if (bAgree == aCase[i].bAgree) {
       printf("ok %s: %s\n", aCase[i].zName, bAgree ? "agreement seen" : "disagreement detected");

@@ -2,8 +2,11 @@
 ** bench.h: the side-by-side benchmark harness of `make bench`.
 **
 ** A workload builds its data in memory with fixed seeds, then calls
-** benchCompare() with its variants: the first is the relational baseline,
-** the others the NoSQL patterns (or C kernels). The harness runs them
+** benchCompare() with its variants: the first is the baseline (usually the
+** relational way), the others the NoSQL patterns (or C kernels). Each
+** variant says what its code is (BenchKind) and each comparison how much
+** data it ran on, so that the charts tell the extension from plain SQL and
+** place points by data size. The harness runs them
 ** interleaved several times, checks that every variant returns the same
 ** rows in every run (an order-free checksum of typed rows; a baseline with
 ** no rows fails the workload), and prints one markdown
@@ -49,8 +52,23 @@ struct BenchSum {
   uint64_t h;   /* Sum of per-row FNV-1a hashes */
 };
 
+/*
+** What a variant's code is. The JSON names them "relational", "extension",
+** "model", "c" and "floor"; scripts/plot.py draws each kind in its own line
+** style and credits only BENCH_EXTENSION and BENCH_MODEL bars in the
+** headline.
+*/
+enum BenchKind {
+  BENCH_RELATIONAL = 1, /* SQLite alone on the relational schema: SQL, R*Tree, FTS5, JSON1 */
+  BENCH_EXTENSION,      /* Calls the extension's SQL functions or virtual tables */
+  BENCH_MODEL,          /* The NoSQL data model in plain SQL: no extension call at query time */
+  BENCH_C,              /* C code outside SQL: the extension's core called directly, an application loop */
+  BENCH_FLOOR           /* A cost floor for scale (a bare scan), not a way to answer */
+};
+
 /* One way to answer a workload's question. */
 struct BenchVariant {
+  int eKind;         /* BENCH_RELATIONAL ... BENCH_FLOOR (0 is refused) */
   const char *zName; /* Shown in the table, e.g. "relational: recursive CTE" */
   const char *zSql;  /* SQL whose rows are the answer, or NULL */
   /* Or a C kernel: answers on db and adds its rows to pSum. SQLITE_OK or an error. */
@@ -86,12 +104,15 @@ void benchSumRow(BenchSum *pSum, const void *a, int n);
 void benchSumInts(BenchSum *pSum, const int64_t *aVal, int nVal);
 
 /*
-** Time the variants side by side. zWorkload names the question, zSize
-** describes the data ("1.0M points"), nUnit is the count that the per-unit
-** column divides by (rows returned, rows scanned...) and zUnit its name.
+** Time the variants side by side. zWorkload names the question (one name
+** per comparison: the charts match a name across --size runs), zSize
+** describes the data ("1000000 points, 20 queries"), nData is the data
+** size the charts place the comparison by and zData its noun ("points"),
+** nUnit is the count that the per-unit column divides by (rows returned,
+** rows scanned...) and zUnit its name.
 */
-void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSize, double nUnit,
-                  const char *zUnit, const BenchVariant *aVar, int nVar);
+void benchCompare(Bench *p, const char *zWorkload, sqlite3 *db, const char *zSize, double nData,
+                  const char *zData, double nUnit, const char *zUnit, const BenchVariant *aVar, int nVar);
 
 /*
 ** --save DIR: write the rows of zSql, tab-separated (reals with 17 digits,
@@ -120,10 +141,18 @@ uint64_t benchRand(uint64_t *pState);
 */
 void benchPowerLawEdges(sqlite3 *db, const char *zInsert, int64_t nNode, int64_t nEdge, uint64_t *pSeed);
 
+/*
+** nPoint points uniform on the sphere (lat = asin(2u - 1), from a fixed
+** LCG: the geohash and geo_nearest workloads share them), each bound as
+** ?1 id, ?2 lat, ?3 lon of INSERT statement zInsert, in one transaction.
+*/
+void benchSpherePoints(sqlite3 *db, const char *zInsert, int64_t nPoint);
+
 /* The workloads: one function per feature, listed in bench.c. */
 void benchCore(Bench *p);
 void benchMpath(Bench *p);
 void benchGeohash(Bench *p);
+void benchNearest(Bench *p);
 void benchNestedSet(Bench *p);
 void benchInvertedIndex(Bench *p);
 void benchCkey(Bench *p);

@@ -122,38 +122,39 @@ void benchCkey(Bench *p) {
 
   {
     const BenchVariant aVar[] = {
-        {"relational: composite index (state, city, user_id) range",
+        {BENCH_RELATIONAL, "relational: composite index (state, city, user_id) range",
          "SELECT n.user_id, n.visits FROM states JOIN norm n ON n.state = states.s", 0, 0},
-        {"composite_scan: key range",
+        {BENCH_EXTENSION, "composite_scan: key range",
          "SELECT r.user_id, r.visits FROM states JOIN by_region r ON r.state = states.s", 0, 0},
-        {"GLOB with the prefix built per row: no index",
+        {BENCH_MODEL, "GLOB with the prefix built per row: no index",
          "SELECT substr(u.key, 14), u.visits FROM states JOIN user_stats u ON u.key GLOB states.s || ':*'", 0,
          0},
     };
     int64_t nOut = nRow / 5;
     snprintf(zSize, sizeof(zSize), "%lld rows, 10 of 50 states", (long long)nRow);
-    benchCompare(p, "composite keys: prefix scan, per row", db, zSize, (double)nOut, "row", aVar, 3);
+    benchCompare(p, "composite keys: prefix scan, per row", db, zSize, (double)nRow, "rows", (double)nOut,
+                 "row", aVar, 3);
   }
   {
     const BenchVariant aVar[] = {
-        {"relational: composite index (state, city, user_id) range",
+        {BENCH_RELATIONAL, "relational: composite index (state, city, user_id) range",
          "SELECT n.user_id, n.visits FROM prefixes p JOIN norm n ON n.state = p.s AND n.city = p.c", 0, 0},
-        {"composite_scan: key range",
+        {BENCH_EXTENSION, "composite_scan: key range",
          "SELECT r.user_id, r.visits FROM prefixes p JOIN by_region r ON r.state = p.s AND r.city = p.c", 0,
          0},
-        {"GLOB with the prefix built per row: no index",
+        {BENCH_MODEL, "GLOB with the prefix built per row: no index",
          "SELECT substr(u.key, 14), u.visits FROM prefixes p JOIN user_stats u ON u.key GLOB p.s || ':' || "
          "p.c || ':*'",
          0, 0},
-        {"LIKE prefix (cannot use the index)",
+        {BENCH_MODEL, "LIKE prefix (cannot use the index)",
          "SELECT substr(u.key, 14), u.visits FROM prefixes p JOIN user_stats u ON u.key LIKE p.s || ':' || "
          "p.c || ':%'",
          0, 0},
     };
     snprintf(zSize, sizeof(zSize), "%lld rows, %d prefixes of ~%lld rows", (long long)nRow, CKEY_N_PREFIX,
              (long long)(nRow / 5000));
-    benchCompare(p, "composite keys: selective prefix (state, city)", db, zSize, CKEY_N_PREFIX, "prefix",
-                 aVar, 4);
+    benchCompare(p, "composite keys: selective prefix (state, city)", db, zSize, (double)nRow, "rows",
+                 CKEY_N_PREFIX, "prefix", aVar, 4);
   }
 
   /* Clicks: nClick events of nUser users on 100 sites. */
@@ -176,17 +177,18 @@ void benchCkey(Bench *p) {
   sqlite3_free(zSql);
   {
     const BenchVariant aVar[] = {
-        {"relational: COUNT(DISTINCT) GROUP BY site, no index",
+        {BENCH_RELATIONAL, "relational: COUNT(DISTINCT) GROUP BY site, no index",
          "SELECT site, count(DISTINCT user_id) FROM clicks GROUP BY site", 0, 0},
-        {"site-prefixed keys: one pass, count_distinct_sorted",
+        {BENCH_EXTENSION, "site-prefixed keys: one pass, count_distinct_sorted",
          "SELECT site, count_distinct_sorted(user_id) FROM site_frames GROUP BY site", 0, 0},
-        {"user-prefixed keys: one pass, then distinct pairs by site",
+        {BENCH_MODEL, "user-prefixed keys: one pass, then distinct pairs by site",
          "SELECT site, count(*) FROM (SELECT user_id, site FROM user_frames GROUP BY user_id, site) GROUP BY "
          "site",
          0, 0},
     };
     snprintf(zSize, sizeof(zSize), "%lld clicks, %lld users, 100 sites", (long long)nClick, (long long)nUser);
-    benchCompare(p, "composite keys: unique users per site", db, zSize, (double)nClick, "row", aVar, 3);
+    benchCompare(p, "composite keys: unique users per site", db, zSize, (double)nClick, "clicks",
+                 (double)nClick, "row", aVar, 3);
   }
 
   /* HyperLogLog: the distinct users of all clicks, exact vs estimated within 2.4%. */
@@ -223,13 +225,13 @@ void benchCkey(Bench *p) {
                            (long long)arg.nExact, (long long)arg.nExact);
     {
       const BenchVariant aVar[] = {
-          {"relational: COUNT(DISTINCT)", zExact, 0, 0},
-          {"hll_count (SQL aggregate over the table)", zHll, 0, 0},
-          {"hll C core (hllAdd on in-memory values)", 0, ckeyHllKernel, &arg},
+          {BENCH_RELATIONAL, "relational: COUNT(DISTINCT)", zExact, 0, 0},
+          {BENCH_EXTENSION, "hll_count (SQL aggregate over the table)", zHll, 0, 0},
+          {BENCH_C, "hll C core (hllAdd on in-memory values)", 0, ckeyHllKernel, &arg},
       };
       snprintf(zSize, sizeof(zSize), "%lld values, %lld distinct", (long long)nClick, (long long)arg.nExact);
       benchCompare(p, "composite keys: distinct count, exact vs HyperLogLog", db, zSize, (double)nClick,
-                   "row", aVar, 3);
+                   "values", (double)nClick, "row", aVar, 3);
     }
     sqlite3_free(zExact);
     sqlite3_free(zHll);
@@ -253,15 +255,18 @@ void benchCkey(Bench *p) {
     benchExec(db, "CREATE TABLE seq(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID");
     {
       const BenchVariant aVar[] = {
-          {"relational: upsert ... RETURNING, a statement per call, autocommit", 0, ckeyIncrLoop, &aArg[0]},
-          {"kv_incr: a statement per call, autocommit", 0, ckeyIncrLoop, &aArg[1]},
-          {"relational: upsert ... RETURNING, a statement per call, one transaction", 0, ckeyIncrLoop,
-           &aArg[2]},
-          {"kv_incr: a statement per call, one transaction", 0, ckeyIncrLoop, &aArg[3]},
-          {"kv_incr: all calls in one statement, one transaction", 0, ckeyIncrLoop, &aArg[4]},
+          {BENCH_RELATIONAL, "relational: upsert ... RETURNING, a statement per call, autocommit", 0,
+           ckeyIncrLoop, &aArg[0]},
+          {BENCH_EXTENSION, "kv_incr: a statement per call, autocommit", 0, ckeyIncrLoop, &aArg[1]},
+          {BENCH_RELATIONAL, "relational: upsert ... RETURNING, a statement per call, one transaction", 0,
+           ckeyIncrLoop, &aArg[2]},
+          {BENCH_EXTENSION, "kv_incr: a statement per call, one transaction", 0, ckeyIncrLoop, &aArg[3]},
+          {BENCH_EXTENSION, "kv_incr: all calls in one statement, one transaction", 0, ckeyIncrLoop,
+           &aArg[4]},
       };
       snprintf(zSize, sizeof(zSize), "%lld increments, in memory", (long long)nCall);
-      benchCompare(p, "composite keys: counters", db, zSize, (double)nCall, "call", aVar, 5);
+      benchCompare(p, "composite keys: counters", db, zSize, (double)nCall, "calls", (double)nCall, "call",
+                   aVar, 5);
     }
     sqlite3_free(zMany);
   }

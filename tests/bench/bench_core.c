@@ -79,13 +79,14 @@ void benchCore(Bench *p) {
 
   {
     const BenchVariant aVar[] = {
-        {"relational: JOIN wanted ids", "SELECT u.id, u.score FROM wanted w JOIN users u ON u.id = w.id", 0,
-         0},
-        {"app-side join: one query per id", 0, coreOnePerId, &ids},
-        {"app-side join: batched IN (json_each(?))", 0, coreBatched, &ids},
+        {BENCH_RELATIONAL, "relational: JOIN wanted ids",
+         "SELECT u.id, u.score FROM wanted w JOIN users u ON u.id = w.id", 0, 0},
+        {BENCH_MODEL, "app-side join: one query per id", 0, coreOnePerId, &ids},
+        {BENCH_MODEL, "app-side join: batched IN (json_each(?))", 0, coreBatched, &ids},
     };
     snprintf(zSize, sizeof(zSize), "%lld users, %d ids", (long long)nUser, ids.nId);
-    benchCompare(p, "core: application-side join", db, zSize, ids.nId, "row", aVar, 3);
+    benchCompare(p, "core: application-side join", db, zSize, (double)nUser, "users", ids.nId, "row", aVar,
+                 3);
   }
   free(ids.aId);
   sqlite3_close(db);

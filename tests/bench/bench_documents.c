@@ -217,14 +217,14 @@ static void docPushSorted(Bench *p, sqlite3 *db, int64_t nDoc, int nElem) {
   for (i = 0; i < keys.nId; i++) keys.aId[i] = i + 1;
   {
     const BenchVariant aVar[] = {
-        {"relational: json_set of json_each UNION ALL ORDER BY LIMIT -1 OFFSET 1", 0, docPushSortedJson,
-         &keys},
-        {"doc_update $push {$each, $sort: 1, $slice: -n}", 0, docPushSortedUpdate, &keys},
+        {BENCH_RELATIONAL, "relational: json_set of json_each UNION ALL ORDER BY LIMIT -1 OFFSET 1", 0,
+         docPushSortedJson, &keys},
+        {BENCH_EXTENSION, "doc_update $push {$each, $sort: 1, $slice: -n}", 0, docPushSortedUpdate, &keys},
     };
     char zName[96];
     snprintf(zName, sizeof(zName), "documents: $push $each+$sort+$slice, %d-element arrays", nElem);
     snprintf(zSize, sizeof(zSize), "%lld documents of %d elements, 2 updates each", (long long)nDoc, nElem);
-    benchCompare(p, zName, db, zSize, 2.0 * (double)nDoc, "update", aVar, 2);
+    benchCompare(p, zName, db, zSize, (double)nDoc, "documents", 2.0 * (double)nDoc, "update", aVar, 2);
   }
   free(keys.aId);
 }
@@ -274,12 +274,13 @@ void benchDocuments(Bench *p) {
     albums.aId[i] = (int64_t)(benchRand(&seed) % (uint64_t)(nProduct / 3)) * 3 + 1;
   {
     const BenchVariant aVar[] = {
-        {"relational: product JOIN album + tracks, assembled, a query per product", 0, docReadAssembled,
-         &albums},
-        {"aggregate: one document row, a query per product", 0, docReadDocument, &albums},
+        {BENCH_RELATIONAL, "relational: product JOIN album + tracks, assembled, a query per product", 0,
+         docReadAssembled, &albums},
+        {BENCH_MODEL, "aggregate: one document row, a query per product", 0, docReadDocument, &albums},
     };
     snprintf(zSize, sizeof(zSize), "%lld products, %d album reads", (long long)nProduct, albums.nId);
-    benchCompare(p, "documents: read one product whole", db, zSize, albums.nId, "product", aVar, 2);
+    benchCompare(p, "documents: read one product whole", db, zSize, (double)nProduct, "products", albums.nId,
+                 "product", aVar, 2);
   }
 
   /* Users as a key-value table; the keys an application holds (distinct: JOIN and kv_mget then agree). */
@@ -304,13 +305,14 @@ void benchDocuments(Bench *p) {
   benchExec(db, "COMMIT");
   {
     const BenchVariant aVar[] = {
-        {"relational: JOIN wanted keys",
+        {BENCH_RELATIONAL, "relational: JOIN wanted keys",
          "SELECT u.key, u.value FROM wanted w JOIN users_kv u ON u.key = w.id", 0, 0},
-        {"app-side join: one query per key", 0, docOnePerKey, &users},
-        {"app-side join: one kv_mget of all keys", 0, docMget, &users},
+        {BENCH_MODEL, "app-side join: one query per key", 0, docOnePerKey, &users},
+        {BENCH_EXTENSION, "app-side join: one kv_mget of all keys", 0, docMget, &users},
     };
     snprintf(zSize, sizeof(zSize), "%lld users, %d keys", (long long)nUser, users.nId);
-    benchCompare(p, "documents: application-side join", db, zSize, users.nId, "key", aVar, 3);
+    benchCompare(p, "documents: application-side join", db, zSize, (double)nUser, "users", users.nId, "key",
+                 aVar, 3);
   }
 
   /* Conditional writes and document updates: each key toggled 0 -> 1 -> 0 per run, in memory, autocommit. */
@@ -326,19 +328,22 @@ void benchDocuments(Bench *p) {
   sqlite3_free(zSql);
   {
     const BenchVariant aVar[] = {
-        {"relational: UPDATE ... WHERE value IS ? + changes()", 0, docCasUpdate, &writes},
-        {"kv_cas(table, key, expected, new)", 0, docCasFunc, &writes},
+        {BENCH_RELATIONAL, "relational: UPDATE ... WHERE value IS ? + changes()", 0, docCasUpdate, &writes},
+        {BENCH_EXTENSION, "kv_cas(table, key, expected, new)", 0, docCasFunc, &writes},
     };
     snprintf(zSize, sizeof(zSize), "%d keys, 2 writes each", writes.nId);
-    benchCompare(p, "documents: compare-and-set", db, zSize, 2.0 * writes.nId, "write", aVar, 2);
+    benchCompare(p, "documents: compare-and-set", db, zSize, writes.nId, "keys", 2.0 * writes.nId, "write",
+                 aVar, 2);
   }
   {
     const BenchVariant aVar[] = {
-        {"relational: UPDATE SET doc = json_set(...), version + 1 RETURNING", 0, docIncReturning, &writes},
-        {"doc_update(table, key, '{\"$inc\": ...}')", 0, docIncUpdate, &writes},
+        {BENCH_RELATIONAL, "relational: UPDATE SET doc = json_set(...), version + 1 RETURNING", 0,
+         docIncReturning, &writes},
+        {BENCH_EXTENSION, "doc_update(table, key, '{\"$inc\": ...}')", 0, docIncUpdate, &writes},
     };
     snprintf(zSize, sizeof(zSize), "%d documents, 2 updates each", writes.nId);
-    benchCompare(p, "documents: atomic document update", db, zSize, 2.0 * writes.nId, "update", aVar, 2);
+    benchCompare(p, "documents: atomic document update", db, zSize, writes.nId, "documents", 2.0 * writes.nId,
+                 "update", aVar, 2);
   }
   /* The table argument naming the columns ('t(id, body, rev)') against the plain name (issue 31). */
   benchExec(db,
@@ -347,21 +352,22 @@ void benchDocuments(Bench *p) {
             "INSERT INTO docs_cols SELECT key, doc, version FROM docs;");
   {
     const BenchVariant aVar[] = {
-        {"kv_cas('kv', ...): the plain table name", 0, docCasFunc, &writes},
-        {"kv_cas('kv_cols(id, v)', ...): the column form", 0, docCasColumns, &writes},
+        {BENCH_EXTENSION, "kv_cas('kv', ...): the plain table name", 0, docCasFunc, &writes},
+        {BENCH_EXTENSION, "kv_cas('kv_cols(id, v)', ...): the column form", 0, docCasColumns, &writes},
     };
     snprintf(zSize, sizeof(zSize), "%d keys, 2 writes each", writes.nId);
-    benchCompare(p, "documents: kv_cas, column form vs plain name", db, zSize, 2.0 * writes.nId, "write",
-                 aVar, 2);
+    benchCompare(p, "documents: kv_cas, column form vs plain name", db, zSize, writes.nId, "keys",
+                 2.0 * writes.nId, "write", aVar, 2);
   }
   {
     const BenchVariant aVar[] = {
-        {"doc_update('docs', ...): the plain table name", 0, docIncUpdate, &writes},
-        {"doc_update('docs_cols(id, body, rev)', ...): the column form", 0, docIncColumns, &writes},
+        {BENCH_EXTENSION, "doc_update('docs', ...): the plain table name", 0, docIncUpdate, &writes},
+        {BENCH_EXTENSION, "doc_update('docs_cols(id, body, rev)', ...): the column form", 0, docIncColumns,
+         &writes},
     };
     snprintf(zSize, sizeof(zSize), "%d documents, 2 updates each", writes.nId);
-    benchCompare(p, "documents: doc_update, column form vs plain name", db, zSize, 2.0 * writes.nId, "update",
-                 aVar, 2);
+    benchCompare(p, "documents: doc_update, column form vs plain name", db, zSize, writes.nId, "documents",
+                 2.0 * writes.nId, "update", aVar, 2);
   }
 
   /* The soft-schema report over the album documents plus other kinds. */
@@ -382,15 +388,17 @@ void benchDocuments(Bench *p) {
   {
     /* Array indexes are single digits in this data, so replace() normalizes them to [*]. */
     const BenchVariant aVar[] = {
-        {"relational: json_tree GROUP BY path, type",
+        {BENCH_RELATIONAL, "relational: json_tree GROUP BY path, type",
          "SELECT path, type, count(DISTINCT key) FROM (SELECT c.key, t.type,"
          " replace(replace(replace(t.fullkey, '[0]', '[*]'), '[1]', '[*]'), '[2]', '[*]') AS path"
          " FROM catalog c, json_tree(c.doc) t) GROUP BY path, type",
          0, 0},
-        {"doc_schema(table, column)", "SELECT path, type, docs FROM doc_schema('catalog', 'doc')", 0, 0},
+        {BENCH_EXTENSION, "doc_schema(table, column)",
+         "SELECT path, type, docs FROM doc_schema('catalog', 'doc')", 0, 0},
     };
     snprintf(zSize, sizeof(zSize), "%lld documents", (long long)nSchema);
-    benchCompare(p, "documents: soft-schema report", db, zSize, (double)nSchema, "document", aVar, 2);
+    benchCompare(p, "documents: soft-schema report", db, zSize, (double)nSchema, "documents", (double)nSchema,
+                 "document", aVar, 2);
   }
 
   /* Query filters: the same rows by doc_match and by the equivalent hand-written WHERE. */
@@ -405,30 +413,32 @@ void benchDocuments(Bench *p) {
   sqlite3_free(zSql);
   {
     const BenchVariant aVar[] = {
-        {"relational: json_extract(...) = 'A' AND ... >= 50 AND ... < 10",
+        {BENCH_RELATIONAL, "relational: json_extract(...) = 'A' AND ... >= 50 AND ... < 10",
          "SELECT count(*) FROM filtered WHERE json_extract(doc, '$.status') = 'A'"
          " AND json_extract(doc, '$.qty') >= 50 AND json_extract(doc, '$.dims.h') < 10",
          0, 0},
-        {"doc_match(doc, '{\"status\": \"A\", \"qty\": {\"$gte\": 50}, ...}')",
+        {BENCH_EXTENSION, "doc_match(doc, '{\"status\": \"A\", \"qty\": {\"$gte\": 50}, ...}')",
          "SELECT count(*) FROM filtered WHERE doc_match(doc,"
          " '{\"status\": \"A\", \"qty\": {\"$gte\": 50}, \"dims.h\": {\"$lt\": 10}}')",
          0, 0},
     };
     snprintf(zSize, sizeof(zSize), "%lld documents, 3 conditions", (long long)nFilter);
-    benchCompare(p, "documents: query filter on fields", db, zSize, (double)nFilter, "document", aVar, 2);
+    benchCompare(p, "documents: query filter on fields", db, zSize, (double)nFilter, "documents",
+                 (double)nFilter, "document", aVar, 2);
   }
   {
     const BenchVariant aVar[] = {
-        {"relational: json_extract(...) < 20 AND EXISTS (json_each ... = 't3')",
+        {BENCH_RELATIONAL, "relational: json_extract(...) < 20 AND EXISTS (json_each ... = 't3')",
          "SELECT count(*) FROM filtered WHERE json_extract(doc, '$.qty') < 20"
          " AND EXISTS (SELECT 1 FROM json_each(doc, '$.tags') WHERE value = 't3')",
          0, 0},
-        {"doc_match(doc, '{\"qty\": {\"$lt\": 20}, \"tags\": \"t3\"}')",
+        {BENCH_EXTENSION, "doc_match(doc, '{\"qty\": {\"$lt\": 20}, \"tags\": \"t3\"}')",
          "SELECT count(*) FROM filtered WHERE doc_match(doc, '{\"qty\": {\"$lt\": 20}, \"tags\": \"t3\"}')",
          0, 0},
     };
     snprintf(zSize, sizeof(zSize), "%lld documents, array membership", (long long)nFilter);
-    benchCompare(p, "documents: query filter on an array", db, zSize, (double)nFilter, "document", aVar, 2);
+    benchCompare(p, "documents: query filter on an array", db, zSize, (double)nFilter, "documents",
+                 (double)nFilter, "document", aVar, 2);
   }
 
   docPushSorted(p, db, benchSize(p, 2000, 20), 1000);
@@ -440,12 +450,13 @@ void benchDocuments(Bench *p) {
             "CREATE TABLE ups_doc(key INTEGER PRIMARY KEY, doc TEXT, version INTEGER);");
   {
     const BenchVariant aVar[] = {
-        {"relational: INSERT ... ON CONFLICT DO UPDATE SET doc = json_set(...) RETURNING", 0, docUpsertSql,
-         &writes},
-        {"doc_upsert(table, key, '{\"$setOnInsert\": ..., \"$inc\": ...}')", 0, docUpsertFunc, &writes},
+        {BENCH_RELATIONAL, "relational: INSERT ... ON CONFLICT DO UPDATE SET doc = json_set(...) RETURNING",
+         0, docUpsertSql, &writes},
+        {BENCH_EXTENSION, "doc_upsert(table, key, '{\"$setOnInsert\": ..., \"$inc\": ...}')", 0,
+         docUpsertFunc, &writes},
     };
     snprintf(zSize, sizeof(zSize), "%d keys, 2 upserts each", writes.nId);
-    benchCompare(p, "documents: upsert", db, zSize, 2.0 * writes.nId, "upsert", aVar, 2);
+    benchCompare(p, "documents: upsert", db, zSize, writes.nId, "keys", 2.0 * writes.nId, "upsert", aVar, 2);
   }
   free(albums.aId);
   free(users.aId);

@@ -114,49 +114,57 @@ void benchGraphBatch(Bench *p) {
     if (sqlite3_step(pStmt) == SQLITE_ROW) nNode = sqlite3_column_int64(pStmt, 0);
     sqlite3_finalize(pStmt);
   }
-  snprintf(zSize, sizeof(zSize), "%.0fk nodes, %.1fM edges", nNode / 1e3, nEdge / 1e6);
+  snprintf(zSize, sizeof(zSize), "%lld nodes, %lld edges", (long long)nNode, (long long)nEdge);
 
   snprintf(zSql, sizeof(zSql),
            "SELECT node, round(rank * %lld, 6) FROM graph_pagerank('g', 'src', 'dst', 0.85, 0, %d)",
            (long long)nNode, GB_BENCH_ITER);
   {
     BenchVariant aVar[2] = {
-        {"SQL superstep loop (INSERT ... SELECT ... GROUP BY per iteration)", 0, gbPageRankSql, &nNode},
-        {"graph_pagerank", zSql, 0, 0}};
-    benchCompare(p, "graph batch: PageRank, 10 iterations", db, zSize, (double)nEdge * GB_BENCH_ITER,
-                 "edge-iteration", aVar, 2);
+        {BENCH_RELATIONAL, "SQL superstep loop (INSERT ... SELECT ... GROUP BY per iteration)", 0,
+         gbPageRankSql, &nNode},
+        {BENCH_EXTENSION, "graph_pagerank", zSql, 0, 0}};
+    benchCompare(p, "graph batch: PageRank, 10 iterations", db, zSize, (double)nNode, "nodes",
+                 (double)nEdge * GB_BENCH_ITER, "edge-iteration", aVar, 2);
   }
   {
     BenchVariant aVar[2] = {
-        {"SQL loop: UPDATE to the smallest neighbour label until no change", 0, gbComponentsSql, 0},
-        {"graph_components", "SELECT node, component FROM graph_components('g', 'src', 'dst')", 0, 0}};
-    benchCompare(p, "graph batch: connected components", db, zSize, (double)nEdge, "edge", aVar, 2);
+        {BENCH_RELATIONAL, "SQL loop: UPDATE to the smallest neighbour label until no change", 0,
+         gbComponentsSql, 0},
+        {BENCH_EXTENSION, "graph_components",
+         "SELECT node, component FROM graph_components('g', 'src', 'dst')", 0, 0}};
+    benchCompare(p, "graph batch: connected components", db, zSize, (double)nNode, "nodes", (double)nEdge,
+                 "edge", aVar, 2);
   }
   {
     BenchVariant aVar[2] = {
-        {"recursive CTE, UNION over (node, depth), min(depth), 6 hops",
+        {BENCH_RELATIONAL, "recursive CTE, UNION over (node, depth), min(depth), 6 hops",
          "SELECT n, min(d) FROM (WITH RECURSIVE r(n, d) AS (SELECT 1, 0 UNION SELECT g.dst, r.d + 1 FROM r "
          "JOIN g "
          "ON g.src = r.n WHERE r.d < 6) SELECT * FROM r) GROUP BY n HAVING min(d) <= 6",
          0, 0},
-        {"graph_sssp", "SELECT node, distance FROM graph_sssp('g', 'src', 'dst', 1) WHERE distance <= 6", 0,
-         0}};
-    benchCompare(p, "graph batch: hop distances from one node", db, zSize, (double)nEdge, "edge", aVar, 2);
-  }
-  {
-    BenchVariant aVar[1] = {{"graph_scc", "SELECT node, component FROM graph_scc('g', 'src', 'dst')", 0, 0}};
-    benchCompare(p, "graph batch: strongly connected components", db, zSize, (double)nEdge, "edge", aVar, 1);
+        {BENCH_EXTENSION, "graph_sssp",
+         "SELECT node, distance FROM graph_sssp('g', 'src', 'dst', 1) WHERE distance <= 6", 0, 0}};
+    benchCompare(p, "graph batch: hop distances from one node", db, zSize, (double)nNode, "nodes",
+                 (double)nEdge, "edge", aVar, 2);
   }
   {
     BenchVariant aVar[1] = {
-        {"graph_triangles", "SELECT node, triangles FROM graph_triangles('g', 'src', 'dst')", 0, 0}};
-    benchCompare(p, "graph batch: triangles", db, zSize, (double)nEdge, "edge", aVar, 1);
+        {BENCH_EXTENSION, "graph_scc", "SELECT node, component FROM graph_scc('g', 'src', 'dst')", 0, 0}};
+    benchCompare(p, "graph batch: strongly connected components", db, zSize, (double)nNode, "nodes",
+                 (double)nEdge, "edge", aVar, 1);
   }
   {
-    BenchVariant aVar[1] = {{"graph_label_propagation",
+    BenchVariant aVar[1] = {{BENCH_EXTENSION, "graph_triangles",
+                             "SELECT node, triangles FROM graph_triangles('g', 'src', 'dst')", 0, 0}};
+    benchCompare(p, "graph batch: triangles", db, zSize, (double)nNode, "nodes", (double)nEdge, "edge", aVar,
+                 1);
+  }
+  {
+    BenchVariant aVar[1] = {{BENCH_EXTENSION, "graph_label_propagation",
                              "SELECT node, label FROM graph_label_propagation('g', 'src', 'dst', 10)", 0, 0}};
-    benchCompare(p, "graph batch: label propagation, 10 passes", db, zSize, (double)nEdge * 10, "edge-pass",
-                 aVar, 1);
+    benchCompare(p, "graph batch: label propagation, 10 passes", db, zSize, (double)nNode, "nodes",
+                 (double)nEdge * 10, "edge-pass", aVar, 1);
   }
   sqlite3_close(db);
 }
@@ -185,27 +193,30 @@ void benchGraphCentrality(Bench *p) {
            benchInt(db, "SELECT count(*) FROM (SELECT src FROM small UNION SELECT dst FROM small)") / 1e3,
            5 * nSmall / 1e3);
   {
-    BenchVariant aVar[1] = {
-        {"graph_core_number", "SELECT node, core FROM graph_core_number('g', 'src', 'dst')", 0, 0}};
-    benchCompare(p, "graph centrality: core numbers", db, zSize, (double)nEdge, "edge", aVar, 1);
+    BenchVariant aVar[1] = {{BENCH_EXTENSION, "graph_core_number",
+                             "SELECT node, core FROM graph_core_number('g', 'src', 'dst')", 0, 0}};
+    benchCompare(p, "graph centrality: core numbers", db, zSize, (double)nNode, "nodes", (double)nEdge,
+                 "edge", aVar, 1);
   }
   {
-    BenchVariant aVar[1] = {{"graph_clustering",
+    BenchVariant aVar[1] = {{BENCH_EXTENSION, "graph_clustering",
                              "SELECT node, round(clustering, 9) FROM graph_clustering('g', 'src', 'dst')", 0,
                              0}};
-    benchCompare(p, "graph centrality: local clustering", db, zSize, (double)nEdge, "edge", aVar, 1);
+    benchCompare(p, "graph centrality: local clustering", db, zSize, (double)nNode, "nodes", (double)nEdge,
+                 "edge", aVar, 1);
+  }
+  {
+    BenchVariant aVar[1] = {{BENCH_EXTENSION, "graph_louvain",
+                             "SELECT node, community FROM graph_louvain('g', 'src', 'dst')", 0, 0}};
+    benchCompare(p, "graph centrality: Louvain communities", db, zSize, (double)nNode, "nodes", (double)nEdge,
+                 "edge", aVar, 1);
   }
   {
     BenchVariant aVar[1] = {
-        {"graph_louvain", "SELECT node, community FROM graph_louvain('g', 'src', 'dst')", 0, 0}};
-    benchCompare(p, "graph centrality: Louvain communities", db, zSize, (double)nEdge, "edge", aVar, 1);
-  }
-  {
-    BenchVariant aVar[1] = {
-        {"graph_betweenness",
+        {BENCH_EXTENSION, "graph_betweenness",
          "SELECT node, round(betweenness, 6) FROM graph_betweenness('small', 'src', 'dst', NULL, 0)", 0, 0}};
-    benchCompare(p, "graph centrality: exact betweenness", db, zSmall, (double)nSmall * 5 * nSmall,
-                 "node-edge", aVar, 1);
+    benchCompare(p, "graph centrality: exact betweenness", db, zSmall, (double)nSmall, "nodes",
+                 (double)nSmall * 5 * nSmall, "node-edge", aVar, 1);
   }
   sqlite3_close(db);
 }

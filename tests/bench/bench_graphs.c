@@ -121,28 +121,30 @@ static void benchGraphTree(Bench *p) {
   sqlite3_finalize(pIns);
   benchExec(db, "COMMIT");
   benchExec(db, "CREATE INDEX t_parent ON t(parent)");
-  snprintf(zSize, sizeof(zSize), "%.2fM-node 10-ary tree", nNode / 1e6);
+  snprintf(zSize, sizeof(zSize), "%lld-node 10-ary tree", (long long)nNode);
   {
     BenchVariant aVar[2] = {
-        {"recursive CTE (UNION ALL)",
+        {BENCH_RELATIONAL, "recursive CTE (UNION ALL)",
          "WITH RECURSIVE r(n, d) AS (SELECT 0, 0 UNION ALL SELECT t.child, r.d + 1 FROM r JOIN t ON t.parent "
          "= "
          "r.n) SELECT n, d FROM r",
          0, 0},
-        {"graph_walk", "SELECT node, depth FROM graph_walk('t', 'parent', 'child', 0)", 0, 0}};
-    benchCompare(p, "graphs: the whole tree from its root", db, zSize, (double)nNode, "visited node", aVar,
-                 2);
+        {BENCH_EXTENSION, "graph_walk", "SELECT node, depth FROM graph_walk('t', 'parent', 'child', 0)", 0,
+         0}};
+    benchCompare(p, "graphs: the whole tree from its root", db, zSize, (double)nNode, "nodes", (double)nNode,
+                 "visited node", aVar, 2);
   }
   {
     BenchVariant aVar[2] = {
-        {"recursive CTE (UNION ALL)",
+        {BENCH_RELATIONAL, "recursive CTE (UNION ALL)",
          "WITH RECURSIVE r(n, d) AS (SELECT 1, 0 UNION ALL SELECT t.child, r.d + 1 FROM r JOIN t ON t.parent "
          "= "
          "r.n) SELECT n, d FROM r",
          0, 0},
-        {"graph_walk", "SELECT node, depth FROM graph_walk('t', 'parent', 'child', 1)", 0, 0}};
-    benchCompare(p, "graphs: the subtree of a child of the root", db, zSize, (double)(nNode / 10),
-                 "visited node", aVar, 2);
+        {BENCH_EXTENSION, "graph_walk", "SELECT node, depth FROM graph_walk('t', 'parent', 'child', 1)", 0,
+         0}};
+    benchCompare(p, "graphs: the subtree of a child of the root", db, zSize, (double)nNode, "nodes",
+                 (double)(nNode / 10), "visited node", aVar, 2);
   }
   sqlite3_close(db);
 }
@@ -158,7 +160,7 @@ void benchGraphs(Bench *p) {
   benchExec(db, "CREATE TABLE g(src INTEGER, dst INTEGER)");
   benchPowerLawEdges(db, "INSERT INTO g VALUES (?1, ?2)", nNode, nEdge, &seed);
   benchExec(db, "CREATE INDEX g_src ON g(src); CREATE INDEX g_dst ON g(dst); ANALYZE");
-  snprintf(zSize, sizeof(zSize), "%.0fk nodes, %.1fM edges", nNode / 1e3, nEdge / 1e6);
+  snprintf(zSize, sizeof(zSize), "%lld nodes, %lld edges", (long long)nNode, (long long)nEdge);
   /* The hub: the node with the most followers; its 3-hop out-neighbourhood. */
   {
     sqlite3_stmt *pStmt = NULL;
@@ -180,10 +182,10 @@ void benchGraphs(Bench *p) {
         "WITH RECURSIVE r(n, d) AS (SELECT %lld, 0 UNION SELECT g.dst, r.d + 1 FROM r JOIN g ON g.src = r.n "
         "WHERE r.d < 3) SELECT n, min(d) FROM r GROUP BY n",
         (long long)hub);
-    aVar[0] = (BenchVariant){"recursive CTE, UNION over (node, depth)", zCte, 0, 0};
-    aVar[1] = (BenchVariant){"graph_walk(..., 3)", zSql, 0, 0};
-    benchCompare(p, "graphs: 3 hops out of the busiest node", db, zSize, (double)nRow, "visited node", aVar,
-                 2);
+    aVar[0] = (BenchVariant){BENCH_RELATIONAL, "recursive CTE, UNION over (node, depth)", zCte, 0, 0};
+    aVar[1] = (BenchVariant){BENCH_EXTENSION, "graph_walk(..., 3)", zSql, 0, 0};
+    benchCompare(p, "graphs: 3 hops out of the busiest node", db, zSize, (double)nNode, "nodes", (double)nRow,
+                 "visited node", aVar, 2);
   }
 
   /* 2. Who reaches node 0 (the biggest hub) within 4 hops: edges backwards. */
@@ -191,14 +193,14 @@ void benchGraphs(Bench *p) {
   nRow = graphCount(db, zSql, 0);
   {
     BenchVariant aVar[2] = {
-        {"recursive CTE, UNION over (node, depth)",
+        {BENCH_RELATIONAL, "recursive CTE, UNION over (node, depth)",
          "WITH RECURSIVE r(n, d) AS (SELECT 0, 0 UNION SELECT g.src, r.d + 1 FROM r JOIN g ON g.dst = r.n "
          "WHERE r.d < 4) SELECT n, min(d) FROM r GROUP BY n",
          0, 0},
-        {"graph_walk(..., 4, 'in')", zSql, 0, 0},
+        {BENCH_EXTENSION, "graph_walk(..., 4, 'in')", zSql, 0, 0},
     };
-    benchCompare(p, "graphs: who reaches the top hub in 4 hops", db, zSize, (double)nRow, "visited node",
-                 aVar, 2);
+    benchCompare(p, "graphs: who reaches the top hub in 4 hops", db, zSize, (double)nNode, "nodes",
+                 (double)nRow, "visited node", aVar, 2);
   }
 
   /* 3. Everything reachable from a random node, no depth limit. */
@@ -212,10 +214,11 @@ void benchGraphs(Bench *p) {
              (long long)root);
     nRow = graphCount(db, zWalk, 0);
     {
-      BenchVariant aVar[2] = {{"recursive CTE, UNION over the node (visited set)", zCte, 0, 0},
-                              {"graph_walk", zWalk, 0, 0}};
-      benchCompare(p, "graphs: reachable set, no depth limit", db, zSize, (double)nRow, "visited node", aVar,
-                   2);
+      BenchVariant aVar[2] = {
+          {BENCH_RELATIONAL, "recursive CTE, UNION over the node (visited set)", zCte, 0, 0},
+          {BENCH_EXTENSION, "graph_walk", zWalk, 0, 0}};
+      benchCompare(p, "graphs: reachable set, no depth limit", db, zSize, (double)nNode, "nodes",
+                   (double)nRow, "visited node", aVar, 2);
     }
   }
 
@@ -240,9 +243,11 @@ void benchGraphs(Bench *p) {
   }
   (void)t0;
   {
-    BenchVariant aVar[2] = {{"recursive CTE, min(depth) within 4 hops", 0, graphPathCte, &pairs},
-                            {"graph_path", 0, graphPathFunc, &pairs}};
-    benchCompare(p, "graphs: shortest route between random pairs", db, zSize, pairs.n, "route", aVar, 2);
+    BenchVariant aVar[2] = {
+        {BENCH_RELATIONAL, "recursive CTE, min(depth) within 4 hops", 0, graphPathCte, &pairs},
+        {BENCH_EXTENSION, "graph_path", 0, graphPathFunc, &pairs}};
+    benchCompare(p, "graphs: shortest route between random pairs", db, zSize, (double)nNode, "nodes", pairs.n,
+                 "route", aVar, 2);
   }
   free(pairs.aFrom);
   free(pairs.aTo);
@@ -308,19 +313,25 @@ void benchGraphRoutes(Bench *p) {
     }
   }
   {
-    BenchVariant aVar[2] = {{"graph_path over a view: one end, seeks", 0, graphRouteOutView, &pairs},
-                            {"graph_path: both ends, seeks then memory", 0, graphRouteOut, &pairs}};
-    benchCompare(p, "graph_routes: shortest route, hops, out", db, zSize, pairs.n, "route", aVar, 2);
+    BenchVariant aVar[2] = {
+        {BENCH_EXTENSION, "graph_path over a view: one end, seeks", 0, graphRouteOutView, &pairs},
+        {BENCH_EXTENSION, "graph_path: both ends, seeks then memory", 0, graphRouteOut, &pairs}};
+    benchCompare(p, "graph_routes: shortest route, hops, out", db, zSize, (double)nNode, "nodes", pairs.n,
+                 "route", aVar, 2);
   }
   {
-    BenchVariant aVar[2] = {{"graph_path over a view: one end, seeks", 0, graphRouteBothView, &pairs},
-                            {"graph_path: both ends, seeks then memory", 0, graphRouteBoth, &pairs}};
-    benchCompare(p, "graph_routes: shortest route, hops, both", db, zSize, pairs.n, "route", aVar, 2);
+    BenchVariant aVar[2] = {
+        {BENCH_EXTENSION, "graph_path over a view: one end, seeks", 0, graphRouteBothView, &pairs},
+        {BENCH_EXTENSION, "graph_path: both ends, seeks then memory", 0, graphRouteBoth, &pairs}};
+    benchCompare(p, "graph_routes: shortest route, hops, both", db, zSize, (double)nNode, "nodes", pairs.n,
+                 "route", aVar, 2);
   }
   {
-    BenchVariant aVar[2] = {{"graph_path over a view: one-ended Dijkstra", 0, graphRouteWView, &pairs},
-                            {"graph_path: both ends, seeks", 0, graphRouteW, &pairs}};
-    benchCompare(p, "graph_routes: shortest route, weights 1-9, out", db, zSize, pairs.n, "route", aVar, 2);
+    BenchVariant aVar[2] = {
+        {BENCH_EXTENSION, "graph_path over a view: one-ended Dijkstra", 0, graphRouteWView, &pairs},
+        {BENCH_EXTENSION, "graph_path: both ends, seeks", 0, graphRouteW, &pairs}};
+    benchCompare(p, "graph_routes: shortest route, weights 1-9, out", db, zSize, (double)nNode, "nodes",
+                 pairs.n, "route", aVar, 2);
   }
   free(pairs.aFrom);
   free(pairs.aTo);

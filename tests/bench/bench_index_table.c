@@ -171,9 +171,11 @@ void benchIndexTable(Bench *p) {
         "index_table(users, key = 'city', include = 'name, email')",
         "its shadow table users_by_city_data, read directly",
     };
+    static const int aeKind[4] = {BENCH_RELATIONAL, BENCH_RELATIONAL, BENCH_EXTENSION, BENCH_MODEL};
     for (i = 0; i < 4; i++) {
       aKeys[i] = cities;
       aKeys[i].zSql = azSql[i];
+      aVar[i].eKind = aeKind[i];
       aVar[i].zName = azName[i];
       aVar[i].zSql = NULL;
       aVar[i].xRun = itLookup;
@@ -181,8 +183,8 @@ void benchIndexTable(Bench *p) {
     }
     snprintf(zSize, sizeof(zSize), "%lld users, %lld cities, %d lookups", (long long)nUser, (long long)nCity,
              cities.nId);
-    benchCompare(p, "index_table: users by city, name and email included", db, zSize, cities.nId, "lookup",
-                 aVar, 4);
+    benchCompare(p, "index_table: users by city, name and email included", db, zSize, (double)nUser, "users",
+                 cities.nId, "lookup", aVar, 4);
   }
 
   /* Posts with 1-5 tags out of 5,000. */
@@ -209,7 +211,9 @@ void benchIndexTable(Bench *p) {
     aKeys[0] = aKeys[1] = tags;
     aKeys[0].zSql = "SELECT p.id, p.title FROM posts p, json_each(p.tags) j WHERE j.value = ?1";
     aKeys[1].zSql = "SELECT rowid, title FROM posts_by_tag WHERE tag = ?1";
+    aVar[0].eKind = BENCH_RELATIONAL;
     aVar[0].zName = "relational: json_each over every post";
+    aVar[1].eKind = BENCH_EXTENSION;
     aVar[1].zName = "index_table(posts, key = 'each(tags) AS tag')";
     for (i = 0; i < 2; i++) {
       aVar[i].zSql = NULL;
@@ -217,7 +221,8 @@ void benchIndexTable(Bench *p) {
       aVar[i].pArg = &aKeys[i];
     }
     snprintf(zSize, sizeof(zSize), "%lld posts, 1-5 tags of 5,000, %d lookups", (long long)nPost, tags.nId);
-    benchCompare(p, "index_table: posts by tag (multikey)", db, zSize, tags.nId, "lookup", aVar, 2);
+    benchCompare(p, "index_table: posts by tag (multikey)", db, zSize, (double)nPost, "posts", tags.nId,
+                 "lookup", aVar, 2);
   }
 
   /* Write amplification: the same writes on copies of users with 0, 1 and 3 sync index tables, and deferred.
@@ -252,10 +257,13 @@ void benchIndexTable(Bench *p) {
         "1 index table, deferred: the writes (logged)",
         "1 index table, deferred: the writes + 'refresh' per transaction",
     };
+    static const int aeKind[6] = {BENCH_FLOOR,     BENCH_RELATIONAL, BENCH_EXTENSION,
+                                  BENCH_EXTENSION, BENCH_EXTENSION,  BENCH_EXTENSION};
     for (i = 0; i < 6; i++) {
       aWrite[i].zTable = azTable[i];
       aWrite[i].zRefresh = i == 5 ? "INSERT INTO wd_city(wd_city) VALUES('refresh')" : NULL;
       aWrite[i].nRow = (int)(nUser / 100 < 10000 ? nUser / 100 : 10000);
+      aVar[i].eKind = aeKind[i];
       aVar[i].zName = azName[i];
       aVar[i].zSql = NULL;
       aVar[i].xRun = itWrites;
@@ -263,16 +271,19 @@ void benchIndexTable(Bench *p) {
     }
     snprintf(zSize, sizeof(zSize), "%lld-row tables, %d inserts + updates + deletes", (long long)(nUser / 10),
              aWrite[0].nRow);
-    benchCompare(p, "index_table: write amplification", db, zSize, 3.0 * aWrite[0].nRow, "write", aVar, 6);
+    benchCompare(p, "index_table: write amplification", db, zSize, (double)(nUser / 10), "rows",
+                 3.0 * aWrite[0].nRow, "write", aVar, 6);
   }
 
   {
     const BenchVariant aVar[] = {
-        {"relational: two NOT EXISTS queries (counts only)", 0, itCheckSql, 0},
-        {"INSERT INTO users_by_city(users_by_city) VALUES('check')", 0, itCheck, (void *)"users_by_city"},
+        {BENCH_RELATIONAL, "relational: two NOT EXISTS queries (counts only)", 0, itCheckSql, 0},
+        {BENCH_EXTENSION, "INSERT INTO users_by_city(users_by_city) VALUES('check')", 0, itCheck,
+         (void *)"users_by_city"},
     };
     snprintf(zSize, sizeof(zSize), "%lld base rows", (long long)nUser);
-    benchCompare(p, "index_table: drift check", db, zSize, (double)nUser, "base row", aVar, 2);
+    benchCompare(p, "index_table: drift check", db, zSize, (double)nUser, "base rows", (double)nUser,
+                 "base row", aVar, 2);
   }
   free(cities.aId);
   free(tags.aId);

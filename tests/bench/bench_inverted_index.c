@@ -325,11 +325,12 @@ static void iiBenchFacets(Bench *pB, sqlite3 *db, const IiBenchData *p, const ch
                            iField, iTerm, azMethod[i]);
   }
   {
-    const BenchVariant aVar[] = {{"relational: GROUP BY count(DISTINCT)", z[0], 0, 0},
-                                 {"facets: bitmap intersections", z[1], 0, 0},
-                                 {"facets: direct index", z[2], 0, 0},
-                                 {"facets: chosen by the estimate", z[3], 0, 0}};
-    benchCompare(pB, zTitle, db, zSize, (double)(nAud > 0 ? nAud : 1), "audience doc", aVar, 4);
+    const BenchVariant aVar[] = {{BENCH_RELATIONAL, "relational: GROUP BY count(DISTINCT)", z[0], 0, 0},
+                                 {BENCH_EXTENSION, "facets: bitmap intersections", z[1], 0, 0},
+                                 {BENCH_EXTENSION, "facets: direct index", z[2], 0, 0},
+                                 {BENCH_EXTENSION, "facets: chosen by the estimate", z[3], 0, 0}};
+    benchCompare(pB, zTitle, db, zSize, p->nDoc, "docs", (double)(nAud > 0 ? nAud : 1), "audience doc", aVar,
+                 4);
   }
   for (i = 0; i < 4; i++) sqlite3_free(z[i]);
 }
@@ -353,11 +354,11 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   z[1] = sqlite3_mprintf("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d AND f1t%d'", a0, b1);
   z[2] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d'", a0, b1);
   {
-    const BenchVariant aVar[] = {{"relational: INTERSECT", z[0], 0, 0},
-                                 {"FTS5 MATCH", z[1], 0, 0},
-                                 {"inverted_index MATCH", z[2], 0, 0}};
-    benchCompare(pB, "inverted_index: AND of two frequent terms", db, zSize, (double)(nA + nB), "posting",
-                 aVar, 3);
+    const BenchVariant aVar[] = {{BENCH_RELATIONAL, "relational: INTERSECT", z[0], 0, 0},
+                                 {BENCH_RELATIONAL, "FTS5 MATCH", z[1], 0, 0},
+                                 {BENCH_EXTENSION, "inverted_index MATCH", z[2], 0, 0}};
+    benchCompare(pB, "inverted_index: AND of two frequent terms", db, zSize, p->nDoc, "docs",
+                 (double)(nA + nB), "posting", aVar, 3);
   }
   z[3] = sqlite3_mprintf(
       "SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' UNION "
@@ -366,10 +367,11 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   z[4] = sqlite3_mprintf("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d OR f1t%d'", a0, b1);
   z[5] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d OR f1:t%d'", a0, b1);
   {
-    const BenchVariant aVar[] = {
-        {"relational: UNION", z[3], 0, 0}, {"FTS5 MATCH", z[4], 0, 0}, {"inverted_index MATCH", z[5], 0, 0}};
-    benchCompare(pB, "inverted_index: OR of two frequent terms", db, zSize, (double)(nA + nB), "posting",
-                 aVar, 3);
+    const BenchVariant aVar[] = {{BENCH_RELATIONAL, "relational: UNION", z[3], 0, 0},
+                                 {BENCH_RELATIONAL, "FTS5 MATCH", z[4], 0, 0},
+                                 {BENCH_EXTENSION, "inverted_index MATCH", z[5], 0, 0}};
+    benchCompare(pB, "inverted_index: OR of two frequent terms", db, zSize, p->nDoc, "docs",
+                 (double)(nA + nB), "posting", aVar, 3);
   }
   z[21] = sqlite3_mprintf(
       "SELECT count(*) FROM (SELECT user_id FROM user_attr WHERE field = 'f0' AND value = 't%d' "
@@ -379,12 +381,12 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   z[23] = sqlite3_mprintf("SELECT count(*) FROM aud WHERE aud MATCH 'f0:t%d OR f1:t%d'", a0, b1);
   z[24] = sqlite3_mprintf("SELECT inverted_index_count('aud', 'f0:t%d OR f1:t%d')", a0, b1);
   {
-    const BenchVariant aVar[] = {{"relational: count(*) of UNION", z[21], 0, 0},
-                                 {"FTS5 count(*)", z[22], 0, 0},
-                                 {"inverted_index count(*) (rows stepped)", z[23], 0, 0},
-                                 {"inverted_index_count() (cardinality)", z[24], 0, 0}};
-    benchCompare(pB, "inverted_index: OR of two frequent terms, count(*)", db, zSize, (double)(nA + nB),
-                 "posting", aVar, 4);
+    const BenchVariant aVar[] = {{BENCH_RELATIONAL, "relational: count(*) of UNION", z[21], 0, 0},
+                                 {BENCH_RELATIONAL, "FTS5 count(*)", z[22], 0, 0},
+                                 {BENCH_EXTENSION, "inverted_index count(*) (rows stepped)", z[23], 0, 0},
+                                 {BENCH_EXTENSION, "inverted_index_count() (cardinality)", z[24], 0, 0}};
+    benchCompare(pB, "inverted_index: OR of two frequent terms, count(*)", db, zSize, p->nDoc, "docs",
+                 (double)(nA + nB), "posting", aVar, 4);
   }
   snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |S| = %lld", p->nDoc, (long long)nA, (long long)nS);
   z[6] = sqlite3_mprintf(
@@ -394,11 +396,11 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   z[7] = sqlite3_mprintf("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'f0t%d AND f1t%d'", a0, s1);
   z[8] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d'", a0, s1);
   {
-    const BenchVariant aVar[] = {{"relational: INTERSECT (small list first)", z[6], 0, 0},
-                                 {"FTS5 MATCH", z[7], 0, 0},
-                                 {"inverted_index MATCH", z[8], 0, 0}};
-    benchCompare(pB, "inverted_index: skewed AND (1:1000)", db, zSize, (double)(nS > 0 ? nS : 1),
-                 "small posting", aVar, 3);
+    const BenchVariant aVar[] = {{BENCH_RELATIONAL, "relational: INTERSECT (small list first)", z[6], 0, 0},
+                                 {BENCH_RELATIONAL, "FTS5 MATCH", z[7], 0, 0},
+                                 {BENCH_EXTENSION, "inverted_index MATCH", z[8], 0, 0}};
+    benchCompare(pB, "inverted_index: skewed AND (1:1000)", db, zSize, p->nDoc, "docs",
+                 (double)(nS > 0 ? nS : 1), "small posting", aVar, 3);
   }
   snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |B| = %lld", p->nDoc, (long long)nA, (long long)nB);
   z[9] = sqlite3_mprintf(
@@ -409,12 +411,12 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   z[11] = sqlite3_mprintf("SELECT count(*) FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d'", a0, b1);
   z[12] = sqlite3_mprintf("SELECT inverted_index_count('aud', 'f0:t%d AND f1:t%d')", a0, b1);
   {
-    const BenchVariant aVar[] = {{"relational: count(*) of INTERSECT", z[9], 0, 0},
-                                 {"FTS5 count(*)", z[10], 0, 0},
-                                 {"inverted_index count(*) (rows stepped)", z[11], 0, 0},
-                                 {"inverted_index_count() (cardinality)", z[12], 0, 0}};
-    benchCompare(pB, "inverted_index: count(*) of an audience", db, zSize, (double)(nA + nB), "posting", aVar,
-                 4);
+    const BenchVariant aVar[] = {{BENCH_RELATIONAL, "relational: count(*) of INTERSECT", z[9], 0, 0},
+                                 {BENCH_RELATIONAL, "FTS5 count(*)", z[10], 0, 0},
+                                 {BENCH_EXTENSION, "inverted_index count(*) (rows stepped)", z[11], 0, 0},
+                                 {BENCH_EXTENSION, "inverted_index_count() (cardinality)", z[12], 0, 0}};
+    benchCompare(pB, "inverted_index: count(*) of an audience", db, zSize, p->nDoc, "docs", (double)(nA + nB),
+                 "posting", aVar, 4);
   }
   /* Pagination: the next 10 rows after the middle rowid of an AND. */
   snprintf(zSize, sizeof(zSize), "%d docs, |A| = %lld, |B| = %lld, 10 rows", p->nDoc, (long long)nA,
@@ -432,11 +434,11 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
   z[27] = sqlite3_mprintf("SELECT rowid FROM aud WHERE aud MATCH 'f0:t%d AND f1:t%d' AND rowid > %d LIMIT 10",
                           a0, b1, p->nDoc / 2);
   {
-    const BenchVariant aVar[] = {{"relational: INTERSECT of rowid ranges", z[25], 0, 0},
-                                 {"FTS5 MATCH, rowid range", z[26], 0, 0},
-                                 {"inverted_index MATCH, rowid range", z[27], 0, 0}};
-    benchCompare(pB, "inverted_index: pagination (rowid > X LIMIT 10 of an AND)", db, zSize, 10.0, "row",
-                 aVar, 3);
+    const BenchVariant aVar[] = {{BENCH_RELATIONAL, "relational: INTERSECT of rowid ranges", z[25], 0, 0},
+                                 {BENCH_RELATIONAL, "FTS5 MATCH, rowid range", z[26], 0, 0},
+                                 {BENCH_EXTENSION, "inverted_index MATCH, rowid range", z[27], 0, 0}};
+    benchCompare(pB, "inverted_index: pagination (rowid > X LIMIT 10 of an AND)", db, zSize, p->nDoc, "docs",
+                 10.0, "row", aVar, 3);
   }
   /* The report: unique documents per term of f2, for a large and a small audience. */
   iiBenchFacets(pB, db, p, "large", 0, a0, nA);
@@ -454,9 +456,10 @@ static void iiBenchQueries(Bench *pB, sqlite3 *db, const IiBenchData *p) {
       "SELECT substr(query, 4), term, docs FROM aud_facets WHERE field = 'f2' "
       "AND query IN ('f0:t1', 'f0:t2', 'f0:t3', 'f0:t4')");
   {
-    const BenchVariant aVar[] = {{"relational: one GROUP BY count(DISTINCT) over 4 audiences", z[28], 0, 0},
-                                 {"facets: query IN (4 audiences), one scan", z[29], 0, 0}};
-    benchCompare(pB, "inverted_index: batch facet report (4 audiences)", db, zSize,
+    const BenchVariant aVar[] = {
+        {BENCH_RELATIONAL, "relational: one GROUP BY count(DISTINCT) over 4 audiences", z[28], 0, 0},
+        {BENCH_EXTENSION, "facets: query IN (4 audiences), one scan", z[29], 0, 0}};
+    benchCompare(pB, "inverted_index: batch facet report (4 audiences)", db, zSize, p->nDoc, "docs",
                  (double)(p->aCount[0][1] + p->aCount[0][2] + p->aCount[0][3] + p->aCount[0][4]),
                  "audience doc", aVar, 2);
   }

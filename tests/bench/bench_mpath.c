@@ -114,56 +114,57 @@ static void mpathBenchOne(Bench *p, int bRandom) {
                " ON n.path = rp.path OR (n.path >= mpath_lower(rp.path) AND n.path < mpath_upper(rp.path))");
   {
     const BenchVariant aVar[] = {
-        {"relational: recursive CTE over parent index",
+        {BENCH_RELATIONAL, "relational: recursive CTE over parent index",
          "WITH RECURSIVE sub(r, id) AS (SELECT id, id FROM qroot"
          " UNION ALL SELECT sub.r, n.id FROM sub JOIN node n ON n.parent = sub.id)"
          " SELECT r, count(*), sum(id) FROM sub GROUP BY r",
          0, 0},
-        {"mpath: path = p OR range (MULTI-INDEX OR, SQL join)",
+        {BENCH_EXTENSION, "mpath: path = p OR range (MULTI-INDEX OR, SQL join)",
          "SELECT q.id, count(*), sum(n.id) FROM qroot q JOIN node rp ON rp.id = q.id JOIN node n"
          " ON n.path = rp.path OR (n.path >= mpath_lower(rp.path) AND n.path < mpath_upper(rp.path))"
          " GROUP BY q.id",
          0, 0},
-        {"mpath: mpath_ranges() join (SQL)",
+        {BENCH_EXTENSION, "mpath: mpath_ranges() join (SQL)",
          "SELECT q.id, count(*), sum(n.id) FROM qroot q JOIN node rp ON rp.id = q.id, mpath_ranges(rp.path) g"
          " JOIN node n ON n.path >= g.lo AND n.path < g.hi GROUP BY q.id",
          0, 0},
-        {"mpath: strict-descendant range per subtree, prepared once (C)", 0, mpathBenchKernel, 0},
+        {BENCH_C, "mpath: strict-descendant range per subtree, prepared once (C)", 0, mpathBenchKernel, 0},
     };
     snprintf(zSize, sizeof(zSize), "%lld nodes, %s, %lld descendants of %lld nodes", (long long)nNode,
              bRandom ? "random fan-out" : "10-ary", (long long)nDesc,
              (long long)benchInt(db, "SELECT count(*) FROM qroot"));
     snprintf(zName, sizeof(zName), "mpath: descendants, %s tree", bRandom ? "random fan-out" : "10-ary");
-    benchCompare(p, zName, db, zSize, (double)nDesc, "descendant", aVar, 4);
+    benchCompare(p, zName, db, zSize, (double)nNode, "nodes", (double)nDesc, "descendant", aVar, 4);
   }
   {
     /* The same subtrees counted: the range needs no row, the CTE still walks. */
     const BenchVariant aVar[] = {
-        {"relational: recursive CTE over parent index",
+        {BENCH_RELATIONAL, "relational: recursive CTE over parent index",
          "WITH RECURSIVE sub(r, id) AS (SELECT id, id FROM qroot"
          " UNION ALL SELECT sub.r, n.id FROM sub JOIN node n ON n.parent = sub.id)"
          " SELECT r, count(*) FROM sub GROUP BY r",
          0, 0},
-        {"mpath: 1 + count(*) over the strict-descendant range",
+        {BENCH_EXTENSION, "mpath: 1 + count(*) over the strict-descendant range",
          "SELECT q.id, 1 + (SELECT count(*) FROM node n WHERE n.path >= mpath_lower(rp.path)"
          " AND n.path < mpath_upper(rp.path)) FROM qroot q JOIN node rp ON rp.id = q.id",
          0, 0},
     };
     snprintf(zName, sizeof(zName), "mpath: count descendants, %s tree",
              bRandom ? "random fan-out" : "10-ary");
-    benchCompare(p, zName, db, zSize, (double)nDesc, "descendant", aVar, 2);
+    benchCompare(p, zName, db, zSize, (double)nNode, "nodes", (double)nDesc, "descendant", aVar, 2);
   }
   if (!bRandom) {
     const BenchVariant aVar[] = {
-        {"bare scan: substr(path, -6) = '.c3.c7'",
+        {BENCH_FLOOR, "bare scan: substr(path, -6) = '.c3.c7'",
          "SELECT count(*) FROM node WHERE substr(path, -6) = '.c3.c7'", 0, 0},
-        {"GLOB '*.c3.c7'", "SELECT count(*) FROM node WHERE path GLOB '*.c3.c7'", 0, 0},
-        {"LIKE '%.c3.c7'", "SELECT count(*) FROM node WHERE path LIKE '%.c3.c7'", 0, 0},
-        {"mpath_match(path, '*.c3.c7')", "SELECT count(*) FROM node WHERE mpath_match(path, '*.c3.c7')", 0,
-         0},
+        {BENCH_RELATIONAL, "GLOB '*.c3.c7'", "SELECT count(*) FROM node WHERE path GLOB '*.c3.c7'", 0, 0},
+        {BENCH_RELATIONAL, "LIKE '%.c3.c7'", "SELECT count(*) FROM node WHERE path LIKE '%.c3.c7'", 0, 0},
+        {BENCH_EXTENSION, "mpath_match(path, '*.c3.c7')",
+         "SELECT count(*) FROM node WHERE mpath_match(path, '*.c3.c7')", 0, 0},
     };
     snprintf(zSize, sizeof(zSize), "%lld nodes, 10-ary", (long long)nNode);
-    benchCompare(p, "mpath: scan for paths ending in c3.c7", db, zSize, (double)nNode, "row", aVar, 4);
+    benchCompare(p, "mpath: scan for paths ending in c3.c7", db, zSize, (double)nNode, "nodes", (double)nNode,
+                 "row", aVar, 4);
   }
   sqlite3_close(db);
 }

@@ -249,29 +249,30 @@ void benchNestedSet(Bench *p) {
 
   {
     const BenchVariant aVar[] = {
-        {"relational: recursive CTE on adjacency list", 0, nsetSubtreeCte, &sub},
-        {"classic nested set: plain table lft range", 0, nsetSubtreePlain, &sub},
-        {"nested_set: descendant_of = X", 0, nsetSubtreeVtab, &sub},
+        {BENCH_RELATIONAL, "relational: recursive CTE on adjacency list", 0, nsetSubtreeCte, &sub},
+        {BENCH_MODEL, "classic nested set: plain table lft range", 0, nsetSubtreePlain, &sub},
+        {BENCH_EXTENSION, "nested_set: descendant_of = X", 0, nsetSubtreeVtab, &sub},
     };
     snprintf(zSize, sizeof(zSize), "%lld nodes, %d subtrees, %lld rows", (long long)n, sub.nId,
              (long long)nRow);
-    benchCompare(p, "nested_set: subtree", db, zSize, (double)nRow, "row", aVar, 3);
+    benchCompare(p, "nested_set: subtree", db, zSize, (double)n, "nodes", (double)nRow, "row", aVar, 3);
   }
   {
     const BenchVariant aVar[] = {
-        {"relational: recursive CTE walking up", 0, nsetAncCte, &anc},
-        {"nested_set: ancestor_of = X", 0, nsetAncVtab, &anc},
+        {BENCH_RELATIONAL, "relational: recursive CTE walking up", 0, nsetAncCte, &anc},
+        {BENCH_EXTENSION, "nested_set: ancestor_of = X", 0, nsetAncVtab, &anc},
     };
     snprintf(zSize, sizeof(zSize), "%lld nodes, %d queries", (long long)n, anc.nId);
-    benchCompare(p, "nested_set: ancestors", db, zSize, anc.nId, "query", aVar, 2);
+    benchCompare(p, "nested_set: ancestors", db, zSize, (double)n, "nodes", anc.nId, "query", aVar, 2);
   }
   {
     const BenchVariant aVar[] = {
-        {"relational: recursive CTE + NOT EXISTS child", 0, nsetLeavesCte, &sub},
-        {"nested_set: leaves_of = X", 0, nsetLeavesVtab, &sub},
+        {BENCH_RELATIONAL, "relational: recursive CTE + NOT EXISTS child", 0, nsetLeavesCte, &sub},
+        {BENCH_EXTENSION, "nested_set: leaves_of = X", 0, nsetLeavesVtab, &sub},
     };
     snprintf(zSize, sizeof(zSize), "%lld nodes, %d subtrees", (long long)n, sub.nId);
-    benchCompare(p, "nested_set: leaves under a node", db, zSize, sub.nId, "query", aVar, 2);
+    benchCompare(p, "nested_set: leaves under a node", db, zSize, (double)n, "nodes", sub.nId, "query", aVar,
+                 2);
   }
   {
     int nIns = (int)(n / 110 < 10000 ? (n / 110 > 20 ? n / 110 : 20) : 10000);
@@ -282,13 +283,14 @@ void benchNestedSet(Bench *p) {
         {40000000000LL, nIns, n, 2, 13, "INSERT INTO t(id, parent) VALUES (?1, ?2)"},
     };
     const BenchVariant aVar[] = {
-        {"relational: adjacency list INSERT (no labels)", 0, nsetInsertRun, &aIns[0]},
-        {"nested_set: INSERT leaf under a random node", 0, nsetInsertRun, &aIns[1]},
-        {"nested_set: INSERT appending under one node", 0, nsetInsertRun, &aIns[2]},
-        {"nested_set: INSERT a chain (each under the last)", 0, nsetInsertRun, &aIns[3]},
+        {BENCH_RELATIONAL, "relational: adjacency list INSERT (no labels)", 0, nsetInsertRun, &aIns[0]},
+        {BENCH_EXTENSION, "nested_set: INSERT leaf under a random node", 0, nsetInsertRun, &aIns[1]},
+        {BENCH_EXTENSION, "nested_set: INSERT appending under one node", 0, nsetInsertRun, &aIns[2]},
+        {BENCH_EXTENSION, "nested_set: INSERT a chain (each under the last)", 0, nsetInsertRun, &aIns[3]},
     };
     snprintf(zSize, sizeof(zSize), "%lld nodes, %d inserts per run", (long long)n, nIns);
-    benchCompare(p, "nested_set: insert a leaf (amortised)", db, zSize, nIns, "insert", aVar, 4);
+    benchCompare(p, "nested_set: insert a leaf (amortised)", db, zSize, (double)n, "nodes", nIns, "insert",
+                 aVar, 4);
   }
   {
     NsetIns aIns[3] = {
@@ -297,12 +299,13 @@ void benchNestedSet(Bench *p) {
         {70000000000LL, 3, n, 0, 21, "INSERT INTO t(id, parent) VALUES (?1, ?2)"},
     };
     const BenchVariant aVar[] = {
-        {"relational: adjacency list INSERT (no labels)", 0, nsetInsertRun, &aIns[0]},
-        {"classic nested set: shift lft/rgt, then INSERT", 0, nsetClassicRun, &aIns[1]},
-        {"nested_set: INSERT (gapped labels)", 0, nsetInsertRun, &aIns[2]},
+        {BENCH_RELATIONAL, "relational: adjacency list INSERT (no labels)", 0, nsetInsertRun, &aIns[0]},
+        {BENCH_MODEL, "classic nested set: shift lft/rgt, then INSERT", 0, nsetClassicRun, &aIns[1]},
+        {BENCH_EXTENSION, "nested_set: INSERT (gapped labels)", 0, nsetInsertRun, &aIns[2]},
     };
     snprintf(zSize, sizeof(zSize), "%lld nodes, 3 inserts per run", (long long)n);
-    benchCompare(p, "nested_set: one insert, classic renumbering", db, zSize, 3, "insert", aVar, 3);
+    benchCompare(p, "nested_set: one insert, classic renumbering", db, zSize, (double)n, "nodes", 3, "insert",
+                 aVar, 3);
   }
   {
     int64_t nAdj = benchInt(db, "SELECT sum(pgsize) FROM dbstat WHERE name IN ('adj', 'adj_parent')");

@@ -133,6 +133,12 @@ static const char zSetup[] =
     "CREATE VIRTUAL TABLE gi USING graph_index(ge, a, b, weight = w);"
     "CREATE VIRTUAL TABLE gid USING graph_index(ge, a, b, mode = 'deferred');"
     "UPDATE ge SET b = b + 1 WHERE id % 5 = 0;"
+    "CREATE TABLE gpts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)));"
+    "CREATE INDEX gpts_gh ON gpts(gh, lat, lon);"
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO gpts(lat, "
+    "lon)"
+    " SELECT (i * 7919 % 17999) / 100.0 - 89.99, (i * 104729 % 35999) / 100.0 - 179.99 FROM c;"
+    "CREATE TABLE gplain(lat REAL, lon REAL); INSERT INTO gplain SELECT lat, lon FROM gpts;"
     "CREATE TABLE many(i INTEGER PRIMARY KEY);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) INSERT INTO many SELECT i "
     "FROM c;";
@@ -194,6 +200,11 @@ static const IntCase aCase[] = {
     {"composite_scan", "SELECT tick(), s, n FROM cb WHERE s = 'x1' AND n > 10", 0},
     {"kv_counters", "SELECT tick(), name, value FROM kv_counters", 0},
     {"mpath_ranges", "SELECT tick(), m.i, g.lo, g.hi FROM many m, mpath_ranges('a.b' || m.i) g", 0},
+    {"geo_nearest",
+     "SELECT tick(), m.i, n.id FROM many m, geo_nearest('gpts', 'lat', 'lon', m.i % 90, m.i % 180, 5) n", 0},
+    {"geo_nearest",
+     "SELECT tick(), m.i, n.id FROM many m, geo_nearest('gplain', 'lat', 'lon', m.i % 90, -m.i % 180, 2) n",
+     0},
     {"geohash_cover", "SELECT tick(), lo, hi FROM geohash_cover(10, 20, 3000000)", 0},
     {"geohash_cover",
      "SELECT tick(), m.i, count(*) FROM many m, geohash_cover(m.i % 80, m.i % 180, 50000) GROUP BY m.i", 0},
@@ -301,18 +312,26 @@ static const IntCase aCase[] = {
 /* Rows rendered as text, one per line (system malloc). */
 typedef struct IntOut IntOut;
 struct IntOut {
-  char *z;  /* Rendered rows */
-  size_t n; /* Bytes */
-  int nRow; /* Rows */
+  char *z;       /* Rendered rows */
+  size_t n;      /* Bytes */
+  size_t nAlloc; /* Bytes allocated at z */
+  int nRow;      /* Rows */
 };
 
+/* Grows geometrically: a realloc per value was quadratic under ASan, whose realloc always copies. */
 static void intAppend(IntOut *p, const char *z, size_t n) {
-  char *zNew = (char *)realloc(p->z, p->n + n + 1);
-  if (zNew == NULL) abort();
-  memcpy(zNew + p->n, z, n);
+  if (p->n + n + 1 > p->nAlloc) {
+    size_t nNew = p->nAlloc ? p->nAlloc * 2 : 256;
+    char *zNew;
+    while (nNew < p->n + n + 1) nNew *= 2;
+    zNew = (char *)realloc(p->z, nNew);
+    if (zNew == NULL) abort();
+    p->z = zNew;
+    p->nAlloc = nNew;
+  }
+  memcpy(p->z + p->n, z, n);
   p->n += n;
-  zNew[p->n] = 0;
-  p->z = zNew;
+  p->z[p->n] = 0;
 }
 
 /* Run zSql, rendering every row (from column 1 on) into pOut; returns the final result code. */

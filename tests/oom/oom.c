@@ -93,6 +93,20 @@ static const char *const azGeohash[] = {
     "SELECT * FROM geo_bbox(0, 179.9, 100000)",
     NULL};
 
+static const char *const azGeoNearest[] = {
+    "CREATE TABLE pts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)))",
+    "CREATE INDEX pts_gh ON pts(gh, lat, lon)",
+    "CREATE TABLE txt(name TEXT PRIMARY KEY, lat REAL, lon REAL) WITHOUT ROWID",
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) INSERT INTO pts(lat, lon) "
+    "SELECT (i * 7919 % 17999) / 100.0 - 89.99, (i * 104729 % 35999) / 100.0 - 179.99 FROM c",
+    "INSERT INTO txt SELECT 'n' || id, lat, lon FROM pts WHERE id % 3 = 0",
+    "SELECT group_concat(id || ':' || distance_m) FROM geo_nearest('pts', 'lat', 'lon', 10, 20, 5)",
+    "SELECT group_concat(id || ':' || distance_m) FROM geo_nearest('pts', 'lat', 'lon', 89.9, 179.9, 40, "
+    "3e6)",
+    "SELECT group_concat(id) FROM geo_nearest('txt', 'lat', 'lon', -10, -20, 7)",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM geo_nearest(''pts'', ''lat'', ''lon'', 1, 2, 3)')",
+    NULL};
+
 static const char *const azMpath[] = {
     "SELECT mpath_match('Top.Science.Astronomy', '*.Astr*@.*'), mpath_match('a.b.c', 'a.*{0,2}.b|c')",
     "SELECT mpath_txtmatch('Europe.Russia_Moscow', 'Russia* & !Transport'), mpath_nlevel('a.b.c')",
@@ -114,6 +128,7 @@ static const char *const azNestedSet[] = {
     "SELECT id FROM t WHERE leaves_of = 1",
     "UPDATE t SET parent = 2 WHERE id = 4",
     "DELETE FROM t WHERE id = 3",
+    "INSERT INTO t(parent, name) VALUES (1, 'f')",
     "INSERT INTO t(t) VALUES ('integrity-check')",
     "INSERT INTO t(t) VALUES ('rebuild')",
     "SELECT id, parent, depth, name FROM t ORDER BY id",
@@ -287,6 +302,11 @@ static const char *const azDocuments[] = {
     "SELECT doc_match('{\"a\":[{\"b\":\"caf\\u00e9\"}]}', "
     "'{\"a.0.b\":\"café\",\"a\":{\"$elemMatch\":{\"$eq\":{\"b\":\"café\"}}}}')",
     "SELECT doc_update('d', 'w', '{\"$pull\":{\"arr\":{\"$gte\":4},\"caf\u00e9\":{\"a\":{\"$lt\":2}}}}')",
+    /* One key, one row (issue 35): the index of another collation is listed first, then the right one. */
+    "CREATE TABLE ci(key TEXT COLLATE NOCASE, value, UNIQUE(key))",
+    "CREATE UNIQUE INDEX ci_b ON ci(key COLLATE BINARY)",
+    "SELECT kv_cas('ci', 'a', NULL, 1), kv_cas('ci', 'A', 1, 2), (SELECT value FROM kv_mget('ci', "
+    "'[\"a\"]'))",
     NULL};
 
 static const char *const azGraphs[] = {
@@ -299,12 +319,19 @@ static const char *const azGraphs[] = {
     "root IN (1, 5) AND direction = 'both'",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x')",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w')",
+    /* Weights of one type, no index on b: routes from both ends over the copy with its weights. */
+    "CREATE TABLE ew(a, b, w)", "INSERT INTO ew VALUES (1, 2, 1), (2, 3, 2), (1, 3, 3), (3, 4, 1), (2, 4, 3)",
+    "SELECT step, node, cost FROM graph_path('ew', 'a', 'b', 1, 4, 'w', 'both')",
     /* Both columns indexed: graph_path seeks from both ends. */
     "CREATE INDEX e_b ON e(b)", "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w', 'both')",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 'x', 2, NULL, 'in')",
     "CREATE TABLE j(id INTEGER PRIMARY KEY, kids)",
     "INSERT INTO j VALUES (1, '[2, 3]'), (2, '[4]'), (3, '[]'), (4, NULL)",
-    "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')", NULL};
+    "SELECT node, depth FROM graph_walk('j', 'id', 'kids', 1, NULL, 'out', 'json')",
+    /* The options object (ext/util.c, nosqlOptionsRead()). */
+    "SELECT node, depth FROM graph_walk('e', 'a', 'b', 4, '{\"max_depth\": 2, \"direction\": \"in\"}')",
+    "SELECT step, node FROM graph_path('e', 'a', 'b', 1, 'x', '{\"weight_col\": \"w\", \"layout\": null}')",
+    NULL};
 
 static const char *const azTrees[] = {
     "CREATE TABLE c(id INTEGER PRIMARY KEY, parent INTEGER, who TEXT)",
@@ -336,6 +363,10 @@ static const char *const azGraphBatch[] = {
     "CREATE TABLE pw(node, weight)", "INSERT INTO pw VALUES (1, 1), ('x', 2.5), (9, 1)",
     "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', NULL, NULL, NULL, NULL, NULL, NULL, '{\"1\": 1, "
     "\"x\": 2, \"3\": 0}', 'pw')",
+    /* The options object (ext/util.c, nosqlOptionsRead()). */
+    "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', '{\"damping\": 0.5, \"max_iter\": 3, "
+    "\"weight_col\": "
+    "\"w\", \"personalization\": {\"1\": 1}, \"dangling\": \"pw\"}')",
     NULL};
 
 static const char *const azGraphCentrality[] = {
@@ -432,6 +463,7 @@ static const char *const azCompare[] = {
     "SELECT rows, agree FROM nosql_compare('SELECT id FROM t ORDER BY id', 'SELECT id FROM t ORDER BY id "
     "DESC')",
     "SELECT rows, agree FROM nosql_compare('SELECT 1; -- one', 'SELECT 1.0, group_concat(city) FROM t')",
+    "SELECT label, label_b FROM nosql_compare('SELECT 1', 'SELECT 2', 1, 'relational', 'nosql')",
     "CREATE VIRTUAL TABLE t_by_city USING index_table(t, key = 'city')",
     "CREATE VIRTUAL TABLE ns USING nested_set(name TEXT)",
     "CREATE TABLE s(k TEXT PRIMARY KEY, v)",
@@ -440,10 +472,13 @@ static const char *const azCompare[] = {
     "n.descendant_of = c.rowid ORDER BY c.city')",
     "SELECT plan_words FROM nosql_explain('SELECT * FROM main.cs x WHERE a = 1')",
     "SELECT plan_words FROM nosql_explain('SELECT * FROM mpath_ranges(''a'') AS r')",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM t_by_city AS ns, mpath_ranges(''a'') AS t_by_city "
+    "WHERE ns.city = t_by_city.lo')",
     NULL};
 
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
+    {"geo_nearest", azGeoNearest},
     {"mpath", azMpath},
     {"nested_set", azNestedSet},
     {"inverted_index", azInvertedIndex},
@@ -462,19 +497,31 @@ static const OomScript aScript[] = {
 /* The result of one statement: its rows rendered with types, or its error. */
 typedef struct OomOut OomOut;
 struct OomOut {
-  int rc;       /* SQLITE_OK, or the first error */
-  char *zText;  /* Rows (sqlite3_mprintf; rendered before the failure point) */
-  char *zError; /* The error message (sqlite3_mprintf) when rc != SQLITE_OK */
+  int rc;        /* SQLITE_OK, or the first error */
+  char *zText;   /* Rows (system malloc; rendered before the failure point) */
+  size_t nText;  /* Bytes in zText */
+  size_t nAlloc; /* Bytes allocated at zText */
+  char *zError;  /* The error message (system malloc) when rc != SQLITE_OK */
 };
 
-/* Append to a malloc'd string (system malloc: not counted). */
-static char *oomAppend(char *z, const char *zAdd, int nAdd) {
-  size_t n = z ? strlen(z) : 0;
-  char *zNew = (char *)realloc(z, n + (size_t)nAdd + 1);
-  if (zNew == NULL) abort();
-  memcpy(zNew + n, zAdd, (size_t)nAdd);
-  zNew[n + (size_t)nAdd] = 0;
-  return zNew;
+/*
+** Append to pOut->zText (system malloc: not counted). Grows geometrically:
+** a realloc per value is quadratic under ASan, whose realloc always copies.
+*/
+static void oomAppend(OomOut *pOut, const char *zAdd, int nAdd) {
+  size_t nNeed = pOut->nText + (size_t)nAdd + 1;
+  if (nNeed > pOut->nAlloc) {
+    size_t nNew = pOut->nAlloc ? pOut->nAlloc * 2 : 256;
+    char *zNew;
+    while (nNew < nNeed) nNew *= 2;
+    zNew = (char *)realloc(pOut->zText, nNew);
+    if (zNew == NULL) abort();
+    pOut->zText = zNew;
+    pOut->nAlloc = nNew;
+  }
+  memcpy(pOut->zText + pOut->nText, zAdd, (size_t)nAdd);
+  pOut->nText += (size_t)nAdd;
+  pOut->zText[pOut->nText] = 0;
 }
 
 /* Run one statement, rendering rows into pOut (system malloc). */
@@ -482,7 +529,7 @@ static void oomStmt(sqlite3 *db, const char *zSql, OomOut *pOut) {
   sqlite3_stmt *pStmt = NULL;
   int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   memset(pOut, 0, sizeof(*pOut));
-  pOut->zText = oomAppend(NULL, "", 0);
+  oomAppend(pOut, "", 0);
   while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     int i;
     for (i = 0; i < sqlite3_column_count(pStmt); i++) {
@@ -495,19 +542,20 @@ static void oomStmt(sqlite3 *db, const char *zSql, OomOut *pOut) {
         break;
       }
       snprintf(aType, sizeof(aType), "%d:", eType);
-      pOut->zText = oomAppend(pOut->zText, aType, (int)strlen(aType));
-      if (z) pOut->zText = oomAppend(pOut->zText, (const char *)z, sqlite3_column_bytes(pStmt, i));
-      pOut->zText = oomAppend(pOut->zText, "|", 1);
+      oomAppend(pOut, aType, (int)strlen(aType));
+      if (z) oomAppend(pOut, (const char *)z, sqlite3_column_bytes(pStmt, i));
+      oomAppend(pOut, "|", 1);
     }
     if (rc == SQLITE_NOMEM) break;
-    pOut->zText = oomAppend(pOut->zText, "\n", 1);
+    oomAppend(pOut, "\n", 1);
     rc = SQLITE_OK;
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   pOut->rc = rc;
   if (rc != SQLITE_OK) {
     const char *zErr = sqlite3_errmsg(db);
-    pOut->zError = oomAppend(NULL, zErr ? zErr : "", zErr ? (int)strlen(zErr) : 0);
+    pOut->zError = strdup(zErr ? zErr : "");
+    if (pOut->zError == NULL) abort();
   }
   sqlite3_finalize(pStmt);
 }

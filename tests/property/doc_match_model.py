@@ -17,6 +17,7 @@ the suite's runner.) The same seed gives the same file.
 """
 import argparse
 import json
+import math
 import random
 import re
 
@@ -117,8 +118,18 @@ def type_code(v):
     return 4
 
 
-ALIASES = {"double": {1}, "string": {2}, "object": {3}, "array": {4}, "bool": {8}, "null": {10},
-           "int": {16}, "long": {18}, "number": {1, 16, 18, 19}, "date": {9}}
+# Every alias MongoDB knows (matcher_type_set.cpp, bsontypes.cpp); JSON never holds the BSON-only ones.
+ALIASES = {"double": {1}, "string": {2}, "object": {3}, "array": {4}, "binData": {5}, "undefined": {6},
+           "objectId": {7}, "bool": {8}, "date": {9}, "null": {10}, "regex": {11}, "dbPointer": {12},
+           "javascript": {13}, "symbol": {14}, "javascriptWithScope": {15}, "int": {16}, "timestamp": {17},
+           "long": {18}, "decimal": {19}, "minKey": {-1}, "maxKey": {127}, "number": {1, 16, 18, 19}}
+
+
+def array_index(part):
+    """The element a path part names in an array: its name as BSON writes it ("1", not "01"), else -1."""
+    if part.isdigit() and part.isascii() and len(part) <= 9 and (part == "0" or part[0] != "0"):
+        return int(part)
+    return -1
 
 
 # ---- Paths ------------------------------------------------------------------
@@ -136,8 +147,7 @@ def reach(doc, parts, expand_leaf):
         if isinstance(v, Obj):
             go(v.get(parts[i]), i + 1)
         elif isinstance(v, list):
-            part = parts[i]
-            index = int(part) if part.isdigit() and len(part) <= 9 else -1
+            index = array_index(parts[i])
             for k, e in enumerate(v):
                 if isinstance(e, Obj):
                     go(e, i)
@@ -151,8 +161,8 @@ def reach(doc, parts, expand_leaf):
 
     if isinstance(doc, list):
         # An array matched as a document ($elemMatch on an element that is an array): its keys are the indexes.
-        part = parts[0]
-        go(doc[int(part)] if part.isdigit() and len(part) <= 9 and int(part) < len(doc) else MISSING, 1)
+        index = array_index(parts[0])
+        go(doc[index] if 0 <= index < len(doc) else MISSING, 1)
     else:
         go(doc, 0)
     return out
@@ -191,7 +201,12 @@ def value_test(op, arg, v):
     if op == "$mod":
         if v is MISSING or not is_num(v):
             return False
-        n = max(-(2**63), min(2**63 - 1, int(norm(v))))  # toward zero, saturating at the int64 range
+        n = norm(v)
+        if isinstance(n, float):
+            # MongoDB 5.1: a double that is not finite, or whose integer part is no int64, matches nothing.
+            if not math.isfinite(n) or not -(2**63) <= math.trunc(n) < 2**63:
+                return False
+            n = math.trunc(n)
         d, r = int(arg[0]), int(arg[1])  # reals truncated toward zero
         m = abs(n) % abs(d)
         return (-m if n < 0 else m) == r
@@ -256,10 +271,13 @@ def match(doc, flt):
 
 # ---- Random documents and filters ---------------------------------------------
 
-KEYS = ["a", "b", "c", "0", "1"]
-PATHS = ["a", "b", "a.b", "a.0", "a.1", "a.b.c", "a.0.b", "b.c", "c", "a.c", "0", "a.1.b"]
+KEYS = ["a", "b", "c", "0", "1", "01"]
+PATHS = ["a", "b", "a.b", "a.0", "a.1", "a.b.c", "a.0.b", "b.c", "c", "a.c", "0", "a.1.b", "a.01", "a.00",
+         "a.0.01", "01"]
+INF = float("inf")
 SCALARS = [None, True, False, 0, 1, 2, 5, -1, 5.0, 2.5, -2.5, 1e20, 2147483647, 2147483648,
-           9223372036854775807, -9223372036854775808, 12345678901234567890, "", "a", "b", "ab", "B", "é"]
+           9223372036854775807, -9223372036854775808, 12345678901234567890, "", "a", "b", "ab", "B", "é",
+           1e19, -1e19, 9223372036854775807.0, -9223372036854775808.0, 9223372036854774784.0, INF, -INF, -0.0]
 
 
 POOL = []   # Values and paths of the current document: operands drawn from it match more often
@@ -318,11 +336,13 @@ def rnd_ops(rng, depth, value_form=False):
         elif op == "$exists":
             arg = rng.choice([True, False, 0, 1])
         elif op == "$type":
-            arg = rng.choice(list(ALIASES) + [1, 2, 16, 18, ["int", "string"], ["null", "array"]])
+            arg = rng.choice(list(ALIASES) + [1, 2, 5, 13, 16, 18, 19, -1, 127, ["int", "string"],
+                                              ["null", "array"], ["date", 1]])
         elif op == "$size":
             arg = rng.randrange(4)
         elif op == "$mod":
-            arg = [rng.choice([2, 3, -2, 7, 2.5]), rng.choice([0, 1, -1, -0.5])]
+            arg = [rng.choice([2, 3, -2, 7, 2.5, 1024, -1, 9223372036854775807, -9223372036854775808.0]),
+                   rng.choice([0, 1, -1, -0.5, 4.9])]
         elif op == "$regex":
             pairs.append(("$regex", rng.choice(["^a", "b$", "a", "^$", "A|é"])))
             if rng.random() < 0.5:
@@ -355,7 +375,7 @@ def dumps(v):
     if isinstance(v, list):
         return "[" + ",".join(dumps(x) for x in v) + "]"
     if isinstance(v, float):
-        return repr(v)
+        return repr(v) if math.isfinite(v) else "1e400" if v > 0 else "-1e400"  # JSON reads those as infinities
     return json.dumps(v, ensure_ascii=False)
 
 

@@ -18,7 +18,16 @@
 **       together, keeps every row;
 **   (c) giving a_i as an IN list ("h_i IN (a_i, a_i)", the other
 **       arguments as equalities) returns the same number of rows, each
-**       reading a_i back.
+**       reading a_i back;
+**   (d) taking a_i from a joined table ("FROM j, m(a1, .., j.v, .., an)",
+**       j holding the one row a_i) returns the same number of rows: the
+**       planner finds the order where j comes first;
+**   (e) calling m(a1, ..., a_i-1) without a_i and what follows works
+**       (a_i is optional), fails with "m: h_i is required: m(...)" (issue
+**       41), or fails otherwise without saying "is required" (the default
+**       of an optional a_i does not suit the other arguments): never with
+**       SQLite's bare "no query solution". Each example
+**       must meet that error at least once (the call without arguments).
 **
 ** A module noted as not table-valued must have no hidden columns that
 ** pragma_table_xinfo can show without arguments (it is created with CREATE
@@ -37,7 +46,7 @@ static int nPass, nFail;
 typedef struct HiddenModule HiddenModule;
 struct HiddenModule {
   const char *zName;     /* The module */
-  const char *azArgs[4]; /* Argument lists ("1, 'a'"), NULL-terminated; empty: not table-valued */
+  const char *azArgs[6]; /* Argument lists ("1, 'a'"), NULL-terminated; empty: not table-valued */
   const char *zNotTvf;   /* Why the module has no example (non-NULL exactly when azArgs is empty) */
 };
 
@@ -56,6 +65,9 @@ static const char *const azSetup[] = {
     "CREATE TABLE adj(node TEXT PRIMARY KEY, links)",
     "INSERT INTO adj VALUES ('p', '[\"q\", \"r\"]'), ('q', '[\"r\"]'), ('r', '[]'), ('s', NULL)",
     "SELECT kv_incr('c'), kv_incr('d', 5)",
+    "CREATE TABLE pts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)))",
+    "CREATE INDEX pts_gh ON pts(gh)",
+    "INSERT INTO pts(lat, lon) VALUES (42.6, -5.6), (42.7, -5.5), (40, -3), (-10, 170)",
     NULL};
 
 /*
@@ -67,6 +79,10 @@ static const HiddenModule aModule[] = {
     {"composite_scan", {NULL}, "created with CREATE VIRTUAL TABLE over a table"},
     {"doc_schema", {"'d', 'doc'", "'D', 'doc'", NULL}, NULL},
     {"geo_bbox", {"42.6, -5.6, 1000", "42, -5, 1000.5", NULL}, NULL},
+    {"geo_nearest",
+     {"'pts', 'lat', 'lon', 42.6, -5.6, 2", "'PTS', 'LAT', 'lon', '42', -5, 3.0, 1e7",
+      "'pts', 'lat', 'lon', 1, 2, '2'", NULL},
+     NULL},
     {"geohash_cover", {"42.6, -5.6, 1000", "42, -5, 250.5", NULL}, NULL},
     {"geohash_cover_box", {"42.6, -5.6, 42.7, -5.5", "42, -6, 43, -5", NULL}, NULL},
     {"geohash_cover_bits", {"42.6, -5.6, 1000", "42, -5, 250.5", NULL}, NULL},
@@ -87,14 +103,21 @@ static const HiddenModule aModule[] = {
     {"graph_louvain",
      {"'e', 'a', 'b'", "'e', 'a', 'b', 'w', 0.5, 3, 0.0001", "'e', 'a', 'b', '{\"seed\": 1}'", NULL},
      NULL},
-    {"graph_pagerank", {"'e', 'a', 'b'", "'e', 'a', 'b', 0.85, 0.000001, 50, 'w'", NULL}, NULL},
+    {"graph_pagerank",
+     {"'e', 'a', 'b'", "'e', 'a', 'b', 0.85, 0.000001, 50, 'w'",
+      "'e', 'a', 'b', 0.5, '{\"weight_col\": \"w\"}'", NULL},
+     NULL},
     {"graph_path",
      {"'e', 'a', 'b', 1, 4", "'e', 'a', 'b', 1, 4, 'w'", "'e', 'a', 'b', '1', '4'", NULL},
      NULL},
     {"graph_scc", {"'e', 'a', 'b'", NULL}, NULL},
     {"graph_sssp", {"'e', 'a', 'b', 1", "'e', 'a', 'b', 1, 'w'", NULL}, NULL},
     {"graph_triangles", {"'e', 'a', 'b'", NULL}, NULL},
-    {"graph_walk", {"'e', 'a', 'b', 1", "'e', 'a', 'b', 1, 2, 'both'", "'e', 'a', 'b', '1'", NULL}, NULL},
+    /* The last example of each: an options object (ext/util.c), which its hidden column reads back. */
+    {"graph_walk",
+     {"'e', 'a', 'b', 1", "'e', 'a', 'b', 1, 2, 'both'", "'e', 'a', 'b', '1'",
+      "'e', 'a', 'b', 1, '{\"max_depth\": 1, \"direction\": \"both\"}'", NULL},
+     NULL},
     {"index_table", {NULL}, "created with CREATE VIRTUAL TABLE over a table"},
     {"graph_index", {NULL}, "created with CREATE VIRTUAL TABLE over an edge table"},
     {"index_table_drift", {"'pbt'", "'pbt', 'main'", "'PBT'", NULL}, NULL},
@@ -107,7 +130,10 @@ static const HiddenModule aModule[] = {
     {"mpath_ranges", {"'a.b'", "'a/b', '/'", "12", NULL}, NULL},
     {"nested_set", {NULL}, "created with CREATE VIRTUAL TABLE"},
     /* The timing columns vary from run to run; the hidden columns do not. */
-    {"nosql_compare", {"'SELECT 1', 'SELECT 1'", "'SELECT key FROM kvt', 'VALUES (3)', 2", NULL}, NULL},
+    {"nosql_compare",
+     {"'SELECT 1', 'SELECT 1'", "'SELECT key FROM kvt', 'VALUES (3)', 2",
+      "'SELECT 1', 'SELECT 2', 1, 'x', ''", NULL},
+     NULL},
     {"nosql_explain", {"'SELECT * FROM kvt'", "'SELECT * FROM pbt WHERE tag = 1'", NULL}, NULL},
     {"rb_iterate", {"rb_build('[70000, 5, 1]')", NULL}, NULL},
     {"tree_rows",
@@ -203,6 +229,81 @@ static char *hiddenArg(const char *zArgs, int iArg) {
   }
 }
 
+/* The SQL text of arguments [0, n) of zArgs, with argument iJoin (if in range) replaced by j.v. */
+static char *hiddenArgsSome(const char *zArgs, int n, int iJoin) {
+  char *z = sqlite3_mprintf("");
+  int i;
+  for (i = 0; i < n; i++) {
+    char *zArg = hiddenArg(zArgs, i);
+    z = sqlite3_mprintf("%z%s%s", z, i ? ", " : "", i == iJoin ? "j.v" : zArg);
+    sqlite3_free(zArg);
+  }
+  return z;
+}
+
+/*
+** Checks (d) and (e) for one example of one module. Returns 1 when some
+** call without an argument met the "is required" error.
+*/
+static int hiddenMissingRun(sqlite3 *db, const char *zMod, const char *zArgs, sqlite3_int64 nRow,
+                            char **azCol, int nGiven) {
+  int i, bRequired = 0;
+  char zLabel[512];
+  snprintf(zLabel, sizeof(zLabel), "%s(%s)", zMod, zArgs);
+  for (i = 0; i < nGiven; i++) {
+    char *zErr = NULL, *zArg = hiddenArg(zArgs, i), *zSome = hiddenArgsSome(zArgs, nGiven, i), *zSql;
+    sqlite3_int64 n;
+    /* (d) the argument from a joined table. */
+    zSql = sqlite3_mprintf("DROP TABLE IF EXISTS temp.j; CREATE TEMP TABLE j AS SELECT (%s) AS v", zArg);
+    if (sqlite3_exec(db, zSql, 0, 0, &zErr) == SQLITE_OK) {
+      sqlite3_free(zSql);
+      zSql = sqlite3_mprintf("SELECT count(*) FROM j, %s(%s)", zMod, zSome);
+      n = hiddenInt(db, zSql, &zErr);
+    } else {
+      n = -1;
+    }
+    if (zErr || n != nRow) {
+      printf("FAIL %s: argument %s from a joined table: %lld of %lld rows%s%s\n", zLabel, zArg, n, nRow,
+             zErr ? ": " : "", zErr ? zErr : "");
+      nFail++;
+    } else {
+      printf("PASS %s: argument %s from a joined table keeps its %lld rows\n", zLabel, zArg, nRow);
+      nPass++;
+    }
+    sqlite3_free(zErr);
+    zErr = NULL;
+    sqlite3_free(zSql);
+    sqlite3_free(zSome);
+    /* (e) the call without argument i and those after it. */
+    zSome = hiddenArgsSome(zArgs, i, -1);
+    zSql = sqlite3_mprintf("SELECT count(*) FROM %s(%s)", zMod, zSome);
+    hiddenInt(db, zSql, &zErr);
+    if (zErr) {
+      char *zWant = sqlite3_mprintf("%s: %s is required: %s(", zMod, azCol[i], zMod);
+      int bReq = strncmp(zErr, zWant, strlen(zWant)) == 0;
+      /* Another error is the optional argument's default at work (a separator the text needs). */
+      int bOk = bReq || (strstr(zErr, "is required") == NULL && strstr(zErr, "no query solution") == NULL);
+      printf("%s %s(%s) without %s: %s\n", bOk ? "PASS" : "FAIL", zMod, zSome, azCol[i], zErr);
+      if (bOk) {
+        nPass++;
+        bRequired |= bReq;
+      } else {
+        nFail++;
+      }
+      sqlite3_free(zWant);
+    } else {
+      printf("PASS %s(%s) without %s: works (optional)\n", zMod, zSome, azCol[i]);
+      nPass++;
+    }
+    sqlite3_free(zErr);
+    sqlite3_free(zSql);
+    sqlite3_free(zSome);
+    sqlite3_free(zArg);
+  }
+  sqlite3_exec(db, "DROP TABLE IF EXISTS temp.j", 0, 0, 0);
+  return bRequired;
+}
+
 /* Checks (a) and (b) for one example of one module. */
 static void hiddenExampleRun(sqlite3 *db, const char *zMod, const char *zArgs, char **azCol, int nCol) {
   char *zErr = NULL, *zSql, *zAll = sqlite3_mprintf(""), *azArg[64];
@@ -288,6 +389,10 @@ static void hiddenExampleRun(sqlite3 *db, const char *zMod, const char *zArgs, c
       nPass++;
     }
     sqlite3_free(zWhere);
+  }
+  if (!hiddenMissingRun(db, zMod, zArgs, nRow, azCol, nGiven) && nGiven > 0) {
+    printf("FAIL %s: no call without an argument names a required one\n", zLabel);
+    nFail++;
   }
   for (i = 0; i < nGiven; i++) sqlite3_free(azArg[i]);
   if (hiddenArg(zArgs, nCol) != NULL) {

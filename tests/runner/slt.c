@@ -4,7 +4,7 @@
 ** It links the system libsqlite3 and loads the extension through
 ** sqlite3_load_extension(), the path users take. Usage:
 **
-**   slt [--ext PATH] [--rewrite] [--verbose] FILE.test...
+**   slt [--ext PATH] [--rewrite] [--verbose] [--slt-compat] FILE.test...
 **   slt [--ext PATH] --docs DIR
 **
 ** The file format is SQLite's sqllogictest as DuckDB extends it; the
@@ -24,7 +24,12 @@
 **                                 NULL prints as NULL and '' as (empty).
 **                                 Above the hash threshold the result is
 **                                 "N values hashing to <md5>". Queries that
-**                                 share a label must give the same result.
+**                                 share a label must give the same result
+**                                 (every label of the file is checked, as
+**                                 SQLite's runner does; there is no limit).
+**                                 A query whose SQL fails, at prepare or
+**                                 while stepping, fails the record (see
+**                                 --slt-compat for the reference's rule).
 **   hash-threshold N              hash results with more than N values
 **   skipif X / onlyif X           condition on the next record; X is an
 **                                 engine name (sqlite, nosql), "asan"
@@ -55,13 +60,27 @@
 ** place of the expected ones. An answer filled in that way must be checked
 ** by hand or against the relational equivalent before it is committed.
 **
+** --slt-compat applies the rule of SQLite's own runner to a query that fails
+** while stepping: the rows returned before the error are its result (none
+** when the first step fails), and the record passes if they are the
+** expected ones. Without it (the default) such a query fails the record
+** with the error shown, since an error half-way through a result is nearly
+** always a bug the test should see. A query that fails to prepare fails the
+** record in both modes, as in the reference.
+**
 ** --docs DIR checks the reference: every function and module that the
 ** extension registers (pragma_function_list and pragma_module_list, minus
 ** SQLite's own) has a heading "### `name...`" in a .md file of DIR, every
 ** such heading names something registered, and every ```sql block of those
 ** files runs with the output its "--> " lines show (rows with columns joined
 ** by '|'; "--> error: TEXT" for an expected error). Each .md file gets its
-** own connection.
+** own connection. DIR/functions.md, the one-page index, must list every
+** registered name and nothing else, one table row each:
+**
+**   | [`name(args)`](page.md#anchor) | what it does, in one line |
+**
+** where page.md#anchor is the page's "### `name..." heading (the anchor as
+** GitHub derives it from the heading's text).
 **
 ** The last line printed is "N passed, N failed, N skipped"; the exit code
 ** is 1 when anything failed.
@@ -78,9 +97,8 @@
 
 #include "md5.h"
 
-#define SLT_MAX_CONN 16  /* Named connections per file */
-#define SLT_MAX_LABEL 64 /* Distinct query labels per file */
-#define SLT_SHOW_MAX 40  /* Result lines shown in a diagnostic */
+#define SLT_MAX_CONN 16 /* Named connections per file */
+#define SLT_SHOW_MAX 40 /* Result lines shown in a diagnostic */
 
 typedef struct Runner Runner;
 typedef struct SltFile SltFile;
@@ -93,6 +111,7 @@ struct Runner {
   const char *zExt; /* Extension to load into every connection */
   int bRewrite;     /* True to write FILE.new with actual results */
   int bVerbose;     /* True to print every record as it runs */
+  int bSltCompat;   /* True: a query's step error ends its result (--slt-compat) */
   int bAsan;        /* True when built with sanitizers ("asan" condition) */
   char *zTmpRoot;   /* Private temporary directory of this process */
   int nFileSeq;     /* Files run so far, names their temp directories */
@@ -116,19 +135,20 @@ struct SltLabel {
 
 /* The state of the file being run. */
 struct SltFile {
-  Runner *pRun;                   /* The run this file belongs to */
-  const char *zPath;              /* File name, for diagnostics */
-  char **azLine;                  /* Lines of the file, NUL-terminated */
-  int nLine;                      /* Number of lines */
-  char *zDir;                     /* Temp directory for "open", or NULL */
-  char *zDb;                      /* Database of new connections */
-  SltConn aConn[SLT_MAX_CONN];    /* Named connections */
-  int nConn;                      /* Used entries of aConn[] */
-  int iConn;                      /* Current connection */
-  int nHashThreshold;             /* 0: never hash */
-  SltLabel aLabel[SLT_MAX_LABEL]; /* Labelled results seen so far */
-  int nLabel;                     /* Used entries of aLabel[] */
-  FILE *pOut;                     /* --rewrite output, or NULL */
+  Runner *pRun;                /* The run this file belongs to */
+  const char *zPath;           /* File name, for diagnostics */
+  char **azLine;               /* Lines of the file, NUL-terminated */
+  int nLine;                   /* Number of lines */
+  char *zDir;                  /* Temp directory for "open", or NULL */
+  char *zDb;                   /* Database of new connections */
+  SltConn aConn[SLT_MAX_CONN]; /* Named connections */
+  int nConn;                   /* Used entries of aConn[] */
+  int iConn;                   /* Current connection */
+  int nHashThreshold;          /* 0: never hash */
+  SltLabel *aLabel;            /* Labels seen so far: open-addressed hash */
+  int nLabelSlot;              /* Slots of aLabel[]: 0 or a power of two */
+  int nLabel;                  /* Used slots of aLabel[] */
+  FILE *pOut;                  /* --rewrite output, or NULL */
 };
 
 /* The rendered values of a query, row-major. */
@@ -365,9 +385,12 @@ static char *sltRender(sqlite3_stmt *pStmt, int iCol, char c) {
 ** statements that return columns are rendered into it with the type
 ** letters zTypes (NULL: render as text and join columns with '|', one value
 ** per row, the docs form). Returns SQLITE_OK, or an error code with the
-** message in *pzErr (caller frees).
+** message in *pzErr (caller frees). With bStepEnds (--slt-compat), an error
+** while stepping ends the run with SQLITE_OK and the rows gathered so far,
+** as SQLite's runner reads it; errors at prepare are still returned.
 */
-static int sltExec(sqlite3 *db, const char *zSql, const char *zTypes, SltResult *pRes, char **pzErr) {
+static int sltExec(sqlite3 *db, const char *zSql, const char *zTypes, SltResult *pRes, int bStepEnds,
+                   char **pzErr) {
   const char *zTail = zSql;
   int rc = SQLITE_OK;
   while (rc == SQLITE_OK && zTail && *zTail) {
@@ -420,6 +443,7 @@ static int sltExec(sqlite3 *db, const char *zSql, const char *zTypes, SltResult 
     } else {
       sqlite3_finalize(pStmt);
     }
+    if (rc != SQLITE_OK && bStepEnds) return SQLITE_OK;
     if (rc != SQLITE_OK) *pzErr = sltStrdup(sqlite3_errmsg(db));
   }
   return rc;
@@ -571,7 +595,7 @@ static int sltStatement(SltFile *pF, int iLine, const char *zMode, int bSkip) {
   }
   if (pF->pRun->bVerbose) printf("%s:%d: statement %s\n", pF->zPath, iLine + 1, zMode);
   db = fileDb(pF, &zErr);
-  rc = db ? sltExec(db, zSql, NULL, NULL, &zErr) : SQLITE_CANTOPEN;
+  rc = db ? sltExec(db, zSql, NULL, NULL, 0, &zErr) : SQLITE_CANTOPEN;
   if (!bError && rc != SQLITE_OK) {
     sltFailHeader(pF, iLine, "statement failed", zSql);
     printf("  expected: success\n  actual:   error: %s\n", zErr ? zErr : sqlite3_errstr(rc));
@@ -621,20 +645,46 @@ static int sltHashLine(const char *zLine, char zHash[33]) {
   return n;
 }
 
-/* Check a labelled result against earlier queries with the same label. */
+/* FNV-1a hash of a label, to place it in SltFile.aLabel[]. */
+static unsigned int sltLabelHash(const char *z) {
+  unsigned int h = 2166136261u;
+  while (*z) h = (h ^ (unsigned char)*z++) * 16777619u;
+  return h;
+}
+
+/* The slot of zLabel in aLabel[] (nSlot a power of two): its entry, or the
+** empty slot where it belongs. */
+static SltLabel *sltLabelSlot(SltLabel *aLabel, int nSlot, const char *zLabel) {
+  unsigned int i = sltLabelHash(zLabel) & (unsigned int)(nSlot - 1);
+  while (aLabel[i].zLabel && strcmp(aLabel[i].zLabel, zLabel) != 0) i = (i + 1) & (unsigned int)(nSlot - 1);
+  return &aLabel[i];
+}
+
+/*
+** Check a labelled result against earlier queries with the same label;
+** the first query with a label records its result. Every label of a file is
+** kept (the table doubles at half full), so none goes unchecked.
+*/
 static int sltCheckLabel(SltFile *pF, const char *zLabel, const char *zHash, int nValue) {
-  int i;
-  for (i = 0; i < pF->nLabel; i++) {
-    if (strcmp(pF->aLabel[i].zLabel, zLabel) == 0) {
-      return strcmp(pF->aLabel[i].zHash, zHash) == 0 && pF->aLabel[i].nValue == nValue;
+  SltLabel *p;
+  if (2 * (pF->nLabel + 1) > pF->nLabelSlot) {
+    int nNew = pF->nLabelSlot ? 2 * pF->nLabelSlot : 64;
+    SltLabel *aNew = (SltLabel *)sltMalloc(sizeof(SltLabel) * (size_t)nNew);
+    int i;
+    memset(aNew, 0, sizeof(SltLabel) * (size_t)nNew);
+    for (i = 0; i < pF->nLabelSlot; i++) {
+      if (pF->aLabel[i].zLabel) *sltLabelSlot(aNew, nNew, pF->aLabel[i].zLabel) = pF->aLabel[i];
     }
+    free(pF->aLabel);
+    pF->aLabel = aNew;
+    pF->nLabelSlot = nNew;
   }
-  if (pF->nLabel < SLT_MAX_LABEL) {
-    pF->aLabel[pF->nLabel].zLabel = sltStrdup(zLabel);
-    memcpy(pF->aLabel[pF->nLabel].zHash, zHash, 33);
-    pF->aLabel[pF->nLabel].nValue = nValue;
-    pF->nLabel++;
-  }
+  p = sltLabelSlot(pF->aLabel, pF->nLabelSlot, zLabel);
+  if (p->zLabel) return strcmp(p->zHash, zHash) == 0 && p->nValue == nValue;
+  p->zLabel = sltStrdup(zLabel);
+  memcpy(p->zHash, zHash, 33);
+  p->nValue = nValue;
+  pF->nLabel++;
   return 1;
 }
 
@@ -722,7 +772,7 @@ static int sltQuery(SltFile *pF, int iLine, char **azTok, int nTok, int bSkip) {
   }
   if (pF->pRun->bVerbose) printf("%s:%d: query %s\n", pF->zPath, iLine + 1, zTypes);
   db = fileDb(pF, &zErr);
-  rc = db ? sltExec(db, zSql, zTypes, &res, &zErr) : SQLITE_CANTOPEN;
+  rc = db ? sltExec(db, zSql, zTypes, &res, pF->pRun->bSltCompat, &zErr) : SQLITE_CANTOPEN;
   if (rc != SQLITE_OK) {
     sltFailHeader(pF, iLine, rc == SQLITE_MISMATCH ? "wrong column count" : "query failed", zSql);
     printf("  actual:   error: %s\n", zErr ? zErr : sqlite3_errstr(rc));
@@ -969,7 +1019,8 @@ static void sltRunFile(Runner *pRun, const char *zPath) {
 
   fileCloseAll(&f);
   for (i = 0; i < f.nConn; i++) free(f.aConn[i].zName);
-  for (i = 0; i < f.nLabel; i++) free(f.aLabel[i].zLabel);
+  for (i = 0; i < f.nLabelSlot; i++) free(f.aLabel[i].zLabel);
+  free(f.aLabel);
   if (f.pOut) fclose(f.pOut);
   free(f.zDb);
   free(f.zDir);
@@ -989,7 +1040,7 @@ static void sltNames(sqlite3 *db, SltResult *pOut) {
   sltExec(db,
           "SELECT name FROM pragma_function_list UNION SELECT name FROM pragma_module_list "
           "ORDER BY 1",
-          "T", pOut, &zErr);
+          "T", pOut, 0, &zErr);
   free(zErr);
 }
 
@@ -1001,13 +1052,17 @@ static int sltHasName(const SltResult *p, const char *zName) {
   return 0;
 }
 
-/* The name in a reference heading "### `name(...)...", or NULL. */
-static char *sltHeadingName(const char *zLine) {
+/*
+** The name after zPrefix at the start of zLine: "### `" for a reference
+** heading "### `name(...)...", "| [`" for a row of functions.md. NULL if
+** zLine does not start so or no name follows.
+*/
+static char *sltNameAfter(const char *zLine, const char *zPrefix) {
   const char *z;
   size_t n = 0;
   char *zName;
-  if (!sltStartsWith(zLine, "### `")) return NULL;
-  z = zLine + 5;
+  if (!sltStartsWith(zLine, zPrefix)) return NULL;
+  z = zLine + strlen(zPrefix);
   while ((z[n] >= 'a' && z[n] <= 'z') || (z[n] >= 'A' && z[n] <= 'Z') || (z[n] >= '0' && z[n] <= '9') ||
          z[n] == '_') {
     n++;
@@ -1017,6 +1072,123 @@ static char *sltHeadingName(const char *zLine) {
   memcpy(zName, z, n);
   zName[n] = 0;
   return zName;
+}
+
+static char *sltHeadingName(const char *zLine) { return sltNameAfter(zLine, "### `"); }
+
+/*
+** The anchor GitHub gives a heading's text: lower case, ASCII punctuation
+** other than '-' and '_' dropped, each space a '-' (caller frees). A page's
+** later headings with the same anchor get "-1", "-2", ... (sltDocAnchors).
+*/
+static char *sltSlug(const char *zText) {
+  char *zOut = (char *)sltMalloc(strlen(zText) + 1);
+  int n = 0;
+  for (; *zText; zText++) {
+    unsigned char c = (unsigned char)*zText;
+    if (c >= 'A' && c <= 'Z') {
+      zOut[n++] = (char)(c - 'A' + 'a');
+    } else if (c == ' ') {
+      zOut[n++] = '-';
+    } else if (c >= 0x80 || c == '-' || c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')) {
+      zOut[n++] = (char)c;
+    }
+  }
+  zOut[n] = 0;
+  return zOut;
+}
+
+/*
+** Add the headings of page zFile (its lines) to pOut, two values each:
+** "zFile#anchor" and the name the heading documents ("" if none).
+*/
+static void sltDocAnchors(const char *zFile, char **azLine, int nLine, SltResult *pOut) {
+  SltResult seen = {0, 0, 0, 0};
+  int bCode = 0;
+  int i, k;
+  for (i = 0; i < nLine; i++) {
+    const char *z = azLine[i];
+    char *zSlug, *zName;
+    int nDup = 0;
+    if (sltStartsWith(z, "```")) bCode = !bCode;
+    if (bCode || z[0] != '#') continue;
+    while (*z == '#') z++;
+    if (*z != ' ') continue;
+    zSlug = sltSlug(z + 1);
+    for (k = 0; k < seen.nVal; k++) nDup += strcmp(seen.azVal[k], zSlug) == 0;
+    resultAdd(&seen, sltStrdup(zSlug));
+    zName = sltHeadingName(azLine[i]);
+    if (nDup)
+      resultAdd(pOut, sltMprintf("%s#%s-%d", zFile, zSlug, nDup));
+    else
+      resultAdd(pOut, sltMprintf("%s#%s", zFile, zSlug));
+    resultAdd(pOut, zName ? zName : sltStrdup(""));
+    free(zSlug);
+  }
+  resultFree(&seen);
+}
+
+/*
+** Check the index DIR/functions.md (lines azLine) against the names the
+** extension registers (in pExt, not in pPlain) and the headings of every
+** page (pAnchors, from sltDocAnchors).
+*/
+static void sltDocIndex(Runner *pRun, const char *zDir, char **azLine, int nLine, const SltResult *pPlain,
+                        const SltResult *pExt, const SltResult *pAnchors) {
+  SltResult listed = {0, 0, 0, 0};
+  int i, k;
+  for (i = 0; i < nLine; i++) {
+    const char *z = azLine[i];
+    const char *zLink, *zEnd, *zDesc;
+    char *zName, *zTarget;
+    int bOk = 1;
+    if (!sltStartsWith(z, "| [`")) continue;
+    zName = sltNameAfter(z, "| [`");
+    if (zName == NULL) {
+      printf("FAIL %s/functions.md:%d: a row that names no function\n", zDir, i + 1);
+      pRun->nFail++;
+      continue;
+    }
+    if (sltHasName(&listed, zName)) {
+      printf("FAIL %s/functions.md:%d: '%s' is listed twice\n", zDir, i + 1, zName);
+      bOk = 0;
+    }
+    resultAdd(&listed, sltStrdup(zName));
+    if (!sltHasName(pExt, zName) || sltHasName(pPlain, zName)) {
+      printf("FAIL %s/functions.md:%d: '%s' is listed but the extension does not register it\n", zDir, i + 1,
+             zName);
+      bOk = 0;
+    }
+    zLink = strstr(z, "`](");
+    zEnd = zLink ? strchr(zLink + 3, ')') : NULL;
+    zTarget = zEnd ? sltMprintf("%.*s", (int)(zEnd - zLink - 3), zLink + 3) : sltStrdup("");
+    for (k = 0; k + 1 < pAnchors->nVal; k += 2) {
+      if (strcmp(pAnchors->azVal[k], zTarget) == 0 && strcmp(pAnchors->azVal[k + 1], zName) == 0) break;
+    }
+    if (k + 1 >= pAnchors->nVal) {
+      printf("FAIL %s/functions.md:%d: the link of '%s' (%s) is not its \"### `%s...`\" heading\n", zDir,
+             i + 1, zName, zTarget, zName);
+      bOk = 0;
+    }
+    zDesc = zEnd ? strstr(zEnd, " | ") : NULL;
+    if (zDesc == NULL || zDesc[3] == 0 || zDesc[3] == '|') {
+      printf("FAIL %s/functions.md:%d: '%s' has no one-line description\n", zDir, i + 1, zName);
+      bOk = 0;
+    }
+    if (bOk)
+      pRun->nPass++;
+    else
+      pRun->nFail++;
+    free(zTarget);
+    free(zName);
+  }
+  for (i = 0; i < pExt->nVal; i++) {
+    const char *zName = pExt->azVal[i];
+    if (sltHasName(pPlain, zName) || sltHasName(&listed, zName)) continue;
+    printf("FAIL %s/functions.md: '%s' is registered by the extension but not listed\n", zDir, zName);
+    pRun->nFail++;
+  }
+  resultFree(&listed);
 }
 
 /* Run the ```sql examples of one .md file on a fresh connection. */
@@ -1072,7 +1244,7 @@ static void sltDocExamples(Runner *pRun, const char *zPath, char **azLine, int n
       }
       free(zErr);
       zErr = NULL;
-      rc = sltExec(db, zSql, NULL, &res, &zErr);
+      rc = sltExec(db, zSql, NULL, &res, 0, &zErr);
       if (zExpErr) {
         bOk = rc != SQLITE_OK && zErr && strstr(zErr, zExpErr) != NULL;
       } else if (rc != SQLITE_OK) {
@@ -1122,6 +1294,10 @@ static void sltRunDocs(Runner *pRun, const char *zDir) {
   SltResult withExt = {0, 0, 0, 0};
   SltResult documented = {0, 0, 0, 0};
   SltResult files = {0, 0, 0, 0};
+  SltResult anchors = {0, 0, 0, 0};
+  char *zIndex = NULL; /* Text of DIR/functions.md, or NULL */
+  char **azIndex = NULL;
+  int nIndex = 0;
   DIR *pDir;
   struct dirent *pEnt;
   int nPass0 = pRun->nPass, nFail0 = pRun->nFail;
@@ -1168,6 +1344,7 @@ static void sltRunDocs(Runner *pRun, const char *zDir) {
     int k;
     if (zText == NULL) continue;
     azLine = sltSplitLines(zText, &nLine);
+    sltDocAnchors(strrchr(files.azVal[i], '/') + 1, azLine, nLine, &anchors);
     for (k = 0; k < nLine; k++) {
       char *zName = sltHeadingName(azLine[k]);
       if (zName == NULL) continue;
@@ -1177,8 +1354,22 @@ static void sltRunDocs(Runner *pRun, const char *zDir) {
         free(zName);
     }
     sltDocExamples(pRun, files.azVal[i], azLine, nLine);
+    if (strcmp(strrchr(files.azVal[i], '/'), "/functions.md") == 0) {
+      zIndex = zText;
+      azIndex = azLine;
+      nIndex = nLine;
+      continue;
+    }
     free(azLine);
     free(zText);
+  }
+  if (zIndex) {
+    sltDocIndex(pRun, zDir, azIndex, nIndex, &plain, &withExt, &anchors);
+    free(azIndex);
+    free(zIndex);
+  } else {
+    printf("FAIL %s/functions.md is missing: the index of every function and module\n", zDir);
+    pRun->nFail++;
   }
 
   for (i = 0; i < withExt.nVal; i++) {
@@ -1205,6 +1396,7 @@ static void sltRunDocs(Runner *pRun, const char *zDir) {
   resultFree(&withExt);
   resultFree(&documented);
   resultFree(&files);
+  resultFree(&anchors);
   printf("%s (reference): %d passed, %d failed, 0 skipped\n", zDir, pRun->nPass - nPass0,
          pRun->nFail - nFail0);
 }
@@ -1215,7 +1407,7 @@ static void sltRunDocs(Runner *pRun, const char *zDir) {
 
 static void sltUsage(void) {
   fprintf(stderr,
-          "usage: slt [--ext PATH] [--rewrite] [--verbose] FILE.test...\n"
+          "usage: slt [--ext PATH] [--rewrite] [--verbose] [--slt-compat] FILE.test...\n"
           "       slt [--ext PATH] --docs DIR\n");
   exit(2);
 }
@@ -1238,6 +1430,8 @@ int main(int argc, char **argv) {
       run.bRewrite = 1;
     } else if (strcmp(argv[i], "--verbose") == 0) {
       run.bVerbose = 1;
+    } else if (strcmp(argv[i], "--slt-compat") == 0) {
+      run.bSltCompat = 1;
     } else if (strcmp(argv[i], "--docs") == 0 && i + 1 < argc) {
       zDocs = argv[++i];
     } else {

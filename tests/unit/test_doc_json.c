@@ -410,6 +410,24 @@ static void testTick(void) {
   nosqlBufferFree(&text);
 }
 
+/* Path parts that name an array element: the element's name as BSON writes it, nothing else. */
+static void testArrayIndex(void) {
+  static const struct {
+    const char *z; /* The part */
+    int iIdx;      /* docJsonArrayIndex() */
+  } aCase[] = {{"0", 0},           {"1", 1},   {"12", 12},       {"999999999", 999999999},
+               {"1000000000", -1}, {"01", -1}, {"00", -1},       {"", -1},
+               {"+1", -1},         {"-1", -1}, {"1a", -1},       {" 1", -1},
+               {"1.", -1},         {"a", -1},  {"\xd9\xa1", -1}, {"0000000001", -1}};
+  int i;
+  for (i = 0; i < (int)(sizeof(aCase) / sizeof(aCase[0])); i++) {
+    CHECK_INT(docJsonArrayIndex(aCase[i].z, (int)strlen(aCase[i].z)), aCase[i].iIdx);
+  }
+  /* Only the n bytes given count. */
+  CHECK_INT(docJsonArrayIndex("12", 1), 1);
+  CHECK_INT(docJsonArrayIndex("0x", 1), 0);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testParseStrict);
@@ -423,5 +441,6 @@ int main(void) {
   RUN(testHashSpread);
   RUN(testObjects);
   RUN(testTick);
+  RUN(testArrayIndex);
   return unitReport();
 }

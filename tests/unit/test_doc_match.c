@@ -114,7 +114,7 @@ static void testPull(void) {
         docFilterCompile(&j, parse(&j, "{\"q\":{\"$mod\":[0,1]}}"), DOC_FILTER_PULL, "items", &pF, &zErr),
         SQLITE_ERROR);
     CHECK(pF == NULL);
-    CHECK_STR(zErr, "$mod at 'items.q': the divisor is 0");
+    CHECK_STR(zErr, "$mod at 'items.q': the divisor cannot be 0: 0");
     sqlite3_free(zErr);
     docJsonClear(&j);
   }

@@ -104,6 +104,62 @@ static void testJsonStrict(void) {
   free(zDeep);
 }
 
+/* Where strict JSON parsing stops: the byte nosqlJsonErrorAt() reports (-1: strict JSON). */
+static void testJsonErrorAt(void) {
+  static const struct {
+    const char *z; /* The text */
+    int iAt;       /* The byte expected */
+  } aCase[] = {
+      {"{\"a\":{\"$gt\":}}", 12}, /* the issue's example: the '}' where a value was due */
+      {"{\"a\":1", 6},            /* ends too early: its length */
+      {"", 0},
+      {"   ", 3},
+      {"[1,]", 3},
+      {"[1] x", 4},         /* trailing text */
+      {"{a:1}", 1},         /* an unquoted key */
+      {"[01]", 2},          /* a leading zero: the number ends at the 0 */
+      {"[\"\\x41\"]", 2},   /* a bad escape: its backslash */
+      {"[\"\\u12G4\"]", 6}, /* a bad \u escape: its first bad digit */
+      {"[\"a\tb\"]", 3},    /* a control character: itself */
+      {"[\"abc", 5},        /* a string that does not end */
+      {"[tru]", 1},
+      {"[1e]", 3},
+      {"{\"a\" 1}", 5}, /* the ':' was due */
+      {"[]", -1},
+      {" {\"a\": [1, 2.5e3, null]} ", -1},
+  };
+  size_t i;
+  for (i = 0; i < sizeof(aCase) / sizeof(aCase[0]); i++) {
+    int iAt = nosqlJsonErrorAt(aCase[i].z, (int)strlen(aCase[i].z));
+    if (iAt != aCase[i].iAt) printf("  nosqlJsonErrorAt(%s) = %d, not %d\n", aCase[i].z, iAt, aCase[i].iAt);
+    CHECK_INT(iAt, aCase[i].iAt);
+    /* Always where nosqlJsonStrict() says: -1 exactly for strict JSON. */
+    CHECK_INT(iAt < 0, nosqlJsonStrict(aCase[i].z, (int)strlen(aCase[i].z)));
+  }
+  /* Length, not NUL, ends the text; depth past the limit stops at the bracket that passes it. */
+  CHECK_INT(nosqlJsonErrorAt("[1]x", 3), -1);
+  CHECK_INT(nosqlJsonErrorAt("[1", 1), 1);
+  CHECK_INT(nosqlJsonErrorAt(NULL, 0), 0);
+}
+
+/* The list of valid options, and the whole unknown-option message. */
+static void testUnknownOption(void) {
+  static const char *const azValid[] = {"content", "direct", NULL};
+  static const char *const azNone[] = {NULL};
+  char *z = nosqlValidOptions(azValid);
+  CHECK_STR(z, "(valid options: content, direct)");
+  sqlite3_free(z);
+  z = nosqlValidOptions(azNone);
+  CHECK_STR(z, "(valid options: )");
+  sqlite3_free(z);
+  z = nosqlUnknownOption("inverted_index", "contnet=users", 7, azValid);
+  CHECK_STR(z, "inverted_index: unknown option 'contnet' (valid options: content, direct)");
+  sqlite3_free(z);
+  z = nosqlUnknownOption("x", "k", -1, azValid);
+  CHECK_STR(z, "x: unknown option 'k' (valid options: content, direct)");
+  sqlite3_free(z);
+}
+
 /* Empty module arguments, which SQLite drops before xCreate. */
 static void testArgsHaveEmpty(void) {
   CHECK_INT(nosqlArgsHaveEmpty("CREATE VIRTUAL TABLE t USING m(a, b)"), 0);
@@ -321,6 +377,8 @@ int main(void) {
   RUN(testEmptyAppend);
   RUN(testCursorNew);
   RUN(testJsonStrict);
+  RUN(testJsonErrorAt);
+  RUN(testUnknownOption);
   RUN(testColumnInfo);
   RUN(testJsonUnescape);
   return unitReport();
