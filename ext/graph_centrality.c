@@ -4,16 +4,16 @@
 ** PageRank and components (issue 38).
 **
 **   graph_betweenness(source, from_col, to_col[, weight_col[, normalized[, endpoints[, samples[, seed[,
-**                     layout[, direction[, options]]]]]]]])        -> (node, betweenness)
-**   graph_closeness(source, from_col, to_col[, weight_col[, wf_improved[, layout[, direction[, options]]]]])
+**                     layout[, direction]]]]]]])                  -> (node, betweenness)
+**   graph_closeness(source, from_col, to_col[, weight_col[, wf_improved[, layout[, direction]]]])
 **                                                                    -> (node, closeness)
-**   graph_hits(source, from_col, to_col[, weight_col[, max_iter[, tol[, layout[, direction[, options]]]]]])
+**   graph_hits(source, from_col, to_col[, weight_col[, max_iter[, tol[, layout[, direction]]]]])
 **                                                                    -> (node, hub, authority)
-**   graph_core_number(source, from_col, to_col[, layout[, direction[, options]]])  -> (node, core)
-**   graph_clustering(source, from_col, to_col[, weight_col[, layout[, direction[, options]]]])
+**   graph_core_number(source, from_col, to_col[, layout[, direction]])  -> (node, core)
+**   graph_clustering(source, from_col, to_col[, weight_col[, layout[, direction]]])
 **                                                                    -> (node, clustering)
 **   graph_louvain(source, from_col, to_col[, weight_col[, resolution[, seed[, threshold[, layout[,
-**                 direction[, options]]]]]]])                       -> (node, community)
+**                 direction]]]]]])                                  -> (node, community)
 **
 ** Each is networkx's function of the same name (betweenness_centrality,
 ** closeness_centrality, hits, core_number, clustering, louvain_communities)
@@ -23,7 +23,7 @@
 ** of ext/graph_batch.c read it. The arguments are hidden columns of those
 ** names; the optional ones may also come as a JSON object, the last
 ** argument given (`'{"normalized": false}'`), whose keys are the same names
-** (GcJob.aInput: one table of keys per job, read by gcOptionsRead()).
+** (GcJob.aInput, read by nosqlOptionsRead() as every graph function's).
 **
 ** How it works. The GraphCsr is turned into the simple graph each job
 ** needs (GcAdj, gcAdjBuild()): per node a neighbour list, made in one pass
@@ -1141,33 +1141,23 @@ louvain_done:
 
 #define GC_MAX_INPUT 11
 
-/* Kinds of optional argument, for reading them (gcArg*()) and for the options object. */
-#define GC_T_TEXT 0 /* A name (weight_col) or a word (layout, direction) */
-#define GC_T_BOOL 1 /* true or false: 1 or 0 */
-#define GC_T_INT 2  /* An integer */
-#define GC_T_REAL 3 /* A number */
-
-typedef struct GcInput GcInput;
-struct GcInput {
-  const char *zName; /* Hidden column, and key of the options object */
-  int eType;         /* GC_T_*: what the options object may give */
-};
-
 typedef struct GcJob GcJob;
 struct GcJob {
-  int eJob;                         /* GC_* */
-  const char *zName;                /* SQL name */
-  const char *zCols;                /* The result columns after node, as declared */
-  int nValue;                       /* Result columns after node: 1 or 2 */
-  GcInput aInput[GC_MAX_INPUT + 1]; /* Hidden inputs: source, from_col, to_col, the options, "options" last */
-  const char *zUsage;               /* For messages */
+  int eJob;          /* GC_* */
+  const char *zName; /* SQL name */
+  const char *zCols; /* The result columns after node, as declared */
+  int nValue;        /* Result columns after node: 1 or 2 */
+  NosqlOption
+      aInput[GC_MAX_INPUT + 1]; /* Hidden inputs, NULL-terminated: source, from_col, to_col, then the
+                                ** optional ones, whose names and types are the options object's keys */
+  const char *zUsage;           /* For messages */
 };
 
 /* The inputs every job starts with and ends with. */
 #define GC_SRC \
-  {"source", GC_T_TEXT}, {"from_col", GC_T_TEXT}, { "to_col", GC_T_TEXT }
+  {"source", NOSQL_OPT_TEXT}, {"from_col", NOSQL_OPT_TEXT}, { "to_col", NOSQL_OPT_TEXT }
 #define GC_TAIL \
-  {"layout", GC_T_TEXT}, {"direction", GC_T_TEXT}, {"options", GC_T_TEXT}, { NULL, 0 }
+  {"layout", NOSQL_OPT_TEXT}, {"direction", NOSQL_OPT_TEXT}, { NULL, 0 }
 
 static const GcJob aGcJob[] = {
     {GC_BETWEENNESS,
@@ -1175,52 +1165,50 @@ static const GcJob aGcJob[] = {
      "betweenness REAL",
      1,
      {GC_SRC,
-      {"weight_col", GC_T_TEXT},
-      {"normalized", GC_T_BOOL},
-      {"endpoints", GC_T_BOOL},
-      {"samples", GC_T_INT},
-      {"seed", GC_T_INT},
+      {"weight_col", NOSQL_OPT_TEXT},
+      {"normalized", NOSQL_OPT_BOOL},
+      {"endpoints", NOSQL_OPT_BOOL},
+      {"samples", NOSQL_OPT_INT},
+      {"seed", NOSQL_OPT_INT},
       GC_TAIL},
      "graph_betweenness(source, from_col, to_col[, weight_col[, normalized[, endpoints[, samples[, seed[, "
-     "layout[, direction[, options]]]]]]]])"},
+     "layout[, direction]]]]]]])"},
     {GC_CLOSENESS,
      "graph_closeness",
      "closeness REAL",
      1,
-     {GC_SRC, {"weight_col", GC_T_TEXT}, {"wf_improved", GC_T_BOOL}, GC_TAIL},
-     "graph_closeness(source, from_col, to_col[, weight_col[, wf_improved[, layout[, direction[, "
-     "options]]]]])"},
+     {GC_SRC, {"weight_col", NOSQL_OPT_TEXT}, {"wf_improved", NOSQL_OPT_BOOL}, GC_TAIL},
+     "graph_closeness(source, from_col, to_col[, weight_col[, wf_improved[, layout[, direction]]]])"},
     {GC_HITS,
      "graph_hits",
      "hub REAL, authority REAL",
      2,
-     {GC_SRC, {"weight_col", GC_T_TEXT}, {"max_iter", GC_T_INT}, {"tol", GC_T_REAL}, GC_TAIL},
-     "graph_hits(source, from_col, to_col[, weight_col[, max_iter[, tol[, layout[, direction[, "
-     "options]]]]]])"},
+     {GC_SRC, {"weight_col", NOSQL_OPT_TEXT}, {"max_iter", NOSQL_OPT_INT}, {"tol", NOSQL_OPT_NUM}, GC_TAIL},
+     "graph_hits(source, from_col, to_col[, weight_col[, max_iter[, tol[, layout[, direction]]]]])"},
     {GC_CORE,
      "graph_core_number",
      "core INTEGER",
      1,
      {GC_SRC, GC_TAIL},
-     "graph_core_number(source, from_col, to_col[, layout[, direction[, options]]])"},
+     "graph_core_number(source, from_col, to_col[, layout[, direction]])"},
     {GC_CLUSTERING,
      "graph_clustering",
      "clustering REAL",
      1,
-     {GC_SRC, {"weight_col", GC_T_TEXT}, GC_TAIL},
-     "graph_clustering(source, from_col, to_col[, weight_col[, layout[, direction[, options]]]])"},
+     {GC_SRC, {"weight_col", NOSQL_OPT_TEXT}, GC_TAIL},
+     "graph_clustering(source, from_col, to_col[, weight_col[, layout[, direction]]])"},
     {GC_LOUVAIN,
      "graph_louvain",
      "community",
      1,
      {GC_SRC,
-      {"weight_col", GC_T_TEXT},
-      {"resolution", GC_T_REAL},
-      {"seed", GC_T_INT},
-      {"threshold", GC_T_REAL},
+      {"weight_col", NOSQL_OPT_TEXT},
+      {"resolution", NOSQL_OPT_NUM},
+      {"seed", NOSQL_OPT_INT},
+      {"threshold", NOSQL_OPT_NUM},
       GC_TAIL},
      "graph_louvain(source, from_col, to_col[, weight_col[, resolution[, seed[, threshold[, layout[, "
-     "direction[, options]]]]]]])"},
+     "direction]]]]]])"},
 };
 
 typedef struct gc_vtab gc_vtab;
@@ -1234,16 +1222,17 @@ struct gc_vtab {
 
 typedef struct gc_cursor gc_cursor;
 struct gc_cursor {
-  sqlite3_vtab_cursor base;           /* Base class - must be first */
-  GraphCsr *pCsr;                     /* The graph */
-  double *aReal[2];                   /* Real results per node (hub, authority for HITS) */
-  sqlite3_int64 *aInt;                /* Integer results (core), or node indexes (Louvain's labels) */
-  int bNodeLabel;                     /* aInt holds node indexes */
-  int nRow;                           /* Rows: one per node */
-  int iRow;                           /* Current row */
-  sqlite3_value *apIn[GC_MAX_INPUT];  /* The inputs as given, for the hidden columns */
-  sqlite3_value *apOpt[GC_MAX_INPUT]; /* The inputs the options object gives (owned) */
-  int iOptSlot;                       /* The input that held the options object, or -1 */
+  sqlite3_vtab_cursor base;          /* Base class - must be first */
+  GraphCsr *pCsr;                    /* The graph */
+  double *aReal[2];                  /* Real results per node (hub, authority for HITS) */
+  sqlite3_int64 *aInt;               /* Integer results (core), or node indexes (Louvain's labels) */
+  int bNodeLabel;                    /* aInt holds node indexes */
+  int nRow;                          /* Rows: one per node */
+  int iRow;                          /* Current row */
+  sqlite3_value *apIn[GC_MAX_INPUT]; /* The inputs as given, for the hidden columns */
+  sqlite3_value
+      *apEff[GC_MAX_INPUT]; /* The inputs to use: apIn, or the options object's (nosqlOptionsRead()) */
+  sqlite3_value *apOwn[GC_MAX_INPUT]; /* The values of the options object (owned) */
 };
 
 static int gcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -1305,10 +1294,9 @@ static void gcReset(gc_cursor *pCur) {
   sqlite3_free(pCur->aInt);
   for (i = 0; i < GC_MAX_INPUT; i++) {
     sqlite3_value_free(pCur->apIn[i]);
-    sqlite3_value_free(pCur->apOpt[i]);
+    sqlite3_value_free(pCur->apOwn[i]);
   }
   memset(&pCur->pCsr, 0, sizeof(*pCur) - offsetof(gc_cursor, pCsr));
-  pCur->iOptSlot = -1;
 }
 
 static int gcClose(sqlite3_vtab_cursor *pCursor) {
@@ -1331,10 +1319,7 @@ static int gcSlot(const GcJob *pJob, const char *zName) {
 /* The value of input zName, positional or from the options object; NULL when neither gives it (or NULL). */
 static sqlite3_value *gcArg(gc_cursor *pCur, const char *zName) {
   int i = gcSlot(gcJobOf(pCur), zName);
-  sqlite3_value *p;
-  if (i < 0) return NULL;
-  p = i == pCur->iOptSlot ? NULL : pCur->apIn[i];
-  if (p == NULL || sqlite3_value_type(p) == SQLITE_NULL) p = pCur->apOpt[i];
+  sqlite3_value *p = i < 0 ? NULL : pCur->apEff[i];
   return p && sqlite3_value_type(p) != SQLITE_NULL ? p : NULL;
 }
 
@@ -1451,99 +1436,6 @@ static int gcArgLayoutDir(gc_cursor *pCur, int *peLayout, int *peDir) {
     }
   }
   return SQLITE_OK;
-}
-
-/*
-** The options object: the last input given after to_col when it is text
-** whose first non-blank character is '{' (or the options column itself).
-** Its keys are the job's optional inputs (aInput[3..] but options); each
-** value goes to apOpt[slot]. An unknown key, a key also given as an
-** argument, a value that is an object or an array, or text that is not a
-** JSON object is an error. JSON true and false are 1 and 0; null is as if
-** the key were absent.
-*/
-static int gcOptionsRead(gc_cursor *pCur) {
-  const GcJob *pJob = gcJobOf(pCur);
-  sqlite3 *db = ((gc_vtab *)pCur->base.pVtab)->db;
-  sqlite3_stmt *pStmt = NULL;
-  sqlite3_value *pObj;
-  const char *z;
-  int i, iLast = -1, rc, nInput = ((gc_vtab *)pCur->base.pVtab)->nInput;
-  for (i = 3; i < nInput; i++) {
-    if (pCur->apIn[i] && sqlite3_value_type(pCur->apIn[i]) != SQLITE_NULL) iLast = i;
-  }
-  if (iLast < 0 || sqlite3_value_type(pCur->apIn[iLast]) != SQLITE_TEXT) {
-    if (iLast == nInput - 1)
-      return gcError(pCur, "%s: %s must be a JSON object, not %s", "options", pCur->apIn[iLast]);
-    return SQLITE_OK;
-  }
-  pObj = pCur->apIn[iLast];
-  z = (const char *)sqlite3_value_text(pObj);
-  if (z == NULL) return SQLITE_NOMEM;
-  while (*z == ' ' || *z == '\t' || *z == '\n' || *z == '\r') z++;
-  if (*z != '{') {
-    if (iLast == nInput - 1) return gcError(pCur, "%s: %s must be a JSON object, not %s", "options", pObj);
-    return SQLITE_OK;
-  }
-  pCur->iOptSlot = iLast;
-  if (!nosqlJsonStrict((const char *)sqlite3_value_text(pObj), sqlite3_value_bytes(pObj))) {
-    return gcError(pCur, "%s: %s must be a JSON object, not %s", "options", pObj);
-  }
-  rc = sqlite3_prepare_v2(db, "SELECT key, value, type FROM json_each(?1)", -1, &pStmt, 0);
-  if (rc == SQLITE_OK) sqlite3_bind_value(pStmt, 1, pObj);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    const char *zKey = (const char *)sqlite3_column_text(pStmt, 0);
-    const char *zType = (const char *)sqlite3_column_text(pStmt, 2);
-    int iSlot = zKey ? gcSlot(pJob, zKey) : -1;
-    if (zKey == NULL || zType == NULL) {
-      rc = SQLITE_NOMEM;
-      break;
-    }
-    if (iSlot < 3 || iSlot == nInput - 1) {
-      NosqlBuffer valid = {0, 0, 0};
-      int j;
-      for (j = 3; j < nInput - 1; j++) {
-        nosqlBufferAppendf(&rc, &valid, "%s%s", j > 3 ? ", " : "", pJob->aInput[j].zName);
-      }
-      if (rc == SQLITE_OK) {
-        nosqlVtabError(pCur->base.pVtab, "%s: unknown option '%s' (valid options: %s)", pJob->zName, zKey,
-                       valid.a ? (const char *)valid.a : "none");
-        rc = SQLITE_ERROR;
-      }
-      nosqlBufferFree(&valid);
-      break;
-    }
-    if (strcmp(zType, "null") == 0) continue;
-    if (iSlot != pCur->iOptSlot && pCur->apIn[iSlot] &&
-        sqlite3_value_type(pCur->apIn[iSlot]) != SQLITE_NULL) {
-      nosqlVtabError(pCur->base.pVtab,
-                     "%s: option '%s' is given both as an argument and in the options object", pJob->zName,
-                     pJob->aInput[iSlot].zName);
-      rc = SQLITE_ERROR;
-      break;
-    }
-    if (strcmp(zType, "object") == 0 || strcmp(zType, "array") == 0 ||
-        ((strcmp(zType, "true") == 0 || strcmp(zType, "false") == 0) &&
-         pJob->aInput[iSlot].eType != GC_T_BOOL)) {
-      sqlite3_value *pRaw = sqlite3_column_value(pStmt, 1);
-      char *zQ = strcmp(zType, "true") == 0 || strcmp(zType, "false") == 0 ? sqlite3_mprintf("%s", zType)
-                                                                           : nosqlValueQuote(pRaw);
-      nosqlVtabError(pCur->base.pVtab, "%s: option '%s' cannot be %s", pJob->zName, pJob->aInput[iSlot].zName,
-                     zQ ? zQ : "?");
-      sqlite3_free(zQ);
-      rc = SQLITE_ERROR;
-      break;
-    }
-    sqlite3_value_free(pCur->apOpt[iSlot]);
-    pCur->apOpt[iSlot] = sqlite3_value_dup(sqlite3_column_value(pStmt, 1));
-    if (pCur->apOpt[iSlot] == NULL) rc = SQLITE_NOMEM;
-  }
-  if (rc == SQLITE_OK) {
-    rc = sqlite3_finalize(pStmt);
-  } else {
-    sqlite3_finalize(pStmt);
-  }
-  return rc;
 }
 
 /* Louvain's and the components' label: each community's smallest node, in SQLite's order. */
@@ -1697,8 +1589,16 @@ static int gcFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
   }
-  rc = gcOptionsRead(pCur);
-  if (rc == SQLITE_OK) rc = gcArgLayoutDir(pCur, &eLayout, &eDir);
+  /* The options object (ext/util.c): the keys are the optional inputs. */
+  rc = nosqlOptionsRead(p->db, pJob->zName, pJob->aInput, 3, p->nInput, pCur->apIn, pCur->apEff, pCur->apOwn,
+                        &i, &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
+    if (zErr == NULL && rc == SQLITE_ERROR) rc = SQLITE_NOMEM;
+    sqlite3_free(zErr);
+    return rc;
+  }
+  rc = gcArgLayoutDir(pCur, &eLayout, &eDir);
   if (rc != SQLITE_OK) return rc;
   rc = graphSourceInit(p->db, pJob->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2],
                        gcArg(pCur, "weight_col"), eLayout, &src, &zErr);
