@@ -63,6 +63,7 @@ static const struct NosqlFeature {
     {"graphs", graphWalkRegister},
     {"trees", treeJsonRegister},
     {"graph batch", graphBatchRegister},
+    {"graph centrality", graphCentralityRegister},
     {"graph_index", graphIndexRegister},
     {"fts5 gap", fts5GapRegister},
     {"documents", docRegister},

@@ -852,6 +852,21 @@ int treeJsonRegister(sqlite3 *db);
 ** Pregel-style engine over a GraphCsr).
 */
 int graphBatchRegister(sqlite3 *db);
+/*
+** Interrupts and progress handlers inside a job's loops: prepare
+** graphBatchPingSql() once per job and call graphBatchPing() on it now and
+** then (SQLITE_OK, or SQLITE_INTERRUPT to stop; the statement is stepped,
+** never reset, so that a progress handler's count goes on).
+*/
+const char *graphBatchPingSql(void);
+int graphBatchPing(sqlite3_stmt *pPing);
+
+/**************************************************************************
+** Interface to code in ext/graph_centrality.c: graph_betweenness,
+** graph_closeness, graph_hits, graph_core_number, graph_clustering,
+** graph_louvain (whole-graph jobs over a GraphCsr).
+*/
+int graphCentralityRegister(sqlite3 *db);
 
 /**************************************************************************
 ** Interface to code in ext/fts5_gap.c: the nosql_gap FTS5 tokenizer

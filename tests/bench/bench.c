@@ -66,6 +66,7 @@ static const struct BenchWorkload {
     {"graph_routes", benchGraphRoutes},
     {"trees", benchTrees},
     {"graph_batch", benchGraphBatch},
+    {"graph_centrality", benchGraphCentrality},
     {"graph_index", benchGraphIndex},
     {"index_table", benchIndexTable},
     {"nested", benchNested},

@@ -161,6 +161,7 @@ void benchGraphs(Bench *p);
 void benchGraphRoutes(Bench *p);
 void benchTrees(Bench *p);
 void benchGraphBatch(Bench *p);
+void benchGraphCentrality(Bench *p);
 void benchGraphIndex(Bench *p);
 void benchIndexTable(Bench *p);
 void benchNested(Bench *p);

@@ -390,6 +390,24 @@ static const char *const azGraphBatch[] = {
     "\"w\", \"personalization\": {\"1\": 1}, \"dangling\": \"pw\"}')",
     NULL};
 
+static const char *const azGraphCentrality[] = {
+    "CREATE TABLE e(id INTEGER PRIMARY KEY, a, b, w)",
+    "INSERT INTO e(a, b, w) VALUES (1, 2, 1), (2, 3, 2), (3, 1, 1), (3, 4, 0.5), (4, 5, 1), (5, 4, 1), "
+    "('x', 'y', 3), (1, 1, 1), (2, 3, 1), (5, 6, 2), (6, 4, 1)",
+    "SELECT node, betweenness FROM graph_betweenness('e', 'a', 'b')",
+    "SELECT node, betweenness FROM graph_betweenness('e', 'a', 'b', 'w', 0, 1, NULL, NULL, NULL, 'both')",
+    "SELECT node, betweenness FROM graph_betweenness('e', 'a', 'b', '{\"samples\": 3, \"seed\": 2}')",
+    "SELECT node, closeness FROM graph_closeness('e', 'a', 'b', 'w')",
+    "SELECT node, hub, authority FROM graph_hits('e', 'a', 'b', 'w', '{\"max_iter\": 500}')",
+    "SELECT node, core FROM graph_core_number('e', 'a', 'b')",
+    "SELECT node, clustering FROM graph_clustering('e', 'a', 'b', 'w')",
+    "SELECT node, community FROM graph_louvain('e', 'a', 'b', 'w', 1.0, 3)",
+    "SELECT node, community FROM graph_louvain('e', 'a', 'b', '{\"resolution\": 2, \"seed\": 5}')",
+    "CREATE VIRTUAL TABLE g USING graph_index(e, a, b, weight = w)",
+    "SELECT node, community FROM graph_louvain('g', NULL, NULL)",
+    "SELECT node, clustering FROM graph_clustering('g', NULL, NULL, 'w')",
+    NULL};
+
 static const char *const azFts5Gap[] = {
     "CREATE VIRTUAL TABLE r USING fts5(a, tokenize = 'nosql_gap 5 unicode61')",
     "INSERT INTO r VALUES ('[\"excellent math\", \"poor \\u00e9 poetry\"]'), ('plain text'), ('[1, null, "
@@ -491,6 +509,7 @@ static const OomScript aScript[] = {
     {"graphs", azGraphs},
     {"trees", azTrees},
     {"graph_batch", azGraphBatch},
+    {"graph_centrality", azGraphCentrality},
     {"fts5_gap", azFts5Gap},
     {"index_table", azIndexTable},
     {"graph_index", azGraphIndex},
