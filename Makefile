@@ -12,6 +12,8 @@
 #   make bench    side-by-side timings (SIZE=0.1 scales the data, ONLY=name picks workloads);
 #                 the results also go to build/bench/results.json
 #   make plots    the SVG charts in docs/img/ from bench runs at three small sizes
+#   make wasm     dist/wasm/nosql.mjs + nosql.wasm (emscripten): SQLite and the extension for
+#                 browsers and Node (docs/wasm.md); make test-browser runs the playground in Chromium
 #   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
 #   make install  PREFIX=/usr/local DESTDIR=: extension, static library, header, nosql.pc
 #   make dist     dist/nosql-VERSION-linux-ARCH.tar.gz: stripped nosql.so with CRoaring beside it
@@ -75,7 +77,7 @@ PREREQ := build/prereq.stamp
 DEMO_PREREQ := build/prereq-demo.stamp
 TEST_PREREQ := build/prereq-test.stamp
 
-.PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm wheel plots fuzz
+.PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm wheel plots fuzz wasm test-browser
 all: dist/nosql.so
 
 # Builds for other platforms (PLATFORM=linux-arm64 ...): dist, wheel, test-platform.
@@ -240,7 +242,13 @@ build/property/history: tests/property/history.c tests/property/rows.h | $(PRERE
 build/property/hidden: tests/property/hidden.c | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
+build/property/nearest: tests/property/nearest.c | $(PREREQ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS) -lm
 build/property/graph_index: tests/property/graph_index.c | $(PREREQ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
+build/property/triggers: tests/property/triggers.c tests/property/rows.h | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
 build/crash: tests/crash/crash.c $(EXT_OBJ)
@@ -313,6 +321,109 @@ fuzz: $(FUZZ_RUN:%=build/fuzz/%)
 	    -artifact_prefix=build/fuzz/crashes/$$t- build/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
 
+# --- WebAssembly (docs/wasm.md) ----------------------------------------------
+# SQLite (the amalgamation of better-sqlite3 WASM_SQLITE, fetched as for the
+# version matrix), the extension (-DSQLITE_CORE, registered by wasm/glue.c as
+# an auto-extension), CRoaring and PCRE2 (Debian's source packages, built by
+# scripts/thirdparty.sh) compiled with Debian's emscripten into one module.
+# Debian's emscripten runs its JS tools with /usr/bin/node, which finds
+# Debian's acorn only through NODE_PATH. make wasm also copies the module and
+# the sql/ scripts into docs/playground/ (not committed: .gitignore).
+WASM_PKGS := emscripten
+comma := ,
+space := $(subst ,, )
+WASM_SQLITE := 13.2.0
+WASM_ENV := NODE_PATH=/usr/share/nodejs
+EMCC := $(WASM_ENV) emcc
+WASM_TP := build/wasm/thirdparty
+WASM_SQLITE_OPTS := -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_MATH_FUNCTIONS \
+  -DSQLITE_ENABLE_DBSTAT_VTAB -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_THREADSAFE=0 -DSQLITE_TEMP_STORE=3 -DSQLITE_DEFAULT_MEMSTATUS=0
+WASM_CFLAGS := -O2 -Wno-missing-field-initializers -DNOSQL_VERSION='"$(VERSION)"' -DSQLITE_CORE -I$(WASM_TP)/include -Ibuild/wasm/include -Iext
+WASM_OBJ := $(EXT_SRC:ext/%.c=build/wasm/obj/%.o) build/wasm/obj/glue.o
+WASM_EXPORTS := malloc free nosqlWasmInit nosqlWasmBindInt64 nosqlWasmBindInt64Dec sqlite3_open_v2 sqlite3_close_v2 \
+  sqlite3_errmsg sqlite3_prepare_v2 sqlite3_step sqlite3_reset sqlite3_finalize sqlite3_clear_bindings \
+  sqlite3_bind_parameter_index sqlite3_bind_null sqlite3_bind_int sqlite3_bind_double sqlite3_bind_text \
+  sqlite3_bind_blob sqlite3_data_count sqlite3_column_count sqlite3_column_name sqlite3_column_type \
+  sqlite3_column_double sqlite3_column_text sqlite3_column_blob sqlite3_column_bytes sqlite3_sql \
+  sqlite3_changes sqlite3_serialize sqlite3_deserialize sqlite3_malloc sqlite3_free sqlite3_complete \
+  sqlite3_libversion
+WASM_LDFLAGS := -O2 -sMODULARIZE=1 -sEXPORT_ES6=1 -sENVIRONMENT=web,worker -sALLOW_MEMORY_GROWTH=1 \
+  -sEXPORTED_FUNCTIONS=$(subst $(space),$(comma),$(WASM_EXPORTS:%=_%)) \
+  -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8,getValue,setValue
+
+
+$(WASM_TP)/lib/libroaring.a: scripts/thirdparty.sh | build/prereq-wasm.stamp
+	$(WASM_ENV) AR=emar scripts/thirdparty.sh emcc $(WASM_TP)
+
+build/prereq-wasm.stamp: scripts/prereq.sh
+	@mkdir -p $(@D)
+	@scripts/prereq.sh $(WASM_PKGS) && touch $@
+
+# The amalgamation's sqlite3.h beside Debian's sqlite3ext.h (libsqlite3-dev:
+# better-sqlite3 ships no sqlite3ext.h), which includes it from its own
+# directory; with SQLITE_CORE the extension calls SQLite directly.
+build/wasm/include/sqlite3.h: build/matrix/$(WASM_SQLITE)/sqlite3.c | $(PREREQ)
+	@mkdir -p $(@D)
+	cp build/matrix/$(WASM_SQLITE)/sqlite3.h /usr/include/sqlite3ext.h $(@D)/
+
+build/wasm/obj/sqlite3.o: build/matrix/$(WASM_SQLITE)/sqlite3.c | build/prereq-wasm.stamp
+	@mkdir -p $(@D)
+	$(EMCC) -O2 -w $(WASM_SQLITE_OPTS) -c $< -o $@
+
+build/wasm/obj/%.o: ext/%.c VERSION $(WASM_TP)/lib/libroaring.a build/wasm/include/sqlite3.h
+	@mkdir -p $(@D)
+	$(EMCC) $(WASM_CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+
+build/wasm/obj/glue.o: wasm/glue.c ext/nosql.h build/wasm/include/sqlite3.h | build/prereq-wasm.stamp
+	@mkdir -p $(@D)
+	$(EMCC) $(WASM_CFLAGS) $(WARN) -c $< -o $@
+
+# emcc writes the factory (build/wasm/nosql-core.mjs); wasm/wrapper.mjs
+# replaces its export with one that hands it the .wasm bytes (fetched, or
+# read from disk under Node), so one file serves browsers, workers and Node.
+dist/wasm/nosql.mjs: $(WASM_OBJ) build/wasm/obj/sqlite3.o wasm/api.js wasm/wrapper.mjs
+	@mkdir -p $(@D)
+	$(EMCC) $(WASM_LDFLAGS) --post-js wasm/api.js -o build/wasm/nosql-core.mjs $(WASM_OBJ) build/wasm/obj/sqlite3.o \
+	  $(WASM_TP)/lib/libroaring.a $(WASM_TP)/lib/libpcre2-8.a
+	sed 's/^export default Module;$$/const nosqlFactory = Module;/' build/wasm/nosql-core.mjs >$@.tmp
+	grep -q '^const nosqlFactory = Module;$$' $@.tmp
+	cat wasm/wrapper.mjs >>$@.tmp
+	mv $@.tmp $@
+	cp build/wasm/nosql-core.wasm dist/wasm/nosql.wasm
+	cat $(WASM_TP)/LICENSE.croaring >dist/wasm/LICENSE.croaring
+	cat $(WASM_TP)/LICENSE.pcre2 >dist/wasm/LICENSE.pcre2
+
+# The reference the WebAssembly build is compared with (tests/wasm/): the
+# sqlite3 shell (Debian's) on a native libsqlite3.so.0 of the same
+# amalgamation and options, so that both sides run the same SQLite (the
+# shell's own 3.40 differs from 3.54 in ways that show: subtypes through
+# subqueries, bytecode step counts). The shell is started with
+# LD_LIBRARY_PATH=build/wasm/native LD_PRELOAD=build/wasm/native/shell_id.so.
+build/wasm/native/libsqlite3.so.0: build/matrix/$(WASM_SQLITE)/sqlite3.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -fPIC -shared -w $(filter-out -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_THREADSAFE=0,$(WASM_SQLITE_OPTS)) \
+	  -DSQLITE_ENABLE_COLUMN_METADATA -DSQLITE_ENABLE_SESSION -DSQLITE_ENABLE_PREUPDATE_HOOK \
+	  -Wl,-soname,libsqlite3.so.0 -o $@ $< -lm
+
+# The shell checks that the library's source id is its own (wasm/shell_id.c).
+build/wasm/native/shell_id.so: wasm/shell_id.c | $(DEMO_PREREQ)
+	@mkdir -p $(@D)
+	$(CC) -O2 -fPIC -shared -DSHELL_SOURCE_ID='"'"$$(sqlite3 -version | cut -d' ' -f2-4)"'"' -o $@ $<
+
+wasm: dist/wasm/nosql.mjs
+	@mkdir -p docs/playground/dist docs/playground/sql
+	cp dist/wasm/nosql.mjs dist/wasm/nosql.wasm docs/playground/dist/
+	cp sql/*.sql docs/playground/sql/
+	@echo "dist/wasm/nosql.wasm: $$(wc -c <dist/wasm/nosql.wasm) bytes, $$(gzip -9 <dist/wasm/nosql.wasm | wc -c) gzipped"
+
+# make test-browser: the module under Node and the playground in headless
+# Chromium against the native shell (tests/wasm/browser.sh; skipped with a
+# message without emscripten or chromium). make test-all runs it.
+test-browser:
+	@bash tests/wasm/browser.sh
+
+-include $(WASM_OBJ:.o=.d)
+
 # --- the SQLite version matrix ------------------------------------------------
 # The runner built against SQLite amalgamations that npm packages of
 # better-sqlite3 bundle (fetched into build/matrix/<npm version>/, never
@@ -341,7 +452,7 @@ test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=bui
 	@MATRIX="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)" bash tests/matrix.sh
 
 CONC_BIN := $(patsubst tests/concurrency/%.c,build/concurrency/%,$(sort $(wildcard tests/concurrency/*.c)))
-TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/plan build/property/history build/property/hidden build/property/graph_index build/static-host build/bench/bench build/damage \
+TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/plan build/property/history build/property/hidden build/property/graph_index build/property/triggers build/property/nearest build/static-host build/bench/bench build/damage \
               $(FUZZ_TARGETS:%=build/fuzz-replay/%) build/crash build/oom build/interrupt \
               build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage build/asan/oom \
               $(FUZZ_TARGETS:%=build/asan/fuzz-replay/%) \
@@ -403,7 +514,7 @@ lint: | $(PREREQ)
 	  --suppress=missingIncludeSystem -i tests/hosts/node_modules -I ext ext tests
 
 clean:
-	rm -rf build dist
+	rm -rf build dist docs/playground/dist docs/playground/sql
 
 -include $(EXT_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(STATIC_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
 

@@ -674,13 +674,28 @@ static sqlite3_module cmpModule = {
 ** How it works. The query is prepared once (one statement, its errors
 ** named "nosql_explain: query: ..."), then "EXPLAIN QUERY PLAN <query>"
 ** is stepped; nothing runs. A virtual table step's detail reads
-** "SCAN <name> VIRTUAL TABLE INDEX <idxNum>:<idxStr>". <name> is the
-** table, "schema.table", or the alias the query gave it: a name that is
-** no table is looked up in the query text as "<table> [AS] <name>" or
-** "<function>(...) [AS] <name>". The table's module comes from its CREATE
-** VIRTUAL TABLE statement in the schema; a name that is a module is the
-** eponymous table of that module (a table-valued function). Then the
-** module's entry in aExplainModule[] words idxStr and idxNum; the slot
+** "SCAN <name> VIRTUAL TABLE INDEX <idxNum>:<idxStr>", where <name> may be
+** an alias, and an alias may be the name of another table. So the table
+** is found from the bytecode: "EXPLAIN <query>" lists each VFilter with
+** its cursor, idxStr and the register holding idxNum, and each cursor's
+** VOpen with "vtab:<address>" (the sqlite3_vtab, one per table and
+** connection). The EXPLAIN QUERY PLAN program is the same program with an
+** Explain op before each step's code (its id is that op's address), so an
+** EXPLAIN address maps to the plan's by counting the ids below it; walking
+** both in address order, each VFilter closes the latest open virtual table
+** step (a subquery in the step's constraints nests inside it), and must
+** carry that step's idxNum and idxStr. The address then names the table:
+** "EXPLAIN SELECT 1 FROM schema.table" of each virtual table of each
+** schema shows its own. An address that is no table's is an eponymous
+** table (a table-valued function), looked up by its name or, for an
+** alias, in the query text as "<function>(...) [AS] <name>". When the
+** bytecode does not pair up (nothing known does that, but SQLite may
+** change), every step falls back to the name: a table or "schema.table",
+** else an alias in the text, "<table> [AS] <name>" or "<function>(...)
+** [AS] <name>". The table's module comes from its CREATE VIRTUAL TABLE
+** statement in the schema; a name that is a module is the eponymous table
+** of that module. Then the module's entry in aExplainModule[] words idxStr
+** and idxNum; the slot
 ** codes are ext/plan.c's (nosqlPlanWords), the rest each module's plan
 ** encoding (the comments above their xBestIndex). A new module of the
 ** extension needs an entry there (tests/core/explain.test pins the words).
@@ -697,6 +712,7 @@ struct ExplainRow {
   char *zDetail;         /* Its detail text (sqlite3_malloc64) */
   char *zModule;         /* The virtual table's module, or NULL */
   char *zWords;          /* The plan in words, or NULL */
+  char *zVtab;           /* "vtab:<address>" of the table a virtual table step reads, or NULL */
 };
 
 /* The cursor: every row, computed by xFilter. */
@@ -707,6 +723,14 @@ struct explain_cursor {
   int nAlloc;               /* Slots in aRow */
   int iRow;                 /* Current row */
   sqlite3_value *apArg[1];  /* Copy of query, for the hidden column */
+};
+
+/* The virtual tables of every schema, each with the address its VOpen shows. */
+typedef struct ExplainProbe ExplainProbe;
+struct ExplainProbe {
+  int bLoaded; /* The tables were read */
+  char **az;   /* Three strings per table: schema, name, "vtab:<address>" */
+  int n;       /* Tables in az */
 };
 
 /* One virtual table step being worded. */
@@ -941,6 +965,20 @@ static void explainFunction(ExplainStep *p) {
   explainNamesFree(az, n);
 }
 
+/*
+** geo_nearest: its tail says how the search reads the table when the plan
+** knew it ("rings <index>" or "scan <table>"; ext/geo_nearest.c).
+*/
+static void explainGeoNearest(ExplainStep *p) {
+  if (strncmp(p->zTail, "rings ", 6) == 0) {
+    explainAppend(p, "geohash rings over INDEX %s", p->zTail + 6);
+  } else if (strncmp(p->zTail, "scan ", 5) == 0) {
+    explainAppend(p, "full scan of %s", p->zTail + 5);
+  } else {
+    explainAppend(p, "geohash rings over the table's geohash index if it has one, else a full scan");
+  }
+}
+
 /* The extension's modules and how each plan is worded. */
 static const struct {
   const char *zModule;           /* Module name */
@@ -955,6 +993,7 @@ static const struct {
     {"kv_counters", explainKvCounters},
     {"doc_schema", explainFunction},
     {"geo_bbox", explainFunction},
+    {"geo_nearest", explainGeoNearest},
     {"geohash_cover", explainFunction},
     {"geohash_cover_box", explainFunction},
     {"geohash_decode", explainFunction},
@@ -978,37 +1017,41 @@ static const struct {
 };
 
 /*
-** Find table zName (n bytes; "schema.name" allowed) in the schema: its
-** module into *pzModule, schema into *pzSchema and module arguments into
-** *pzArgs (each sqlite3_mprintf). An eponymous table's schema is NULL.
-** SQLITE_OK with *pzModule NULL when zName is no virtual table.
+** Find table zName (n bytes) in the schema: its module into *pzModule,
+** schema into *pzSchema and module arguments into *pzArgs (each
+** sqlite3_mprintf). zDb names its schema, or is NULL for SQLite's search
+** order, where zName may read "schema.name". With bModuleOnly, only an
+** eponymous table (the name of a module) is looked for; an eponymous
+** table's schema is NULL. SQLITE_OK with *pzModule NULL when zName is no
+** virtual table.
 */
-static int explainLookup(sqlite3 *db, const char *zName, int n, char **pzModule, char **pzSchema,
-                         char **pzTable, char **pzArgs) {
+static int explainLookup(sqlite3 *db, const char *zDb, const char *zName, int n, int bModuleOnly,
+                         char **pzModule, char **pzSchema, char **pzTable, char **pzArgs) {
   sqlite3_stmt *pStmt = NULL;
-  const char *zDot = memchr(zName, '.', (size_t)n);
+  const char *zDot = zDb ? NULL : memchr(zName, '.', (size_t)n);
   char *zSql;
-  int rc;
+  int rc = SQLITE_OK;
   *pzModule = *pzSchema = *pzTable = *pzArgs = NULL;
-  {
+  if (!bModuleOnly) {
     /* SQLite's search order: temp, main, then attached databases; one
     ** query per database (sqlite_schema is per schema). */
     sqlite3_stmt *pDb = NULL;
     rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list ORDER BY name <> 'temp', seq", -1,
                             &pDb, 0);
     while (rc == SQLITE_OK && *pzModule == NULL && (rc = sqlite3_step(pDb)) == SQLITE_ROW) {
-      const char *zDb = (const char *)sqlite3_column_text(pDb, 0);
+      const char *zOne = (const char *)sqlite3_column_text(pDb, 0);
       rc = SQLITE_OK;
-      if (zDb == NULL) {
+      if (zOne == NULL) {
         rc = SQLITE_NOMEM;
         break;
       }
-      if (zDot && (sqlite3_strnicmp(zDb, zName, (int)(zDot - zName)) != 0 || zDb[zDot - zName] != 0))
+      if (zDot && (sqlite3_strnicmp(zOne, zName, (int)(zDot - zName)) != 0 || zOne[zDot - zName] != 0))
         continue;
+      if (zDb && sqlite3_stricmp(zOne, zDb) != 0) continue;
       zSql = sqlite3_mprintf(
           "SELECT name, sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%.*q' "
           "COLLATE NOCASE AND sql LIKE 'CREATE VIRTUAL TABLE%%'",
-          zDb, zDot ? n - (int)(zDot - zName) - 1 : n, zDot ? zDot + 1 : zName);
+          zOne, zDot ? n - (int)(zDot - zName) - 1 : n, zDot ? zDot + 1 : zName);
       if (zSql == NULL) {
         rc = SQLITE_NOMEM;
         break;
@@ -1040,7 +1083,7 @@ static int explainLookup(sqlite3 *db, const char *zName, int n, char **pzModule,
         }
         if (zMod) {
           *pzModule = sqlite3_mprintf("%.*s", nMod, zMod);
-          *pzSchema = sqlite3_mprintf("%s", zDb);
+          *pzSchema = sqlite3_mprintf("%s", zOne);
           *pzTable = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
           *pzArgs = sqlite3_mprintf("%.*s", nArgs, zArgs);
           if (!*pzModule || !*pzSchema || !*pzTable || !*pzArgs) rc = SQLITE_NOMEM;
@@ -1052,7 +1095,7 @@ static int explainLookup(sqlite3 *db, const char *zName, int n, char **pzModule,
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
     sqlite3_finalize(pDb);
   }
-  if (rc == SQLITE_OK && *pzModule == NULL && zDot == NULL) {
+  if (rc == SQLITE_OK && *pzModule == NULL && zDot == NULL && zDb == NULL) {
     /* A table-valued function: the name of a module. */
     rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_module_list WHERE name = ?1 COLLATE NOCASE", -1,
                             &pStmt, 0);
@@ -1087,13 +1130,14 @@ static int explainTokenIs(const char *z, int n, const char *zName, int nName) {
 /*
 ** Resolve the step name zName (n bytes): a table, or an alias the query
 ** text zQuery gives to "<table> [AS] name" or "<function>(...) [AS] name".
+** With bModuleOnly, only eponymous tables (table-valued functions).
 */
-static int explainResolve(sqlite3 *db, const char *zName, int n, const char *zQuery, char **pzModule,
-                          char **pzSchema, char **pzTable, char **pzArgs) {
+static int explainResolve(sqlite3 *db, const char *zName, int n, const char *zQuery, int bModuleOnly,
+                          char **pzModule, char **pzSchema, char **pzTable, char **pzArgs) {
   const char **azTok;
   int *anTok, nTok = 0, i, rc;
   const char *z = zQuery;
-  rc = explainLookup(db, zName, n, pzModule, pzSchema, pzTable, pzArgs);
+  rc = explainLookup(db, NULL, zName, n, bModuleOnly, pzModule, pzSchema, pzTable, pzArgs);
   if (rc != SQLITE_OK || *pzModule) return rc;
   /* The query's tokens, spaces and comments left out. */
   azTok =
@@ -1128,45 +1172,320 @@ static int explainResolve(sqlite3 *db, const char *zName, int n, const char *zQu
         rc = SQLITE_NOMEM;
         break;
       }
-      rc = explainLookup(db, zAll, nAll, pzModule, pzSchema, pzTable, pzArgs);
+      rc = explainLookup(db, NULL, zAll, nAll, bModuleOnly, pzModule, pzSchema, pzTable, pzArgs);
       sqlite3_free(zAll);
     } else {
       const char *zT = azTok[j];
       int nT = anTok[j];
       if (nT >= 2 && (zT[0] == '"' || zT[0] == '`' || zT[0] == '[')) zT++, nT -= 2;
-      rc = explainLookup(db, zT, nT, pzModule, pzSchema, pzTable, pzArgs);
+      rc = explainLookup(db, NULL, zT, nT, bModuleOnly, pzModule, pzSchema, pzTable, pzArgs);
     }
   }
   sqlite3_free(azTok);
   return rc;
 }
 
-/* Word the virtual table step of detail zDetail into pRow (module and words), if it is one. */
-static int explainStep(sqlite3 *db, const char *zQuery, const char *zDetail, ExplainRow *pRow) {
+/*
+** Parse a plan step's detail: true for a virtual table step "SCAN <name>
+** VIRTUAL TABLE INDEX <idxNum>:<idxStr>", with the name at *pzName
+** (*pnName bytes), idxNum and idxStr (*pnIdx bytes, without the
+** " LEFT-JOIN" SQLite may append) pointing into zDetail.
+*/
+static int explainDetail(const char *zDetail, const char **pzName, int *pnName, int *pIdxNum,
+                         const char **pzIdx, int *pnIdx) {
   const char *zVt = strstr(zDetail, " VIRTUAL TABLE INDEX ");
-  const char *zName, *zIdx;
-  char *zModule = NULL, *zSchema = NULL, *zTable = NULL, *zArgs = NULL, *zIdxCopy = NULL;
-  int nName, idxNum, rc, k;
-  NosqlBuffer out = {0, 0, 0};
-  ExplainStep step;
-  if (zVt == NULL) return SQLITE_OK;
-  zName = strchr(zDetail, ' ');
-  if (zName == NULL || zName >= zVt) return SQLITE_OK;
-  zName++;
-  nName = (int)(zVt - zName);
-  idxNum = atoi(zVt + 21);
+  const char *zName = strchr(zDetail, ' '), *zIdx;
+  int nIdx;
+  if (zVt == NULL || zName == NULL || zName >= zVt) return 0;
+  *pzName = zName + 1;
+  *pnName = (int)(zVt - zName - 1);
+  *pIdxNum = atoi(zVt + 21);
   zIdx = strchr(zVt + 21, ':');
   zIdx = zIdx ? zIdx + 1 : "";
-  rc = explainResolve(db, zName, nName, zQuery, &zModule, &zSchema, &zTable, &zArgs);
+  nIdx = (int)strlen(zIdx);
+  if (nIdx >= 10 && strcmp(&zIdx[nIdx - 10], " LEFT-JOIN") == 0) nIdx -= 10;
+  *pzIdx = zIdx;
+  *pnIdx = nIdx;
+  return 1;
+}
+
+/* One VFilter of the query's bytecode. */
+typedef struct ExplainFilter ExplainFilter;
+struct ExplainFilter {
+  sqlite3_int64 iAddr;  /* Its address in the EXPLAIN program, then in the EXPLAIN QUERY PLAN one */
+  sqlite3_int64 idxNum; /* The value an Integer op last put in its register P3 */
+  int bNum;             /* idxNum was seen */
+  char *zIdx;           /* Its idxStr (P4), "" for none (sqlite3_malloc64) */
+  char *zVtab;          /* "vtab:<address>" of its cursor's VOpen, or NULL (sqlite3_malloc64) */
+};
+
+/* Copy of text column i of pStmt ("" for NULL) into *pz; SQLITE_NOMEM on failure. */
+static int explainColumnCopy(sqlite3_stmt *pStmt, int i, char **pz) {
+  const char *z = (const char *)sqlite3_column_text(pStmt, i);
+  *pz = sqlite3_mprintf("%s", z ? z : "");
+  return *pz ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+/*
+** The "vtab:<address>" of the first VOpen of "EXPLAIN <zSql>" (zSql is
+** freed) into *pzVtab, or NULL when it has none or does not prepare (a
+** table whose module is missing, say): only SQLITE_NOMEM is an error.
+*/
+static int explainFirstVtab(sqlite3 *db, char *zSql, char **pzVtab) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc;
+  *pzVtab = NULL;
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zOp = (const char *)sqlite3_column_text(pStmt, 1);
+    if (zOp && strcmp(zOp, "VOpen") == 0) {
+      rc = explainColumnCopy(pStmt, 5, pzVtab);
+      break;
+    }
+  }
+  if (rc != SQLITE_NOMEM && sqlite3_errcode(db) == SQLITE_NOMEM) rc = SQLITE_NOMEM;
+  sqlite3_finalize(pStmt);
+  return rc == SQLITE_NOMEM ? rc : SQLITE_OK;
+}
+
+static void explainProbeFree(ExplainProbe *p) {
+  explainNamesFree(p->az, 3 * p->n);
+  memset(p, 0, sizeof(*p));
+}
+
+/*
+** Read the virtual tables of every schema and the address each one's VOpen
+** shows, once per explained query (only when a step needs it).
+*/
+static int explainProbeLoad(sqlite3 *db, ExplainProbe *p) {
+  sqlite3_stmt *pDb = NULL;
+  int rc;
+  if (p->bLoaded) return SQLITE_OK;
+  p->bLoaded = 1;
+  rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list", -1, &pDb, 0);
+  while (rc == SQLITE_OK && sqlite3_step(pDb) == SQLITE_ROW) {
+    const char *zDb = (const char *)sqlite3_column_text(pDb, 0);
+    sqlite3_stmt *pTab = NULL;
+    char *zSql = zDb ? sqlite3_mprintf(
+                           "SELECT name FROM \"%w\".sqlite_schema WHERE type = 'table' AND sql LIKE "
+                           "'CREATE VIRTUAL TABLE%%'",
+                           zDb)
+                     : NULL;
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pTab, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    while (rc == SQLITE_OK && sqlite3_step(pTab) == SQLITE_ROW) {
+      const char *zName = (const char *)sqlite3_column_text(pTab, 0);
+      char *zVtab = NULL;
+      char **azNew;
+      if (zName == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      rc = explainFirstVtab(db, sqlite3_mprintf("EXPLAIN SELECT 1 FROM \"%w\".\"%w\"", zDb, zName), &zVtab);
+      if (rc != SQLITE_OK || zVtab == NULL) continue;
+      azNew = (char **)sqlite3_realloc64(p->az, sizeof(char *) * (sqlite3_uint64)(3 * p->n + 3));
+      if (azNew == NULL) {
+        sqlite3_free(zVtab);
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      p->az = azNew;
+      p->az[3 * p->n] = sqlite3_mprintf("%s", zDb);
+      p->az[3 * p->n + 1] = sqlite3_mprintf("%s", zName);
+      p->az[3 * p->n + 2] = zVtab;
+      p->n++;
+      if (p->az[3 * p->n - 3] == NULL || p->az[3 * p->n - 2] == NULL) rc = SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_OK && sqlite3_errcode(db) == SQLITE_NOMEM) rc = SQLITE_NOMEM;
+    sqlite3_finalize(pTab);
+  }
+  if (rc == SQLITE_OK && sqlite3_errcode(db) == SQLITE_NOMEM) rc = SQLITE_NOMEM;
+  sqlite3_finalize(pDb);
+  /* A schema that cannot be read (a table of a missing module) leaves its tables out; only OOM is an error.
+   */
+  return rc == SQLITE_NOMEM ? rc : SQLITE_OK;
+}
+
+/*
+** Pair each virtual table step of aRow[] with the VFilter that reads it in
+** the query's bytecode and set the step's zVtab (see "How it works"). When
+** the two programs do not pair up exactly, no step gets one.
+*/
+static int explainBytecode(sqlite3 *db, const char *zQuery, int nSql, ExplainRow *aRow, int nRow) {
+  sqlite3_stmt *pStmt = NULL;
+  ExplainFilter *aF = NULL;
+  sqlite3_int64 *aId = NULL;  /* The plan's ids, sorted */
+  sqlite3_int64 *aReg = NULL; /* Register, value pairs: the last Integer op into each */
+  sqlite3_int64 *aCsr = NULL; /* Cursor of each VOpen */
+  char **azCsr = NULL;        /* "vtab:<address>" of each VOpen */
+  int *aStack = NULL, *aStep = NULL;
+  int nF = 0, nReg = 0, nCsr = 0, nStep = 0, nStack = 0, i, j, k, bOk = 1, rc;
+  sqlite3_int64 iPrev = -1;
+  char *zSql = sqlite3_mprintf("EXPLAIN %.*s", nSql, zQuery);
+
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iAddr = sqlite3_column_int64(pStmt, 0);
+    const char *zOp = (const char *)sqlite3_column_text(pStmt, 1);
+    sqlite3_int64 p1 = sqlite3_column_int64(pStmt, 2), p2 = sqlite3_column_int64(pStmt, 3);
+    sqlite3_int64 p3 = sqlite3_column_int64(pStmt, 4);
+    if (iAddr <= iPrev || zOp == NULL) break; /* Trigger programs follow, numbered from 0 */
+    iPrev = iAddr;
+    if (strcmp(zOp, "Integer") == 0) {
+      for (j = 0; j < nReg && aReg[2 * j] != p2; j++) {
+      }
+      if (j == nReg) {
+        sqlite3_int64 *aNew =
+            (sqlite3_int64 *)sqlite3_realloc64(aReg, sizeof(sqlite3_int64) * 2 * (nReg + 1));
+        if (aNew == NULL) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+        aReg = aNew;
+        aReg[2 * nReg++] = p2;
+      }
+      aReg[2 * j + 1] = p1;
+    } else if (strcmp(zOp, "VOpen") == 0) {
+      char **azNew = (char **)sqlite3_realloc64(azCsr, sizeof(char *) * (nCsr + 1));
+      sqlite3_int64 *aNew =
+          azNew ? (sqlite3_int64 *)sqlite3_realloc64(aCsr, sizeof(sqlite3_int64) * (nCsr + 1)) : NULL;
+      if (azNew) azCsr = azNew;
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      aCsr = aNew;
+      aCsr[nCsr] = p1;
+      rc = explainColumnCopy(pStmt, 5, &azCsr[nCsr]);
+      if (rc != SQLITE_OK) break;
+      nCsr++;
+    } else if (strcmp(zOp, "VFilter") == 0) {
+      ExplainFilter *aNew = (ExplainFilter *)sqlite3_realloc64(aF, sizeof(ExplainFilter) * (nF + 1));
+      ExplainFilter *pF;
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      aF = aNew;
+      pF = &aF[nF++];
+      memset(pF, 0, sizeof(*pF));
+      pF->iAddr = iAddr;
+      for (j = 0; j < nReg && aReg[2 * j] != p3; j++) {
+      }
+      if (j < nReg) pF->bNum = 1, pF->idxNum = aReg[2 * j + 1];
+      /* The latest VOpen of the cursor (a cursor number is opened once per program). */
+      for (j = nCsr - 1; j >= 0 && aCsr[j] != p1; j--) {
+      }
+      if (j >= 0) pF->zVtab = sqlite3_mprintf("%s", azCsr[j]);
+      rc = explainColumnCopy(pStmt, 5, &pF->zIdx);
+      if (j >= 0 && pF->zVtab == NULL) rc = SQLITE_NOMEM;
+    }
+  }
+  if (rc == SQLITE_OK && sqlite3_errcode(db) == SQLITE_NOMEM) rc = SQLITE_NOMEM;
+  sqlite3_finalize(pStmt);
+  if (rc == SQLITE_NOMEM) goto bytecode_out;
+  if (rc != SQLITE_OK) {
+    bOk = 0; /* The query explained but its EXPLAIN did not: word steps by name */
+    rc = SQLITE_OK;
+  }
+
+  /* The plan's ids in order, and the virtual table steps in id order. */
+  aId = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (sqlite3_uint64)(nRow + 1));
+  aStep = (int *)sqlite3_malloc64(sizeof(int) * 2 * (sqlite3_uint64)(nRow + 1));
+  if (aId == NULL || aStep == NULL) {
+    rc = SQLITE_NOMEM;
+    goto bytecode_out;
+  }
+  aStack = &aStep[nRow + 1];
+  for (i = 0; i < nRow; i++) {
+    const char *zName, *zIdx;
+    int nName, idxNum, nIdx;
+    for (j = i; j > 0 && aId[j - 1] > aRow[i].iId; j--) aId[j] = aId[j - 1];
+    aId[j] = aRow[i].iId;
+    if (!explainDetail(aRow[i].zDetail, &zName, &nName, &idxNum, &zIdx, &nIdx)) continue;
+    for (j = nStep; j > 0 && aRow[aStep[j - 1]].iId > aRow[i].iId; j--) aStep[j] = aStep[j - 1];
+    aStep[j] = i;
+    nStep++;
+  }
+  /* A VFilter at EXPLAIN address a sits at a + k in the plan's program, k the Explain ops before it. */
+  for (i = 0, k = 0; i < nF; i++) {
+    while (k < nRow && aId[k] <= aF[i].iAddr + k) k++;
+    aF[i].iAddr += k;
+  }
+  /* Both in address order: a step opens, the next VFilter closes the latest open step. */
+  for (i = 0, j = 0; bOk && (i < nStep || j < nF);) {
+    if (i < nStep && (j == nF || aRow[aStep[i]].iId < aF[j].iAddr)) {
+      aStack[nStack++] = aStep[i++];
+    } else {
+      const char *zName, *zIdx;
+      int nName, idxNum, nIdx;
+      ExplainRow *pRow;
+      if (nStack == 0) break;
+      pRow = &aRow[aStack[--nStack]];
+      explainDetail(pRow->zDetail, &zName, &nName, &idxNum, &zIdx, &nIdx);
+      bOk = aF[j].zVtab && (!aF[j].bNum || aF[j].idxNum == idxNum) && (int)strlen(aF[j].zIdx) == nIdx &&
+            strncmp(aF[j].zIdx, zIdx, (size_t)nIdx) == 0;
+      pRow->zVtab = aF[j].zVtab;
+      aF[j++].zVtab = NULL;
+    }
+  }
+  if (!bOk || nStack > 0 || i < nStep || j < nF) {
+    for (i = 0; i < nRow; i++) {
+      sqlite3_free(aRow[i].zVtab);
+      aRow[i].zVtab = NULL;
+    }
+  }
+
+bytecode_out:
+  for (i = 0; i < nF; i++) {
+    sqlite3_free(aF[i].zIdx);
+    sqlite3_free(aF[i].zVtab);
+  }
+  sqlite3_free(aF);
+  explainNamesFree(azCsr, nCsr);
+  sqlite3_free(aCsr);
+  sqlite3_free(aReg);
+  sqlite3_free(aId);
+  sqlite3_free(aStep);
+  return rc;
+}
+
+/*
+** Word the virtual table step pRow into pRow (module and words), if it is
+** one: its table from the address the bytecode gave it (pProbe: every
+** table's), else from its name (see "How it works").
+*/
+static int explainStep(sqlite3 *db, const char *zQuery, ExplainProbe *pProbe, ExplainRow *pRow) {
+  const char *zName, *zIdx;
+  char *zModule = NULL, *zSchema = NULL, *zTable = NULL, *zArgs = NULL, *zIdxCopy = NULL;
+  int nName, idxNum, nIdx, rc = SQLITE_OK, k;
+  NosqlBuffer out = {0, 0, 0};
+  ExplainStep step;
+  if (!explainDetail(pRow->zDetail, &zName, &nName, &idxNum, &zIdx, &nIdx)) return SQLITE_OK;
+  if (pRow->zVtab) {
+    rc = explainProbeLoad(db, pProbe);
+    for (k = 0; rc == SQLITE_OK && k < pProbe->n && strcmp(pProbe->az[3 * k + 2], pRow->zVtab) != 0; k++) {
+    }
+    if (rc == SQLITE_OK && k < pProbe->n) {
+      rc = explainLookup(db, pProbe->az[3 * k], pProbe->az[3 * k + 1], (int)strlen(pProbe->az[3 * k + 1]), 0,
+                         &zModule, &zSchema, &zTable, &zArgs);
+    } else if (rc == SQLITE_OK) {
+      /* No table of any schema: an eponymous table, by its name or alias. */
+      rc = explainResolve(db, zName, nName, zQuery, 1, &zModule, &zSchema, &zTable, &zArgs);
+    }
+  } else {
+    rc = explainResolve(db, zName, nName, zQuery, 0, &zModule, &zSchema, &zTable, &zArgs);
+  }
   if (rc != SQLITE_OK || zModule == NULL) return rc;
   pRow->zModule = zModule;
   for (k = 0; k < (int)(sizeof(aExplainModule) / sizeof(aExplainModule[0])); k++) {
     if (sqlite3_stricmp(aExplainModule[k].zModule, zModule) == 0) break;
   }
   if (k < (int)(sizeof(aExplainModule) / sizeof(aExplainModule[0]))) {
-    /* The idxStr without what SQLite appends to the step (" LEFT-JOIN", ...). */
-    int nIdx = (int)strlen(zIdx);
-    if (nIdx >= 10 && strcmp(&zIdx[nIdx - 10], " LEFT-JOIN") == 0) nIdx -= 10;
     zIdxCopy = sqlite3_mprintf("%.*s", nIdx, zIdx);
     if (zIdxCopy == NULL) rc = SQLITE_NOMEM;
     memset(&step, 0, sizeof(step));
@@ -1181,7 +1500,9 @@ static int explainStep(sqlite3 *db, const char *zQuery, const char *zDetail, Exp
     step.bCodes = step.zIdx[0] != 0 && step.zIdx[0] != ' ' && step.zIdx[1] != ' ';
     step.pOut = &out;
     step.rc = rc;
-    if (zSchema) {
+    if (zSchema && sqlite3_stricmp(zSchema, "main") != 0) {
+      explainAppend(&step, "%s %s.%s: ", step.zModule, zSchema, zTable);
+    } else if (zSchema) {
       explainAppend(&step, "%s %s: ", step.zModule, zTable);
     } else {
       explainAppend(&step, "%s: ", step.zModule); /* A table-valued function: the table is the module */
@@ -1238,6 +1559,7 @@ static void explainRowsFree(explain_cursor *pCur) {
     sqlite3_free(pCur->aRow[i].zDetail);
     sqlite3_free(pCur->aRow[i].zModule);
     sqlite3_free(pCur->aRow[i].zWords);
+    sqlite3_free(pCur->aRow[i].zVtab);
   }
   sqlite3_free(pCur->aRow);
   pCur->aRow = NULL;
@@ -1259,9 +1581,10 @@ static int explainFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
   sqlite3 *db = ((cmp_vtab *)pVtab)->db;
   sqlite3_stmt *pStmt = NULL;
   NosqlPlanArg aArg[1];
+  ExplainProbe probe = {0, NULL, 0};
   const char *zQuery;
   char *zSql;
-  int rc, nSql = 0;
+  int rc, nSql = 0, i;
   (void)idxNum;
   explainRowsFree(pCur);
   if (nosqlPlanInputArgs(pVtab, "nosql_explain(query)", aExplainPlan, 1, idxStr, argc, argv, aArg) !=
@@ -1306,13 +1629,14 @@ static int explainFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *i
     pRow->iId = sqlite3_column_int64(pStmt, 0);
     pRow->iParent = sqlite3_column_int64(pStmt, 1);
     pRow->zDetail = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 3));
-    if (pRow->zDetail == NULL) {
-      rc = SQLITE_NOMEM;
-      break;
-    }
-    rc = explainStep(db, zQuery, pRow->zDetail, pRow);
+    if (pRow->zDetail == NULL) rc = SQLITE_NOMEM;
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  sqlite3_finalize(pStmt);
+  pStmt = NULL;
+  if (rc == SQLITE_OK) rc = explainBytecode(db, zQuery, nSql, pCur->aRow, pCur->nRow);
+  for (i = 0; rc == SQLITE_OK && i < pCur->nRow; i++) rc = explainStep(db, zQuery, &probe, &pCur->aRow[i]);
+  explainProbeFree(&probe);
   if (rc != SQLITE_OK && rc != SQLITE_NOMEM && sqlite3_errcode(db) != SQLITE_NOMEM) {
     nosqlVtabError(pVtab, "nosql_explain: query: %s", sqlite3_errmsg(db));
   }

@@ -355,7 +355,7 @@ int geohashNeighbor(GeohashCell *pCell, int dLat, int dLon) {
 }
 
 /* The haversine distance, given cos2 = cos(lat2 in radians). */
-static double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2) {
+double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2) {
   double p1 = lat1 * (M_PI / 180.0);
   double p2 = lat2 * (M_PI / 180.0);
   double u = sin((p2 - p1) / 2.0);
@@ -454,8 +454,7 @@ static int geohashArgError(char **pzErr, sqlite3_value *pVal, const char *zFmt, 
 }
 
 /* A number: INTEGER, REAL or text that reads as one. */
-static int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
-                            char **pzErr) {
+int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr) {
   int eType = sqlite3_value_numeric_type(pVal);
   double r;
   if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
@@ -479,13 +478,11 @@ static int geohashArgReal(sqlite3_value *pVal, const char *zFunc, const char *zW
   return rc;
 }
 
-static int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
-                         char **pzErr) {
+int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr) {
   return geohashArgReal(pVal, zFunc, zWhat, -90.0, 90.0, "[-90, 90]", pOut, pzErr);
 }
 
-static int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut,
-                         char **pzErr) {
+int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr) {
   return geohashArgReal(pVal, zFunc, zWhat, -180.0, 180.0, "[-180, 180]", pOut, pzErr);
 }
 

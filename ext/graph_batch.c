@@ -85,6 +85,10 @@ static int gbPing(sqlite3_stmt *pPing) {
   return rc == SQLITE_ROW ? SQLITE_OK : rc == SQLITE_DONE ? SQLITE_ERROR : rc;
 }
 
+/* The ping for the jobs of ext/graph_centrality.c (nosqlInt.h). */
+const char *graphBatchPingSql(void) { return zGbPing; }
+int graphBatchPing(sqlite3_stmt *pPing) { return gbPing(pPing); }
+
 typedef struct GbEngine GbEngine;
 typedef void (*GbCompute)(GbEngine *, int iVertex, int bMsg, double rMsg, void *pCtx);
 struct GbEngine {

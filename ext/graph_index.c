@@ -107,13 +107,27 @@
 ** through a UNIQUE index of the table, are stashed by BEFORE triggers
 ** (whose WHEN clause keeps the common insert cheap, and which set g_flag
 ** so that the insert goes through the index) and their sources' lists
-** rebuilt too. Every write is plain SQL in the user's transaction:
+** rebuilt too. The update triggers fire on the rowid through each of its
+** names (rowid, _rowid_, oid, the INTEGER PRIMARY KEY), and on every
+** UPDATE that changes what the index reads when an endpoint, the weight or
+** a UNIQUE key is a generated column (giCreateTriggers()). The commands
+** the triggers send ('insert', 'sync', 'stash', 'fold') are open to any
+** SQL, so none can make the index disagree with its table: 'insert' reads
+** its row from the table by rowid and rebuilds the source's list, the
+** others rebuild lists from the table or append a JSON row only for a node
+** that has none in the index yet; the rows of g_pend are taken in only
+** when the table holds them (giPendSql()). Every write is plain SQL in the user's transaction:
 ** ROLLBACK and savepoints need nothing more. The only state kept in memory
 ** across calls is a cache of node numbers (GiCached), emptied by every
 ** transaction and savepoint hook, and the stash. Deferred mode: the
 ** triggers (built-in SQL only) log the endpoints; 'refresh' rebuilds the
 ** logged sources' out-lists. Until then graph functions read the edge
-** table.
+** table. In both modes an index is up to date only while its five
+** triggers sit on its edge table (sqlite_schema's tbl_name) with the text
+** this version makes (giTriggersCurrent()): after the table was dropped or
+** renamed and a new one made under its name, or a UNIQUE index added, the
+** graph functions read the table and the index's reads and 'refresh'
+** refuse it until 'rebuild'.
 **
 ** Loading (graphIndexLoad(), called by graphCsrLoad(); giLoad()): one scan
 ** of "<name>_blk" in key order and one of "<name>_tail" decode every edge
@@ -354,6 +368,34 @@ static int giExec(sqlite3 *db, char *zSql) {
 }
 
 /* The cached statement iStmt, prepared on first use (NULL with *pRc set on error). */
+/*
+** The SELECT of the rows of <name>_pend for the loads and the fold: f, t,
+** w, 0, 0, r, ok in insert order (the node numbers fi and ti, which the
+** triggers never write, are not read). ok: the edge table holds that row
+** with those endpoints and weight (by type and bytes); the readers pass
+** the others by. <name>_pend is a plain table, written by the triggers in
+** plain SQL (defensive mode refuses that for a shadow table): a row
+** written there by hand that names no edge of the table adds nothing (a
+** copy of an edge the lists hold gives two edges one rowid: damage). The
+** JSON layout has none. sqlite3_mprintf'd, or NULL.
+*/
+static char *giPendSql(const char *zSchema, const char *zIndex, int bJson, const char *zTable,
+                       const char *zFrom, const char *zTo, const char *zWeight) {
+  char *zW =
+      zWeight ? sqlite3_mprintf(" AND s.\"%w\" IS p.w AND typeof(s.\"%w\") = typeof(p.w)", zWeight, zWeight)
+              : sqlite3_mprintf("%s", "");
+  char *zSql =
+      zW ? sqlite3_mprintf(
+               "SELECT p.f, p.t, p.w, 0, 0, p.r, s.rowid IS NOT NULL AND s.\"%w\" IS p.f COLLATE BINARY AND "
+               "typeof(s.\"%w\") = typeof(p.f) AND s.\"%w\" IS p.t COLLATE BINARY AND typeof(s.\"%w\") = "
+               "typeof(p.t)%s%s FROM \"%w\".\"%w_pend\" AS p LEFT JOIN \"%w\".\"%w\" AS s ON s.rowid = "
+               "p.r ORDER BY p.p",
+               zFrom, zFrom, zTo, zTo, zW, bJson ? " AND 0" : "", zSchema, zIndex, zSchema, zTable)
+         : NULL;
+  sqlite3_free(zW);
+  return zSql;
+}
+
 static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
   char *zSql = NULL;
   const char *zOrd = "\"%w\"";
@@ -400,8 +442,7 @@ static sqlite3_stmt *giStmt(gi_vtab *p, int iStmt, int *pRc) {
       zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_tail\" WHERE k = ?1", p->zDb, p->zName);
       break;
     case GI_S_PEND_READ:
-      zSql =
-          sqlite3_mprintf("SELECT r, f, t, w, fi, ti FROM \"%w\".\"%w_pend\" ORDER BY p", p->zDb, p->zName);
+      zSql = giPendSql(p->zDb, p->zName, p->bJson, p->zTable, p->zFrom, p->zTo, p->zWeight);
       break;
     case GI_S_TAIL_ANY:
       zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w_tail\" LIMIT 1", p->zDb, p->zName);
@@ -1110,7 +1151,7 @@ static int giFoldGroup(gi_vtab *p, GiGroup *g, sqlite3_int64 kNext, const GiFold
 ** with this.
 */
 static int giPendFold(gi_vtab *p) {
-  int rc = SQLITE_OK, nFold = 0, nFoldAlloc = 0, i, bTail = 0;
+  int rc = SQLITE_OK, nFold = 0, nFoldAlloc = 0, i, bTail = 0, nRow = 0;
   sqlite3_stmt *pStmt;
   GiFold *aFold = NULL;
   NosqlBuffer bytes = {0, 0, 0};
@@ -1122,17 +1163,19 @@ static int giPendFold(gi_vtab *p) {
   p->aStmt[GI_S_PEND_READ] = NULL; /* Lent */
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     GraphValue f, t;
-    sqlite3_int64 aId[2], iRowid = sqlite3_column_int64(pStmt, 0);
-    sqlite3_value *pW = sqlite3_column_value(pStmt, 3);
+    sqlite3_int64 aId[2], iRowid = sqlite3_column_int64(pStmt, 5);
+    nRow++;
+    if (!sqlite3_column_int(pStmt, 6)) continue; /* Not in the table (giPendSql()) */
+    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     GiFold *pF;
-    if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &f) ||
-        !graphValueFrom(sqlite3_column_value(pStmt, 2), &t) || (p->zWeight && !giWeightOk(pW))) {
+    if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f) ||
+        !graphValueFrom(sqlite3_column_value(pStmt, 1), &t) || (p->zWeight && !giWeightOk(pW))) {
       rc = giDamaged(p, "a pending edge has a NULL endpoint or a bad weight");
       break;
     }
-    /* The numbers the trigger found (a wrong one is drift that 'integrity-check' reports), else looked up. */
-    aId[0] = sqlite3_column_int64(pStmt, 4);
-    aId[1] = sqlite3_column_int64(pStmt, 5);
+    /* The numbers, looked up by value (giPendSql() reads none). */
+    aId[0] = sqlite3_column_int64(pStmt, 3);
+    aId[1] = sqlite3_column_int64(pStmt, 4);
     if (aId[0] < 0 || aId[0] > GI_MAX_ID || aId[1] < 0 || aId[1] > GI_MAX_ID) {
       rc = giDamaged(p, "a pending edge has a bad node number");
       break;
@@ -1190,7 +1233,8 @@ static int giPendFold(gi_vtab *p) {
     }
     if (rc == SQLITE_OK) rc = giFoldGroup(p, &g, kNext, aFold, nFold, &i, bytes.a, bTail);
   }
-  if (rc == SQLITE_OK && nFold) {
+  if (rc == SQLITE_OK && nRow) {
+    /* Every row, also those not folded (a row deleted or changed since, or one written by hand). */
     pStmt = giStmt(p, GI_S_PEND_DEL, &rc);
     if (pStmt) rc = giStepDone(pStmt);
   }
@@ -1262,10 +1306,11 @@ static int giStashFlush(gi_vtab *p) {
 }
 
 /*
-** The JSON layout's inserted row pRowid when nothing is stashed and no row
-** of the table is past it (*pbDone: it applied): its edges appended to the
-** lists' tails in array order (rowid then array order is kept), its node's
-** first row set when it had none, without reading any other row. The row
+** The JSON layout's inserted row pRowid when nothing is stashed, no row of
+** the table is past it and its node has no row in the index yet (*pbDone:
+** it applied): its edges appended to the lists' tails in array order
+** (rowid then array order is kept), its node's first row set, without
+** reading any other row. The row
 ** is read from the table by its rowid (the table decides, never an operand
 ** SQLite may have lost to a failed allocation).
 */
@@ -1273,7 +1318,7 @@ static int giJsonAppend(gi_vtab *p, sqlite3_value *pRowid, int *pbDone) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   sqlite3_int64 iRowid = sqlite3_value_int64(pRowid), iF = 0, iT;
-  int rc = SQLITE_OK, bPast = 1, bFirst = 1;
+  int rc = SQLITE_OK, bPast = 1, bFirst = 1, bHas = 0;
   GraphValue f;
   *pbDone = 0;
   if (p->nStash || sqlite3_value_type(pRowid) != SQLITE_INTEGER) return SQLITE_OK;
@@ -1298,9 +1343,13 @@ static int giJsonAppend(gi_vtab *p, sqlite3_value *pRowid, int *pbDone) {
       break;
     }
     if (bFirst) {
-      /* The node's first row when it has none (any other is before this one). */
+      /*
+      ** The node's first row. A node that has one already has rows in the
+      ** index, which may include this one (a 'sync' written by hand for a
+      ** row already there would add its edges twice): its list is rebuilt
+      ** by the caller instead.
+      */
       sqlite3_stmt *pRow;
-      int bHas = 0;
       bFirst = 0;
       rc = giNodeId(p, &f, 1, &iF);
       pRow = giStmt(p, GI_S_ROW_HAS, &rc);
@@ -1317,7 +1366,7 @@ static int giJsonAppend(gi_vtab *p, sqlite3_value *pRowid, int *pbDone) {
           rc = giStepDone(pRow);
         }
       }
-      if (rc != SQLITE_OK) break;
+      if (rc != SQLITE_OK || bHas) break;
     }
     if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) continue; /* No element, or null */
     if (p->zWeight && !giWeightOk(pW)) {
@@ -1337,16 +1386,22 @@ static int giJsonAppend(gi_vtab *p, sqlite3_value *pRowid, int *pbDone) {
   } else {
     sqlite3_finalize(pStmt);
   }
-  *pbDone = rc == SQLITE_OK;
+  *pbDone = rc == SQLITE_OK && !bHas;
   return rc;
 }
 
-/* An inserted edge (rowid pRowid, pFrom -> pTo, weight pW). */
-static int giOpInsert(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, sqlite3_value *pTo,
-                      sqlite3_value *pW) {
+/*
+** An inserted edge (rowid pRowid, pFrom -> pTo, weight pW), as read from the
+** table: the source's out-list rebuilt from the table (unless it is
+** stashed: the flush rebuilds it). Never appended: a command replayed by
+** hand for a row already in the list would add its edge twice, while a
+** rebuild gives the same list however often it runs. The common insert
+** does not come here (<name>_pend); an insert that does displaced a row
+** (REPLACE), is not past every rowid, or is refused.
+*/
+static int giOpInsert(gi_vtab *p, sqlite3_value *pFrom, sqlite3_value *pTo, sqlite3_value *pW) {
   GraphValue f, t;
-  int rc = SQLITE_OK, bOut, bRebuild = 0;
-  sqlite3_int64 iF = 0, iT = 0, iRowid = sqlite3_value_int64(pRowid);
+  int rc, bOut;
   if (!graphValueFrom(pFrom, &f) || !graphValueFrom(pTo, &t)) return giStashFlush(p);
   if (p->zWeight && !giWeightOk(pW)) {
     char *zMsg = giWeightError(p->zName, &f, &t, pW);
@@ -1356,31 +1411,25 @@ static int giOpInsert(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, s
     p->base.zErrMsg = zMsg;
     return SQLITE_CONSTRAINT;
   }
-  /* An out-list stashed (a row displaced by REPLACE) is rebuilt whole: the new edge with it. */
   bOut = !giStashHas(p, pFrom);
   rc = giStashFlush(p);
-  if (rc == SQLITE_OK) rc = giNodeId(p, &f, 1, &iF);
-  if (rc == SQLITE_OK) rc = giNodeId(p, &t, 1, &iT);
-  if (rc == SQLITE_OK && bOut) rc = giPast(p, iRowid, &bRebuild);
-  if (rc == SQLITE_OK && bOut) rc = bRebuild ? giListRebuild(p, &f) : giListAppend(p, iF, iRowid, iT, pW);
+  if (rc == SQLITE_OK && bOut) rc = giListRebuild(p, &f);
   return rc;
 }
 
 /*
-** The 'insert' of the trigger. An edge the index would skip (a NULL
-** endpoint) or refuse (a bad weight) is read again from the table by its
-** rowid first: the table decides, never an operand SQLite may have lost
-** to a failed allocation.
+** The 'insert' of the trigger: the row is read again from the table by its
+** rowid, and its operands are not used. The table decides: a command
+** written by hand (INSERT INTO g(g, op_rowid, op_from, op_to)
+** VALUES('insert', ...)) cannot put an edge the table does not hold into
+** the index, nor can an operand SQLite lost to a failed allocation. No
+** such row (a trigger of the user's deleted it first, or a command by
+** hand): only the stash is flushed.
 */
-static int giOpInsertChecked(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *pFrom, sqlite3_value *pTo,
-                             sqlite3_value *pW) {
+static int giOpInsertChecked(gi_vtab *p, sqlite3_value *pRowid) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   int rc;
-  if (sqlite3_value_type(pFrom) != SQLITE_NULL && sqlite3_value_type(pTo) != SQLITE_NULL &&
-      (p->zWeight == NULL || giWeightOk(pW))) {
-    return giOpInsert(p, pRowid, pFrom, pTo, pW);
-  }
   zSql = sqlite3_mprintf("SELECT \"%w\", \"%w\", %s%w%s FROM \"%w\".\"%w\" WHERE rowid = ?1", p->zFrom,
                          p->zTo, p->zWeight ? "\"" : "", p->zWeight ? p->zWeight : "NULL",
                          p->zWeight ? "\"" : "", p->zDb, p->zTable);
@@ -1390,10 +1439,10 @@ static int giOpInsertChecked(gi_vtab *p, sqlite3_value *pRowid, sqlite3_value *p
     sqlite3_bind_value(pStmt, 1, pRowid);
     rc = sqlite3_step(pStmt);
     if (rc == SQLITE_ROW) {
-      rc = giOpInsert(p, pRowid, sqlite3_column_value(pStmt, 0), sqlite3_column_value(pStmt, 1),
+      rc = giOpInsert(p, sqlite3_column_value(pStmt, 0), sqlite3_column_value(pStmt, 1),
                       sqlite3_column_value(pStmt, 2));
     } else if (rc == SQLITE_DONE) {
-      rc = giOpInsert(p, pRowid, pFrom, pTo, pW);
+      rc = giStashFlush(p);
     }
     if (rc == SQLITE_OK || rc == SQLITE_CONSTRAINT || rc == SQLITE_NOMEM) {
       sqlite3_finalize(pStmt);
@@ -1824,26 +1873,147 @@ int graphIndexConfig(sqlite3 *db, const char *zSchema, const char *zIndex, Graph
   return rc;
 }
 
-/* Is index zIndex up to date: sync with its triggers, or deferred with nothing logged? */
-static int giUpToDate(sqlite3 *db, const char *zSchema, const char *zIndex, int bDeferred, int *pbOk) {
+static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale);
+
+/*
+** *pbOk: the five triggers of index p are on its edge table as this
+** version makes them (giCreateTriggers()): none missing, none left behind
+** on a table that was renamed (a new table of the old name has none),
+** none made by an older version that misses a write form.
+*/
+static int giTriggersCurrent(gi_vtab *p, int *pbOk) {
+  char *zErr = NULL;
+  int nStale = 0, rc = giCreateTriggers(p, &zErr, &nStale);
+  sqlite3_free(zErr);
+  *pbOk = rc == SQLITE_OK && nStale == 0;
+  /* No such table, or one without an INTEGER PRIMARY KEY any more: not current. */
+  return rc == SQLITE_ERROR ? SQLITE_OK : rc;
+}
+
+/*
+** The indexes whose triggers were found current lately on this connection
+** (one object per connection, nosqlConnShared(), held by the module): the
+** check makes the five trigger texts, which reads the table's UNIQUE
+** indexes and columns (about 570,000 instructions, as much as loading a
+** graph of a few hundred edges), while its answer depends only on the
+** rows of sqlite_schema whose tbl_name is the edge table (the table, its
+** indexes, the triggers on it) and on the index's configuration. An entry
+** holds for a hash of those rows (schema_version would not do: a ROLLBACK
+** takes it back, and another change can then reach the same number with
+** another schema); its key names the index and its configuration (a key
+** too long for an entry is not kept).
+*/
+#define GI_CURRENT_N 8     /* Entries kept */
+#define GI_CURRENT_KEY 240 /* Bytes of a key */
+typedef struct GiCurrent GiCurrent;
+struct GiCurrent {
+  struct {
+    char zKey[GI_CURRENT_KEY]; /* schema, index, table, columns, mode, layout; "" for a free entry */
+    sqlite3_uint64 iHash;      /* Hash of the table's rows of sqlite_schema when the triggers were current */
+  } a[GI_CURRENT_N];
+  int iNext; /* Entry to reuse next */
+};
+
+/* The key of index zIndex described by *pInfo in z[GI_CURRENT_KEY], or 0 when it does not fit. */
+static int giCurrentKey(char *z, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo) {
+  const char *zW = pInfo->zWeight ? pInfo->zWeight : "", *zL = pInfo->zLayout ? pInfo->zLayout : "";
+  size_t n = strlen(zSchema) + strlen(zIndex) + strlen(pInfo->zTable) + strlen(pInfo->zFrom) +
+             strlen(pInfo->zTo) + strlen(zW) + strlen(zL) + 16;
+  if (n >= GI_CURRENT_KEY) return 0;
+  sqlite3_snprintf(GI_CURRENT_KEY, z, "%s\x01%s\x01%s\x01%s\x01%s\x01%s\x01%d\x01%s", zSchema, zIndex,
+                   pInfo->zTable, pInfo->zFrom, pInfo->zTo, zW, pInfo->bDeferred, zL);
+  return 1;
+}
+
+/*
+** Is index zIndex (described by *pInfo) up to date: its triggers current
+** on its edge table (GiCurrent, else giTriggersCurrent()) and, in deferred
+** mode, nothing logged?
+*/
+static int giUpToDate(sqlite3 *db, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo,
+                      int *pbOk) {
   sqlite3_stmt *pStmt = NULL;
+  GiCurrent *pCur = (GiCurrent *)nosqlConnShared(db, NOSQL_SHARED_GRAPH_INDEX, sizeof(GiCurrent));
+  sqlite3_uint64 iHash = 14695981039346656037ULL; /* FNV-1a */
+  char zKey[GI_CURRENT_KEY];
   char *zSql;
-  int rc;
+  gi_vtab v;
+  int rc, i, bKey = giCurrentKey(zKey, zSchema, zIndex, pInfo);
   *pbOk = 0;
-  if (bDeferred) {
-    zSql = sqlite3_mprintf("SELECT NOT EXISTS (SELECT 1 FROM \"%w\".\"%w_log\")", zSchema, zIndex);
-  } else {
-    zSql = sqlite3_mprintf(
-        "SELECT count(*) = 5 FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name IN "
-        "('%q_bi', '%q_ai', '%q_bu', '%q_au', '%q_ad')",
-        zSchema, zIndex, zIndex, zIndex, zIndex, zIndex);
+  if (pCur == NULL) return SQLITE_NOMEM;
+  zSql = sqlite3_mprintf(
+      "SELECT type, name, sql FROM \"%w\".sqlite_schema WHERE tbl_name = ?1 COLLATE NOCASE", zSchema);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK) sqlite3_bind_text(pStmt, 1, pInfo->zTable, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    int k;
+    for (k = 0; k < 3; k++) {
+      const unsigned char *a = sqlite3_column_text(pStmt, k);
+      int n = sqlite3_column_bytes(pStmt, k), j;
+      for (j = 0; a && j < n; j++) iHash = (iHash ^ a[j]) * 1099511628211ULL;
+      iHash = (iHash ^ 0xff) * 1099511628211ULL;
+    }
   }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  pStmt = NULL;
+  for (i = 0; rc == SQLITE_OK && bKey && i < GI_CURRENT_N; i++) {
+    if (pCur->a[i].iHash == iHash && strcmp(pCur->a[i].zKey, zKey) == 0) *pbOk = 1;
+  }
+  if (rc != SQLITE_OK) {
+    nosqlConnSharedUnref(pCur);
+    return rc;
+  }
+  memset(&v, 0, sizeof(v));
+  v.db = db;
+  v.zDb = (char *)zSchema;
+  v.zName = (char *)zIndex;
+  v.zTable = pInfo->zTable;
+  v.zFrom = pInfo->zFrom;
+  v.zTo = pInfo->zTo;
+  v.zWeight = pInfo->zWeight;
+  v.bDeferred = pInfo->bDeferred;
+  v.bJson = pInfo->zLayout && strcmp(pInfo->zLayout, "json") == 0;
+  if (!*pbOk) {
+    rc = giTriggersCurrent(&v, pbOk);
+    if (rc == SQLITE_OK && *pbOk && bKey) {
+      memcpy(pCur->a[pCur->iNext].zKey, zKey, sizeof(zKey));
+      pCur->a[pCur->iNext].iHash = iHash;
+      pCur->iNext = (pCur->iNext + 1) % GI_CURRENT_N;
+    }
+  }
+  nosqlConnSharedUnref(pCur);
+  if (rc != SQLITE_OK || !*pbOk || !pInfo->bDeferred) return rc;
+  *pbOk = 0;
+  zSql = sqlite3_mprintf("SELECT NOT EXISTS (SELECT 1 FROM \"%w\".\"%w_log\")", zSchema, zIndex);
   if (zSql == NULL) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   if (rc != SQLITE_OK) return rc;
   if (sqlite3_step(pStmt) == SQLITE_ROW) *pbOk = sqlite3_column_int(pStmt, 0);
   return sqlite3_finalize(pStmt);
+}
+
+/*
+** SQLITE_OK when the triggers of index p are current (giTriggersCurrent());
+** else an error naming what to do: the index's own reads and 'refresh'
+** refuse a stale index, as the graph functions pass it by.
+*/
+static int giRefuseStale(gi_vtab *p) {
+  int bOk = 0, rc = giTriggersCurrent(p, &bOk);
+  if (rc == SQLITE_OK && !bOk) {
+    nosqlVtabError(&p->base,
+                   "graph_index '%s': its triggers on '%s' are missing or out of date (was '%s' dropped or "
+                   "renamed and created again, or the index made by an older version?); INSERT INTO "
+                   "\"%w\"(\"%w\") VALUES('rebuild') rebuilds it",
+                   p->zName, p->zTable, p->zTable, p->zName, p->zName);
+    rc = SQLITE_ERROR;
+  }
+  return rc;
 }
 
 /*
@@ -1860,6 +2030,7 @@ struct GiLoadEdges {
   sqlite3_int64 n, nAlloc;  /* Edges held, allocated */
   int bWeight;              /* Keep weights */
   int bIntWeight;           /* Every weight kept is an integer */
+  int bRealWeight;          /* Every weight kept is a REAL */
   sqlite3_int64 iMin, iMax; /* Least and greatest rowid */
   sqlite3_int64 nHint;      /* Edges to allocate at first */
   int *aF, *aT;             /* Then in rowid order (giLoadOrder()): source and neighbour numbers */
@@ -2012,6 +2183,7 @@ static int giLoadList(GiLoadEdges *pE, int id, const unsigned char *a, int n, in
       if (pE->bWeight) {
         pE->aW[k + e] = r;
         if (!bInt) pE->bIntWeight = 0;
+        if (bInt) pE->bRealWeight = 0;
       }
     }
   }
@@ -2185,9 +2357,9 @@ static int giScanDone(int rc, sqlite3_stmt *pStmt) {
 ** "<name>_num"; the edges are ordered by rowid (giLoadSort()), which gives
 ** the node order and the in-lists; no node value is hashed per edge.
 */
-static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJson, int bWeight,
-                  int bHasWeight, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc, GraphCsr *p, int *pbOk,
-                  char **pzErr, sqlite3_int64 **paRowid) {
+static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo,
+                  int bJson, int bWeight, int bHasWeight, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
+                  GraphCsr *p, int *pbOk, char **pzErr, sqlite3_int64 **paRowid) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql;
   const char *zWhat = NULL;
@@ -2201,7 +2373,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
   *pbOk = 0;
   memset(&E, 0, sizeof(E));
   E.bWeight = bWeight;
-  E.bIntWeight = 1;
+  E.bIntWeight = E.bRealWeight = 1;
   /* Every node number is below g_config's 'next'. */
   zSql = sqlite3_mprintf("SELECT coalesce((SELECT v FROM \"%w\".\"%w_config\" WHERE k = 'next'), 0) - 1",
                          zSchema, zIndex);
@@ -2436,7 +2608,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     if (!bNew) GI_CORRUPT("two node numbers have one value");
   }
   /* The pending inserts (<name>_pend): past every edge before them, new nodes last. */
-  zSql = sqlite3_mprintf("SELECT f, t, w, fi, ti, r FROM \"%w\".\"%w_pend\" ORDER BY p", zSchema, zIndex);
+  zSql = giPendSql(zSchema, zIndex, bJson, pInfo->zTable, pInfo->zFrom, pInfo->zTo, pInfo->zWeight);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
@@ -2445,6 +2617,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     int eW = sqlite3_value_type(pW);
     sqlite3_int64 iFi = sqlite3_column_int64(pStmt, 3), iTi = sqlite3_column_int64(pStmt, 4);
+    if (!sqlite3_column_int(pStmt, 6)) continue; /* Not in the table (giPendSql()) */
     if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f) ||
         !graphValueFrom(sqlite3_column_value(pStmt, 1), &t) ||
         (bHasWeight && ((eW != SQLITE_INTEGER && eW != SQLITE_FLOAT) || !(sqlite3_value_double(pW) >= 0)))) {
@@ -2481,6 +2654,11 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     aPend[nPend].r = sqlite3_value_double(pW);
     aPend[nPend].bInt = eW == SQLITE_INTEGER;
     aPend[nPend].iRowid = sqlite3_column_int64(pStmt, 5);
+    /* Each past every edge before it: a copy of an edge held (written by hand) is not a second edge. */
+    if ((nPend > 0 && aPend[nPend].iRowid <= aPend[nPend - 1].iRowid) ||
+        (nPend == 0 && nEdge > 0 && aPend[0].iRowid <= E.iMax)) {
+      GI_CORRUPT("two edges have one rowid");
+    }
     nPend++;
   }
   rc = giScanDone(rc, pStmt);
@@ -2548,6 +2726,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     if (bWeight) p->aInW[iI] = E.aWr[e];
   }
   if (bWeight && !E.bIntWeight) p->bIntWeight = 0;
+  if (bWeight && !E.bRealWeight) p->bRealWeight = 0;
   for (e = 0; e < nPend; e++) {
     sqlite3_int64 iO = aCur[2 * aPend[e].f]++, iI = aCur[2 * aPend[e].t + 1]++;
     p->aOut[iO] = aPend[e].t;
@@ -2555,6 +2734,7 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, int bJso
     if (bWeight) {
       p->aOutW[iO] = p->aInW[iI] = aPend[e].r;
       if (!aPend[e].bInt) p->bIntWeight = 0;
+      if (aPend[e].bInt) p->bRealWeight = 0;
     }
   }
   if (paRowid) {
@@ -2614,9 +2794,9 @@ int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge,
         sqlite3_stricmp(info.zTable, pSrc->zTable) == 0 && sqlite3_stricmp(info.zFrom, pSrc->zFrom) == 0 &&
         sqlite3_stricmp(info.zTo, pSrc->zTo) == 0 &&
         (!bWeight || (info.zWeight && sqlite3_stricmp(info.zWeight, pSrc->zWeight) == 0))) {
-      rc = giUpToDate(db, pSrc->zSchema, zIndex, info.bDeferred, &bOk);
+      rc = giUpToDate(db, pSrc->zSchema, zIndex, &info, &bOk);
       if (rc == SQLITE_OK && bOk) {
-        rc = giLoad(db, pSrc->zSchema, zIndex, pSrc->eLayout == GRAPH_LAYOUT_JSON, bWeight,
+        rc = giLoad(db, pSrc->zSchema, zIndex, &info, pSrc->eLayout == GRAPH_LAYOUT_JSON, bWeight,
                     info.zWeight != NULL, nMaxEdge, bAll, zFunc, p, &bOk, pzErr, NULL);
         *pbLoaded = rc == SQLITE_OK && bOk;
         if (rc == SQLITE_OK && !bOk) *pbLoaded = -1; /* Too big: as from the table */
@@ -2631,6 +2811,16 @@ int graphIndexLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge,
 /**************************************************************************
 ** Checking: the index against a load of the edge table.
 */
+
+/* *pInfo describing index p, its strings borrowed from p (not to be cleared). */
+static void giNames(const gi_vtab *p, GraphIndexInfo *pInfo) {
+  memset(pInfo, 0, sizeof(*pInfo));
+  pInfo->zTable = p->zTable;
+  pInfo->zFrom = p->zFrom;
+  pInfo->zTo = p->zTo;
+  pInfo->zWeight = p->zWeight;
+  pInfo->bDeferred = p->bDeferred;
+}
 
 /* Compare two loads: NULL when equal, else what differs (sqlite3_mprintf). */
 static char *giCompare(const GraphCsr *a, const GraphCsr *b, int bWeight, int *pbNoMem) {
@@ -2668,8 +2858,6 @@ static char *giCompare(const GraphCsr *a, const GraphCsr *b, int bWeight, int *p
   }
   return NULL;
 }
-
-static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale);
 
 /*
 ** The edges' rowids aRowid[0..n), in rowid order, against the table's:
@@ -2709,11 +2897,13 @@ static int giCheckRowids(gi_vtab *p, const sqlite3_int64 *aRowid, sqlite3_int64 
 
 static int giCheck(gi_vtab *p) {
   sqlite3_int64 *aRowid = NULL;
+  GraphIndexInfo names;
   GraphSource src;
   GraphCsr *pTab = NULL, *pIdx = NULL;
   char *zErr = NULL, *zDiff = NULL;
   int rc = SQLITE_OK, bOk = 0, bNoMem = 0, bTrig = 1;
   sqlite3_int64 nPending = 0;
+  giNames(p, &names);
   memset(&src, 0, sizeof(src));
   src.zSchema = p->zDb;
   src.zTable = p->zTable;
@@ -2732,9 +2922,9 @@ static int giCheck(gi_vtab *p) {
     memset(pIdx, 0, sizeof(*pIdx));
     pIdx->nRef = 1;
     pIdx->vals.szElem = (int)sizeof(GraphValue);
-    pIdx->bIntWeight = 1;
-    rc = giLoad(p->db, p->zDb, p->zName, p->bJson, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff, 1,
-                NULL, pIdx, &bOk, &zErr, &aRowid);
+    pIdx->bIntWeight = pIdx->bRealWeight = 1;
+    rc = giLoad(p->db, p->zDb, p->zName, &names, p->bJson, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff,
+                1, NULL, pIdx, &bOk, &zErr, &aRowid);
   }
   if (rc == SQLITE_OK) zDiff = giCompare(pIdx, pTab, p->zWeight != NULL, &bNoMem);
   if (rc == SQLITE_OK && zDiff == NULL && !bNoMem) rc = giCheckRowids(p, aRowid, pIdx->nEdge, &zDiff);
@@ -2792,81 +2982,132 @@ static int giDropTriggers(gi_vtab *p) {
   return rc;
 }
 
-/*
-** The rows a REPLACE may displace besides the one at NEW's rowid: those
-** equal to NEW on every key column of a UNIQUE index of the table (in the
-** index's collation). *pCond gets " OR (s.a = NEW.a COLLATE c AND ...)"
-** per index, *pOf ", a" per column (for the UPDATE OF lists). An index on
-** an expression is not covered (docs/graphs.md).
-*/
-static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf) {
-  sqlite3_stmt *pStmt = NULL;
-  int rc = sqlite3_prepare_v2(
-      p->db,
-      "SELECT l.name, x.name, x.coll, x.cid FROM pragma_index_list(?1, ?2) AS l, "
-      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
-      -1, &pStmt, 0);
-  char *zPrev = NULL;
-  int bSkip = 0;
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
-  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
-    const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
-    const char *zColl = (const char *)sqlite3_column_text(pStmt, 2);
-    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
-    if (bNew) {
-      if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
-      sqlite3_free(zPrev);
-      zPrev = sqlite3_mprintf("%s", zIdx ? zIdx : "");
-      if (zPrev == NULL) rc = SQLITE_NOMEM;
-      bSkip = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
-      if (!bSkip) nosqlBufferAppend(&rc, pCond, " OR (", -1);
-    } else if (sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL) {
-      /* An expression part: the parts so far are a superset (harmless: a stashed list is only rebuilt). */
-      continue;
-    }
-    if (bSkip) continue;
-    nosqlBufferAppendf(&rc, pCond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol, zCol,
-                       zColl ? zColl : "BINARY");
-    nosqlBufferAppendf(&rc, pOf, ", \"%w\"", zCol);
-  }
-  if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
-  sqlite3_free(zPrev);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_finalize(pStmt);
-  else
-    sqlite3_finalize(pStmt);
+/* giUniqueConds()'s column callback: ", "a"" to the OF list, the change test to the WHEN clause. */
+typedef struct GiUniqueCtx GiUniqueCtx;
+struct GiUniqueCtx {
+  NosqlBuffer *pOf;      /* ", "a"" per column */
+  NosqlBuffer *pChanged; /* " OR OLD."a" IS NOT NEW."a" COLLATE BINARY" per column */
+};
+
+static int giUniqueCol(void *pCtx, const char *zCol) {
+  GiUniqueCtx *p = (GiUniqueCtx *)pCtx;
+  int rc = SQLITE_OK;
+  nosqlBufferAppendf(&rc, p->pOf, ", \"%w\"", zCol);
+  nosqlBufferAppendf(&rc, p->pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY", zCol, zCol);
   return rc;
 }
 
 /*
-** Create the triggers, or with pnStale count those missing or not as this
-** version would create them now (a UNIQUE index added since).
+** The rows a REPLACE may displace besides the one at NEW's rowid: those
+** equal to NEW on every key column of a UNIQUE index of the table
+** (nosqlUniqueConds()). *pCond gets " OR (s.a = NEW.a COLLATE c AND ...)"
+** per index, *pOf ", a" per column (for the UPDATE OF lists), *pChanged
+** " OR OLD.a IS NOT NEW.a COLLATE BINARY" per column (for the WHEN clause
+** of an update trigger without a list). An index on an expression is not
+** covered (docs/graphs.md).
+*/
+static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf, NosqlBuffer *pChanged) {
+  GiUniqueCtx ctx;
+  int nIndex;
+  ctx.pOf = pOf;
+  ctx.pChanged = pChanged;
+  return nosqlUniqueConds(p->db, p->zDb, p->zTable, pCond, &nIndex, giUniqueCol, &ctx);
+}
+
+/*
+** *pbGen: from_col, to_col, the weight or a key column of a UNIQUE index
+** is a generated column; *pbGenKey: a key column of a UNIQUE index is. An
+** UPDATE OF list cannot name what they are computed from, so the update
+** triggers then fire on more updates (giCreateTriggers()).
+*/
+static int giGenerated(gi_vtab *p, int *pbGen, int *pbGenKey) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc, bAny = 0;
+  *pbGen = *pbGenKey = 0;
+  /* Most tables have no generated column: one cheap look first. */
+  rc = sqlite3_prepare_v2(p->db, "SELECT 1 FROM pragma_table_xinfo(?1, ?2) WHERE hidden IN (2, 3)", -1,
+                          &pStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+  bAny = sqlite3_step(pStmt) == SQLITE_ROW;
+  rc = sqlite3_finalize(pStmt);
+  pStmt = NULL;
+  if (rc != SQLITE_OK || !bAny) return rc;
+  rc = sqlite3_prepare_v2(
+      p->db,
+      "SELECT count(*), max(c.name IN (SELECT x.name FROM pragma_index_list(?1, ?2) AS l, "
+      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key) COLLATE NOCASE) FROM "
+      "pragma_table_xinfo(?1, ?2) AS c WHERE c.hidden IN (2, 3) AND (c.name IN (?3, ?4, ?5) COLLATE NOCASE "
+      "OR c.name IN (SELECT x.name FROM pragma_index_list(?1, ?2) AS l, pragma_index_xinfo(l.name, ?2) AS x "
+      "WHERE l.\"unique\" AND x.key) COLLATE NOCASE)",
+      -1, &pStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 3, p->zFrom, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 4, p->zTo, -1, SQLITE_STATIC);
+  if (p->zWeight) sqlite3_bind_text(pStmt, 5, p->zWeight, -1, SQLITE_STATIC);
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    *pbGen = sqlite3_column_int(pStmt, 0) > 0;
+    *pbGenKey = sqlite3_column_int(pStmt, 1) > 0;
+  }
+  return sqlite3_finalize(pStmt);
+}
+
+/*
+** Create the triggers, or with pnStale count those missing, on another
+** table, or not as this version would create them now (a UNIQUE index
+** added since, the edge table renamed).
+**
+** The update triggers fire on the rowid through each of its names: an
+** UPDATE OF list matches the names a SET clause uses, and "SET rowid = 10"
+** names no column. With a generated column among those the index reads
+** (giGenerated()) the AFTER trigger fires on every UPDATE, with a WHEN
+** clause that lets through only updates that change the rowid, an
+** endpoint, the weight or a UNIQUE key, compared by type and bytes as the
+** index compares nodes; the BEFORE trigger, which looks for displaced
+** rows, does only when a UNIQUE key column is generated (only a new rowid
+** or UNIQUE key displaces a row).
 */
 static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
-  NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, of = {0, 0, 0}, where = {0, 0, 0};
+  NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, of = {0, 0, 0}, where = {0, 0, 0}, changed = {0, 0, 0};
+  NosqlBuffer ukey = {0, 0, 0};
+  sqlite3_stmt *pHas = NULL; /* With pnStale: the stored text of a trigger */
   char *zIpk = NULL, *zW = NULL;
-  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i;
+  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i, bGen = 0, bGenKey = 0;
   if (rc == SQLITE_OK) rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &zIpk);
   if (rc == SQLITE_OK && zIpk == NULL) rc = SQLITE_ERROR;
-  if (rc == SQLITE_OK) rc = giUniqueConds(p, &cond, &of);
+  if (rc == SQLITE_OK) rc = giUniqueConds(p, &cond, &of, &ukey);
+  if (rc == SQLITE_OK) rc = giGenerated(p, &bGen, &bGenKey);
   nosqlBufferAppend(&rc, &cond, "", 0);
   nosqlBufferAppend(&rc, &of, "", 0);
   zW = p->zWeight ? sqlite3_mprintf("\"%w\"", p->zWeight) : NULL;
   if (rc == SQLITE_OK && p->zWeight && zW == NULL) rc = SQLITE_NOMEM;
+  if (bGen) {
+    /* "OLD.rowid IS NOT NEW.rowid OR OLD."a" IS NOT NEW."a" COLLATE BINARY OR typeof(...) ..." */
+    nosqlBufferAppend(&rc, &changed, "OLD.rowid IS NOT NEW.rowid", -1);
+    for (i = 0; rc == SQLITE_OK && i < 3; i++) {
+      const char *zCol = i == 0 ? p->zFrom : i == 1 ? p->zTo : p->zWeight;
+      if (zCol == NULL) continue;
+      nosqlBufferAppendf(&rc, &changed,
+                         " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY OR typeof(OLD.\"%w\") <> "
+                         "typeof(NEW.\"%w\")",
+                         zCol, zCol, zCol, zCol);
+    }
+    nosqlBufferAppend(&rc, &changed, ukey.a ? (const char *)ukey.a : "", -1);
+  }
   for (i = 0; rc == SQLITE_OK && i < 5; i++) {
-    static const char *const azWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE OF",
-                                         "AFTER UPDATE OF", "AFTER DELETE"};
+    static const char *const azWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE", "AFTER UPDATE",
+                                         "AFTER DELETE"};
     nosqlBufferReset(&b);
     nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" %s", p->zDb, p->zName, azGiTrigger[i],
                        azWhen[i]);
-    if (i == 2) nosqlBufferAppendf(&rc, &b, " \"%w\"%s", zIpk, of.a ? (const char *)of.a : "");
-    if (i == 3) {
-      nosqlBufferAppendf(&rc, &b, " \"%w\", \"%w\", \"%w\"%s", zIpk, p->zFrom, p->zTo,
-                         of.a ? (const char *)of.a : "");
-      if (zW) nosqlBufferAppendf(&rc, &b, ", %s", zW);
+    if ((i == 2 && !bGenKey) || (i == 3 && !bGen)) {
+      nosqlBufferAppendf(&rc, &b, " OF \"%w\", rowid, _rowid_, oid", zIpk);
+      if (i == 3) nosqlBufferAppendf(&rc, &b, ", \"%w\", \"%w\"", p->zFrom, p->zTo);
+      nosqlBufferAppend(&rc, &b, of.a ? (const char *)of.a : "", -1);
+      if (i == 3 && zW) nosqlBufferAppendf(&rc, &b, ", %s", zW);
     }
     /* The rows a REPLACE may displace: at NEW's rowid, or equal on a UNIQUE index. */
     nosqlBufferReset(&where);
@@ -2881,6 +3122,8 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
       /* A WHEN clause is cheap; an INSERT into the table costs a few microseconds even without a row. */
       nosqlBufferAppendf(&rc, &b, " WHEN EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s)", p->zTable,
                          (const char *)where.a);
+    } else if (i == 3 && bGen) {
+      nosqlBufferAppendf(&rc, &b, " WHEN %s", (const char *)changed.a);
     }
     nosqlBufferAppend(&rc, &b, " BEGIN\n", -1);
     if (p->bDeferred) {
@@ -2957,24 +3200,33 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
     nosqlBufferAppend(&rc, &b, "END", 3);
     if (rc == SQLITE_OK && pnStale) {
       /* SQLite stores the text without the schema: compare from the event on. */
-      sqlite3_stmt *pStmt = NULL;
-      char *zSql =
-          sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = '%q%s'",
-                          p->zDb, p->zName, azGiTrigger[i]);
-      rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-      sqlite3_free(zSql);
+      char *zName = sqlite3_mprintf("%s%s", p->zName, azGiTrigger[i]);
+      if (zName == NULL) rc = SQLITE_NOMEM;
+      if (rc == SQLITE_OK && pHas == NULL) {
+        char *zSql = sqlite3_mprintf(
+            "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = ?1 AND tbl_name = ?2 "
+            "COLLATE NOCASE",
+            p->zDb);
+        rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pHas, 0) : SQLITE_NOMEM;
+        sqlite3_free(zSql);
+      }
       if (rc == SQLITE_OK) {
-        int rcStep = sqlite3_step(pStmt);
-        const char *zHas = rcStep == SQLITE_ROW ? (const char *)sqlite3_column_text(pStmt, 0) : NULL;
+        int rcStep;
+        const char *zHas, *zA, *zB = strstr((const char *)b.a, azWhen[i]);
+        sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
+        sqlite3_bind_text(pHas, 2, p->zTable, -1, SQLITE_STATIC);
+        rcStep = sqlite3_step(pHas);
+        zHas = rcStep == SQLITE_ROW ? (const char *)sqlite3_column_text(pHas, 0) : NULL;
         if (rcStep == SQLITE_ROW && zHas == NULL) rc = SQLITE_NOMEM;
-        const char *zA = zHas ? strstr(zHas, azWhen[i]) : NULL, *zB = strstr((const char *)b.a, azWhen[i]);
+        zA = zHas ? strstr(zHas, azWhen[i]) : NULL;
         if (rc == SQLITE_OK && (zA == NULL || zB == NULL || strcmp(zA, zB) != 0)) (*pnStale)++;
         if (rc == SQLITE_OK) {
-          rc = sqlite3_finalize(pStmt);
+          rc = sqlite3_reset(pHas);
         } else {
-          sqlite3_finalize(pStmt);
+          sqlite3_reset(pHas);
         }
       }
+      sqlite3_free(zName);
     } else if (rc == SQLITE_OK) {
       rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
       if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
@@ -2987,6 +3239,9 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
   nosqlBufferFree(&cond);
   nosqlBufferFree(&of);
   nosqlBufferFree(&where);
+  sqlite3_finalize(pHas);
+  nosqlBufferFree(&changed);
+  nosqlBufferFree(&ukey);
   sqlite3_free(zIpk);
   sqlite3_free(zW);
   return rc;
@@ -3358,23 +3613,27 @@ static int giFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
                     sqlite3_value **argv) {
   gi_cursor *pCur = (gi_cursor *)pCursor;
   gi_vtab *p = (gi_vtab *)pCursor->pVtab;
+  GraphIndexInfo names;
   char *zErr = NULL;
   int rc, bOk = 0;
   (void)idxNum, (void)idxStr, (void)argc, (void)argv;
+  giNames(p, &names);
   if (p->zDamage) {
     nosqlVtabError(&p->base, "%s", p->zDamage);
     return SQLITE_CORRUPT_VTAB;
   }
+  rc = giRefuseStale(p);
+  if (rc != SQLITE_OK) return rc;
   graphCsrUnref(pCur->pCsr);
   pCur->pCsr = (GraphCsr *)sqlite3_malloc64(sizeof(GraphCsr));
   if (pCur->pCsr == NULL) return SQLITE_NOMEM;
   memset(pCur->pCsr, 0, sizeof(GraphCsr));
   pCur->pCsr->nRef = 1;
   pCur->pCsr->vals.szElem = (int)sizeof(GraphValue);
-  pCur->pCsr->bIntWeight = 1;
+  pCur->pCsr->bIntWeight = pCur->pCsr->bRealWeight = 1;
   /* Nodes in the order a rowid scan of the edge table meets them: by their first edge. */
-  rc = giLoad(p->db, p->zDb, p->zName, p->bJson, 0, p->zWeight != NULL, 0x7fffffffffffLL, 1, NULL, pCur->pCsr,
-              &bOk, &zErr, NULL);
+  rc = giLoad(p->db, p->zDb, p->zName, &names, p->bJson, 0, p->zWeight != NULL, 0x7fffffffffffLL, 1, NULL,
+              pCur->pCsr, &bOk, &zErr, NULL);
   if (zErr) {
     nosqlVtabError(&p->base, "%s", zErr);
     sqlite3_free(zErr);
@@ -3428,8 +3687,7 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
   } else if (strcmp(zCmd, "fold") == 0) {
     /* Done above */
   } else if (strcmp(zCmd, "insert") == 0) {
-    rc = giOpInsertChecked(p, argv[2 + GI_COL_ROWID], argv[2 + GI_COL_FROM], argv[2 + GI_COL_TO],
-                           argv[2 + GI_COL_WEIGHT]);
+    rc = giOpInsertChecked(p, argv[2 + GI_COL_ROWID]);
     if (rc == SQLITE_OK)
       rc = giExec(p->db, sqlite3_mprintf("DELETE FROM \"%w\".\"%w_flag\"", p->zDb, p->zName));
   } else if (p->bJson && strcmp(zCmd, "sync") == 0 &&
@@ -3460,7 +3718,8 @@ static int giUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite_
       sqlite3_free(zErr);
     }
   } else if (sqlite3_stricmp(zCmd, "refresh") == 0) {
-    rc = giRefresh(p);
+    rc = giRefuseStale(p);
+    if (rc == SQLITE_OK) rc = giRefresh(p);
   } else if (sqlite3_stricmp(zCmd, "integrity-check") == 0) {
     rc = giCheck(p);
   } else {
@@ -3527,4 +3786,9 @@ static sqlite3_module giModule = {
     /* xShadowName */ giShadowName,
 };
 
-int graphIndexRegister(sqlite3 *db) { return sqlite3_create_module_v2(db, "graph_index", &giModule, 0, 0); }
+int graphIndexRegister(sqlite3 *db) {
+  /* The module holds a reference to this connection's GiCurrent. */
+  void *pCur = nosqlConnShared(db, NOSQL_SHARED_GRAPH_INDEX, sizeof(GiCurrent));
+  if (pCur == NULL) return SQLITE_NOMEM;
+  return sqlite3_create_module_v2(db, "graph_index", &giModule, pCur, nosqlConnSharedUnref);
+}

@@ -1022,11 +1022,12 @@ static int graphIntEdgeFlush(GraphIntMap *pInts, GraphEdgeList *pList, const Gra
 
 /*
 ** The weight pW of edge pF -> pT in *pw: SQLITE_OK, or SQLITE_ERROR with
-** *pzErr naming the edge when it is not a number or is negative. *pbInt is
-** cleared for a weight that is not an integer.
+** *pzErr naming the edge when it is not a number or is negative. Clears
+** p->bIntWeight for a weight that is not an integer, p->bRealWeight for one
+** that is.
 */
 static int graphLoadWeight(const char *zFunc, const GraphValue *pF, sqlite3_value *pT, sqlite3_value *pW,
-                           double *pw, int *pbInt, char **pzErr) {
+                           double *pw, GraphCsr *p, char **pzErr) {
   int eType = sqlite3_value_type(pW);
   *pw = sqlite3_value_double(pW);
   if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
@@ -1037,7 +1038,8 @@ static int graphLoadWeight(const char *zFunc, const GraphValue *pF, sqlite3_valu
     *pzErr = graphEdgeError("%s: edge %s -> %s has the negative weight %s", zFunc, pF, pT, pW);
     return SQLITE_ERROR;
   }
-  if (eType != SQLITE_INTEGER) *pbInt = 0;
+  if (eType != SQLITE_INTEGER) p->bIntWeight = 0;
+  if (eType == SQLITE_INTEGER) p->bRealWeight = 0;
   return SQLITE_OK;
 }
 
@@ -1057,9 +1059,10 @@ struct GraphLoader {
   GraphEdgeList list; /* The edges read, as node numbers */
   GraphIntEdge aAhead[GRAPH_LOAD_AHEAD]; /* Integer edges read, not yet numbered */
   int nAhead;                            /* Entries of aAhead used */
-  int rc;      /* graph_load_edge(): the error that stopped the scan, or SQLITE_OK */
-  char *zErr;  /* The message of a row's error (sqlite3_mprintf), or NULL */
-  int bCalled; /* graph_load_edge() was called (see graphCsrLoad()) */
+  int rc;         /* graph_load_edge(): the error that stopped the scan, or SQLITE_OK */
+  char *zErr;     /* The message of a row's error (sqlite3_mprintf), or NULL */
+  int bCalled;    /* graph_load_edge() was called (see graphCsrLoad()) */
+  int bBadWeight; /* The error in zErr is a weight that is not a number or is negative */
 };
 
 /*
@@ -1086,8 +1089,11 @@ static int graphLoaderRow(GraphLoader *pL, sqlite3_value *pF, sqlite3_value *pT,
         memset(&f, 0, sizeof(f));
         f.eType = SQLITE_INTEGER;
         f.iVal = pE->iF;
-        rc = graphLoadWeight(pL->zFunc, &f, pT, pW, &pE->w, &p->bIntWeight, &pL->zErr);
-        if (rc != SQLITE_OK) return rc;
+        rc = graphLoadWeight(pL->zFunc, &f, pT, pW, &pE->w, p, &pL->zErr);
+        if (rc != SQLITE_OK) {
+          pL->bBadWeight = 1;
+          return rc;
+        }
       }
       graphIntMapPrefetch(&pL->ints, pE->iF);
       graphIntMapPrefetch(&pL->ints, pE->iT);
@@ -1127,8 +1133,11 @@ static int graphLoaderRow(GraphLoader *pL, sqlite3_value *pF, sqlite3_value *pT,
     return SQLITE_OK;
   }
   if (pL->bWeight) {
-    rc = graphLoadWeight(pL->zFunc, &f, pT, pW, &w, &p->bIntWeight, &pL->zErr);
-    if (rc != SQLITE_OK) return rc;
+    rc = graphLoadWeight(pL->zFunc, &f, pT, pW, &w, p, &pL->zErr);
+    if (rc != SQLITE_OK) {
+      pL->bBadWeight = 1;
+      return rc;
+    }
   }
   rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
   if (rc == SQLITE_OK) rc = graphEdgeAppend(&pL->list, iF, iT, w);
@@ -1219,7 +1228,7 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
   ld.zFunc = zFunc;
   *ppCsr = NULL;
   *pzErr = NULL;
-  if (!bAll && (pSrc->bView || bWeight)) return SQLITE_OK;
+  if (!bAll && pSrc->bView) return SQLITE_OK;
   p = (GraphCsr *)sqlite3_malloc64(sizeof(*p));
   if (p == NULL) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
@@ -1227,7 +1236,7 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
   p->nRef = 1;
   p->vals.szElem = (int)sizeof(GraphValue);
   p->eLayout = pSrc->eLayout;
-  p->bIntWeight = 1;
+  p->bIntWeight = p->bRealWeight = 1;
   p->cAffFrom = p->cAffTo = 'b';
   if (!bAll) {
     rc = graphCsrColumn(db, pSrc, pSrc->zFrom, &p->cAffFrom, &bOk);
@@ -1272,6 +1281,13 @@ int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, i
       rc = graphLoaderRow(&ld, sqlite3_column_value(pStmt, 0), sqlite3_column_value(pStmt, 1),
                           sqlite3_column_value(pStmt, 2), sqlite3_column_value(pStmt, 3));
     }
+  }
+  if (ld.zErr && ld.bBadWeight && !bAll) {
+    /* A route reports a bad weight only if it reaches the edge: not held, it seeks. */
+    sqlite3_free(ld.zErr);
+    ld.zErr = NULL;
+    rc = SQLITE_OK;
+    bOk = 0;
   }
   if (ld.zErr) {
     *pzErr = ld.zErr;

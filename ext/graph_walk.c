@@ -157,7 +157,7 @@ static int gwNeighbours(sqlite3_vtab *pVtab, const char *zFunc, const GraphSourc
 */
 typedef struct GwCache GwCache;
 struct GwCache {
-  char *zKey;              /* schema, table, from_col, to_col, layout, file; NULL: free slot */
+  char *zKey;              /* schema, table, from_col, to_col, weight_col, layout, file; NULL: free slot */
   GraphCsr *pCsr;          /* The edges, or NULL: the source cannot be held */
   sqlite3_int64 aStamp[3]; /* total_changes, schema_version, data_version at the load */
   sqlite3_int64 iUsed;     /* When last used (gw_vtab.iTick) */
@@ -660,9 +660,12 @@ static int gwWalkEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWe
 ** *ppCsr is a reference the caller owns (graphCsrUnref()) or NULL, and
 ** *pbTried is set when loading was done or is not to be tried again. A
 ** source that cannot be held (graphCsrLoad()) or no memory for it leaves
-** *ppCsr NULL: the caller seeks. zFunc names the caller in messages.
-** SQLITE_OK or an error of reading the source.
+** *ppCsr NULL: the caller seeks. With bLoad == GW_LOAD_NEEDED no memory is
+** SQLITE_NOMEM instead: a route that would search another way without the
+** copy (from one end, where ties may go another way). zFunc names the
+** caller in messages. SQLITE_OK or an error of reading the source.
 */
+#define GW_LOAD_NEEDED 2
 static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc, int bLoad, GraphCsr **ppCsr,
                        int *pbTried) {
   GwShared *p = ((gw_vtab *)pVtab)->pShared;
@@ -681,8 +684,8 @@ static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc
     return SQLITE_OK;
   }
   /* Quoted parts: names with any characters cannot run into one another. */
-  zKey = sqlite3_mprintf("%Q.%Q.%Q.%Q.%d.%Q", pSrc->zSchema, pSrc->zTable, pSrc->zFrom, pSrc->zTo,
-                         pSrc->eLayout, zFile ? zFile : "");
+  zKey = sqlite3_mprintf("%Q.%Q.%Q.%Q.%Q.%d.%Q", pSrc->zSchema, pSrc->zTable, pSrc->zFrom, pSrc->zTo,
+                         pSrc->zWeight, pSrc->eLayout, zFile ? zFile : "");
   if (zKey == NULL) return SQLITE_NOMEM;
   /* The stamps cost two statements: read them only when a copy of this
   ** source is held, or one is about to be made. */
@@ -715,7 +718,7 @@ static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc
     GraphCsr *pCsr = NULL;
     *pbTried = 1;
     rc = graphCsrLoad(p->db, pSrc, GW_CSR_MAX_EDGE, 0, zFunc, &pCsr, &zErr);
-    if (rc == SQLITE_NOMEM) rc = SQLITE_OK; /* Seeking still works */
+    if (rc == SQLITE_NOMEM && bLoad != GW_LOAD_NEEDED) rc = SQLITE_OK; /* Seeking still works */
     if (zErr) nosqlVtabError(pVtab, "%s", zErr);
     sqlite3_free(zErr);
     if (rc == SQLITE_OK && sqlite3_txn_state(p->db, pSrc->zSchema) == SQLITE_TXN_WRITE) {
@@ -1039,11 +1042,16 @@ static const NosqlOption aGpOpt[] = {
 ** breadth-first levels or Dijkstra heap, until they meet. It can when the
 ** source is plain (graphSourcePlain(): a node found backwards is the node a
 ** forward search finds) and both directions are cheap to read: each by an
-** index seek, or from graph_walk's in-memory copy (GraphCsr), which is
-** loaded at once when a direction has no index and after GW_CSR_AFTER
-** expanded nodes otherwise (unweighted searches; weights are read by seeks).
-** Elsewhere side 1 stays at the goal and side 0 alone searches: the
-** one-ended search of earlier versions, same rows.
+** index seek, or from graph_walk's in-memory copy (GraphCsr, with the
+** weight column's values for weighted routes), which is loaded at once when
+** a direction has no index and after GW_CSR_AFTER expanded nodes
+** otherwise. The copy and the seeks give each node's edges in the same
+** order with the same weights (a node whose weights the copy cannot hold
+** exactly is sought: gpCsrWeight()), so where the search starts and what
+** it reads from does not change the route: indexes or none, a graph_index
+** or the table. Elsewhere (not plain, or a direction without an index on a
+** source that cannot be held in memory) side 1 stays at the goal and side
+** 0 alone searches: the one-ended search of earlier versions.
 **
 ** Hops: levels are expanded whole, the side with the smaller level first
 ** (side 0 on a tie), nodes in the order they were met and each node's edges
@@ -1332,13 +1340,42 @@ static int gpSideDir(const gp_cursor *pCur, int s) {
   return pCur->eDir == GRAPH_DIR_OUT ? GRAPH_DIR_IN : GRAPH_DIR_OUT;
 }
 
-/* Expand node iNode on side s from the in-memory copy (plain sources only: no key is converted). */
-static int gpCsrExpand(gp_cursor *pCur, int s, int iNode) {
-  static const GpCost one = {1.0, 1, 1};
+/*
+** The cost of in-memory edge k of direction d (0 out, 1 in) in *pW, as
+** gpSeekEdge() reads it from the row: false when the copy cannot tell it
+** exactly (an integer from 2^53 on held as a double, or weights of both
+** types, whose doubles do not say which each was).
+*/
+static int gpCsrWeight(const gp_cursor *pCur, int d, sqlite3_int64 k, GpCost *pW) {
+  const GraphCsr *pCsr = pCur->pCsr;
+  double r;
+  pW->r = 1.0, pW->i = 1, pW->bInt = 1;
+  if (!pCur->bWeighted) return 1;
+  if (pCsr->aOutW == NULL) return 0;
+  r = d == 0 ? pCsr->aOutW[k] : pCsr->aInW[k];
+  pW->r = r;
+  if (pCsr->bIntWeight) {
+    pW->i = (sqlite3_int64)r;
+    return r < 9007199254740992.0; /* 2^53 itself may be 2^53 + 1 rounded */
+  }
+  pW->i = 0;
+  pW->bInt = 0;
+  return pCsr->bRealWeight;
+}
+
+/*
+** Expand node iNode on side s from the in-memory copy (plain sources only:
+** no key is converted). *pbSeek is set, and nothing done, when a weight of
+** the node's edges is not held exactly: the caller seeks the node instead
+** (the same edges in the same order).
+*/
+static int gpCsrExpand(gp_cursor *pCur, int s, int iNode, int *pbSeek) {
   GraphCsr *pCsr = pCur->pCsr;
   GpNode *pN = GP_AT(&pCur->set, iNode);
   int eDir = gpSideDir(pCur, s), j, d, rc = SQLITE_OK;
   sqlite3_int64 k;
+  GpCost w;
+  *pbSeek = 0;
   if (pCur->aMet == NULL) {
     pCur->aMet = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)pCsr->vals.n + 1));
     if (pCur->aMet == NULL) return SQLITE_NOMEM;
@@ -1350,11 +1387,22 @@ static int gpCsrExpand(gp_cursor *pCur, int s, int iNode) {
     if (j >= 0) pCur->aMet[j] = iNode + 1;
   }
   j = pN->iCsr - 1;
+  for (d = 0; j >= 0 && pCur->bWeighted && d < 2; d++) {
+    const sqlite3_int64 *aOff = d == 0 ? pCsr->aOutOff : pCsr->aInOff;
+    if (!(eDir & (d == 0 ? GRAPH_DIR_OUT : GRAPH_DIR_IN))) continue;
+    for (k = aOff[j]; k < aOff[j + 1]; k++) {
+      if (!gpCsrWeight(pCur, d, k, &w)) {
+        *pbSeek = 1;
+        return SQLITE_OK;
+      }
+    }
+  }
   for (d = 0; j >= 0 && d < 2 && rc == SQLITE_OK; d++) {
     const sqlite3_int64 *aOff = d == 0 ? pCsr->aOutOff : pCsr->aInOff;
     const int *aAdj = d == 0 ? pCsr->aOut : pCsr->aIn;
     if (!(eDir & (d == 0 ? GRAPH_DIR_OUT : GRAPH_DIR_IN))) continue;
-    for (k = aOff[j]; rc == SQLITE_OK && k < aOff[j + 1] && pCur->iMeet < 0; k++) {
+    /* Hops: the level that meets ends the search. Weights: every edge counts. */
+    for (k = aOff[j]; rc == SQLITE_OK && k < aOff[j + 1] && (pCur->bWeighted || pCur->iMeet < 0); k++) {
       int iVal = aAdj[k], iTo = pCur->aMet[iVal] - 1, bNew;
       if (iTo < 0) {
         rc = graphSetAdd(&pCur->set, (GraphValue *)graphSetAt(&pCsr->vals, iVal), &iTo, &bNew);
@@ -1362,7 +1410,8 @@ static int gpCsrExpand(gp_cursor *pCur, int s, int iNode) {
         pCur->aMet[iVal] = iTo + 1;
         GP_AT(&pCur->set, iTo)->iCsr = iVal + 1;
       }
-      rc = gpVisit(pCur, s, iNode, iTo, &one);
+      gpCsrWeight(pCur, d, k, &w);
+      rc = gpVisit(pCur, s, iNode, iTo, &w);
     }
   }
   return rc;
@@ -1408,7 +1457,11 @@ static int gpExpand(gp_cursor *pCur, int s, int iNode) {
     rc = gwCsrAttach(pCur->base.pVtab, "graph_path", &pCur->src, 1, &pCur->pCsr, &pCur->bCsrTried);
     if (rc != SQLITE_OK) return rc;
   }
-  if (pCur->pCsr) return gpCsrExpand(pCur, s, iNode);
+  if (pCur->pCsr) {
+    int bSeek = 0;
+    rc = gpCsrExpand(pCur, s, iNode, &bSeek);
+    if (rc != SQLITE_OK || !bSeek) return rc;
+  }
   pCur->iSide = s;
   return gwNeighbours(pCur->base.pVtab, "graph_path", &pCur->src, &pCur->set, iNode, pCur->apStmt[s],
                       gpSeekEdge, pCur);
@@ -1492,15 +1545,15 @@ static int gpPlan(gp_cursor *pCur) {
   pCur->bCsrTried = 1;
   rc = graphSourcePlain(p->db, &pCur->src, &bPlain);
   if (rc != SQLITE_OK || !bPlain) return rc;
-  if (!pCur->bWeighted) {
-    /* A copy held already serves from the first node; without an index in
-    ** either direction the copy is read now (one scan, not one per node). */
-    pCur->bCsrTried = 0;
-    rc = gwCsrAttach(&p->base, "graph_path", &pCur->src, !bSeek, &pCur->pCsr, &pCur->bCsrTried);
-    if (rc != SQLITE_OK) return rc;
-    if (pCur->pCsr) pCur->bCsrTried = 1;
-  }
-  if (pCur->pCsr == NULL && !bSeek) return SQLITE_OK; /* One-ended, as before */
+  /* A copy held already serves from the first node; without an index in
+  ** either direction the copy is read now (one scan, not one per node).
+  ** With weights too: the copy is of the weight column as well. */
+  pCur->bCsrTried = 0;
+  rc = gwCsrAttach(&p->base, "graph_path", &pCur->src, bSeek ? 0 : GW_LOAD_NEEDED, &pCur->pCsr,
+                   &pCur->bCsrTried);
+  if (rc != SQLITE_OK) return rc;
+  if (pCur->pCsr) pCur->bCsrTried = 1;
+  if (pCur->pCsr == NULL && !bSeek) return SQLITE_OK; /* Cannot be held: one-ended */
   pCur->bBoth = 1;
   zSql = graphSourceNeighbourSql(&pCur->src, eRev);
   rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pCur->apStmt[1], NULL) : SQLITE_NOMEM;

@@ -46,14 +46,21 @@
 ** WITHOUT ROWID table with the columns above (its "rowid" column holds the
 ** base rowid) clustered on (key parts..., rowid), plus an index on rowid.
 ** Three triggers on the base table, "<name>_insert", "<name>_update" (OF
-** the columns the key and the copies read, and the rowid) and
+** the columns the key and the copies read, and the rowid through each of
+** its names; on every UPDATE when a generated column is among them) and
 ** "<name>_delete", delete a row's entries and insert them again from one
 ** SELECT over the base row; they use only built-in SQL, so a connection
 ** that never loaded nosql keeps the index exact too. In deferred mode they
 ** add the rowid to "<name>_log" instead. The update trigger removes the
 ** entries of NEW's rowid too: an UPDATE OR REPLACE that moves a row onto
 ** a taken rowid deletes the row there without a delete trigger unless
-** recursive_triggers is on. The same SELECT, over all rows,
+** recursive_triggers is on. A REPLACE through a UNIQUE index deletes rows
+** at other rowids the same way: with such an index two BEFORE triggers,
+** "<name>_before_insert" and "<name>_before_update", log the rows equal to
+** NEW on each UNIQUE key, and the insert and update triggers drop the
+** entries of those gone (IdxUnique). Reads refuse an index table whose
+** three triggers are not all on the base table itself (a base dropped, or
+** renamed, and a new table made under its name). The same SELECT, over all rows,
 ** is 'rebuild', over the logged rows 'refresh', and compared with the
 ** stored entries it is 'check' and the index_table_drift() function.
 **
@@ -1041,10 +1048,78 @@ static int idxBatch(idxtab_vtab *p, const IdxBase *pBase, int bAll) {
 ** Triggers.
 */
 
-/* Names of the three triggers, by suffix. */
-static const char *const azIdxTrigger[] = {"_insert", "_update", "_delete"};
+/*
+** Names of the triggers, by suffix: the three every index table has, then
+** the two BEFORE triggers of a base table with a UNIQUE index (IdxUnique).
+*/
+static const char *const azIdxTrigger[] = {"_insert", "_update", "_delete", "_before_insert",
+                                           "_before_update"};
+static const char *const azIdxEvent[] = {"AFTER INSERT", "AFTER UPDATE", "AFTER DELETE", "BEFORE INSERT",
+                                         "BEFORE UPDATE"};
+#define IDX_NTRIGGER 5
 
-/* DROP the triggers of index table zName (those that exist). */
+/*
+** What a REPLACE through a UNIQUE index of the base table needs: it deletes
+** the rows equal to NEW on the index's key without a delete trigger
+** (unless recursive_triggers is on), at other rowids than NEW's. The
+** BEFORE triggers put the rowids of the rows equal on each UNIQUE index in
+** "<name>_log" (in sync mode emptied first: it then holds this write's
+** rows only); in sync mode the AFTER triggers then delete the entries of
+** those that are gone, one scalar subquery per UNIQUE index (an IN list
+** would build an ephemeral table on every write, doubling its cost), and
+** empty the log; in deferred mode 'refresh' does. A row logged that the
+** statement did not delete (OR IGNORE, OR FAIL) is only read again. Key parts that are expressions are left
+*out of the
+** condition (a superset of the rows); an index whose first part is one is
+** not covered (docs/index_table.md).
+*/
+typedef struct IdxUnique IdxUnique;
+struct IdxUnique {
+  NosqlBuffer cond; /* " OR (s."a" = NEW."a" COLLATE "c" AND ...)" per index; empty: no UNIQUE index */
+  int *abKey;       /* Per base column: a key column of a UNIQUE index (sqlite3_malloc64'd) */
+  int bGen;         /* One of them is a generated column */
+  int nIndex;       /* UNIQUE indexes in cond: a write displaces at most one row through each */
+};
+
+static void idxUniqueClear(IdxUnique *pU) {
+  nosqlBufferFree(&pU->cond);
+  sqlite3_free(pU->abKey);
+  memset(pU, 0, sizeof(*pU));
+}
+
+/* idxUniqueRead()'s column callback. */
+typedef struct IdxUniqueCtx IdxUniqueCtx;
+struct IdxUniqueCtx {
+  const IdxBase *pB; /* The base table's columns */
+  IdxUnique *pU;     /* What is being read */
+};
+
+static int idxUniqueCol(void *pCtx, const char *zCol) {
+  IdxUniqueCtx *p = (IdxUniqueCtx *)pCtx;
+  int iCol = idxBaseColumn(p->pB, zCol);
+  if (iCol >= 0) {
+    p->pU->abKey[iCol] = 1;
+    if (p->pB->aGen[iCol]) p->pU->bGen = 1;
+  }
+  return SQLITE_OK;
+}
+
+/* Read the UNIQUE indexes of the base table into *pU (cleared first; nosqlUniqueConds()). */
+static int idxUniqueRead(idxtab_vtab *p, const IdxBase *pB, IdxUnique *pU) {
+  IdxUniqueCtx ctx;
+  int rc;
+  memset(pU, 0, sizeof(*pU));
+  pU->abKey = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)(pB->nCol + 1));
+  if (pU->abKey == NULL) return SQLITE_NOMEM;
+  memset(pU->abKey, 0, sizeof(int) * (size_t)(pB->nCol + 1));
+  ctx.pB = pB;
+  ctx.pU = pU;
+  rc = nosqlUniqueConds(p->db, p->zDb, p->zBase, &pU->cond, &pU->nIndex, idxUniqueCol, &ctx);
+  nosqlBufferAppend(&rc, &pU->cond, "", 0);
+  if (rc == SQLITE_OK && pU->nIndex == 0) nosqlBufferReset(&pU->cond);
+  return rc;
+}
+
 /*
 ** Drop index table zName's triggers: those of its trigger names that write
 ** to its shadow tables. A trigger of the user's that happens to have one of
@@ -1058,7 +1133,7 @@ static int idxDropTriggers(idxtab_vtab *p, const char *zName) {
   char *zData = sqlite3_mprintf("\"%w_data\"", zName), *zLog = sqlite3_mprintf("\"%w_log\"", zName);
   if (zSql == NULL || zData == NULL || zLog == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  for (i = 0; i < 3 && rc == SQLITE_OK; i++) {
+  for (i = 0; i < IDX_NTRIGGER && rc == SQLITE_OK; i++) {
     char *zTrigger = sqlite3_mprintf("%s%s", zName, azIdxTrigger[i]);
     int bOurs = 0;
     if (zTrigger == NULL) {
@@ -1084,12 +1159,14 @@ static int idxDropTriggers(idxtab_vtab *p, const char *zName) {
 }
 
 /*
-** The "OF col, ..." list of the update trigger: the columns the key parts
-** and the copies read, and the rowid's names. An empty buffer when a
-** generated column is involved (it changes when the columns it is computed
-** from do, which OF cannot name): the trigger then fires on every UPDATE.
+** The "OF col, ..." list of the update triggers: the columns the key parts
+** and the copies read, the key columns of the UNIQUE indexes (when pU has
+** any), and the rowid's names. An empty buffer when a generated column is
+** involved (it changes when the columns it is computed from do, which OF
+** cannot name): the triggers then fire on every UPDATE.
 */
-static int idxUpdateOf(idxtab_vtab *p, const IdxBase *pB, NosqlBuffer *pOf, char **pzErr) {
+static int idxUpdateOf(idxtab_vtab *p, const IdxBase *pB, const IdxUnique *pU, NosqlBuffer *pOf,
+                       char **pzErr) {
   int *abRead = (int *)sqlite3_malloc64(sizeof(int) * (sqlite3_uint64)(pB->nCol + 1));
   int i, rc = SQLITE_OK, bGen = 0;
   if (abRead == NULL) return SQLITE_NOMEM;
@@ -1105,6 +1182,9 @@ static int idxUpdateOf(idxtab_vtab *p, const IdxBase *pB, NosqlBuffer *pOf, char
   for (i = p->nPart + 1; i < p->nCol; i++) {
     int iCol = idxBaseColumn(pB, p->aCol[i].zName);
     if (iCol >= 0) abRead[iCol] = 1;
+  }
+  for (i = 0; pU->cond.n && i < pB->nCol; i++) {
+    if (pU->abKey[i]) abRead[i] = 1;
   }
   for (i = 0; i < pB->nCol; i++) {
     if (abRead[i] && pB->aGen[i]) bGen = 1;
@@ -1122,64 +1202,107 @@ static int idxUpdateOf(idxtab_vtab *p, const IdxBase *pB, NosqlBuffer *pOf, char
 }
 
 /*
-** (Re)create the three triggers on the base table. Sync: delete the row's
-** entries and insert them again. Deferred: log the rowid (and refuse a
-** row whose each() part is not JSON, as sync does).
+** The CREATE TRIGGER text of trigger i (azIdxTrigger[]) into *pB, given the
+** base's UNIQUE indexes *pU and the update triggers' OF list *pOf. Sync:
+** delete the row's entries and insert them again. Deferred: log the rowid
+** (and refuse a row whose each() part is not JSON, as sync does). The
+** BEFORE triggers (only with a UNIQUE index) log the rows REPLACE may
+** delete (IdxUnique).
 */
+static void idxTriggerSql(int *pRc, NosqlBuffer *b, idxtab_vtab *p, const IdxBase *pB, const IdxUnique *pU,
+                          const NosqlBuffer *pOf, int i) {
+  const char *zRow = i == 2 ? "OLD" : "NEW";
+  int rc = *pRc;
+  nosqlBufferAppendf(&rc, b, "CREATE TRIGGER \"%w\".\"%w%s\" %s%s ON \"%w\"", p->zDb, p->zName,
+                     azIdxTrigger[i], azIdxEvent[i], (i == 1 || i == 4) && pOf->a ? (const char *)pOf->a : "",
+                     p->zBase);
+  if (i >= 3) {
+    /* The condition without its leading " OR " ("0 OR ..." would scan the table). */
+    const char *zCond = (const char *)pU->cond.a + 4;
+    char *zWhere = i == 4 ? sqlite3_mprintf("s.%s IS NOT OLD.%s AND (%s)", pB->zRowid, pB->zRowid, zCond)
+                          : sqlite3_mprintf("(%s)", zCond);
+    if (zWhere == NULL) rc = SQLITE_NOMEM;
+    /* The WHEN clause: the common write, which displaces nothing, costs one probe per UNIQUE index. */
+    nosqlBufferAppendf(&rc, b, " WHEN EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s) BEGIN\n", p->zBase,
+                       zWhere ? zWhere : "");
+    if (!p->bDeferred) nosqlBufferAppendf(&rc, b, "DELETE FROM \"%w_log\";\n", p->zName);
+    nosqlBufferAppendf(
+        &rc, b, "INSERT INTO \"%w_log\"(r) SELECT s.%s FROM \"%w\" AS s WHERE %s ON CONFLICT DO NOTHING;\n",
+        p->zName, pB->zRowid, p->zBase, zWhere ? zWhere : "");
+    sqlite3_free(zWhere);
+  } else {
+    nosqlBufferAppend(&rc, b, " BEGIN\n", -1);
+  }
+  if (i < 3 && p->bDeferred) {
+    /* ON CONFLICT DO NOTHING holds whatever conflict clause the write that fired the trigger has. */
+    nosqlBufferAppendf(&rc, b, "INSERT INTO \"%w_log\"(r) VALUES(%s.%s) ON CONFLICT DO NOTHING;\n", p->zName,
+                       i == 1 ? "OLD" : zRow, pB->zRowid);
+    if (i == 1) {
+      nosqlBufferAppendf(&rc, b,
+                         "INSERT INTO \"%w_log\"(r) SELECT NEW.%s WHERE NEW.%s IS NOT OLD.%s ON CONFLICT DO "
+                         "NOTHING;\n",
+                         p->zName, pB->zRowid, pB->zRowid, pB->zRowid);
+    }
+    if (i != 2 && idxHasEach(p)) {
+      /* The entries are not computed now, but a bad row is refused now as in sync mode. */
+      char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
+      nosqlBufferAppend(&rc, b, "SELECT count(*) FROM (", -1);
+      idxAppendEntries(&rc, b, p, pB, IDX_CTX_TRIGGER, zWhere, 0);
+      nosqlBufferAppend(&rc, b, ");\n", 3);
+      if (zWhere == NULL) rc = SQLITE_NOMEM;
+      sqlite3_free(zWhere);
+    }
+  } else if (i < 3) {
+    if (i != 2 && pU->cond.n) {
+      /* Rows a REPLACE deleted through a UNIQUE index: logged by the BEFORE trigger, gone now. */
+      int k;
+      for (k = 0; k < pU->nIndex; k++) {
+        nosqlBufferAppendf(
+            &rc, b,
+            "DELETE FROM \"%w_data\" WHERE \"rowid\" = (SELECT l.r FROM \"%w_log\" AS l WHERE NOT "
+            "EXISTS (SELECT 1 FROM \"%w\" AS s WHERE s.%s = l.r) ORDER BY l.r LIMIT 1 OFFSET %d);\n",
+            p->zName, p->zName, p->zBase, pB->zRowid, k);
+      }
+      nosqlBufferAppendf(&rc, b, "DELETE FROM \"%w_log\" WHERE EXISTS (SELECT 1 FROM \"%w_log\");\n",
+                         p->zName, p->zName);
+    }
+    /* An update that moves the row onto another rowid (UPDATE OR REPLACE)
+    ** displaced the row there without a delete trigger unless
+    ** recursive_triggers is on: NEW's old entries go too. */
+    if (i == 1) {
+      nosqlBufferAppendf(&rc, b, "DELETE FROM \"%w_data\" WHERE \"rowid\" IN (OLD.%s, NEW.%s);\n", p->zName,
+                         pB->zRowid, pB->zRowid);
+    } else {
+      nosqlBufferAppendf(&rc, b, "DELETE FROM \"%w_data\" WHERE \"rowid\" = %s.%s;\n", p->zName,
+                         i == 0 ? "NEW" : "OLD", pB->zRowid);
+    }
+    if (i != 2) {
+      char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
+      nosqlBufferAppendf(&rc, b, "INSERT INTO \"%w_data\"(", p->zName);
+      idxAppendDataCols(&rc, b, p, "");
+      nosqlBufferAppend(&rc, b, ") ", 2);
+      idxAppendEntries(&rc, b, p, pB, IDX_CTX_TRIGGER, zWhere, 0);
+      nosqlBufferAppend(&rc, b, " ON CONFLICT DO NOTHING;\n", -1);
+      if (zWhere == NULL) rc = SQLITE_NOMEM;
+      sqlite3_free(zWhere);
+    }
+  }
+  nosqlBufferAppend(&rc, b, "END", 3);
+  *pRc = rc;
+}
+
+/* (Re)create the triggers on the base table (idxTriggerSql()). */
 static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
   NosqlBuffer of = {0, 0, 0};
+  IdxUnique u;
   int rc = idxDropTriggers(p, p->zName), i;
-  if (rc == SQLITE_OK) rc = idxUpdateOf(p, pB, &of, pzErr);
-  for (i = 0; i < 3 && rc == SQLITE_OK; i++) {
+  memset(&u, 0, sizeof(u));
+  if (rc == SQLITE_OK) rc = idxUniqueRead(p, pB, &u);
+  if (rc == SQLITE_OK) rc = idxUpdateOf(p, pB, &u, &of, pzErr);
+  for (i = 0; i < IDX_NTRIGGER && rc == SQLITE_OK; i++) {
     NosqlBuffer b = {0, 0, 0};
-    static const char *const azEvent[] = {"INSERT", "UPDATE", "DELETE"};
-    const char *zRow = i == 2 ? "OLD" : "NEW";
-    nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" AFTER %s%s ON \"%w\" BEGIN\n", p->zDb,
-                       p->zName, azIdxTrigger[i], azEvent[i], i == 1 && of.a ? (const char *)of.a : "",
-                       p->zBase);
-    if (p->bDeferred) {
-      /* ON CONFLICT DO NOTHING holds whatever conflict clause the write that fired the trigger has. */
-      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_log\"(r) VALUES(%s.%s) ON CONFLICT DO NOTHING;\n",
-                         p->zName, i == 1 ? "OLD" : zRow, pB->zRowid);
-      if (i == 1) {
-        nosqlBufferAppendf(
-            &rc, &b,
-            "INSERT INTO \"%w_log\"(r) SELECT NEW.%s WHERE NEW.%s IS NOT OLD.%s ON CONFLICT DO "
-            "NOTHING;\n",
-            p->zName, pB->zRowid, pB->zRowid, pB->zRowid);
-      }
-      if (i != 2 && idxHasEach(p)) {
-        /* The entries are not computed now, but a bad row is refused now as in sync mode. */
-        char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
-        nosqlBufferAppend(&rc, &b, "SELECT count(*) FROM (", -1);
-        idxAppendEntries(&rc, &b, p, pB, IDX_CTX_TRIGGER, zWhere, 0);
-        nosqlBufferAppend(&rc, &b, ");\n", 3);
-        if (zWhere == NULL) rc = SQLITE_NOMEM;
-        sqlite3_free(zWhere);
-      }
-    } else {
-      /* An update that moves the row onto another rowid (UPDATE OR REPLACE)
-      ** displaced the row there without a delete trigger unless
-      ** recursive_triggers is on: NEW's old entries go too. */
-      if (i == 1) {
-        nosqlBufferAppendf(&rc, &b, "DELETE FROM \"%w_data\" WHERE \"rowid\" IN (OLD.%s, NEW.%s);\n",
-                           p->zName, pB->zRowid, pB->zRowid);
-      } else {
-        nosqlBufferAppendf(&rc, &b, "DELETE FROM \"%w_data\" WHERE \"rowid\" = %s.%s;\n", p->zName,
-                           i == 0 ? "NEW" : "OLD", pB->zRowid);
-      }
-      if (i != 2) {
-        char *zWhere = sqlite3_mprintf("b.%s = NEW.%s", pB->zRowid, pB->zRowid);
-        nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_data\"(", p->zName);
-        idxAppendDataCols(&rc, &b, p, "");
-        nosqlBufferAppend(&rc, &b, ") ", 2);
-        idxAppendEntries(&rc, &b, p, pB, IDX_CTX_TRIGGER, zWhere, 0);
-        nosqlBufferAppend(&rc, &b, " ON CONFLICT DO NOTHING;\n", -1);
-        if (zWhere == NULL) rc = SQLITE_NOMEM;
-        sqlite3_free(zWhere);
-      }
-    }
-    nosqlBufferAppend(&rc, &b, "END", 3);
+    if (i >= 3 && u.cond.n == 0) break;
+    idxTriggerSql(&rc, &b, p, pB, &u, &of, i);
     if (rc == SQLITE_OK) {
       rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
       if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
@@ -1194,6 +1317,7 @@ static int idxCreateTriggers(idxtab_vtab *p, const IdxBase *pB, char **pzErr) {
     nosqlBufferFree(&b);
   }
   nosqlBufferFree(&of);
+  idxUniqueClear(&u);
   return rc;
 }
 
@@ -1284,12 +1408,18 @@ static char *idxDriftSql(idxtab_vtab *p, const IdxBase *pBase, int bSkipPending)
 
 /*
 ** Triggers of the index table that are missing: a bit per azIdxTrigger[]
-** entry; bit 3: the update trigger of a sync table is one made by
-** version 0.1.0, which leaves the entries of a row that UPDATE OR REPLACE
-** displaced by moving another row onto its rowid ('rebuild' makes it anew).
+** entry (the BEFORE ones only when the base has a UNIQUE index; also set
+** when one is not as this version makes it, e.g. a UNIQUE index added
+** since); bit 5: the update trigger of a sync table is one made by version
+** 0.1.0, which leaves the entries of a row that UPDATE OR REPLACE
+** displaced by moving another row onto its rowid ('rebuild' makes it
+** anew). Only triggers on the base table itself count.
 */
-static int idxMissingTriggers(idxtab_vtab *p, int *pmMissing) {
+static int idxMissingTriggers(idxtab_vtab *p, const IdxBase *pB, int *pmMissing) {
   sqlite3_stmt *pStmt = NULL;
+  NosqlBuffer of = {0, 0, 0}, want = {0, 0, 0};
+  IdxUnique u;
+  char *zErr = NULL;
   char *zSql = sqlite3_mprintf(
       "SELECT name, sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 "
       "COLLATE NOCASE",
@@ -1297,27 +1427,46 @@ static int idxMissingTriggers(idxtab_vtab *p, int *pmMissing) {
   int rc, i;
   *pmMissing = 7;
   if (zSql == NULL) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  rc = idxUniqueRead(p, pB, &u);
+  if (rc == SQLITE_OK && u.cond.n) {
+    *pmMissing |= 24;
+    rc = idxUpdateOf(p, pB, &u, &of, &zErr);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
-  while (sqlite3_step(pStmt) == SQLITE_ROW) {
+  sqlite3_free(zErr);
+  if (rc == SQLITE_OK) sqlite3_bind_text(pStmt, 1, p->zBase, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
     const char *zBody = (const char *)sqlite3_column_text(pStmt, 1);
-    for (i = 0; zName && i < 3; i++) {
+    for (i = 0; zName && i < IDX_NTRIGGER && rc == SQLITE_OK; i++) {
       char *zWant = sqlite3_mprintf("%s%s", p->zName, azIdxTrigger[i]);
       if (zWant == NULL) {
-        sqlite3_finalize(pStmt);
-        return SQLITE_NOMEM;
-      }
-      if (sqlite3_stricmp(zWant, zName) == 0) {
-        *pmMissing &= ~(1 << i);
-        if (i == 1 && !p->bDeferred && zBody && strstr(zBody, "\"rowid\" IN (OLD.") == NULL) *pmMissing |= 8;
+        rc = SQLITE_NOMEM;
+      } else if (sqlite3_stricmp(zWant, zName) == 0) {
+        if (i < 3 || u.cond.n) *pmMissing &= ~(1 << i);
+        if (i == 1 && !p->bDeferred && zBody && strstr(zBody, "\"rowid\" IN (OLD.") == NULL) *pmMissing |= 32;
+        if (i >= 3 && u.cond.n) {
+          /* SQLite keeps the text without the schema: compare from the event on. */
+          const char *zA, *zB;
+          nosqlBufferReset(&want);
+          idxTriggerSql(&rc, &want, p, pB, &u, &of, i);
+          zA = zBody ? strstr(zBody, azIdxEvent[i]) : NULL;
+          zB = rc == SQLITE_OK ? strstr((const char *)want.a, azIdxEvent[i]) : NULL;
+          if (rc == SQLITE_OK && (zA == NULL || zB == NULL || strcmp(zA, zB) != 0)) *pmMissing |= 1 << i;
+        }
       }
       sqlite3_free(zWant);
     }
   }
-  return sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  nosqlBufferFree(&of);
+  nosqlBufferFree(&want);
+  idxUniqueClear(&u);
+  return rc;
 }
 
 /*
@@ -1352,7 +1501,7 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
     rc = sqlite3_finalize(pStmt);
   else
     sqlite3_finalize(pStmt);
-  if (rc == SQLITE_OK) rc = idxMissingTriggers(p, &mMissing);
+  if (rc == SQLITE_OK) rc = idxMissingTriggers(p, pBase, &mMissing);
   if (rc == SQLITE_OK && pBase->zIpk == NULL) {
     /* An index table made before bases without one were refused. */
     nosqlBufferAppendf(
@@ -1377,7 +1526,15 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
       if (mMissing & (1 << k))
         nosqlBufferAppendf(&rc, &msg, "; trigger '%s%s' is missing", p->zName, azIdxTrigger[k]);
     }
-    if (mMissing & 8) {
+    for (k = 3; k < IDX_NTRIGGER; k++) {
+      if (mMissing & (1 << k)) {
+        nosqlBufferAppendf(&rc, &msg,
+                           "; trigger '%s%s' is missing or out of date (it misses rows displaced by REPLACE "
+                           "through a UNIQUE index)",
+                           p->zName, azIdxTrigger[k]);
+      }
+    }
+    if (mMissing & 32) {
       nosqlBufferAppendf(
           &rc, &msg, "; trigger '%s_update' is out of date (it misses rows displaced by UPDATE OR REPLACE)",
           p->zName);
@@ -1854,16 +2011,17 @@ static int idxColumnSlot(const idxtab_vtab *p, int iCol) {
 
 /*
 ** Whether the base table still exists, and how many of the index table's
-** three triggers do (reads refuse to answer for a dropped base, or for one
-** dropped and created again, which took the triggers with it).
+** three triggers are on it (reads refuse to answer for a dropped base, for
+** one dropped and created again, which took the triggers with it, and for
+** a new table of the base's name after the base was renamed, which took
+** them along).
 */
 static int idxBaseExists(idxtab_vtab *p, int *pbExists, int *pnTrigger) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql = sqlite3_mprintf(
       "SELECT (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE), "
-      "(SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name IN (?2 || '%s', ?2 || "
-      "'%s', "
-      "?2 || '%s') COLLATE NOCASE)",
+      "(SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE "
+      "AND name IN (?2 || '%s', ?2 || '%s', ?2 || '%s') COLLATE NOCASE)",
       p->zDb, p->zDb, azIdxTrigger[0], azIdxTrigger[1], azIdxTrigger[2]);
   int rc;
   *pbExists = *pnTrigger = 0;
@@ -1909,10 +2067,11 @@ static int idxBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
       return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
     if (rc == SQLITE_OK && nTrigger < 3) {
-      nosqlVtabError(pVtab,
-                     "index_table '%s': %d of its 3 triggers on '%s' are missing (was the table dropped and "
-                     "created again?); INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') makes them again",
-                     p->zName, 3 - nTrigger, p->zBase, p->zName, p->zName);
+      nosqlVtabError(
+          pVtab,
+          "index_table '%s': %d of its 3 triggers on '%s' are missing (was the table dropped or renamed and "
+          "created again?); INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') makes them again",
+          p->zName, 3 - nTrigger, p->zBase, p->zName, p->zName);
       return SQLITE_ERROR;
     }
   }

@@ -66,13 +66,19 @@
 ** Special commands: INSERT INTO audience(audience) VALUES('rebuild'),
 ** ('integrity-check'), ('optimize'), and
 ** INSERT INTO audience(audience, rowid) VALUES('delete', 7) (old values
-** may follow the rowid: read under direct=off, ignored otherwise).
+** may follow the rowid: read under direct=off, ignored otherwise), and,
+** for mode='sync''s own triggers, ('displace', rowid, values...).
 ** Option content=TABLE indexes an existing table: field values are read
 ** from TABLE's columns of the same names by rowid, the application keeps
 ** the index in step (triggers), and 'rebuild' re-reads TABLE. TABLE needs
 ** an INTEGER PRIMARY KEY (VACUUM may renumber the rowids of a table
 ** without one). An INSERT or UPDATE onto a taken rowid under OR REPLACE
 ** (inherited by a trigger from the write that fired it) replaces.
+**
+** Option mode='sync' with content= (which implies direct=off, below): the
+** index creates and owns triggers on TABLE that keep it in step through
+** every INSERT, UPDATE (of the rowid too), DELETE and REPLACE, and drops
+** them with the index ("mode = 'sync'" below, docs/inverted_index.md).
 **
 ** Option direct=off with content= takes FTS5's external-content rule:
 ** no direct index, no per-element term ids, no <name>_docs; a document's
@@ -389,6 +395,13 @@ static void iiTermFree(IiTerm *t) {
 }
 
 /* Forget every cached term, posting list and pending change. */
+/* mode = 'sync': forget the rows 'displace' kept (iiStashAdd). */
+static void iiStashClear(inverted_index_vtab *p) {
+  int i;
+  for (i = 0; i < p->nStash * (p->nField + 1); i++) sqlite3_value_free(p->apStash[i]);
+  p->nStash = 0;
+}
+
 static void iiCacheClear(inverted_index_vtab *p) {
   size_t i;
   for (i = 0; i < p->nSlot; i++) {
@@ -406,6 +419,7 @@ static void iiCacheClear(inverted_index_vtab *p) {
   iiDocMapUnref(p->pMap);
   p->pMap = NULL;
   for (i = 0; p->aElemNext && i < (size_t)p->nField; i++) p->aElemNext[i] = -1;
+  iiStashClear(p);
 }
 
 /* Slot of (iCode, z, n) in aByName: the entry or the empty slot. */
@@ -1337,8 +1351,10 @@ int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitma
 ** Everything a read needs: fresh caches, pending writes merged, the
 ** document map loaded.
 */
+static int iiSyncReadCheck(inverted_index_vtab *p);
 int iiReadBegin(inverted_index_vtab *p) {
-  int rc = iiCacheCheck(p);
+  int rc = p->bSync ? iiSyncReadCheck(p) : SQLITE_OK;
+  if (rc == SQLITE_OK) rc = iiCacheCheck(p);
   if (rc == SQLITE_OK) rc = iiFlush(p);
   if (rc == SQLITE_OK) rc = iiDocMapLoad(p);
   return rc;
@@ -2867,6 +2883,288 @@ static char *iiSourceSql(inverted_index_vtab *p) {
   return (char *)b.a;
 }
 
+/*--------------------------------------------------------------------------
+** mode = 'sync': the triggers on the content table that keep the index in
+** step, named <name>_bi, _ai, _bu, _au, _ad (docs/inverted_index.md,
+** "Keeping in step"). The AFTER triggers write the new row and 'delete'
+** the old one with its values. A REPLACE deletes the rows it displaces
+** without a DELETE trigger unless recursive_triggers is on, so the BEFORE
+** triggers give 'displace' the rows it may displace (at NEW's rowid, or
+** equal to NEW on a UNIQUE index) with their values, which the index
+** keeps (iiStashAdd); the AFTER trigger's INSERT of the new row then takes
+** out those that are gone from the content table, or sit at the new
+** row's rowid, and are still indexed (iiStashSettle). Whether the write
+** replaced (OR REPLACE, a constraint's ON CONFLICT REPLACE) or not
+** (ABORT, FAIL, IGNORE, an UPSERT's DO UPDATE) is thus what the content
+** table shows, not what the index guesses.
+*/
+static const char *const azIiTrigger[] = {"_bi", "_ai", "_bu", "_au", "_ad"};
+static const char *const azIiWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE", "AFTER UPDATE",
+                                       "AFTER DELETE"};
+
+/* DROP index zName's triggers (those that exist). */
+static int iiDropTriggers(inverted_index_vtab *p, const char *zName) {
+  int rc = SQLITE_OK, i;
+  for (i = 0; rc == SQLITE_OK && i < 5; i++) {
+    rc = iiExec(p, sqlite3_mprintf("DROP TRIGGER IF EXISTS \"%w\".\"%w%s\"", p->zDb, zName, azIiTrigger[i]));
+  }
+  return rc;
+}
+
+/*
+** The rows a REPLACE may displace besides the one at NEW's rowid: *pCond
+** gets " OR (s.a = NEW.a COLLATE c AND ...)" per UNIQUE index of the
+** content table, *pChanged " OR OLD.a IS NOT NEW.a" per key column. A
+** partial index or one on an expression is refused (*pzErr): a row it
+** displaced would go unseen, or a row it does not displace be taken out.
+*/
+static int iiUniqueConds(inverted_index_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pChanged, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zPrev = NULL;
+  int rc = sqlite3_prepare_v2(
+      p->db,
+      "SELECT l.name, l.partial, x.name, x.coll FROM pragma_index_list(?1, ?2) AS l, "
+      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
+      -1, &pStmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, p->zContent, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zCol = (const char *)sqlite3_column_text(pStmt, 2);
+    const char *zColl = (const char *)sqlite3_column_text(pStmt, 3);
+    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
+    if (zIdx == NULL) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    if (sqlite3_column_int(pStmt, 1) || zCol == NULL) {
+      *pzErr = sqlite3_mprintf(
+          "inverted_index: mode='sync' cannot follow content table '%s': its UNIQUE index '%s' is %s, so "
+          "the rows a REPLACE displaces through it cannot be found",
+          p->zContent, zIdx, sqlite3_column_int(pStmt, 1) ? "partial" : "on an expression");
+      rc = SQLITE_ERROR;
+      break;
+    }
+    if (bNew) {
+      if (zPrev) nosqlBufferAppend(&rc, pCond, ")", 1);
+      sqlite3_free(zPrev);
+      zPrev = sqlite3_mprintf("%s", zIdx);
+      if (zPrev == NULL) rc = SQLITE_NOMEM;
+      nosqlBufferAppend(&rc, pCond, " OR (", -1);
+    }
+    nosqlBufferAppendf(&rc, pCond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol, zCol,
+                       zColl ? zColl : "BINARY");
+    nosqlBufferAppendf(&rc, pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\"", zCol, zCol);
+  }
+  if (zPrev && rc == SQLITE_OK) nosqlBufferAppend(&rc, pCond, ")", 1);
+  sqlite3_free(zPrev);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(pStmt);
+  else
+    sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/* Append ", <zPre>"f1", <zPre>"f2"...": the fields, as columns or as NEW./OLD./s. values. */
+static void iiAppendFields(int *pRc, NosqlBuffer *pB, inverted_index_vtab *p, const char *zPre) {
+  int i;
+  for (i = 0; i < p->nField; i++) nosqlBufferAppendf(pRc, pB, ", %s\"%w\"", zPre, p->azField[i]);
+}
+
+/*
+** Create the triggers (after dropping those of that name), or with
+** pnStale count those missing, on another table than the content table,
+** or not as this version would create them now (a UNIQUE index added
+** since, the content table renamed). An error about the content table
+** (missing, no INTEGER PRIMARY KEY, a column missing) is *pzErr.
+*/
+static int iiSyncTriggers(inverted_index_vtab *p, char **pzErr, int *pnStale) {
+  NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, changed = {0, 0, 0}, where = {0, 0, 0};
+  char *zIpk = NULL;
+  sqlite3_stmt *pStmt = NULL;
+  int rc, i, k;
+  rc = nosqlRowidAlias(p->db, p->zDb, p->zContent, &zIpk);
+  if (rc == SQLITE_OK && zIpk == NULL) {
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: mode='sync' needs content table '%s' with an INTEGER PRIMARY KEY (does it exist?)",
+        p->zContent);
+    rc = SQLITE_ERROR;
+  }
+  for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+    int bHas = 0;
+    if (pStmt == NULL) {
+      rc = sqlite3_prepare_v2(
+          p->db, "SELECT 1 FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
+      if (rc != SQLITE_OK) break;
+      sqlite3_bind_text(pStmt, 1, p->zContent, -1, SQLITE_STATIC);
+      sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
+    }
+    sqlite3_bind_text(pStmt, 3, p->azField[i], -1, SQLITE_STATIC);
+    bHas = sqlite3_step(pStmt) == SQLITE_ROW;
+    rc = sqlite3_reset(pStmt);
+    if (rc == SQLITE_OK && !bHas) {
+      *pzErr = sqlite3_mprintf("inverted_index: content table '%s' has no column '%s'", p->zContent,
+                               p->azField[i]);
+      rc = SQLITE_ERROR;
+    }
+  }
+  sqlite3_finalize(pStmt);
+  pStmt = NULL;
+  if (rc == SQLITE_OK) rc = iiUniqueConds(p, &cond, &changed, pzErr);
+  nosqlBufferAppend(&rc, &cond, "", 0);
+  nosqlBufferAppend(&rc, &changed, "", 0);
+  if (rc == SQLITE_OK && !pnStale) rc = iiDropTriggers(p, p->zName);
+  for (i = 0; rc == SQLITE_OK && i < 5; i++) {
+    const char *zRow = i == 4 ? "OLD." : "NEW.";
+    nosqlBufferReset(&b);
+    nosqlBufferReset(&where);
+    nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" %s ON \"%w\"", p->zDb, p->zName,
+                       azIiTrigger[i], azIiWhen[i], p->zContent);
+    if (i == 0) {
+      nosqlBufferAppendf(&rc, &where, "s.\"%w\" = NEW.\"%w\"%s", zIpk, zIpk, (const char *)cond.a);
+    } else if (i == 2) {
+      nosqlBufferAppendf(&rc, &where, "s.\"%w\" IS NOT OLD.\"%w\" AND (s.\"%w\" = NEW.\"%w\"%s)", zIpk, zIpk,
+                         zIpk, zIpk, (const char *)cond.a);
+      /* Only a write of the rowid or of a UNIQUE key can displace a row. */
+      nosqlBufferAppendf(&rc, &b, " WHEN (OLD.\"%w\" IS NOT NEW.\"%w\"%s) AND", zIpk, zIpk,
+                         (const char *)changed.a);
+    } else if (i == 3) {
+      /* A plain UPDATE trigger (UPDATE OF does not fire for SET rowid = ...);
+      ** a write of a UNIQUE key may have displaced a row its INSERT settles. */
+      nosqlBufferAppendf(&rc, &b, " WHEN OLD.\"%w\" IS NOT NEW.\"%w\"%s", zIpk, zIpk,
+                         (const char *)changed.a);
+      for (k = 0; k < p->nField; k++) {
+        const char *z = p->azField[k];
+        /* Binary and typed: 'a' and 'A' under NOCASE, 1 and 1.0 are other terms. */
+        nosqlBufferAppendf(
+            &rc, &b,
+            " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY OR typeof(OLD.\"%w\") IS NOT typeof(NEW.\"%w\")",
+            z, z, z, z);
+      }
+    }
+    if (i == 0) nosqlBufferAppend(&rc, &b, " WHEN", -1);
+    if (i == 0 || i == 2) {
+      /* A WHEN is cheaper than an INSERT that finds no row. */
+      nosqlBufferAppendf(&rc, &b, " EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s)", p->zContent,
+                         (const char *)where.a);
+    }
+    nosqlBufferAppend(&rc, &b, " BEGIN\n", -1);
+    if (i == 0 || i == 2) {
+      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\"(\"%w\", rowid", p->zName, p->zName);
+      iiAppendFields(&rc, &b, p, "");
+      nosqlBufferAppendf(&rc, &b, ") SELECT 'displace', s.\"%w\"", zIpk);
+      iiAppendFields(&rc, &b, p, "s.");
+      nosqlBufferAppendf(&rc, &b, " FROM \"%w\" AS s WHERE %s;\n", p->zContent, (const char *)where.a);
+    }
+    if (i == 3 || i == 4) {
+      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\"(\"%w\", rowid", p->zName, p->zName);
+      iiAppendFields(&rc, &b, p, "");
+      nosqlBufferAppendf(&rc, &b, ") VALUES('delete', OLD.\"%w\"", zIpk);
+      iiAppendFields(&rc, &b, p, "OLD.");
+      nosqlBufferAppend(&rc, &b, ");\n", -1);
+    }
+    if (i == 1 || i == 3) {
+      nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\"(rowid", p->zName);
+      iiAppendFields(&rc, &b, p, "");
+      nosqlBufferAppendf(&rc, &b, ") VALUES(%s\"%w\"", zRow, zIpk);
+      iiAppendFields(&rc, &b, p, zRow);
+      nosqlBufferAppend(&rc, &b, ");\n", -1);
+    }
+    nosqlBufferAppend(&rc, &b, "END", 3);
+    if (rc == SQLITE_OK && pnStale) {
+      /* SQLite stores the text without the schema: compared from the event on. */
+      char *zSql = sqlite3_mprintf(
+          "SELECT tbl_name, sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = '%q%s'", p->zDb,
+          p->zName, azIiTrigger[i]);
+      rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+      sqlite3_free(zSql);
+      if (rc == SQLITE_OK) {
+        int bRow = sqlite3_step(pStmt) == SQLITE_ROW;
+        const char *zTbl = bRow ? (const char *)sqlite3_column_text(pStmt, 0) : NULL;
+        const char *zHas = bRow ? (const char *)sqlite3_column_text(pStmt, 1) : NULL;
+        const char *zA = zHas ? strstr(zHas, azIiWhen[i]) : NULL;
+        const char *zB = strstr((const char *)b.a, azIiWhen[i]);
+        if (zTbl == NULL || sqlite3_stricmp(zTbl, p->zContent) != 0 || zA == NULL || zB == NULL ||
+            strcmp(zA, zB) != 0) {
+          (*pnStale)++;
+        }
+        rc = sqlite3_finalize(pStmt);
+        pStmt = NULL;
+      }
+    } else if (rc == SQLITE_OK) {
+      rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
+      if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+        *pzErr = sqlite3_mprintf("inverted_index: cannot create trigger '%s%s': %s", p->zName, azIiTrigger[i],
+                                 sqlite3_errmsg(p->db));
+      }
+    }
+  }
+  nosqlBufferFree(&b);
+  nosqlBufferFree(&cond);
+  nosqlBufferFree(&changed);
+  nosqlBufferFree(&where);
+  sqlite3_free(zIpk);
+  return rc;
+}
+
+/*
+** 'integrity-check' of a sync index: its triggers are there, on the
+** content table, as this version makes them. SQLITE_CORRUPT_VTAB if not.
+*/
+static int iiSyncCheck(inverted_index_vtab *p) {
+  char *zErr = NULL;
+  int nStale = 0, rc = iiSyncTriggers(p, &zErr, &nStale);
+  if (rc == SQLITE_ERROR && zErr) {
+    nosqlVtabError(&p->base, "inverted_index: integrity-check failed: %s", zErr + 16);
+    rc = SQLITE_CORRUPT_VTAB;
+  } else if (rc == SQLITE_OK && nStale) {
+    nosqlVtabError(
+        &p->base,
+        "inverted_index: integrity-check failed: %d of the 5 triggers that keep %s in step with %s "
+        "are missing or out of date ('rebuild' makes them again)",
+        nStale, p->zName, p->zContent);
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  sqlite3_free(zErr);
+  return rc;
+}
+
+/*
+** mode = 'sync': a read refuses to answer for an index whose triggers are
+** missing or not on the content table (dropped, renamed, or dropped and
+** created again): checked once per change of the schema.
+*/
+static int iiSyncReadCheck(inverted_index_vtab *p) {
+  int rc = SQLITE_OK, iVersion = -1;
+  if (p->pSchemaVersion == NULL) {
+    char *zSql = sqlite3_mprintf("PRAGMA \"%w\".schema_version", p->zDb);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &p->pSchemaVersion, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if (rc == SQLITE_OK) {
+    if (sqlite3_step(p->pSchemaVersion) == SQLITE_ROW) iVersion = sqlite3_column_int(p->pSchemaVersion, 0);
+    rc = sqlite3_reset(p->pSchemaVersion);
+  }
+  if (rc == SQLITE_OK && (iVersion < 0 || iVersion != p->iSyncVersion)) {
+    char *zErr = NULL;
+    int nStale = 0;
+    rc = iiSyncTriggers(p, &zErr, &nStale);
+    if (rc == SQLITE_ERROR && zErr) {
+      nosqlVtabError(&p->base, "inverted_index: %s is not in step: %s", p->zName, zErr + 16);
+    } else if (rc == SQLITE_OK && nStale) {
+      nosqlVtabError(&p->base,
+                     "inverted_index: %s is not in step with %s: %d of its 5 triggers are missing or out of "
+                     "date ('rebuild' makes them again)",
+                     p->zName, p->zContent, nStale);
+      rc = SQLITE_ERROR;
+    }
+    sqlite3_free(zErr);
+    if (rc == SQLITE_OK) p->iSyncVersion = iVersion;
+  }
+  return rc;
+}
+
 /* 'rebuild': reindex every row of the source from scratch. */
 static int iiRebuild(inverted_index_vtab *p) {
   int rc = SQLITE_OK, i;
@@ -2876,6 +3174,19 @@ static int iiRebuild(inverted_index_vtab *p) {
   char *zSql = iiSourceSql(p);
   int nCol = p->nField + 1;
   if (zSql == NULL) return SQLITE_NOMEM;
+  if (p->bSync) {
+    /* The triggers made again: 'rebuild' repairs a sync index whole. */
+    char *zErr = NULL;
+    rc = iiSyncTriggers(p, &zErr, NULL);
+    if (zErr) {
+      nosqlVtabError(&p->base, "%s", zErr);
+      sqlite3_free(zErr);
+    }
+    if (rc != SQLITE_OK) {
+      sqlite3_free(zSql);
+      return rc;
+    }
+  }
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   if (rc != SQLITE_OK) {
@@ -3493,6 +3804,7 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
   sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
   if (apVal == NULL) return SQLITE_NOMEM;
   if (rc == SQLITE_OK && p->zContent) rc = iiContentStable(p, 1, NULL);
+  if (rc == SQLITE_OK && p->bSync) rc = iiSyncCheck(p);
   if (rc == SQLITE_OK && p->bNoDirect) {
     sqlite3_free(apVal);
     if (p->bElems) rc = iiElemsCheckRanges(p);
@@ -3771,6 +4083,9 @@ static void iiVtabFree(inverted_index_vtab *p) {
   sqlite3_free(p->aazKey);
   sqlite3_free(p->aeLayout);
   sqlite3_free(p->aElemNext);
+  iiStashClear(p);
+  sqlite3_free(p->apStash);
+  sqlite3_finalize(p->pSchemaVersion);
   sqlite3_free(p->zContent);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
@@ -3785,7 +4100,7 @@ static void iiVtabFree(inverted_index_vtab *p) {
 static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                   char **pzErr, int bCreate) {
   inverted_index_vtab *p;
-  int rc = SQLITE_OK, i, j, bDirectSeen = 0;
+  int rc = SQLITE_OK, i, j, bDirectSeen = 0, bModeSeen = 0;
   NosqlBuffer decl = {0, 0, 0};
   *ppVtab = NULL;
   p = (inverted_index_vtab *)sqlite3_malloc64(sizeof(*p));
@@ -3793,6 +4108,7 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   memset(p, 0, sizeof(*p));
   p->db = db;
   p->iDataVersion = -1;
+  p->iSyncVersion = -1;
   p->iBulkDoc = -1;
   p->iTermMaxStored = -1;
   p->iDocNext = -1;
@@ -3828,8 +4144,19 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
           *pzErr = sqlite3_mprintf("inverted_index: direct=%s: expected 'on' or 'off'", zVal);
           rc = SQLITE_ERROR;
         }
+      } else if (sqlite3_stricmp(zKey, "mode") == 0) {
+        /* mode = 'sync': kept in the CREATE text, read at every connect. */
+        if (bModeSeen) {
+          *pzErr = sqlite3_mprintf("inverted_index: mode= is given twice");
+          rc = SQLITE_ERROR;
+        } else if (sqlite3_stricmp(zVal, "sync") == 0) {
+          p->bSync = bModeSeen = 1;
+        } else {
+          *pzErr = sqlite3_mprintf("inverted_index: mode='%s': expected 'sync'", zVal);
+          rc = SQLITE_ERROR;
+        }
       } else if (sqlite3_stricmp(zKey, "content") != 0) {
-        static const char *const azValid[] = {"content", "direct", NULL};
+        static const char *const azValid[] = {"content", "direct", "mode", NULL};
         *pzErr = nosqlUnknownOption("inverted_index", zKey, -1, azValid);
         rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
       } else if (zVal[0] == 0) {
@@ -3902,6 +4229,18 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     *pzErr = sqlite3_mprintf("inverted_index: at least one field is required");
     rc = SQLITE_ERROR;
   }
+  if (rc == SQLITE_OK && p->bSync && !p->zContent) {
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: mode='sync' needs content=TABLE, the table whose triggers keep "
+        "the index in step");
+    rc = SQLITE_ERROR;
+  } else if (rc == SQLITE_OK && p->bSync && bDirectSeen && !p->bNoDirect) {
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: mode='sync' keeps direct=off storage (its triggers pass the old values): drop "
+        "direct=on");
+    rc = SQLITE_ERROR;
+  }
+  if (p->bSync) p->bNoDirect = 1;
   if (rc == SQLITE_OK && p->bNoDirect && p->bElems) {
     p->aElemNext = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
     if (p->aElemNext == NULL) rc = SQLITE_NOMEM;
@@ -3974,6 +4313,20 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   nosqlConnSharedRef(p->pGlobal);
   p->pNext = p->pGlobal->pFirst;
   p->pGlobal->pFirst = p;
+  if (bCreate && p->bSync) {
+    /* The triggers, then the rows the content table has already. */
+    rc = iiSyncTriggers(p, pzErr, NULL);
+    if (rc == SQLITE_OK) {
+      iiEnter(p->pGlobal);
+      rc = iiLeave(p->pGlobal, iiRebuild(p));
+      if (rc != SQLITE_OK && *pzErr == NULL)
+        *pzErr = sqlite3_mprintf("%s", p->base.zErrMsg ? p->base.zErrMsg : sqlite3_errstr(rc));
+    }
+    if (rc != SQLITE_OK) {
+      iiVtabFree(p);
+      return rc;
+    }
+  }
   *ppVtab = &p->base;
   return SQLITE_OK;
 }
@@ -3994,10 +4347,12 @@ static int iiDisconnect(sqlite3_vtab *pVtab) {
 
 static int iiDestroy(sqlite3_vtab *pVtab) {
   inverted_index_vtab *p = (inverted_index_vtab *)pVtab;
-  int rc = iiExec(
-      p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_docs\";DROP TABLE IF EXISTS \"%w\".\"%w_terms\";"
-                         "DROP TABLE IF EXISTS \"%w\".\"%w_elems\";",
-                         p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
+  int rc = p->bSync ? iiDropTriggers(p, p->zName) : SQLITE_OK;
+  if (rc == SQLITE_OK)
+    rc = iiExec(
+        p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_docs\";DROP TABLE IF EXISTS \"%w\".\"%w_terms\";"
+                           "DROP TABLE IF EXISTS \"%w\".\"%w_elems\";",
+                           p->zDb, p->zName, p->zDb, p->zName, p->zDb, p->zName));
   /* Only its own: under content= a table of that name is the application's. */
   if (rc == SQLITE_OK && p->bStored) {
     rc = iiExec(p, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_content\";", p->zDb, p->zName));
@@ -4297,6 +4652,72 @@ static int iiRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
 }
 
 /* A special command, INSERT INTO t(t [, rowid]) VALUES(cmd [, rowid]). */
+/*
+** mode = 'sync': the rows the BEFORE triggers gave 'displace' (a row a
+** REPLACE may delete without a DELETE trigger), one per rowid, the latest
+** values kept. Settled by the next INSERT of a row, and at xSync.
+*/
+#define II_STASH_MAX 64 /* Settled first when this many are kept (UPSERTs leave theirs) */
+
+/*
+** Take out of the index each kept row that the content table no longer
+** has, or that sits at iNew (the rowid being written, -1: none), and that
+** the index still holds (a DELETE trigger, with recursive_triggers on,
+** took it out already); then forget them all.
+*/
+static int iiStashSettle(inverted_index_vtab *p, sqlite3_int64 iNew) {
+  int rc = SQLITE_OK, i, n = p->nField + 1;
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql;
+  if (p->nStash == 0) return SQLITE_OK;
+  zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE rowid = ?1", p->zDb, p->zContent);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  for (i = 0; rc == SQLITE_OK && i < p->nStash; i++) {
+    sqlite3_int64 iRowid = sqlite3_value_int64(p->apStash[i * n]);
+    int bGone = iRowid == iNew, bLive = 0;
+    if (!bGone) {
+      sqlite3_bind_int64(pStmt, 1, iRowid);
+      bGone = sqlite3_step(pStmt) != SQLITE_ROW;
+      rc = sqlite3_reset(pStmt);
+    }
+    if (rc == SQLITE_OK && bGone && iRowid >= 0 && iRowid <= II_ROWID_MAX) rc = iiLiveHas(p, iRowid, &bLive);
+    if (rc == SQLITE_OK && bLive) rc = iiDeleteValues(p, iRowid, p->apStash + i * n + 1);
+  }
+  sqlite3_finalize(pStmt);
+  iiStashClear(p);
+  return rc;
+}
+
+/* Keep row pRowid's values apVal (copies) for iiStashSettle. */
+static int iiStashAdd(inverted_index_vtab *p, sqlite3_value *pRowid, sqlite3_value **apVal) {
+  int rc = SQLITE_OK, i, k, n = p->nField + 1;
+  sqlite3_int64 iRowid = sqlite3_value_int64(pRowid);
+  if (p->nStash >= II_STASH_MAX) rc = iiStashSettle(p, -1);
+  for (k = 0; k < p->nStash && sqlite3_value_int64(p->apStash[k * n]) != iRowid; k++) {
+  }
+  if (rc == SQLITE_OK && k == p->nStash && k == p->nStashAlloc) {
+    int nNew = p->nStashAlloc ? p->nStashAlloc * 2 : 4;
+    sqlite3_value **aNew =
+        (sqlite3_value **)sqlite3_realloc64(p->apStash, sizeof(sqlite3_value *) * (size_t)(nNew * n));
+    if (aNew == NULL) return SQLITE_NOMEM;
+    p->apStash = aNew;
+    p->nStashAlloc = nNew;
+  }
+  if (rc != SQLITE_OK) return rc;
+  if (k < p->nStash) {
+    for (i = 0; i < n; i++) sqlite3_value_free(p->apStash[k * n + i]);
+  } else {
+    p->nStash++;
+  }
+  for (i = 0; i < n; i++) {
+    p->apStash[k * n + i] = sqlite3_value_dup(i == 0 ? pRowid : apVal[i - 1]);
+    if (p->apStash[k * n + i] == NULL) rc = SQLITE_NOMEM;
+  }
+  if (rc != SQLITE_OK) iiStashClear(p); /* a half-made row (NULLs) is forgotten with the rest */
+  return rc;
+}
+
 static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value *pRowid,
                      sqlite3_value **apVal) {
   const char *zCmd = (const char *)sqlite3_value_text(pCmd);
@@ -4313,6 +4734,11 @@ static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value 
     if (p->bStored) return iiDeleteStored(p, sqlite3_value_int64(pRowid)); /* values ignored */
     if (p->bNoDirect) return iiDeleteValues(p, sqlite3_value_int64(pRowid), apVal);
     return iiDeleteDoc(p, sqlite3_value_int64(pRowid));
+  }
+  if (p->bSync && sqlite3_stricmp(zCmd, "displace") == 0) {
+    /* The BEFORE triggers': a row the write may displace, kept until its AFTER trigger. */
+    if (sqlite3_value_type(pRowid) != SQLITE_INTEGER) return SQLITE_OK;
+    return iiStashAdd(p, pRowid, apVal);
   }
   {
     char *zQ = nosqlValueQuote(pCmd);
@@ -4340,6 +4766,11 @@ static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv
   }
   if (p->bNoDirect && !p->bStored && sqlite3_value_type(argv[0]) != SQLITE_NULL)
     return iiNeedValues(p, "UPDATE");
+  if (p->nStash) {
+    /* The AFTER trigger's INSERT: the rows its write displaced go first. */
+    rc = iiStashSettle(p, sqlite3_value_type(argv[1]) == SQLITE_INTEGER ? sqlite3_value_int64(argv[1]) : -1);
+    if (rc != SQLITE_OK) return rc;
+  }
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
     sqlite3_int64 iRowid;
     if (sqlite3_value_type(argv[1]) == SQLITE_NULL) {
@@ -4437,8 +4868,11 @@ static int iiUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv, sqlite3
 static int iiBegin(sqlite3_vtab *pVtab) { return iiCacheCheck((inverted_index_vtab *)pVtab); }
 static int iiSync(sqlite3_vtab *pVtab) {
   IiGlobal *pG = ((inverted_index_vtab *)pVtab)->pGlobal;
+  int rc;
   iiEnter(pG);
-  return iiLeave(pG, iiFlush((inverted_index_vtab *)pVtab));
+  rc = iiStashSettle((inverted_index_vtab *)pVtab, -1);
+  if (rc == SQLITE_OK) rc = iiFlush((inverted_index_vtab *)pVtab);
+  return iiLeave(pG, rc);
 }
 static int iiCommit(sqlite3_vtab *pVtab) {
   (void)pVtab;
@@ -4475,6 +4909,8 @@ static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
     rc = iiExec(p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_terms\" RENAME TO \"%w_terms\";", p->zDb,
                                    p->zName, zNew));
   }
+  /* SQLite cannot rename a trigger: made again below under the new name. */
+  if (rc == SQLITE_OK && p->bSync) rc = iiDropTriggers(p, p->zName);
   if (rc == SQLITE_OK && !p->bNoDirect) {
     rc = iiExec(
         p, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_docs\" RENAME TO \"%w_docs\";", p->zDb, p->zName, zNew));
@@ -4496,7 +4932,17 @@ static int iiRename(sqlite3_vtab *pVtab, const char *zNew) {
   }
   sqlite3_free(p->zName);
   p->zName = zName;
-  return SQLITE_OK;
+  if (p->bSync) {
+    /* Without its content table (dropped since) there is nothing to follow: 'integrity-check' says so. */
+    char *zErr = NULL;
+    rc = iiSyncTriggers(p, &zErr, NULL);
+    if (rc == SQLITE_ERROR && zErr && strstr(zErr, "does it exist?"))
+      rc = SQLITE_OK;
+    else if (zErr)
+      nosqlVtabError(&p->base, "%s", zErr);
+    sqlite3_free(zErr);
+  }
+  return rc;
 }
 
 static int iiShadowName(const char *zSuffix) {

@@ -151,6 +151,12 @@ struct inverted_index_vtab {
   char *zContent;                 /* content= table, or NULL */
   int bNoDirect;                  /* direct = off: no <name>_docs, document = rowid, 'delete' takes values */
   int bStored;                    /* direct = off without content=: values in <name>_content (by rowid) */
+  int bSync;                      /* mode = 'sync': triggers on zContent the index owns keep it in step */
+  sqlite3_value **apStash;        /* mode = 'sync': nStash rows (rowid, values...) 'displace' was given */
+  int nStash;                     /* Rows in apStash */
+  int nStashAlloc;                /* Rows apStash has room for */
+  sqlite3_stmt *pSchemaVersion;   /* mode = 'sync': PRAGMA schema_version of zDb, or NULL */
+  int iSyncVersion;               /* mode = 'sync': schema_version the triggers were found right at, or -1 */
   sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
   sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
   IiDocMap *pMap;                 /* Current document map, or NULL */

@@ -50,6 +50,7 @@ static const struct NosqlFeature {
     /* clang-format off: one feature per line */
     {"core", nosqlCoreRegister},
     {"geohash", geohashRegister},
+    {"geo_nearest", geoNearestRegister},
     {"inverted_index", invertedIndexRegister},
     {"roaring", roaringRegister},
     {"ckey", ckeyRegister},
@@ -62,6 +63,7 @@ static const struct NosqlFeature {
     {"graphs", graphWalkRegister},
     {"trees", treeJsonRegister},
     {"graph batch", graphBatchRegister},
+    {"graph centrality", graphCentralityRegister},
     {"graph_index", graphIndexRegister},
     {"fts5 gap", fts5GapRegister},
     {"documents", docRegister},

@@ -182,6 +182,7 @@ int nosqlVtabFree(sqlite3_vtab *pVtab);
 */
 #define NOSQL_SHARED_INVERTED_INDEX 1
 #define NOSQL_SHARED_INDEX_TABLE 2
+#define NOSQL_SHARED_GRAPH_INDEX 3
 void *nosqlConnShared(sqlite3 *db, int iKind, sqlite3_int64 nByte);
 void nosqlConnSharedRef(void *pObj);
 void nosqlConnSharedUnref(void *pObj);
@@ -303,6 +304,19 @@ char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc);
 ** ROWID, or does not exist. SQLITE_OK or an error code.
 */
 int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char **pzCol);
+
+/*
+** The rows a REPLACE may delete through the UNIQUE indexes of table
+** zSchema.zTable (a primary key that is not the rowid included), as a
+** trigger's condition over the table aliased "s": *pCond gets " OR
+** (s."a" = NEW."a" COLLATE "c" AND ...)" per index, in the index's
+** collations. Key parts that are expressions are left out (a superset of
+** the rows); an index whose first part is one is not covered. xCol(pCtx,
+** zCol) is called for each key column put in, *pnIndex gets the indexes
+** put in (0: *pCond untouched). SQLITE_OK or an error code.
+*/
+int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, NosqlBuffer *pCond, int *pnIndex,
+                     int (*xCol)(void *, const char *), void *pCtx);
 
 /*
 ** One token of SQL text at z[*pi]: comments and spaces are skipped;
@@ -713,8 +727,10 @@ void graphSetClear(GraphSet *p);
 ** aOut[aOutOff[i] .. aOutOff[i + 1]) and in-neighbours likewise, in the
 ** source's scan order. graphCsrLoad() reads the source with one scan and
 ** returns *ppCsr NULL (and SQLITE_OK) when it cannot stand in for the
-** index seeks exactly: a view, a weight column, a column with a collation
-** other than BINARY, or more than nMaxEdge edges. graphCsrLookup() finds a
+** index seeks exactly: a view, a weight that is not a number or is
+** negative (a route reports it only where it reaches the edge), a column
+** with a collation other than BINARY, or more than nMaxEdge edges. Weights
+** are doubles: bIntWeight says each was an integer (exact up to 2^53). graphCsrLookup() finds a
 ** node's index (-1: no edges) as "col = ?" would, or returns -2 when the
 ** column's affinity would convert the key first (text in a numeric column,
 ** a number in a TEXT column): the caller then seeks. In the JSON layout a
@@ -754,6 +770,7 @@ struct GraphCsr {
   int *aIn;               /* In-neighbours */
   double *aOutW, *aInW;   /* With a weight column: the weight of each aOut[] and aIn[] edge */
   int bIntWeight;         /* Every weight is an integer */
+  int bRealWeight;        /* Every weight is a REAL (neither flag: some of each) */
   sqlite3_int64 nEdge;    /* Edges */
   int *aBad;              /* While loading: values whose to_col is not an array (JSON layout) */
   int nBad, nBadAlloc;    /* Entries used, allocated */
@@ -856,6 +873,21 @@ int treeJsonRegister(sqlite3 *db);
 ** Pregel-style engine over a GraphCsr).
 */
 int graphBatchRegister(sqlite3 *db);
+/*
+** Interrupts and progress handlers inside a job's loops: prepare
+** graphBatchPingSql() once per job and call graphBatchPing() on it now and
+** then (SQLITE_OK, or SQLITE_INTERRUPT to stop; the statement is stepped,
+** never reset, so that a progress handler's count goes on).
+*/
+const char *graphBatchPingSql(void);
+int graphBatchPing(sqlite3_stmt *pPing);
+
+/**************************************************************************
+** Interface to code in ext/graph_centrality.c: graph_betweenness,
+** graph_closeness, graph_hits, graph_core_number, graph_clustering,
+** graph_louvain (whole-graph jobs over a GraphCsr).
+*/
+int graphCentralityRegister(sqlite3 *db);
 
 /**************************************************************************
 ** Interface to code in ext/fts5_gap.c: the nosql_gap FTS5 tokenizer
@@ -1056,7 +1088,29 @@ int geohashRangeString(uint64_t v, char *zOut);
 /* The boxes (1 or 2, split at +-180) bounding a circle; aBox has room for 2. */
 int geohashBoundingBoxes(double lat, double lon, double radius, GeohashBounds *aBox);
 
+/* The haversine distance in metres, the one geo_distance(lat1, lon1, lat2, lon2) returns. */
+double geohashDistance(double lat1, double lon1, double lat2, double lon2);
+/* The same, given cos2 = cos(lat2 * (M_PI / 180.0)): bit for bit geohashDistance()'s answer. */
+double geohashDistanceCos(double lat1, double lon1, double lat2, double lon2, double cos2);
+
+/*
+** Argument checks of the family (ext/geohash.c), for geo_nearest too: a
+** number (INTEGER, REAL or numeric text, finite), a latitude in [-90, 90],
+** a longitude in [-180, 180]. SQLITE_OK with *pOut; SQLITE_ERROR with
+** *pzErr "<zFunc>: <zWhat> <value> is outside [-90, 90]" (sqlite3_mprintf);
+** SQLITE_NOMEM. The caller handles NULL.
+*/
+int geohashArgNumber(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr);
+int geohashArgLat(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr);
+int geohashArgLon(sqlite3_value *pVal, const char *zFunc, const char *zWhat, double *pOut, char **pzErr);
+
 int geohashRegister(sqlite3 *db);
+
+/**************************************************************************
+** Interface to code in ext/geo_nearest.c: the geo_nearest table-valued
+** function (k nearest rows of a table, over its geohash recipe or a scan).
+*/
+int geoNearestRegister(sqlite3 *db);
 
 /**************************************************************************
 ** Interface to code in ext/roaring_sql.c and ext/inverted_index.c

@@ -76,8 +76,6 @@ void geohashEncodeBatch(const double *aLat, const double *aLon, uint64_t *aOut, 
 int geohashFromString(const char *z, int n, uint64_t *pBits);
 /* Move a cell by dLat, dLon in {-1, 0, 1}; wraps east-west, 0 beyond a pole. */
 int geohashNeighbor(GeohashCell *pCell, int dLat, int dLon);
-/* Haversine distance in metres (GEOHASH_EARTH_RADIUS). */
-double geohashDistance(double lat1, double lon1, double lat2, double lon2);
 /* Z-order and Hilbert keys of integer grids (order in 1..31). */
 uint64_t geohashZorder(uint32_t x, uint32_t y);
 uint64_t geohashHilbert(uint32_t x, uint32_t y, int order);

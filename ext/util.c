@@ -754,6 +754,52 @@ char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc) {
   return zOut;
 }
 
+int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, NosqlBuffer *pCond, int *pnIndex,
+                     int (*xCol)(void *, const char *), void *pCtx) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zPrev = NULL;
+  int bSkip = 0;
+  int rc = sqlite3_prepare_v2(
+      db,
+      "SELECT l.name, x.name, x.coll, x.cid FROM pragma_index_list(?1, ?2) AS l, "
+      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
+      -1, &pStmt, 0);
+  *pnIndex = 0;
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(pStmt, 1, zTable, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, zSchema, -1, SQLITE_STATIC);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
+    const char *zColl = (const char *)sqlite3_column_text(pStmt, 2);
+    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
+    int bExpr = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
+    if (bNew) {
+      if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
+      sqlite3_free(zPrev);
+      zPrev = sqlite3_mprintf("%s", zIdx ? zIdx : "");
+      if (zPrev == NULL) rc = SQLITE_NOMEM;
+      bSkip = bExpr;
+      if (!bSkip) {
+        nosqlBufferAppend(&rc, pCond, " OR (", -1);
+        (*pnIndex)++;
+      }
+    }
+    if (bSkip || bExpr) continue;
+    nosqlBufferAppendf(&rc, pCond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol, zCol,
+                       zColl ? zColl : "BINARY");
+    if (rc == SQLITE_OK && xCol) rc = xCol(pCtx, zCol);
+  }
+  if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
+  sqlite3_free(zPrev);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_finalize(pStmt);
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+  return rc;
+}
+
 int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char **pzCol) {
   sqlite3_stmt *pStmt = NULL;
   int rc;

@@ -9,8 +9,12 @@
 -- in SQL (a recursive CTE carrying the rank vector as JSON: a CTE cannot
 -- aggregate in its recursive part, so each superstep is a correlated
 -- subquery per page); connected components by graph_components and by a
--- recursive CTE over the undirected edges. One line per question: 'agree'
--- when both give the same answer (ranks to 1e-9).
+-- recursive CTE over the undirected edges; local clustering by
+-- graph_clustering and by a three-way self-join of the undirected edges;
+-- closeness by graph_closeness and by all-pairs hop distances from a
+-- recursive CTE (a small road graph of two components, a self-loop and a
+-- duplicate road). One line per question: 'agree' when both give the same
+-- answer (ranks to 1e-9, clustering and closeness to 1e-12).
 .load ./dist/nosql
 .headers on
 .mode column
@@ -59,6 +63,39 @@ SELECT s AS n, min(t) AS c FROM reach GROUP BY s;
 SELECT c AS component, count(*) AS people FROM a2 GROUP BY c ORDER BY c;
 
 .print
+.print == 3. Local clustering of the social graph (networkx's clustering, undirected)
+.print "-- graph_clustering: SELECT node, clustering FROM graph_clustering('knows', 'a', 'b')"
+.print "-- SQL: the undirected simple edges, triangles by a three-way self-join, 2T / (d (d - 1))"
+CREATE TEMP TABLE a3 AS SELECT node AS n, clustering AS c FROM graph_clustering('knows', 'a', 'b');
+CREATE TEMP TABLE u3 AS SELECT a AS x, b AS y FROM knows WHERE a <> b UNION SELECT b, a FROM knows WHERE a <> b;
+CREATE INDEX u3_xy ON u3(x, y);
+CREATE TEMP TABLE b3 AS
+SELECT n, CASE WHEN d < 2 THEN 0.0 ELSE 2.0 * t / (d * (d - 1)) END AS c FROM (
+  SELECT p.n, (SELECT count(*) FROM u3 WHERE x = p.n) AS d,
+         (SELECT count(*) FROM u3 u1 JOIN u3 u2 ON u2.x = u1.x AND u2.y > u1.y
+            JOIN u3 e ON e.x = u1.y AND e.y = u2.y WHERE u1.x = p.n) AS t
+  FROM (SELECT a AS n FROM knows UNION SELECT b FROM knows) p);
+SELECT printf('%.6f', avg(c)) AS average_clustering, sum(c = 1) AS in_closed_neighbourhoods FROM a3;
+
+.print
+.print == 4. Closeness of a small road graph (inward hop distances, Wasserman-Faust scaling)
+.print "-- graph_closeness: SELECT node, closeness FROM graph_closeness('roads', 'a', 'b')"
+.print "-- recursive CTE:   every (from, to, hops) by a breadth-first search per node, min(hops), then (r / d) * r / (n - 1)"
+CREATE TABLE roads(a INTEGER, b INTEGER);
+WITH RECURSIVE i(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM i WHERE n < 38)
+INSERT INTO roads SELECT n, n + 1 FROM i UNION ALL SELECT n, (n * 7) % 40 FROM i WHERE n % 3 = 0;
+INSERT INTO roads VALUES (50, 51), (51, 52), (52, 50), (3, 3), (3, 4);
+CREATE TEMP TABLE a4 AS SELECT node AS n, closeness AS c FROM graph_closeness('roads', 'a', 'b');
+CREATE TEMP TABLE b4 AS
+WITH RECURSIVE nodes(n) AS (SELECT a FROM roads UNION SELECT b FROM roads),
+  walk(s, t, h) AS (SELECT n, n, 0 FROM nodes UNION SELECT walk.s, r.b, walk.h + 1 FROM walk JOIN roads r ON r.a = walk.t
+                    WHERE walk.h < 60),
+  dist AS (SELECT s, t, min(h) AS h FROM walk GROUP BY s, t),
+  inward AS (SELECT t AS n, count(*) - 1 AS r, sum(h) AS d FROM dist GROUP BY t)
+SELECT n, CASE WHEN d > 0 THEN (1.0 * r / d) * r / ((SELECT count(*) FROM nodes) - 1) ELSE 0.0 END AS c FROM inward;
+SELECT n AS most_central, printf('%.6f', c) AS closeness FROM a4 ORDER BY c DESC, n LIMIT 3;
+
+.print
 SELECT question, CASE WHEN ok THEN 'agree' ELSE 'DISAGREE' END AS result FROM (
   SELECT 1 AS k, 'PageRank (40 iterations, 1e-9)' AS question,
          (SELECT count(*) FROM a1) = (SELECT count(*) FROM pages) AND (SELECT count(*) FROM a1) > 100
@@ -69,4 +106,12 @@ SELECT question, CASE WHEN ok THEN 'agree' ELSE 'DISAGREE' END AS result FROM (
          (SELECT count(*) FROM a2) > 100 AND (SELECT count(DISTINCT c) FROM a2) > 1
      AND NOT EXISTS (SELECT n, c FROM a2 EXCEPT SELECT n, c FROM b2)
      AND NOT EXISTS (SELECT n, c FROM b2 EXCEPT SELECT n, c FROM a2)
+  UNION ALL
+  SELECT 3, 'local clustering (1e-12)',
+         (SELECT count(*) FROM a3) = (SELECT count(*) FROM b3) AND (SELECT count(*) FROM a3 WHERE c > 0) > 10
+     AND (SELECT count(*) FROM a3 JOIN b3 USING (n) WHERE abs(a3.c - b3.c) < 1e-12) = (SELECT count(*) FROM a3)
+  UNION ALL
+  SELECT 4, 'closeness (1e-12)',
+         (SELECT count(*) FROM a4) = (SELECT count(*) FROM b4) AND (SELECT count(DISTINCT c) FROM a4) > 5
+     AND (SELECT count(*) FROM a4 JOIN b4 USING (n) WHERE abs(a4.c - b4.c) < 1e-12) = (SELECT count(*) FROM a4)
 ) ORDER BY k;

@@ -134,6 +134,15 @@ selftest() {
     sed 's/^/    | /' "$tmp.new" 2>/dev/null
     fail=$((fail + 1))
   fi
+  # --slt-compat (SQLite's rule): a step error ends the query's rows; prepare errors still fail.
+  out=$("$slt" --ext "$ext" --slt-compat tests/runner/fail/query_step_error.fail 2>&1)
+  if [ "$(echo "$out" | grep '^FAIL' | sed 's/.*fail:\([0-9]*\): /\1 /')" = "$(printf '28 query failed\n33 wrong result')" ]; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL --slt-compat: query_step_error.fail must fail only at lines 28 and 33:"
+    echo "$out" | sed 's/^/    | /'
+    fail=$((fail + 1))
+  fi
   # The reference check fails on docs/functions.md without a registered name
   # (geohash) or with one that is not registered (zorder_nothing). One copy
   # per runner: the plain and ASan steps may run side by side.
@@ -295,6 +304,7 @@ plan() {
     step "dqlite cluster (examples/dqlite: leader killed)" bash examples/dqlite/run.sh
     step "linux-arm64 build, whole suite under qemu-aarch64" platform linux-arm64 aarch64-linux-gnu-gcc qemu-aarch64
     step "windows-x64 build, whole suite under wine" platform windows-x64 x86_64-w64-mingw32-gcc wine
+    step "WebAssembly build: sql/ scripts and the API in Node, the playground in Chromium" bash tests/wasm/browser.sh
   fi
   step "multi-process writers (nested_set, inverted_index)" build/concurrency/writers dist/nosql.so 4 "$(long 150 400)"
   step "planning property test (random WHERE clauses vs plain copies)" build/property/plan dist/nosql.so "$(long 1500 6000)"
@@ -302,8 +312,14 @@ plan() {
     build/property/history dist/nosql.so "$(long 400 2000)"
   step "inverted_index direct=off property test (FTS5 trigger recipe and stored values vs direct queries)" \
     build/property/history --direct-off dist/nosql.so "$(long 400 2000)"
+  step "inverted_index mode='sync' property test (its own triggers vs direct queries)" \
+    build/property/history --sync dist/nosql.so "$(long 400 2000)"
   step "graph_index maintenance property test (random edge histories vs the edge table)" \
     build/property/graph_index dist/nosql.so "$(long 200 2000)"
+  step "trigger coverage property test (every write form vs every structure a trigger keeps)" \
+    build/property/triggers dist/nosql.so "$(long 120 2000)"
+  step "geo_nearest agreement property test (random points and centres vs the full scan)" \
+    build/property/nearest dist/nosql.so "$(long 40 400)"
   step "bench agreement (tiny sizes)" build/bench/bench --size 0.002 --reps 1
   step "unit tests" units build/unit
   step "asan unit tests" units build/asan/unit
@@ -322,6 +338,7 @@ plan() {
   step "host languages (tests/hosts/)" bash tests/hosts/run.sh
   step "bench agreement self-test (disagreements caught)" build/bench/bench --selftest
   step "charts from a small results file (scripts/plot.py)" python3 tests/plot/check.py
+  step "benchmarks.md summary table: every technique, every link to a heading" python3 tests/bench/summary_check.py
   step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
   step "asan fuzz corpora replayed" fuzz_replay build/asan/fuzz-replay
   step "install, pkg-config and release tarball" bash tests/install.sh

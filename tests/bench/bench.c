@@ -57,6 +57,7 @@ static const struct BenchWorkload {
     {"core", benchCore},
     {"mpath", benchMpath},
     {"geohash", benchGeohash},
+    {"geo_nearest", benchNearest},
     {"nested_set", benchNestedSet},
     {"inverted_index", benchInvertedIndex},
     {"ckey", benchCkey},
@@ -65,6 +66,7 @@ static const struct BenchWorkload {
     {"graph_routes", benchGraphRoutes},
     {"trees", benchTrees},
     {"graph_batch", benchGraphBatch},
+    {"graph_centrality", benchGraphCentrality},
     {"graph_index", benchGraphIndex},
     {"index_table", benchIndexTable},
     {"nested", benchNested},
@@ -78,6 +80,37 @@ uint64_t benchRand(uint64_t *pState) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+void benchSpherePoints(sqlite3 *db, const char *zInsert, int64_t nPoint) {
+  char *zSql = sqlite3_mprintf(
+      "CREATE TEMP TABLE u(id INTEGER PRIMARY KEY, a REAL, b REAL);"
+      "WITH RECURSIVE c(i, x, y) AS (SELECT 1, 12345, 678 UNION ALL"
+      "  SELECT i + 1, (x * 1103515245 + 12345) %% 2147483648, (y * 69069 + 1) %% 4294967296 FROM c"
+      "  WHERE i < %lld)"
+      "INSERT INTO u SELECT i, x / 2147483648.0, y / 4294967296.0 FROM c;",
+      (long long)nPoint);
+  sqlite3_stmt *pSel = NULL, *pIns = NULL;
+  if (zSql == NULL) exit(2);
+  benchExec(db, zSql);
+  sqlite3_free(zSql);
+  /* asin is not an SQL function in SQLite 3.40 builds without math: do it here. */
+  benchExec(db, "BEGIN");
+  if (sqlite3_prepare_v2(db, "SELECT id, a, b FROM u", -1, &pSel, 0) != SQLITE_OK ||
+      sqlite3_prepare_v2(db, zInsert, -1, &pIns, 0) != SQLITE_OK) {
+    fprintf(stderr, "bench: %s\n", sqlite3_errmsg(db));
+    exit(2);
+  }
+  while (sqlite3_step(pSel) == SQLITE_ROW) {
+    sqlite3_bind_int64(pIns, 1, sqlite3_column_int64(pSel, 0));
+    sqlite3_bind_double(pIns, 2, asin(2.0 * sqlite3_column_double(pSel, 1) - 1.0) * (180.0 / M_PI));
+    sqlite3_bind_double(pIns, 3, sqlite3_column_double(pSel, 2) * 360.0 - 180.0);
+    sqlite3_step(pIns);
+    sqlite3_reset(pIns);
+  }
+  sqlite3_finalize(pSel);
+  sqlite3_finalize(pIns);
+  benchExec(db, "COMMIT; DROP TABLE u");
 }
 
 void benchPowerLawEdges(sqlite3 *db, const char *zInsert, int64_t nNode, int64_t nEdge, uint64_t *pSeed) {

@@ -141,10 +141,18 @@ uint64_t benchRand(uint64_t *pState);
 */
 void benchPowerLawEdges(sqlite3 *db, const char *zInsert, int64_t nNode, int64_t nEdge, uint64_t *pSeed);
 
+/*
+** nPoint points uniform on the sphere (lat = asin(2u - 1), from a fixed
+** LCG: the geohash and geo_nearest workloads share them), each bound as
+** ?1 id, ?2 lat, ?3 lon of INSERT statement zInsert, in one transaction.
+*/
+void benchSpherePoints(sqlite3 *db, const char *zInsert, int64_t nPoint);
+
 /* The workloads: one function per feature, listed in bench.c. */
 void benchCore(Bench *p);
 void benchMpath(Bench *p);
 void benchGeohash(Bench *p);
+void benchNearest(Bench *p);
 void benchNestedSet(Bench *p);
 void benchInvertedIndex(Bench *p);
 void benchCkey(Bench *p);
@@ -153,6 +161,7 @@ void benchGraphs(Bench *p);
 void benchGraphRoutes(Bench *p);
 void benchTrees(Bench *p);
 void benchGraphBatch(Bench *p);
+void benchGraphCentrality(Bench *p);
 void benchGraphIndex(Bench *p);
 void benchIndexTable(Bench *p);
 void benchNested(Bench *p);

@@ -379,40 +379,13 @@ static int geoBuild(sqlite3 *db, void *pArg, BenchSum *pSum) {
 void benchGeohash(Bench *p) {
   sqlite3 *db;
   int64_t nPoint = benchSize(p, 1000000, 2000);
-  char *zSql;
   char zSize[64];
 
   geoBenchKernel(p);
 
   db = benchOpen();
-  /* Uniform on the sphere: lat = asin(2u - 1), from a deterministic LCG. */
-  zSql = sqlite3_mprintf(
-      "CREATE TABLE pts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT);"
-      "CREATE TEMP TABLE u(id INTEGER PRIMARY KEY, a REAL, b REAL);"
-      "WITH RECURSIVE c(i, x, y) AS (SELECT 1, 12345, 678 UNION ALL"
-      "  SELECT i + 1, (x * 1103515245 + 12345) %% 2147483648, (y * 69069 + 1) %% 4294967296 FROM c"
-      "  WHERE i < %lld)"
-      "INSERT INTO u SELECT i, x / 2147483648.0, y / 4294967296.0 FROM c;",
-      (long long)nPoint);
-  benchExec(db, zSql);
-  sqlite3_free(zSql);
-  {
-    /* asin is not an SQL function in SQLite 3.40 builds without math: do it here. */
-    sqlite3_stmt *pSel = NULL, *pIns = NULL;
-    benchExec(db, "BEGIN");
-    sqlite3_prepare_v2(db, "SELECT id, a, b FROM u", -1, &pSel, 0);
-    sqlite3_prepare_v2(db, "INSERT INTO pts VALUES(?1, ?2, ?3, geohash(?2, ?3))", -1, &pIns, 0);
-    while (sqlite3_step(pSel) == SQLITE_ROW) {
-      sqlite3_bind_int64(pIns, 1, sqlite3_column_int64(pSel, 0));
-      sqlite3_bind_double(pIns, 2, asin(2.0 * sqlite3_column_double(pSel, 1) - 1.0) * (180.0 / M_PI));
-      sqlite3_bind_double(pIns, 3, sqlite3_column_double(pSel, 2) * 360.0 - 180.0);
-      sqlite3_step(pIns);
-      sqlite3_reset(pIns);
-    }
-    sqlite3_finalize(pSel);
-    sqlite3_finalize(pIns);
-    benchExec(db, "COMMIT; DROP TABLE u");
-  }
+  benchExec(db, "CREATE TABLE pts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT)");
+  benchSpherePoints(db, "INSERT INTO pts VALUES(?1, ?2, ?3, geohash(?2, ?3))", nPoint);
   snprintf(zSize, sizeof(zSize), "%lld points", (long long)nPoint);
 
   {

@@ -15,6 +15,13 @@
 **                             depth from the root is small) vs graph_sssp
 **   SCC, triangles, labels    the functions alone (no practical SQL form
 **                             at this size)
+**
+** The workload graph_centrality (benchGraphCentrality) times the jobs of
+** ext/graph_centrality.c alone on the same graph (no practical SQL form;
+** igraph's and networkx's figures come from tests/bench/graph_peers.py on
+** the saved graph): core numbers, local clustering and Louvain on it,
+** exact betweenness on a graph of 2k nodes and 10k edges from the same
+** generator (table small, saved beside batch).
 */
 #include "bench.h"
 
@@ -158,6 +165,58 @@ void benchGraphBatch(Bench *p) {
                              "SELECT node, label FROM graph_label_propagation('g', 'src', 'dst', 10)", 0, 0}};
     benchCompare(p, "graph batch: label propagation, 10 passes", db, zSize, (double)nNode, "nodes",
                  (double)nEdge * 10, "edge-pass", aVar, 1);
+  }
+  sqlite3_close(db);
+}
+
+void benchGraphCentrality(Bench *p) {
+  int64_t nNode = benchSize(p, 100000, 2000), nEdge = 10 * nNode, nSmall = benchSize(p, 2000, 200);
+  uint64_t seed = 17, seedSmall = 38; /* seed 17: the graph of benchGraphBatch */
+  sqlite3 *db = benchOpen();
+  char zSize[96], zSmall[96];
+
+  benchExec(db, "CREATE TABLE g(src INTEGER, dst INTEGER)");
+  benchPowerLawEdges(db, "INSERT INTO g VALUES (?1, ?2)", nNode, nEdge, &seed);
+  benchExec(db, "CREATE TABLE small(src INTEGER, dst INTEGER)");
+  benchPowerLawEdges(db, "INSERT INTO small VALUES (?1, ?2)", nSmall, 5 * nSmall, &seedSmall);
+  if (benchSaveGraph(p, db,
+                     "DROP TABLE IF EXISTS save.batch; CREATE TABLE save.batch(src INTEGER, dst INTEGER);"
+                     "INSERT INTO save.batch SELECT src, dst FROM main.g ORDER BY rowid;"
+                     "DROP TABLE IF EXISTS save.small; CREATE TABLE save.small(src INTEGER, dst INTEGER);"
+                     "INSERT INTO save.small SELECT src, dst FROM main.small ORDER BY rowid")) {
+    sqlite3_close(db);
+    return;
+  }
+  nNode = benchInt(db, "SELECT count(*) FROM (SELECT src FROM g UNION SELECT dst FROM g)");
+  snprintf(zSize, sizeof(zSize), "%.0fk nodes, %.1fM edges", nNode / 1e3, nEdge / 1e6);
+  snprintf(zSmall, sizeof(zSmall), "%.1fk nodes, %.0fk edges",
+           benchInt(db, "SELECT count(*) FROM (SELECT src FROM small UNION SELECT dst FROM small)") / 1e3,
+           5 * nSmall / 1e3);
+  {
+    BenchVariant aVar[1] = {{BENCH_EXTENSION, "graph_core_number",
+                             "SELECT node, core FROM graph_core_number('g', 'src', 'dst')", 0, 0}};
+    benchCompare(p, "graph centrality: core numbers", db, zSize, (double)nNode, "nodes", (double)nEdge,
+                 "edge", aVar, 1);
+  }
+  {
+    BenchVariant aVar[1] = {{BENCH_EXTENSION, "graph_clustering",
+                             "SELECT node, round(clustering, 9) FROM graph_clustering('g', 'src', 'dst')", 0,
+                             0}};
+    benchCompare(p, "graph centrality: local clustering", db, zSize, (double)nNode, "nodes", (double)nEdge,
+                 "edge", aVar, 1);
+  }
+  {
+    BenchVariant aVar[1] = {{BENCH_EXTENSION, "graph_louvain",
+                             "SELECT node, community FROM graph_louvain('g', 'src', 'dst')", 0, 0}};
+    benchCompare(p, "graph centrality: Louvain communities", db, zSize, (double)nNode, "nodes", (double)nEdge,
+                 "edge", aVar, 1);
+  }
+  {
+    BenchVariant aVar[1] = {
+        {BENCH_EXTENSION, "graph_betweenness",
+         "SELECT node, round(betweenness, 6) FROM graph_betweenness('small', 'src', 'dst', NULL, 0)", 0, 0}};
+    benchCompare(p, "graph centrality: exact betweenness", db, zSmall, (double)nSmall, "nodes",
+                 (double)nSmall * 5 * nSmall, "node-edge", aVar, 1);
   }
   sqlite3_close(db);
 }

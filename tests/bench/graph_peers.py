@@ -23,6 +23,18 @@ it. Then, each timed as the median of --reps runs:
   graph_triangles / igraph list_triangles on the undirected graph /
   networkx triangles of G.to_undirected() (below --max-nx-edges).
 
+With --centrality (the file written by `bench --only graph_centrality
+--save-graph FILE`, which adds the table small), issue 38's jobs: core
+numbers, local clustering and Louvain on the batch table against igraph's
+coreness, transitivity_local_undirected and community_multilevel on the
+undirected simple graph (built beforehand; networkx's core_number and
+clustering below --max-nx-edges, its Louvain below --max-nx-louvain), and
+exact betweenness on the small table against igraph's betweenness (on
+the simplified graph: duplicate edges once, as networkx and ours count
+them) and networkx's betweenness_centrality (directed, not normalized). Checked:
+core numbers equal, clustering and betweenness max difference, and the
+modularity of each Louvain partition (igraph's modularity()).
+
 Our times are end to end from the edge table (the load included); the
 peers' are on a graph already built. Answers are cross-checked (route
 lengths, component counts, triangle totals, PageRank max difference).
@@ -120,6 +132,10 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--max-nx-edges", type=int, default=2000000,
                     help="skip networkx's pure-Python PageRank and triangles above this many edges")
+    ap.add_argument("--centrality", action="store_true",
+                    help="issue 38's jobs only (needs the table small: bench --only graph_centrality --save-graph)")
+    ap.add_argument("--max-nx-louvain", type=int, default=200000,
+                    help="skip networkx's louvain_communities above this many edges")
     args = ap.parse_args()
     reps = max(1, args.reps)
     load0 = loadavg()
@@ -132,6 +148,11 @@ def main():
         sqlite3.sqlite_version, nx.__version__, ig.__version__, np.__version__))
     print("- load average before: %s" % load0)
 
+    if args.centrality:
+        centrality(args, reps)
+        print()
+        print("- load average after: %s (%.0f s)" % (loadavg(), time.time() - t_start))
+        return
     db = open_db(args.db, args.ext)
     n_batch = db.execute("SELECT count(*) FROM batch").fetchone()[0]
     n_routes = db.execute("SELECT count(*) FROM routes").fetchone()[0]
@@ -282,6 +303,93 @@ def main():
         "%.2fx" % (t_o / t_i), "sum of per-node counts %s / %s / %s" % (tr_o, tr_n, tr_i))
     print()
     print("- load average after: %s (%.0f s)" % (loadavg(), time.time() - t_start))
+
+
+def centrality(args, reps):
+    """Issue 38: the centrality jobs against igraph and networkx."""
+    db = sqlite3.connect(":memory:")
+    db.enable_load_extension(True)
+    db.load_extension(args.ext)
+    src = sqlite3.connect(args.db)
+    src.backup(db)
+    src.close()
+    n_batch = db.execute("SELECT count(*) FROM batch").fetchone()[0]
+    n_small = db.execute("SELECT count(*) FROM small").fetchone()[0]
+    print("- data: batch %d edges, small %d edges; reps %d" % (n_batch, n_small, reps))
+    print()
+    row("job", "size", "ours (from the table)", "igraph (built graph)", "networkx (built graph)", "ours / igraph",
+        "ours / networkx", "check")
+    row("---", "---", "---", "---", "---", "---", "---", "---")
+    rows = read_edges(db, "batch")
+    t_conv, (g, ids) = timed(lambda: igraph_build(rows), 1)
+    t_u, u = timed(lambda: g.as_undirected().simplify(), 1)
+    index = {int(v): i for i, v in enumerate(ids)}
+    G = None
+    if n_batch <= args.max_nx_edges:
+        G = nx.Graph()
+        G.add_edges_from(rows)
+        G.remove_edges_from(nx.selfloop_edges(G))
+    del rows
+    gc.collect()
+    size = "%dk / %.1fM" % (len(ids) / 1e3, n_batch / 1e6)
+
+    t_o, core_o = timed(lambda: dict(db.execute("SELECT node, core FROM graph_core_number('batch', 'src', 'dst')")), reps)
+    t_i, core_i = timed(lambda: u.coreness(), reps)
+    same = all(core_o[int(v)] == core_i[i] for i, v in enumerate(ids))
+    t_n = None
+    if G is not None:
+        t_n, core_n = timed(lambda: nx.core_number(G), 1)
+        same = same and all(core_o[v] == c for v, c in core_n.items())
+    row("core numbers", size, ms(t_o), ms(t_i), ms(t_n) if t_n else "skipped", "%.2fx" % (t_o / t_i),
+        "%.2fx" % (t_o / t_n) if t_n else "", "equal: %s" % same)
+
+    t_o, cl_o = timed(lambda: dict(db.execute("SELECT node, clustering FROM graph_clustering('batch', 'src', 'dst')")),
+                      reps)
+    t_i, cl_i = timed(lambda: u.transitivity_local_undirected(mode="zero"), reps)
+    diff = max(abs(cl_o[int(v)] - cl_i[i]) for i, v in enumerate(ids))
+    t_n = None
+    if G is not None:
+        t_n, cl_n = timed(lambda: nx.clustering(G), 1)
+        diff = max(diff, max(abs(cl_o[v] - c) for v, c in cl_n.items()))
+    row("local clustering", size, ms(t_o), ms(t_i), ms(t_n) if t_n else "skipped", "%.2fx" % (t_o / t_i),
+        "%.2fx" % (t_o / t_n) if t_n else "", "max diff %.1e" % diff)
+
+    t_o, lv_o = timed(lambda: db.execute("SELECT node, community FROM graph_louvain('batch', 'src', 'dst')").fetchall(),
+                      reps)
+    # (igraph 0.10's multilevel takes minutes on this graph's hubs: timed once.)
+    t_i, lv_i = timed(lambda: u.community_multilevel(), 1)
+    label, memb = {}, [0] * len(ids)
+    for v, c in lv_o:
+        memb[index[v]] = label.setdefault(c, len(label))
+    q_o, q_i = u.modularity(memb), lv_i.modularity
+    note = "modularity ours %.4f, igraph %.4f (%d / %d communities)" % (q_o, q_i, len(label), len(lv_i))
+    t_n = None
+    if G is not None and n_batch <= args.max_nx_louvain:
+        t_n, lv_n = timed(lambda: nx.community.louvain_communities(G, seed=0), 1)
+        note += ", networkx %.4f" % nx.community.modularity(G, lv_n)
+    row("Louvain", size, ms(t_o), ms(t_i), ms(t_n) if t_n else "skipped", "%.2fx" % (t_o / t_i),
+        "%.2fx" % (t_o / t_n) if t_n else "", note)
+    print()
+    print("igraph: Graph from the rows %s, as_undirected().simplify() %s (not counted above)" % (ms(t_conv), ms(t_u)))
+    del g, u, G, index
+    gc.collect()
+
+    rows = read_edges(db, "small")
+    gs, ids_s = igraph_build(rows)
+    gs.simplify()  # (a duplicate edge would count twice in igraph's paths; once in networkx's DiGraph and ours)
+    Gs = nx.DiGraph()
+    Gs.add_edges_from(rows)
+    t_o, b_o = timed(lambda: dict(db.execute(
+        "SELECT node, betweenness FROM graph_betweenness('small', 'src', 'dst', NULL, 0)")), reps)
+    t_i, b_i = timed(lambda: gs.betweenness(directed=True), reps)
+    t_n, b_n = timed(lambda: nx.betweenness_centrality(Gs, normalized=False), 1)
+    diff = max(max(abs(b_o[int(v)] - b_i[i]) for i, v in enumerate(ids_s)), max(abs(b_o[v] - b) for v, b in b_n.items()))
+    print()
+    row("job", "size", "ours (from the table)", "igraph (built graph)", "networkx (built graph)", "ours / igraph",
+        "ours / networkx", "check")
+    row("---", "---", "---", "---", "---", "---", "---", "---")
+    row("exact betweenness (directed)", "%d / %dk" % (len(ids_s), n_small / 1e3), ms(t_o), ms(t_i), ms(t_n),
+        "%.2fx" % (t_o / t_i), "%.2fx" % (t_o / t_n), "max diff %.1e" % diff)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,13 @@ hit comparison (they are counted). Redis compares distances from the 52-bit
 positions its scores decode to, so a point within a few centimetres of a
 circle may be counted by one side only: the hit counts must agree to 0.1%.
 
+With --nearest it runs the geo_nearest workload instead (`bench --only
+geo_nearest`: the same 1M points, 20 centres on data points) and asks Redis
+GEOSEARCH ... FROMLONLAT ... BYRADIUS r m ASC COUNT k for k = 1, 10 and 100,
+r the radius that holds about 100 points (Redis needs a radius; ours is
+chosen by geo_nearest itself): Redis's server time per call against
+geo_nearest's median per query, and the ids of both answers compared.
+
 Skips (exit 0) with a message naming the package when redis-server is
 missing: `apt-get install redis-server`.
 """
@@ -125,6 +132,137 @@ def our_figures(path):
     return out
 
 
+def start_redis(server):
+    """A redis-server of our own on a free loopback port, no persistence: (proc, conn, dir, version)."""
+    port = free_port()
+    rdir = tempfile.mkdtemp(prefix="nosql-redis-")
+    proc = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", rdir, "--daemonize", "no",
+                             "--protected-mode", "yes", "--loglevel", "warning"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    conn = None
+    for _ in range(100):
+        try:
+            conn = Resp(port)
+            conn.call("PING")
+            break
+        except (OSError, ConnectionError):
+            conn = None
+            time.sleep(0.05)
+    if conn is None:
+        proc.terminate()
+        proc.wait()
+        shutil.rmtree(rdir, ignore_errors=True)
+        raise RuntimeError("redis-server did not start on port %d" % port)
+    version = conn.call("INFO", "server").decode().split("redis_version:")[1].split()[0]
+    return proc, conn, rdir, version
+
+
+def load_points(conn, points):
+    """GEOADD the points, 1000 per command, pipelined; returns (loaded, skipped beyond Redis's latitudes)."""
+    skipped = 0
+    batch, cmds = [], []
+    for pid, lat, lon in points:
+        if abs(float(lat)) > REDIS_MAX_LAT:
+            skipped += 1
+            continue
+        batch += [lon, lat, pid]
+        if len(batch) == 3000:
+            cmds.append(["GEOADD", "pts"] + batch)
+            batch = []
+        if len(cmds) == 50:
+            conn.pipeline(cmds)
+            cmds = []
+    if batch:
+        cmds.append(["GEOADD", "pts"] + batch)
+    if cmds:
+        conn.pipeline(cmds)
+    return conn.call("ZCARD", "pts"), skipped
+
+
+def usec_per_call(conn, command):
+    """INFO commandstats: (usec_per_call, calls) of command since the last CONFIG RESETSTAT."""
+    stats = conn.call("INFO", "commandstats").decode()
+    line = [l for l in stats.split("\r\n") if l.startswith("cmdstat_%s:" % command)][0]
+    fields = dict(kv.split("=") for kv in line.split(":", 1)[1].split(","))
+    return float(fields["usec_per_call"]), int(fields["calls"])
+
+
+def run_bench(args, work, only, results):
+    """Run the bench workload `only` with --save work; False (after printing why) on failure."""
+    if not os.access(args.bench, os.X_OK):
+        print("redis_geo: %s is missing: run `make build/bench/bench` first" % args.bench)
+        return False
+    t0 = time.time()
+    out = subprocess.run([args.bench, "--only", only, "--size", args.size, "--reps",
+                          str(args.reps), "--save", work, "--json", results],
+                         stdout=subprocess.PIPE, text=True)
+    with open(os.path.join(work, only + ".out"), "w") as f:
+        f.write(out.stdout)
+    if out.returncode != 0:
+        print(out.stdout)
+        print("redis_geo: the bench failed (exit %d)" % out.returncode)
+        return False
+    print("bench: %.0f s, output in %s/%s.out" % (time.time() - t0, work, only))
+    return True
+
+
+def nearest(args, server, work):
+    """--nearest: GEOSEARCH ... ASC COUNT k against geo_nearest."""
+    results = os.path.join(work, "nearest.json")
+    if not args.reuse and not run_bench(args, work, "geo_nearest", results):
+        return 2
+    points = read_tsv(os.path.join(work, "nearest_points.tsv"))
+    queries = read_tsv(os.path.join(work, "nearest_queries.tsv"))
+    with open(results) as f:
+        ours = {}
+        for r in json.load(f)["results"]:
+            w = r["workload"]
+            if w.startswith("geo_nearest: k = ") and w.split("= ")[1].isdigit() \
+                    and "geo_nearest: rings" in r["variant"]:
+                ours[int(w.split("= ")[1])] = r["ns_per_unit"] / 1000.0
+    proc, conn, rdir, version = start_redis(server)
+    try:
+        t0 = time.time()
+        loaded, skipped = load_points(conn, points)
+        print("redis %s: %d points loaded in %.1f s (%d beyond +-%.2f latitude left out)"
+              % (version, loaded, time.time() - t0, skipped, REDIS_MAX_LAT))
+        rows = []
+        for k in sorted({int(q[0]) for q in queries}):
+            qs = [q for q in queries if int(q[0]) == k
+                  and abs(float(q[1])) + float(q[3]) / 6372797.560856 * 57.29577951308232 <= REDIS_MAX_LAT]
+            conn.call("CONFIG", "RESETSTAT")
+            same = nOurs = nRedis = 0
+            for rnd in range(args.reps):
+                replies = conn.pipeline([["GEOSEARCH", "pts", "FROMLONLAT", q[2], q[1], "BYRADIUS", q[3], "m",
+                                          "ASC", "COUNT", k] for q in qs])
+                if rnd:
+                    continue
+                for q, r in zip(qs, replies):
+                    mine = q[4].split(",") if q[4] else []
+                    theirs = [m.decode() for m in r]
+                    nOurs += len(mine)
+                    nRedis += len(theirs)
+                    same += mine == theirs
+            usec, calls = usec_per_call(conn, "geosearch")
+            rows.append((k, len(qs), nOurs, nRedis, same, usec, calls, ours.get(k)))
+    finally:
+        proc.terminate()
+        proc.wait()
+        shutil.rmtree(rdir, ignore_errors=True)
+    print()
+    print("| k | queries | rows ours / Redis | same ids in order | Redis us/call | geo_nearest us (x Redis) |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for (k, nq, no, nr, same, usec, calls, mine) in rows:
+        print("| %d | %d | %d / %d | %d of %d | %.1f | %s |"
+              % (k, nq, no, nr, same, nq, usec, "%.1f (%.2fx)" % (mine, mine / usec) if mine and usec else "-"))
+    print()
+    print("Redis: usec_per_call over %d rounds (BYRADIUS r holding ~100 points, ASC COUNT k); ours: the bench's"
+          " median per query (geo_nearest chooses its own radius)." % args.reps)
+    print("load average after: %s" % loadavg())
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bench", default="build/bench/bench")
@@ -132,6 +270,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5, help="bench reps and GEOSEARCH rounds")
     ap.add_argument("--dir", help="keep the data here (default: a temporary directory)")
     ap.add_argument("--reuse", action="store_true", help="use the data and results already in --dir")
+    ap.add_argument("--nearest", action="store_true", help="GEOSEARCH ... ASC COUNT k against geo_nearest")
     args = ap.parse_args()
 
     server = shutil.which("redis-server")
@@ -142,68 +281,27 @@ def main():
     os.makedirs(work, exist_ok=True)
     results = os.path.join(work, "geohash.json")
     print("load average before: %s" % loadavg())
-    if not args.reuse:
-        if not os.access(args.bench, os.X_OK):
-            print("redis_geo: %s is missing: run `make build/bench/bench` first" % args.bench)
-            return 2
-        t0 = time.time()
-        out = subprocess.run([args.bench, "--only", "geohash", "--size", args.size, "--reps",
-                              str(args.reps), "--save", work, "--json", results],
-                             stdout=subprocess.PIPE, text=True)
-        with open(os.path.join(work, "geohash.out"), "w") as f:
-            f.write(out.stdout)
-        if out.returncode != 0:
-            print(out.stdout)
-            print("redis_geo: the bench failed (exit %d)" % out.returncode)
-            return 2
-        print("bench: %.0f s, output in %s/geohash.out" % (time.time() - t0, work))
+    if args.nearest:
+        rc = nearest(args, server, work)
+        if not args.dir:
+            shutil.rmtree(work, ignore_errors=True)
+        return rc
+    if not args.reuse and not run_bench(args, work, "geohash", results):
+        return 2
     points = read_tsv(os.path.join(work, "geohash_points.tsv"))
     queries = read_tsv(os.path.join(work, "geohash_queries.tsv"))
     ours = our_figures(results)
 
-    port = free_port()
-    rdir = tempfile.mkdtemp(prefix="nosql-redis-")
-    proc = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--dir", rdir, "--daemonize", "no",
-                             "--protected-mode", "yes", "--loglevel", "warning"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     try:
-        conn = None
-        for _ in range(100):
-            try:
-                conn = Resp(port)
-                conn.call("PING")
-                break
-            except (OSError, ConnectionError):
-                conn = None
-                time.sleep(0.05)
-        if conn is None:
-            print("redis_geo: redis-server did not start on port %d" % port)
-            return 2
-        version = conn.call("INFO", "server").decode().split("redis_version:")[1].split()[0]
-
-        # Load the points, 1000 per GEOADD, pipelined.
+        proc, conn, rdir, version = start_redis(server)
+    except RuntimeError as e:
+        print("redis_geo: %s" % e)
+        return 2
+    try:
         t0 = time.time()
-        skipped = 0
-        batch, cmds = [], []
-        for pid, lat, lon in points:
-            if abs(float(lat)) > REDIS_MAX_LAT:
-                skipped += 1
-                continue
-            batch += [lon, lat, pid]
-            if len(batch) == 3000:
-                cmds.append(["GEOADD", "pts"] + batch)
-                batch = []
-            if len(cmds) == 50:
-                conn.pipeline(cmds)
-                cmds = []
-        if batch:
-            cmds.append(["GEOADD", "pts"] + batch)
-        if cmds:
-            conn.pipeline(cmds)
-        loaded = conn.call("ZCARD", "pts")
-        print("redis %s on port %d: %d points loaded in %.1f s (%d beyond +-%.2f latitude left out)"
-              % (version, port, loaded, time.time() - t0, skipped, REDIS_MAX_LAT))
+        loaded, skipped = load_points(conn, points)
+        print("redis %s: %d points loaded in %.1f s (%d beyond +-%.2f latitude left out)"
+              % (version, loaded, time.time() - t0, skipped, REDIS_MAX_LAT))
 
         rows = []
         bad = 0
@@ -227,11 +325,7 @@ def main():
                     redisHits += len(r)
                     if len(r) != int(q[4]):
                         nDiff += 1
-            stats = conn.call("INFO", "commandstats").decode()
-            line = [l for l in stats.split("\r\n") if l.startswith("cmdstat_geosearch:")][0]
-            fields = dict(kv.split("=") for kv in line.split(":", 1)[1].split(","))
-            usec = float(fields["usec_per_call"])
-            calls = int(fields["calls"])
+            usec, calls = usec_per_call(conn, "geosearch")
             agree = ourHits > 0 and abs(ourHits - redisHits) <= max(1, ourHits // 1000)
             if not agree:
                 bad += 1

@@ -143,6 +143,25 @@ static const Scenario aScenario[] = {
       "INSERT INTO t(t) VALUES ('integrity-check')", "INSERT INTO t(t) VALUES ('optimize')",
       "INSERT INTO t(t) VALUES ('rebuild')", "INSERT INTO t(t) VALUES ('integrity-check')",
       "SELECT rowid FROM t WHERE t MATCH 's:{k:k1}'", NULL}},
+    {"inverted_index mode=sync",
+     "t\\_%",
+     "CREATE TABLE src(id INTEGER PRIMARY KEY, a, s, u UNIQUE);"
+     "CREATE VIRTUAL TABLE t USING inverted_index(a, s NESTED(k, l), content=src, mode='sync');"
+     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)"
+     " INSERT INTO src SELECT i, json_array('x' || (i % 7), 'y' || (i % 3)),"
+     " json_array(json_object('k', 'k' || (i % 7), 'l', 'l' || (i % 3)), json_object('k', 'k' || (i % 4))), i"
+     " FROM n;"
+     "DELETE FROM src WHERE id % 9 = 0;"
+     "CREATE VIRTUAL TABLE f USING inverted_index_facets(t);"
+     "CREATE VIRTUAL TABLE v USING inverted_index_vocab(t);",
+     {"SELECT rowid FROM t WHERE t MATCH 'a:x1'", "SELECT rowid FROM t WHERE t MATCH 's:{k:k1 AND l:l1}'",
+      "SELECT inverted_index_count('t', 'a:y2')", "SELECT field, term, docs FROM f WHERE query = 'a:x1'",
+      "SELECT field, term, docs FROM v", "INSERT INTO src VALUES (1000, 'x1', '[{\"k\":\"k1\"}]', 1000)",
+      "UPDATE src SET s = '[{\"k\":\"k9\",\"l\":\"l9\"}]', id = 2000 WHERE id = 5",
+      "INSERT OR REPLACE INTO src VALUES (3000, 'x2', NULL, 10)", "DELETE FROM src WHERE id = 8",
+      "INSERT INTO t(t) VALUES ('integrity-check')", "INSERT INTO t(t) VALUES ('optimize')",
+      "INSERT INTO t(t) VALUES ('rebuild')", "INSERT INTO t(t) VALUES ('integrity-check')",
+      "SELECT rowid FROM t WHERE t MATCH 's:{k:k1}'", NULL}},
     {"inverted_index direct=off, values stored",
      "t\\_%",
      "CREATE VIRTUAL TABLE t USING inverted_index(a, s NESTED(k, l), m NESTED(x) NUMBERED, direct=off);"

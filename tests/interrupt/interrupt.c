@@ -97,6 +97,9 @@ static const char zSetup[] =
     "INSERT INTO ic(ic) VALUES ('rebuild');"
     "CREATE VIRTUAL TABLE icd USING inverted_index(tag, s NESTED(k), content=isrc, direct=off);"
     "INSERT INTO icd(icd) VALUES ('rebuild');"
+    "CREATE TABLE isy(id INTEGER PRIMARY KEY, tag, s, u UNIQUE);"
+    "INSERT INTO isy SELECT id, tag, s, id FROM isrc;"
+    "CREATE VIRTUAL TABLE isx USING inverted_index(tag, s NESTED(k), content=isy, mode='sync');"
     "CREATE VIRTUAL TABLE ids USING inverted_index(tag, s NESTED(k), direct=off);"
     "INSERT INTO ids(rowid, tag, s) SELECT id, tag, s FROM isrc;"
     "CREATE TABLE s(k TEXT PRIMARY KEY, v);"
@@ -133,6 +136,12 @@ static const char zSetup[] =
     "CREATE VIRTUAL TABLE gi USING graph_index(ge, a, b, weight = w);"
     "CREATE VIRTUAL TABLE gid USING graph_index(ge, a, b, mode = 'deferred');"
     "UPDATE ge SET b = b + 1 WHERE id % 5 = 0;"
+    "CREATE TABLE gpts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)));"
+    "CREATE INDEX gpts_gh ON gpts(gh, lat, lon);"
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO gpts(lat, "
+    "lon)"
+    " SELECT (i * 7919 % 17999) / 100.0 - 89.99, (i * 104729 % 35999) / 100.0 - 179.99 FROM c;"
+    "CREATE TABLE gplain(lat REAL, lon REAL); INSERT INTO gplain SELECT lat, lon FROM gpts;"
     "CREATE TABLE many(i INTEGER PRIMARY KEY);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) INSERT INTO many SELECT i "
     "FROM c;";
@@ -194,6 +203,11 @@ static const IntCase aCase[] = {
     {"composite_scan", "SELECT tick(), s, n FROM cb WHERE s = 'x1' AND n > 10", 0},
     {"kv_counters", "SELECT tick(), name, value FROM kv_counters", 0},
     {"mpath_ranges", "SELECT tick(), m.i, g.lo, g.hi FROM many m, mpath_ranges('a.b' || m.i) g", 0},
+    {"geo_nearest",
+     "SELECT tick(), m.i, n.id FROM many m, geo_nearest('gpts', 'lat', 'lon', m.i % 90, m.i % 180, 5) n", 0},
+    {"geo_nearest",
+     "SELECT tick(), m.i, n.id FROM many m, geo_nearest('gplain', 'lat', 'lon', m.i % 90, -m.i % 180, 2) n",
+     0},
     {"geohash_cover", "SELECT tick(), lo, hi FROM geohash_cover(10, 20, 3000000)", 0},
     {"geohash_cover",
      "SELECT tick(), m.i, count(*) FROM many m, geohash_cover(m.i % 80, m.i % 180, 50000) GROUP BY m.i", 0},
@@ -226,6 +240,18 @@ static const IntCase aCase[] = {
     {"graph_sssp", "SELECT tick(), node, distance FROM graph_sssp('e', 'a', 'b', 1, 'w')", 0},
     {"graph_triangles", "SELECT tick(), node, triangles FROM graph_triangles('e', 'a', 'b')", 0},
     {"graph_label_propagation", "SELECT tick(), node, label FROM graph_label_propagation('e', 'a', 'b')", 0},
+    {"graph_betweenness",
+     "SELECT tick(), node, betweenness FROM graph_betweenness('e', 'a', 'b', 'w', NULL, NULL, 150)", 0},
+    {"graph_betweenness",
+     "SELECT tick(), node, betweenness FROM graph_betweenness('e', 'a', 'b', '{\"samples\": 50}')", 0},
+    {"graph_closeness",
+     "SELECT tick(), node, closeness FROM graph_closeness('e', 'a', 'b', NULL, 1, NULL, 'both')", 0},
+    {"graph_hits", "SELECT tick(), node, hub, authority FROM graph_hits('e', 'a', 'b', 'w', 1000)", 0},
+    {"graph_core_number", "SELECT tick(), node, core FROM graph_core_number('e', 'a', 'b')", 0},
+    {"graph_clustering", "SELECT tick(), node, clustering FROM graph_clustering('e', 'a', 'b', 'w')", 0},
+    {"graph_louvain", "SELECT tick(), node, community FROM graph_louvain('e', 'a', 'b', 'w')", 0},
+    {"graph_index",
+     "SELECT tick(), node, betweenness FROM graph_betweenness('gi', NULL, NULL, NULL, NULL, NULL, 100)", 0},
     {"kv_mget", "SELECT tick(), key, value FROM kv_mget('kv', (SELECT json_group_array(key) FROM kv))", 0},
     {"doc_schema", "SELECT tick(), path, type, docs FROM doc_schema('d', 'doc')", 0},
     {"doc_match",
@@ -267,6 +293,13 @@ static const IntCase aCase[] = {
      "INSERT INTO ii(ii) VALUES ('integrity-check')"},
     {"inverted_index content=", "INSERT INTO ic(ic) VALUES ('rebuild')",
      "INSERT INTO ic(ic) VALUES ('integrity-check')"},
+    {"inverted_index mode=sync", "UPDATE isy SET tag = json_array('up', id % 4) WHERE id % 3 = 0",
+     "INSERT INTO isx(isx) VALUES ('integrity-check')"},
+    {"inverted_index mode=sync",
+     "INSERT OR REPLACE INTO isy SELECT id + 1, 'r', NULL, u FROM isy WHERE id % 5 = 0",
+     "INSERT INTO isx(isx) VALUES ('integrity-check')"},
+    {"inverted_index mode=sync", "INSERT INTO isx(isx) VALUES ('rebuild')",
+     "INSERT INTO isx(isx) VALUES ('integrity-check')"},
     {"inverted_index direct=off", "INSERT INTO icd(icd) VALUES ('rebuild')",
      "INSERT INTO icd(icd) VALUES ('integrity-check')"},
     {"inverted_index direct=off", "INSERT INTO icd(icd) VALUES ('optimize')",

@@ -93,6 +93,20 @@ static const char *const azGeohash[] = {
     "SELECT * FROM geo_bbox(0, 179.9, 100000)",
     NULL};
 
+static const char *const azGeoNearest[] = {
+    "CREATE TABLE pts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)))",
+    "CREATE INDEX pts_gh ON pts(gh, lat, lon)",
+    "CREATE TABLE txt(name TEXT PRIMARY KEY, lat REAL, lon REAL) WITHOUT ROWID",
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) INSERT INTO pts(lat, lon) "
+    "SELECT (i * 7919 % 17999) / 100.0 - 89.99, (i * 104729 % 35999) / 100.0 - 179.99 FROM c",
+    "INSERT INTO txt SELECT 'n' || id, lat, lon FROM pts WHERE id % 3 = 0",
+    "SELECT group_concat(id || ':' || distance_m) FROM geo_nearest('pts', 'lat', 'lon', 10, 20, 5)",
+    "SELECT group_concat(id || ':' || distance_m) FROM geo_nearest('pts', 'lat', 'lon', 89.9, 179.9, 40, "
+    "3e6)",
+    "SELECT group_concat(id) FROM geo_nearest('txt', 'lat', 'lon', -10, -20, 7)",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM geo_nearest(''pts'', ''lat'', ''lon'', 1, 2, 3)')",
+    NULL};
+
 static const char *const azMpath[] = {
     "SELECT mpath_match('Top.Science.Astronomy', '*.Astr*@.*'), mpath_match('a.b.c', 'a.*{0,2}.b|c')",
     "SELECT mpath_txtmatch('Europe.Russia_Moscow', 'Russia* & !Transport'), mpath_nlevel('a.b.c')",
@@ -191,6 +205,27 @@ static const char *const azInvertedIndex[] = {
     "SELECT rb_to_json(rb_or(rb_build('[1,2,70000]'), rb_build('[3]'))), rb_cardinality(rb_build('[5,6]'))",
     "SELECT value FROM rb_iterate(rb_build('[4,1,3]'))",
     "SELECT rb_cardinality(rb_or_agg(b)) FROM (SELECT rb_build('[1]') AS b UNION ALL SELECT rb_build('[2]'))",
+    NULL};
+
+/* inverted_index mode='sync': the triggers it creates, REPLACE, rename, drop. */
+static const char *const azInvertedSync[] = {
+    "CREATE TABLE sy_src(id INTEGER PRIMARY KEY, tag, s, u UNIQUE)",
+    "WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 20) INSERT INTO sy_src SELECT "
+    "k, "
+    "json_array('t' || (k % 5), 'all'), json_array(json_object('k', 'k' || (k % 3)), json_object('k', 'x')), "
+    "k "
+    "FROM i",
+    "CREATE VIRTUAL TABLE sy USING inverted_index(tag, s NESTED(k), content=sy_src, mode='sync')",
+    "INSERT INTO sy_src VALUES (30, '[\"t1\",\"new\"]', '[{\"k\":\"k1\"}]', 30)",
+    "UPDATE sy_src SET tag = 'moved', id = 31 WHERE id = 4",
+    "INSERT OR REPLACE INTO sy_src VALUES (32, 't2', NULL, 5)",
+    "UPDATE OR REPLACE sy_src SET u = 6 WHERE id = 7",
+    "DELETE FROM sy_src WHERE id = 8",
+    "SELECT rowid FROM sy WHERE sy MATCH 'tag:moved OR tag:t2 OR s:{k:k1}'",
+    "INSERT INTO sy(sy) VALUES ('integrity-check')",
+    "ALTER TABLE sy RENAME TO sy2",
+    "INSERT INTO sy2(sy2) VALUES ('rebuild')",
+    "DROP TABLE sy2",
     NULL};
 
 static const char *const azCkey[] = {
@@ -305,6 +340,9 @@ static const char *const azGraphs[] = {
     "root IN (1, 5) AND direction = 'both'",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x')",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w')",
+    /* Weights of one type, no index on b: routes from both ends over the copy with its weights. */
+    "CREATE TABLE ew(a, b, w)", "INSERT INTO ew VALUES (1, 2, 1), (2, 3, 2), (1, 3, 3), (3, 4, 1), (2, 4, 3)",
+    "SELECT step, node, cost FROM graph_path('ew', 'a', 'b', 1, 4, 'w', 'both')",
     /* Both columns indexed: graph_path seeks from both ends. */
     "CREATE INDEX e_b ON e(b)", "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 1, 'x', 'w', 'both')",
     "SELECT step, node, cost FROM graph_path('e', 'a', 'b', 'x', 2, NULL, 'in')",
@@ -350,6 +388,24 @@ static const char *const azGraphBatch[] = {
     "SELECT node, rank FROM graph_pagerank('e', 'a', 'b', '{\"damping\": 0.5, \"max_iter\": 3, "
     "\"weight_col\": "
     "\"w\", \"personalization\": {\"1\": 1}, \"dangling\": \"pw\"}')",
+    NULL};
+
+static const char *const azGraphCentrality[] = {
+    "CREATE TABLE e(id INTEGER PRIMARY KEY, a, b, w)",
+    "INSERT INTO e(a, b, w) VALUES (1, 2, 1), (2, 3, 2), (3, 1, 1), (3, 4, 0.5), (4, 5, 1), (5, 4, 1), "
+    "('x', 'y', 3), (1, 1, 1), (2, 3, 1), (5, 6, 2), (6, 4, 1)",
+    "SELECT node, betweenness FROM graph_betweenness('e', 'a', 'b')",
+    "SELECT node, betweenness FROM graph_betweenness('e', 'a', 'b', 'w', 0, 1, NULL, NULL, NULL, 'both')",
+    "SELECT node, betweenness FROM graph_betweenness('e', 'a', 'b', '{\"samples\": 3, \"seed\": 2}')",
+    "SELECT node, closeness FROM graph_closeness('e', 'a', 'b', 'w')",
+    "SELECT node, hub, authority FROM graph_hits('e', 'a', 'b', 'w', '{\"max_iter\": 500}')",
+    "SELECT node, core FROM graph_core_number('e', 'a', 'b')",
+    "SELECT node, clustering FROM graph_clustering('e', 'a', 'b', 'w')",
+    "SELECT node, community FROM graph_louvain('e', 'a', 'b', 'w', 1.0, 3)",
+    "SELECT node, community FROM graph_louvain('e', 'a', 'b', '{\"resolution\": 2, \"seed\": 5}')",
+    "CREATE VIRTUAL TABLE g USING graph_index(e, a, b, weight = w)",
+    "SELECT node, community FROM graph_louvain('g', NULL, NULL)",
+    "SELECT node, clustering FROM graph_clustering('g', NULL, NULL, 'w')",
     NULL};
 
 static const char *const azFts5Gap[] = {
@@ -437,18 +493,23 @@ static const char *const azCompare[] = {
     "n.descendant_of = c.rowid ORDER BY c.city')",
     "SELECT plan_words FROM nosql_explain('SELECT * FROM main.cs x WHERE a = 1')",
     "SELECT plan_words FROM nosql_explain('SELECT * FROM mpath_ranges(''a'') AS r')",
+    "SELECT plan_words FROM nosql_explain('SELECT * FROM t_by_city AS ns, mpath_ranges(''a'') AS t_by_city "
+    "WHERE ns.city = t_by_city.lo')",
     NULL};
 
 static const OomScript aScript[] = {
     {"geohash", azGeohash},
+    {"geo_nearest", azGeoNearest},
     {"mpath", azMpath},
     {"nested_set", azNestedSet},
     {"inverted_index", azInvertedIndex},
+    {"inverted_index sync", azInvertedSync},
     {"ckey", azCkey},
     {"documents", azDocuments},
     {"graphs", azGraphs},
     {"trees", azTrees},
     {"graph_batch", azGraphBatch},
+    {"graph_centrality", azGraphCentrality},
     {"fts5_gap", azFts5Gap},
     {"index_table", azIndexTable},
     {"graph_index", azGraphIndex},

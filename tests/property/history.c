@@ -16,7 +16,7 @@
 ** docs/index_table.md). Every index is also created over a base without
 ** an INTEGER PRIMARY KEY, which VACUUM renumbers: CREATE must refuse it.
 **
-**   build/property/history [--direct-off] EXTENSION [STEPS [SEED]]
+**   build/property/history [--direct-off | --sync] EXTENSION [STEPS [SEED]]
 **
 ** --direct-off runs the histories against inverted_index with direct=off
 ** instead (issue 29): one over content= kept by FTS5's trigger recipe
@@ -26,6 +26,13 @@
 ** base table's, and the stored index's rows the base rows. Recursive
 ** triggers stay on: a REPLACE must give the content= index the displaced
 ** row's values (FTS5's rule, docs/inverted_index.md).
+**
+** --sync runs them against inverted_index(..., content=people,
+** mode='sync') (issue 37), with no trigger of the application's: the
+** index's own triggers must follow every write, and the histories add
+** UPDATE OR REPLACE through UNIQUE(name), REPLACE with a new rowid and
+** moves through rowid, oid and _rowid_, with recursive_triggers switched
+** on and off (INSERT OR REPLACE then gives names either way).
 **
 ** Each index table is checked as "PASS name" or "FAIL name: step"; the last
 ** line is "N passed, N failed" for tests/run.sh.
@@ -126,9 +133,18 @@ static HistIndex aOffIndex[] = {
      0},
 };
 
+/* --sync: the index that keeps itself in step (issue 37). */
+static HistIndex aSyncIndex[] = {
+    {"people_sync",
+     "CREATE VIRTUAL TABLE people_sync USING inverted_index(city, name, content=people, mode='sync');"
+     "CREATE VIRTUAL TABLE people_sync_vocab USING inverted_index_vocab(people_sync)",
+     0, HIST_TERMS_DIRECT, HIST_TERMS("people_sync"), 0, 0, 0},
+};
+
 static HistIndex *aIdx = aIndex;                                   /* The indexes of this run */
 static int nHistIndex = (int)(sizeof(aIndex) / sizeof(aIndex[0])); /* How many */
 static int bDirectOff = 0;                                         /* --direct-off */
+static int bSync = 0;                                              /* --sync */
 
 /* A random value for a column: NULL, duplicates, case variants, numbers of both kinds. */
 static char *histValue(int eCol) {
@@ -163,7 +179,7 @@ static char *histWrite(void) {
   char *zA = histValue(0), *zB = histValue(1), *zC = histValue(2), *zD = histValue(3), *z;
   static const char *const azCol[] = {"city", "name", "score", "tags"};
   int iCol = (int)histRand(4);
-  switch (histRand(11)) {
+  switch (histRand(bSync ? 14 : 11)) {
     case 0:
     case 1:
       z = sqlite3_mprintf(
@@ -173,7 +189,7 @@ static char *histWrite(void) {
     case 2:
       z = sqlite3_mprintf(
           "INSERT OR REPLACE INTO people(id, city, name, score, tags) VALUES (%d, %s, %s, %s, %s)", id, zA,
-          bRecursive ? zB : "NULL", zC, zD);
+          bRecursive || bSync ? zB : "NULL", zC, zD);
       break;
     case 3:
       z = sqlite3_mprintf(
@@ -201,6 +217,19 @@ static char *histWrite(void) {
     case 10:
       /* Moves in a chain, each row onto the next one's rowid. */
       z = sqlite3_mprintf("UPDATE OR REPLACE people SET id = id + 1 WHERE id BETWEEN %d AND %d", id, id + 2);
+      break;
+    case 11:
+      /* --sync: a REPLACE through UNIQUE(name). */
+      z = sqlite3_mprintf("UPDATE OR REPLACE people SET name = %s WHERE id = %d", zB, id);
+      break;
+    case 12: {
+      static const char *const azRowid[] = {"rowid", "oid", "_rowid_"};
+      z = sqlite3_mprintf("UPDATE OR IGNORE people SET %s = %d WHERE id = %d", azRowid[histRand(3)],
+                          1 + (int)histRand(40), id);
+      break;
+    }
+    case 13:
+      z = sqlite3_mprintf("REPLACE INTO people(city, name) VALUES (%s, %s)", zA, zB);
       break;
     default:
       z = sqlite3_mprintf("UPDATE people SET name = name || 'x' WHERE id BETWEEN %d AND %d", id, id + 3);
@@ -331,11 +360,17 @@ int main(int argc, char **argv) {
     nHistIndex = (int)(sizeof(aOffIndex) / sizeof(aOffIndex[0]));
     argv++;
     argc--;
+  } else if (argc > 1 && strcmp(argv[1], "--sync") == 0) {
+    bSync = 1;
+    aIdx = aSyncIndex;
+    nHistIndex = (int)(sizeof(aSyncIndex) / sizeof(aSyncIndex[0]));
+    argv++;
+    argc--;
   }
   nStep = argc > 2 ? atoi(argv[2]) : 400;
   histState = argc > 3 ? strtoull(argv[3], 0, 10) : 20261125;
   if (argc < 2) {
-    fprintf(stderr, "usage: %s [--direct-off] EXTENSION [STEPS [SEED]]\n", argv[0]);
+    fprintf(stderr, "usage: %s [--direct-off | --sync] EXTENSION [STEPS [SEED]]\n", argv[0]);
     return 2;
   }
   snprintf(zFile, sizeof(zFile), "/tmp/nosql-history-%d.db", (int)getpid());
@@ -353,7 +388,9 @@ int main(int argc, char **argv) {
     }
   }
   /* The application's triggers of the content= index (docs/inverted_index.md). */
-  if (bDirectOff) {
+  if (bSync) {
+    /* None: the index made its own. */
+  } else if (bDirectOff) {
     /* FTS5's recipe for content= direct=off; SQL writes (and 'delete' by rowid) for the stored one. */
     sqlite3_exec(
         db,
@@ -415,7 +452,7 @@ int main(int argc, char **argv) {
       printf("FAIL VACUUM at step %d: %s\n", i, sqlite3_errmsg(db));
       nFail++;
     }
-    if (histRand(20) == 0 && !bDirectOff) {
+    if (histRand(20) == 0 && (!bDirectOff || bSync)) {
       bRecursive = !bRecursive;
       sqlite3_exec(db, bRecursive ? "PRAGMA recursive_triggers = ON" : "PRAGMA recursive_triggers = OFF", 0,
                    0, 0);

@@ -4,7 +4,7 @@
 ** It links the system libsqlite3 and loads the extension through
 ** sqlite3_load_extension(), the path users take. Usage:
 **
-**   slt [--ext PATH] [--rewrite] [--verbose] FILE.test...
+**   slt [--ext PATH] [--rewrite] [--verbose] [--slt-compat] FILE.test...
 **   slt [--ext PATH] --docs DIR
 **
 ** The file format is SQLite's sqllogictest as DuckDB extends it; the
@@ -24,7 +24,12 @@
 **                                 NULL prints as NULL and '' as (empty).
 **                                 Above the hash threshold the result is
 **                                 "N values hashing to <md5>". Queries that
-**                                 share a label must give the same result.
+**                                 share a label must give the same result
+**                                 (every label of the file is checked, as
+**                                 SQLite's runner does; there is no limit).
+**                                 A query whose SQL fails, at prepare or
+**                                 while stepping, fails the record (see
+**                                 --slt-compat for the reference's rule).
 **   hash-threshold N              hash results with more than N values
 **   skipif X / onlyif X           condition on the next record; X is an
 **                                 engine name (sqlite, nosql), "asan"
@@ -58,6 +63,14 @@
 ** --rewrite writes FILE.test.new with the actual results of every query in
 ** place of the expected ones. An answer filled in that way must be checked
 ** by hand or against the relational equivalent before it is committed.
+**
+** --slt-compat applies the rule of SQLite's own runner to a query that fails
+** while stepping: the rows returned before the error are its result (none
+** when the first step fails), and the record passes if they are the
+** expected ones. Without it (the default) such a query fails the record
+** with the error shown, since an error half-way through a result is nearly
+** always a bug the test should see. A query that fails to prepare fails the
+** record in both modes, as in the reference.
 **
 ** --docs DIR checks the reference: every function and module that the
 ** extension registers (pragma_function_list and pragma_module_list, minus
@@ -117,9 +130,8 @@ static char *sltMkdtemp(char *zTmpl) {
 #define sltMkdtemp(z) mkdtemp(z)
 #endif
 
-#define SLT_MAX_CONN 16  /* Named connections per file */
-#define SLT_MAX_LABEL 64 /* Distinct query labels per file */
-#define SLT_SHOW_MAX 40  /* Result lines shown in a diagnostic */
+#define SLT_MAX_CONN 16 /* Named connections per file */
+#define SLT_SHOW_MAX 40 /* Result lines shown in a diagnostic */
 
 typedef struct Runner Runner;
 typedef struct SltFile SltFile;
@@ -132,6 +144,7 @@ struct Runner {
   const char *zExt; /* Extension to load into every connection */
   int bRewrite;     /* True to write FILE.new with actual results */
   int bVerbose;     /* True to print every record as it runs */
+  int bSltCompat;   /* True: a query's step error ends its result (--slt-compat) */
   int bAsan;        /* True when built with sanitizers ("asan" condition) */
   char *zTmpRoot;   /* Private temporary directory of this process */
   int nFileSeq;     /* Files run so far, names their temp directories */
@@ -155,19 +168,20 @@ struct SltLabel {
 
 /* The state of the file being run. */
 struct SltFile {
-  Runner *pRun;                   /* The run this file belongs to */
-  const char *zPath;              /* File name, for diagnostics */
-  char **azLine;                  /* Lines of the file, NUL-terminated */
-  int nLine;                      /* Number of lines */
-  char *zDir;                     /* Temp directory for "open", or NULL */
-  char *zDb;                      /* Database of new connections */
-  SltConn aConn[SLT_MAX_CONN];    /* Named connections */
-  int nConn;                      /* Used entries of aConn[] */
-  int iConn;                      /* Current connection */
-  int nHashThreshold;             /* 0: never hash */
-  SltLabel aLabel[SLT_MAX_LABEL]; /* Labelled results seen so far */
-  int nLabel;                     /* Used entries of aLabel[] */
-  FILE *pOut;                     /* --rewrite output, or NULL */
+  Runner *pRun;                /* The run this file belongs to */
+  const char *zPath;           /* File name, for diagnostics */
+  char **azLine;               /* Lines of the file, NUL-terminated */
+  int nLine;                   /* Number of lines */
+  char *zDir;                  /* Temp directory for "open", or NULL */
+  char *zDb;                   /* Database of new connections */
+  SltConn aConn[SLT_MAX_CONN]; /* Named connections */
+  int nConn;                   /* Used entries of aConn[] */
+  int iConn;                   /* Current connection */
+  int nHashThreshold;          /* 0: never hash */
+  SltLabel *aLabel;            /* Labels seen so far: open-addressed hash */
+  int nLabelSlot;              /* Slots of aLabel[]: 0 or a power of two */
+  int nLabel;                  /* Used slots of aLabel[] */
+  FILE *pOut;                  /* --rewrite output, or NULL */
 };
 
 /* The rendered values of a query, row-major. */
@@ -404,9 +418,12 @@ static char *sltRender(sqlite3_stmt *pStmt, int iCol, char c) {
 ** statements that return columns are rendered into it with the type
 ** letters zTypes (NULL: render as text and join columns with '|', one value
 ** per row, the docs form). Returns SQLITE_OK, or an error code with the
-** message in *pzErr (caller frees).
+** message in *pzErr (caller frees). With bStepEnds (--slt-compat), an error
+** while stepping ends the run with SQLITE_OK and the rows gathered so far,
+** as SQLite's runner reads it; errors at prepare are still returned.
 */
-static int sltExec(sqlite3 *db, const char *zSql, const char *zTypes, SltResult *pRes, char **pzErr) {
+static int sltExec(sqlite3 *db, const char *zSql, const char *zTypes, SltResult *pRes, int bStepEnds,
+                   char **pzErr) {
   const char *zTail = zSql;
   int rc = SQLITE_OK;
   while (rc == SQLITE_OK && zTail && *zTail) {
@@ -459,6 +476,7 @@ static int sltExec(sqlite3 *db, const char *zSql, const char *zTypes, SltResult 
     } else {
       sqlite3_finalize(pStmt);
     }
+    if (rc != SQLITE_OK && bStepEnds) return SQLITE_OK;
     if (rc != SQLITE_OK) *pzErr = sltStrdup(sqlite3_errmsg(db));
   }
   return rc;
@@ -610,7 +628,7 @@ static int sltStatement(SltFile *pF, int iLine, const char *zMode, int bSkip) {
   }
   if (pF->pRun->bVerbose) printf("%s:%d: statement %s\n", pF->zPath, iLine + 1, zMode);
   db = fileDb(pF, &zErr);
-  rc = db ? sltExec(db, zSql, NULL, NULL, &zErr) : SQLITE_CANTOPEN;
+  rc = db ? sltExec(db, zSql, NULL, NULL, 0, &zErr) : SQLITE_CANTOPEN;
   if (!bError && rc != SQLITE_OK) {
     sltFailHeader(pF, iLine, "statement failed", zSql);
     printf("  expected: success\n  actual:   error: %s\n", zErr ? zErr : sqlite3_errstr(rc));
@@ -660,20 +678,46 @@ static int sltHashLine(const char *zLine, char zHash[33]) {
   return n;
 }
 
-/* Check a labelled result against earlier queries with the same label. */
+/* FNV-1a hash of a label, to place it in SltFile.aLabel[]. */
+static unsigned int sltLabelHash(const char *z) {
+  unsigned int h = 2166136261u;
+  while (*z) h = (h ^ (unsigned char)*z++) * 16777619u;
+  return h;
+}
+
+/* The slot of zLabel in aLabel[] (nSlot a power of two): its entry, or the
+** empty slot where it belongs. */
+static SltLabel *sltLabelSlot(SltLabel *aLabel, int nSlot, const char *zLabel) {
+  unsigned int i = sltLabelHash(zLabel) & (unsigned int)(nSlot - 1);
+  while (aLabel[i].zLabel && strcmp(aLabel[i].zLabel, zLabel) != 0) i = (i + 1) & (unsigned int)(nSlot - 1);
+  return &aLabel[i];
+}
+
+/*
+** Check a labelled result against earlier queries with the same label;
+** the first query with a label records its result. Every label of a file is
+** kept (the table doubles at half full), so none goes unchecked.
+*/
 static int sltCheckLabel(SltFile *pF, const char *zLabel, const char *zHash, int nValue) {
-  int i;
-  for (i = 0; i < pF->nLabel; i++) {
-    if (strcmp(pF->aLabel[i].zLabel, zLabel) == 0) {
-      return strcmp(pF->aLabel[i].zHash, zHash) == 0 && pF->aLabel[i].nValue == nValue;
+  SltLabel *p;
+  if (2 * (pF->nLabel + 1) > pF->nLabelSlot) {
+    int nNew = pF->nLabelSlot ? 2 * pF->nLabelSlot : 64;
+    SltLabel *aNew = (SltLabel *)sltMalloc(sizeof(SltLabel) * (size_t)nNew);
+    int i;
+    memset(aNew, 0, sizeof(SltLabel) * (size_t)nNew);
+    for (i = 0; i < pF->nLabelSlot; i++) {
+      if (pF->aLabel[i].zLabel) *sltLabelSlot(aNew, nNew, pF->aLabel[i].zLabel) = pF->aLabel[i];
     }
+    free(pF->aLabel);
+    pF->aLabel = aNew;
+    pF->nLabelSlot = nNew;
   }
-  if (pF->nLabel < SLT_MAX_LABEL) {
-    pF->aLabel[pF->nLabel].zLabel = sltStrdup(zLabel);
-    memcpy(pF->aLabel[pF->nLabel].zHash, zHash, 33);
-    pF->aLabel[pF->nLabel].nValue = nValue;
-    pF->nLabel++;
-  }
+  p = sltLabelSlot(pF->aLabel, pF->nLabelSlot, zLabel);
+  if (p->zLabel) return strcmp(p->zHash, zHash) == 0 && p->nValue == nValue;
+  p->zLabel = sltStrdup(zLabel);
+  memcpy(p->zHash, zHash, 33);
+  p->nValue = nValue;
+  pF->nLabel++;
   return 1;
 }
 
@@ -761,7 +805,7 @@ static int sltQuery(SltFile *pF, int iLine, char **azTok, int nTok, int bSkip) {
   }
   if (pF->pRun->bVerbose) printf("%s:%d: query %s\n", pF->zPath, iLine + 1, zTypes);
   db = fileDb(pF, &zErr);
-  rc = db ? sltExec(db, zSql, zTypes, &res, &zErr) : SQLITE_CANTOPEN;
+  rc = db ? sltExec(db, zSql, zTypes, &res, pF->pRun->bSltCompat, &zErr) : SQLITE_CANTOPEN;
   if (rc != SQLITE_OK) {
     sltFailHeader(pF, iLine, rc == SQLITE_MISMATCH ? "wrong column count" : "query failed", zSql);
     printf("  actual:   error: %s\n", zErr ? zErr : sqlite3_errstr(rc));
@@ -1009,7 +1053,8 @@ static void sltRunFile(Runner *pRun, const char *zPath) {
 
   fileCloseAll(&f);
   for (i = 0; i < f.nConn; i++) free(f.aConn[i].zName);
-  for (i = 0; i < f.nLabel; i++) free(f.aLabel[i].zLabel);
+  for (i = 0; i < f.nLabelSlot; i++) free(f.aLabel[i].zLabel);
+  free(f.aLabel);
   if (f.pOut) fclose(f.pOut);
   free(f.zDb);
   free(f.zDir);
@@ -1029,7 +1074,7 @@ static void sltNames(sqlite3 *db, SltResult *pOut) {
   sltExec(db,
           "SELECT name FROM pragma_function_list UNION SELECT name FROM pragma_module_list "
           "ORDER BY 1",
-          "T", pOut, &zErr);
+          "T", pOut, 0, &zErr);
   free(zErr);
 }
 
@@ -1233,7 +1278,7 @@ static void sltDocExamples(Runner *pRun, const char *zPath, char **azLine, int n
       }
       free(zErr);
       zErr = NULL;
-      rc = sltExec(db, zSql, NULL, &res, &zErr);
+      rc = sltExec(db, zSql, NULL, &res, 0, &zErr);
       if (zExpErr) {
         bOk = rc != SQLITE_OK && zErr && strstr(zErr, zExpErr) != NULL;
       } else if (rc != SQLITE_OK) {
@@ -1396,7 +1441,7 @@ static void sltRunDocs(Runner *pRun, const char *zDir) {
 
 static void sltUsage(void) {
   fprintf(stderr,
-          "usage: slt [--ext PATH] [--rewrite] [--verbose] FILE.test...\n"
+          "usage: slt [--ext PATH] [--rewrite] [--verbose] [--slt-compat] FILE.test...\n"
           "       slt [--ext PATH] --docs DIR\n");
   exit(2);
 }
@@ -1419,6 +1464,8 @@ int main(int argc, char **argv) {
       run.bRewrite = 1;
     } else if (strcmp(argv[i], "--verbose") == 0) {
       run.bVerbose = 1;
+    } else if (strcmp(argv[i], "--slt-compat") == 0) {
+      run.bSltCompat = 1;
     } else if (strcmp(argv[i], "--docs") == 0 && i + 1 < argc) {
       zDocs = argv[++i];
     } else {
