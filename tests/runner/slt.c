@@ -38,8 +38,10 @@
 **                                 on the host's SQLite version, or
 **                                 (nosql) os=linux / os=windows /
 **                                 os=macos: the system the runner was
-**                                 built for (files that need what another
-**                                 system lacks: docs/ARCHITECTURE.md)
+**                                 built for, or arch=x64 / arch=arm64:
+**                                 its processor (records that need what
+**                                 another platform lacks or computes
+**                                 otherwise: docs/ARCHITECTURE.md)
 **   EXPLAIN QUERY PLAN queries    (nosql) with 4 columns, rows compare as
 **                                 (depth in the plan tree, 0, 0, detail):
 **                                 ids and the "notused" column move
@@ -128,6 +130,13 @@ static char *sltMkdtemp(char *zTmpl) {
 #endif
 #define sltMkdir(z) mkdir(z, 0700)
 #define sltMkdtemp(z) mkdtemp(z)
+#endif
+#if defined(__x86_64__) || defined(_M_X64)
+#define SLT_ARCH "x64"
+#elif defined(__aarch64__) || defined(_M_ARM64)
+#define SLT_ARCH "arm64"
+#else
+#define SLT_ARCH "other"
 #endif
 
 #define SLT_MAX_CONN 16 /* Named connections per file */
@@ -884,6 +893,7 @@ static int sltCondition(Runner *pRun, const char *zX) {
   }
   if (strcmp(zX, "asan") == 0) return pRun->bAsan;
   if (strncmp(zX, "os=", 3) == 0) return strcmp(zX + 3, SLT_OS) == 0;
+  if (strncmp(zX, "arch=", 5) == 0) return strcmp(zX + 5, SLT_ARCH) == 0;
   return 0;
 }
 
