@@ -1470,7 +1470,7 @@ static int iiValuesAdd(inverted_index_vtab *p, IiValues *v, sqlite3_int64 iCode,
   return rc;
 }
 
-/* JSON's white space (RFC 8259): not form feed or vertical tab, which iiIsSpace() takes. */
+/* JSON's white space (RFC 8259): not form feed or vertical tab, which nosqlIsSpace() takes. */
 static int iiJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /*
@@ -1889,7 +1889,7 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
     if (z == NULL) return SQLITE_NOMEM;
     {
       int k = 0;
-      while (k < n && iiIsSpace(z[k])) k++;
+      while (k < n && nosqlIsSpace(z[k])) k++;
       bJson = eType == SQLITE_TEXT && k < n && z[k] == '[';
     }
     if (bJson) {
@@ -3913,8 +3913,8 @@ static int iiIntegrityCheck(inverted_index_vtab *p) {
 static int iiFieldDeclOk(const char *z) {
   int n = (int)strlen(z), i;
   char q, qEnd;
-  while (n > 0 && iiIsSpace(*z)) z++, n--;
-  while (n > 0 && iiIsSpace(z[n - 1])) n--;
+  while (n > 0 && nosqlIsSpace(*z)) z++, n--;
+  while (n > 0 && nosqlIsSpace(z[n - 1])) n--;
   if (n == 0) return 1; /* Reported as an empty field name */
   q = z[0];
   qEnd = q == '[' ? ']' : q;
@@ -3929,7 +3929,7 @@ static int iiFieldDeclOk(const char *z) {
     return n >= 2 && z[n - 1] == qEnd;
   }
   for (i = 0; i < n; i++) {
-    if (iiIsSpace(z[i]) || strchr("()[],'\"`:", z[i]) != NULL) return 0;
+    if (nosqlIsSpace(z[i]) || strchr("()[],'\"`:", z[i]) != NULL) return 0;
   }
   return 1;
 }

@@ -338,15 +338,14 @@ static void iiParseError(IiParse *p, int iPos, const char *zFmt, const char *zAr
   if (p->zErr == NULL) p->rc = SQLITE_NOMEM;
 }
 
-int iiIsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 /* Bytes that end a bare word: space, parentheses, quote (and ':' in a field name). */
-static int iiIsBreak(char c) { return c == 0 || iiIsSpace(c) || c == '(' || c == ')' || c == '"'; }
+static int iiIsBreak(char c) { return c == 0 || nosqlIsSpace(c) || c == '(' || c == ')' || c == '"'; }
 
 /* A break, or inside braces the closing brace. */
 static int iiBreak(IiParse *p, char c) { return iiIsBreak(c) || (p->bInBrace && c == '}'); }
 
 static void iiSkipSpace(IiParse *p) {
-  while (iiIsSpace(p->z[p->i])) p->i++;
+  while (nosqlIsSpace(p->z[p->i])) p->i++;
 }
 
 /* True if the bare word at the cursor is exactly zKw (AND, OR, NOT). */

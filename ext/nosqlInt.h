@@ -221,6 +221,10 @@ static inline uint64_t nosqlMix64(uint64_t h) {
   return h;
 }
 
+/* C's white space (' ', tab, newline, carriage return, form feed, vertical tab), locale-free: the
+** query languages' and option parsers' separator. */
+int nosqlIsSpace(char c);
+
 /* The deepest nesting of arrays and objects the project reads or writes (SQLite's own limit). */
 #define NOSQL_JSON_MAX_DEPTH 1000
 
@@ -1139,10 +1143,9 @@ struct roaring_bitmap_s *roaringDecode(const unsigned char *a, size_t n, int *pR
 */
 #define II_FRAME_MAGIC 0x31424949u /* "IIB1" read as a little-endian u32 */
 #define II_FRAME_HDR 12            /* magic, payload length, checksum */
-/* Little-endian u32 in and out of a[0..4); the query language's white space. */
+/* Little-endian u32 in and out of a[0..4). */
 void iiPut32(unsigned char *a, uint32_t v);
 uint32_t iiGet32(const unsigned char *a);
-int iiIsSpace(char c);
 void iiFrameHeader(unsigned char *aHdr, const unsigned char *aPayload, size_t nPayload);
 int iiFrameCheck(const unsigned char *a, size_t n, const unsigned char **paPayload, size_t *pnPayload);
 /*

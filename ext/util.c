@@ -66,6 +66,8 @@ void nosqlBufferFree(NosqlBuffer *p) {
   memset(p, 0, sizeof(*p));
 }
 
+int nosqlIsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
 /* Longest prefix of a text or blob argument quoted in an error message. */
 #define NOSQL_QUOTE_MAX 60
 
@@ -969,8 +971,8 @@ char *nosqlDequote(const char *z, int n) {
   char q, qEnd;
   char *zOut;
   int i, j = 0;
-  while (n > 0 && iiIsSpace(*z)) z++, n--;
-  while (n > 0 && iiIsSpace(z[n - 1])) n--;
+  while (n > 0 && nosqlIsSpace(*z)) z++, n--;
+  while (n > 0 && nosqlIsSpace(z[n - 1])) n--;
   q = n >= 2 ? z[0] : 0;
   qEnd = q == '[' ? ']' : q;
   zOut = (char *)sqlite3_malloc64((size_t)n + 1);
@@ -1009,7 +1011,7 @@ int nosqlIsIdent(const char *z, int n) {
 /* One part of a qualified name at z[*pi]: a quoted identifier or a bare word (no dot); NULL if none. */
 static const char *nosqlNamePart(const char *z, int *pi, int *pn) {
   int i = *pi, i0;
-  while (iiIsSpace(z[i])) i++;
+  while (nosqlIsSpace(z[i])) i++;
   if (z[i] == '"' || z[i] == '`' || z[i] == '[') {
     *pi = i;
     return nosqlSqlToken(z, pi, pn);
@@ -1030,7 +1032,7 @@ int nosqlQualifiedName(const char *z, char **pzSchema, char **pzName) {
   const char *z1 = nosqlNamePart(z, &i, &n1), *z2 = NULL;
   *pzSchema = *pzName = NULL;
   if (z1 == NULL || !nosqlIsIdent(z1, n1)) return SQLITE_ERROR;
-  while (iiIsSpace(z[i])) i++;
+  while (nosqlIsSpace(z[i])) i++;
   if (z[i] == '.') {
     i++;
     z2 = nosqlNamePart(z, &i, &n2);
@@ -1104,7 +1106,7 @@ int nosqlColumnListParse(const char *z, NosqlColumnList *p, char **pzErr) {
   /* The names: bare words or quoted identifiers, separated by commas, up to the closing parenthesis. */
   for (i++; !bBad && rc == SQLITE_OK;) {
     int i0;
-    while (iiIsSpace(z[i])) i++;
+    while (nosqlIsSpace(z[i])) i++;
     i0 = i;
     if (z[i] == '"' || z[i] == '`' || z[i] == '[' || z[i] == '\'') {
       i = nosqlQuotedEnd(z, i);
@@ -1134,13 +1136,13 @@ int nosqlColumnListParse(const char *z, NosqlColumnList *p, char **pzErr) {
       break;
     }
     rc = nosqlColumnListAdd(p, &z[i0], i - i0);
-    while (iiIsSpace(z[i])) i++;
+    while (nosqlIsSpace(z[i])) i++;
     if (z[i] == ',') {
       i++;
       continue;
     }
     if (z[i] == ')') {
-      for (i++; iiIsSpace(z[i]); i++) {
+      for (i++; nosqlIsSpace(z[i]); i++) {
       }
       if (z[i]) {
         bBad = 1;
@@ -1156,7 +1158,7 @@ int nosqlColumnListParse(const char *z, NosqlColumnList *p, char **pzErr) {
     }
   }
   if (rc == SQLITE_OK && !bBad) {
-    for (iEnd = iOpen; iEnd > 0 && iiIsSpace(z[iEnd - 1]); iEnd--) {
+    for (iEnd = iOpen; iEnd > 0 && nosqlIsSpace(z[iEnd - 1]); iEnd--) {
     }
     if (iEnd == 0) {
       bBad = 1;
