@@ -18,6 +18,7 @@ const EXAMPLES = [
   ['graphs', 'graph walks vs. recursive CTEs'],
   ['graph_batch', 'batch graph processing'],
   ['geohash', 'geohash vs. R*Tree and a plain scan'],
+  ['nearest', 'k nearest neighbours (geo_nearest) vs. a radius guessed and retried'],
 ];
 const $ = (id) => document.getElementById(id);
 const editor = $('editor');
