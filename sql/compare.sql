@@ -10,6 +10,7 @@
 -- agree ('agree' = 1), how long each took (median of 5 runs after a
 -- warm-up) and how many VM steps and full-scan steps one run took. The
 -- times move from run to run; agree and the step counts do not.
+-- timing column: 7
 .load ./dist/nosql
 .headers on
 .mode column
@@ -41,7 +42,7 @@ SELECT 'users tagged t5' AS question, label AS side,
 -- 3. In order: both end with ORDER BY, so the order must agree too.
 SELECT 'first 20 names of city7' AS question, label AS side,
        rows, CASE agree WHEN 1 THEN 'agree' ELSE 'differ' END AS answers,
-       sort_steps, ratio AS time_ratio
+       vm_steps, sort_steps, ratio AS time_ratio
   FROM nosql_compare('SELECT name FROM users WHERE city = ''city7'' ORDER BY id LIMIT 20',
                      'SELECT name FROM users_by_city WHERE city = ''city7'' ORDER BY city, rowid LIMIT 20', 5,
                      'relational', 'index_table');

@@ -19,7 +19,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import { readFileSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { root, runNative, compareLines } from './compare.mjs';
+import { root, runNative, compareLines, timingColumns } from './compare.mjs';
 
 const require = createRequire(path.join(root, 'build/wasm/npm/package.json'));
 const puppeteer = require('puppeteer-core');
@@ -202,7 +202,7 @@ try {
     const n2 = runNative(path.join(root, 'sql', f));
     for (let r = 2; r < REPEAT + 1; r++) n2.ms = Math.min(n2.ms, runNative(path.join(root, 'sql', f)).ms);
     const truncated = out.metas.filter((m) => /shown/.test(m));
-    const diffs = out.errors.length ? out.errors.map((e) => 'error: ' + e) : truncated.length ? ['a result was cut at 1,000 rows'] : compareLines(out.lines, out.prints, n1.lines, n2.lines);
+    const diffs = out.errors.length ? out.errors.map((e) => 'error: ' + e) : truncated.length ? ['a result was cut at 1,000 rows'] : compareLines(out.lines, out.prints, n1.lines, n2.lines, timingColumns(path.join(root, 'sql', f)));
     check(st.state === 'done' && diffs.length === 0, `sql/${f} in Chromium gives the native rows`, '\n     ' + diffs.slice(0, 8).join('\n     '));
     const nativeMs = Math.min(n1.ms, n2.ms);
     timings.push(`${f}: ${out.lines.length} lines, Chromium ${wasmMs.toFixed(0)} ms, native ${nativeMs.toFixed(0)} ms, ratio ${(wasmMs / nativeMs).toFixed(2)}`);

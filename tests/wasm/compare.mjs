@@ -94,9 +94,20 @@ function sameField(a, b) {
   return Math.abs(x - y) <= 1e-12 * Math.max(1, Math.abs(x), Math.abs(y));
 }
 
+// The fields a script declares as timings ("-- timing column: N", N from
+// 1, counted in every output line that has N fields or more): a timing's
+// value depends on the engine's speed, so the two native runs may agree on
+// it by chance (nosql_compare's ratio is rounded to 3 digits) where the
+// WebAssembly run cannot. 0-based indexes.
+export function timingColumns(file) {
+  const out = new Set();
+  for (const m of readFileSync(file, 'utf8').matchAll(/^-- timing column: (\d+)\s*$/gm)) out.add(Number(m[1]) - 1);
+  return out;
+}
+
 // Compares the WebAssembly lines with two native runs; returns a list of
-// differences (empty when they agree).
-export function compareLines(wasm, prints, native1, native2) {
+// differences (empty when they agree). timing: field indexes never compared.
+export function compareLines(wasm, prints, native1, native2, timing = new Set()) {
   const w = blocks(wasm, prints);
   const n1 = blocks(native1, prints);
   const n2 = blocks(native2, prints);
@@ -106,7 +117,7 @@ export function compareLines(wasm, prints, native1, native2) {
     const wb = (w.out[b] || []).slice().sort();
     const nb = (n1.out[b] || []).slice().sort();
     const nb2 = (n2.out[b] || []).slice().sort();
-    const volatile = new Set();
+    const volatile = new Set(timing);
     for (let i = 0; i < Math.max(nb.length, nb2.length); i++) {
       const f1 = (nb[i] || '').split('|');
       const f2 = (nb2[i] || '').split('|');

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
-import { root, runNative, eventLines, compareLines } from './compare.mjs';
+import { root, runNative, eventLines, compareLines, timingColumns } from './compare.mjs';
 import { runScript } from '../../docs/playground/script.js';
 
 const SQL = await (await import(path.join(root, 'dist/wasm/nosql.mjs'))).default();
@@ -25,7 +25,7 @@ for (const file of files) {
   const { lines, prints, error } = eventLines(events);
   const n1 = runNative(file);
   const n2 = runNative(file);
-  const diffs = error ? [`error: ${error}`] : compareLines(lines, prints, n1.lines, n2.lines);
+  const diffs = error ? [`error: ${error}`] : compareLines(lines, prints, n1.lines, n2.lines, timingColumns(file));
   const ratio = (ms / Math.min(n1.ms, n2.ms)).toFixed(2);
   if (diffs.length === 0) {
     pass++;
