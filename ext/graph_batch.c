@@ -1322,7 +1322,7 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   const GbAlgo *pAlgo = p->pAlgo;
   NosqlPlanArg aArg[GB_MAX_INPUT];
   GraphSource src;
-  sqlite3_value *pLayout, *pWeight, *pDir;
+  sqlite3_value *pWeight;
   char *zErr = NULL;
   int rc, i, eLayout = GRAPH_LAYOUT_EDGES, eDir = GRAPH_DIR_OUT;
   (void)idxNum;
@@ -1343,26 +1343,10 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
     sqlite3_free(zErr);
     return rc;
   }
-  pLayout = gbInput(pCur, "layout");
-  if (pLayout && sqlite3_value_type(pLayout) != SQLITE_NULL) {
-    const char *z = (const char *)sqlite3_value_text(pLayout);
-    if (z && sqlite3_stricmp(z, "json") == 0) {
-      eLayout = GRAPH_LAYOUT_JSON;
-    } else if (z == NULL || sqlite3_stricmp(z, "edges") != 0) {
-      return gbError(pCur, SQLITE_ERROR, "%s: %s must be 'edges' or 'json', not %s", "layout", pLayout);
-    }
-  }
-  pDir = gbInput(pCur, "direction");
-  if (pDir && sqlite3_value_type(pDir) != SQLITE_NULL) {
-    const char *z = (const char *)sqlite3_value_text(pDir);
-    if (z && sqlite3_stricmp(z, "in") == 0) {
-      eDir = GRAPH_DIR_IN;
-    } else if (z && sqlite3_stricmp(z, "both") == 0) {
-      eDir = GRAPH_DIR_BOTH;
-    } else if (z == NULL || sqlite3_stricmp(z, "out") != 0) {
-      return gbError(pCur, SQLITE_ERROR, "%s: %s must be 'out', 'in' or 'both', not %s", "direction", pDir);
-    }
-  }
+  rc = graphLayoutArg(pCursor->pVtab, pAlgo->zName, gbInput(pCur, "layout"), &eLayout);
+  if (rc == SQLITE_OK)
+    rc = graphDirectionArg(pCursor->pVtab, pAlgo->zName, gbInput(pCur, "direction"), &eDir);
+  if (rc != SQLITE_OK) return rc;
   pWeight = gbInput(pCur, "weight_col");
   if (pWeight && sqlite3_value_type(pWeight) == SQLITE_NULL) pWeight = NULL;
   rc = graphSourceInit(p->db, pAlgo->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2], pWeight, eLayout,

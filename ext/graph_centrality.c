@@ -1412,30 +1412,12 @@ static int gcArgBool(gc_cursor *pCur, const char *zName, int bDefault, int *pb) 
   return SQLITE_OK;
 }
 
-/* layout and direction, as graph_batch.c reads them. */
+/* layout and direction, read as every graph function reads them (graph_source.c). */
 static int gcArgLayoutDir(gc_cursor *pCur, int *peLayout, int *peDir) {
-  sqlite3_value *pLayout = gcArg(pCur, "layout"), *pDir = gcArg(pCur, "direction");
-  *peLayout = GRAPH_LAYOUT_EDGES;
-  *peDir = GRAPH_DIR_OUT;
-  if (pLayout) {
-    const char *z = (const char *)sqlite3_value_text(pLayout);
-    if (z && sqlite3_stricmp(z, "json") == 0) {
-      *peLayout = GRAPH_LAYOUT_JSON;
-    } else if (z == NULL || sqlite3_stricmp(z, "edges") != 0) {
-      return gcError(pCur, "%s: %s must be 'edges' or 'json', not %s", "layout", pLayout);
-    }
-  }
-  if (pDir) {
-    const char *z = (const char *)sqlite3_value_text(pDir);
-    if (z && sqlite3_stricmp(z, "in") == 0) {
-      *peDir = GRAPH_DIR_IN;
-    } else if (z && sqlite3_stricmp(z, "both") == 0) {
-      *peDir = GRAPH_DIR_BOTH;
-    } else if (z == NULL || sqlite3_stricmp(z, "out") != 0) {
-      return gcError(pCur, "%s: %s must be 'out', 'in' or 'both', not %s", "direction", pDir);
-    }
-  }
-  return SQLITE_OK;
+  int rc = graphLayoutArg(pCur->base.pVtab, gcJobOf(pCur)->zName, gcArg(pCur, "layout"), peLayout);
+  if (rc == SQLITE_OK)
+    rc = graphDirectionArg(pCur->base.pVtab, gcJobOf(pCur)->zName, gcArg(pCur, "direction"), peDir);
+  return rc;
 }
 
 /* Louvain's and the components' label: each community's smallest node, in SQLite's order. */

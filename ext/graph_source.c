@@ -193,6 +193,48 @@ static int graphSourceOrder(sqlite3 *db, GraphSource *p) {
   return rc;
 }
 
+/* The direction argument: 'out', 'in' or 'both' (NULL: 'out'). */
+int graphDirectionArg(sqlite3_vtab *pVtab, const char *zFunc, sqlite3_value *pVal, int *peDir) {
+  const char *z;
+  *peDir = GRAPH_DIR_OUT;
+  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
+  z = (const char *)sqlite3_value_text(pVal);
+  if (z && sqlite3_stricmp(z, "out") == 0) return SQLITE_OK;
+  if (z && sqlite3_stricmp(z, "in") == 0) {
+    *peDir = GRAPH_DIR_IN;
+    return SQLITE_OK;
+  }
+  if (z && sqlite3_stricmp(z, "both") == 0) {
+    *peDir = GRAPH_DIR_BOTH;
+    return SQLITE_OK;
+  }
+  {
+    char *zQ = nosqlValueQuote(pVal);
+    nosqlVtabError(pVtab, "%s: direction must be 'out', 'in' or 'both', not %s", zFunc, zQ ? zQ : "?");
+    sqlite3_free(zQ);
+  }
+  return SQLITE_ERROR;
+}
+
+/* The layout argument: 'edges' or 'json' (NULL: 'edges'). */
+int graphLayoutArg(sqlite3_vtab *pVtab, const char *zFunc, sqlite3_value *pVal, int *peLayout) {
+  const char *z;
+  *peLayout = GRAPH_LAYOUT_EDGES;
+  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
+  z = (const char *)sqlite3_value_text(pVal);
+  if (z && sqlite3_stricmp(z, "edges") == 0) return SQLITE_OK;
+  if (z && sqlite3_stricmp(z, "json") == 0) {
+    *peLayout = GRAPH_LAYOUT_JSON;
+    return SQLITE_OK;
+  }
+  {
+    char *zQ = nosqlValueQuote(pVal);
+    nosqlVtabError(pVtab, "%s: layout must be 'edges' or 'json', not %s", zFunc, zQ ? zQ : "?");
+    sqlite3_free(zQ);
+  }
+  return SQLITE_ERROR;
+}
+
 /*
 ** When source zName is a graph_index, p->zIndex (its name), p->zSchema and
 ** *pInfo (its configuration); else *pInfo zeroed and p unchanged. A

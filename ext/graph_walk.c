@@ -63,48 +63,6 @@ struct GwNode {
 /* A quoted rendering of a value for messages (caller frees). */
 static char *gwQuote(sqlite3_value *pVal) { return nosqlValueQuote(pVal); }
 
-/* The direction argument: 'out', 'in' or 'both' (NULL: 'out'). */
-static int gwDirection(sqlite3_vtab *pVtab, const char *zFunc, sqlite3_value *pVal, int *peDir) {
-  const char *z;
-  *peDir = GRAPH_DIR_OUT;
-  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
-  z = (const char *)sqlite3_value_text(pVal);
-  if (z && sqlite3_stricmp(z, "out") == 0) return SQLITE_OK;
-  if (z && sqlite3_stricmp(z, "in") == 0) {
-    *peDir = GRAPH_DIR_IN;
-    return SQLITE_OK;
-  }
-  if (z && sqlite3_stricmp(z, "both") == 0) {
-    *peDir = GRAPH_DIR_BOTH;
-    return SQLITE_OK;
-  }
-  {
-    char *zQ = gwQuote(pVal);
-    nosqlVtabError(pVtab, "%s: direction must be 'out', 'in' or 'both', not %s", zFunc, zQ ? zQ : "?");
-    sqlite3_free(zQ);
-  }
-  return SQLITE_ERROR;
-}
-
-/* The layout argument: 'edges' or 'json' (NULL: 'edges'). */
-static int gwLayout(sqlite3_vtab *pVtab, const char *zFunc, sqlite3_value *pVal, int *peLayout) {
-  const char *z;
-  *peLayout = GRAPH_LAYOUT_EDGES;
-  if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
-  z = (const char *)sqlite3_value_text(pVal);
-  if (z && sqlite3_stricmp(z, "edges") == 0) return SQLITE_OK;
-  if (z && sqlite3_stricmp(z, "json") == 0) {
-    *peLayout = GRAPH_LAYOUT_JSON;
-    return SQLITE_OK;
-  }
-  {
-    char *zQ = gwQuote(pVal);
-    nosqlVtabError(pVtab, "%s: layout must be 'edges' or 'json', not %s", zFunc, zQ ? zQ : "?");
-    sqlite3_free(zQ);
-  }
-  return SQLITE_ERROR;
-}
-
 /*
 ** Read the neighbours of node iNode with pStmt and call xEdge for each
 ** (weight NULL without a weight column). Refuses a JSON-layout value that
@@ -905,8 +863,8 @@ static int gwWalkFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *id
     pCur->iMaxDepth = r > 9e18 ? INT64_MAX : sqlite3_value_int64(pNum);
     sqlite3_value_free(pNum);
   }
-  rc = gwDirection(pVtab, "graph_walk", aArg[5].pEq, &eDir);
-  if (rc == SQLITE_OK) rc = gwLayout(pVtab, "graph_walk", aArg[6].pEq, &eLayout);
+  rc = graphDirectionArg(pVtab, "graph_walk", aArg[5].pEq, &eDir);
+  if (rc == SQLITE_OK) rc = graphLayoutArg(pVtab, "graph_walk", aArg[6].pEq, &eLayout);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < 3; i++) apSrc[i] = aArg[i].pEq;
   rc = gwPrepare(pVtab, db, "graph_walk", apSrc, NULL, eLayout, eDir, &pCur->src, &pCur->pStmt);
@@ -1592,8 +1550,8 @@ static int gpFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
                    sqlite3_value_type(aArg[3].pEq) == SQLITE_NULL ? "start" : "goal");
     return SQLITE_ERROR;
   }
-  rc = gwDirection(pVtab, "graph_path", aArg[6].pEq, &pCur->eDir);
-  if (rc == SQLITE_OK) rc = gwLayout(pVtab, "graph_path", aArg[7].pEq, &eLayout);
+  rc = graphDirectionArg(pVtab, "graph_path", aArg[6].pEq, &pCur->eDir);
+  if (rc == SQLITE_OK) rc = graphLayoutArg(pVtab, "graph_path", aArg[7].pEq, &eLayout);
   if (rc != SQLITE_OK) return rc;
   pCur->bWeighted = aArg[5].pEq != NULL && sqlite3_value_type(aArg[5].pEq) != SQLITE_NULL;
   for (i = 0; i < 3; i++) apSrc[i] = aArg[i].pEq;

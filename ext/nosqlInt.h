@@ -626,6 +626,15 @@ struct GraphSource {
 };
 
 /*
+** The layout and direction arguments of graph function zFunc: 'edges' or
+** 'json', 'out', 'in' or 'both' (any case; NULL pointer or SQL NULL: the
+** default, 'edges' and 'out'). Anything else is SQLITE_ERROR with the
+** message on pVtab naming zFunc and quoting the value.
+*/
+int graphLayoutArg(sqlite3_vtab *pVtab, const char *zFunc, sqlite3_value *pVal, int *peLayout);
+int graphDirectionArg(sqlite3_vtab *pVtab, const char *zFunc, sqlite3_value *pVal, int *peDir);
+
+/*
 ** Check and resolve the source arguments of function zFunc (named in
 ** messages): pTable, pFrom, pTo and pWeight (NULL pointer: no weight) must
 ** be non-empty text naming an existing table or view ("name" or
