@@ -330,7 +330,6 @@ fuzz: $(FUZZ_RUN:%=build/fuzz/%)
 # Debian's acorn only through NODE_PATH. make wasm also copies the module and
 # the sql/ scripts into docs/playground/ (not committed: .gitignore).
 WASM_PKGS := emscripten
-comma := ,
 space := $(subst ,, )
 WASM_SQLITE := 13.2.0
 WASM_ENV := NODE_PATH=/usr/share/nodejs
