@@ -1088,30 +1088,6 @@ static int iiUpdateUnguarded(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv
   return iiWriteDoc(p, 1, sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]), argv + 2);
 }
 
-/*
-** A statement the module runs itself that fails with SQLITE_NOMEM (or
-** SQLITE_FULL, SQLITE_IOERR) rolls back the whole transaction, so SQLite
-** calls xRollback of this very table while the call that ran the
-** statement still holds pointers into the cache. So the entry points that
-** run such statements count themselves in pGlobal->nBusy (iiEnter and
-** iiLeave around the ...Unguarded functions), a rollback during one only
-** marks the cache, and the outermost call clears it as it returns.
-*/
-void iiEnter(IiGlobal *pG) {
-  if (pG) pG->nBusy++;
-}
-int iiLeave(IiGlobal *pG, int rc) {
-  if (pG && --pG->nBusy == 0) {
-    inverted_index_vtab *q;
-    for (q = pG->pFirst; q; q = q->pNext) {
-      if (q->bClearPending) {
-        q->bClearPending = 0;
-        iiCacheClear(q);
-      }
-    }
-  }
-  return rc;
-}
 static void iiRollbackCache(inverted_index_vtab *p) {
   if (p->pGlobal && p->pGlobal->nBusy > 0) {
     p->bClearPending = 1;
@@ -1243,130 +1219,12 @@ static sqlite3_module iiModule = {
     iiShadowName, /* xShadowName */
 };
 
-/*--------------------------------------------------------------------------
-** For the companions (ext/inverted_index_vocab.c): finding an index table
-** by name and passing its errors on.
-*/
-
-/*
-** The inverted_index table zName of schema zDb (NULL: any) on db,
-** connecting it first if this connection has not used it yet. Returns
-** NULL with *pzErr set if there is no such inverted_index table.
-*/
-/*
-** The schema SQLite resolves unqualified table zName to (temp, then main,
-** then the attached ones in order), or NULL: sqlite3_mprintf, caller frees.
-** With bSplit, zName is "schema.table": the part before the first dot
-** names the schema (*pzTable then gets the rest).
-*/
-static char *iiResolveSchema(sqlite3 *db, const char *zName, int bSplit, char **pzTable) {
-  static const char zSql[] =
-      "SELECT schema, name FROM pragma_table_list WHERE name = ?1 COLLATE NOCASE AND "
-      "(?2 IS NULL OR schema = ?2 COLLATE NOCASE) ORDER BY schema = 'temp' DESC, "
-      "schema = 'main' DESC LIMIT 1";
-  sqlite3_stmt *pStmt = NULL;
-  const char *zDot = strchr(zName, '.');
-  char *zSchema = NULL;
-  *pzTable = NULL;
-  if (bSplit && zDot == NULL) return NULL;
-  if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) return NULL;
-  if (bSplit) {
-    sqlite3_bind_text(pStmt, 1, zDot + 1, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 2, zName, (int)(zDot - zName), SQLITE_STATIC);
-  } else {
-    sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
-  }
-  if (sqlite3_step(pStmt) == SQLITE_ROW) {
-    zSchema = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
-    *pzTable = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 1));
-    if (zSchema == NULL || *pzTable == NULL) {
-      sqlite3_free(zSchema);
-      sqlite3_free(*pzTable);
-      zSchema = *pzTable = NULL;
-    }
-  }
-  sqlite3_finalize(pStmt);
-  return zSchema;
-}
-
-inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *zDb, const char *zName,
-                                 const char *zWho, char **pzErr) {
-  int iPass;
-  *pzErr = NULL;
-  if (zDb == NULL) {
-    /* As SQLite resolves the name (an index of that name in another schema
-    ** may be connected too): the whole name, else "schema.table". */
-    char *zTable = NULL, *zSchema = iiResolveSchema(db, zName, 0, &zTable);
-    inverted_index_vtab *p;
-    if (zSchema == NULL) zSchema = iiResolveSchema(db, zName, 1, &zTable);
-    if (zSchema) {
-      p = iiFindIndex(pG, db, zSchema, zTable, zWho, pzErr);
-      sqlite3_free(zSchema);
-      sqlite3_free(zTable);
-      return p;
-    }
-  }
-  for (iPass = 0; iPass < 2; iPass++) {
-    inverted_index_vtab *p;
-    sqlite3_stmt *pStmt = NULL;
-    char *zSql;
-    for (p = pG->pFirst; p; p = p->pNext) {
-      if (p->db == db && (zDb == NULL || sqlite3_stricmp(p->zDb, zDb) == 0) &&
-          sqlite3_stricmp(p->zName, zName) == 0)
-        return p;
-    }
-    if (iPass) break;
-    /* Preparing a statement on the table connects it. */
-    zSql = zDb ? sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\"", zDb, zName)
-               : sqlite3_mprintf("SELECT 1 FROM \"%w\"", zName);
-    if (zSql == NULL) return NULL;
-    if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) {
-      /* A companion names its index at CREATE; renaming the index does not
-      ** reach it (as for fts5vocab): say how to repair it. */
-      int bCompanion = sqlite3_strnicmp(zWho, "inverted_index_", 15) == 0 && strcmp(zWho + 15, "count") != 0;
-      *pzErr = sqlite3_mprintf("%s: no such table: %s%s", zWho, zName,
-                               bCompanion ? " (renamed or dropped? drop this table and create it again "
-                                            "naming the index)"
-                                          : "");
-      sqlite3_free(zSql);
-      return NULL;
-    }
-    sqlite3_finalize(pStmt);
-    sqlite3_free(zSql);
-  }
-  *pzErr = sqlite3_mprintf("%s: '%s' is not an inverted_index table", zWho, zName);
-  return NULL;
-}
-
-/* Move the index's error message (or errstr(rc)) into a companion's vtab. */
-void iiPassError(sqlite3_vtab *pTo, inverted_index_vtab *p, int rc) {
-  if (p && p->base.zErrMsg) {
-    sqlite3_free(pTo->zErrMsg);
-    pTo->zErrMsg = p->base.zErrMsg;
-    p->base.zErrMsg = NULL;
-  } else if (pTo->zErrMsg == NULL) {
-    nosqlVtabError(pTo, "%s", sqlite3_errstr(rc));
-  }
-}
-
 int invertedIndexRegister(sqlite3 *db) {
   int rc;
   /* One reference per registration; each releases its own, even on failure. */
   IiGlobal *pG = (IiGlobal *)nosqlConnShared(db, NOSQL_SHARED_INVERTED_INDEX, sizeof(IiGlobal));
   if (pG == NULL) return SQLITE_NOMEM;
   rc = sqlite3_create_module_v2(db, "inverted_index", &iiModule, pG, nosqlConnSharedUnref);
-  if (rc == SQLITE_OK) {
-    nosqlConnSharedRef(pG);
-    rc = sqlite3_create_module_v2(db, "inverted_index_facets", &iiCompanionModule, pG, nosqlConnSharedUnref);
-  }
-  if (rc == SQLITE_OK) {
-    nosqlConnSharedRef(pG);
-    rc = sqlite3_create_module_v2(db, "inverted_index_vocab", &iiCompanionModule, pG, nosqlConnSharedUnref);
-  }
-  if (rc == SQLITE_OK) {
-    nosqlConnSharedRef(pG);
-    rc = sqlite3_create_function_v2(db, "inverted_index_count", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, pG,
-                                    iiCountFunc, 0, 0, nosqlConnSharedUnref);
-  }
+  if (rc == SQLITE_OK) rc = iiVocabRegister(db, pG);
   return rc;
 }

@@ -213,20 +213,16 @@ struct inverted_index_vtab {
 };
 
 /*
-** Interface to code in ext/inverted_index.c (the virtual table): the
-** registry the companions look an index up in, and the call guards.
+** Interface to code in ext/inverted_index_store.c: statements, the term
+** cache, the document and element maps, query evaluation (contracts at
+** the definitions), and the registry of index tables: the call guards and,
+** for the companions, finding an index by name and passing its errors on.
 */
 void iiEnter(IiGlobal *pG);
 inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *zDb, const char *zName,
                                  const char *zWho, char **pzErr);
 int iiLeave(IiGlobal *pG, int rc);
 void iiPassError(sqlite3_vtab *pTo, inverted_index_vtab *p, int rc);
-
-/*
-** Interface to code in ext/inverted_index_store.c: statements, the term
-** cache, the document and element maps, query evaluation (contracts at
-** the definitions).
-*/
 char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode);
 int iiCodeOk(inverted_index_vtab *p, sqlite3_int64 iCode);
 int iiCorrupt(inverted_index_vtab *p, const char *zWhat, const char *zSuffix);
@@ -301,8 +297,7 @@ int iiRebuild(inverted_index_vtab *p);
 int iiOptimize(inverted_index_vtab *p);
 int iiIntegrityCheck(inverted_index_vtab *p);
 
-/* ext/inverted_index_vocab.c, for inverted_index.c's registration. */
-extern sqlite3_module iiCompanionModule;
-void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+/* Interface to code in ext/inverted_index_vocab.c, for the registration. */
+int iiVocabRegister(sqlite3 *db, IiGlobal *pG);
 
 #endif /* NOSQL_INVERTED_INDEX_H */
