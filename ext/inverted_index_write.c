@@ -1078,11 +1078,6 @@ int iiDeleteValues(inverted_index_vtab *p, sqlite3_int64 iRowid, sqlite3_value *
 }
 
 /*
-** Write a document: iOldRowid's document (bUpdate) or a new one, now with
-** rowid iRowid and field values apVal. Checks everything that can be
-** wrong before it writes anything.
-*/
-/*
 ** Bind apVal[0..n) to parameters iFirst... of pStmt, text and blobs lent,
 ** not copied: the caller steps pStmt while apVal is alive.
 */
@@ -1103,30 +1098,15 @@ static void iiBindLent(sqlite3_stmt *pStmt, int iFirst, int n, sqlite3_value **a
   }
 }
 
-int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRowid, sqlite3_int64 iRowid,
-               sqlite3_value **apVal) {
-  int rc;
-  char *zErr = NULL;
-  IiValues v = iiValuesTake(p);
-  uint32_t iDoc = 0, *aOldId = NULL;
-  int nOldId = 0, bFound = 0, i;
-  IiTerm **aOld = NULL;
-  unsigned char *aBlob = NULL;
-  size_t nBlob = 0;
-  sqlite3_stmt *pStmt;
-  sqlite3_int64 *aFirst = NULL; /* Elements layout: first element number per field */
-
-  /* A 'rebuild' writes distinct rowids in ascending order into emptied
-  ** tables: numbers come from counters, no lookups (the bulk path). */
-  int bBulk = !bUpdate && p->iBulkDoc >= 0 && p->iBulkDoc < 0xFFFFFFFFll;
-
-  rc = iiParseValues(p, apVal, &v, &zErr);
-  if (rc == SQLITE_ERROR && zErr) {
-    sqlite3_free(p->base.zErrMsg);
-    p->base.zErrMsg = zErr;
-    zErr = NULL;
-  }
-  if (rc == SQLITE_OK && p->bNoDirect) {
+/*
+** iiWriteDoc's first step: rowid iRowid is free for the document (one
+** there goes under OR REPLACE; else SQLITE_CONSTRAINT). Under direct = off
+** and in a 'rebuild' (bBulk), *piDoc is set to the document's number.
+*/
+static int iiWriteRowidFree(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRowid,
+                            sqlite3_int64 iRowid, int bBulk, uint32_t *piDoc) {
+  int rc = SQLITE_OK, bFound = 0;
+  if (p->bNoDirect) {
     /* Document = rowid; a 'rebuild' writes distinct rowids into emptied tables. */
     rc = iiRowidCheck(p, iRowid);
     if (rc == SQLITE_OK && !bBulk) rc = iiLiveHas(p, iRowid, &bFound);
@@ -1141,10 +1121,10 @@ int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRowid, sql
       }
       rc = SQLITE_CONSTRAINT;
     }
-    iDoc = (uint32_t)iRowid;
-  } else if (rc == SQLITE_OK && bBulk) {
-    iDoc = (uint32_t)p->iBulkDoc;
-  } else if (rc == SQLITE_OK && (!bUpdate || iRowid != iOldRowid)) {
+    *piDoc = (uint32_t)iRowid;
+  } else if (bBulk) {
+    *piDoc = (uint32_t)p->iBulkDoc;
+  } else if (!bUpdate || iRowid != iOldRowid) {
     uint32_t iIgnore;
     uint32_t *aIgnore = NULL;
     int nIgnore;
@@ -1172,69 +1152,103 @@ int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRowid, sql
       rc = SQLITE_CONSTRAINT;
     }
   }
-  if (rc == SQLITE_OK && bUpdate) {
-    rc = iiDocByRowid(p, iOldRowid, &bFound, &iDoc, &aOldId, &nOldId);
-    if (rc == SQLITE_OK && !bFound) {
-      nosqlVtabError(&p->base, "inverted_index: rowid %lld is not in the index", iOldRowid);
-      rc = SQLITE_ERROR;
-    }
+  return rc;
+}
+
+/*
+** iiWriteDoc's step for an update: the document of iOldRowid (*piDoc) and
+** its old terms (*paOld, *pnOldId of them; *paOldId their ids), both
+** arrays sqlite3_malloc64, freed by the caller even on error.
+*/
+static int iiWriteOldTerms(inverted_index_vtab *p, sqlite3_int64 iOldRowid, uint32_t *piDoc,
+                           uint32_t **paOldId, int *pnOldId, IiTerm ***paOld) {
+  int bFound = 0, i;
+  int rc = iiDocByRowid(p, iOldRowid, &bFound, piDoc, paOldId, pnOldId);
+  if (rc == SQLITE_OK && !bFound) {
+    nosqlVtabError(&p->base, "inverted_index: rowid %lld is not in the index", iOldRowid);
+    rc = SQLITE_ERROR;
+  }
+  if (rc == SQLITE_OK) {
+    *paOld = (IiTerm **)sqlite3_malloc64(sizeof(IiTerm *) * ((size_t)*pnOldId + 1));
+    if (*paOld == NULL) rc = SQLITE_NOMEM;
+  }
+  for (i = 0; rc == SQLITE_OK && i < *pnOldId; i++) rc = iiTermById(p, (*paOldId)[i], &(*paOld)[i]);
+  return rc;
+}
+
+/* iiWriteDoc's step for a new document (direct = on): its number, *piDoc, past every other. */
+static int iiWriteDocNumber(inverted_index_vtab *p, uint32_t *piDoc) {
+  int rc = SQLITE_OK;
+  sqlite3_int64 iMax = 0;
+  int bNull;
+  if (p->iDocNext >= 0) {
+    /* Known from the last insert (no delete nor cache clear since). */
+    bNull = p->iDocNext == 0;
+    iMax = p->iDocNext - 1;
+  } else {
+    rc = iiScalar(p, II_STMT_MAX_DOC, &iMax, &bNull);
+  }
+  if (rc == SQLITE_OK && !bNull && iMax >= 0xFFFFFFFEll) {
+    rc = iiMapRoom(p, "document", "docs", "SELECT count(*), max(doc) + 1", "", -1);
     if (rc == SQLITE_OK) {
-      aOld = (IiTerm **)sqlite3_malloc64(sizeof(IiTerm *) * ((size_t)nOldId + 1));
-      if (aOld == NULL) rc = SQLITE_NOMEM;
+      nosqlVtabError(&p->base, "inverted_index: document numbers exhausted in %s; run 'optimize'", p->zName);
+      rc = SQLITE_FULL;
     }
-    for (i = 0; rc == SQLITE_OK && i < nOldId; i++) rc = iiTermById(p, aOldId[i], &aOld[i]);
-  } else if (rc == SQLITE_OK && !bBulk && !p->bNoDirect) {
-    sqlite3_int64 iMax = 0;
-    int bNull;
-    if (p->iDocNext >= 0) {
-      /* Known from the last insert (no delete nor cache clear since). */
-      bNull = p->iDocNext == 0;
-      iMax = p->iDocNext - 1;
-    } else {
-      rc = iiScalar(p, II_STMT_MAX_DOC, &iMax, &bNull);
+  }
+  *piDoc = bNull ? 0 : (uint32_t)(iMax + 1);
+  return rc;
+}
+
+/*
+** iiWriteDoc's step for the elements layout: *paFirst (sqlite3_malloc64,
+** freed by the caller even on error) gets, per field, the first element
+** number of document iDoc's elements v->anElem[i].
+*/
+static int iiWriteElemFirst(inverted_index_vtab *p, const IiValues *v, int bUpdate, int bBulk, uint32_t iDoc,
+                            sqlite3_int64 **paFirst) {
+  sqlite3_int64 *aFirst = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
+  int rc = aFirst ? SQLITE_OK : SQLITE_NOMEM, i;
+  *paFirst = aFirst;
+  for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
+    sqlite3_int64 iOldFirst = -1, nOld = 0;
+    aFirst[i] = 0;
+    if (p->aeLayout[i] != II_LAYOUT_ELEMENTS || v->anElem[i] == 0) continue;
+    if (bUpdate) rc = iiElemRange(p, i, iDoc, &iOldFirst, &nOld);
+    if (rc == SQLITE_OK && bBulk && p->aBulkElem) {
+      aFirst[i] = p->aBulkElem[i];
+    } else if (rc == SQLITE_OK) {
+      rc = iiElemNext(p, i, &aFirst[i]);
     }
-    if (rc == SQLITE_OK && !bNull && iMax >= 0xFFFFFFFEll) {
-      rc = iiMapRoom(p, "document", "docs", "SELECT count(*), max(doc) + 1", "", -1);
+    /* An update keeps the document's element numbers where the new
+    ** elements fit (or the range is the field's last, free to grow), so
+    ** updates do not use up element numbers nor grow the element map. */
+    if (rc == SQLITE_OK && iOldFirst >= 0 && (v->anElem[i] <= nOld || iOldFirst + nOld == aFirst[i])) {
+      aFirst[i] = iOldFirst;
+    }
+    if (rc == SQLITE_OK && aFirst[i] + v->anElem[i] > 0xFFFFFFFFll) {
+      rc = iiElemRoom(p, i);
       if (rc == SQLITE_OK) {
-        nosqlVtabError(&p->base, "inverted_index: document numbers exhausted in %s; run 'optimize'",
-                       p->zName);
+        nosqlVtabError(&p->base,
+                       "inverted_index: element numbers of field '%s' exhausted in %s; run 'optimize'",
+                       p->azField[i], p->zName);
         rc = SQLITE_FULL;
       }
     }
-    iDoc = bNull ? 0 : (uint32_t)(iMax + 1);
   }
-  if (rc == SQLITE_OK && p->bElems) {
-    aFirst = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
-    if (aFirst == NULL) rc = SQLITE_NOMEM;
-    for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
-      sqlite3_int64 iOldFirst = -1, nOld = 0;
-      aFirst[i] = 0;
-      if (p->aeLayout[i] != II_LAYOUT_ELEMENTS || v.anElem[i] == 0) continue;
-      if (bUpdate) rc = iiElemRange(p, i, iDoc, &iOldFirst, &nOld);
-      if (rc == SQLITE_OK && bBulk && p->aBulkElem) {
-        aFirst[i] = p->aBulkElem[i];
-      } else if (rc == SQLITE_OK) {
-        rc = iiElemNext(p, i, &aFirst[i]);
-      }
-      /* An update keeps the document's element numbers where the new
-      ** elements fit (or the range is the field's last, free to grow), so
-      ** updates do not use up element numbers nor grow the element map. */
-      if (rc == SQLITE_OK && iOldFirst >= 0 && (v.anElem[i] <= nOld || iOldFirst + nOld == aFirst[i])) {
-        aFirst[i] = iOldFirst;
-      }
-      if (rc == SQLITE_OK && aFirst[i] + v.anElem[i] > 0xFFFFFFFFll) {
-        rc = iiElemRoom(p, i);
-        if (rc == SQLITE_OK) {
-          nosqlVtabError(&p->base,
-                         "inverted_index: element numbers of field '%s' exhausted in %s; run 'optimize'",
-                         p->azField[i], p->zName);
-          rc = SQLITE_FULL;
-        }
-      }
-    }
-  }
-  if (rc == SQLITE_OK) rc = iiResolveTerms(p, &v, &aBlob, &nBlob);
-  if (rc == SQLITE_OK && p->bStored && p->iBulkDoc < 0) {
+  return rc;
+}
+
+/*
+** iiWriteDoc's step that writes the stored row: the values by rowid
+** (direct = off without content=), and the document's row of <name>_docs
+** with its term ids aBlob (direct = on) or its reserved terms (off).
+*/
+static int iiWriteStoredRow(inverted_index_vtab *p, int bUpdate, int bBulk, sqlite3_int64 iRowid,
+                            uint32_t iDoc, sqlite3_value **apVal, const IiValues *v,
+                            const unsigned char *aBlob, size_t nBlob) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt *pStmt;
+  if (p->bStored && p->iBulkDoc < 0) {
     /* The values, kept by rowid (a 'rebuild' reads them from there). */
     pStmt = iiStmt(p, II_STMT_STORED_INSERT, &rc);
     if (pStmt) {
@@ -1249,8 +1263,8 @@ int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRowid, sql
     IiTerm *t = NULL;
     rc = iiTermByName(p, II_CODE_LIVE, "", 0, 1, &t);
     if (rc == SQLITE_OK) rc = iiTermPending(p, t, iDoc, 1);
-    if (rc == SQLITE_OK && v.nTerm == 0) rc = iiTermByName(p, II_CODE_EMPTY, "", 0, 1, &t);
-    if (rc == SQLITE_OK && v.nTerm == 0) rc = iiTermPending(p, t, iDoc, 1);
+    if (rc == SQLITE_OK && v->nTerm == 0) rc = iiTermByName(p, II_CODE_EMPTY, "", 0, 1, &t);
+    if (rc == SQLITE_OK && v->nTerm == 0) rc = iiTermPending(p, t, iDoc, 1);
   } else if (rc == SQLITE_OK) {
     pStmt = iiStmt(p, bUpdate ? II_STMT_DOC_SET_TERMS : II_STMT_DOC_INSERT, &rc);
     if (pStmt) {
@@ -1269,22 +1283,73 @@ int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRowid, sql
       }
     }
   }
-  /* The stored row is written: now the pending posting changes. */
-  for (i = 0; rc == SQLITE_OK && i < nOldId; i++) rc = iiTermPending(p, aOld[i], iDoc, 0);
-  for (i = 0; rc == SQLITE_OK && i < v.nTerm; i++) {
-    if (v.aTerm[i].iElem < 0) rc = iiTermPending(p, v.aTerm[i].pTerm, iDoc, 1);
+  return rc;
+}
+
+/*
+** iiWriteDoc's last step, once the stored row is written: the pending
+** posting changes (the old terms aOld lose iDoc, the new ones gain it,
+** element rows move), and a 'rebuild''s counters.
+*/
+static int iiWritePostings(inverted_index_vtab *p, int bUpdate, int bBulk, uint32_t iDoc, IiValues *v,
+                           IiTerm **aOld, int nOld, const sqlite3_int64 *aFirst) {
+  int rc = SQLITE_OK, i;
+  for (i = 0; rc == SQLITE_OK && i < nOld; i++) rc = iiTermPending(p, aOld[i], iDoc, 0);
+  for (i = 0; rc == SQLITE_OK && i < v->nTerm; i++) {
+    if (v->aTerm[i].iElem < 0) rc = iiTermPending(p, v->aTerm[i].pTerm, iDoc, 1);
   }
   for (i = 0; rc == SQLITE_OK && aFirst && i < p->nField; i++) {
     if (p->aeLayout[i] != II_LAYOUT_ELEMENTS) continue;
     if (bUpdate) rc = iiElemsRemove(p, i, iDoc);
-    if (rc == SQLITE_OK && v.anElem[i] > 0) rc = iiElemsAdd(p, &v, i, iDoc, aFirst[i]);
+    if (rc == SQLITE_OK && v->anElem[i] > 0) rc = iiElemsAdd(p, v, i, iDoc, aFirst[i]);
   }
   if (rc == SQLITE_OK && bBulk) {
     p->iBulkDoc++;
     for (i = 0; aFirst && p->aBulkElem && i < p->nField; i++) {
-      if (p->aeLayout[i] == II_LAYOUT_ELEMENTS && v.anElem[i] > 0) p->aBulkElem[i] = aFirst[i] + v.anElem[i];
+      if (p->aeLayout[i] == II_LAYOUT_ELEMENTS && v->anElem[i] > 0)
+        p->aBulkElem[i] = aFirst[i] + v->anElem[i];
     }
   }
+  return rc;
+}
+
+/*
+** Write a document: iOldRowid's document (bUpdate) or a new one, now with
+** rowid iRowid and field values apVal. Checks everything that can be
+** wrong before it writes anything.
+*/
+int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRowid, sqlite3_int64 iRowid,
+               sqlite3_value **apVal) {
+  int rc;
+  char *zErr = NULL;
+  IiValues v = iiValuesTake(p);
+  uint32_t iDoc = 0, *aOldId = NULL;
+  int nOldId = 0;
+  IiTerm **aOld = NULL;
+  unsigned char *aBlob = NULL;
+  size_t nBlob = 0;
+  sqlite3_int64 *aFirst = NULL; /* Elements layout: first element number per field */
+
+  /* A 'rebuild' writes distinct rowids in ascending order into emptied
+  ** tables: numbers come from counters, no lookups (the bulk path). */
+  int bBulk = !bUpdate && p->iBulkDoc >= 0 && p->iBulkDoc < 0xFFFFFFFFll;
+
+  rc = iiParseValues(p, apVal, &v, &zErr);
+  if (rc == SQLITE_ERROR && zErr) {
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = zErr;
+    zErr = NULL;
+  }
+  if (rc == SQLITE_OK) rc = iiWriteRowidFree(p, bUpdate, iOldRowid, iRowid, bBulk, &iDoc);
+  if (rc == SQLITE_OK && bUpdate) {
+    rc = iiWriteOldTerms(p, iOldRowid, &iDoc, &aOldId, &nOldId, &aOld);
+  } else if (rc == SQLITE_OK && !bBulk && !p->bNoDirect) {
+    rc = iiWriteDocNumber(p, &iDoc);
+  }
+  if (rc == SQLITE_OK && p->bElems) rc = iiWriteElemFirst(p, &v, bUpdate, bBulk, iDoc, &aFirst);
+  if (rc == SQLITE_OK) rc = iiResolveTerms(p, &v, &aBlob, &nBlob);
+  if (rc == SQLITE_OK) rc = iiWriteStoredRow(p, bUpdate, bBulk, iRowid, iDoc, apVal, &v, aBlob, nBlob);
+  if (rc == SQLITE_OK) rc = iiWritePostings(p, bUpdate, bBulk, iDoc, &v, aOld, nOldId, aFirst);
   iiDocMapNote(p, rc, bUpdate ? II_NOTE_MOVE : II_NOTE_INSERT, iDoc, iRowid);
   sqlite3_free(aFirst);
   sqlite3_free(aBlob);
