@@ -273,6 +273,163 @@ static int iiNestedJsonError(inverted_index_vtab *p, int iField, sqlite3_value *
 }
 
 /*
+** iiParseNested's third level: the array of terms at z[*pi] (its '[') of
+** key iKey of element nElem, each term added; *pi is left past its ']'.
+** *pbBad is set if the text is not JSON there.
+*/
+static int iiNestedKeyTerms(inverted_index_vtab *p, IiValues *v, int iField, int iKey, int nElem,
+                            const char *z, int n, int *pi, int *pbBad, NosqlBuffer *pTmp, char **pzErr) {
+  const unsigned char *u = (const unsigned char *)z;
+  int rc = SQLITE_OK, i = nosqlJsonScanSpace(u, n, *pi + 1), nTok, bTerm;
+  const char *zTok, *zType;
+  if (i < n && z[i] == ']') {
+    i++;
+  } else {
+    for (;;) { /* One term of the key's array */
+      zType = iiJsonToken(z, n, &i, &zTok, &nTok, &bTerm);
+      if (zType == NULL) {
+        *pbBad = 1;
+        break;
+      }
+      if (z[i] == '{' || z[i] == '[') {
+        rc = iiNestedError(p, iField, pzErr,
+                           "element %d: key '%s' holds a nested container, deeper than declared "
+                           "(elements nest one level)",
+                           nElem, p->aazKey[iField][iKey]);
+        break;
+      }
+      if (!bTerm) {
+        rc = iiNestedError(p, iField, pzErr,
+                           "element %d: key '%s' has a value that is not a string or an integer", nElem,
+                           p->aazKey[iField][iKey]);
+        break;
+      }
+      rc = iiNestedTerm(p, v, iField, iKey, nElem, zTok, nTok, pTmp, pzErr);
+      if (rc != SQLITE_OK) break;
+      i = nosqlJsonScanSpace(u, n, i);
+      if (i < n && z[i] == ']') {
+        i++;
+        break;
+      }
+      if (i >= n || z[i] != ',') {
+        *pbBad = 1;
+        break;
+      }
+      i++;
+    }
+  }
+  *pi = i;
+  return rc;
+}
+
+/*
+** iiParseNested's second level, one member of element nElem at z[*pi]:
+** its key (a declared one, not seen before in the element: aSeen) and its
+** value, a term, an array of terms or null. *pi is left past the value;
+** *pbBad is set if the text is not JSON there. pTmp is scratch space.
+*/
+static int iiNestedMember(inverted_index_vtab *p, IiValues *v, int iField, int nElem, const char *z, int n,
+                          int *pi, int *pbBad, unsigned char *aSeen, NosqlBuffer *pTmp, char **pzErr) {
+  const unsigned char *u = (const unsigned char *)z;
+  int rc = SQLITE_OK, i = *pi, iKeyStart = *pi, bEsc, nKey, iKey, nTok, bTerm;
+  const char *zKey, *zTok, *zType;
+  if (i >= n || z[i] != '"' || !nosqlJsonScanString(u, n, &i, &bEsc)) {
+    *pbBad = 1;
+    return rc;
+  }
+  zKey = z + iKeyStart + 1;
+  nKey = i - iKeyStart - 2;
+  if (bEsc) {
+    nosqlBufferReset(pTmp);
+    nosqlBufferGrow(&rc, pTmp, nKey);
+    if (rc != SQLITE_OK) return rc;
+    nKey = nosqlJsonUnescape(zKey, nKey, (char *)pTmp->a, NULL, 0);
+    pTmp->a[nKey] = 0;
+    zKey = (const char *)pTmp->a;
+  }
+  i = nosqlJsonScanSpace(u, n, i);
+  if (i >= n || z[i] != ':') {
+    *pbBad = 1;
+    return rc;
+  }
+  i++;
+  for (iKey = 0; iKey < p->anKey[iField]; iKey++) {
+    const char *zDecl = p->aazKey[iField][iKey];
+    if ((int)strlen(zDecl) == nKey && memcmp(zDecl, zKey, (size_t)nKey) == 0) break;
+  }
+  if (iKey == p->anKey[iField]) {
+    return iiNestedError(p, iField, pzErr, "element %d has key '%.*s', which NESTED(...) does not declare",
+                         nElem, nKey, zKey);
+  }
+  if (aSeen[iKey / 8] & (1 << (iKey % 8))) {
+    /* JSON leaves duplicate names undefined; SQLite's -> takes the
+    ** first, json_each lists both: refuse rather than pick. */
+    return iiNestedError(p, iField, pzErr, "element %d has key '%s' twice", nElem, p->aazKey[iField][iKey]);
+  }
+  aSeen[iKey / 8] |= (unsigned char)(1 << (iKey % 8));
+  zType = iiJsonToken(z, n, &i, &zTok, &nTok, &bTerm);
+  if (zType == NULL) {
+    *pbBad = 1;
+    return rc;
+  }
+  if (z[i] == '{') {
+    return iiNestedError(p, iField, pzErr,
+                         "element %d: key '%s' holds an object, nested deeper than declared (elements "
+                         "nest one level)",
+                         nElem, p->aazKey[iField][iKey]);
+  }
+  if (z[i] == '[') {
+    rc = iiNestedKeyTerms(p, v, iField, iKey, nElem, z, n, &i, pbBad, pTmp, pzErr);
+  } else if (bTerm) {
+    rc = iiNestedTerm(p, v, iField, iKey, nElem, zTok, nTok, pTmp, pzErr);
+  } else if (strcmp(zType, "null") != 0) {
+    rc = iiNestedError(p, iField, pzErr,
+                       "element %d: key '%s' is not a string, an integer or an array of them", nElem,
+                       p->aazKey[iField][iKey]);
+  }
+  *pi = i;
+  return rc;
+}
+
+/*
+** iiParseNested's first level, element nElem at z[*pi] (its '{'): its
+** presence term, then its members; *pi is left past its '}'. *pbBad is
+** set if the text is not JSON there. aSeen has nSeen bytes of scratch.
+*/
+static int iiNestedElement(inverted_index_vtab *p, IiValues *v, int iField, int nElem, const char *z, int n,
+                           int *pi, int *pbBad, unsigned char *aSeen, size_t nSeen, NosqlBuffer *pTmp,
+                           char **pzErr) {
+  const unsigned char *u = (const unsigned char *)z;
+  int bNumbered = p->aeLayout[iField] == II_LAYOUT_NUMBERED, i;
+  int rc;
+  memset(aSeen, 0, nSeen);
+  rc = iiValuesAdd(p, v, II_CODE(iField, II_SLOT_PRESENT, bNumbered ? nElem : 0), bNumbered ? -1 : nElem - 1,
+                   "", 0);
+  if (rc != SQLITE_OK) return rc;
+  i = nosqlJsonScanSpace(u, n, *pi + 1);
+  if (i < n && z[i] == '}') {
+    i++;
+  } else {
+    for (;;) { /* One member */
+      rc = iiNestedMember(p, v, iField, nElem, z, n, &i, pbBad, aSeen, pTmp, pzErr);
+      if (rc != SQLITE_OK || *pbBad) break;
+      i = nosqlJsonScanSpace(u, n, i);
+      if (i < n && z[i] == '}') {
+        i++;
+        break;
+      }
+      if (i >= n || z[i] != ',') {
+        *pbBad = 1;
+        break;
+      }
+      i = nosqlJsonScanSpace(u, n, i + 1);
+    }
+  }
+  *pi = i;
+  return rc;
+}
+
+/*
 ** The terms of nested field iField from pVal (NULL: no element): a JSON
 ** array of objects whose keys are declared element keys, each a term, an
 ** array of terms or null. Each element gets a presence term ''. In the
@@ -280,17 +437,16 @@ static int iiNestedJsonError(inverted_index_vtab *p, int iField, sqlite3_value *
 ** in the elements layout they carry the element's index.
 **
 ** One pass over the text with the token scanners of nosqlJsonStrict()
-** (ext/util.c), three levels deep: the array of elements, an element's
-** members, a key's array of terms; a container any deeper is refused on
-** sight. Every token the pass reads is checked as it goes; where it stops
-** early on a value it refuses, the whole text is checked: malformed JSON
-** (or JSON too deep) is reported as such before any other fault, as the
-** text is read in document order. (Long: one branch per level, each with
-** its own error message.)
+** (ext/util.c), three levels deep: the array of elements (here), an
+** element's members (iiNestedElement, iiNestedMember), a key's array of
+** terms (iiNestedKeyTerms); a container any deeper is refused on sight.
+** Every token the pass reads is checked as it goes; where it stops early
+** on a value it refuses, the whole text is checked: malformed JSON (or
+** JSON too deep) is reported as such before any other fault, as the text
+** is read in document order.
 */
 static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite3_value *pVal, char **pzErr) {
-  int rc = SQLITE_OK, i, nElem = 0, iKey = -1, nTok, bTerm;
-  int bNumbered = p->aeLayout[iField] == II_LAYOUT_NUMBERED;
+  int rc = SQLITE_OK, i, nElem = 0, nTok, bTerm;
   const unsigned char *u;
   const char *z, *zTok, *zType;
   int n, bBad = 0; /* bBad: the text is not JSON (as far as the pass read) */
@@ -323,129 +479,8 @@ static int iiParseNested(inverted_index_vtab *p, IiValues *v, int iField, sqlite
         rc = iiNestedError(p, iField, pzErr, "element %d is not an object (a %s)", nElem, zType);
         break;
       }
-      memset(aSeen, 0, nSeen);
-      rc = iiValuesAdd(p, v, II_CODE(iField, II_SLOT_PRESENT, bNumbered ? nElem : 0),
-                       bNumbered ? -1 : nElem - 1, "", 0);
-      if (rc != SQLITE_OK) break;
-      i = nosqlJsonScanSpace(u, n, i + 1);
-      if (i < n && z[i] == '}') {
-        i++;
-      } else {
-        for (;;) { /* One member */
-          int iKeyStart = i, bEsc;
-          const char *zKey;
-          int nKey;
-          if (i >= n || z[i] != '"' || !nosqlJsonScanString(u, n, &i, &bEsc)) {
-            bBad = 1;
-            break;
-          }
-          zKey = z + iKeyStart + 1;
-          nKey = i - iKeyStart - 2;
-          if (bEsc) {
-            nosqlBufferReset(&key);
-            nosqlBufferGrow(&rc, &key, nKey);
-            if (rc != SQLITE_OK) break;
-            nKey = nosqlJsonUnescape(zKey, nKey, (char *)key.a, NULL, 0);
-            key.a[nKey] = 0;
-            zKey = (const char *)key.a;
-          }
-          i = nosqlJsonScanSpace(u, n, i);
-          if (i >= n || z[i] != ':') {
-            bBad = 1;
-            break;
-          }
-          i++;
-          for (iKey = 0; iKey < p->anKey[iField]; iKey++) {
-            const char *zDecl = p->aazKey[iField][iKey];
-            if ((int)strlen(zDecl) == nKey && memcmp(zDecl, zKey, (size_t)nKey) == 0) break;
-          }
-          if (iKey == p->anKey[iField]) {
-            rc = iiNestedError(p, iField, pzErr,
-                               "element %d has key '%.*s', which NESTED(...) does not declare", nElem, nKey,
-                               zKey);
-            break;
-          }
-          if (aSeen[iKey / 8] & (1 << (iKey % 8))) {
-            /* JSON leaves duplicate names undefined; SQLite's -> takes the
-            ** first, json_each lists both: refuse rather than pick. */
-            rc = iiNestedError(p, iField, pzErr, "element %d has key '%s' twice", nElem,
-                               p->aazKey[iField][iKey]);
-            break;
-          }
-          aSeen[iKey / 8] |= (unsigned char)(1 << (iKey % 8));
-          zType = iiJsonToken(z, n, &i, &zTok, &nTok, &bTerm);
-          if (zType == NULL) {
-            bBad = 1;
-            break;
-          }
-          if (z[i] == '{') {
-            rc = iiNestedError(p, iField, pzErr,
-                               "element %d: key '%s' holds an object, nested deeper than declared (elements "
-                               "nest one level)",
-                               nElem, p->aazKey[iField][iKey]);
-            break;
-          }
-          if (z[i] == '[') {
-            i = nosqlJsonScanSpace(u, n, i + 1);
-            if (i < n && z[i] == ']') {
-              i++;
-            } else {
-              for (;;) { /* One term of the key's array */
-                zType = iiJsonToken(z, n, &i, &zTok, &nTok, &bTerm);
-                if (zType == NULL) {
-                  bBad = 1;
-                  break;
-                }
-                if (z[i] == '{' || z[i] == '[') {
-                  rc = iiNestedError(p, iField, pzErr,
-                                     "element %d: key '%s' holds a nested container, deeper than declared "
-                                     "(elements nest one level)",
-                                     nElem, p->aazKey[iField][iKey]);
-                  break;
-                }
-                if (!bTerm) {
-                  rc = iiNestedError(p, iField, pzErr,
-                                     "element %d: key '%s' has a value that is not a string or an integer",
-                                     nElem, p->aazKey[iField][iKey]);
-                  break;
-                }
-                rc = iiNestedTerm(p, v, iField, iKey, nElem, zTok, nTok, &key, pzErr);
-                if (rc != SQLITE_OK) break;
-                i = nosqlJsonScanSpace(u, n, i);
-                if (i < n && z[i] == ']') {
-                  i++;
-                  break;
-                }
-                if (i >= n || z[i] != ',') {
-                  bBad = 1;
-                  break;
-                }
-                i++;
-              }
-              if (rc != SQLITE_OK || bBad) break;
-            }
-          } else if (bTerm) {
-            rc = iiNestedTerm(p, v, iField, iKey, nElem, zTok, nTok, &key, pzErr);
-            if (rc != SQLITE_OK) break;
-          } else if (strcmp(zType, "null") != 0) {
-            rc = iiNestedError(p, iField, pzErr,
-                               "element %d: key '%s' is not a string, an integer or an array of them", nElem,
-                               p->aazKey[iField][iKey]);
-            break;
-          }
-          i = nosqlJsonScanSpace(u, n, i);
-          if (i < n && z[i] == '}') {
-            i++;
-            break;
-          }
-          if (i >= n || z[i] != ',') {
-            bBad = 1;
-            break;
-          }
-          i = nosqlJsonScanSpace(u, n, i + 1);
-        }
-        if (rc != SQLITE_OK || bBad) break;
-      }
+      rc = iiNestedElement(p, v, iField, nElem, z, n, &i, &bBad, aSeen, nSeen, &key, pzErr);
+      if (rc != SQLITE_OK || bBad) break;
       i = nosqlJsonScanSpace(u, n, i);
       if (i < n && z[i] == ']') {
         i++;
