@@ -361,12 +361,216 @@ static void iiVtabFree(inverted_index_vtab *p) {
   sqlite3_free(p);
 }
 
+/*
+** iiInit's step for an argument key=value (zEq: its '='): the options
+** content=, direct= and mode=. *pbDirectSeen and *pbModeSeen tell a
+** repeated option.
+*/
+static int iiOptionArg(inverted_index_vtab *p, const char *zArg, const char *zEq, int *pbDirectSeen,
+                       int *pbModeSeen, char **pzErr) {
+  int rc = SQLITE_OK;
+  char *zKey = nosqlDequote(zArg, (int)(zEq - zArg));
+  char *zVal = nosqlDequote(zEq + 1, (int)strlen(zEq + 1));
+  if (zKey == NULL || zVal == NULL) {
+    rc = SQLITE_NOMEM;
+  } else if (sqlite3_stricmp(zKey, "direct") == 0) {
+    /* direct = on (the default) or off: kept in the CREATE text, read at every connect. */
+    if (*pbDirectSeen) {
+      *pzErr = sqlite3_mprintf("inverted_index: direct= is given twice");
+      rc = SQLITE_ERROR;
+    } else if (sqlite3_stricmp(zVal, "on") == 0 || sqlite3_stricmp(zVal, "off") == 0) {
+      p->bNoDirect = sqlite3_stricmp(zVal, "off") == 0;
+      *pbDirectSeen = 1;
+    } else {
+      *pzErr = sqlite3_mprintf("inverted_index: direct=%s: expected 'on' or 'off'", zVal);
+      rc = SQLITE_ERROR;
+    }
+  } else if (sqlite3_stricmp(zKey, "mode") == 0) {
+    /* mode = 'sync': kept in the CREATE text, read at every connect. */
+    if (*pbModeSeen) {
+      *pzErr = sqlite3_mprintf("inverted_index: mode= is given twice");
+      rc = SQLITE_ERROR;
+    } else if (sqlite3_stricmp(zVal, "sync") == 0) {
+      p->bSync = *pbModeSeen = 1;
+      p->xReadCheck = iiSyncReadCheck;
+    } else {
+      *pzErr = sqlite3_mprintf("inverted_index: mode='%s': expected 'sync'", zVal);
+      rc = SQLITE_ERROR;
+    }
+  } else if (sqlite3_stricmp(zKey, "content") != 0) {
+    static const char *const azValid[] = {"content", "direct", "mode", NULL};
+    *pzErr = nosqlUnknownOption("inverted_index", zKey, -1, azValid);
+    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  } else if (zVal[0] == 0) {
+    *pzErr = sqlite3_mprintf("inverted_index: content= needs a table name");
+    rc = SQLITE_ERROR;
+  } else if (p->zContent) {
+    *pzErr = sqlite3_mprintf("inverted_index: content= is given twice");
+    rc = SQLITE_ERROR;
+  } else if (strchr(zVal, '.') && !strchr("\"'`[", zEq[1])) {
+    /* The content table lives in the index's own schema. */
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: content=%s: the content table must be in the index's schema; "
+        "name it without a schema (a table named with a dot must be quoted)",
+        zVal);
+    rc = SQLITE_ERROR;
+  } else {
+    sqlite3_free(p->zContent);
+    p->zContent = zVal;
+    zVal = NULL;
+  }
+  sqlite3_free(zKey);
+  sqlite3_free(zVal);
+  return rc;
+}
+
+/* iiInit's step for a field declaration zArg (a name, or one with NESTED(...)): p's next field. */
+static int iiFieldArg(inverted_index_vtab *p, const char *zArg, int bCreate, char **pzErr) {
+  int rc = SQLITE_OK, j;
+  char *zField = NULL, **azKey = NULL;
+  int nKey = 0;
+  unsigned char eLayout = II_LAYOUT_PLAIN;
+  if (iiNestedDecl(zArg, &zField, &nKey, &azKey, &eLayout, pzErr, &rc)) {
+    if (eLayout == II_LAYOUT_ELEMENTS) p->bElems = 1;
+  } else {
+    zField = nosqlDequote(zArg, (int)strlen(zArg));
+    if (zField == NULL) rc = SQLITE_NOMEM;
+  }
+  p->azField[p->nField] = zField;
+  p->anKey[p->nField] = nKey;
+  p->aazKey[p->nField] = azKey;
+  p->aeLayout[p->nField] = eLayout;
+  if (zField) p->nField++;
+  if (rc != SQLITE_OK) return rc;
+  if (p->nField > 0xFFFF) {
+    *pzErr = sqlite3_mprintf("inverted_index: more than 65535 fields");
+    rc = SQLITE_ERROR;
+  } else if (bCreate && eLayout == II_LAYOUT_PLAIN && !iiFieldDeclOk(zArg)) {
+    /* Checked when the index is created only: an index created before
+    ** this rule keeps opening with the names it was given. */
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: bad field declaration '%s': a field is a name (quote it to use spaces or "
+        "other characters); types and constraints are not allowed",
+        zArg);
+    rc = SQLITE_ERROR;
+  } else if (zField[0] == 0) {
+    *pzErr = sqlite3_mprintf("inverted_index: empty field name");
+    rc = SQLITE_ERROR;
+  } else if (sqlite3_stricmp(zField, "rowid") == 0 || sqlite3_stricmp(zField, "oid") == 0 ||
+             sqlite3_stricmp(zField, "_rowid_") == 0) {
+    *pzErr = sqlite3_mprintf("inverted_index: field name '%s' is reserved", zField);
+    rc = SQLITE_ERROR;
+  } else if (sqlite3_stricmp(zField, p->zName) == 0) {
+    *pzErr = sqlite3_mprintf("inverted_index: field '%s' has the table's name", zField);
+    rc = SQLITE_ERROR;
+  }
+  for (j = 0; rc == SQLITE_OK && j < p->nField - 1; j++) {
+    if (sqlite3_stricmp(p->azField[j], zField) == 0) {
+      *pzErr = sqlite3_mprintf("inverted_index: duplicate field '%s'", zField);
+      rc = SQLITE_ERROR;
+    }
+  }
+  return rc;
+}
+
+/*
+** iiInit's step after the arguments: the rules between them, and what
+** they imply (mode = 'sync' keeps direct = off storage; direct = off
+** keeps the next element numbers, and without content= the values).
+*/
+static int iiOptionsCheck(inverted_index_vtab *p, int bDirectSeen, char **pzErr) {
+  int rc = SQLITE_OK, i;
+  if (p->nField == 0) {
+    *pzErr = sqlite3_mprintf("inverted_index: at least one field is required");
+    rc = SQLITE_ERROR;
+  }
+  if (rc == SQLITE_OK && p->bSync && !p->zContent) {
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: mode='sync' needs content=TABLE, the table whose triggers keep "
+        "the index in step");
+    rc = SQLITE_ERROR;
+  } else if (rc == SQLITE_OK && p->bSync && bDirectSeen && !p->bNoDirect) {
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: mode='sync' keeps direct=off storage (its triggers pass the old values): drop "
+        "direct=on");
+    rc = SQLITE_ERROR;
+  }
+  if (p->bSync) p->bNoDirect = 1;
+  if (rc == SQLITE_OK && p->bNoDirect && p->bElems) {
+    p->aElemNext = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
+    if (p->aElemNext == NULL) rc = SQLITE_NOMEM;
+    for (i = 0; rc == SQLITE_OK && i < p->nField; i++) p->aElemNext[i] = -1;
+  }
+  /* direct = off without content=: the values are kept by rowid in
+  ** <name>_content, and a delete reads them back (a release before this one
+  ** refuses the CREATE text: it never misreads such a table). */
+  p->bStored = p->bNoDirect && !p->zContent;
+  return rc;
+}
+
+/* xCreate's step: the shadow tables (schemas in docs/inverted_index.md). */
+static int iiShadowCreate(inverted_index_vtab *p, char **pzErr) {
+  int rc = SQLITE_OK, i;
+  NosqlBuffer b = {0, 0, 0};
+  nosqlBufferAppendf(
+      &rc, &b,
+      "CREATE TABLE \"%w\".\"%w_terms\"(id INTEGER PRIMARY KEY, field INTEGER NOT NULL, term TEXT "
+      "NOT NULL, docs INTEGER NOT NULL, postings BLOB, UNIQUE(field, term));",
+      p->zDb, p->zName);
+  if (!p->bNoDirect) {
+    /* direct = off has no document map: documents are rowids. */
+    nosqlBufferAppendf(&rc, &b,
+                       "CREATE TABLE \"%w\".\"%w_docs\"(doc INTEGER PRIMARY KEY, id INTEGER NOT NULL "
+                       "UNIQUE, terms BLOB",
+                       p->zDb, p->zName);
+    for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
+    nosqlBufferAppendf(&rc, &b, ");");
+  }
+  if (p->bStored) {
+    nosqlBufferAppendf(&rc, &b, "CREATE TABLE \"%w\".\"%w_content\"(id INTEGER PRIMARY KEY", p->zDb,
+                       p->zName);
+    for (i = 0; i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
+    nosqlBufferAppendf(&rc, &b, ");");
+  }
+  if (p->bElems && p->bNoDirect) {
+    /* The ranges alone, keyed by document ('delete' finds them by it). */
+    nosqlBufferAppendf(&rc, &b,
+                       "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, doc INTEGER NOT NULL, first "
+                       "INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY(field, doc)) WITHOUT ROWID;",
+                       p->zDb, p->zName);
+  } else if (p->bElems) {
+    nosqlBufferAppendf(&rc, &b,
+                       "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, first INTEGER NOT NULL, doc "
+                       "INTEGER NOT NULL, n INTEGER NOT NULL, terms BLOB, PRIMARY KEY(field, first), "
+                       "UNIQUE(field, doc)) WITHOUT ROWID;",
+                       p->zDb, p->zName);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, pzErr);
+  nosqlBufferFree(&b);
+  return rc;
+}
+
+/* iiInit's step: declare the table's columns, the fields and the hidden one named after it. */
+static int iiDeclare(inverted_index_vtab *p, char **pzErr) {
+  int rc = SQLITE_OK, i;
+  NosqlBuffer decl = {0, 0, 0};
+  nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(");
+  for (i = 0; i < p->nField; i++) nosqlBufferAppendf(&rc, &decl, "\"%w\", ", p->azField[i]);
+  nosqlBufferAppendf(&rc, &decl, "\"%w\" HIDDEN)", p->zName);
+  if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(p->db, (const char *)decl.a);
+  if (rc != SQLITE_OK && *pzErr == NULL) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(p->db));
+  /* Its writes go to its own shadow tables only (as FTS5's): usable in
+  ** triggers (content= mirroring) and views with trusted_schema=OFF. */
+  if (rc == SQLITE_OK) sqlite3_vtab_config(p->db, SQLITE_VTAB_INNOCUOUS);
+  nosqlBufferFree(&decl);
+  return rc;
+}
+
 /* xCreate (bCreate) and xConnect: parse the arguments, declare the table. */
 static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                   char **pzErr, int bCreate) {
   inverted_index_vtab *p;
-  int rc = SQLITE_OK, i, j, bDirectSeen = 0, bModeSeen = 0;
-  NosqlBuffer decl = {0, 0, 0};
+  int rc = SQLITE_OK, i, bDirectSeen = 0, bModeSeen = 0;
   *ppVtab = NULL;
   p = (inverted_index_vtab *)sqlite3_malloc64(sizeof(*p));
   if (p == NULL) return SQLITE_NOMEM;
@@ -393,182 +597,16 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     const char *zArg = argv[i];
     const char *zEq = strchr(zArg, '=');
     if (zEq && zArg[0] != '"' && zArg[0] != '\'' && zArg[0] != '`' && zArg[0] != '[') {
-      char *zKey = nosqlDequote(zArg, (int)(zEq - zArg));
-      char *zVal = nosqlDequote(zEq + 1, (int)strlen(zEq + 1));
-      if (zKey == NULL || zVal == NULL) {
-        rc = SQLITE_NOMEM;
-      } else if (sqlite3_stricmp(zKey, "direct") == 0) {
-        /* direct = on (the default) or off: kept in the CREATE text, read at every connect. */
-        if (bDirectSeen) {
-          *pzErr = sqlite3_mprintf("inverted_index: direct= is given twice");
-          rc = SQLITE_ERROR;
-        } else if (sqlite3_stricmp(zVal, "on") == 0 || sqlite3_stricmp(zVal, "off") == 0) {
-          p->bNoDirect = sqlite3_stricmp(zVal, "off") == 0;
-          bDirectSeen = 1;
-        } else {
-          *pzErr = sqlite3_mprintf("inverted_index: direct=%s: expected 'on' or 'off'", zVal);
-          rc = SQLITE_ERROR;
-        }
-      } else if (sqlite3_stricmp(zKey, "mode") == 0) {
-        /* mode = 'sync': kept in the CREATE text, read at every connect. */
-        if (bModeSeen) {
-          *pzErr = sqlite3_mprintf("inverted_index: mode= is given twice");
-          rc = SQLITE_ERROR;
-        } else if (sqlite3_stricmp(zVal, "sync") == 0) {
-          p->bSync = bModeSeen = 1;
-          p->xReadCheck = iiSyncReadCheck;
-        } else {
-          *pzErr = sqlite3_mprintf("inverted_index: mode='%s': expected 'sync'", zVal);
-          rc = SQLITE_ERROR;
-        }
-      } else if (sqlite3_stricmp(zKey, "content") != 0) {
-        static const char *const azValid[] = {"content", "direct", "mode", NULL};
-        *pzErr = nosqlUnknownOption("inverted_index", zKey, -1, azValid);
-        rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-      } else if (zVal[0] == 0) {
-        *pzErr = sqlite3_mprintf("inverted_index: content= needs a table name");
-        rc = SQLITE_ERROR;
-      } else if (p->zContent) {
-        *pzErr = sqlite3_mprintf("inverted_index: content= is given twice");
-        rc = SQLITE_ERROR;
-      } else if (strchr(zVal, '.') && !strchr("\"'`[", zEq[1])) {
-        /* The content table lives in the index's own schema. */
-        *pzErr = sqlite3_mprintf(
-            "inverted_index: content=%s: the content table must be in the index's schema; "
-            "name it without a schema (a table named with a dot must be quoted)",
-            zVal);
-        rc = SQLITE_ERROR;
-      } else {
-        sqlite3_free(p->zContent);
-        p->zContent = zVal;
-        zVal = NULL;
-      }
-      sqlite3_free(zKey);
-      sqlite3_free(zVal);
+      rc = iiOptionArg(p, zArg, zEq, &bDirectSeen, &bModeSeen, pzErr);
     } else {
-      char *zField = NULL, **azKey = NULL;
-      int nKey = 0;
-      unsigned char eLayout = II_LAYOUT_PLAIN;
-      if (iiNestedDecl(zArg, &zField, &nKey, &azKey, &eLayout, pzErr, &rc)) {
-        if (eLayout == II_LAYOUT_ELEMENTS) p->bElems = 1;
-      } else {
-        zField = nosqlDequote(zArg, (int)strlen(zArg));
-        if (zField == NULL) rc = SQLITE_NOMEM;
-      }
-      p->azField[p->nField] = zField;
-      p->anKey[p->nField] = nKey;
-      p->aazKey[p->nField] = azKey;
-      p->aeLayout[p->nField] = eLayout;
-      if (zField) p->nField++;
-      if (rc != SQLITE_OK) break;
-      if (p->nField > 0xFFFF) {
-        *pzErr = sqlite3_mprintf("inverted_index: more than 65535 fields");
-        rc = SQLITE_ERROR;
-      } else if (bCreate && eLayout == II_LAYOUT_PLAIN && !iiFieldDeclOk(zArg)) {
-        /* Checked when the index is created only: an index created before
-        ** this rule keeps opening with the names it was given. */
-        *pzErr = sqlite3_mprintf(
-            "inverted_index: bad field declaration '%s': a field is a name (quote it to use spaces or "
-            "other characters); types and constraints are not allowed",
-            zArg);
-        rc = SQLITE_ERROR;
-      } else if (zField[0] == 0) {
-        *pzErr = sqlite3_mprintf("inverted_index: empty field name");
-        rc = SQLITE_ERROR;
-      } else if (sqlite3_stricmp(zField, "rowid") == 0 || sqlite3_stricmp(zField, "oid") == 0 ||
-                 sqlite3_stricmp(zField, "_rowid_") == 0) {
-        *pzErr = sqlite3_mprintf("inverted_index: field name '%s' is reserved", zField);
-        rc = SQLITE_ERROR;
-      } else if (sqlite3_stricmp(zField, p->zName) == 0) {
-        *pzErr = sqlite3_mprintf("inverted_index: field '%s' has the table's name", zField);
-        rc = SQLITE_ERROR;
-      }
-      for (j = 0; rc == SQLITE_OK && j < p->nField - 1; j++) {
-        if (sqlite3_stricmp(p->azField[j], zField) == 0) {
-          *pzErr = sqlite3_mprintf("inverted_index: duplicate field '%s'", zField);
-          rc = SQLITE_ERROR;
-        }
-      }
+      rc = iiFieldArg(p, zArg, bCreate, pzErr);
     }
   }
-  if (rc == SQLITE_OK && p->nField == 0) {
-    *pzErr = sqlite3_mprintf("inverted_index: at least one field is required");
-    rc = SQLITE_ERROR;
-  }
-  if (rc == SQLITE_OK && p->bSync && !p->zContent) {
-    *pzErr = sqlite3_mprintf(
-        "inverted_index: mode='sync' needs content=TABLE, the table whose triggers keep "
-        "the index in step");
-    rc = SQLITE_ERROR;
-  } else if (rc == SQLITE_OK && p->bSync && bDirectSeen && !p->bNoDirect) {
-    *pzErr = sqlite3_mprintf(
-        "inverted_index: mode='sync' keeps direct=off storage (its triggers pass the old values): drop "
-        "direct=on");
-    rc = SQLITE_ERROR;
-  }
-  if (p->bSync) p->bNoDirect = 1;
-  if (rc == SQLITE_OK && p->bNoDirect && p->bElems) {
-    p->aElemNext = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * (size_t)p->nField);
-    if (p->aElemNext == NULL) rc = SQLITE_NOMEM;
-    for (i = 0; rc == SQLITE_OK && i < p->nField; i++) p->aElemNext[i] = -1;
-  }
-  /* direct = off without content=: the values are kept by rowid in
-  ** <name>_content, and a delete reads them back (a release before this one
-  ** refuses the CREATE text: it never misreads such a table). */
-  p->bStored = p->bNoDirect && !p->zContent;
+  if (rc == SQLITE_OK) rc = iiOptionsCheck(p, bDirectSeen, pzErr);
   if (rc == SQLITE_OK && bCreate) rc = nosqlVtabEmptyArg(db, "inverted_index", argv[1], argv[2], pzErr);
   if (rc == SQLITE_OK && bCreate && p->zContent) rc = iiContentStable(p, 0, pzErr);
-  if (rc == SQLITE_OK && bCreate) {
-    NosqlBuffer b = {0, 0, 0};
-    nosqlBufferAppendf(
-        &rc, &b,
-        "CREATE TABLE \"%w\".\"%w_terms\"(id INTEGER PRIMARY KEY, field INTEGER NOT NULL, term TEXT "
-        "NOT NULL, docs INTEGER NOT NULL, postings BLOB, UNIQUE(field, term));",
-        p->zDb, p->zName);
-    if (!p->bNoDirect) {
-      /* direct = off has no document map: documents are rowids. */
-      nosqlBufferAppendf(&rc, &b,
-                         "CREATE TABLE \"%w\".\"%w_docs\"(doc INTEGER PRIMARY KEY, id INTEGER NOT NULL "
-                         "UNIQUE, terms BLOB",
-                         p->zDb, p->zName);
-      for (i = 0; !p->zContent && i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
-      nosqlBufferAppendf(&rc, &b, ");");
-    }
-    if (p->bStored) {
-      nosqlBufferAppendf(&rc, &b, "CREATE TABLE \"%w\".\"%w_content\"(id INTEGER PRIMARY KEY", p->zDb,
-                         p->zName);
-      for (i = 0; i < p->nField; i++) nosqlBufferAppendf(&rc, &b, ", c%d", i);
-      nosqlBufferAppendf(&rc, &b, ");");
-    }
-    if (p->bElems && p->bNoDirect) {
-      /* The ranges alone, keyed by document ('delete' finds them by it). */
-      nosqlBufferAppendf(
-          &rc, &b,
-          "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, doc INTEGER NOT NULL, first "
-          "INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY(field, doc)) WITHOUT ROWID;",
-          p->zDb, p->zName);
-    } else if (p->bElems) {
-      nosqlBufferAppendf(
-          &rc, &b,
-          "CREATE TABLE \"%w\".\"%w_elems\"(field INTEGER NOT NULL, first INTEGER NOT NULL, doc "
-          "INTEGER NOT NULL, n INTEGER NOT NULL, terms BLOB, PRIMARY KEY(field, first), "
-          "UNIQUE(field, doc)) WITHOUT ROWID;",
-          p->zDb, p->zName);
-    }
-    if (rc == SQLITE_OK) rc = sqlite3_exec(db, (const char *)b.a, 0, 0, pzErr);
-    nosqlBufferFree(&b);
-  }
-  if (rc == SQLITE_OK) {
-    nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(");
-    for (i = 0; i < p->nField; i++) nosqlBufferAppendf(&rc, &decl, "\"%w\", ", p->azField[i]);
-    nosqlBufferAppendf(&rc, &decl, "\"%w\" HIDDEN)", p->zName);
-    if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
-    if (rc != SQLITE_OK && *pzErr == NULL) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-    /* Its writes go to its own shadow tables only (as FTS5's): usable in
-    ** triggers (content= mirroring) and views with trusted_schema=OFF. */
-    if (rc == SQLITE_OK) sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  }
-  nosqlBufferFree(&decl);
+  if (rc == SQLITE_OK && bCreate) rc = iiShadowCreate(p, pzErr);
+  if (rc == SQLITE_OK) rc = iiDeclare(p, pzErr);
   if (rc != SQLITE_OK) {
     iiVtabFree(p);
     return rc;
