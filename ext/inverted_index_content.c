@@ -107,59 +107,50 @@ int iiDropTriggers(inverted_index_vtab *p, const char *zName) {
   return rc;
 }
 
+/* iiUniqueConds()'s context for the callbacks of nosqlUniqueConds(). */
+typedef struct IiUniqueCtx IiUniqueCtx;
+struct IiUniqueCtx {
+  inverted_index_vtab *p; /* The index */
+  NosqlBuffer *pChanged;  /* " OR OLD."a" IS NOT NEW."a"" per key column */
+  char **pzErr;           /* The message for an index it cannot follow */
+};
+
+/* iiUniqueConds()'s check of each key part: a partial index or one on an expression is refused. */
+static int iiUniqueCheck(void *pCtx, const char *zIdx, int bPartial, int bExpr) {
+  IiUniqueCtx *pU = (IiUniqueCtx *)pCtx;
+  if (zIdx == NULL) return SQLITE_NOMEM;
+  if (bPartial || bExpr) {
+    *pU->pzErr = sqlite3_mprintf(
+        "inverted_index: mode='sync' cannot follow content table '%s': its UNIQUE index '%s' is %s, so "
+        "the rows a REPLACE displaces through it cannot be found",
+        pU->p->zContent, zIdx, bPartial ? "partial" : "on an expression");
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+/* iiUniqueConds()'s column callback: the change test of the update trigger's WHEN clause. */
+static int iiUniqueCol(void *pCtx, const char *zCol) {
+  int rc = SQLITE_OK;
+  nosqlBufferAppendf(&rc, ((IiUniqueCtx *)pCtx)->pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\"", zCol, zCol);
+  return rc;
+}
+
 /*
 ** The rows a REPLACE may displace besides the one at NEW's rowid: *pCond
 ** gets " OR (s.a = NEW.a COLLATE c AND ...)" per UNIQUE index of the
-** content table, *pChanged " OR OLD.a IS NOT NEW.a" per key column. A
-** partial index or one on an expression is refused (*pzErr): a row it
-** displaced would go unseen, or a row it does not displace be taken out.
+** content table (nosqlUniqueConds()), *pChanged " OR OLD.a IS NOT NEW.a"
+** per key column. A partial index or one on an expression is refused
+** (*pzErr): a row it displaced would go unseen, or a row it does not
+** displace be taken out.
 */
 static int iiUniqueConds(inverted_index_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pChanged, char **pzErr) {
-  sqlite3_stmt *pStmt = NULL;
-  char *zPrev = NULL;
-  int rc = sqlite3_prepare_v2(
-      p->db,
-      "SELECT l.name, l.partial, x.name, x.coll FROM pragma_index_list(?1, ?2) AS l, "
-      "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
-      -1, &pStmt, 0);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_text(pStmt, 1, p->zContent, -1, SQLITE_STATIC);
-  sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    const char *zIdx = (const char *)sqlite3_column_text(pStmt, 0);
-    const char *zCol = (const char *)sqlite3_column_text(pStmt, 2);
-    const char *zColl = (const char *)sqlite3_column_text(pStmt, 3);
-    int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
-    if (zIdx == NULL) {
-      rc = SQLITE_NOMEM;
-      break;
-    }
-    if (sqlite3_column_int(pStmt, 1) || zCol == NULL) {
-      *pzErr = sqlite3_mprintf(
-          "inverted_index: mode='sync' cannot follow content table '%s': its UNIQUE index '%s' is %s, so "
-          "the rows a REPLACE displaces through it cannot be found",
-          p->zContent, zIdx, sqlite3_column_int(pStmt, 1) ? "partial" : "on an expression");
-      rc = SQLITE_ERROR;
-      break;
-    }
-    if (bNew) {
-      if (zPrev) nosqlBufferAppend(&rc, pCond, ")", 1);
-      sqlite3_free(zPrev);
-      zPrev = sqlite3_mprintf("%s", zIdx);
-      if (zPrev == NULL) rc = SQLITE_NOMEM;
-      nosqlBufferAppend(&rc, pCond, " OR (", -1);
-    }
-    nosqlBufferAppendf(&rc, pCond, "%ss.\"%w\" = NEW.\"%w\" COLLATE \"%w\"", bNew ? "" : " AND ", zCol, zCol,
-                       zColl ? zColl : "BINARY");
-    nosqlBufferAppendf(&rc, pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\"", zCol, zCol);
-  }
-  if (zPrev && rc == SQLITE_OK) nosqlBufferAppend(&rc, pCond, ")", 1);
-  sqlite3_free(zPrev);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_finalize(pStmt);
-  else
-    sqlite3_finalize(pStmt);
-  return rc;
+  IiUniqueCtx ctx;
+  int nIndex;
+  ctx.p = p;
+  ctx.pChanged = pChanged;
+  ctx.pzErr = pzErr;
+  return nosqlUniqueConds(p->db, p->zDb, p->zContent, pCond, &nIndex, iiUniqueCheck, iiUniqueCol, &ctx);
 }
 
 /* Append ", <zPre>"f1", <zPre>"f2"...": the fields, as columns or as NEW./OLD./s. values. */
