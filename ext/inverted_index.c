@@ -147,7 +147,7 @@
 #include "inverted_index.h"
 
 /**************************************************************************
-** SQL glue: the per-connection registry, the inverted_index module.
+** SQL glue: the inverted_index module.
 */
 
 struct inverted_index_cursor {
