@@ -72,9 +72,11 @@ fi
 
 # PLATFORM= names another platform's build (mk/platform.mk); an unknown
 # one stops make before anything is built, with the list of known ones.
-if ! out=$(make -n dist PLATFORM=linux-riscv64 2>&1) && echo "$out" | grep -q -F 'PLATFORM=linux-riscv64 is not a known platform; known platforms: linux-x64 linux-arm64 windows-x64'; then ok; else
-  bad "make dist PLATFORM=linux-riscv64 does not list the known platforms: $out"
-fi
+for target in dist wheel test-platform; do
+  if ! out=$(make -n $target PLATFORM=linux-riscv64 2>&1) && echo "$out" | grep -q -F 'PLATFORM=linux-riscv64 is not a known platform; known platforms: linux-x64 linux-arm64 windows-x64'; then ok; else
+    bad "make $target PLATFORM=linux-riscv64 does not list the known platforms: $out"
+  fi
+done
 if ! out=$(make -s test-platform 2>&1) && echo "$out" | grep -q -F 'make test-platform: name a platform with PLATFORM=; known platforms: linux-x64 linux-arm64 windows-x64'; then ok; else
   bad "make test-platform without PLATFORM=: $out"
 fi
