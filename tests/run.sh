@@ -22,7 +22,8 @@
 # long settings (more rounds, out of memory at every allocation, interrupts
 # at 60 points, ...) and the sanitizer runs of the out-of-memory and
 # interrupt tests, plus the npm package, the Python wheel, the dqlite example
-# and the suite on every SQLite of the version matrix (tests/matrix.sh).
+# and the suite on every SQLite of the version matrix (tests/matrix.sh), and
+# last, alone, make release with its checks (tests/release.sh).
 #
 # Steps run side by side, as many at a time as there are cores
 # (NOSQL_TEST_JOBS=1 runs them one by one). Each step prints "[k/N] name"
