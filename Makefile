@@ -209,7 +209,7 @@ dist-host: $(LINUX_ONLY) build/dist/nosql.so
 # The npm package (npm/, sqlite-vec's layout): one package for every platform
 # of NPM_PLATFORMS (mk/platform.mk), each stripped build under lib/<platform>/
 # with the libraries it needs but glibc's, packed into dist/sqlite-nosql-VERSION.tgz.
-npm: $(NPM_BUILDS)
+npm: $(LINUX_ONLY) $(NPM_BUILDS)
 	@command -v npm >/dev/null || { echo "make npm needs Node's npm (apt-get install npm)"; exit 1; }
 	rm -rf build/npm && mkdir -p build/npm/lib
 	cp npm/index.cjs npm/index.mjs npm/index.d.ts npm/README.md LICENSE build/npm/
@@ -484,10 +484,10 @@ TEST_ENV := MATRIX_CI="$(MATRIX_CI)" MATRIX_ALL="$(MATRIX_ALL)" MATRIX_OLD="$(MA
 # short runs of the robustness tests (a few minutes on 2 cores). make
 # test-all: the same with the long settings, plus the version matrix, the
 # npm package and the dqlite example (what CI runs; about 18 minutes).
-test: $(TEST_BUILD) | $(TEST_PREREQ)
+test: $(LINUX_ONLY) $(TEST_BUILD) | $(TEST_PREREQ)
 	@$(TEST_ENV) bash tests/run.sh
 
-test-all: $(TEST_ALL_BUILD) | $(TEST_PREREQ)
+test-all: $(LINUX_ONLY) $(TEST_ALL_BUILD) | $(TEST_PREREQ)
 	@$(TEST_ENV) bash tests/run.sh --all
 
 # The smoke set from every host language installed (make test runs it too).

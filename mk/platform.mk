@@ -187,7 +187,7 @@ RELEASE_FILES := $(DIST_NAME).tar.gz $(ARM64_DIST).tar.gz $(WIN_DIST).zip \
   sqlite_nosql-$(VERSION)-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl \
   sqlite_nosql-$(VERSION)-py3-none-win_amd64.whl sqlite-nosql-$(VERSION).tgz
 
-release: dist-host dist-linux-arm64 dist-windows-x64 wheel-host wheel-linux-arm64 wheel-windows-x64 npm
+release: $(LINUX_ONLY) dist-host dist-linux-arm64 dist-windows-x64 wheel-host wheel-linux-arm64 wheel-windows-x64 npm
 	cd dist && sha256sum $(RELEASE_FILES) >SHA256SUMS && sha256sum --quiet -c SHA256SUMS
 	@echo "dist/SHA256SUMS:" && sed 's/^/  /' dist/SHA256SUMS
 
@@ -203,7 +203,7 @@ PLATFORM_TEST_BUILD := \
 test-platform-host: dist dist/nosql.so build/slt
 	@bash tests/platform.sh $(HOST_PLATFORM) build/slt dist/nosql.so dist/$(DIST_NAME).tar.gz
 
-test-platform: $(if $(PLATFORM),test-platform-$(PLATFORM_TARGET),test-platform-unnamed)
+test-platform: $(LINUX_ONLY) $(if $(PLATFORM),test-platform-$(PLATFORM_TARGET),test-platform-unnamed)
 
 test-platform-unnamed:
 	@echo "make test-platform: name a platform with PLATFORM=; known platforms: $(PLATFORMS)" >&2
