@@ -93,13 +93,13 @@ if [ "$REUSE" = 0 ] || [ ! -s "$DIR/nearest_points.tsv" ]; then
 fi
 
 chmod 644 "$DIR"/*.tsv
-pgStart "$DIR" "$KEEP"
+pgStart "$DIR" "$KEEP" -c shared_preload_libraries=pg_stat_statements
 
 # Seconds of the statements given, from psql's \timing (their sum).
 timed() {
   psql -c "\\timing on" "$@" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | awk '{s += $1} END {printf "%.1f", s / 1000}'
 }
-tload=$(timed -c "CREATE EXTENSION postgis" -c "CREATE TABLE raw(id int, lat float8, lon float8)" \
+tload=$(timed -c "CREATE EXTENSION postgis" -c "CREATE EXTENSION pg_stat_statements" -c "CREATE TABLE raw(id int, lat float8, lon float8)" \
   -c "\\copy raw FROM '$DIR/nearest_points.tsv'" \
   -c "CREATE TABLE pts_geog AS SELECT id, ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geography(Point, 4326) AS geog
       FROM raw ORDER BY id" \
@@ -146,12 +146,20 @@ with open(os.path.join(d, "time.sql"), "w") as f:
                 f.write("\\echo R %s %d %d\n" % (s, k, r))
                 for q in qs:
                     f.write("EXPLAIN (ANALYZE, TIMING OFF) EXECUTE %s(%s, %d);\n" % (s, arg(q), k))
+            # The same without EXPLAIN: pg_stat_statements' mean over the rounds after a warm-up.
+            for r in range(reps + 1):
+                if r == 1:
+                    f.write("SELECT pg_stat_statements_reset();\n")
+                for q in qs:
+                    f.write("EXECUTE %s(%s, %d);\n" % (s, arg(q), k))
+            f.write("SELECT 'S %s %d ' || calls || ' ' || mean_exec_time FROM pg_stat_statements"
+                    " WHERE query LIKE 'PREPARE %s(%%';\n" % (s, k, s))
 EOF
 psql -f "$DIR/check.sql" >"$DIR/check.out"
 run=1
 while [ "$run" -le "$RUNS" ]; do
   echo "run $run: PostGIS at load $(cut -d' ' -f1 /proc/loadavg)"
-  psql -f "$DIR/time.sql" | grep -E '^R |Execution Time' >"$DIR/time-$run.out"
+  psql -f "$DIR/time.sql" | grep -E '^R |^S |Execution Time' >"$DIR/time-$run.out"
   echo "run $run: geo_nearest at load $(cut -d' ' -f1 /proc/loadavg)"
   build/bench/bench --only geo_nearest --size "$SIZE" --reps "$REPS" --json "$DIR/ours-$run.json" >"$DIR/ours-$run.out"
   echo "run $run: done at load $(cut -d' ' -f1 /proc/loadavg)"
@@ -247,6 +255,8 @@ def rounds(path):
     out, cur = {}, None
     for line in open(path):
         f = line.split()
+        if f[0] == "S":
+            continue
         if f[0] == "R":
             cur = (f[1], int(f[2]))
             skip = f[3] == "0"
@@ -255,6 +265,10 @@ def rounds(path):
         elif not skip:
             out[cur][-1].append(float(line.split("Execution Time:")[1].split()[0]))
     return {key: [statistics.mean(r) for r in v] for key, v in out.items()}
+
+def pgss(path):
+    """{(s, k): (calls, mean ms)} from pg_stat_statements."""
+    return {(f[1], int(f[2])): (int(f[3]), float(f[4])) for f in (l.split() for l in open(path)) if f[0] == "S"}
 
 def ours(path):
     out = {}
@@ -270,7 +284,8 @@ def spread(v):
 ks = sorted({int(q[0]) for q in queries})
 res = []
 for run in range(1, runs + 1):
-    res.append((rounds(os.path.join(d, "time-%d.out" % run)), ours(os.path.join(d, "ours-%d.json" % run))))
+    path = os.path.join(d, "time-%d.out" % run)
+    res.append((rounds(path), ours(os.path.join(d, "ours-%d.json" % run)), pgss(path)))
 
 print("\nPostgreSQL %s, PostGIS %s beside nosql %s (SQLite %s), %s\n" % (
     pg["postgres"], pg["postgis"], db.execute("SELECT nosql_version()").fetchone()[0], sqlite3.sqlite_version,
@@ -283,15 +298,17 @@ print("load (COPY and both CREATE TABLE AS): %s s" % pg["load"])
 for s in "gm":
     print("plan %s: %s" % (s, " / ".join(plans[s])))
 print()
-print("| k | run | PostGIS geography ms (spread) | PostGIS geometry ms | geo_nearest ms | geo_nearest / geography |")
+print("| k | run | PostGIS geography ms: EXPLAIN (spread) / pg_stat_statements | PostGIS geometry ms: EXPLAIN /"
+      " pg_stat_statements | geo_nearest ms | geo_nearest / geography (EXPLAIN / pg_stat_statements) |")
 print("|---:|---:|---:|---:|---:|---:|")
 for k in ks:
-    for run, (pgt, mine) in enumerate(res, 1):
+    for run, (pgt, mine, ss) in enumerate(res, 1):
         g, m = pgt[("g", k)], pgt[("m", k)]
-        gm = statistics.median(g)
-        print("| %d | %d | %.4f (%.0f%%) | %.4f | %s | %s |" % (
-            k, run, gm, 100 * spread(g), statistics.median(m),
-            "%.4f" % mine[k] if k in mine else "-", "%.2fx" % (mine[k] / gm) if k in mine else "-"))
+        gm, gs = statistics.median(g), ss[("g", k)][1]
+        print("| %d | %d | %.4f (%.0f%%) / %.4f | %.4f / %.4f | %s | %s |" % (
+            k, run, gm, 100 * spread(g), gs, statistics.median(m), ss[("m", k)][1],
+            "%.4f" % mine[k] if k in mine else "-",
+            "%.2fx / %.2fx" % (mine[k] / gm, mine[k] / gs) if k in mine else "-"))
 print()
 print("| k | statement | queries | same ids in order | same distances, ties or near-ties swapped | differ | farthest row's excess over ours |")
 print("|---:|---|---:|---:|---:|---:|---:|")
@@ -303,8 +320,9 @@ print()
 if ratios:
     print("PostGIS geography distance / geo_distance over the same pairs: %.9f to %.9f (radius ratio %.9f)"
           % (min(ratios), max(ratios), R_PG / R_OURS))
-print("PostGIS: median over %d rounds of each round's mean EXPLAIN (ANALYZE, TIMING OFF) execution time;"
-      " ours: the bench's median per query, in process." % len(res[0][0][("g", ks[0])]))
+print("PostGIS: median over %d rounds of each round's mean EXPLAIN (ANALYZE, TIMING OFF) execution time,"
+      " and pg_stat_statements' mean_exec_time over the same rounds of EXECUTE (%d calls);"
+      " ours: the bench's median per query, in process." % (len(res[0][0][("g", ks[0])]), res[0][2][("g", ks[0])][0]))
 sys.exit(1 if bad else 0)
 EOF
 echo
