@@ -8,6 +8,8 @@
 #   pgStart DIR KEEP [-c name=value ...]
 #                             a cluster in DIR/pg, stopped on exit (and DIR
 #                             removed unless KEEP is 1); extra server options
+#   pgHalt                    stop the server, keep the cluster (for a
+#                             single-user postgres on its data directory)
 #   psql ...                  psql on that cluster as the superuser bench,
 #                             unaligned, tuples only, stops at the first error
 #
@@ -56,8 +58,12 @@ pgStart() { # dir keep [-c name=value ...]
   PGVERSION=$(psql -c "SHOW server_version")
 }
 
-pgStop() {
+pgHalt() {
   pgAsUser "$PGBIN/pg_ctl" -D "$PG/data" -m fast stop >/dev/null 2>&1 || true
+}
+
+pgStop() {
+  pgHalt
   if [ "$PGKEEP_" = 0 ]; then rm -rf "$PGDIR_"; fi
 }
 

@@ -48,6 +48,7 @@ PY=/usr/bin/python3
 SIZE=1
 REPS=5
 RUNS=1
+CALLGRIND=0
 DIR=
 REUSE=0
 while [ $# -gt 0 ]; do
@@ -57,7 +58,9 @@ while [ $# -gt 0 ]; do
     --runs) RUNS=$2; shift 2 ;;
     --dir) DIR=$2; shift 2 ;;
     --reuse) REUSE=1; shift ;;
-    *) echo "usage: tests/bench/pg_nearest.sh [--size X] [--reps N] [--runs N] [--dir DIR] [--reuse]" >&2; exit 2 ;;
+    --callgrind) CALLGRIND=1; shift ;;
+    *) echo "usage: tests/bench/pg_nearest.sh [--size X] [--reps N] [--runs N] [--dir DIR] [--reuse] [--callgrind]" >&2
+      exit 2 ;;
   esac
 done
 
@@ -118,19 +121,24 @@ $( [ $t = geog ] && echo "$tgeog" || echo "$tgeom")"
   done
 } >"$DIR/pg.txt"
 
-# The statements: their rows once (check.sql), then the timed rounds (time.sql).
+# The statements: their rows once (check.sql), the timed rounds (time.sql),
+# the single-user batch for callgrind (cg.sql, phases.txt); and our side's
+# database (ours.db: the bench's table and covering index, the centres in c).
 "$PY" - sql "$DIR" "$REPS" <<'EOF'
-import os, sys
+import os, sqlite3, sys
 d, reps = sys.argv[2], int(sys.argv[3])
 queries = [l.rstrip("\n").split("\t") for l in open(os.path.join(d, "nearest_queries.tsv")) if l.strip()]
-prep = ("PREPARE g(geography, int) AS SELECT id, ST_Distance(geog, $1, false) FROM pts_geog"
-        " ORDER BY geog <-> $1 LIMIT $2;\n"
+ks = sorted({int(q[0]) for q in queries})
+prep = ["PREPARE g(geography, int) AS SELECT id, ST_Distance(geog, $1, false) FROM pts_geog"
+        " ORDER BY geog <-> $1 LIMIT $2",
         "PREPARE m(geometry, int) AS SELECT id, ST_DistanceSphere(geom, $1) FROM pts_geom"
-        " ORDER BY geom <-> $1 LIMIT $2;\n")
+        " ORDER BY geom <-> $1 LIMIT $2"]
 def arg(q):
     return "'SRID=4326;POINT(%s %s)'" % (q[2], q[1])
+def execs(s, k):
+    return ["EXECUTE %s(%s, %d)" % (s, arg(q), k) for q in queries if int(q[0]) == k]
 with open(os.path.join(d, "check.sql"), "w") as f:
-    f.write(prep)
+    f.write("".join(x + ";\n" for x in prep))
     q = queries[0]
     for s in "gm":
         f.write("\\echo P %s\nEXPLAIN (COSTS OFF) EXECUTE %s(%s, %s);\n" % (s, s, arg(q), q[0]))
@@ -138,40 +146,125 @@ with open(os.path.join(d, "check.sql"), "w") as f:
         for s in "gm":
             f.write("\\echo Q %s %d\nEXECUTE %s(%s, %s);\n" % (s, i, s, arg(q), q[0]))
 with open(os.path.join(d, "time.sql"), "w") as f:
-    f.write(prep)
-    for k in sorted({int(q[0]) for q in queries}):
-        qs = [q for q in queries if int(q[0]) == k]
+    f.write("".join(x + ";\n" for x in prep))
+    for k in ks:
         for s in "gm":
             for r in range(reps + 1):
                 f.write("\\echo R %s %d %d\n" % (s, k, r))
-                for q in qs:
-                    f.write("EXPLAIN (ANALYZE, TIMING OFF) EXECUTE %s(%s, %d);\n" % (s, arg(q), k))
-            # The same without EXPLAIN: pg_stat_statements' mean over the rounds after a warm-up.
-            for r in range(reps + 1):
-                if r == 1:
-                    f.write("SELECT pg_stat_statements_reset();\n")
-                for q in qs:
-                    f.write("EXECUTE %s(%s, %d);\n" % (s, arg(q), k))
+                f.write("".join("EXPLAIN (ANALYZE, TIMING OFF) %s;\n" % x for x in execs(s, k)))
+            # The same without EXPLAIN, after a warm-up round: pg_stat_statements' mean execution time.
+            f.write("".join("%s;\n" % x for x in execs(s, k)))
+            f.write("SELECT pg_stat_statements_reset();\n")
+            f.write("".join("%s;\n" % x for r in range(reps) for x in execs(s, k)))
             f.write("SELECT 'S %s %d ' || calls || ' ' || mean_exec_time FROM pg_stat_statements"
                     " WHERE query LIKE 'PREPARE %s(%%';\n" % (s, k, s))
+# Single-user postgres reads one statement a line. Each pg_sleep(0) is a callgrind dump: the
+# instructions of ExecuteQuery (parameters, plan cache, executor, rows to the portal) between two.
+with open(os.path.join(d, "cg.sql"), "w") as f, open(os.path.join(d, "phases.txt"), "w") as ph:
+    f.write("SET jit = off\nSET plan_cache_mode = force_generic_plan\n" + "\n".join(prep) + "\n")
+    f.write("".join("%s\n" % x for s in "gm" for k in ks for x in execs(s, k)) + "SELECT pg_sleep(0)\n")
+    for s in "gm":
+        for k in ks:
+            f.write("".join("%s\n" % x for r in range(reps) for x in execs(s, k)) + "SELECT pg_sleep(0)\n")
+            ph.write("%s %d %d\n" % (s, k, reps * len(execs(s, k))))
+path = os.path.join(d, "ours.db")
+if os.path.exists(path):
+    os.remove(path)
+db = sqlite3.connect(path)
+db.enable_load_extension(True)
+db.load_extension("dist/nosql")
+db.executescript("PRAGMA journal_mode = off; PRAGMA synchronous = off;"
+                 "CREATE TABLE pts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)) STORED);"
+                 "CREATE TABLE c(k, lat, lon);")
+with open(os.path.join(d, "nearest_points.tsv")) as f:
+    db.executemany("INSERT INTO pts(id, lat, lon) VALUES (?, ?, ?)", (l.split("\t") for l in f))
+db.execute("CREATE INDEX pts_ghc ON pts(gh, lat, lon)")
+db.executemany("INSERT INTO c VALUES (?, ?, ?)", ((int(q[0]), float(q[1]), float(q[2])) for q in queries))
+db.commit()
 EOF
+
+# geo_nearest's CPU time per query in one process (the centres of k joined to geo_nearest in one
+# statement, so no per-statement cost of Python): the median round of --reps after a warm-up.
+ourcpu() { # out
+  "$PY" - "$DIR" "$REPS" >"$1" <<'EOF'
+import os, sqlite3, statistics, sys, time
+d, reps = sys.argv[1], int(sys.argv[2])
+db = sqlite3.connect(os.path.join(d, "ours.db"))
+db.enable_load_extension(True)
+db.load_extension("dist/nosql")
+sql = ("SELECT count(*), sum(n.distance_m) FROM c, geo_nearest('pts', 'lat', 'lon', c.lat, c.lon, c.k) n"
+       " WHERE c.k = ?")
+for (k,) in db.execute("SELECT DISTINCT k FROM c ORDER BY k").fetchall():
+    nq = db.execute("SELECT count(*) FROM c WHERE k = ?", (k,)).fetchone()[0]
+    db.execute(sql, (k,)).fetchall()
+    cpu, wall = [], []
+    for r in range(reps):
+        t0, c0 = time.perf_counter(), time.process_time()
+        db.execute(sql, (k,)).fetchall()
+        cpu.append((time.process_time() - c0) / nq * 1000)
+        wall.append((time.perf_counter() - t0) / nq * 1000)
+    print("O %d %r %r" % (k, statistics.median(cpu), statistics.median(wall)))
+EOF
+}
+
 psql -f "$DIR/check.sql" >"$DIR/check.out"
 run=1
 while [ "$run" -le "$RUNS" ]; do
   echo "run $run: PostGIS at load $(cut -d' ' -f1 /proc/loadavg)"
-  psql -f "$DIR/time.sql" | grep -E '^R |^S |Execution Time' >"$DIR/time-$run.out"
+  psql -f "$DIR/time.sql" | grep -E '^[RS] |Execution Time' >"$DIR/time-$run.out"
   echo "run $run: geo_nearest at load $(cut -d' ' -f1 /proc/loadavg)"
+  ourcpu "$DIR/ours-cpu-$run.txt"
   build/bench/bench --only geo_nearest --size "$SIZE" --reps "$REPS" --json "$DIR/ours-$run.json" >"$DIR/ours-$run.out"
   echo "run $run: done at load $(cut -d' ' -f1 /proc/loadavg)"
   run=$((run + 1))
 done
 
+# Instructions per query (--callgrind): PostGIS's in a single-user postgres on the same data
+# directory (the server stopped), collected inside ExecuteQuery only and dumped at each
+# pg_sleep(0); ours in the sqlite3 shell, collected inside sqlite3_step, a warm-up statement
+# alone subtracted from the warm-up and --reps rounds of k.
+: >"$DIR/cg.txt"
+if [ "$CALLGRIND" = 1 ]; then
+  if ! command -v valgrind >/dev/null || ! command -v sqlite3 >/dev/null; then
+    echo "pg_nearest: --callgrind needs valgrind and the sqlite3 shell (apt-get install valgrind sqlite3)" >&2
+    exit 2
+  fi
+  pgHalt
+  echo "callgrind: PostGIS at load $(cut -d' ' -f1 /proc/loadavg)"
+  rm -f "$PG"/cg.out*
+  pgAsUser valgrind --tool=callgrind --toggle-collect=ExecuteQuery --dump-before=pg_sleep \
+    --callgrind-out-file="$PG/cg.out" "$PGBIN/postgres" --single -D "$PG/data" postgres \
+    <"$DIR/cg.sql" >"$PG/cg.stdout" 2>"$PG/cg.stderr"
+  # Dump 1 is the warm-up round; dump n + 1 is the nth line of phases.txt.
+  n=2
+  while read -r s k calls; do
+    echo "I $s $k $calls $(sed -n 's/^totals: //p' "$PG/cg.out.$n")" >>"$DIR/cg.txt"
+    n=$((n + 1))
+  done <"$DIR/phases.txt"
+  echo "callgrind: geo_nearest at load $(cut -d' ' -f1 /proc/loadavg)"
+  warm="SELECT count(*) FROM c, geo_nearest('pts', 'lat', 'lon', c.lat, c.lon, c.k) n;"
+  for k in W $(cut -f1 "$DIR/nearest_queries.tsv" | sort -un); do
+    {
+      echo ".load dist/nosql"
+      echo "$warm"
+      [ "$k" = W ] || echo "WITH RECURSIVE r(x) AS (VALUES(1) UNION ALL SELECT x + 1 FROM r WHERE x < $REPS)
+        SELECT count(*), sum(n.distance_m) FROM r, c, geo_nearest('pts', 'lat', 'lon', c.lat, c.lon, c.k) n
+        WHERE c.k = $k;"
+    } >"$DIR/ours-cg.sql"
+    valgrind --tool=callgrind --toggle-collect=sqlite3_step --callgrind-out-file="$DIR/ours-cg.out" \
+      sqlite3 "$DIR/ours.db" <"$DIR/ours-cg.sql" >/dev/null 2>&1
+    echo "J $k $(awk -F'\t' -v k="$k" '$1 == k' "$DIR/nearest_queries.tsv" | wc -l) $REPS \
+$(sed -n 's/^totals: //p' "$DIR/ours-cg.out")" >>"$DIR/cg.txt"
+  done
+fi
+
 rc=0
-"$PY" - report "$DIR" "$RUNS" <<'EOF' || rc=$?
+"$PY" - report "$DIR" "$RUNS" "$REPS" <<'EOF' || rc=$?
 import json, os, sqlite3, statistics, sys, time
-d, runs = sys.argv[2], int(sys.argv[3])
+d, runs, reps = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 R_PG, R_OURS = 6371008.7714, 6372797.560856   # PostGIS's sphere for geography; geo_distance's
 queries = [l.rstrip("\n").split("\t") for l in open(os.path.join(d, "nearest_queries.tsv")) if l.strip()]
+ks = sorted({int(q[0]) for q in queries})
 pg = {}
 for line in open(os.path.join(d, "pg.txt")):
     f = line.split()
@@ -270,6 +363,10 @@ def pgss(path):
     """{(s, k): (calls, mean ms)} from pg_stat_statements."""
     return {(f[1], int(f[2])): (int(f[3]), float(f[4])) for f in (l.split() for l in open(path)) if f[0] == "S"}
 
+def ours_cpu(path):
+    """{k: (CPU ms, wall ms) per query} of ourcpu."""
+    return {int(f[1]): (float(f[2]), float(f[3])) for f in (l.split() for l in open(path)) if f[0] == "O"}
+
 def ours(path):
     out = {}
     for r in json.load(open(path))["results"]:
@@ -281,11 +378,11 @@ def ours(path):
 def spread(v):
     return (max(v) - min(v)) / statistics.median(v) if len(v) > 1 else 0.0
 
-ks = sorted({int(q[0]) for q in queries})
-res = []
+res, cpu = [], []
 for run in range(1, runs + 1):
     path = os.path.join(d, "time-%d.out" % run)
     res.append((rounds(path), ours(os.path.join(d, "ours-%d.json" % run)), pgss(path)))
+    cpu.append(ours_cpu(os.path.join(d, "ours-cpu-%d.txt" % run)))
 
 print("\nPostgreSQL %s, PostGIS %s beside nosql %s (SQLite %s), %s\n" % (
     pg["postgres"], pg["postgis"], db.execute("SELECT nosql_version()").fetchone()[0], sqlite3.sqlite_version,
@@ -299,16 +396,30 @@ for s in "gm":
     print("plan %s: %s" % (s, " / ".join(plans[s])))
 print()
 print("| k | run | PostGIS geography ms: EXPLAIN (spread) / pg_stat_statements | PostGIS geometry ms: EXPLAIN /"
-      " pg_stat_statements | geo_nearest ms | geo_nearest / geography (EXPLAIN / pg_stat_statements) |")
-print("|---:|---:|---:|---:|---:|---:|")
+      " pg_stat_statements | geo_nearest ms: short statement (CPU) / bench | geo_nearest short / geography"
+      " (EXPLAIN / pg_stat_statements) | geo_nearest short / geometry (EXPLAIN) |")
+print("|---:|---:|---:|---:|---:|---:|---:|")
 for k in ks:
-    for run, (pgt, mine, ss) in enumerate(res, 1):
+    for run, ((pgt, mine, ss), oc) in enumerate(zip(res, cpu), 1):
         g, m = pgt[("g", k)], pgt[("m", k)]
-        gm, gs = statistics.median(g), ss[("g", k)][1]
-        print("| %d | %d | %.4f (%.0f%%) / %.4f | %.4f / %.4f | %s | %s |" % (
-            k, run, gm, 100 * spread(g), gs, statistics.median(m), ss[("m", k)][1],
-            "%.4f" % mine[k] if k in mine else "-",
-            "%.2fx / %.2fx" % (mine[k] / gm, mine[k] / gs) if k in mine else "-"))
+        gm, gs, mm = statistics.median(g), ss[("g", k)][1], statistics.median(m)
+        c, w = oc[k]
+        print("| %d | %d | %.4f (%.0f%%) / %.4f | %.4f / %.4f | %.4f (%.4f) / %s | %.2fx / %.2fx | %.2fx |" % (
+            k, run, gm, 100 * spread(g), gs, mm, ss[("m", k)][1], w, c,
+            "%.4f" % mine[k] if k in mine else "-", w / gm, w / gs, w / mm))
+cg = [l.split() for l in open(os.path.join(d, "cg.txt"))] if os.path.exists(os.path.join(d, "cg.txt")) else []
+if cg:
+    pgi = {(f[1], int(f[2])): int(f[4]) / int(f[3]) for f in cg if f[0] == "I"}
+    oi = {f[1]: int(f[4]) for f in cg if f[0] == "J"}
+    mine = {int(f[1]): (int(f[4]) - oi["W"]) / (int(f[2]) * int(f[3])) for f in cg if f[0] == "J" and f[1] != "W"}
+    print()
+    print("Instructions per query (callgrind; PostGIS: inside ExecuteQuery in a single-user postgres, generic"
+          " plan; ours: inside sqlite3_step in the sqlite3 shell, warm-up subtracted):\n")
+    print("| k | PostGIS geography | PostGIS geometry | geo_nearest | geo_nearest / geography | geo_nearest / geometry |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for k in ks:
+        print("| %d | %.0fk | %.0fk | %.0fk | %.3fx | %.2fx |" % (k, pgi[("g", k)] / 1000, pgi[("m", k)] / 1000,
+              mine[k] / 1000, mine[k] / pgi[("g", k)], mine[k] / pgi[("m", k)]))
 print()
 print("| k | statement | queries | same ids in order | same distances, ties or near-ties swapped | differ | farthest row's excess over ours |")
 print("|---:|---|---:|---:|---:|---:|---:|")
@@ -321,8 +432,11 @@ if ratios:
     print("PostGIS geography distance / geo_distance over the same pairs: %.9f to %.9f (radius ratio %.9f)"
           % (min(ratios), max(ratios), R_PG / R_OURS))
 print("PostGIS: median over %d rounds of each round's mean EXPLAIN (ANALYZE, TIMING OFF) execution time,"
-      " and pg_stat_statements' mean_exec_time over the same rounds of EXECUTE (%d calls);"
-      " ours: the bench's median per query, in process." % (len(res[0][0][("g", ks[0])]), res[0][2][("g", ks[0])][0]))
+      " and pg_stat_statements' mean_exec_time over the same rounds of EXECUTE (%d calls). geo_nearest:"
+      " 'short statement' is the median round of one statement joining the k's centres to geo_nearest"
+      " (a burst of a few ms, as each of PostGIS's statements is short; its CPU time beside it); 'bench' is"
+      " the bench's median per query, a process busy for seconds, which a loaded machine preempts more."
+      % (len(res[0][0][("g", ks[0])]), res[0][2][("g", ks[0])][0]))
 sys.exit(1 if bad else 0)
 EOF
 echo
