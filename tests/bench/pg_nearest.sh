@@ -91,6 +91,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ "$REUSE" = 0 ] || [ ! -s "$DIR/nearest_points.tsv" ]; then
   t0=$(date +%s)
+  rm -f "$DIR/ours.db"
   build/bench/bench --only geo_nearest --size "$SIZE" --reps "$REPS" --save "$DIR" >"$DIR/bench.out"
   echo "bench: $(($(date +%s) - t0)) s, its tables in $DIR/bench.out"
 fi
@@ -122,10 +123,9 @@ $( [ $t = geog ] && echo "$tgeog" || echo "$tgeom")"
 } >"$DIR/pg.txt"
 
 # The statements: their rows once (check.sql), the timed rounds (time.sql),
-# the single-user batch for callgrind (cg.sql, phases.txt); and our side's
-# database (ours.db: the bench's table and covering index, the centres in c).
+# the single-user batch for callgrind (cg.sql, phases.txt).
 "$PY" - sql "$DIR" "$REPS" <<'EOF'
-import os, sqlite3, sys
+import os, sys
 d, reps = sys.argv[2], int(sys.argv[3])
 queries = [l.rstrip("\n").split("\t") for l in open(os.path.join(d, "nearest_queries.tsv")) if l.strip()]
 ks = sorted({int(q[0]) for q in queries})
@@ -167,45 +167,7 @@ with open(os.path.join(d, "cg.sql"), "w") as f, open(os.path.join(d, "phases.txt
         for k in ks:
             f.write("".join("%s\n" % x for r in range(reps) for x in execs(s, k)) + "SELECT pg_sleep(0)\n")
             ph.write("%s %d %d\n" % (s, k, reps * len(execs(s, k))))
-path = os.path.join(d, "ours.db")
-if os.path.exists(path):
-    os.remove(path)
-db = sqlite3.connect(path)
-db.enable_load_extension(True)
-db.load_extension("dist/nosql")
-db.executescript("PRAGMA journal_mode = off; PRAGMA synchronous = off;"
-                 "CREATE TABLE pts(id INTEGER PRIMARY KEY, lat REAL, lon REAL, gh TEXT AS (geohash(lat, lon)) STORED);"
-                 "CREATE TABLE c(k, lat, lon);")
-with open(os.path.join(d, "nearest_points.tsv")) as f:
-    db.executemany("INSERT INTO pts(id, lat, lon) VALUES (?, ?, ?)", (l.split("\t") for l in f))
-db.execute("CREATE INDEX pts_ghc ON pts(gh, lat, lon)")
-db.executemany("INSERT INTO c VALUES (?, ?, ?)", ((int(q[0]), float(q[1]), float(q[2])) for q in queries))
-db.commit()
 EOF
-
-# geo_nearest's CPU time per query in one process (the centres of k joined to geo_nearest in one
-# statement, so no per-statement cost of Python): the median round of --reps after a warm-up.
-ourcpu() { # out
-  "$PY" - "$DIR" "$REPS" >"$1" <<'EOF'
-import os, sqlite3, statistics, sys, time
-d, reps = sys.argv[1], int(sys.argv[2])
-db = sqlite3.connect(os.path.join(d, "ours.db"))
-db.enable_load_extension(True)
-db.load_extension("dist/nosql")
-sql = ("SELECT count(*), sum(n.distance_m) FROM c, geo_nearest('pts', 'lat', 'lon', c.lat, c.lon, c.k) n"
-       " WHERE c.k = ?")
-for (k,) in db.execute("SELECT DISTINCT k FROM c ORDER BY k").fetchall():
-    nq = db.execute("SELECT count(*) FROM c WHERE k = ?", (k,)).fetchone()[0]
-    db.execute(sql, (k,)).fetchall()
-    cpu, wall = [], []
-    for r in range(reps):
-        t0, c0 = time.perf_counter(), time.process_time()
-        db.execute(sql, (k,)).fetchall()
-        cpu.append((time.process_time() - c0) / nq * 1000)
-        wall.append((time.perf_counter() - t0) / nq * 1000)
-    print("O %d %r %r" % (k, statistics.median(cpu), statistics.median(wall)))
-EOF
-}
 
 psql -f "$DIR/check.sql" >"$DIR/check.out"
 run=1
@@ -213,7 +175,7 @@ while [ "$run" -le "$RUNS" ]; do
   echo "run $run: PostGIS at load $(cut -d' ' -f1 /proc/loadavg)"
   psql -f "$DIR/time.sql" | grep -E '^[RS] |Execution Time' >"$DIR/time-$run.out"
   echo "run $run: geo_nearest at load $(cut -d' ' -f1 /proc/loadavg)"
-  ourcpu "$DIR/ours-cpu-$run.txt"
+  "$PY" tests/bench/nearest_ours.py "$DIR" --reps "$REPS" >"$DIR/ours-cpu-$run.txt"
   build/bench/bench --only geo_nearest --size "$SIZE" --reps "$REPS" --json "$DIR/ours-$run.json" >"$DIR/ours-$run.out"
   echo "run $run: done at load $(cut -d' ' -f1 /proc/loadavg)"
   run=$((run + 1))
