@@ -2,45 +2,61 @@
 # pg_nearest.sh: geo_nearest against PostGIS's `ORDER BY ... <-> ... LIMIT k`
 # with a GiST index, on the same points (issue 37, item 1):
 #
-#   tests/bench/pg_nearest.sh [--size X] [--reps N] [--runs N] [--dir DIR] [--reuse]
+#   tests/bench/pg_nearest.sh [--size X] [--reps N] [--runs N] [--dir DIR]
+#                             [--reuse] [--callgrind]
 #
 # 1. `build/bench/bench --only geo_nearest --save DIR` writes the workload's
 #    1,000,000 points uniform on the sphere (nearest_points.tsv: id, lat,
 #    lon) and its 20 centres on data points with geo_nearest's answers for
 #    k = 1, 10 and 100 (nearest_queries.tsv: k, lat, lon, r100, ids, k-th
-#    distance).
+#    distance); --reuse keeps those of an earlier run in DIR.
 # 2. A private PostgreSQL 15 cluster (tests/bench/pg_cluster.sh) with the
-#    postgis extension loads the points twice: pts_geog(id int, geog
-#    geography(Point, 4326)) and pts_geom(id int, geom geometry(Point,
-#    4326)), each with a GiST index (build timed), VACUUM ANALYZE, bytes
-#    from pg_relation_size. For every centre and k, prepared statements
+#    postgis and pg_stat_statements extensions loads the points twice:
+#    pts_geog(id int, geog geography(Point, 4326)) and pts_geom(id int, geom
+#    geometry(Point, 4326)), each with a GiST index (build timed), VACUUM
+#    ANALYZE, bytes from pg_relation_size. For every centre and k, the
+#    prepared statements
 #      g: SELECT id, ST_Distance(geog, $1, false) FROM pts_geog
 #         ORDER BY geog <-> $1 LIMIT $2
 #      m: SELECT id, ST_DistanceSphere(geom, $1) FROM pts_geom
 #         ORDER BY geom <-> $1 LIMIT $2
-#    are run once for their rows, then timed server side: EXPLAIN (ANALYZE,
-#    TIMING OFF) EXECUTE's "Execution Time" (no parse, no plan, no network;
-#    TIMING OFF leaves only the row counters of the instrumentation), a
-#    warm-up round and then --reps rounds of the 20 centres; a round's
-#    figure is its mean per query, the table gives the median round.
-#    geography's <-> orders by the distance on a sphere (PostGIS computes it
-#    on the WGS84 mean radius, 6371008.7714 m) and ST_Distance(.., false) is
-#    that distance; geometry's <-> is the planar distance in degrees, what
-#    many PostGIS users write for SRID 4326, and not the order on the
-#    sphere: its answers are compared, not required to agree.
-# 3. After each run of PostGIS's rounds the bench runs again (`--only
-#    geo_nearest --json`), so each pair of figures is measured minutes
-#    apart at most; --runs N repeats both (the machine may be shared).
+#    run once for their rows, then are timed server side, each k a warm-up
+#    round and --reps rounds of the 20 centres: EXPLAIN (ANALYZE, TIMING
+#    OFF) EXECUTE's "Execution Time" (no parse, no plan, no network; TIMING
+#    OFF leaves only the row counters), the median round's mean per query;
+#    and plain EXECUTE, pg_stat_statements' mean_exec_time over the rounds.
+#    geography's <-> orders by the distance on a sphere (PostGIS's: the
+#    WGS84 mean radius, 6371008.7714 m) and ST_Distance(.., false) is that
+#    distance; geometry's <-> is the planar distance in degrees, what many
+#    PostGIS users write for SRID 4326, and not the order on the sphere:
+#    its answers are compared, not required to agree.
+# 3. geo_nearest, after PostGIS's rounds of each run: the median round of
+#    one statement joining the k's centres to geo_nearest (wall clock and
+#    CPU time, tests/bench/nearest_ours.py, on DIR/ours.db: the bench's
+#    table and covering index), then the bench again (`--only geo_nearest
+#    --json`). The first is the figure to set beside PostgreSQL's: both are
+#    short bursts, which a loaded machine runs at once, where the bench
+#    keeps its process busy and is preempted more. --runs N repeats 2 and 3.
+# 4. --callgrind (needs valgrind and the sqlite3 shell): instructions per
+#    query, stable under load. PostGIS's in a single-user postgres on the
+#    same data directory (the server stopped; JIT off, the generic plan),
+#    collected inside ExecuteQuery only (parameters, plan cache, executor,
+#    rows into the portal), a warm-up round, then --reps rounds per
+#    statement and k, each dumped at a pg_sleep(0); ours in the sqlite3
+#    shell inside sqlite3_step, the warm-up statement alone subtracted. The
+#    geography index's counts move from one build to the next (GiST breaks
+#    ties between subtrees at random); the geometry index is built sorted.
 #
 # Agreement: geography's ids must be geo_nearest's, in order, or where the
 # order differs, the distances position by position must agree within 1e-6
 # relative once scaled from PostGIS's radius to ours (6372797.560856 m,
-# Redis's): only ties or near-ties may swap. Prints the table per run, the
-# agreement, sizes and the load average before and after; exits 1 if
-# geography disagrees. Skips (exit 0) naming the package when PostgreSQL 15
+# Redis's): only ties or near-ties may swap. Prints the tables, sizes and
+# the load average before, during and after; exits 1 if geography
+# disagrees. Skips (exit 0) naming the package when PostgreSQL 15
 # (apt-get install postgresql-15) or PostGIS (apt-get install
 # postgresql-15-postgis-3) is missing. Not part of make test or make
-# test-all: it needs both, and takes a few minutes on 1M points.
+# test-all: it needs both, and takes about 2 minutes on 1M points (4 with
+# --runs 3 --callgrind).
 set -eu
 
 . "$(dirname "$0")/pg_cluster.sh"
