@@ -412,8 +412,9 @@ if ratios:
 print("PostGIS: median over %d rounds of each round's mean EXPLAIN (ANALYZE, TIMING OFF) execution time,"
       " and pg_stat_statements' mean_exec_time over the same rounds of EXECUTE (%d calls). geo_nearest:"
       " 'short statement' is the median round of one statement joining the k's centres to geo_nearest"
-      " (a burst of a few ms, as each of PostGIS's statements is short; its CPU time beside it); 'bench' is"
-      " the bench's median per query, a process busy for seconds, which a loaded machine preempts more."
+      " (a millisecond or less, as short as PostGIS's statements; its CPU time beside it); 'bench' is"
+      " the bench's median per query, its process kept busy for tens of ms a round, which a loaded machine"
+      " preempts more."
       % (len(res[0][0][("g", ks[0])]), res[0][2][("g", ks[0])][0]))
 sys.exit(1 if bad else 0)
 EOF
