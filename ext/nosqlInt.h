@@ -1083,15 +1083,8 @@ struct GeohashCover {
   GeohashCellRef aCell[2][2 * GEOHASH_COVER_WORK]; /* Scratch: this level's and the next level's cells */
 };
 
-/* Quantise a coordinate to a 32-bit cell index (exact floor; 90 or 180 -> last cell). */
-uint32_t geohashQuantizeLat(double lat);
-uint32_t geohashQuantizeLon(double lon);
-/* Write the first nChar (<= 12) characters of the top-aligned bits to zOut[nChar + 1]. */
-void geohashToString(uint64_t bits, int nChar, char *zOut);
-/* The cell of the first nBit (<= 60) top-aligned bits, its bits, its bounds. */
-void geohashCellOf(uint64_t bits, int nBit, GeohashCell *pCell);
-uint64_t geohashCellBits(const GeohashCell *pCell);
-void geohashCellBounds(const GeohashCell *pCell, GeohashBounds *pBounds);
+/* The grid itself (quantisation, interleave, cells and their bounds) is
+** static inline in ext/geohash.h, which the codec and the covers include. */
 /* Covers: fill *p with ranges whose union holds the code of every point of
 ** the circle (radius in metres) or box (min_lon > max_lon crosses +-180). */
 void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius);
