@@ -346,10 +346,6 @@ static int cscanHasIndex(sqlite3 *db, cscan_vtab *p, int *pRc) {
 }
 
 /*
-** xCreate and xConnect: argv[3] base table, argv[4] key column, then parts
-** and options.
-*/
-/*
 ** Finish the declaration in *pDecl (closing it) and the inner select in
 ** *pSel for the rowid: see cscanConnect(). A view has neither a rowid nor a
 ** primary key: its rowid is a 64-bit hash of the row's values (rows equal
@@ -406,23 +402,13 @@ static int cscanRowidPlan(sqlite3 *db, cscan_vtab *p, int bRowidTaken, NosqlBuff
   return rc;
 }
 
-static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
-                            char **pzErr) {
-  cscan_vtab *p;
-  NosqlBuffer decl = {0, 0, 0};
-  NosqlBuffer sel = {0, 0, 0};
-  char *azName[CSCAN_MAX_PART];
-  char *zDeclType = NULL, *zColl = NULL;
-  int rc = SQLITE_OK;
-  int i, nArgPart = 0, bRowidTaken = 0;
-  sqlite3_stmt *pCols = NULL;
-
-  memset(azName, 0, sizeof(azName));
-  p = (cscan_vtab *)sqlite3_malloc64(sizeof(*p));
-  if (p == NULL) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
-  p->db = db;
-  p->cSep = -1;
+/*
+** The first two arguments: the base table (argv[3], "schema.table" or in
+** the virtual table's schema argv[1]) and its key column (argv[4]).
+*/
+static int cscanArgBase(sqlite3 *db, cscan_vtab *p, int argc, const char *const *argv, char **pzErr) {
+  NosqlTableName t;
+  int rc;
   if (argc < 6) {
     int bNoMem;
     *pzErr = nosqlNotTableFunction(argc, argv, "table, key, part [TYPE], ..., [sep=X]", &bNoMem);
@@ -430,45 +416,47 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
       *pzErr = sqlite3_mprintf("composite_scan: expected (table, key column, part, ...), got %d arguments",
                                argc - 3);
     }
-    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-    goto connect_done;
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
-  /* "schema.table" names the base table's schema; by default it is the virtual table's. */
-  {
-    /* As SQLite resolves it (a missing base is reported below, by name). */
-    NosqlTableName t;
-    rc = nosqlTableResolve(db, argv[3], argv[1], &t);
-    if (rc == SQLITE_NOTFOUND) rc = t.zName ? SQLITE_OK : SQLITE_ERROR;
-    p->zSchema = t.zSchema;
-    p->zBase = t.zName;
-  }
+  /* As SQLite resolves it (a missing base is reported later, by name). */
+  rc = nosqlTableResolve(db, argv[3], argv[1], &t);
+  if (rc == SQLITE_NOTFOUND) rc = t.zName ? SQLITE_OK : SQLITE_ERROR;
+  p->zSchema = t.zSchema;
+  p->zBase = t.zName;
   if (rc == SQLITE_ERROR) {
     *pzErr =
         sqlite3_mprintf("composite_scan: the first argument must name the base table, not '%s'", argv[3]);
-    goto connect_done;
+    return rc;
   }
   p->zKey = nosqlDequote(argv[4], (int)strlen(argv[4]));
-  if (p->zSchema == NULL || p->zBase == NULL || p->zKey == NULL) {
-    rc = SQLITE_NOMEM;
-    goto connect_done;
-  }
-  /* Options first, so that parts know the key format. */
+  if (p->zSchema == NULL || p->zBase == NULL || p->zKey == NULL) return SQLITE_NOMEM;
+  return rc;
+}
+
+/* True if argument z (leading spaces skipped) is the sep option. */
+static int cscanIsSep(const char *z) {
+  return sqlite3_strnicmp(z, "sep", 3) == 0 && (z[3] == '=' || z[3] == ' ');
+}
+
+/*
+** The options among argv[5..argc) (sep=X, the only one) into p->cSep, and
+** the number of key parts, 1 to CSCAN_MAX_PART, in *pnPart. Options
+** first, so that parts know the key format.
+*/
+static int cscanArgOptions(cscan_vtab *p, int argc, const char *const *argv, int *pnPart, char **pzErr) {
+  int i, nArgPart = 0;
   for (i = 5; i < argc; i++) {
     const char *z = argv[i];
     while (*z == ' ') z++;
-    if (sqlite3_strnicmp(z, "sep", 3) == 0 && (z[3] == '=' || z[3] == ' ')) {
+    if (cscanIsSep(z)) {
       const char *zEq = strchr(z, '=');
       char *zVal = zEq ? nosqlDequote(zEq + 1, (int)strlen(zEq + 1)) : NULL;
-      if (zEq && zVal == NULL) {
-        rc = SQLITE_NOMEM;
-        goto connect_done;
-      }
+      if (zEq && zVal == NULL) return SQLITE_NOMEM;
       if (zVal == NULL || strlen(zVal) != 1 || zVal[0] == '\\' || (unsigned char)zVal[0] >= 0x80) {
         *pzErr = sqlite3_mprintf("composite_scan: separator %s is not one ASCII character other than '\\'",
                                  zEq ? zEq + 1 : "(missing)");
         sqlite3_free(zVal);
-        rc = SQLITE_ERROR;
-        goto connect_done;
+        return SQLITE_ERROR;
       }
       p->cSep = (unsigned char)zVal[0];
       sqlite3_free(zVal);
@@ -476,8 +464,7 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
       /* "name = value" (an unquoted name then '='): an option, and sep is the only one. */
       static const char *const azValid[] = {"sep", NULL};
       *pzErr = nosqlUnknownOption("composite_scan", z, cscanOptionName(z), azValid);
-      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-      goto connect_done;
+      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     } else {
       nArgPart++;
     }
@@ -485,62 +472,78 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
   if (nArgPart > CSCAN_MAX_PART) {
     *pzErr =
         sqlite3_mprintf("composite_scan: %d key parts; at most %d are supported", nArgPart, CSCAN_MAX_PART);
-    rc = SQLITE_ERROR;
-    goto connect_done;
+    return SQLITE_ERROR;
   }
   if (nArgPart == 0) {
     *pzErr = sqlite3_mprintf("composite_scan: no key parts declared after the key column");
-    rc = SQLITE_ERROR;
-    goto connect_done;
+    return SQLITE_ERROR;
   }
+  *pnPart = nArgPart;
+  return SQLITE_OK;
+}
+
+/* The key parts among argv[5..argc): names in azName[], types in p->aType[], count in p->nPart. */
+static int cscanArgParts(cscan_vtab *p, int argc, const char *const *argv, char **azName, char **pzErr) {
+  int i, rc = SQLITE_OK;
   for (i = 5; i < argc; i++) {
     const char *z = argv[i];
     while (*z == ' ') z++;
-    if (sqlite3_strnicmp(z, "sep", 3) == 0 && (z[3] == '=' || z[3] == ' ')) continue;
+    if (cscanIsSep(z)) continue;
     rc = cscanParsePart(p, z, &azName[p->nPart], &p->aType[p->nPart], pzErr);
     p->nPart++;
-    if (rc != SQLITE_OK) goto connect_done;
+    if (rc != SQLITE_OK) break;
   }
+  return rc;
+}
 
-  /* The base table and its key column. */
+/*
+** The base table's key column: it exists, compares BINARY, has TEXT or BLOB
+** affinity; whether an index orders it; the collations of delimited parts.
+*/
+static int cscanCheckKey(sqlite3 *db, cscan_vtab *p, char **pzErr) {
+  char *zDeclType = NULL, *zColl = NULL;
   /* Not sqlite3_table_column_metadata(): NULL in builds without SQLITE_ENABLE_COLUMN_METADATA. */
-  rc = nosqlColumnInfo(db, p->zSchema, p->zBase, p->zKey, &zDeclType, &zColl);
+  int rc = nosqlColumnInfo(db, p->zSchema, p->zBase, p->zKey, &zDeclType, &zColl);
   if (rc == SQLITE_NOTFOUND) {
     *pzErr = sqlite3_mprintf("composite_scan: no column %s in table %s.%s", p->zKey, p->zSchema, p->zBase);
     rc = SQLITE_ERROR;
-    goto connect_done;
-  }
-  if (rc != SQLITE_OK) goto connect_done;
-  if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) {
+  } else if (rc == SQLITE_OK && zColl && sqlite3_stricmp(zColl, "BINARY") != 0) {
     *pzErr = sqlite3_mprintf("composite_scan: key column %s has collation %s; key order needs BINARY",
                              p->zKey, zColl);
     rc = SQLITE_ERROR;
-    goto connect_done;
-  }
-  if (cscanAffinity(zDeclType) != 't' && cscanAffinity(zDeclType) != 'b') {
+  } else if (rc == SQLITE_OK && cscanAffinity(zDeclType) != 't' && cscanAffinity(zDeclType) != 'b') {
     *pzErr = sqlite3_mprintf(
         "composite_scan: key column %s is declared %s, whose numeric affinity would turn keys into numbers; "
         "declare it TEXT or BLOB",
         p->zKey, zDeclType);
     rc = SQLITE_ERROR;
-    goto connect_done;
   }
-  p->bKeyText = cscanAffinity(zDeclType) == 't';
-  p->bIndexed = cscanHasIndex(db, p, &rc);
-  if (rc != SQLITE_OK) goto connect_done;
-  if (p->cSep >= 0) {
-    rc = cscanCollationInit(db, p);
-    if (rc != SQLITE_OK) goto connect_done;
+  if (rc == SQLITE_OK) {
+    p->bKeyText = cscanAffinity(zDeclType) == 't';
+    p->bIndexed = cscanHasIndex(db, p, &rc);
   }
+  if (rc == SQLITE_OK && p->cSep >= 0) rc = cscanCollationInit(db, p);
+  sqlite3_free(zDeclType);
+  sqlite3_free(zColl);
+  return rc;
+}
 
-  /* The declaration: parts, then the base table's columns. */
-  nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(");
+/*
+** The declaration (parts, then the base table's columns, then the rowid
+** plan) into *pDecl and the inner select, "SELECT key, c1, ... FROM base",
+** into *pSel.
+*/
+static int cscanDeclare(sqlite3 *db, cscan_vtab *p, char **azName, NosqlBuffer *pDecl, NosqlBuffer *pSel,
+                        char **pzErr) {
+  sqlite3_stmt *pCols = NULL;
+  int rc = SQLITE_OK, i, bRowidTaken = 0;
+  nosqlBufferAppendf(&rc, pDecl, "CREATE TABLE x(");
   for (i = 0; i < p->nPart; i++) {
     static const char *azType[] = {"", "INTEGER", "REAL", "TEXT", "BLOB"};
-    nosqlBufferAppendf(&rc, &decl, "%s\"%w\" %s", i ? ", " : "", azName[i], azType[p->aType[i]]);
-    if (p->cSep >= 0) nosqlBufferAppendf(&rc, &decl, " COLLATE \"%w\"", p->zColl[i == p->nPart - 1]);
+    nosqlBufferAppendf(&rc, pDecl, "%s\"%w\" %s", i ? ", " : "", azName[i], azType[p->aType[i]]);
+    if (p->cSep >= 0) nosqlBufferAppendf(&rc, pDecl, " COLLATE \"%w\"", p->zColl[i == p->nPart - 1]);
   }
-  nosqlBufferAppendf(&rc, &sel, "SELECT \"%w\"", p->zKey);
+  nosqlBufferAppendf(&rc, pSel, "SELECT \"%w\"", p->zKey);
   if (rc == SQLITE_OK) {
     char *zSql = sqlite3_mprintf("SELECT name, type FROM pragma_table_info(%Q, %Q)", p->zBase, p->zSchema);
     rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pCols, 0) : SQLITE_NOMEM;
@@ -563,13 +566,13 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
         break; /* One message: two parts of the same name would leak the first */
       }
     }
-    nosqlBufferAppendf(&rc, &decl, ", \"%w\" %s", zName, zType ? zType : "");
+    nosqlBufferAppendf(&rc, pDecl, ", \"%w\" %s", zName, zType ? zType : "");
     if (sqlite3_stricmp(zName, p->zKey) == 0) {
       /* The key is the inner statement's column 0 already: do not read it twice per row. */
       p->iKeyCol = p->nBaseCol;
-      nosqlBufferAppendf(&rc, &sel, ", NULL");
+      nosqlBufferAppendf(&rc, pSel, ", NULL");
     } else {
-      nosqlBufferAppendf(&rc, &sel, ", \"%w\"", zName);
+      nosqlBufferAppendf(&rc, pSel, ", \"%w\"", zName);
     }
     p->nBaseCol++;
   }
@@ -584,20 +587,44 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
   ** ROWID over the same primary key (xRowid is then never called).
   */
   p->iRowidCol = -1;
-  if (rc == SQLITE_OK) rc = cscanRowidPlan(db, p, bRowidTaken, &decl, &sel);
-  nosqlBufferAppendf(&rc, &sel, " FROM \"%w\".\"%w\"", p->zSchema, p->zBase);
-  if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
-  if (rc == SQLITE_OK) {
-    p->zSelect = (char *)sel.a;
-    sel.a = NULL;
-  } else if (*pzErr == NULL) {
-    *pzErr = sqlite3_mprintf("composite_scan: %s", sqlite3_errmsg(db));
-  }
+  if (rc == SQLITE_OK) rc = cscanRowidPlan(db, p, bRowidTaken, pDecl, pSel);
+  nosqlBufferAppendf(&rc, pSel, " FROM \"%w\".\"%w\"", p->zSchema, p->zBase);
+  return rc;
+}
 
-connect_done:
+/*
+** xCreate and xConnect: argv[3] base table, argv[4] key column, then parts
+** and options, read and checked in that order, then the declaration.
+*/
+static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                            char **pzErr) {
+  cscan_vtab *p;
+  NosqlBuffer decl = {0, 0, 0};
+  NosqlBuffer sel = {0, 0, 0};
+  char *azName[CSCAN_MAX_PART];
+  int rc, i, nArgPart = 0;
+
+  memset(azName, 0, sizeof(azName));
+  p = (cscan_vtab *)sqlite3_malloc64(sizeof(*p));
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->cSep = -1;
+  rc = cscanArgBase(db, p, argc, argv, pzErr);
+  if (rc == SQLITE_OK) rc = cscanArgOptions(p, argc, argv, &nArgPart, pzErr);
+  if (rc == SQLITE_OK) rc = cscanArgParts(p, argc, argv, azName, pzErr);
+  if (rc == SQLITE_OK) rc = cscanCheckKey(db, p, pzErr);
+  if (rc == SQLITE_OK) {
+    rc = cscanDeclare(db, p, azName, &decl, &sel, pzErr);
+    if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
+    if (rc == SQLITE_OK) {
+      p->zSelect = (char *)sel.a;
+      sel.a = NULL;
+    } else if (*pzErr == NULL) {
+      *pzErr = sqlite3_mprintf("composite_scan: %s", sqlite3_errmsg(db));
+    }
+  }
   for (i = 0; i < CSCAN_MAX_PART; i++) sqlite3_free(azName[i]);
-  sqlite3_free(zDeclType);
-  sqlite3_free(zColl);
   nosqlBufferFree(&decl);
   nosqlBufferFree(&sel);
   if (rc != SQLITE_OK) {
@@ -631,33 +658,21 @@ static int cscanDisconnect(sqlite3_vtab *pVtab) {
 */
 
 /*
-** xBestIndex. ext/plan.c finds the servable constraints (the collation
-** rules are cscanServable's, as NosqlPlanCol.zColl) and assigns argv in
-** slot order: the parts, then the key column. The module keeps its own
-** choice: an equality run on the leading parts, a range on the next one,
-** the key column's bounds; the -0.0 rule and ORDER BY consumption; the
-** readable plan string goes after plan.c's codes in idxStr. (Long: these
-** read as one decision, in the order the plan string shows them.)
+** The plan's slots (ext/plan.c): one per part, then the key column (iKey;
+** -1 when the parts fill every slot). Returns the number of slots.
 */
-static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  cscan_vtab *p = (cscan_vtab *)pVtab;
-  NosqlPlanCol aCol[CSCAN_MAX_PART + 1];
-  NosqlPlan plan;
-  int nSlot = p->nPart + 1, iKey = p->nPart;
-  int nEq = 0, bIn = 0, iRealEq = -1, idxNum = 0, rc, i;
-  int iKeyCol = p->nPart + p->iKeyCol;
-  double rRows = CSCAN_EST_ROWS;
-  char *zPlan;
-
-  if (nSlot > NOSQL_PLAN_MAX_COL) nSlot = NOSQL_PLAN_MAX_COL, iKey = -1;
+static int cscanPlanCols(cscan_vtab *p, NosqlPlanCol *aCol, int *piKey) {
+  int nSlot = p->nPart + 1, i;
+  *piKey = p->nPart;
+  if (nSlot > NOSQL_PLAN_MAX_COL) nSlot = NOSQL_PLAN_MAX_COL, *piKey = -1;
   for (i = 0; i < nSlot; i++) {
     NosqlPlanCol *pCol = &aCol[i];
     pCol->bExact = 1;
     pCol->bRequired = 0;
     pCol->mOp = NOSQL_OP_EQ | NOSQL_OP_RANGE;
-    if (i == iKey) {
+    if (i == *piKey) {
       /* The key is compared in BINARY (its column must be BINARY). */
-      pCol->iColumn = iKeyCol;
+      pCol->iColumn = p->nPart + p->iKeyCol;
       pCol->zColl = NULL;
     } else {
       pCol->iColumn = i;
@@ -667,99 +682,113 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
                                               : p->zColl[i == p->nPart - 1];
     }
   }
-  rc = nosqlPlanFind(pInfo, aCol, nSlot, &plan);
-  if (rc != SQLITE_OK) return rc;
+  return nSlot;
+}
+
+/*
+** The constraints kept from what plan.c found: equality on a leading run
+** of parts (*pnEq), a range on the next part, the key column's bounds or
+** equality. Returns idxNum without the order bits; sets *pbIn (an IN list
+** among them), *piRealEq (the first REAL part of the run, or -1) and
+** *prRows (the rows expected).
+*/
+static int cscanPlanBounds(cscan_vtab *p, sqlite3_index_info *pInfo, NosqlPlan *pPlan, int nSlot, int iKey,
+                           int *pnEq, int *pbIn, int *piRealEq, double *prRows) {
+  int nEq = 0, idxNum, i;
+  double rRows = CSCAN_EST_ROWS;
   /* Equality serves as a prefix only, a range only on the part after it. */
-  while (nEq < p->nPart && nEq < nSlot && nEq != iKey && plan.aiEq[nEq] >= 0) nEq++;
+  while (nEq < p->nPart && nEq < nSlot && nEq != iKey && pPlan->aiEq[nEq] >= 0) nEq++;
   for (i = 0; i < nSlot; i++) {
     if (i == iKey) continue;
-    if (i >= nEq) plan.aiEq[i] = -1;
-    if (i != nEq) plan.aiLo[i] = plan.aiHi[i] = -1;
+    if (i >= nEq) pPlan->aiEq[i] = -1;
+    if (i != nEq) pPlan->aiLo[i] = pPlan->aiHi[i] = -1;
   }
   /*
   ** A REAL part in the equality run: x = 0 must find the keys of -0.0 too
   ** (SQL says -0.0 = 0.0; the key encoding keeps them apart), so xFilter
   ** then scans both blocks and cannot seek on the parts after x: SQLite
-  ** checks the constraints on those parts itself (omit cleared below).
+  ** checks the constraints on those parts itself (omit cleared later).
   */
-  for (i = 0; i < nEq && iRealEq < 0; i++) {
-    if (p->aType[i] == CSCAN_REAL) iRealEq = i;
+  *piRealEq = -1;
+  for (i = 0; i < nEq && *piRealEq < 0; i++) {
+    if (p->aType[i] == CSCAN_REAL) *piRealEq = i;
   }
   for (i = 0; i < nEq; i++) {
-    if (sqlite3_vtab_in(pInfo, plan.aiEq[i], -1)) bIn = 1;
+    if (sqlite3_vtab_in(pInfo, pPlan->aiEq[i], -1)) *pbIn = 1;
     rRows /= 10.0;
   }
   idxNum = nEq;
-  if (nEq < p->nPart && plan.aiLo[nEq] >= 0) {
-    idxNum |=
-        CSCAN_LO | (pInfo->aConstraint[plan.aiLo[nEq]].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_LO_INCL : 0);
+  if (nEq < p->nPart && pPlan->aiLo[nEq] >= 0) {
+    idxNum |= CSCAN_LO |
+              (pInfo->aConstraint[pPlan->aiLo[nEq]].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_LO_INCL : 0);
     rRows /= 3.0;
   }
-  if (nEq < p->nPart && plan.aiHi[nEq] >= 0) {
-    idxNum |=
-        CSCAN_HI | (pInfo->aConstraint[plan.aiHi[nEq]].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_HI_INCL : 0);
+  if (nEq < p->nPart && pPlan->aiHi[nEq] >= 0) {
+    idxNum |= CSCAN_HI |
+              (pInfo->aConstraint[pPlan->aiHi[nEq]].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_HI_INCL : 0);
     rRows /= 3.0;
   }
-  if (iKey >= 0 && plan.aiLo[iKey] >= 0) {
+  if (iKey >= 0 && pPlan->aiLo[iKey] >= 0) {
     idxNum |= CSCAN_KLO |
-              (pInfo->aConstraint[plan.aiLo[iKey]].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_KLO_INCL : 0);
+              (pInfo->aConstraint[pPlan->aiLo[iKey]].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_KLO_INCL : 0);
     rRows /= 2.0;
   }
-  if (iKey >= 0 && plan.aiHi[iKey] >= 0) {
+  if (iKey >= 0 && pPlan->aiHi[iKey] >= 0) {
     idxNum |= CSCAN_KHI |
-              (pInfo->aConstraint[plan.aiHi[iKey]].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_KHI_INCL : 0);
+              (pInfo->aConstraint[pPlan->aiHi[iKey]].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_KHI_INCL : 0);
     rRows /= 2.0;
   }
-  if (iKey >= 0 && plan.aiEq[iKey] >= 0) {
-    if (sqlite3_vtab_in(pInfo, plan.aiEq[iKey], -1)) bIn = 1;
+  if (iKey >= 0 && pPlan->aiEq[iKey] >= 0) {
+    if (sqlite3_vtab_in(pInfo, pPlan->aiEq[iKey], -1)) *pbIn = 1;
     idxNum |= CSCAN_KEQ;
     rRows = 1.0;
   }
   if (rRows < 1.0) rRows = 1.0;
+  *pnEq = nEq;
+  *prRows = rRows;
+  return idxNum;
+}
 
-  /*
-  ** ORDER BY: parts after the equality run, in order, one direction, or the
-  ** key column (as the last term). Parts fixed by equality may appear
-  ** anywhere. ANY parts are never ordered by the scan.
-  */
-  if (pInfo->nOrderBy > 0 && !bIn) {
-    int iNext = nEq, bOk = 1, bDesc = pInfo->aOrderBy[0].desc;
-    int bDone = 0, bAfterReal = 0;
-    for (i = 0; i < pInfo->nOrderBy && bOk; i++) {
-      int iCol = pInfo->aOrderBy[i].iColumn;
-      if (bDone) {
-        bOk = 0;
-      } else if (iCol >= 0 && iCol < nEq) {
-        continue;
-      } else if (pInfo->aOrderBy[i].desc != bDesc) {
-        bOk = 0;
-      } else if (iCol == iKeyCol) {
-        bDone = 1;
-      } else if (iCol == iNext && p->aType[iCol] != CSCAN_ANY && iRealEq < 0 && !bAfterReal) {
-        /* (After x = 0 on a REAL part the -0.0 and 0.0 blocks are each in
-        ** order, not together: only the key column's order holds. For the
-        ** same reason no part after an ordered REAL part is in order: the
-        ** keys of -0.0 come before those of 0.0, which SQL says are equal.) */
-        if (p->aType[iCol] == CSCAN_REAL) bAfterReal = 1;
-        iNext++;
-      } else {
-        bOk = 0;
-      }
-    }
-    if (bOk) {
-      pInfo->orderByConsumed = 1;
-      if (bDesc) idxNum |= CSCAN_DESC;
+/*
+** ORDER BY: parts after the equality run, in order, one direction, or the
+** key column (as the last term). Parts fixed by equality may appear
+** anywhere. ANY parts are never ordered by the scan. Sets orderByConsumed
+** and returns CSCAN_DESC or 0 when the scan gives that order.
+*/
+static int cscanPlanOrder(cscan_vtab *p, sqlite3_index_info *pInfo, int nEq, int iRealEq) {
+  int iNext = nEq, bOk = 1, bDesc, bDone = 0, bAfterReal = 0, i;
+  int iKeyCol = p->nPart + p->iKeyCol;
+  if (pInfo->nOrderBy <= 0) return 0;
+  bDesc = pInfo->aOrderBy[0].desc;
+  for (i = 0; i < pInfo->nOrderBy && bOk; i++) {
+    int iCol = pInfo->aOrderBy[i].iColumn;
+    if (bDone) {
+      bOk = 0;
+    } else if (iCol >= 0 && iCol < nEq) {
+      continue;
+    } else if (pInfo->aOrderBy[i].desc != bDesc) {
+      bOk = 0;
+    } else if (iCol == iKeyCol) {
+      bDone = 1;
+    } else if (iCol == iNext && p->aType[iCol] != CSCAN_ANY && iRealEq < 0 && !bAfterReal) {
+      /* (After x = 0 on a REAL part the -0.0 and 0.0 blocks are each in
+      ** order, not together: only the key column's order holds. For the
+      ** same reason no part after an ordered REAL part is in order: the
+      ** keys of -0.0 come before those of 0.0, which SQL says are equal.) */
+      if (p->aType[iCol] == CSCAN_REAL) bAfterReal = 1;
+      iNext++;
+    } else {
+      bOk = 0;
     }
   }
+  if (!bOk) return 0;
+  pInfo->orderByConsumed = 1;
+  return bDesc ? CSCAN_DESC : 0;
+}
 
-  pInfo->idxNum = idxNum;
-  pInfo->estimatedRows = (sqlite3_int64)rRows;
-  if (p->bIndexed) {
-    pInfo->estimatedCost = (idxNum & ~CSCAN_DESC) ? 20.0 + rRows : CSCAN_EST_ROWS;
-  } else {
-    /* A full scan of the base table, then a sort by key. */
-    pInfo->estimatedCost = CSCAN_EST_ROWS * 2.0 + rRows * 20.0;
-  }
+/* The readable plan after plan.c's codes (sqlite3_mprintf), or NULL on OOM. */
+static char *cscanPlanString(cscan_vtab *p, int idxNum, int nEq, int bOrdered) {
+  char *zPlan;
   if (nEq == 0 && !(idxNum & (CSCAN_LO | CSCAN_HI | CSCAN_KLO | CSCAN_KHI | CSCAN_KEQ))) {
     zPlan = sqlite3_mprintf("full scan");
   } else {
@@ -777,9 +806,42 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
                               (idxNum & CSCAN_KHI) ? ((idxNum & CSCAN_KHI_INCL) ? "<=" : "<") : "");
     }
   }
-  if (zPlan && pInfo->orderByConsumed)
-    zPlan = sqlite3_mprintf("%z %s", zPlan, (idxNum & CSCAN_DESC) ? "desc" : "asc");
+  if (zPlan && bOrdered) zPlan = sqlite3_mprintf("%z %s", zPlan, (idxNum & CSCAN_DESC) ? "desc" : "asc");
   if (zPlan && !p->bIndexed) zPlan = sqlite3_mprintf("%z; no index on key", zPlan);
+  return zPlan;
+}
+
+/*
+** xBestIndex. ext/plan.c finds the servable constraints (the collation
+** rules are cscanServable's, as NosqlPlanCol.zColl) and assigns argv in
+** slot order: the parts, then the key column. The module keeps its own
+** choice, in the order the plan string shows it: the slots
+** (cscanPlanCols), the constraints kept (cscanPlanBounds), the ORDER BY
+** consumed (cscanPlanOrder), the cost, the readable plan string after
+** plan.c's codes in idxStr (cscanPlanString), and the -0.0 rule.
+*/
+static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  cscan_vtab *p = (cscan_vtab *)pVtab;
+  NosqlPlanCol aCol[CSCAN_MAX_PART + 1];
+  NosqlPlan plan;
+  int nSlot, iKey, nEq = 0, bIn = 0, iRealEq = -1, idxNum, rc, i;
+  double rRows = CSCAN_EST_ROWS;
+  char *zPlan;
+
+  nSlot = cscanPlanCols(p, aCol, &iKey);
+  rc = nosqlPlanFind(pInfo, aCol, nSlot, &plan);
+  if (rc != SQLITE_OK) return rc;
+  idxNum = cscanPlanBounds(p, pInfo, &plan, nSlot, iKey, &nEq, &bIn, &iRealEq, &rRows);
+  if (!bIn) idxNum |= cscanPlanOrder(p, pInfo, nEq, iRealEq);
+  pInfo->idxNum = idxNum;
+  pInfo->estimatedRows = (sqlite3_int64)rRows;
+  if (p->bIndexed) {
+    pInfo->estimatedCost = (idxNum & ~CSCAN_DESC) ? 20.0 + rRows : CSCAN_EST_ROWS;
+  } else {
+    /* A full scan of the base table, then a sort by key. */
+    pInfo->estimatedCost = CSCAN_EST_ROWS * 2.0 + rRows * 20.0;
+  }
+  zPlan = cscanPlanString(p, idxNum, nEq, pInfo->orderByConsumed);
   if (zPlan == NULL) return SQLITE_NOMEM;
   plan.zTail = zPlan;
   rc = nosqlPlanCommit(pInfo, aCol, &plan);
