@@ -1162,128 +1162,126 @@ static int cscanNext(sqlite3_vtab_cursor *pCursor) {
   return rc;
 }
 
-static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
-                       sqlite3_value **argv) {
-  cscan_cursor *pCur = (cscan_cursor *)pCursor;
-  cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
-  int nEq = idxNum & CSCAN_NEQ_MASK;
-  int i, rc = SQLITE_OK, bEmpty = 0, bZero = 0;
-  int nSlot = p->nPart + 1 > NOSQL_PLAN_MAX_COL ? NOSQL_PLAN_MAX_COL : p->nPart + 1;
-  NosqlBuffer prefix = {0, 0, 0};
-  NosqlPlanArg aArg[NOSQL_PLAN_MAX_COL];
-  const NosqlPlanArg *pKey = p->nPart < nSlot ? &aArg[p->nPart] : NULL;
-  CscanBound lo, hi;
+/* The key range xFilter builds from the plan's values, step by step. */
+typedef struct CscanRange CscanRange;
+struct CscanRange {
+  int rc;             /* First error (the NosqlBuffer sticky code) */
+  NosqlBuffer prefix; /* The encoded equality run */
+  CscanBound lo;      /* Lower end of the range */
+  CscanBound hi;      /* Upper end of the range */
+  int bEmpty;         /* No key can match */
+  int bZero;          /* A REAL part equals 0: the range is the -0.0 and 0.0 blocks, set */
+};
 
-  memset(&lo, 0, sizeof(lo));
-  memset(&hi, 0, sizeof(hi));
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, nSlot) != SQLITE_OK || nEq > nSlot) {
-    nosqlVtabError(pCursor->pVtab, "composite_scan: bad plan '%s'", idxStr ? idxStr : "");
-    return SQLITE_ERROR;
-  }
-  cscanRelease(pCur);
-  pCur->bEof = 1;
-  pCur->iRow = 0;
-
-  /* The equality run becomes a prefix. */
-  for (i = 0; i < nEq && !bEmpty && !bZero; i++) {
+/* The equality run on parts 0..nEq-1 becomes pR->prefix (or the range of a REAL zero). */
+static void cscanRangeEq(cscan_vtab *p, const NosqlPlanArg *aArg, int nEq, CscanRange *pR) {
+  int i;
+  for (i = 0; i < nEq && !pR->bEmpty && !pR->bZero; i++) {
     sqlite3_int64 iVal = 0;
     double rVal = 0;
     int e = cscanNormalize(p->aType[i], SQLITE_INDEX_CONSTRAINT_EQ, aArg[i].pEq, &iVal, &rVal);
     if (e != CSCAN_BOUND) {
-      bEmpty = 1;
+      pR->bEmpty = 1;
     } else if (p->aType[i] == CSCAN_REAL && rVal == 0.0 && p->cSep < 0) {
       /* x = 0 (or -0.0): the -0.0 block, then the 0.0 block right after it
       ** (nothing sorts between them). The constraints on later parts were
       ** left to SQLite (xBestIndex): skip their values. */
       NosqlBuffer b = {0, 0, 0};
-      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      cscanAppendPart(&rc, p, &b, CSCAN_REAL, aArg[i].pEq, 0, -0.0, i == p->nPart - 1);
-      if (rc == SQLITE_OK) cscanSetBound(&rc, p, &lo, b.a, b.n, 1, 0);
+      nosqlBufferAppend(&pR->rc, &b, pR->prefix.a, pR->prefix.n);
+      cscanAppendPart(&pR->rc, p, &b, CSCAN_REAL, aArg[i].pEq, 0, -0.0, i == p->nPart - 1);
+      if (pR->rc == SQLITE_OK) cscanSetBound(&pR->rc, p, &pR->lo, b.a, b.n, 1, 0);
       nosqlBufferReset(&b);
-      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      cscanAppendPart(&rc, p, &b, CSCAN_REAL, aArg[i].pEq, 0, 0.0, i == p->nPart - 1);
-      if (rc == SQLITE_OK) cscanSetBound(&rc, p, &hi, b.a, b.n, 0, 1);
+      nosqlBufferAppend(&pR->rc, &b, pR->prefix.a, pR->prefix.n);
+      cscanAppendPart(&pR->rc, p, &b, CSCAN_REAL, aArg[i].pEq, 0, 0.0, i == p->nPart - 1);
+      if (pR->rc == SQLITE_OK) cscanSetBound(&pR->rc, p, &pR->hi, b.a, b.n, 0, 1);
       nosqlBufferFree(&b);
-      bZero = 1;
+      pR->bZero = 1;
     } else {
-      cscanAppendPart(&rc, p, &prefix, p->aType[i], aArg[i].pEq, iVal, rVal, i == p->nPart - 1);
+      cscanAppendPart(&pR->rc, p, &pR->prefix, p->aType[i], aArg[i].pEq, iVal, rVal, i == p->nPart - 1);
     }
   }
-  if (bZero) {
-    /* The range is set; key-column constraints below narrow it. */
-  } else if (!bEmpty && nEq == p->nPart) {
-    cscanSetBound(&rc, p, &lo, prefix.a, prefix.n, 1, 0);
-    cscanSetBound(&rc, p, &hi, prefix.a, prefix.n, 1, 0);
-  } else if (!bEmpty) {
-    int bLast = nEq == p->nPart - 1;
-    if (nEq > 0) {
-      cscanSetBound(&rc, p, &lo, prefix.a, prefix.n, 1, 0);
-      cscanSetBound(&rc, p, &hi, prefix.a, prefix.n, 0, 1);
+}
+
+/* The range after the prefix: all of it, or the bounds on part nEq (CSCAN_LO, CSCAN_HI). */
+static void cscanRangePart(cscan_vtab *p, int idxNum, const NosqlPlanArg *aArg, int nEq, CscanRange *pR) {
+  int bLast = nEq == p->nPart - 1, i;
+  if (pR->bZero || pR->bEmpty) return; /* A zero's range is set; key-column constraints narrow it later */
+  if (nEq == p->nPart) {
+    cscanSetBound(&pR->rc, p, &pR->lo, pR->prefix.a, pR->prefix.n, 1, 0);
+    cscanSetBound(&pR->rc, p, &pR->hi, pR->prefix.a, pR->prefix.n, 1, 0);
+    return;
+  }
+  if (nEq > 0) {
+    cscanSetBound(&pR->rc, p, &pR->lo, pR->prefix.a, pR->prefix.n, 1, 0);
+    cscanSetBound(&pR->rc, p, &pR->hi, pR->prefix.a, pR->prefix.n, 0, 1);
+  }
+  if ((idxNum & (CSCAN_LO | CSCAN_HI)) && p->cSep < 0) {
+    /* A range excludes NULL parts (code 0x00); a lower bound may raise this. */
+    static const unsigned char aOne[1] = {0x01};
+    NosqlBuffer b = {0, 0, 0};
+    nosqlBufferAppend(&pR->rc, &b, pR->prefix.a, pR->prefix.n);
+    nosqlBufferAppend(&pR->rc, &b, aOne, 1);
+    if (pR->rc == SQLITE_OK) cscanSetBound(&pR->rc, p, &pR->lo, b.a, b.n, 1, 0);
+    nosqlBufferFree(&b);
+  }
+  for (i = 0; i < 2 && !pR->bEmpty; i++) {
+    int bLower = i == 0;
+    int bIncl, e;
+    sqlite3_int64 iVal = 0;
+    double rVal = 0;
+    NosqlBuffer b = {0, 0, 0};
+    if (!(idxNum & (bLower ? CSCAN_LO : CSCAN_HI))) continue;
+    bIncl = (idxNum & (bLower ? CSCAN_LO_INCL : CSCAN_HI_INCL)) != 0;
+    e = cscanNormalize(p->aType[nEq],
+                       bLower ? (bIncl ? SQLITE_INDEX_CONSTRAINT_GE : SQLITE_INDEX_CONSTRAINT_GT)
+                              : (bIncl ? SQLITE_INDEX_CONSTRAINT_LE : SQLITE_INDEX_CONSTRAINT_LT),
+                       bLower ? aArg[nEq].pLo : aArg[nEq].pHi, &iVal, &rVal);
+    if (e == CSCAN_EMPTY) {
+      pR->bEmpty = 1;
+      continue;
     }
-    if ((idxNum & (CSCAN_LO | CSCAN_HI)) && p->cSep < 0) {
-      /* A range excludes NULL parts (code 0x00); a lower bound may raise this. */
-      static const unsigned char aOne[1] = {0x01};
-      NosqlBuffer b = {0, 0, 0};
-      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      nosqlBufferAppend(&rc, &b, aOne, 1);
-      if (rc == SQLITE_OK) cscanSetBound(&rc, p, &lo, b.a, b.n, 1, 0);
+    if (e == CSCAN_NONE) continue;
+    if (e == CSCAN_BOUND_INCL) bIncl = 1;
+    if (p->aType[nEq] == CSCAN_REAL && rVal == 0.0) {
+      /* -0.0 sorts just before 0.0 and equals it: x >= 0 starts at -0.0,
+      ** x > 0 after 0.0, x <= 0 ends after 0.0, x < 0 before -0.0. */
+      rVal = (bLower == bIncl) ? -0.0 : 0.0;
+    }
+    nosqlBufferAppend(&pR->rc, &b, pR->prefix.a, pR->prefix.n);
+    cscanAppendPart(&pR->rc, p, &b, p->aType[nEq], bLower ? aArg[nEq].pLo : aArg[nEq].pHi, iVal, rVal, bLast);
+    if (pR->rc != SQLITE_OK) {
       nosqlBufferFree(&b);
+      break;
     }
-    for (i = 0; i < 2 && !bEmpty; i++) {
-      int bLower = i == 0;
-      int bIncl, e;
-      sqlite3_int64 iVal = 0;
-      double rVal = 0;
-      NosqlBuffer b = {0, 0, 0};
-      if (!(idxNum & (bLower ? CSCAN_LO : CSCAN_HI))) continue;
-      bIncl = (idxNum & (bLower ? CSCAN_LO_INCL : CSCAN_HI_INCL)) != 0;
-      e = cscanNormalize(p->aType[nEq],
-                         bLower ? (bIncl ? SQLITE_INDEX_CONSTRAINT_GE : SQLITE_INDEX_CONSTRAINT_GT)
-                                : (bIncl ? SQLITE_INDEX_CONSTRAINT_LE : SQLITE_INDEX_CONSTRAINT_LT),
-                         bLower ? aArg[nEq].pLo : aArg[nEq].pHi, &iVal, &rVal);
-      if (e == CSCAN_EMPTY) {
-        bEmpty = 1;
-        continue;
-      }
-      if (e == CSCAN_NONE) continue;
-      if (e == CSCAN_BOUND_INCL) bIncl = 1;
-      if (p->aType[nEq] == CSCAN_REAL && rVal == 0.0) {
-        /* -0.0 sorts just before 0.0 and equals it: x >= 0 starts at -0.0,
-        ** x > 0 after 0.0, x <= 0 ends after 0.0, x < 0 before -0.0. */
-        rVal = (bLower == bIncl) ? -0.0 : 0.0;
-      }
-      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      cscanAppendPart(&rc, p, &b, p->aType[nEq], bLower ? aArg[nEq].pLo : aArg[nEq].pHi, iVal, rVal, bLast);
-      if (rc != SQLITE_OK) {
-        nosqlBufferFree(&b);
-        break;
-      }
-      /*
-      ** Keys with this part equal to the value all start with b (the
-      ** encodings are prefix-free), except the last part of a text key,
-      ** where the key is b itself.
-      */
-      if (p->cSep >= 0 && bLast) {
-        cscanSetBound(&rc, p, bLower ? &lo : &hi, b.a, b.n, bIncl, 0);
-      } else if (bLower) {
-        cscanSetBound(&rc, p, &lo, b.a, b.n, 1, !bIncl);
-        if (!lo.bSet) bEmpty = 1; /* Nothing follows an all-0xFF prefix */
+    /*
+    ** Keys with this part equal to the value all start with b (the
+    ** encodings are prefix-free), except the last part of a text key,
+    ** where the key is b itself.
+    */
+    if (p->cSep >= 0 && bLast) {
+      cscanSetBound(&pR->rc, p, bLower ? &pR->lo : &pR->hi, b.a, b.n, bIncl, 0);
+    } else if (bLower) {
+      cscanSetBound(&pR->rc, p, &pR->lo, b.a, b.n, 1, !bIncl);
+      if (!pR->lo.bSet) pR->bEmpty = 1; /* Nothing follows an all-0xFF prefix */
+    } else {
+      CscanBound t;
+      memset(&t, 0, sizeof(t));
+      cscanSetBound(&pR->rc, p, &t, b.a, b.n, 0, bIncl);
+      if (t.bSet) {
+        nosqlBufferFree(&pR->hi.b);
+        pR->hi = t;
       } else {
-        CscanBound t;
-        memset(&t, 0, sizeof(t));
-        cscanSetBound(&rc, p, &t, b.a, b.n, 0, bIncl);
-        if (t.bSet) {
-          nosqlBufferFree(&hi.b);
-          hi = t;
-        } else {
-          nosqlBufferFree(&t.b);
-        }
+        nosqlBufferFree(&t.b);
       }
-      nosqlBufferFree(&b);
     }
+    nosqlBufferFree(&b);
   }
-  /* Key-column constraints narrow the range (continuation). */
-  for (i = 0; i < 3 && rc == SQLITE_OK; i++) {
+}
+
+/* Key-column constraints narrow the range (continuation): CSCAN_KLO, CSCAN_KHI, CSCAN_KEQ. */
+static void cscanRangeKey(cscan_vtab *p, int idxNum, const NosqlPlanArg *pKey, CscanRange *pR) {
+  int i;
+  for (i = 0; i < 3 && pR->rc == SQLITE_OK; i++) {
     static const int aFlag[3] = {CSCAN_KLO, CSCAN_KHI, CSCAN_KEQ};
     int eKeyType = p->cSep >= 0 ? CSCAN_TEXT : CSCAN_BLOB;
     int eOp, e, bIncl;
@@ -1293,7 +1291,7 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
     if (!(idxNum & aFlag[i])) continue;
     pVal = pKey == NULL ? NULL : i == 0 ? pKey->pLo : i == 1 ? pKey->pHi : pKey->pEq;
     if (pVal == NULL) continue;
-    if (bEmpty) continue;
+    if (pR->bEmpty) continue;
     if (i == 0) {
       bIncl = (idxNum & CSCAN_KLO_INCL) != 0;
       eOp = bIncl ? SQLITE_INDEX_CONSTRAINT_GE : SQLITE_INDEX_CONSTRAINT_GT;
@@ -1313,52 +1311,83 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
       e = cscanNormalize(eKeyType, eOp, pVal, &iVal, &rVal);
     }
     if (e == CSCAN_EMPTY) {
-      bEmpty = 1;
+      pR->bEmpty = 1;
     } else if (e == CSCAN_BOUND) {
       const unsigned char *a =
           eKeyType == CSCAN_TEXT ? sqlite3_value_text(pVal) : (const unsigned char *)sqlite3_value_blob(pVal);
       sqlite3_int64 n = sqlite3_value_bytes(pVal);
       if (a == NULL) a = (const unsigned char *)"";
-      if (i != 1) cscanNarrow(&rc, p, &lo, a, n, bIncl, 1);
-      if (i != 0) cscanNarrow(&rc, p, &hi, a, n, bIncl, 0);
+      if (i != 1) cscanNarrow(&pR->rc, p, &pR->lo, a, n, bIncl, 1);
+      if (i != 0) cscanNarrow(&pR->rc, p, &pR->hi, a, n, bIncl, 0);
     }
   }
+}
 
-  if (rc == SQLITE_OK && !bEmpty) {
-    /* The inner statement of this shape: cached, or prepared now. */
-    static const char *azLo[3] = {"", "\"%w\" >= ?1", "\"%w\" > ?1"};
-    static const char *azHi[3] = {"", "\"%w\" <= ?2", "\"%w\" < ?2"};
-    int eLo = lo.bSet ? (lo.bIncl ? 1 : 2) : 0;
-    int eHi = hi.bSet ? (hi.bIncl ? 1 : 2) : 0;
-    int bDesc = (idxNum & CSCAN_DESC) != 0;
-    pCur->iShape = eLo + 3 * eHi + 9 * bDesc;
-    if (p->aStmt[pCur->iShape]) {
-      pCur->pStmt = p->aStmt[pCur->iShape];
-      p->aStmt[pCur->iShape] = NULL;
-    } else {
-      NosqlBuffer sql = {0, 0, 0};
-      nosqlBufferAppendf(&rc, &sql, "%s", p->zSelect);
-      if (eLo || eHi) nosqlBufferAppendf(&rc, &sql, " WHERE ");
-      if (eLo) nosqlBufferAppendf(&rc, &sql, azLo[eLo], p->zKey);
-      if (eLo && eHi) nosqlBufferAppendf(&rc, &sql, " AND ");
-      if (eHi) nosqlBufferAppendf(&rc, &sql, azHi[eHi], p->zKey);
-      nosqlBufferAppendf(&rc, &sql, " ORDER BY \"%w\"%s", p->zKey, bDesc ? " DESC" : "");
-      if (rc == SQLITE_OK) {
-        rc = sqlite3_prepare_v3(p->db, (const char *)sql.a, -1, SQLITE_PREPARE_PERSISTENT, &pCur->pStmt, 0);
-      }
-      nosqlBufferFree(&sql);
+/* The inner statement of the range's shape for the cursor: cached, or prepared now; then bound. */
+static int cscanRangeStmt(cscan_vtab *p, cscan_cursor *pCur, int idxNum, const CscanRange *pR) {
+  static const char *azLo[3] = {"", "\"%w\" >= ?1", "\"%w\" > ?1"};
+  static const char *azHi[3] = {"", "\"%w\" <= ?2", "\"%w\" < ?2"};
+  int eLo = pR->lo.bSet ? (pR->lo.bIncl ? 1 : 2) : 0;
+  int eHi = pR->hi.bSet ? (pR->hi.bIncl ? 1 : 2) : 0;
+  int bDesc = (idxNum & CSCAN_DESC) != 0, rc = SQLITE_OK;
+  pCur->iShape = eLo + 3 * eHi + 9 * bDesc;
+  if (p->aStmt[pCur->iShape]) {
+    pCur->pStmt = p->aStmt[pCur->iShape];
+    p->aStmt[pCur->iShape] = NULL;
+  } else {
+    NosqlBuffer sql = {0, 0, 0};
+    nosqlBufferAppendf(&rc, &sql, "%s", p->zSelect);
+    if (eLo || eHi) nosqlBufferAppendf(&rc, &sql, " WHERE ");
+    if (eLo) nosqlBufferAppendf(&rc, &sql, azLo[eLo], p->zKey);
+    if (eLo && eHi) nosqlBufferAppendf(&rc, &sql, " AND ");
+    if (eHi) nosqlBufferAppendf(&rc, &sql, azHi[eHi], p->zKey);
+    nosqlBufferAppendf(&rc, &sql, " ORDER BY \"%w\"%s", p->zKey, bDesc ? " DESC" : "");
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_prepare_v3(p->db, (const char *)sql.a, -1, SQLITE_PREPARE_PERSISTENT, &pCur->pStmt, 0);
     }
-    if (rc == SQLITE_OK && lo.bSet) rc = cscanBind(p, pCur->pStmt, 1, &lo);
-    if (rc == SQLITE_OK && hi.bSet) rc = cscanBind(p, pCur->pStmt, 2, &hi);
+    nosqlBufferFree(&sql);
   }
-  nosqlBufferFree(&prefix);
-  nosqlBufferFree(&lo.b);
-  nosqlBufferFree(&hi.b);
+  if (rc == SQLITE_OK && pR->lo.bSet) rc = cscanBind(p, pCur->pStmt, 1, &pR->lo);
+  if (rc == SQLITE_OK && pR->hi.bSet) rc = cscanBind(p, pCur->pStmt, 2, &pR->hi);
+  return rc;
+}
+
+/*
+** xFilter: the plan's values become one key range (cscanRangeEq, then
+** cscanRangePart, then cscanRangeKey), which the inner statement of its
+** shape scans (cscanRangeStmt).
+*/
+static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                       sqlite3_value **argv) {
+  cscan_cursor *pCur = (cscan_cursor *)pCursor;
+  cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
+  int nEq = idxNum & CSCAN_NEQ_MASK, rc;
+  int nSlot = p->nPart + 1 > NOSQL_PLAN_MAX_COL ? NOSQL_PLAN_MAX_COL : p->nPart + 1;
+  NosqlPlanArg aArg[NOSQL_PLAN_MAX_COL];
+  const NosqlPlanArg *pKey = p->nPart < nSlot ? &aArg[p->nPart] : NULL;
+  CscanRange r;
+
+  memset(&r, 0, sizeof(r));
+  if (nosqlPlanArgs(idxStr, argc, argv, aArg, nSlot) != SQLITE_OK || nEq > nSlot) {
+    nosqlVtabError(pCursor->pVtab, "composite_scan: bad plan '%s'", idxStr ? idxStr : "");
+    return SQLITE_ERROR;
+  }
+  cscanRelease(pCur);
+  pCur->bEof = 1;
+  pCur->iRow = 0;
+  cscanRangeEq(p, aArg, nEq, &r);
+  cscanRangePart(p, idxNum, aArg, nEq, &r);
+  cscanRangeKey(p, idxNum, pKey, &r);
+  rc = r.rc;
+  if (rc == SQLITE_OK && !r.bEmpty) rc = cscanRangeStmt(p, pCur, idxNum, &r);
+  nosqlBufferFree(&r.prefix);
+  nosqlBufferFree(&r.lo.b);
+  nosqlBufferFree(&r.hi.b);
   if (rc != SQLITE_OK) {
     nosqlVtabError(pCursor->pVtab, "composite_scan: %s", sqlite3_errmsg(p->db));
     return rc;
   }
-  if (bEmpty) return SQLITE_OK;
+  if (r.bEmpty) return SQLITE_OK;
   pCur->bEof = 0;
   return cscanNext(pCursor);
 }
