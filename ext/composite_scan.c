@@ -418,9 +418,7 @@ static int cscanArgBase(sqlite3 *db, cscan_vtab *p, int argc, const char *const 
     }
     return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
-  /* As SQLite resolves it (a missing base is reported later, by name). */
-  rc = nosqlTableResolve(db, argv[3], argv[1], &t);
-  if (rc == SQLITE_NOTFOUND) rc = t.zName ? SQLITE_OK : SQLITE_ERROR;
+  rc = nosqlTableArg(db, argv[3], argv[1], &t);
   p->zSchema = t.zSchema;
   p->zBase = t.zName;
   if (rc == SQLITE_ERROR) {

@@ -397,9 +397,7 @@ static int idxParseInclude(void *pCtx, const char *z, int n) {
 /* "schema.table" or "table" (quoted or not) in argument z: the table name, checked against zDb. */
 static int idxParseBase(idxtab_vtab *p, const char *z, char **pzErr) {
   NosqlTableName t;
-  /* As SQLite resolves it (a missing base is reported later, by name). */
-  int rc = nosqlTableResolve(p->db, z, p->zDb, &t);
-  if (rc == SQLITE_NOTFOUND) rc = t.zName ? SQLITE_OK : SQLITE_ERROR;
+  int rc = nosqlTableArg(p->db, z, p->zDb, &t);
   if (rc == SQLITE_ERROR) {
     *pzErr = sqlite3_mprintf("index_table: the first argument must name the base table, not '%s'", z);
   } else if (rc == SQLITE_OK && sqlite3_stricmp(t.zSchema, p->zDb) != 0) {

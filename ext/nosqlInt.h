@@ -408,7 +408,8 @@ struct NosqlTableName {
 ** schemas in the order attached. The whole text is tried first as one
 ** name (a table may have a dot in its name). The one resolver of every
 ** function that takes a table name: the graph functions, the kv_* and
-** doc_* functions (kvTablePrepare()), index_table and composite_scan.
+** doc_* functions (kvTablePrepare()), index_table and composite_scan
+** (through nosqlTableArg()).
 ** SQLITE_OK fills *p (free with nosqlTableNameClear()); SQLITE_NOTFOUND
 ** when there is no such table, *p then holding the parts as written (the
 ** schema zDefault when none is written; zName NULL when zText is not a
@@ -416,6 +417,15 @@ struct NosqlTableName {
 */
 int nosqlTableResolve(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p);
 void nosqlTableNameClear(NosqlTableName *p);
+/*
+** A module argument naming the virtual table's base table (index_table,
+** composite_scan): nosqlTableResolve() with unqualified names sought in
+** zDefault, where a table that does not exist fills *p with the name as
+** written and returns SQLITE_OK (the module reports it later, by name).
+** SQLITE_ERROR when zText is not a name; free *p with
+** nosqlTableNameClear() whatever the result.
+*/
+int nosqlTableArg(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p);
 
 /*
 ** *ppOut: a new value (sqlite3_value_free()) holding pVal as the comparison

@@ -1322,6 +1322,12 @@ int nosqlTableResolve(sqlite3 *db, const char *zText, const char *zDefault, Nosq
   return rc;
 }
 
+int nosqlTableArg(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p) {
+  int rc = nosqlTableResolve(db, zText, zDefault, p);
+  if (rc == SQLITE_NOTFOUND) rc = p->zName ? SQLITE_OK : SQLITE_ERROR;
+  return rc;
+}
+
 char *nosqlValidOptions(const char *const *azValid) {
   NosqlBuffer b = {0, 0, 0};
   int rc = SQLITE_OK, i;
