@@ -121,29 +121,29 @@ typedef struct CscanBound CscanBound;
 #define CSCAN_EST_ROWS 1000000.0
 
 struct cscan_vtab {
-  sqlite3_vtab base;                  /* Base class - must be first */
-  sqlite3 *db;                        /* The connection */
-  char *zSchema;                      /* Schema of the base table */
-  char *zBase;                        /* Base table name */
-  char *zKey;                         /* Key column name */
-  int cSep;                           /* Separator of text keys, or -1 for ckey blobs */
-  int bKeyText;                       /* The key column has TEXT affinity */
-  int nPart;                          /* Key parts declared */
-  int aType[CSCAN_MAX_PART];          /* CSCAN_* type of each part */
-  int nBaseCol;                       /* Columns of the base table */
-  int iKeyCol;                        /* Index of the key among the base columns */
-  int iRowidCol;                      /* Inner statement column of the base rowid, or -1 */
-  int bHashRowid;                     /* A view: the rowid is a hash of the row's values */
-  int bIndexed;                       /* True if an index orders the key column */
-  char *zSelect;                      /* "SELECT key, c1, ... FROM base", NULL in the key's place */
-  char zColl[2][32];                  /* Collation names of mid and last parts (sep mode) */
-  sqlite3_stmt *aStmt[CSCAN_N_SHAPE]; /* Cached inner statements, or NULL */
+  sqlite3_vtab base;         /* Base class - must be first */
+  sqlite3 *db;               /* The connection */
+  char *zSchema;             /* Schema of the base table */
+  char *zBase;               /* Base table name */
+  char *zKey;                /* Key column name */
+  int cSep;                  /* Separator of text keys, or -1 for ckey blobs */
+  int bKeyText;              /* The key column has TEXT affinity */
+  int nPart;                 /* Key parts declared */
+  int aType[CSCAN_MAX_PART]; /* CSCAN_* type of each part */
+  int nBaseCol;              /* Columns of the base table */
+  int iKeyCol;               /* Index of the key among the base columns */
+  int iRowidCol;             /* Inner statement column of the base rowid, or -1 */
+  int bHashRowid;            /* A view: the rowid is a hash of the row's values */
+  int bIndexed;              /* True if an index orders the key column */
+  char *zSelect;             /* "SELECT key, c1, ... FROM base", NULL in the key's place */
+  char zColl[2][32];         /* Collation names of mid and last parts (sep mode) */
+  NosqlStmtCache stmts;      /* Inner statements, keyed by shape ("s0" to "s17") */
 };
 
 struct cscan_cursor {
   sqlite3_vtab_cursor base;       /* Base class - must be first */
   sqlite3_stmt *pStmt;            /* Inner statement over the base table, or NULL */
-  int iShape;                     /* Cache slot pStmt goes back to */
+  NosqlStmtSlot *pSlot;           /* Cache slot pStmt goes back to, or NULL */
   int bEof;                       /* True at the end of the rows */
   sqlite3_int64 iRow;             /* Row counter, the rowid */
   const unsigned char *aKey;      /* Key of the current row (owned by pStmt) */
@@ -245,9 +245,8 @@ static int cscanCollationInit(sqlite3 *db, cscan_vtab *p) {
 */
 
 static void cscanFree(cscan_vtab *p) {
-  int i;
   if (p == NULL) return;
-  for (i = 0; i < CSCAN_N_SHAPE; i++) sqlite3_finalize(p->aStmt[i]);
+  nosqlStmtCacheClear(&p->stmts);
   sqlite3_free(p->zSchema);
   sqlite3_free(p->zBase);
   sqlite3_free(p->zKey);
@@ -608,6 +607,7 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
   memset(p, 0, sizeof(*p));
   p->db = db;
   p->cSep = -1;
+  p->stmts.nSlot = CSCAN_N_SHAPE;
   rc = cscanArgBase(db, p, argc, argv, pzErr);
   if (rc == SQLITE_OK) rc = cscanArgOptions(p, argc, argv, &nArgPart, pzErr);
   if (rc == SQLITE_OK) rc = cscanArgParts(p, argc, argv, azName, pzErr);
@@ -866,18 +866,12 @@ static int cscanOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
   return SQLITE_OK;
 }
 
-/* Hand the cursor's inner statement back to the vtab's cache. */
+/* Hand the cursor's inner statement back to the vtab's cache (nosqlStmtCacheGive()). */
 static void cscanRelease(cscan_cursor *pCur) {
-  cscan_vtab *p = (cscan_vtab *)pCur->base.pVtab;
   if (pCur->pStmt == NULL) return;
-  sqlite3_reset(pCur->pStmt);
-  sqlite3_clear_bindings(pCur->pStmt);
-  if (p->aStmt[pCur->iShape] == NULL) {
-    p->aStmt[pCur->iShape] = pCur->pStmt;
-  } else {
-    sqlite3_finalize(pCur->pStmt);
-  }
+  nosqlStmtCacheGive(pCur->pSlot, pCur->pStmt);
   pCur->pStmt = NULL;
+  pCur->pSlot = NULL;
 }
 
 static int cscanClose(sqlite3_vtab_cursor *pCursor) {
@@ -1328,11 +1322,10 @@ static int cscanRangeStmt(cscan_vtab *p, cscan_cursor *pCur, int idxNum, const C
   int eLo = pR->lo.bSet ? (pR->lo.bIncl ? 1 : 2) : 0;
   int eHi = pR->hi.bSet ? (pR->hi.bIncl ? 1 : 2) : 0;
   int bDesc = (idxNum & CSCAN_DESC) != 0, rc = SQLITE_OK;
-  pCur->iShape = eLo + 3 * eHi + 9 * bDesc;
-  if (p->aStmt[pCur->iShape]) {
-    pCur->pStmt = p->aStmt[pCur->iShape];
-    p->aStmt[pCur->iShape] = NULL;
-  } else {
+  char zShape[8];
+  sqlite3_snprintf((int)sizeof(zShape), zShape, "s%d", eLo + 3 * eHi + 9 * bDesc);
+  pCur->pStmt = nosqlStmtCacheTake(&p->stmts, zShape, &pCur->pSlot);
+  if (pCur->pStmt == NULL) {
     NosqlBuffer sql = {0, 0, 0};
     nosqlBufferAppendf(&rc, &sql, "%s", p->zSelect);
     if (eLo || eHi) nosqlBufferAppendf(&rc, &sql, " WHERE ");
@@ -1344,6 +1337,7 @@ static int cscanRangeStmt(cscan_vtab *p, cscan_cursor *pCur, int idxNum, const C
       rc = sqlite3_prepare_v3(p->db, (const char *)sql.a, -1, SQLITE_PREPARE_PERSISTENT, &pCur->pStmt, 0);
     }
     nosqlBufferFree(&sql);
+    if (rc == SQLITE_OK) nosqlStmtCacheKeep(&p->stmts, zShape, pCur->pStmt, &pCur->pSlot);
   }
   if (rc == SQLITE_OK && pR->lo.bSet) rc = cscanBind(p, pCur->pStmt, 1, &pR->lo);
   if (rc == SQLITE_OK && pR->hi.bSet) rc = cscanBind(p, pCur->pStmt, 2, &pR->hi);

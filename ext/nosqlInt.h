@@ -418,6 +418,39 @@ struct NosqlTableName {
 int nosqlTableResolve(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p);
 void nosqlTableNameClear(NosqlTableName *p);
 /*
+** A virtual table's cache of prepared statements keyed by text (the plan
+** of an index_table read, the range shape of a composite_scan scan), each
+** lent to one cursor at a time. nosqlStmtCacheTake() lends the cached
+** statement of zKey that no cursor holds, or returns NULL; the cursor
+** then prepares its own and offers it with nosqlStmtCacheKeep(), which
+** keeps it (lent) in a free slot or in place of an idle one, round robin,
+** or leaves *ppSlot NULL. nosqlStmtCacheGive() takes a statement back from
+** its cursor: reset with its bindings cleared into its slot, or finalized
+** (no slot, or the cache was cleared while it was lent).
+** nosqlStmtCacheClear() finalizes the idle statements and marks the lent
+** ones to be finalized when given back. A zeroed cache with nSlot set
+** (at most NOSQL_STMT_CACHE_MAX) is empty.
+*/
+#define NOSQL_STMT_CACHE_MAX 18
+typedef struct NosqlStmtSlot NosqlStmtSlot;
+typedef struct NosqlStmtCache NosqlStmtCache;
+struct NosqlStmtSlot {
+  char *zKey;          /* The key (sqlite3_malloc64), or NULL when the slot is free */
+  sqlite3_stmt *pStmt; /* The statement, or NULL */
+  int bBusy;           /* Lent to a cursor */
+  int bStale;          /* Cleared while lent: finalized when given back */
+};
+struct NosqlStmtCache {
+  int nSlot;                                 /* Slots used, <= NOSQL_STMT_CACHE_MAX */
+  int iNext;                                 /* Slot to reuse next when none is free */
+  NosqlStmtSlot aSlot[NOSQL_STMT_CACHE_MAX]; /* The statements */
+};
+sqlite3_stmt *nosqlStmtCacheTake(NosqlStmtCache *p, const char *zKey, NosqlStmtSlot **ppSlot);
+void nosqlStmtCacheKeep(NosqlStmtCache *p, const char *zKey, sqlite3_stmt *pStmt, NosqlStmtSlot **ppSlot);
+void nosqlStmtCacheGive(NosqlStmtSlot *pSlot, sqlite3_stmt *pStmt);
+void nosqlStmtCacheClear(NosqlStmtCache *p);
+
+/*
 ** A module argument naming the virtual table's base table (index_table,
 ** composite_scan): nosqlTableResolve() with unqualified names sought in
 ** zDefault, where a table that does not exist fills *p with the name as
