@@ -272,6 +272,8 @@ build/property/graph_index: tests/property/graph_index.c | $(PREREQ)
 build/property/triggers: tests/property/triggers.c tests/property/rows.h | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
+# The seeded generator, the statement runner and the opener they share.
+build/property/plan build/property/history build/property/hidden build/property/graph_index build/property/triggers: tests/property/prop.h
 build/crash: tests/crash/crash.c $(EXT_OBJ)
 	$(CC) $(BASE_CFLAGS) -Iext -o $@ $< $(EXT_OBJ) $(HOST_LIBS) $(EXT_LIBS)
 

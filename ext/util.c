@@ -1327,6 +1327,80 @@ int nosqlTableResolve(sqlite3 *db, const char *zText, const char *zDefault, Nosq
   return rc;
 }
 
+int nosqlTableArg(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p) {
+  int rc = nosqlTableResolve(db, zText, zDefault, p);
+  if (rc == SQLITE_NOTFOUND) rc = p->zName ? SQLITE_OK : SQLITE_ERROR;
+  return rc;
+}
+
+sqlite3_stmt *nosqlStmtCacheTake(NosqlStmtCache *p, const char *zKey, NosqlStmtSlot **ppSlot) {
+  int i;
+  for (i = 0; i < p->nSlot; i++) {
+    NosqlStmtSlot *pS = &p->aSlot[i];
+    if (pS->pStmt && !pS->bBusy && strcmp(pS->zKey, zKey) == 0) {
+      pS->bBusy = 1;
+      *ppSlot = pS;
+      return pS->pStmt;
+    }
+  }
+  *ppSlot = NULL;
+  return NULL;
+}
+
+void nosqlStmtCacheKeep(NosqlStmtCache *p, const char *zKey, sqlite3_stmt *pStmt, NosqlStmtSlot **ppSlot) {
+  int i;
+  *ppSlot = NULL;
+  /* The first slot no cursor holds; if it has a statement, the next in turn instead, unless held. */
+  for (i = 0; i < p->nSlot; i++) {
+    if (p->aSlot[i].pStmt == NULL || !p->aSlot[i].bBusy) break;
+  }
+  if (i == p->nSlot) return;
+  if (p->aSlot[i].pStmt) {
+    i = (p->iNext++) % p->nSlot;
+    if (p->aSlot[i].bBusy) return;
+  }
+  {
+    NosqlStmtSlot *pS = &p->aSlot[i];
+    char *zCopy = sqlite3_mprintf("%s", zKey);
+    if (zCopy == NULL) return;
+    sqlite3_finalize(pS->pStmt);
+    sqlite3_free(pS->zKey);
+    pS->zKey = zCopy;
+    pS->pStmt = pStmt;
+    pS->bBusy = 1;
+    pS->bStale = 0;
+    *ppSlot = pS;
+  }
+}
+
+void nosqlStmtCacheGive(NosqlStmtSlot *pSlot, sqlite3_stmt *pStmt) {
+  if (pSlot && pSlot->bStale) {
+    sqlite3_finalize(pSlot->pStmt);
+    sqlite3_free(pSlot->zKey);
+    memset(pSlot, 0, sizeof(*pSlot));
+  } else if (pSlot) {
+    sqlite3_reset(pStmt);
+    sqlite3_clear_bindings(pStmt);
+    pSlot->bBusy = 0;
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+}
+
+void nosqlStmtCacheClear(NosqlStmtCache *p) {
+  int i;
+  for (i = 0; i < p->nSlot; i++) {
+    NosqlStmtSlot *pS = &p->aSlot[i];
+    if (pS->bBusy) {
+      pS->bStale = 1;
+      continue;
+    }
+    sqlite3_finalize(pS->pStmt);
+    sqlite3_free(pS->zKey);
+    memset(pS, 0, sizeof(*pS));
+  }
+}
+
 char *nosqlValidOptions(const char *const *azValid) {
   NosqlBuffer b = {0, 0, 0};
   int rc = SQLITE_OK, i;
