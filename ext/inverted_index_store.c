@@ -1311,42 +1311,6 @@ int iiLeave(IiGlobal *pG, int rc) {
 }
 
 /*
-** The schema SQLite resolves unqualified table zName to (temp, then main,
-** then the attached ones in order), or NULL: sqlite3_mprintf, caller frees.
-** With bSplit, zName is "schema.table": the part before the first dot
-** names the schema (*pzTable then gets the rest).
-*/
-static char *iiResolveSchema(sqlite3 *db, const char *zName, int bSplit, char **pzTable) {
-  static const char zSql[] =
-      "SELECT schema, name FROM pragma_table_list WHERE name = ?1 COLLATE NOCASE AND "
-      "(?2 IS NULL OR schema = ?2 COLLATE NOCASE) ORDER BY schema = 'temp' DESC, "
-      "schema = 'main' DESC LIMIT 1";
-  sqlite3_stmt *pStmt = NULL;
-  const char *zDot = strchr(zName, '.');
-  char *zSchema = NULL;
-  *pzTable = NULL;
-  if (bSplit && zDot == NULL) return NULL;
-  if (sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) != SQLITE_OK) return NULL;
-  if (bSplit) {
-    sqlite3_bind_text(pStmt, 1, zDot + 1, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 2, zName, (int)(zDot - zName), SQLITE_STATIC);
-  } else {
-    sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
-  }
-  if (sqlite3_step(pStmt) == SQLITE_ROW) {
-    zSchema = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
-    *pzTable = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 1));
-    if (zSchema == NULL || *pzTable == NULL) {
-      sqlite3_free(zSchema);
-      sqlite3_free(*pzTable);
-      zSchema = *pzTable = NULL;
-    }
-  }
-  sqlite3_finalize(pStmt);
-  return zSchema;
-}
-
-/*
 ** The inverted_index table zName of schema zDb (NULL: any) on db,
 ** connecting it first if this connection has not used it yet. Returns
 ** NULL with *pzErr set if there is no such inverted_index table.
@@ -1358,15 +1322,12 @@ inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *zDb, con
   if (zDb == NULL) {
     /* As SQLite resolves the name (an index of that name in another schema
     ** may be connected too): the whole name, else "schema.table". */
-    char *zTable = NULL, *zSchema = iiResolveSchema(db, zName, 0, &zTable);
-    inverted_index_vtab *p;
-    if (zSchema == NULL) zSchema = iiResolveSchema(db, zName, 1, &zTable);
-    if (zSchema) {
-      p = iiFindIndex(pG, db, zSchema, zTable, zWho, pzErr);
-      sqlite3_free(zSchema);
-      sqlite3_free(zTable);
-      return p;
-    }
+    NosqlTableName t;
+    inverted_index_vtab *p = NULL;
+    int bFound = nosqlTableResolve(db, zName, NULL, &t) == SQLITE_OK && t.zSchema != NULL;
+    if (bFound) p = iiFindIndex(pG, db, t.zSchema, t.zName, zWho, pzErr);
+    nosqlTableNameClear(&t);
+    if (bFound) return p;
   }
   for (iPass = 0; iPass < 2; iPass++) {
     inverted_index_vtab *p;
