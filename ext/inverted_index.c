@@ -1099,8 +1099,8 @@ int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
 }
 
 /* The posting list of (iCode, zTerm), borrowed from the cache; the empty set for an unknown term. */
-static int iiLoadCode(inverted_index_vtab *p, sqlite3_int64 iCode, const char *zTerm, int nTerm,
-                      const roaring_bitmap_t **ppPost) {
+int iiLoadCode(inverted_index_vtab *p, sqlite3_int64 iCode, const char *zTerm, int nTerm,
+               const roaring_bitmap_t **ppPost) {
   IiTerm *t = NULL;
   int rc = iiTermByName(p, iCode, zTerm, nTerm, 0, &t);
   if (rc == SQLITE_OK && t) rc = iiTermLoad(p, t);
@@ -1373,10 +1373,10 @@ int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **p
     *ppOut = roaring_bitmap_copy(p->pMap->pLive);
     return *ppOut ? SQLITE_OK : SQLITE_NOMEM;
   }
-  pExpr = iiQueryParseNested(zQuery, p->nField, (const char *const *)p->azField, p->anKey,
-                             (const char *const *const *)p->aazKey, pzErr, &rc);
+  pExpr = iiQueryParseFull(zQuery, p->nField, (const char *const *)p->azField, p->anKey,
+                           (const char *const *const *)p->aazKey, p->abRange, pzErr, &rc);
   if (pExpr == NULL) return rc;
-  *ppOut = iiQueryEvalNested(pExpr, p->pMap->pLive, iiLoader, iiNestEval, p, &rc);
+  *ppOut = iiQueryEvalFull(pExpr, p->pMap->pLive, iiLoader, iiNestEval, iiRangeEvalDocs, p, &rc);
   iiQueryFree(pExpr);
   return rc;
 }
@@ -1873,6 +1873,20 @@ static int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues
     int n, bJson;
     if (p->aeLayout[i] != II_LAYOUT_PLAIN) {
       rc = iiParseNested(p, v, i, pVal, pzErr);
+      continue;
+    }
+    if (p->abRange[i]) {
+      /* A number: the term "" (has a value) and one term per bit set in its key (the slices). */
+      uint64_t k;
+      int bHas, b;
+      rc = iiRangeValueKey(p, i, pVal, &bHas, &k, pzErr);
+      if (rc == SQLITE_OK && bHas) rc = iiValuesAdd(p, v, i, -1, "", 0);
+      for (b = 0; rc == SQLITE_OK && bHas && b < II_RANGE_NSLICE; b++) {
+        char zSlice[4];
+        if (((k >> b) & 1) == 0) continue;
+        iiRangeSliceName(b, zSlice);
+        rc = iiValuesAdd(p, v, i, -1, zSlice, (int)strlen(zSlice));
+      }
       continue;
     }
     if (eType == SQLITE_NULL) continue;
@@ -4001,6 +4015,14 @@ static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paa
     }
     zTok = nosqlSqlToken(zArg, &i, &n);
     if (zTok == NULL) goto malformed;
+    if (n == 5 && sqlite3_strnicmp(zTok, "RANGE", 5) == 0) {
+      *pzErr = sqlite3_mprintf(
+          "inverted_index: field '%s': element key '%s' is declared RANGE, which NESTED(...) does not "
+          "support (declare a top-level RANGE field)",
+          *pzName, zKey);
+      *pRc = SQLITE_ERROR;
+      return 1;
+    }
     if (zTok[0] == ')') break;
     if (zTok[0] != ',') goto malformed;
   }
@@ -4082,6 +4104,7 @@ static void iiVtabFree(inverted_index_vtab *p) {
   sqlite3_free(p->anKey);
   sqlite3_free(p->aazKey);
   sqlite3_free(p->aeLayout);
+  sqlite3_free(p->abRange);
   sqlite3_free(p->aElemNext);
   iiStashClear(p);
   sqlite3_free(p->apStash);
@@ -4119,9 +4142,10 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   p->anKey = (int *)sqlite3_malloc64(sizeof(int) * (size_t)(argc > 3 ? argc : 1));
   p->aazKey = (char ***)sqlite3_malloc64(sizeof(char **) * (size_t)(argc > 3 ? argc : 1));
   p->aeLayout = (unsigned char *)sqlite3_malloc64((size_t)(argc > 3 ? argc : 1));
+  p->abRange = (unsigned char *)sqlite3_malloc64((size_t)(argc > 3 ? argc : 1));
   p->pEmpty = roaring_bitmap_create();
   if (p->zDb == NULL || p->zName == NULL || p->azField == NULL || p->pEmpty == NULL || p->anKey == NULL ||
-      p->aazKey == NULL || p->aeLayout == NULL) {
+      p->aazKey == NULL || p->aeLayout == NULL || p->abRange == NULL) {
     rc = SQLITE_NOMEM;
   }
   for (i = 3; rc == SQLITE_OK && i < argc; i++) {
@@ -4182,9 +4206,11 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
     } else {
       char *zField = NULL, **azKey = NULL;
       int nKey = 0;
-      unsigned char eLayout = II_LAYOUT_PLAIN;
+      unsigned char eLayout = II_LAYOUT_PLAIN, bRange = 0;
       if (iiNestedDecl(zArg, &zField, &nKey, &azKey, &eLayout, pzErr, &rc)) {
         if (eLayout == II_LAYOUT_ELEMENTS) p->bElems = 1;
+      } else if (iiRangeDecl(zArg, &zField, &rc)) {
+        bRange = 1;
       } else {
         zField = nosqlDequote(zArg, (int)strlen(zArg));
         if (zField == NULL) rc = SQLITE_NOMEM;
@@ -4193,17 +4219,19 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
       p->anKey[p->nField] = nKey;
       p->aazKey[p->nField] = azKey;
       p->aeLayout[p->nField] = eLayout;
+      p->abRange[p->nField] = bRange;
       if (zField) p->nField++;
       if (rc != SQLITE_OK) break;
       if (p->nField > 0xFFFF) {
         *pzErr = sqlite3_mprintf("inverted_index: more than 65535 fields");
         rc = SQLITE_ERROR;
-      } else if (bCreate && eLayout == II_LAYOUT_PLAIN && !iiFieldDeclOk(zArg)) {
+      } else if (bCreate && eLayout == II_LAYOUT_PLAIN && !bRange && !iiFieldDeclOk(zArg)) {
         /* Checked when the index is created only: an index created before
         ** this rule keeps opening with the names it was given. */
         *pzErr = sqlite3_mprintf(
             "inverted_index: bad field declaration '%s': a field is a name (quote it to use spaces or "
-            "other characters); types and constraints are not allowed",
+            "other characters), optionally followed by RANGE or NESTED(...); other types and constraints "
+            "are not allowed",
             zArg);
         rc = SQLITE_ERROR;
       } else if (zField[0] == 0) {

@@ -135,28 +135,29 @@ enum {
 };
 
 struct inverted_index_vtab {
-  sqlite3_vtab base;              /* Base class - must be first */
-  sqlite3 *db;                    /* The connection */
-  IiGlobal *pGlobal;              /* Registry this table is on */
-  inverted_index_vtab *pNext;     /* Next table in the registry */
-  int bClearPending;              /* Rolled back during a call: clear the cache when it returns */
-  char *zDb;                      /* Schema name ("main", ...) */
-  char *zName;                    /* Table name */
-  int nField;                     /* Number of fields */
-  char **azField;                 /* Field names */
-  int *anKey;                     /* Element keys per field (0: a plain field) */
-  char ***aazKey;                 /* Element key names per field, or NULL */
-  unsigned char *aeLayout;        /* II_LAYOUT_... per field */
-  int bElems;                     /* True if a field has the elements layout (<name>_elems exists) */
-  char *zContent;                 /* content= table, or NULL */
-  int bNoDirect;                  /* direct = off: no <name>_docs, document = rowid, 'delete' takes values */
-  int bStored;                    /* direct = off without content=: values in <name>_content (by rowid) */
-  int bSync;                      /* mode = 'sync': triggers on zContent the index owns keep it in step */
-  sqlite3_value **apStash;        /* mode = 'sync': nStash rows (rowid, values...) 'displace' was given */
-  int nStash;                     /* Rows in apStash */
-  int nStashAlloc;                /* Rows apStash has room for */
-  sqlite3_stmt *pSchemaVersion;   /* mode = 'sync': PRAGMA schema_version of zDb, or NULL */
-  int iSyncVersion;               /* mode = 'sync': schema_version the triggers were found right at, or -1 */
+  sqlite3_vtab base;            /* Base class - must be first */
+  sqlite3 *db;                  /* The connection */
+  IiGlobal *pGlobal;            /* Registry this table is on */
+  inverted_index_vtab *pNext;   /* Next table in the registry */
+  int bClearPending;            /* Rolled back during a call: clear the cache when it returns */
+  char *zDb;                    /* Schema name ("main", ...) */
+  char *zName;                  /* Table name */
+  int nField;                   /* Number of fields */
+  char **azField;               /* Field names */
+  int *anKey;                   /* Element keys per field (0: a plain field) */
+  char ***aazKey;               /* Element key names per field, or NULL */
+  unsigned char *aeLayout;      /* II_LAYOUT_... per field */
+  unsigned char *abRange;       /* Per field: true for a RANGE field (number per document, slices as terms) */
+  int bElems;                   /* True if a field has the elements layout (<name>_elems exists) */
+  char *zContent;               /* content= table, or NULL */
+  int bNoDirect;                /* direct = off: no <name>_docs, document = rowid, 'delete' takes values */
+  int bStored;                  /* direct = off without content=: values in <name>_content (by rowid) */
+  int bSync;                    /* mode = 'sync': triggers on zContent the index owns keep it in step */
+  sqlite3_value **apStash;      /* mode = 'sync': nStash rows (rowid, values...) 'displace' was given */
+  int nStash;                   /* Rows in apStash */
+  int nStashAlloc;              /* Rows apStash has room for */
+  sqlite3_stmt *pSchemaVersion; /* mode = 'sync': PRAGMA schema_version of zDb, or NULL */
+  int iSyncVersion;             /* mode = 'sync': schema_version the triggers were found right at, or -1 */
   sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
   sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
   IiDocMap *pMap;                 /* Current document map, or NULL */
@@ -193,11 +194,22 @@ int iiReadBegin(inverted_index_vtab *p);
 size_t iiSlotById(inverted_index_vtab *p, sqlite3_int64 id);
 int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm);
 int iiTermLoad(inverted_index_vtab *p, IiTerm *t);
+int iiLoadCode(inverted_index_vtab *p, sqlite3_int64 iCode, const char *zTerm, int nTerm,
+               const roaring_bitmap_t **ppPost);
 char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode);
 int iiCodeOk(inverted_index_vtab *p, sqlite3_int64 iCode);
 int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField,
                  int iKey, int nTerm, const char *const *azTerm, const int *anTerm, int64_t *aCount,
                  char **pzErr);
+
+/* ext/inverted_index_range.c: the glue of RANGE fields (contracts at the definitions). */
+int iiRangeDecl(const char *zArg, char **pzName, int *pRc);
+int iiRangeValueKey(inverted_index_vtab *p, int iField, sqlite3_value *pVal, int *pbHas, uint64_t *pKey,
+                    char **pzErr);
+int iiRangeSlices(inverted_index_vtab *p, int iField, const roaring_bitmap_t **ppExist,
+                  const roaring_bitmap_t **apSlice);
+int iiRangeEvalDocs(void *pCtx, int iField, uint64_t kLo, uint64_t kHi, const roaring_bitmap_t *pCand,
+                    roaring_bitmap_t **ppOut);
 
 /* ext/inverted_index_vocab.c, for inverted_index.c's registration. */
 extern sqlite3_module iiCompanionModule;

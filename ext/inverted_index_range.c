@@ -30,8 +30,12 @@
 ** double they equal, so the module refuses integers beyond +-2^53, which
 ** a double does not hold exactly; query bounds that are such integers
 ** are rounded to the neighbouring key that gives SQLite's exact
-** comparison (iiRangeBound). No sqlite3_* calls but memory and messages:
-** the unit tests (tests/unit/test_ii_range.c) drive these directly.
+** comparison (iiRangeBound).
+**
+** The pure core comes first (no sqlite3_* calls but memory and messages:
+** the unit tests, tests/unit/test_ii_range.c, drive it directly); then the
+** glue the module calls: the declaration, a row's value, the slices of a
+** field and the evaluation of a range over them.
 */
 #include "nosqlTest.h"
 
@@ -39,6 +43,8 @@
 #include <roaring/roaring.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "inverted_index.h"
 
 uint64_t iiRangeKey(double r) {
   uint64_t u;
@@ -246,4 +252,97 @@ int iiRangeBuckets(const roaring_bitmap_t *pExist, const roaring_bitmap_t *const
   aCount[nBound] = nAll - nPrev;
   roaring_bitmap_free(pBase);
   return SQLITE_OK;
+}
+
+/**************************************************************************
+** The glue: what ext/inverted_index.c and ext/inverted_index_vocab.c call.
+*/
+
+/*
+** A RANGE field declaration, "name RANGE" (the name bare or quoted,
+** RANGE in any case). Returns 1 with *pzName set (sqlite3_malloc64; NULL
+** and *pRc SQLITE_NOMEM on OOM), or 0 for another declaration.
+*/
+int iiRangeDecl(const char *zArg, char **pzName, int *pRc) {
+  int i = 0, n = 0, nName;
+  const char *zName = nosqlSqlToken(zArg, &i, &nName), *zTok;
+  if (zName == NULL || strchr("(),", zName[0])) return 0;
+  zTok = nosqlSqlToken(zArg, &i, &n);
+  if (zTok == NULL || n != 5 || sqlite3_strnicmp(zTok, "RANGE", 5) != 0) return 0;
+  if (nosqlSqlToken(zArg, &i, &n) != NULL) return 0; /* More after RANGE: a bad declaration */
+  *pzName = nosqlDequote(zName, nName);
+  if (*pzName == NULL) *pRc = SQLITE_NOMEM;
+  return 1;
+}
+
+/*
+** The key of the value pVal of RANGE field iField: *pbHas 0 for NULL (no
+** value), else 1 and *pKey. An INTEGER beyond +-2^53 and anything but
+** an INTEGER or a REAL (TEXT, numeric or not, a JSON array, a BLOB) is
+** an error with *pzErr (sqlite3_mprintf) naming the field and the value.
+*/
+int iiRangeValueKey(inverted_index_vtab *p, int iField, sqlite3_value *pVal, int *pbHas, uint64_t *pKey,
+                    char **pzErr) {
+  int eType = sqlite3_value_type(pVal);
+  char *zQ;
+  *pbHas = 0;
+  if (eType == SQLITE_NULL) return SQLITE_OK;
+  if (eType == SQLITE_INTEGER) {
+    sqlite3_int64 i = sqlite3_value_int64(pVal);
+    if (iiRangeIntOk(i)) {
+      *pbHas = 1;
+      *pKey = iiRangeKey((double)i);
+      return SQLITE_OK;
+    }
+    *pzErr = sqlite3_mprintf(
+        "inverted_index: field '%s': integer %lld is outside -2^53 .. 2^53, the integers a RANGE field holds "
+        "exactly (store it as a REAL)",
+        p->azField[iField], i);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  if (eType == SQLITE_FLOAT) {
+    double r = sqlite3_value_double(pVal);
+    if (r == r) {
+      *pbHas = 1;
+      *pKey = iiRangeKey(r);
+      return SQLITE_OK;
+    }
+  }
+  zQ = nosqlValueQuote(pVal);
+  if (zQ == NULL) return SQLITE_NOMEM;
+  *pzErr = sqlite3_mprintf(
+      "inverted_index: field '%s': value %s is not a number (a RANGE field takes an "
+      "INTEGER or a REAL)",
+      p->azField[iField], zQ);
+  sqlite3_free(zQ);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+/*
+** The stored bitmaps of RANGE field iField, borrowed from the term cache
+** (valid until the evaluation or count that loads them returns): *ppExist
+** the documents with a value, apSlice[0..64) the slices (NULL for one no
+** document has).
+*/
+int iiRangeSlices(inverted_index_vtab *p, int iField, const roaring_bitmap_t **ppExist,
+                  const roaring_bitmap_t **apSlice) {
+  int rc = iiLoadCode(p, iField, "", 0, ppExist), b;
+  for (b = 0; rc == SQLITE_OK && b < II_RANGE_NSLICE; b++) {
+    char zSlice[4];
+    iiRangeSliceName(b, zSlice);
+    rc = iiLoadCode(p, iField, zSlice, (int)strlen(zSlice), &apSlice[b]);
+    if (rc == SQLITE_OK && roaring_bitmap_is_empty(apSlice[b])) apSlice[b] = NULL;
+  }
+  return rc;
+}
+
+/* The IiRangeEval of a table (pCtx): documents of pCand (NULL: all) with a value of iField in [kLo, kHi]. */
+int iiRangeEvalDocs(void *pCtx, int iField, uint64_t kLo, uint64_t kHi, const roaring_bitmap_t *pCand,
+                    roaring_bitmap_t **ppOut) {
+  const roaring_bitmap_t *pExist = NULL, *apSlice[II_RANGE_NSLICE];
+  int rc = iiRangeSlices((inverted_index_vtab *)pCtx, iField, &pExist, apSlice);
+  *ppOut = NULL;
+  if (rc != SQLITE_OK) return rc;
+  *ppOut = iiRangeSelect(pExist, apSlice, pCand, kLo, kHi);
+  return *ppOut ? SQLITE_OK : SQLITE_NOMEM;
 }
