@@ -42,16 +42,16 @@ static unsigned rangeRand(unsigned n) {
 /* A value or bound: an INTEGER, a REAL, or NULL. */
 typedef struct RangeNum RangeNum;
 struct RangeNum {
-  int eType;         /* SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_NULL */
-  sqlite3_int64 i;   /* The INTEGER */
-  double r;          /* The REAL */
+  int eType;       /* SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_NULL */
+  sqlite3_int64 i; /* The INTEGER */
+  double r;        /* The REAL */
 };
 
 static RangeNum rangeNum(int bBound) {
-  static const sqlite3_int64 aInt[] = {0, 1, -1, 7, 10, -10, 20, 100, 9007199254740992ll, -9007199254740992ll,
-                                       9007199254740991ll};
-  static const double aReal[] = {0.5, -0.5, 10.0, 9.99, 10.01, 19.999, 1e-300, -1e-300, 1e300, 2.5e15,
-                                 9007199254740994.0, -0.0, 0.0};
+  static const sqlite3_int64 aInt[] = {
+      0, 1, -1, 7, 10, -10, 20, 100, 9007199254740992ll, -9007199254740992ll, 9007199254740991ll};
+  static const double aReal[] = {
+      0.5, -0.5, 10.0, 9.99, 10.01, 19.999, 1e-300, -1e-300, 1e300, 2.5e15, 9007199254740994.0, -0.0, 0.0};
   RangeNum v;
   unsigned k = rangeRand(bBound ? 12 : 14);
   memset(&v, 0, sizeof(v));
@@ -130,9 +130,9 @@ static char *rangeIds(sqlite3 *db, const char *zSql, const RangeNum *a, int nA, 
 }
 
 static const char *azIndex[] = {"r_sync", "r_on", "r_off"};
-static int anBad[3];   /* Failures per index */
-static int nNonEmpty;  /* Comparisons on a non-empty answer */
-static int nCompared;  /* Comparisons made */
+static int anBad[3];  /* Failures per index */
+static int nNonEmpty; /* Comparisons on a non-empty answer */
+static int nCompared; /* Comparisons made */
 
 /* One random query, compared on every index with the direct answer. */
 static void rangeQuery(sqlite3 *db, int iStep) {
@@ -198,13 +198,14 @@ static void rangeQuery(sqlite3 *db, int iStep) {
     nCompared++;
     if (nRow > 0) nNonEmpty++;
     for (k = 0; k < 3; k++) {
-      char *zSql = sqlite3_mprintf("SELECT rowid FROM %s WHERE %s MATCH %Q ORDER BY rowid", azIndex[k], azIndex[k], zM);
+      char *zSql = sqlite3_mprintf("SELECT rowid FROM %s WHERE %s MATCH %Q ORDER BY rowid", azIndex[k],
+                                   azIndex[k], zM);
       int nGot;
       char *zGot = rangeIds(db, zSql, NULL, 0, &nGot, &zErr);
       if (zErr || strcmp(zGot, zWant) != 0) {
         if (anBad[k]++ < 3) {
-          printf("FAIL %s step %d: '%s': got %s (%s), want %s\n", azIndex[k], iStep, zM, zGot, zErr ? zErr : "",
-                 zWant);
+          printf("FAIL %s step %d: '%s': got %s (%s), want %s\n", azIndex[k], iStep, zM, zGot,
+                 zErr ? zErr : "", zWant);
         }
       }
       sqlite3_free(zErr);
@@ -302,7 +303,8 @@ int main(int argc, char **argv) {
                 "  DELETE FROM r_off WHERE rowid = old.id; END;"
                 "CREATE TRIGGER r_au AFTER UPDATE ON r BEGIN"
                 "  UPDATE r_on SET rowid = new.id, b = new.b, p = new.p WHERE rowid = old.id;"
-                "  UPDATE r_off SET rowid = new.id, b = new.b, p = new.p WHERE rowid = old.id; END;") != SQLITE_OK) {
+                "  UPDATE r_off SET rowid = new.id, b = new.b, p = new.p WHERE rowid = old.id; END;") !=
+      SQLITE_OK) {
     printf("FAIL setup: %s\n", sqlite3_errmsg(db));
     return 1;
   }
@@ -328,7 +330,8 @@ int main(int argc, char **argv) {
       for (k = 0; k < 3; k++) {
         char *zSql = sqlite3_mprintf("INSERT INTO %s(%s) VALUES ('integrity-check')", azIndex[k], azIndex[k]);
         if (rangeExec(db, zSql) != SQLITE_OK) {
-          if (anBad[k]++ < 3) printf("FAIL %s step %d: integrity-check: %s\n", azIndex[k], iStep, sqlite3_errmsg(db));
+          if (anBad[k]++ < 3)
+            printf("FAIL %s step %d: integrity-check: %s\n", azIndex[k], iStep, sqlite3_errmsg(db));
         }
         sqlite3_free(zSql);
       }
@@ -338,7 +341,8 @@ int main(int argc, char **argv) {
       for (k = 0; k < 3; k++) {
         char *zSql = sqlite3_mprintf("INSERT INTO %s(%s) VALUES (%Q)", azIndex[k], azIndex[k], zCmd);
         if (rangeExec(db, zSql) != SQLITE_OK) {
-          if (anBad[k]++ < 3) printf("FAIL %s step %d: %s: %s\n", azIndex[k], iStep, zCmd, sqlite3_errmsg(db));
+          if (anBad[k]++ < 3)
+            printf("FAIL %s step %d: %s: %s\n", azIndex[k], iStep, zCmd, sqlite3_errmsg(db));
         }
         sqlite3_free(zSql);
       }
