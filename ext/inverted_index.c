@@ -1329,8 +1329,8 @@ int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitma
   IiExpr *pQuery = NULL;
   *pzErr = NULL;
   if (zQuery) {
-    pQuery = iiQueryParseNested(zQuery, p->nField, (const char *const *)p->azField, p->anKey,
-                                (const char *const *const *)p->aazKey, pzErr, &rc);
+    pQuery = iiQueryParseFull(zQuery, p->nField, (const char *const *)p->azField, p->anKey,
+                              (const char *const *const *)p->aazKey, p->abRange, pzErr, &rc);
     if (pQuery == NULL) return rc;
   }
   for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
