@@ -25,6 +25,7 @@
 */
 #include <sqlite3.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,7 +96,7 @@ static void rangeBind(sqlite3_stmt *p, int i, const RangeNum *v) {
 static void rangeText(const RangeNum *v, char *z, int n) {
   if (v->eType == SQLITE_INTEGER) {
     snprintf(z, (size_t)n, "%lld", (long long)v->i);
-  } else if (v->r > 1.7976931348623157e308 || v->r < -1.7976931348623157e308) {
+  } else if (isinf(v->r)) {
     snprintf(z, (size_t)n, "%s1e999", v->r < 0 ? "-" : "");
   } else {
     snprintf(z, (size_t)n, "%.17g", v->r);

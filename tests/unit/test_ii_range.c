@@ -8,6 +8,7 @@
 ** parse error.
 */
 #include <roaring/roaring.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "nosql.h"
@@ -360,12 +361,12 @@ static void testQueries(void) {
     int want, got;
     if (lo != lo || hi != hi) continue;
     /* %.17g prints every double so that it reads back exactly; inf as 1e999. */
-    if (lo > 1.7976931348623157e308 || lo < -1.7976931348623157e308) {
+    if (isinf(lo)) {
       snprintf(zLo, sizeof(zLo), "%s1e999", lo < 0 ? "-" : "");
     } else {
       snprintf(zLo, sizeof(zLo), "%.17g", lo);
     }
-    if (hi > 1.7976931348623157e308 || hi < -1.7976931348623157e308) {
+    if (isinf(hi)) {
       snprintf(zHi, sizeof(zHi), "%s1e999", hi < 0 ? "-" : "");
     } else {
       snprintf(zHi, sizeof(zHi), "%.17g", hi);
