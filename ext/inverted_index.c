@@ -63,6 +63,17 @@
 ** document's element numbers and per-element term ids (schemas and
 ** formats in docs/inverted_index.md, "Storage").
 **
+** Numeric fields: a field declared "price RANGE" holds one INTEGER (at
+** most +-2^53) or REAL per document, and price:[10 TO 20], price:{10 TO
+** 20}, price:>=10, price:<20, price:15 and price:* select by it, with
+** terms under AND, OR and NOT; the facets table counts documents per
+** bucket (ranges = '[10, 20]'). The values are a bit-sliced index: slice
+** i is the term "b<i>" of the field (the documents whose order-preserving
+** 64-bit key has bit i set), the term "" the documents with a value, so
+** they are stored, buffered, checked and rebuilt as terms; a range is two
+** walks down the 64 slices, over the candidates the rest of an AND
+** leaves (ext/inverted_index_range.c).
+**
 ** Special commands: INSERT INTO audience(audience) VALUES('rebuild'),
 ** ('integrity-check'), ('optimize'), and
 ** INSERT INTO audience(audience, rowid) VALUES('delete', 7) (old values

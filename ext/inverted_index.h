@@ -1,8 +1,10 @@
 /*
 ** inverted_index.h: what ext/inverted_index.c shares with
-** ext/inverted_index_vocab.c (its companions): the table's structures and
-** the functions that reach its caches. Private to those two files, as
-** fts5Int.h is to fts5's; nosqlInt.h has the extension-wide interfaces.
+** ext/inverted_index_vocab.c (its companions) and
+** ext/inverted_index_range.c (the RANGE fields' glue): the table's
+** structures and the functions that reach its caches. Private to those
+** files, as fts5Int.h is to fts5's; nosqlInt.h has the extension-wide
+** interfaces.
 */
 #ifndef NOSQL_INVERTED_INDEX_H
 #define NOSQL_INVERTED_INDEX_H
