@@ -1110,13 +1110,42 @@ int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap) {
 }
 
 /* The posting list of (iCode, zTerm), borrowed from the cache; the empty set for an unknown term. */
-int iiLoadCode(inverted_index_vtab *p, sqlite3_int64 iCode, const char *zTerm, int nTerm,
-               const roaring_bitmap_t **ppPost) {
+static int iiLoadCode(inverted_index_vtab *p, sqlite3_int64 iCode, const char *zTerm, int nTerm,
+                      const roaring_bitmap_t **ppPost) {
   IiTerm *t = NULL;
   int rc = iiTermByName(p, iCode, zTerm, nTerm, 0, &t);
   if (rc == SQLITE_OK && t) rc = iiTermLoad(p, t);
   *ppPost = (rc == SQLITE_OK && t) ? t->pPost : p->pEmpty;
   return rc;
+}
+
+/*
+** The stored bitmaps of RANGE field iField, borrowed from the term cache
+** (valid until the evaluation or count that loads them returns): *ppExist
+** the documents with a value, apSlice[0..64) the slices (NULL for one no
+** document has).
+*/
+int iiRangeSlices(inverted_index_vtab *p, int iField, const roaring_bitmap_t **ppExist,
+                  const roaring_bitmap_t **apSlice) {
+  int rc = iiLoadCode(p, iField, "", 0, ppExist), b;
+  for (b = 0; rc == SQLITE_OK && b < II_RANGE_NSLICE; b++) {
+    char zSlice[4];
+    iiRangeSliceName(b, zSlice);
+    rc = iiLoadCode(p, iField, zSlice, (int)strlen(zSlice), &apSlice[b]);
+    if (rc == SQLITE_OK && roaring_bitmap_is_empty(apSlice[b])) apSlice[b] = NULL;
+  }
+  return rc;
+}
+
+/* The IiRangeEval of a table (pCtx): documents of pCand (NULL: all) with a value of iField in [kLo, kHi]. */
+int iiRangeEvalDocs(void *pCtx, int iField, uint64_t kLo, uint64_t kHi, const roaring_bitmap_t *pCand,
+                    roaring_bitmap_t **ppOut) {
+  const roaring_bitmap_t *pExist = NULL, *apSlice[II_RANGE_NSLICE];
+  int rc = iiRangeSlices((inverted_index_vtab *)pCtx, iField, &pExist, apSlice);
+  *ppOut = NULL;
+  if (rc != SQLITE_OK) return rc;
+  *ppOut = iiRangeSelect(pExist, apSlice, pCand, kLo, kHi);
+  return *ppOut ? SQLITE_OK : SQLITE_NOMEM;
 }
 
 /* The posting loader of iiQueryEval over a table's cache: plain fields. */

@@ -196,8 +196,10 @@ int iiReadBegin(inverted_index_vtab *p);
 size_t iiSlotById(inverted_index_vtab *p, sqlite3_int64 id);
 int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm);
 int iiTermLoad(inverted_index_vtab *p, IiTerm *t);
-int iiLoadCode(inverted_index_vtab *p, sqlite3_int64 iCode, const char *zTerm, int nTerm,
-               const roaring_bitmap_t **ppPost);
+int iiRangeSlices(inverted_index_vtab *p, int iField, const roaring_bitmap_t **ppExist,
+                  const roaring_bitmap_t **apSlice);
+int iiRangeEvalDocs(void *pCtx, int iField, uint64_t kLo, uint64_t kHi, const roaring_bitmap_t *pCand,
+                    roaring_bitmap_t **ppOut);
 char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode);
 int iiCodeOk(inverted_index_vtab *p, sqlite3_int64 iCode);
 int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField,
@@ -208,10 +210,6 @@ int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitma
 int iiRangeDecl(const char *zArg, char **pzName, int *pRc);
 int iiRangeValueKey(inverted_index_vtab *p, int iField, sqlite3_value *pVal, int *pbHas, uint64_t *pKey,
                     char **pzErr);
-int iiRangeSlices(inverted_index_vtab *p, int iField, const roaring_bitmap_t **ppExist,
-                  const roaring_bitmap_t **apSlice);
-int iiRangeEvalDocs(void *pCtx, int iField, uint64_t kLo, uint64_t kHi, const roaring_bitmap_t *pCand,
-                    roaring_bitmap_t **ppOut);
 
 /* ext/inverted_index_vocab.c, for inverted_index.c's registration. */
 extern sqlite3_module iiCompanionModule;

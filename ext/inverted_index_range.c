@@ -34,8 +34,9 @@
 **
 ** The pure core comes first (no sqlite3_* calls but memory and messages:
 ** the unit tests, tests/unit/test_ii_range.c, drive it directly); then the
-** glue the module calls: the declaration, a row's value, the slices of a
-** field and the evaluation of a range over them.
+** glue the module calls: the declaration and a row's value. (Loading a
+** field's slices and evaluating a range over them is the store's job:
+** iiRangeSlices and iiRangeEvalDocs, next to the term cache.)
 */
 #include "nosqlTest.h"
 
@@ -316,33 +317,4 @@ int iiRangeValueKey(inverted_index_vtab *p, int iField, sqlite3_value *pVal, int
       p->azField[iField], zQ);
   sqlite3_free(zQ);
   return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-}
-
-/*
-** The stored bitmaps of RANGE field iField, borrowed from the term cache
-** (valid until the evaluation or count that loads them returns): *ppExist
-** the documents with a value, apSlice[0..64) the slices (NULL for one no
-** document has).
-*/
-int iiRangeSlices(inverted_index_vtab *p, int iField, const roaring_bitmap_t **ppExist,
-                  const roaring_bitmap_t **apSlice) {
-  int rc = iiLoadCode(p, iField, "", 0, ppExist), b;
-  for (b = 0; rc == SQLITE_OK && b < II_RANGE_NSLICE; b++) {
-    char zSlice[4];
-    iiRangeSliceName(b, zSlice);
-    rc = iiLoadCode(p, iField, zSlice, (int)strlen(zSlice), &apSlice[b]);
-    if (rc == SQLITE_OK && roaring_bitmap_is_empty(apSlice[b])) apSlice[b] = NULL;
-  }
-  return rc;
-}
-
-/* The IiRangeEval of a table (pCtx): documents of pCand (NULL: all) with a value of iField in [kLo, kHi]. */
-int iiRangeEvalDocs(void *pCtx, int iField, uint64_t kLo, uint64_t kHi, const roaring_bitmap_t *pCand,
-                    roaring_bitmap_t **ppOut) {
-  const roaring_bitmap_t *pExist = NULL, *apSlice[II_RANGE_NSLICE];
-  int rc = iiRangeSlices((inverted_index_vtab *)pCtx, iField, &pExist, apSlice);
-  *ppOut = NULL;
-  if (rc != SQLITE_OK) return rc;
-  *ppOut = iiRangeSelect(pExist, apSlice, pCand, kLo, kHi);
-  return *ppOut ? SQLITE_OK : SQLITE_NOMEM;
 }
