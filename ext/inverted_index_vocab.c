@@ -62,6 +62,7 @@ struct ii_companion_cursor {
   int nIndexField;          /* Entries of aiBase, anSlot, aeLayout */
   sqlite3_stmt *pVocab;     /* Vocabulary: the dictionary scan */
   IiFacetBound *aBound;     /* Range facets: the bounds, ascending */
+  char *zRanges;            /* Range facets: the ranges argument as given (read back by its column) */
   int nBound;               /* Entries of aBound */
   int bEof;                 /* True past the last row */
 };
@@ -197,6 +198,8 @@ static void iiCompanionReset(ii_companion_cursor *pCur) {
   pCur->pVocab = NULL;
   sqlite3_free(pCur->aBound);
   pCur->aBound = NULL;
+  sqlite3_free(pCur->zRanges);
+  pCur->zRanges = NULL;
   pCur->nBound = 0;
   pCur->bEof = 1;
 }
@@ -519,6 +522,8 @@ static int iiFacetsBounds(ii_companion_cursor *pCur, sqlite3_vtab *pVtab, invert
   sqlite3_stmt *pStmt = NULL;
   int rc, nAlloc = 0, bBad = 0;
   if (zJson == NULL) return SQLITE_NOMEM;
+  pCur->zRanges = sqlite3_mprintf("%s", zJson);
+  if (pCur->zRanges == NULL) return SQLITE_NOMEM;
   if (!nosqlJsonStrict(zJson, (int)strlen(zJson)) || zJson[strspn(zJson, " \t\n\r")] != '[') {
     nosqlVtabError(pVtab, "inverted_index_facets: ranges '%s' is not a JSON array of numbers", zJson);
     return SQLITE_ERROR;
@@ -894,6 +899,7 @@ static int iiCompanionColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int
           sqlite3_result_text(ctx, pCur->azQuery[r->iQuery], -1, SQLITE_TRANSIENT);
         break;
       case II_FACETS_COL_RANGES:
+        if (r->iBucket >= 0) sqlite3_result_text(ctx, pCur->zRanges, -1, SQLITE_TRANSIENT);
         break;
       case II_FACETS_COL_LO:
       case II_FACETS_COL_HI: {
