@@ -159,19 +159,19 @@ void iiRangeSliceName(int iBit, char *zOut) {
 }
 
 /*
-** Narrow pIn (owned; freed) to the documents whose key is >= k (bGe) or
-** <= k (!bGe). aSlice[i] may be NULL (no document has bit i). Returns a
-** new bitmap, or NULL on OOM.
+** Narrow pEq (owned; freed) to the documents whose key is >= k (bGe) or
+** <= k (!bGe), given that their bits above iTop equal k's. aSlice[i] may
+** be NULL (no document has bit i). Returns a new bitmap, or NULL on OOM.
 */
 static roaring_bitmap_t *iiRangeWalk(roaring_bitmap_t *pEq, const roaring_bitmap_t *const *aSlice, uint64_t k,
-                                     int bGe) {
+                                     int bGe, int iTop) {
   roaring_bitmap_t *pDone = roaring_bitmap_create(); /* Known greater (bGe) or less (!bGe) */
   int i;
   if (pDone == NULL) {
     roaring_bitmap_free(pEq);
     return NULL;
   }
-  for (i = 63; i >= 0 && !roaring_bitmap_is_empty(pEq); i--) {
+  for (i = iTop; i >= 0 && !roaring_bitmap_is_empty(pEq); i--) {
     const roaring_bitmap_t *s = aSlice[i];
     int bBit = (int)((k >> i) & 1);
     if (bGe) {
@@ -223,10 +223,26 @@ static roaring_bitmap_t *iiRangeWalk(roaring_bitmap_t *pEq, const roaring_bitmap
 roaring_bitmap_t *iiRangeSelect(const roaring_bitmap_t *pExist, const roaring_bitmap_t *const *aSlice,
                                 const roaring_bitmap_t *pCand, uint64_t kLo, uint64_t kHi) {
   roaring_bitmap_t *p;
+  int i = 63;
   if (kLo > kHi) return roaring_bitmap_create();
   p = pCand ? roaring_bitmap_and(pExist, pCand) : roaring_bitmap_copy(pExist);
-  if (p && kLo > 0) p = iiRangeWalk(p, aSlice, kLo, 1);
-  if (p && kHi < UINT64_MAX) p = iiRangeWalk(p, aSlice, kHi, 0);
+  if (p && kLo > 0 && kHi < UINT64_MAX) {
+    /* Where the two bounds share their top bits, a key in range has them too: one pass for both walks. */
+    for (; i >= 0 && ((kLo ^ kHi) >> i) == 0 && !roaring_bitmap_is_empty(p); i--) {
+      const roaring_bitmap_t *s = aSlice[i];
+      if ((kLo >> i) & 1) {
+        if (s == NULL) {
+          roaring_bitmap_clear(p);
+        } else {
+          roaring_bitmap_and_inplace(p, s);
+        }
+      } else if (s) {
+        roaring_bitmap_andnot_inplace(p, s);
+      }
+    }
+  }
+  if (p && kLo > 0) p = iiRangeWalk(p, aSlice, kLo, 1, i);
+  if (p && kHi < UINT64_MAX) p = iiRangeWalk(p, aSlice, kHi, 0, i);
   return p;
 }
 
