@@ -15,7 +15,8 @@
 ** those already known to be greater (or less): at most two bitmap
 ** operations a slice, 64 slices, whatever the range's width; and the set
 ** still equal shrinks as the walk goes down, so the later steps are
-** cheap. A candidate set (the documents the rest of an AND leaves) starts
+** cheap; the top bits both bounds of a range share are walked once, for
+** both. A candidate set (the documents the rest of an AND leaves) starts
 ** the walk, so brand AND colour AND price:[..] touches only those.
 **
 ** The slices are stored as terms of the field (the module's posting
