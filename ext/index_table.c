@@ -1114,7 +1114,7 @@ static int idxUniqueRead(idxtab_vtab *p, const IdxBase *pB, IdxUnique *pU) {
   memset(pU->abKey, 0, sizeof(int) * (size_t)(pB->nCol + 1));
   ctx.pB = pB;
   ctx.pU = pU;
-  rc = nosqlUniqueConds(p->db, p->zDb, p->zBase, &pU->cond, &pU->nIndex, idxUniqueCol, &ctx);
+  rc = nosqlUniqueConds(p->db, p->zDb, p->zBase, &pU->cond, &pU->nIndex, 0, idxUniqueCol, &ctx);
   nosqlBufferAppend(&rc, &pU->cond, "", 0);
   if (rc == SQLITE_OK && pU->nIndex == 0) nosqlBufferReset(&pU->cond);
   return rc;

@@ -315,12 +315,17 @@ int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char *
 ** trigger's condition over the table aliased "s": *pCond gets " OR
 ** (s."a" = NEW."a" COLLATE "c" AND ...)" per index, in the index's
 ** collations. Key parts that are expressions are left out (a superset of
-** the rows); an index whose first part is one is not covered. xCol(pCtx,
-** zCol) is called for each key column put in, *pnIndex gets the indexes
-** put in (0: *pCond untouched). SQLITE_OK or an error code.
+** the rows); an index whose first part is one is not covered. Unless NULL,
+** xCheck(pCtx, zIdx, bPartial, bExpr) is called first for each key part
+** (zIdx NULL on OOM), and an error it returns stops the read (a caller
+** that cannot follow a partial index or an expression refuses it there).
+** xCol(pCtx, zCol), unless NULL, is called for each key column put in.
+** *pnIndex gets the indexes put in (0: *pCond untouched). SQLITE_OK or an
+** error code.
 */
 int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, NosqlBuffer *pCond, int *pnIndex,
-                     int (*xCol)(void *, const char *), void *pCtx);
+                     int (*xCheck)(void *, const char *, int, int), int (*xCol)(void *, const char *),
+                     void *pCtx);
 
 /*
 ** One token of SQL text at z[*pi]: comments and spaces are skipped;

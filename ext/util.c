@@ -757,13 +757,14 @@ char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc) {
 }
 
 int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, NosqlBuffer *pCond, int *pnIndex,
-                     int (*xCol)(void *, const char *), void *pCtx) {
+                     int (*xCheck)(void *, const char *, int, int), int (*xCol)(void *, const char *),
+                     void *pCtx) {
   sqlite3_stmt *pStmt = NULL;
   char *zPrev = NULL;
   int bSkip = 0;
   int rc = sqlite3_prepare_v2(
       db,
-      "SELECT l.name, x.name, x.coll, x.cid FROM pragma_index_list(?1, ?2) AS l, "
+      "SELECT l.name, x.name, x.coll, x.cid, l.partial FROM pragma_index_list(?1, ?2) AS l, "
       "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
       -1, &pStmt, 0);
   *pnIndex = 0;
@@ -776,6 +777,10 @@ int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, Nosql
     const char *zColl = (const char *)sqlite3_column_text(pStmt, 2);
     int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
     int bExpr = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
+    if (xCheck) {
+      rc = xCheck(pCtx, zIdx, sqlite3_column_int(pStmt, 4), bExpr);
+      if (rc != SQLITE_OK) break;
+    }
     if (bNew) {
       if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
       sqlite3_free(zPrev);
