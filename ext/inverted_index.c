@@ -1047,6 +1047,53 @@ static int iiStashAdd(inverted_index_vtab *p, sqlite3_value *pRowid, sqlite3_val
   return rc;
 }
 
+/* True if kept (unchanged, once indexed) value pVal has a term: not NULL, not an empty array. */
+static int iiKeptHasTerm(sqlite3_value *pVal) {
+  const unsigned char *z;
+  int n, k = 0;
+  if (sqlite3_value_type(pVal) == SQLITE_NULL) return 0;
+  if (sqlite3_value_type(pVal) != SQLITE_TEXT) return 1;
+  z = sqlite3_value_text(pVal);
+  n = sqlite3_value_bytes(pVal);
+  while (k < n && nosqlIsSpace((char)z[k])) k++;
+  if (k == n || z[k] != '[') return 1;
+  for (k++; k < n && nosqlIsSpace((char)z[k]); k++) {
+  }
+  return k < n && z[k] != ']';
+}
+
+/*
+** mode = 'sync', direct = off: the AFTER UPDATE trigger's two halves of an
+** UPDATE that keeps the rowid, 'sync-delete:MASK' with the old values and
+** 'sync-insert:MASK' with the new, MASK a '1' per field the UPDATE left as
+** it was (same type and bytes: same terms). Only the other fields' terms
+** move; the document stays live.
+*/
+static int iiSyncPartial(inverted_index_vtab *p, const char *zCmd, sqlite3_value *pRowid,
+                         sqlite3_value **apVal) {
+  const char *zMask = zCmd + 12;
+  int rc = SQLITE_OK, i, bDelete = zCmd[5] == 'd';
+  sqlite3_int64 iRowid;
+  for (i = 0; i < p->nField && (zMask[i] == '0' || zMask[i] == '1'); i++) {
+  }
+  if (i < p->nField || zMask[i] != 0 || sqlite3_value_type(pRowid) != SQLITE_INTEGER) {
+    nosqlVtabError(&p->base, "inverted_index: malformed command '%s'", zCmd);
+    return SQLITE_ERROR;
+  }
+  iRowid = sqlite3_value_int64(pRowid);
+  if (!bDelete && p->nStash) rc = iiStashSettle(p, -1);
+  if (rc != SQLITE_OK) return rc;
+  p->zKeep = zMask;
+  p->bKeepTerms = 0;
+  for (i = 0; i < p->nField; i++) {
+    if (zMask[i] == '1' && iiKeptHasTerm(apVal[i])) p->bKeepTerms = 1;
+  }
+  rc = bDelete ? iiDeleteValues(p, iRowid, apVal) : iiWriteDoc(p, 0, 0, iRowid, apVal);
+  p->zKeep = NULL;
+  p->bKeepTerms = 0;
+  return rc;
+}
+
 static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value *pRowid,
                      sqlite3_value **apVal) {
   const char *zCmd = (const char *)sqlite3_value_text(pCmd);
@@ -1063,6 +1110,10 @@ static int iiCommand(inverted_index_vtab *p, sqlite3_value *pCmd, sqlite3_value 
     if (p->bStored) return iiDeleteStored(p, sqlite3_value_int64(pRowid)); /* values ignored */
     if (p->bNoDirect) return iiDeleteValues(p, sqlite3_value_int64(pRowid), apVal);
     return iiDeleteDoc(p, sqlite3_value_int64(pRowid));
+  }
+  if (p->bSync && p->bNoDirect && !p->bElems &&
+      (strncmp(zCmd, "sync-delete:", 12) == 0 || strncmp(zCmd, "sync-insert:", 12) == 0)) {
+    return iiSyncPartial(p, zCmd, pRowid, apVal);
   }
   if (p->bSync && sqlite3_stricmp(zCmd, "displace") == 0) {
     /* The BEFORE triggers': a row the write may displace, kept until its AFTER trigger. */

@@ -186,6 +186,8 @@ struct inverted_index_vtab {
   sqlite3_value **apStash;      /* mode = 'sync': nStash rows (rowid, values...) 'displace' was given */
   int nStash;                   /* Rows in apStash */
   int nStashAlloc;              /* Rows apStash has room for */
+  const char *zKeep;            /* mode = 'sync' partial write: '1' per field it leaves as is, or NULL */
+  int bKeepTerms;               /* The fields zKeep leaves have a term between them */
   sqlite3_stmt *pSchemaVersion; /* mode = 'sync': PRAGMA schema_version of zDb, or NULL */
   int (*xReadCheck)(
       inverted_index_vtab *);     /* mode = 'sync': iiSyncReadCheck, which iiReadBegin runs; or NULL */

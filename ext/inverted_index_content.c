@@ -160,6 +160,37 @@ static void iiAppendFields(int *pRc, NosqlBuffer *pB, inverted_index_vtab *p, co
 }
 
 /*
+** The AFTER UPDATE trigger's body when the rowid stays (iiSyncPartial):
+** 'sync-delete:MASK' with the old values, then 'sync-insert:MASK' with the
+** new, MASK a '1' per field left as it was (binary and by type, as the
+** trigger's WHEN compares); a rowid move gives 'delete' and a plain INSERT.
+*/
+static void iiAppendPartialUpdate(int *pRc, NosqlBuffer *pB, inverted_index_vtab *p, const char *zIpk) {
+  NosqlBuffer mask = {0, 0, 0};
+  int k;
+  for (k = 0; k < p->nField; k++) {
+    const char *z = p->azField[k];
+    nosqlBufferAppendf(pRc, &mask,
+                       "%s(CASE WHEN OLD.\"%w\" IS NEW.\"%w\" COLLATE BINARY AND typeof(OLD.\"%w\") IS "
+                       "typeof(NEW.\"%w\") THEN '1' ELSE '0' END)",
+                       k ? " || " : "", z, z, z, z);
+  }
+  nosqlBufferAppend(pRc, &mask, "", 0);
+  for (k = 0; k < 2 && *pRc == SQLITE_OK; k++) {
+    const char *zRow = k ? "NEW." : "OLD.";
+    nosqlBufferAppendf(pRc, pB, "INSERT INTO \"%w\"(\"%w\", rowid", p->zName, p->zName);
+    iiAppendFields(pRc, pB, p, "");
+    nosqlBufferAppendf(
+        pRc, pB, ") VALUES(CASE WHEN OLD.\"%w\" IS NOT NEW.\"%w\" THEN %s ELSE '%s:' || %s END, %s\"%w\"",
+        zIpk, zIpk, k ? "NULL" : "'delete'", k ? "sync-insert" : "sync-delete", (const char *)mask.a, zRow,
+        zIpk);
+    iiAppendFields(pRc, pB, p, zRow);
+    nosqlBufferAppend(pRc, pB, ");\n", -1);
+  }
+  nosqlBufferFree(&mask);
+}
+
+/*
 ** Create the triggers (after dropping those of that name), or with
 ** pnStale count those missing, on another table than the content table,
 ** or not as this version would create them now (a UNIQUE index added
@@ -171,6 +202,8 @@ int iiSyncTriggers(inverted_index_vtab *p, char **pzErr, int *pnStale) {
   char *zIpk = NULL;
   sqlite3_stmt *pStmt = NULL;
   int rc, i, k;
+  /* direct = off, no elements layout: an UPDATE moves the changed fields' terms only. */
+  int bPartial = p->bNoDirect && !p->bElems;
   rc = nosqlRowidAlias(p->db, p->zDb, p->zContent, &zIpk);
   if (rc == SQLITE_OK && zIpk == NULL) {
     *pzErr = sqlite3_mprintf(
@@ -244,14 +277,15 @@ int iiSyncTriggers(inverted_index_vtab *p, char **pzErr, int *pnStale) {
       iiAppendFields(&rc, &b, p, "s.");
       nosqlBufferAppendf(&rc, &b, " FROM \"%w\" AS s WHERE %s;\n", p->zContent, (const char *)where.a);
     }
-    if (i == 3 || i == 4) {
+    if (i == 3 && bPartial) iiAppendPartialUpdate(&rc, &b, p, zIpk);
+    if ((i == 3 && !bPartial) || i == 4) {
       nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\"(\"%w\", rowid", p->zName, p->zName);
       iiAppendFields(&rc, &b, p, "");
       nosqlBufferAppendf(&rc, &b, ") VALUES('delete', OLD.\"%w\"", zIpk);
       iiAppendFields(&rc, &b, p, "OLD.");
       nosqlBufferAppend(&rc, &b, ");\n", -1);
     }
-    if (i == 1 || i == 3) {
+    if (i == 1 || (i == 3 && !bPartial)) {
       nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w\"(rowid", p->zName);
       iiAppendFields(&rc, &b, p, "");
       nosqlBufferAppendf(&rc, &b, ") VALUES(%s\"%w\"", zRow, zIpk);

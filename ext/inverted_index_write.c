@@ -527,6 +527,7 @@ int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues *v, ch
     int eType = sqlite3_value_type(pVal);
     const char *z;
     int n, bJson;
+    if (p->zKeep && p->zKeep[i] == '1') continue; /* unchanged: its terms stay */
     if (p->aeLayout[i] != II_LAYOUT_PLAIN) {
       rc = iiParseNested(p, v, i, pVal, pzErr);
       continue;
@@ -1042,8 +1043,9 @@ int iiDeleteValues(inverted_index_vtab *p, sqlite3_int64 iRowid, sqlite3_value *
     return SQLITE_ERROR;
   }
   for (i = 0; i < p->nField; i++) {
-    if (sqlite3_value_type(apVal[i]) != SQLITE_NULL) bNull = 0;
+    if (sqlite3_value_type(apVal[i]) != SQLITE_NULL && !(p->zKeep && p->zKeep[i] == '1')) bNull = 0;
   }
+  if (p->bKeepTerms) bNull = 0; /* a field left as is has a term */
   if (rc == SQLITE_OK) rc = iiTermByName(p, II_CODE_LIVE, "", 0, 0, &pLiveTerm);
   if (rc == SQLITE_OK) rc = iiTermByName(p, II_CODE_EMPTY, "", 0, 0, &pEmptyTerm);
   if (rc == SQLITE_OK && pLiveTerm == NULL) rc = iiCorrupt(p, "document list", "terms");
@@ -1118,9 +1120,12 @@ int iiDeleteValues(inverted_index_vtab *p, sqlite3_int64 iRowid, sqlite3_value *
     }
     if (rc == SQLITE_OK) iiElemMapSet(p, i, aFirst[i], v.anElem[i], 0xFFFFFFFFu);
   }
-  if (rc == SQLITE_OK) rc = iiTermPending(p, pLiveTerm, (uint32_t)iRowid, 0);
-  if (rc == SQLITE_OK && v.nTerm == 0 && pEmptyTerm) rc = iiTermPending(p, pEmptyTerm, (uint32_t)iRowid, 0);
-  iiDocMapNote(p, rc, II_NOTE_DELETE, (uint32_t)iRowid, iRowid);
+  /* A partial write (zKeep) leaves the document live: its INSERT follows. */
+  if (rc == SQLITE_OK && !p->zKeep) rc = iiTermPending(p, pLiveTerm, (uint32_t)iRowid, 0);
+  if (rc == SQLITE_OK && v.nTerm == 0 && !p->bKeepTerms && pEmptyTerm) {
+    rc = iiTermPending(p, pEmptyTerm, (uint32_t)iRowid, 0);
+  }
+  iiDocMapNote(p, rc, p->zKeep ? II_NOTE_INSERT : II_NOTE_DELETE, (uint32_t)iRowid, iRowid);
   sqlite3_free(aFirst);
   iiValuesFree(&v);
   return rc;
@@ -1159,7 +1164,12 @@ static int iiWriteRowidFree(inverted_index_vtab *p, int bUpdate, sqlite3_int64 i
     /* Document = rowid; a 'rebuild' writes distinct rowids into emptied tables. */
     rc = iiRowidCheck(p, iRowid);
     if (rc == SQLITE_OK && !bBulk) rc = iiLiveHas(p, iRowid, &bFound);
-    if (rc == SQLITE_OK && bFound) {
+    if (rc == SQLITE_OK && p->zKeep && !bFound) {
+      nosqlVtabError(&p->base, "inverted_index: rowid %lld is not in the index", iRowid);
+      rc = SQLITE_ERROR;
+    } else if (rc == SQLITE_OK && bFound && p->zKeep) {
+      /* The second half of a partial write: the document stays. */
+    } else if (rc == SQLITE_OK && bFound) {
       if (sqlite3_vtab_on_conflict(p->db) == SQLITE_REPLACE) {
         nosqlVtabError(&p->base,
                        "inverted_index: rowid %lld already exists and %s has direct=off: replacing it needs "
@@ -1310,10 +1320,11 @@ static int iiWriteStoredRow(inverted_index_vtab *p, int bUpdate, int bBulk, sqli
   if (rc == SQLITE_OK && p->bNoDirect) {
     /* The document's own terms: live, and empty when it has no term. */
     IiTerm *t = NULL;
-    rc = iiTermByName(p, II_CODE_LIVE, "", 0, 1, &t);
-    if (rc == SQLITE_OK) rc = iiTermPending(p, t, iDoc, 1);
-    if (rc == SQLITE_OK && v->nTerm == 0) rc = iiTermByName(p, II_CODE_EMPTY, "", 0, 1, &t);
-    if (rc == SQLITE_OK && v->nTerm == 0) rc = iiTermPending(p, t, iDoc, 1);
+    int bEmpty = v->nTerm == 0 && !p->bKeepTerms;
+    if (!p->zKeep) rc = iiTermByName(p, II_CODE_LIVE, "", 0, 1, &t);
+    if (rc == SQLITE_OK && !p->zKeep) rc = iiTermPending(p, t, iDoc, 1);
+    if (rc == SQLITE_OK && bEmpty) rc = iiTermByName(p, II_CODE_EMPTY, "", 0, 1, &t);
+    if (rc == SQLITE_OK && bEmpty) rc = iiTermPending(p, t, iDoc, 1);
   } else if (rc == SQLITE_OK) {
     pStmt = iiStmt(p, bUpdate ? II_STMT_DOC_SET_TERMS : II_STMT_DOC_INSERT, &rc);
     if (pStmt) {
