@@ -272,6 +272,9 @@ build/property/graph_index: tests/property/graph_index.c | $(PREREQ)
 build/property/triggers: tests/property/triggers.c tests/property/rows.h | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
+build/property/range: tests/property/range.c | $(PREREQ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
 # The seeded generator, the statement runner and the opener they share.
 build/property/plan build/property/history build/property/hidden build/property/graph_index build/property/triggers: tests/property/prop.h
 build/crash: tests/crash/crash.c $(EXT_OBJ)
@@ -474,7 +477,7 @@ test-matrix: dist/nosql.so $(MATRIX_ALL:%=build/matrix/%/slt) $(MATRIX_OLD:%=bui
 	@MATRIX="$(MATRIX_ALL)" MATRIX_OLD="$(MATRIX_OLD)" bash tests/matrix.sh
 
 CONC_BIN := $(patsubst tests/concurrency/%.c,build/concurrency/%,$(sort $(wildcard tests/concurrency/*.c)))
-TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/plan build/property/history build/property/hidden build/property/graph_index build/property/triggers build/property/nearest build/static-host build/bench/bench build/damage \
+TEST_BUILD := dist/nosql.so build/slt $(UNIT_BIN) $(CONC_BIN) build/property/plan build/property/history build/property/hidden build/property/graph_index build/property/triggers build/property/nearest build/property/range build/static-host build/bench/bench build/damage \
               $(FUZZ_TARGETS:%=build/fuzz-replay/%) build/crash build/oom build/interrupt \
               build/asan/nosql.so build/asan/slt $(SAN_UNIT_BIN) build/asan/damage build/asan/oom \
               $(FUZZ_TARGETS:%=build/asan/fuzz-replay/%) \

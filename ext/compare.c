@@ -938,16 +938,16 @@ static void explainKvCounters(ExplainStep *p) {
   explainAppend(p, "%s", p->bCodes ? "one counter by name = ?" : "every counter");
 }
 
-/* inverted_index_facets: slots field, query, method. inverted_index_vocab: no inputs. */
+/* inverted_index_facets: slots field, query, method, ranges. inverted_index_vocab: no inputs. */
 static void explainFacets(ExplainStep *p) {
-  static const char *const azSlot[] = {"field", "query", "method"};
+  static const char *const azSlot[] = {"field", "query", "method", "ranges"};
   if (strcmp(p->zModule, "inverted_index_vocab") == 0 || !p->bCodes) {
     explainAppend(p, "%s",
                   strcmp(p->zModule, "inverted_index_vocab") == 0 ? "every term" : "no query: no rows");
     return;
   }
   explainAppend(p, "counts for ");
-  nosqlPlanWords(&p->rc, p->pOut, p->zIdx, azSlot, 3, ", ");
+  nosqlPlanWords(&p->rc, p->pOut, p->zIdx, azSlot, 4, ", ");
 }
 
 /* A table-valued function: slots are its hidden columns, in order. */

@@ -63,6 +63,17 @@
 ** document's element numbers and per-element term ids (schemas and
 ** formats in docs/inverted_index.md, "Storage").
 **
+** Numeric fields: a field declared "price RANGE" holds one INTEGER (at
+** most +-2^53) or REAL per document, and price:[10 TO 20], price:{10 TO
+** 20}, price:>=10, price:<20, price:15 and price:* select by it, with
+** terms under AND, OR and NOT; the facets table counts documents per
+** bucket (ranges = '[10, 20]'). The values are a bit-sliced index: slice
+** i is the term "b<i>" of the field (the documents whose order-preserving
+** 64-bit key has bit i set), the term "" the documents with a value, so
+** they are stored, buffered, checked and rebuilt as terms; a range is two
+** walks down the 64 slices, over the candidates the rest of an AND
+** leaves (ext/inverted_index_range.c).
+**
 ** Special commands: INSERT INTO audience(audience) VALUES('rebuild'),
 ** ('integrity-check'), ('optimize'), and
 ** INSERT INTO audience(audience, rowid) VALUES('delete', 7) (old values
@@ -266,6 +277,14 @@ static int iiNestedDecl(const char *zArg, char **pzName, int *pnKey, char ***paa
     }
     zTok = nosqlSqlToken(zArg, &i, &n);
     if (zTok == NULL) goto malformed;
+    if (n == 5 && sqlite3_strnicmp(zTok, "RANGE", 5) == 0) {
+      *pzErr = sqlite3_mprintf(
+          "inverted_index: field '%s': element key '%s' is declared RANGE, which NESTED(...) does not "
+          "support (declare a top-level RANGE field)",
+          *pzName, zKey);
+      *pRc = SQLITE_ERROR;
+      return 1;
+    }
     if (zTok[0] == ')') break;
     if (zTok[0] != ',') goto malformed;
   }
@@ -347,6 +366,7 @@ static void iiVtabFree(inverted_index_vtab *p) {
   sqlite3_free(p->anKey);
   sqlite3_free(p->aazKey);
   sqlite3_free(p->aeLayout);
+  sqlite3_free(p->abRange);
   sqlite3_free(p->aElemNext);
   iiStashClear(p);
   sqlite3_free(p->apStash);
@@ -424,14 +444,16 @@ static int iiOptionArg(inverted_index_vtab *p, const char *zArg, const char *zEq
   return rc;
 }
 
-/* iiInit's step for a field declaration zArg (a name, or one with NESTED(...)): p's next field. */
+/* iiInit's step for a field declaration zArg (a name, or one with RANGE or NESTED(...)): p's next field. */
 static int iiFieldArg(inverted_index_vtab *p, const char *zArg, int bCreate, char **pzErr) {
   int rc = SQLITE_OK, j;
   char *zField = NULL, **azKey = NULL;
   int nKey = 0;
-  unsigned char eLayout = II_LAYOUT_PLAIN;
+  unsigned char eLayout = II_LAYOUT_PLAIN, bRange = 0;
   if (iiNestedDecl(zArg, &zField, &nKey, &azKey, &eLayout, pzErr, &rc)) {
     if (eLayout == II_LAYOUT_ELEMENTS) p->bElems = 1;
+  } else if (iiRangeDecl(zArg, &zField, &rc)) {
+    bRange = 1;
   } else {
     zField = nosqlDequote(zArg, (int)strlen(zArg));
     if (zField == NULL) rc = SQLITE_NOMEM;
@@ -440,17 +462,19 @@ static int iiFieldArg(inverted_index_vtab *p, const char *zArg, int bCreate, cha
   p->anKey[p->nField] = nKey;
   p->aazKey[p->nField] = azKey;
   p->aeLayout[p->nField] = eLayout;
+  p->abRange[p->nField] = bRange;
   if (zField) p->nField++;
   if (rc != SQLITE_OK) return rc;
   if (p->nField > 0xFFFF) {
     *pzErr = sqlite3_mprintf("inverted_index: more than 65535 fields");
     rc = SQLITE_ERROR;
-  } else if (bCreate && eLayout == II_LAYOUT_PLAIN && !iiFieldDeclOk(zArg)) {
+  } else if (bCreate && eLayout == II_LAYOUT_PLAIN && !bRange && !iiFieldDeclOk(zArg)) {
     /* Checked when the index is created only: an index created before
     ** this rule keeps opening with the names it was given. */
     *pzErr = sqlite3_mprintf(
         "inverted_index: bad field declaration '%s': a field is a name (quote it to use spaces or "
-        "other characters); types and constraints are not allowed",
+        "other characters), optionally followed by RANGE or NESTED(...); other types and constraints "
+        "are not allowed",
         zArg);
     rc = SQLITE_ERROR;
   } else if (zField[0] == 0) {
@@ -588,9 +612,10 @@ static int iiInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sq
   p->anKey = (int *)sqlite3_malloc64(sizeof(int) * (size_t)(argc > 3 ? argc : 1));
   p->aazKey = (char ***)sqlite3_malloc64(sizeof(char **) * (size_t)(argc > 3 ? argc : 1));
   p->aeLayout = (unsigned char *)sqlite3_malloc64((size_t)(argc > 3 ? argc : 1));
+  p->abRange = (unsigned char *)sqlite3_malloc64((size_t)(argc > 3 ? argc : 1));
   p->pEmpty = roaring_bitmap_create();
   if (p->zDb == NULL || p->zName == NULL || p->azField == NULL || p->pEmpty == NULL || p->anKey == NULL ||
-      p->aazKey == NULL || p->aeLayout == NULL) {
+      p->aazKey == NULL || p->aeLayout == NULL || p->abRange == NULL) {
     rc = SQLITE_NOMEM;
   }
   for (i = 3; rc == SQLITE_OK && i < argc; i++) {

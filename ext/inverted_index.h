@@ -1,10 +1,10 @@
 /*
 ** inverted_index.h: what the parts of the inverted_index module share
 ** (ext/inverted_index.c, the virtual table; _store.c, _write.c,
-** _content.c, _check.c) and what its companions in
-** ext/inverted_index_vocab.c use: the table's structures and one banner
-** of functions per file. Private to those files, as fts5Int.h is to
-** fts5's; nosqlInt.h has the extension-wide interfaces.
+** _content.c, _check.c, and _range.c, the RANGE fields) and what its
+** companions in ext/inverted_index_vocab.c use: the table's structures
+** and one banner of functions per file. Private to those files, as
+** fts5Int.h is to fts5's; nosqlInt.h has the extension-wide interfaces.
 */
 #ifndef NOSQL_INVERTED_INDEX_H
 #define NOSQL_INVERTED_INDEX_H
@@ -177,6 +177,7 @@ struct inverted_index_vtab {
   int *anKey;                   /* Element keys per field (0: a plain field) */
   char ***aazKey;               /* Element key names per field, or NULL */
   unsigned char *aeLayout;      /* II_LAYOUT_... per field */
+  unsigned char *abRange;       /* Per field: true for a RANGE field (a number; slices as terms) */
   int bElems;                   /* True if a field has the elements layout (<name>_elems exists) */
   char *zContent;               /* content= table, or NULL */
   int bNoDirect;                /* direct = off: no <name>_docs, document = rowid, 'delete' takes values */
@@ -237,6 +238,10 @@ int iiReadBegin(inverted_index_vtab *p);
 size_t iiSlotById(inverted_index_vtab *p, sqlite3_int64 id);
 int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm);
 int iiTermLoad(inverted_index_vtab *p, IiTerm *t);
+int iiRangeSlices(inverted_index_vtab *p, int iField, const roaring_bitmap_t **ppExist,
+                  const roaring_bitmap_t **apSlice);
+int iiRangeEvalDocs(void *pCtx, int iField, uint64_t kLo, uint64_t kHi, const roaring_bitmap_t *pCand,
+                    roaring_bitmap_t **ppOut);
 void iiElemMapsFree(IiDocMap *pMap);
 void iiDocMapUnref(IiDocMap *p);
 sqlite3_stmt *iiStmt(inverted_index_vtab *p, int eStmt, int *pRc);
@@ -298,6 +303,15 @@ int iiRebuild(inverted_index_vtab *p);
 /* Interface to code in ext/inverted_index_check.c: 'optimize', 'integrity-check'. */
 int iiOptimize(inverted_index_vtab *p);
 int iiIntegrityCheck(inverted_index_vtab *p);
+
+/*
+** Interface to code in ext/inverted_index_range.c: the glue of RANGE
+** fields, the declaration and a row's value (its pure core is in
+** nosqlInt.h; contracts at the definitions).
+*/
+int iiRangeDecl(const char *zArg, char **pzName, int *pRc);
+int iiRangeValueKey(inverted_index_vtab *p, int iField, sqlite3_value *pVal, int *pbHas, uint64_t *pKey,
+                    char **pzErr);
 
 /* Interface to code in ext/inverted_index_vocab.c, for the registration. */
 int iiVocabRegister(sqlite3 *db, IiGlobal *pG);

@@ -293,11 +293,14 @@ roaring_bitmap_t *iiBitmapUnframe(const unsigned char *a, size_t n, int *pRc) {
 #define II_AND 2
 #define II_OR 3
 #define II_NOT 4
-#define II_NEST 5 /* field:{inner}: one element of a NESTED field satisfies inner */
+#define II_NEST 5  /* field:{inner}: one element of a NESTED field satisfies inner */
+#define II_RANGE 6 /* A RANGE field's value is in [kLo, kHi] (keys, inclusive) */
 
 struct IiExpr {
-  int eType;      /* II_TERM, II_AND, II_OR, II_NOT or II_NEST */
-  int iField;     /* II_TERM: index of the field (of the key inside braces); II_NEST: the field */
+  int eType;      /* II_TERM, II_AND, II_OR, II_NOT, II_NEST or II_RANGE */
+  int iField;     /* II_TERM: index of the field (of the key inside braces); II_NEST, II_RANGE: the field */
+  uint64_t kLo;   /* II_RANGE: smallest key in range (iiRangeKey order) */
+  uint64_t kHi;   /* II_RANGE: largest key in range */
   char *zTerm;    /* II_TERM: the term, NUL terminated (owned) */
   int nTerm;      /* II_TERM: bytes in zTerm */
   IiExpr *pLeft;  /* AND, OR: left operand; NOT: the operand; NEST: the element query */
@@ -325,6 +328,7 @@ struct IiParse {
   const int *anKey;                 /* Keys per field (0: not nested), or NULL */
   const char *const *const *aazKey; /* Key names per nested field */
   int bInBrace;                     /* Inside field:{...}: names are element keys */
+  const unsigned char *abRange;     /* Per field: true for a RANGE field; or NULL */
 };
 
 static void iiParseError(IiParse *p, int iPos, const char *zFmt, const char *zArg) {
@@ -377,6 +381,7 @@ static IiExpr *iiNewNode(IiParse *p, int eType, IiExpr *pLeft, IiExpr *pRight) {
 
 static IiExpr *iiParseOr(IiParse *p);
 static IiExpr *iiParseNest(IiParse *p, int iStart, int iField);
+static IiExpr *iiParseRange(IiParse *p, int iField);
 
 /*
 ** A quoted string at the cursor ("" inside is one quote): a new string
@@ -453,7 +458,128 @@ static IiExpr *iiParseNest(IiParse *p, int iStart, int iField) {
   return pNew;
 }
 
-/* primary := '(' or ')' | field ':' term | field ':' '{' or '}' */
+/*
+** A number of RANGE field iField at the cursor, up to a break (or, in a
+** range, a closing bracket), as the inclusive key bound of comparison op;
+** or, when bStar, '*' (sets *pbStar). Returns 0, or 1 after an error.
+*/
+static int iiParseBound(IiParse *p, int iField, int op, int bInRange, int bStar, uint64_t *pKey,
+                        int *pbStar) {
+  int iTok = p->i, n;
+  char *zMsg;
+  while (!iiBreak(p, p->z[p->i]) && !(bInRange && (p->z[p->i] == ']' || p->z[p->i] == '}'))) p->i++;
+  n = p->i - iTok;
+  if (pbStar) *pbStar = 0;
+  if (bStar && n == 1 && p->z[iTok] == '*') {
+    *pbStar = 1;
+    return 0;
+  }
+  if (n > 0 && iiRangeBound(&p->z[iTok], n, op, pKey) == 0) return 0;
+  zMsg = n == 0 ? sqlite3_mprintf("expected a number for RANGE field '%s'", p->azField[iField])
+                : sqlite3_mprintf("'%.*s' is not a number (RANGE field '%s')", n, &p->z[iTok],
+                                  p->azField[iField]);
+  if (zMsg == NULL) {
+    p->rc = SQLITE_NOMEM;
+    return 1;
+  }
+  iiParseError(p, iTok, "%s", zMsg);
+  sqlite3_free(zMsg);
+  return 1;
+}
+
+/* iiParseError with the name of RANGE field iField for its %s. */
+static void iiRangeError(IiParse *p, int iPos, const char *zFmt, int iField) {
+  iiParseError(p, iPos, zFmt, p->azField[iField]);
+}
+
+/*
+** The operand of RANGE field iField after "field:": a number (equality),
+** '*' (any value), [lo TO hi] or {lo TO hi} (inclusive or exclusive
+** ends, mixed as in Lucene, '*' an open end), or >=x, >x, <=x, <x.
+*/
+static IiExpr *iiParseRange(IiParse *p, int iField) {
+  uint64_t kLo = 0, kHi = UINT64_MAX;
+  int bStar = 0;
+  IiExpr *pNew;
+  char c = p->z[p->i];
+  if (c == '[' || c == '{') {
+    int bLoIn = c == '[';
+    p->i++;
+    iiSkipSpace(p);
+    if (iiParseBound(p, iField, bLoIn ? II_RANGE_GE : II_RANGE_GT, 1, 1, &kLo, &bStar)) return NULL;
+    if (bStar) kLo = 0;
+    iiSkipSpace(p);
+    if (strncmp(&p->z[p->i], "TO", 2) != 0 || !(iiIsBreak(p->z[p->i + 2]) || strchr("]}", p->z[p->i + 2]))) {
+      iiRangeError(p, p->i, "expected TO in the range of field '%s'", iField);
+      return NULL;
+    }
+    p->i += 2;
+    iiSkipSpace(p);
+    /* The upper end's kind is known at its bracket: read the number first. */
+    {
+      int iHi = p->i, bHiStar;
+      uint64_t kIn = 0, kEx = 0;
+      if (iiParseBound(p, iField, II_RANGE_LE, 1, 1, &kIn, &bHiStar)) return NULL;
+      if (!bHiStar) {
+        int iEnd = p->i;
+        p->i = iHi;
+        iiParseBound(p, iField, II_RANGE_LT, 1, 0, &kEx, NULL);
+        p->i = iEnd;
+      }
+      iiSkipSpace(p);
+      if (p->z[p->i] != ']' && p->z[p->i] != '}') {
+        iiRangeError(p, p->i, "expected ']' or '}' to close the range of field '%s'", iField);
+        return NULL;
+      }
+      if (!bHiStar) kHi = p->z[p->i] == ']' ? kIn : kEx;
+      p->i++;
+    }
+  } else if (c == '>' || c == '<') {
+    int op;
+    p->i++;
+    if (p->z[p->i] == '=') {
+      p->i++;
+      op = c == '>' ? II_RANGE_GE : II_RANGE_LE;
+    } else {
+      op = c == '>' ? II_RANGE_GT : II_RANGE_LT;
+    }
+    if (iiParseBound(p, iField, op, 0, 0, op <= II_RANGE_GT ? &kLo : &kHi, NULL)) return NULL;
+  } else if (c == '"') {
+    int iQuote = p->i;
+    char *zNum = iiParseQuoted(p);
+    if (zNum == NULL) return NULL;
+    if (iiRangeBound(zNum, (int)strlen(zNum), II_RANGE_GE, &kLo) ||
+        iiRangeBound(zNum, (int)strlen(zNum), II_RANGE_LE, &kHi)) {
+      char *zMsg = sqlite3_mprintf("'%s' is not a number (RANGE field '%s')", zNum, p->azField[iField]);
+      if (zMsg == NULL) {
+        p->rc = SQLITE_NOMEM;
+      } else {
+        iiParseError(p, iQuote, "%s", zMsg);
+      }
+      sqlite3_free(zMsg);
+      sqlite3_free(zNum);
+      return NULL;
+    }
+    sqlite3_free(zNum);
+  } else {
+    int iTok = p->i;
+    if (iiParseBound(p, iField, II_RANGE_GE, 0, 1, &kLo, &bStar)) return NULL;
+    if (bStar) {
+      kLo = 0;
+    } else {
+      p->i = iTok;
+      iiParseBound(p, iField, II_RANGE_LE, 0, 0, &kHi, NULL);
+    }
+  }
+  pNew = iiNewNode(p, II_RANGE, 0, 0);
+  if (pNew == NULL) return NULL;
+  pNew->iField = iField;
+  pNew->kLo = kLo;
+  pNew->kHi = kHi;
+  return pNew;
+}
+
+/* primary := '(' or ')' | field ':' term | field ':' '{' or '}' | range field ':' range */
 static IiExpr *iiParsePrimary(IiParse *p) {
   int iStart, iField;
   IiExpr *pNew;
@@ -513,6 +639,7 @@ static IiExpr *iiParsePrimary(IiParse *p) {
     return NULL;
   }
   p->i++;
+  if (!p->bInBrace && p->abRange && p->abRange[iField]) return iiParseRange(p, iField);
   if (p->z[p->i] == '{') return iiParseNest(p, iStart, iField);
   if (!p->bInBrace && p->anKey && p->anKey[iField] > 0) {
     iiParseError(p, iStart, "field '%s' is nested: query its elements as field:{key:term}",
@@ -638,6 +765,12 @@ IiExpr *iiQueryParse(const char *zQuery, int nField, const char *const *azField,
 
 IiExpr *iiQueryParseNested(const char *zQuery, int nField, const char *const *azField, const int *anKey,
                            const char *const *const *aazKey, char **pzErr, int *pRc) {
+  return iiQueryParseFull(zQuery, nField, azField, anKey, aazKey, NULL, pzErr, pRc);
+}
+
+IiExpr *iiQueryParseFull(const char *zQuery, int nField, const char *const *azField, const int *anKey,
+                         const char *const *const *aazKey, const unsigned char *abRange, char **pzErr,
+                         int *pRc) {
   IiParse s;
   IiExpr *pExpr;
   memset(&s, 0, sizeof(s));
@@ -646,6 +779,7 @@ IiExpr *iiQueryParseNested(const char *zQuery, int nField, const char *const *az
   s.azField = azField;
   s.anKey = anKey;
   s.aazKey = aazKey;
+  s.abRange = abRange;
   *pzErr = NULL;
   iiSkipSpace(&s);
   if (zQuery[s.i] == 0) {
@@ -717,9 +851,35 @@ roaring_bitmap_t *iiQueryEval(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, 
 /* iiQueryEval, with xNest answering the element queries (NULL: there are none). */
 roaring_bitmap_t *iiQueryEvalNested(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, IiPostingLoader xLoad,
                                     IiNestEval xNest, void *pCtx, int *pRc) {
+  return iiQueryEvalFull(pExpr, pUniverse, xLoad, xNest, NULL, pCtx, pRc);
+}
+
+/* A range operand over candidates pCand (NULL: all documents). */
+static roaring_bitmap_t *iiEvalRange(IiExpr *pExpr, IiRangeEval xRange, void *pCtx,
+                                     const roaring_bitmap_t *pCand, int *pRc) {
+  roaring_bitmap_t *pRet = NULL;
+  if (*pRc != SQLITE_OK) return NULL;
+  if (xRange == NULL) {
+    *pRc = SQLITE_ERROR;
+    return NULL;
+  }
+  *pRc = xRange(pCtx, pExpr->iField, pExpr->kLo, pExpr->kHi, pCand, &pRet);
+  if (*pRc == SQLITE_OK && pRet == NULL) *pRc = SQLITE_NOMEM;
+  if (*pRc != SQLITE_OK && pRet) {
+    roaring_bitmap_free(pRet);
+    pRet = NULL;
+  }
+  return pRet;
+}
+
+/* iiQueryEvalNested, with xRange answering the ranges of RANGE fields (NULL: there are none). */
+roaring_bitmap_t *iiQueryEvalFull(IiExpr *pExpr, const roaring_bitmap_t *pUniverse, IiPostingLoader xLoad,
+                                  IiNestEval xNest, IiRangeEval xRange, void *pCtx, int *pRc) {
   roaring_bitmap_t *pRet = NULL;
   if (*pRc != SQLITE_OK) return NULL;
   switch (pExpr->eType) {
+    case II_RANGE:
+      return iiEvalRange(pExpr, xRange, pCtx, NULL, pRc);
     case II_NEST: {
       if (xNest == NULL) {
         *pRc = SQLITE_ERROR;
@@ -735,7 +895,7 @@ roaring_bitmap_t *iiQueryEvalNested(IiExpr *pExpr, const roaring_bitmap_t *pUniv
       break;
     }
     case II_NOT: {
-      roaring_bitmap_t *pSub = iiQueryEvalNested(pExpr->pLeft, pUniverse, xLoad, xNest, pCtx, pRc);
+      roaring_bitmap_t *pSub = iiQueryEvalFull(pExpr->pLeft, pUniverse, xLoad, xNest, xRange, pCtx, pRc);
       if (pSub) {
         pRet = roaring_bitmap_andnot(pUniverse, pSub);
         roaring_bitmap_free(pSub);
@@ -763,7 +923,7 @@ roaring_bitmap_t *iiQueryEvalNested(IiExpr *pExpr, const roaring_bitmap_t *pUniv
           *pRc = xLoad(pCtx, aOp[i]->iField, aOp[i]->zTerm, aOp[i]->nTerm, &aBm[i]);
           aOp[i] = NULL;
         } else {
-          aBm[i] = iiQueryEvalNested(aOp[i], pUniverse, xLoad, xNest, pCtx, pRc);
+          aBm[i] = iiQueryEvalFull(aOp[i], pUniverse, xLoad, xNest, xRange, pCtx, pRc);
         }
       }
       if (*pRc == SQLITE_OK) pRet = roaring_bitmap_or_many((size_t)nOp, aBm);
@@ -777,17 +937,27 @@ roaring_bitmap_t *iiQueryEvalNested(IiExpr *pExpr, const roaring_bitmap_t *pUniv
     }
     default: { /* II_AND */
       IiExpr **aOp = NULL;
-      int nOp = 0, nAlloc = 0, nPos = 0, i;
+      int nOp = 0, nAlloc = 0, nPos = 0, i, iFirstRange;
       IiOperand *aPos = NULL;
       iiFlatten(pExpr, II_AND, &aOp, &nOp, &nAlloc, pRc);
       if (*pRc == SQLITE_OK) {
         aPos = (IiOperand *)sqlite3_malloc64(sizeof(IiOperand) * (size_t)nOp);
         if (aPos == NULL) *pRc = SQLITE_NOMEM;
       }
-      /* Positive operands, smallest first; then subtract the NOT operands. */
+      /*
+      ** Positive operands, smallest first; then the ranges over what they
+      ** leave (the first range over everything when all are ranges); then
+      ** subtract the NOT operands.
+      */
+      iFirstRange = -1;
+      for (i = 0; i < nOp; i++) {
+        if (aOp[i]->eType == II_RANGE && iFirstRange < 0) iFirstRange = i;
+        if (aOp[i]->eType != II_RANGE && aOp[i]->eType != II_NOT) break;
+      }
+      if (i < nOp) iFirstRange = -1; /* A positive operand that is not a range starts */
       for (i = 0; *pRc == SQLITE_OK && i < nOp; i++) {
-        if (aOp[i]->eType == II_NOT) continue;
-        aPos[nPos].p = iiQueryEvalNested(aOp[i], pUniverse, xLoad, xNest, pCtx, pRc);
+        if (aOp[i]->eType == II_NOT || (aOp[i]->eType == II_RANGE && i != iFirstRange)) continue;
+        aPos[nPos].p = iiQueryEvalFull(aOp[i], pUniverse, xLoad, xNest, xRange, pCtx, pRc);
         if (aPos[nPos].p) {
           aPos[nPos].n = roaring_bitmap_get_cardinality(aPos[nPos].p);
           nPos++;
@@ -801,6 +971,14 @@ roaring_bitmap_t *iiQueryEvalNested(IiExpr *pExpr, const roaring_bitmap_t *pUniv
           roaring_bitmap_and_inplace(pRet, aPos[i].p);
         }
         for (i = 0; i < nOp && pRet && !roaring_bitmap_is_empty(pRet); i++) {
+          roaring_bitmap_t *pSub;
+          if (aOp[i]->eType != II_RANGE || i == iFirstRange) continue;
+          pSub = iiEvalRange(aOp[i], xRange, pCtx, pRet, pRc);
+          if (pSub == NULL) break;
+          roaring_bitmap_free(pRet);
+          pRet = pSub;
+        }
+        for (i = 0; i < nOp && pRet && !roaring_bitmap_is_empty(pRet); i++) {
           if (aOp[i]->eType != II_NOT) continue;
           if (aOp[i]->pLeft->eType == II_TERM) {
             const roaring_bitmap_t *pPost = NULL;
@@ -808,8 +986,14 @@ roaring_bitmap_t *iiQueryEvalNested(IiExpr *pExpr, const roaring_bitmap_t *pUniv
             *pRc = xLoad(pCtx, pT->iField, pT->zTerm, pT->nTerm, &pPost);
             if (*pRc != SQLITE_OK) break;
             roaring_bitmap_andnot_inplace(pRet, pPost);
+          } else if (aOp[i]->pLeft->eType == II_RANGE) {
+            roaring_bitmap_t *pSub = iiEvalRange(aOp[i]->pLeft, xRange, pCtx, pRet, pRc);
+            if (pSub == NULL) break;
+            roaring_bitmap_andnot_inplace(pRet, pSub);
+            roaring_bitmap_free(pSub);
           } else {
-            roaring_bitmap_t *pSub = iiQueryEvalNested(aOp[i]->pLeft, pUniverse, xLoad, xNest, pCtx, pRc);
+            roaring_bitmap_t *pSub =
+                iiQueryEvalFull(aOp[i]->pLeft, pUniverse, xLoad, xNest, xRange, pCtx, pRc);
             if (pSub == NULL) break;
             roaring_bitmap_andnot_inplace(pRet, pSub);
             roaring_bitmap_free(pSub);

@@ -960,6 +960,35 @@ static int iiLoadCode(inverted_index_vtab *p, sqlite3_int64 iCode, const char *z
   return rc;
 }
 
+/*
+** The stored bitmaps of RANGE field iField, borrowed from the term cache
+** (valid until the evaluation or count that loads them returns): *ppExist
+** the documents with a value, apSlice[0..64) the slices (NULL for one no
+** document has).
+*/
+int iiRangeSlices(inverted_index_vtab *p, int iField, const roaring_bitmap_t **ppExist,
+                  const roaring_bitmap_t **apSlice) {
+  int rc = iiLoadCode(p, iField, "", 0, ppExist), b;
+  for (b = 0; rc == SQLITE_OK && b < II_RANGE_NSLICE; b++) {
+    char zSlice[4];
+    iiRangeSliceName(b, zSlice);
+    rc = iiLoadCode(p, iField, zSlice, (int)strlen(zSlice), &apSlice[b]);
+    if (rc == SQLITE_OK && roaring_bitmap_is_empty(apSlice[b])) apSlice[b] = NULL;
+  }
+  return rc;
+}
+
+/* The IiRangeEval of a table (pCtx): documents of pCand (NULL: all) with a value of iField in [kLo, kHi]. */
+int iiRangeEvalDocs(void *pCtx, int iField, uint64_t kLo, uint64_t kHi, const roaring_bitmap_t *pCand,
+                    roaring_bitmap_t **ppOut) {
+  const roaring_bitmap_t *pExist = NULL, *apSlice[II_RANGE_NSLICE];
+  int rc = iiRangeSlices((inverted_index_vtab *)pCtx, iField, &pExist, apSlice);
+  *ppOut = NULL;
+  if (rc != SQLITE_OK) return rc;
+  *ppOut = iiRangeSelect(pExist, apSlice, pCand, kLo, kHi);
+  return *ppOut ? SQLITE_OK : SQLITE_NOMEM;
+}
+
 /* The posting loader of iiQueryEval over a table's cache: plain fields. */
 static int iiLoader(void *pCtx, int iField, const char *zTerm, int nTerm, const roaring_bitmap_t **ppPost) {
   return iiLoadCode((inverted_index_vtab *)pCtx, iField, zTerm, nTerm, ppPost);
@@ -1181,8 +1210,8 @@ int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitma
   IiExpr *pQuery = NULL;
   *pzErr = NULL;
   if (zQuery) {
-    pQuery = iiQueryParseNested(zQuery, p->nField, (const char *const *)p->azField, p->anKey,
-                                (const char *const *const *)p->aazKey, pzErr, &rc);
+    pQuery = iiQueryParseFull(zQuery, p->nField, (const char *const *)p->azField, p->anKey,
+                              (const char *const *const *)p->aazKey, p->abRange, pzErr, &rc);
     if (pQuery == NULL) return rc;
   }
   for (t = 0; rc == SQLITE_OK && t < nTerm; t++) {
@@ -1226,10 +1255,10 @@ int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **p
     *ppOut = roaring_bitmap_copy(p->pMap->pLive);
     return *ppOut ? SQLITE_OK : SQLITE_NOMEM;
   }
-  pExpr = iiQueryParseNested(zQuery, p->nField, (const char *const *)p->azField, p->anKey,
-                             (const char *const *const *)p->aazKey, pzErr, &rc);
+  pExpr = iiQueryParseFull(zQuery, p->nField, (const char *const *)p->azField, p->anKey,
+                           (const char *const *const *)p->aazKey, p->abRange, pzErr, &rc);
   if (pExpr == NULL) return rc;
-  *ppOut = iiQueryEvalNested(pExpr, p->pMap->pLive, iiLoader, iiNestEval, p, &rc);
+  *ppOut = iiQueryEvalFull(pExpr, p->pMap->pLive, iiLoader, iiNestEval, iiRangeEvalDocs, p, &rc);
   iiQueryFree(pExpr);
   return rc;
 }

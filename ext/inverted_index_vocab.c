@@ -34,7 +34,16 @@ struct IiFacetRow {
   sqlite3_int64 iOff;  /* The term: offset in the cursor's arena */
   int nTerm;           /* Bytes of the term */
   int iQuery;          /* Which audience (index into azQuery) */
-  sqlite3_int64 nDoc;  /* Documents of the audience with this term */
+  sqlite3_int64 nDoc;  /* Documents of the audience with this term (in this bucket) */
+  int iBucket;         /* Range facets: the bucket (aBound[iBucket - 1] .. aBound[iBucket]); else -1 */
+};
+
+/* A bucket bound of range facets, as given: an INTEGER or a REAL. */
+typedef struct IiFacetBound IiFacetBound;
+struct IiFacetBound {
+  int bInt;        /* True: iVal; false: rVal */
+  sqlite3_int64 i; /* The INTEGER */
+  double r;        /* The REAL */
 };
 
 typedef struct ii_companion_cursor ii_companion_cursor;
@@ -54,6 +63,9 @@ struct ii_companion_cursor {
   unsigned char *aeLayout;  /* Vocabulary: per field, its layout */
   int nIndexField;          /* Entries of aiBase, anSlot, aeLayout */
   sqlite3_stmt *pVocab;     /* Vocabulary: the dictionary scan */
+  IiFacetBound *aBound;     /* Range facets: the bounds, ascending */
+  char *zRanges;            /* Range facets: the ranges argument as given (read back by its column) */
+  int nBound;               /* Entries of aBound */
   int bEof;                 /* True past the last row */
 };
 
@@ -62,6 +74,9 @@ struct ii_companion_cursor {
 #define II_FACETS_COL_DOCS 2
 #define II_FACETS_COL_QUERY 3
 #define II_FACETS_COL_METHOD 4
+#define II_FACETS_COL_RANGES 5
+#define II_FACETS_COL_LO 6
+#define II_FACETS_COL_HI 7
 
 static int iiCompanionInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
                            char **pzErr) {
@@ -78,7 +93,7 @@ static int iiCompanionInit(sqlite3 *db, void *pAux, int argc, const char *const 
     return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   rc = sqlite3_declare_vtab(db, bFacets ? "CREATE TABLE x(field TEXT, term TEXT, docs INTEGER, query HIDDEN, "
-                                          "method HIDDEN)"
+                                          "method HIDDEN, ranges HIDDEN, lo HIDDEN, hi HIDDEN)"
                                         : "CREATE TABLE x(field TEXT, term TEXT, docs INTEGER)");
   if (rc != SQLITE_OK) return rc;
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS); /* Reads its index only */
@@ -117,6 +132,7 @@ static int iiCompanionDisconnect(sqlite3_vtab *pVtab) {
 **   0x01  field = X
 **   0x02  query = X, or query IN (...) processed all at once (the batch)
 **   0x04  method = X ('bitmap' or 'direct'; default: the cheaper estimate)
+**   0x08  ranges = X (a JSON array of bucket bounds of a RANGE field)
 **
 ** The vocabulary table uses no constraint (idxNum 0).
 */
@@ -124,10 +140,11 @@ static int iiCompanionBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) 
   ii_companion_vtab *p = (ii_companion_vtab *)pVtab;
   /* Slots in argv order: field, query (an IN list arrives whole: several
   ** audiences in one scan), method. Inputs: any collation. */
-  static const NosqlPlanCol aCol[3] = {
+  static const NosqlPlanCol aCol[4] = {
       {II_FACETS_COL_FIELD, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
       {II_FACETS_COL_QUERY, NOSQL_OP_EQ | NOSQL_OP_INLIST, NOSQL_COLL_ANY, 1, 0},
-      {II_FACETS_COL_METHOD, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}};
+      {II_FACETS_COL_METHOD, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0},
+      {II_FACETS_COL_RANGES, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0}};
   NosqlPlan plan;
   int i, rc;
   pInfo->idxNum = 0;
@@ -141,9 +158,9 @@ static int iiCompanionBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) 
       return SQLITE_CONSTRAINT;
     }
   }
-  rc = nosqlPlanBest(pInfo, aCol, 3, &plan);
+  rc = nosqlPlanBest(pInfo, aCol, 4, &plan);
   if (rc != SQLITE_OK) return rc;
-  for (i = 0; i < 3; i++) {
+  for (i = 0; i < 4; i++) {
     if (plan.aiEq[i] >= 0) pInfo->idxNum |= 1 << i;
   }
   if (pInfo->idxNum & 1) pInfo->estimatedCost /= 10;
@@ -181,6 +198,11 @@ static void iiCompanionReset(ii_companion_cursor *pCur) {
   pCur->nIndexField = 0;
   sqlite3_finalize(pCur->pVocab);
   pCur->pVocab = NULL;
+  sqlite3_free(pCur->aBound);
+  pCur->aBound = NULL;
+  sqlite3_free(pCur->zRanges);
+  pCur->zRanges = NULL;
+  pCur->nBound = 0;
   pCur->bEof = 1;
 }
 
@@ -266,6 +288,7 @@ static int iiFacetAppend(ii_companion_cursor *pCur, sqlite3_int64 iName, int nNa
   r->nTerm = nTerm;
   r->iQuery = iQuery;
   r->nDoc = nDoc;
+  r->iBucket = -1;
   return SQLITE_OK;
 }
 
@@ -490,6 +513,139 @@ static int iiFacetsNested(ii_companion_cursor *pCur, inverted_index_vtab *p, int
 }
 
 /* Report a step's failure on pVtab: its message *pzErr (taken), else rc's. */
+/*
+** Read the bucket bounds of range facets, ranges = zJson (a JSON array of
+** numbers, ascending), into pCur->aBound. SQLITE_ERROR with a message in
+** pVtab for anything else.
+*/
+static int iiFacetsBounds(ii_companion_cursor *pCur, sqlite3_vtab *pVtab, inverted_index_vtab *p,
+                          sqlite3_value *pRanges) {
+  const char *zJson = (const char *)sqlite3_value_text(pRanges);
+  sqlite3_stmt *pStmt = NULL;
+  int rc, nAlloc = 0, bBad = 0;
+  if (zJson == NULL) return SQLITE_NOMEM;
+  pCur->zRanges = sqlite3_mprintf("%s", zJson);
+  if (pCur->zRanges == NULL) return SQLITE_NOMEM;
+  if (!nosqlJsonStrict(zJson, (int)strlen(zJson)) || zJson[strspn(zJson, " \t\n\r")] != '[') {
+    nosqlVtabError(pVtab, "inverted_index_facets: ranges '%s' is not a JSON array of numbers", zJson);
+    return SQLITE_ERROR;
+  }
+  rc = sqlite3_prepare_v2(p->db, "SELECT type, atom FROM json_each(?1)", -1, &pStmt, 0);
+  if (rc == SQLITE_OK) sqlite3_bind_value(pStmt, 1, pRanges);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zType = (const char *)sqlite3_column_text(pStmt, 0);
+    IiFacetBound b;
+    if (zType == NULL || (strcmp(zType, "integer") != 0 && strcmp(zType, "real") != 0)) {
+      bBad = 1;
+      break;
+    }
+    b.bInt = zType[0] == 'i';
+    b.i = sqlite3_column_int64(pStmt, 1);
+    b.r = sqlite3_column_double(pStmt, 1);
+    if (pCur->nBound > 0) {
+      /* Ascending: compared as SQLite compares numbers. */
+      sqlite3_stmt *pCmp = NULL;
+      int bUp = 0;
+      rc = sqlite3_prepare_v2(p->db, "SELECT ?1 < ?2", -1, &pCmp, 0);
+      if (rc == SQLITE_OK) {
+        IiFacetBound *a = &pCur->aBound[pCur->nBound - 1];
+        if (a->bInt)
+          sqlite3_bind_int64(pCmp, 1, a->i);
+        else
+          sqlite3_bind_double(pCmp, 1, a->r);
+        if (b.bInt)
+          sqlite3_bind_int64(pCmp, 2, b.i);
+        else
+          sqlite3_bind_double(pCmp, 2, b.r);
+        if (sqlite3_step(pCmp) == SQLITE_ROW) bUp = sqlite3_column_int(pCmp, 0);
+        rc = sqlite3_finalize(pCmp);
+      }
+      if (rc == SQLITE_OK && !bUp) {
+        bBad = 2;
+        break;
+      }
+    }
+    if (rc == SQLITE_OK && pCur->nBound == nAlloc) {
+      int nNew = nAlloc ? nAlloc * 2 : 8;
+      IiFacetBound *aNew =
+          (IiFacetBound *)sqlite3_realloc64(pCur->aBound, sizeof(IiFacetBound) * (size_t)nNew);
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      pCur->aBound = aNew;
+      nAlloc = nNew;
+    }
+    if (rc == SQLITE_OK) pCur->aBound[pCur->nBound++] = b;
+  }
+  if (pStmt) {
+    int rc2 = sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) rc = rc2;
+  }
+  if (rc == SQLITE_OK && bBad) {
+    nosqlVtabError(pVtab,
+                   bBad == 1 ? "inverted_index_facets: ranges '%s' is not a JSON array of numbers"
+                             : "inverted_index_facets: ranges '%s': the bounds must ascend",
+                   zJson);
+    rc = SQLITE_ERROR;
+  } else if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
+    nosqlVtabError(pVtab, "%s", sqlite3_errmsg(p->db));
+  }
+  return rc;
+}
+
+/*
+** Range facets of RANGE field iField: per audience, one row per bucket of
+** pCur->aBound, (-inf, b0), [b0, b1), ..., [bn-1, +inf), with its count.
+** The term is the bucket's name ("*-10", "10-20", "20-*").
+*/
+static int iiFacetsRanges(ii_companion_cursor *pCur, inverted_index_vtab *p, int iField,
+                          roaring_bitmap_t **aAud, int nAud) {
+  const roaring_bitmap_t *pExist = NULL, *apSlice[II_RANGE_NSLICE];
+  uint64_t *aBelow = (uint64_t *)sqlite3_malloc64(sizeof(uint64_t) * ((size_t)pCur->nBound + 1));
+  int64_t *aCount = (int64_t *)sqlite3_malloc64(sizeof(int64_t) * ((size_t)pCur->nBound + 1));
+  sqlite3_int64 iName = pCur->arena.n;
+  int nName = (int)strlen(p->azField[iField]), rc = SQLITE_OK, j, q;
+  if (aBelow == NULL || aCount == NULL) rc = SQLITE_NOMEM;
+  for (j = 0; rc == SQLITE_OK && j < pCur->nBound; j++) {
+    const IiFacetBound *b = &pCur->aBound[j];
+    aBelow[j] = b->bInt ? iiRangeIntBound(b->i, II_RANGE_LT) : iiRangeDoubleBound(b->r, II_RANGE_LT);
+  }
+  nosqlBufferAppend(&rc, &pCur->arena, p->azField[iField], nName);
+  if (rc == SQLITE_OK) rc = iiRangeSlices(p, iField, &pExist, apSlice);
+  for (q = 0; rc == SQLITE_OK && q < nAud; q++) {
+    rc = iiRangeBuckets(pExist, apSlice, aAud[q], aBelow, pCur->nBound, aCount);
+    for (j = 0; rc == SQLITE_OK && j <= pCur->nBound; j++) {
+      sqlite3_int64 iOff = pCur->arena.n;
+      char *zLo = NULL, *zHi = NULL, *zName;
+      if (rc == SQLITE_OK && j > 0) {
+        const IiFacetBound *b = &pCur->aBound[j - 1];
+        zLo = b->bInt ? sqlite3_mprintf("%lld", b->i) : sqlite3_mprintf("%!.15g", b->r);
+        if (zLo == NULL) rc = SQLITE_NOMEM;
+      }
+      if (rc == SQLITE_OK && j < pCur->nBound) {
+        const IiFacetBound *b = &pCur->aBound[j];
+        zHi = b->bInt ? sqlite3_mprintf("%lld", b->i) : sqlite3_mprintf("%!.15g", b->r);
+        if (zHi == NULL) rc = SQLITE_NOMEM;
+      }
+      zName = rc == SQLITE_OK ? sqlite3_mprintf("%s-%s", zLo ? zLo : "*", zHi ? zHi : "*") : NULL;
+      if (rc == SQLITE_OK && zName == NULL) rc = SQLITE_NOMEM;
+      if (rc == SQLITE_OK) {
+        int nTerm = (int)strlen(zName);
+        nosqlBufferAppend(&rc, &pCur->arena, zName, nTerm + 1);
+        if (rc == SQLITE_OK) rc = iiFacetAppend(pCur, iName, nName, iOff, nTerm, q, aCount[j]);
+        if (rc == SQLITE_OK) pCur->aRow[pCur->nRow - 1].iBucket = j;
+      }
+      sqlite3_free(zLo);
+      sqlite3_free(zHi);
+      sqlite3_free(zName);
+    }
+  }
+  sqlite3_free(aBelow);
+  sqlite3_free(aCount);
+  return rc;
+}
+
 static void iiCompanionError(sqlite3_vtab *pVtab, inverted_index_vtab *p, int rc, char **pzErr) {
   if (*pzErr) {
     sqlite3_free(pVtab->zErrMsg);
@@ -525,11 +681,20 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
     return rc;
   }
   if (!pTab->bFacets) {
-    /* Presence terms ('', one per element) are not listed. */
-    char *zSql = sqlite3_mprintf(
-        "SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 AND term <> '' "
-        "ORDER BY field, term",
-        p->zDb, p->zName);
+    /* Presence terms ('', one per element) are not listed, nor the slices of RANGE fields. */
+    NosqlBuffer skip = {0, 0, 0};
+    char *zSql;
+    nosqlBufferAppendf(&rc, &skip, "-1");
+    for (i = 0; i < p->nField; i++) {
+      if (p->abRange[i]) nosqlBufferAppendf(&rc, &skip, ",%d", i);
+    }
+    zSql = rc == SQLITE_OK
+               ? sqlite3_mprintf(
+                     "SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 AND term <> '' "
+                     "AND field NOT IN (%s) ORDER BY field, term",
+                     p->zDb, p->zName, (const char *)skip.a)
+               : NULL;
+    nosqlBufferFree(&skip);
     if (zSql == NULL) return SQLITE_NOMEM;
     rc = sqlite3_prepare_v2(p->db, zSql, -1, &pCur->pVocab, 0);
     sqlite3_free(zSql);
@@ -571,6 +736,20 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
       nosqlVtabError(cur->pVtab, "%s: unknown field '%s' in %s", zWho, zField, p->zName);
       return SQLITE_ERROR;
     }
+    if (p->abRange[iField] && !(idxNum & 0x08)) {
+      nosqlVtabError(cur->pVtab,
+                     "%s: field '%s' is a RANGE field: give its buckets' bounds, as in ranges = '[10, 20]'",
+                     zWho, zField);
+      return SQLITE_ERROR;
+    }
+    if (!p->abRange[iField] && (idxNum & 0x08)) {
+      nosqlVtabError(cur->pVtab, "%s: field '%s' is not a RANGE field: ranges = ... takes the field of one",
+                     zWho, zField);
+      return SQLITE_ERROR;
+    }
+  } else if (idxNum & 0x08) {
+    nosqlVtabError(cur->pVtab, "%s: ranges = ... needs field = the RANGE field", zWho);
+    return SQLITE_ERROR;
   }
   if (idxNum & 0x02) {
     sqlite3_value *pList = argv[iArg++];
@@ -611,6 +790,11 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
       return SQLITE_ERROR;
     }
   }
+  if (idxNum & 0x08) {
+    if (sqlite3_value_type(argv[iArg]) == SQLITE_NULL) return SQLITE_OK; /* ranges = NULL: no rows */
+    rc = iiFacetsBounds(pCur, cur->pVtab, p, argv[iArg++]);
+    if (rc != SQLITE_OK) return rc;
+  }
   aAud = (roaring_bitmap_t **)sqlite3_malloc64(sizeof(roaring_bitmap_t *) * (size_t)pCur->nQuery);
   if (aAud == NULL) return SQLITE_NOMEM;
   memset(aAud, 0, sizeof(roaring_bitmap_t *) * (size_t)pCur->nQuery);
@@ -621,6 +805,12 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
   for (i = 0; rc == SQLITE_OK && i < p->nField; i++) {
     int k;
     if (iField >= 0 && i != iField) continue;
+    if (p->abRange[i]) {
+      /* A RANGE field has buckets, asked for by name (above), not terms. */
+      if (iField == i) rc = iiFacetsRanges(pCur, p, i, aAud, pCur->nQuery);
+      if (rc != SQLITE_OK) iiPassError(cur->pVtab, p, rc);
+      continue;
+    }
     if (p->aeLayout[i] == II_LAYOUT_PLAIN) {
       rc = iiFacetsField(pCur, p, i, aAud, pCur->nQuery, eMethod);
       if (rc != SQLITE_OK) iiPassError(cur->pVtab, p, rc);
@@ -710,6 +900,23 @@ static int iiCompanionColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int
         if (pCur->azQuery[r->iQuery])
           sqlite3_result_text(ctx, pCur->azQuery[r->iQuery], -1, SQLITE_TRANSIENT);
         break;
+      case II_FACETS_COL_RANGES:
+        if (r->iBucket >= 0) sqlite3_result_text(ctx, pCur->zRanges, -1, SQLITE_TRANSIENT);
+        break;
+      case II_FACETS_COL_LO:
+      case II_FACETS_COL_HI: {
+        /* A bucket's ends as given (NULL: open, or not a bucket). */
+        int j = r->iBucket < 0 ? -1 : iCol == II_FACETS_COL_LO ? r->iBucket - 1 : r->iBucket;
+        if (j >= 0 && j < pCur->nBound) {
+          const IiFacetBound *b = &pCur->aBound[j];
+          if (b->bInt) {
+            sqlite3_result_int64(ctx, b->i);
+          } else {
+            sqlite3_result_double(ctx, b->r);
+          }
+        }
+        break;
+      }
       default:
         sqlite3_result_text(ctx, pCur->zMethod, -1, SQLITE_STATIC);
         break;

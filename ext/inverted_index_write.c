@@ -532,6 +532,20 @@ int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues *v, ch
       rc = iiParseNested(p, v, i, pVal, pzErr);
       continue;
     }
+    if (p->abRange[i]) {
+      /* A number: the term "" (has a value) and one term per bit set in its key (the slices). */
+      uint64_t k;
+      int bHas, b;
+      rc = iiRangeValueKey(p, i, pVal, &bHas, &k, pzErr);
+      if (rc == SQLITE_OK && bHas) rc = iiValuesAdd(p, v, i, -1, "", 0);
+      for (b = 0; rc == SQLITE_OK && bHas && b < II_RANGE_NSLICE; b++) {
+        char zSlice[4];
+        if (((k >> b) & 1) == 0) continue;
+        iiRangeSliceName(b, zSlice);
+        rc = iiValuesAdd(p, v, i, -1, zSlice, (int)strlen(zSlice));
+      }
+      continue;
+    }
     if (eType == SQLITE_NULL) continue;
     if (eType != SQLITE_TEXT && eType != SQLITE_INTEGER) {
       char *zQ = nosqlValueQuote(pVal);

@@ -1274,6 +1274,62 @@ struct roaring_bitmap_s *iiQueryEvalNested(IiExpr *pExpr, const struct roaring_b
 IiExpr *iiQueryNestFacet(const IiExpr *pQuery, int iField, int iKey, const char *zTerm, int nTerm, int *pRc);
 
 /*
+** RANGE fields (ext/inverted_index_range.c; docs/inverted_index.md).
+** iiQueryParseFull is iiQueryParseNested where abRange[i] (NULL: none)
+** marks field i as a RANGE field, whose operand is a number (equality), a
+** range [lo TO hi] / {lo TO hi} (inclusive / exclusive ends, mixed
+** allowed, * an open end) or a comparison >=x, >x, <=x, <x. The range is
+** held as inclusive keys [kLo, kHi] (iiRangeKey order; empty if kLo >
+** kHi). iiQueryEvalFull is iiQueryEvalNested where xRange(pCtx, iField,
+** kLo, kHi, pCand, &pOut) answers a range: a new bitmap of the documents
+** of pCand (NULL: all) whose value's key is in [kLo, kHi]. Inside an AND,
+** ranges are evaluated last, over what the other operands leave.
+*/
+typedef int (*IiRangeEval)(void *pCtx, int iField, uint64_t kLo, uint64_t kHi,
+                           const struct roaring_bitmap_s *pCand, struct roaring_bitmap_s **ppOut);
+IiExpr *iiQueryParseFull(const char *zQuery, int nField, const char *const *azField, const int *anKey,
+                         const char *const *const *aazKey, const unsigned char *abRange, char **pzErr,
+                         int *pRc);
+struct roaring_bitmap_s *iiQueryEvalFull(IiExpr *pExpr, const struct roaring_bitmap_s *pUniverse,
+                                         IiPostingLoader xLoad, IiNestEval xNest, IiRangeEval xRange,
+                                         void *pCtx, int *pRc);
+/*
+** The bit-sliced index. iiRangeKey maps a double to a u64 whose order is
+** the numeric order (-0.0 as 0.0); iiRangeKeyValue inverts it. A RANGE
+** value is a REAL or an INTEGER with iiRangeIntOk (|i| <= 2^53, exact as
+** a double). iiRangeBound reads a bound z[0..n) (an SQL numeric literal:
+** digits, sign, '.', exponent; 1e999 is Inf) for comparison op and sets
+** *pKey to the inclusive key bound: 0 if read, 1 if not a number.
+** iiRangeIntBound and iiRangeDoubleBound do the same for a number.
+** Slice i is the term iiRangeSliceName(i) (zOut: room for 4 bytes) of the
+** field, and the term "" holds the documents with a value.
+** iiRangeSelect returns a new bitmap of the documents of pExist (and of
+** pCand, if not NULL) whose key is in [kLo, kHi] (aSlice[0..64), NULL for
+** an empty slice), or NULL on OOM. iiRangeBuckets counts, for the
+** documents of pExist and pAud (NULL: all), those with key <= aBelow[0]
+** into aCount[0], those in (aBelow[j-1], aBelow[j]] into aCount[j], and
+** the rest into aCount[nBound] (nBound + 1 entries; aBelow ascending).
+*/
+#define II_RANGE_GE 1
+#define II_RANGE_GT 2
+#define II_RANGE_LE 3
+#define II_RANGE_LT 4
+#define II_RANGE_NSLICE 64
+#define II_RANGE_INT_MAX 9007199254740992ll /* 2^53 */
+uint64_t iiRangeKey(double r);
+double iiRangeKeyValue(uint64_t k);
+int iiRangeIntOk(sqlite3_int64 i);
+int iiRangeBound(const char *z, int n, int op, uint64_t *pKey);
+uint64_t iiRangeIntBound(sqlite3_int64 i, int op);
+uint64_t iiRangeDoubleBound(double r, int op);
+void iiRangeSliceName(int iBit, char *zOut);
+struct roaring_bitmap_s *iiRangeSelect(const struct roaring_bitmap_s *pExist,
+                                       const struct roaring_bitmap_s *const *aSlice,
+                                       const struct roaring_bitmap_s *pCand, uint64_t kLo, uint64_t kHi);
+int iiRangeBuckets(const struct roaring_bitmap_s *pExist, const struct roaring_bitmap_s *const *aSlice,
+                   const struct roaring_bitmap_s *pAud, const uint64_t *aBelow, int nBound, int64_t *aCount);
+
+/*
 ** The two facet kernels (contracts above their definitions): per-term
 ** document counts of several audiences, by bitmap intersections or by one
 ** walk of the direct index {doc -> term ids}.

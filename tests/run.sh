@@ -332,6 +332,8 @@ plan() {
     build/property/history --direct-off dist/nosql.so "$(long 400 2000)"
   step "inverted_index mode='sync' property test (its own triggers vs direct queries)" \
     build/property/history --sync dist/nosql.so "$(long 400 2000)"
+  step "inverted_index RANGE property test (random histories vs direct range queries, three storages)" \
+    build/property/range dist/nosql.so "$(long 150 1500)"
   step "graph_index maintenance property test (random edge histories vs the edge table)" \
     build/property/graph_index dist/nosql.so "$(long 200 2000)"
   step "trigger coverage property test (every write form vs every structure a trigger keeps)" \

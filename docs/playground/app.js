@@ -13,6 +13,7 @@ const EXAMPLES = [
   ['composite_keys', 'composite keys and key ranges'],
   ['query_tables', 'index tables (a DynamoDB GSI) vs. CREATE INDEX'],
   ['inverted_index', 'inverted indexes vs. LIKE and FTS5'],
+  ['range', 'numeric RANGE fields (bit-sliced bitmaps) vs. an index per column'],
   ['mpath', 'materialized paths'],
   ['nested_set', 'nested sets vs. an adjacency list'],
   ['graphs', 'graph walks vs. recursive CTEs'],

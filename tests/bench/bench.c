@@ -60,6 +60,7 @@ static const struct BenchWorkload {
     {"geo_nearest", benchNearest},
     {"nested_set", benchNestedSet},
     {"inverted_index", benchInvertedIndex},
+    {"inverted_range", benchInvertedRange},
     {"ckey", benchCkey},
     {"documents", benchDocuments},
     {"graphs", benchGraphs},

@@ -155,6 +155,7 @@ void benchGeohash(Bench *p);
 void benchNearest(Bench *p);
 void benchNestedSet(Bench *p);
 void benchInvertedIndex(Bench *p);
+void benchInvertedRange(Bench *p);
 void benchCkey(Bench *p);
 void benchDocuments(Bench *p);
 void benchGraphs(Bench *p);

@@ -93,6 +93,25 @@ static const Scenario aScenario[] = {
       "INSERT INTO t(t) VALUES ('integrity-check')",
       "SELECT rowid FROM t WHERE t MATCH 'a:x1'",
       NULL}},
+    {"inverted_index RANGE",
+     "t\\_%",
+     "CREATE VIRTUAL TABLE t USING inverted_index(a, p RANGE);"
+     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)"
+     " INSERT INTO t(rowid, a, p) SELECT i, 'x' || (i % 7), CASE WHEN i % 13 = 0 THEN NULL WHEN i % 3 = 0"
+     " THEN i - 150 ELSE (i * 7919 % 1000) / 10.0 END FROM n;"
+     "DELETE FROM t WHERE rowid % 11 = 0;"
+     "CREATE VIRTUAL TABLE f USING inverted_index_facets(t);",
+     {"SELECT rowid, a, p FROM t", "SELECT rowid FROM t WHERE t MATCH 'p:[10 TO 50]'",
+      "SELECT rowid FROM t WHERE t MATCH 'a:x1 AND p:{-20 TO 60.5}'",
+      "SELECT rowid FROM t WHERE t MATCH 'p:>=99.9 OR NOT p:<0 OR p:*'",
+      "SELECT inverted_index_count('t', 'a:x2 AND NOT p:<=30')",
+      "SELECT term, docs, lo, hi FROM f WHERE field = 'p' AND ranges = '[0, 25, 50.5]'",
+      "SELECT term, docs FROM f WHERE field = 'p' AND ranges = '[10]' AND query = 'a:x3'",
+      "INSERT INTO t(rowid, a, p) VALUES (1000, 'x1', 42.5)", "UPDATE t SET p = -7 WHERE rowid = 5",
+      "DELETE FROM t WHERE rowid = 8", "DELETE FROM t WHERE t MATCH 'p:[0 TO 20]'",
+      "INSERT INTO t(t) VALUES ('integrity-check')", "INSERT INTO t(t) VALUES ('optimize')",
+      "INSERT INTO t(t) VALUES ('rebuild')", "INSERT INTO t(t) VALUES ('integrity-check')",
+      "SELECT rowid FROM t WHERE t MATCH 'p:>50'", NULL}},
     {"inverted_index NESTED",
      "t\\_%",
      "CREATE VIRTUAL TABLE t USING inverted_index(c, s NESTED(k, l), m NESTED(x) NUMBERED);"

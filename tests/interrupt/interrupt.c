@@ -102,6 +102,9 @@ static const char zSetup[] =
     "CREATE VIRTUAL TABLE isx USING inverted_index(tag, s NESTED(k), content=isy, mode='sync');"
     "CREATE VIRTUAL TABLE ids USING inverted_index(tag, s NESTED(k), direct=off);"
     "INSERT INTO ids(rowid, tag, s) SELECT id, tag, s FROM isrc;"
+    "CREATE VIRTUAL TABLE irg USING inverted_index(tag, p RANGE);"
+    "INSERT INTO irg(rowid, tag, p) SELECT id, tag, (id * 7919 % 1000) / 10.0 - 20 FROM isrc;"
+    "CREATE VIRTUAL TABLE irg_facets USING inverted_index_facets(irg);"
     "CREATE TABLE s(k TEXT PRIMARY KEY, v);"
     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
     " INSERT INTO s SELECT ckey_join(':', 'S' || (i % 5), 'C' || (i % 11), i), i FROM c;"
@@ -186,6 +189,15 @@ static const IntCase aCase[] = {
     {"inverted_index_facets",
      "SELECT tick(), query, field, term, docs FROM ii_facets WHERE query = 'tag:all'", 0},
     {"inverted_index_vocab", "SELECT tick(), field, term, docs FROM ii_vocab", 0},
+    {"inverted_index RANGE", "SELECT tick(), rowid FROM irg WHERE irg MATCH 'p:[0 TO 50] AND NOT tag:t3'", 0},
+    {"inverted_index RANGE",
+     "SELECT tick(), m.i, (SELECT count(*) FROM irg WHERE irg MATCH 'p:>=' || (m.i % 80)) FROM many m", 0},
+    {"inverted_index RANGE",
+     "SELECT tick(), term, docs FROM irg_facets WHERE field = 'p' AND ranges = '[0, 20, 40]' AND query = "
+     "'tag:all'",
+     0},
+    {"inverted_index RANGE", "UPDATE irg SET p = p + 1 WHERE rowid % 3 = 0",
+     "INSERT INTO irg(irg) VALUES ('integrity-check')"},
     {"inverted_index NESTED",
      "SELECT tick(), rowid FROM inn WHERE inn MATCH 's:{k:all AND NOT l:l1} AND m:{x:all}'", 0},
     {"inverted_index NESTED",

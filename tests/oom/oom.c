@@ -207,6 +207,19 @@ static const char *const azInvertedIndex[] = {
     "SELECT rb_cardinality(rb_or_agg(b)) FROM (SELECT rb_build('[1]') AS b UNION ALL SELECT rb_build('[2]'))",
     NULL};
 
+/* inverted_index RANGE fields: range queries, counts, range facets, writes. */
+static const char *const azInvertedRange[] = {
+    "CREATE VIRTUAL TABLE r USING inverted_index(tag, price RANGE)",
+    "INSERT INTO r(rowid, tag, price) VALUES (1, 'a', 10), (2, 'a', -2.5), (3, 'b', NULL), (4, 'b', 1e999)",
+    "SELECT rowid FROM r WHERE r MATCH 'tag:a AND price:[0 TO 20] OR price:{-3 TO *}'",
+    "SELECT inverted_index_count('r', 'NOT price:>=0')",
+    "CREATE VIRTUAL TABLE r_facets USING inverted_index_facets(r)",
+    "SELECT term, docs, lo, hi FROM r_facets WHERE field = 'price' AND ranges = '[0, 10.5]'",
+    "UPDATE r SET price = 7 WHERE rowid = 3",
+    "DELETE FROM r WHERE rowid = 1",
+    "INSERT INTO r(r) VALUES ('integrity-check')",
+    NULL};
+
 /* inverted_index mode='sync': the triggers it creates, REPLACE, rename, drop. */
 static const char *const azInvertedSync[] = {
     "CREATE TABLE sy_src(id INTEGER PRIMARY KEY, tag, s, u UNIQUE)",
@@ -503,6 +516,7 @@ static const OomScript aScript[] = {
     {"mpath", azMpath},
     {"nested_set", azNestedSet},
     {"inverted_index", azInvertedIndex},
+    {"inverted_index RANGE", azInvertedRange},
     {"inverted_index sync", azInvertedSync},
     {"ckey", azCkey},
     {"documents", azDocuments},
