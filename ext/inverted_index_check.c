@@ -282,6 +282,17 @@ static int iiPostingsCheck(inverted_index_vtab *p, const char *zWhat) {
   return rc;
 }
 
+/* Finalize integrity-check's scan *ppStmt (if any): its error, with SQLite's message, when rc was fine. */
+static int iiCheckFinalize(inverted_index_vtab *p, sqlite3_stmt **ppStmt, int rc) {
+  int rc2 = *ppStmt ? sqlite3_finalize(*ppStmt) : SQLITE_OK;
+  *ppStmt = NULL;
+  if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
+    nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
+    rc = rc2;
+  }
+  return rc;
+}
+
 /*
 ** The 'integrity-check' error of a source row that the index lacks: a row
 ** written to the content table without the triggers (or 'rebuild') that
@@ -379,14 +390,7 @@ static int iiIntegrityCheckNoDirect(inverted_index_vtab *p) {
     }
     iiValuesFree(&v);
   }
-  if (pStmt) {
-    int rc2 = sqlite3_finalize(pStmt);
-    pStmt = NULL;
-    if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
-      nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
-      rc = rc2;
-    }
-  }
+  rc = iiCheckFinalize(p, &pStmt, rc);
   /* Every stored posting list against the recomputed one. */
   if (rc == SQLITE_OK) {
     char *zWhat = p->bStored ? sqlite3_mprintf("values in %s_content", p->zName)
@@ -597,14 +601,7 @@ int iiIntegrityCheck(inverted_index_vtab *p) {
     sqlite3_free(aId);
     iiValuesFree(&v);
   }
-  if (pStmt) {
-    int rc2 = sqlite3_finalize(pStmt);
-    pStmt = NULL;
-    if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
-      nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
-      rc = rc2;
-    }
-  }
+  rc = iiCheckFinalize(p, &pStmt, rc);
   if (rc == SQLITE_OK && p->pMap && (uint64_t)nSource != roaring_bitmap_get_cardinality(p->pMap->pLive)) {
     nosqlVtabError(&p->base,
                    "inverted_index: integrity-check failed: %lld source rows, %llu indexed documents",

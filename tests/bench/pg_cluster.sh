@@ -5,6 +5,9 @@
 #   . tests/bench/pg_cluster.sh
 #   pgRequire NAME            SKIP (exit 0) naming the package if PostgreSQL
 #                             15 is missing or no user can run initdb
+#   pgWorkDir NAME            SKIP without python3; stop if the bench or the
+#                             extension is not built; DIR made absolute (a
+#                             fresh /tmp/nosql-NAME.* when empty, KEEP=0)
 #   pgStart DIR KEEP [-c name=value ...]
 #                             a cluster in DIR/pg, stopped on exit (and DIR
 #                             removed unless KEEP is 1); extra server options
@@ -35,6 +38,27 @@ pgRequire() { # name
     echo "SKIP $1: no user postgres or nobody to run initdb as (initdb refuses root)"
     exit 0
   fi
+}
+
+pgWorkDir() { # name
+  if [ ! -x "$PY" ]; then
+    echo "SKIP $1: $PY not found (apt-get install python3)"
+    exit 0
+  fi
+  for f in build/bench/bench dist/nosql.so; do
+    if [ ! -e "$f" ]; then
+      echo "$1: $f is missing: run \`make build/bench/bench dist/nosql.so\` first" >&2
+      exit 2
+    fi
+  done
+  KEEP=1
+  if [ -z "$DIR" ]; then
+    DIR=$(mktemp -d "/tmp/nosql-$(echo "$1" | tr _ -).XXXXXX")
+    KEEP=0
+  fi
+  mkdir -p "$DIR"
+  DIR=$(cd "$DIR" && pwd)
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
 pgAsUser() {

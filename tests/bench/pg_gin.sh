@@ -44,24 +44,7 @@ while [ $# -gt 0 ]; do
 done
 
 pgRequire pg_gin
-if [ ! -x "$PY" ]; then
-  echo "SKIP pg_gin: $PY not found (apt-get install python3)"
-  exit 0
-fi
-for f in build/bench/bench dist/nosql.so; do
-  if [ ! -e "$f" ]; then
-    echo "pg_gin: $f is missing: run \`make build/bench/bench dist/nosql.so\` first" >&2
-    exit 2
-  fi
-done
-KEEP=1
-if [ -z "$DIR" ]; then
-  DIR=$(mktemp -d /tmp/nosql-pg-gin.XXXXXX)
-  KEEP=0
-fi
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+pgWorkDir pg_gin
 
 if [ "$REUSE" = 0 ] || [ ! -s "$DIR/nested_people.tsv" ]; then
   t0=$(date +%s)

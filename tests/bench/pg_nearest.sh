@@ -85,25 +85,7 @@ if [ ! -f "$("$PGBIN/pg_config" --sharedir)/extension/postgis.control" ]; then
   echo "SKIP pg_nearest: PostGIS not found (apt-get install postgresql-15-postgis-3)"
   exit 0
 fi
-if [ ! -x "$PY" ]; then
-  echo "SKIP pg_nearest: $PY not found (apt-get install python3)"
-  exit 0
-fi
-for f in build/bench/bench dist/nosql.so; do
-  if [ ! -e "$f" ]; then
-    echo "pg_nearest: $f is missing: run \`make build/bench/bench dist/nosql.so\` first" >&2
-    exit 2
-  fi
-done
-
-KEEP=1
-if [ -z "$DIR" ]; then
-  DIR=$(mktemp -d /tmp/nosql-pg-nearest.XXXXXX)
-  KEEP=0
-fi
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+pgWorkDir pg_nearest
 
 if [ "$REUSE" = 0 ] || [ ! -s "$DIR/nearest_points.tsv" ]; then
   t0=$(date +%s)
