@@ -1362,8 +1362,8 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   }
   if (rc == SQLITE_OK) {
     /* Components read each edge once, in any order: no rows needed. */
-    rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, pAlgo->eAlgo == GB_COMPONENTS ? GRAPH_LOAD_LIST : 1,
-                      pAlgo->zName, &pCur->pCsr, &zErr);
+    rc = graphSourceLoad(p->db, &src, GB_MAX_EDGE, pAlgo->eAlgo == GB_COMPONENTS ? GRAPH_LOAD_LIST : 1,
+                         pAlgo->zName, &pCur->pCsr, &zErr);
   }
   /* Components, triangles and labels read every edge both ways already. */
   if (rc == SQLITE_OK && eDir != GRAPH_DIR_OUT &&

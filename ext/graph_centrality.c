@@ -19,7 +19,7 @@
 ** closeness_centrality, hits, core_number, clustering, louvain_communities)
 ** with its defaults; docs/graph_batch.md states each one's semantics. The
 ** edge source is ext/graph_source.c's (tables, views, the JSON layout, a
-** graph_index), read once into a GraphCsr by graphCsrLoad(), as the jobs
+** graph_index), read once into a GraphCsr by graphSourceLoad(), as the jobs
 ** of ext/graph_batch.c read it. The arguments are hidden columns of those
 ** names; the optional ones may also come as a JSON object, the last
 ** argument given (`'{"normalized": false}'`), whose keys are the same names
@@ -1585,7 +1585,7 @@ static int gcFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
   rc = graphSourceInit(p->db, pJob->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2],
                        gcArg(pCur, "weight_col"), eLayout, &src, &zErr);
   if (rc == SQLITE_OK) {
-    rc = graphCsrLoad(p->db, &src, GC_MAX_EDGE, 1, pJob->zName, &pCur->pCsr, &zErr);
+    rc = graphSourceLoad(p->db, &src, GC_MAX_EDGE, 1, pJob->zName, &pCur->pCsr, &zErr);
     graphSourceClear(&src);
   }
   if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);

@@ -11,7 +11,7 @@
 ** The edge table must be a rowid table with an INTEGER PRIMARY KEY (the
 ** index keeps each list in rowid order, and VACUUM may renumber the rowids
 ** of a table without one) in the schema of the index. Every graph function
-** (ext/graph_source.c's graphCsrLoad()) loads a graph from an up-to-date
+** (ext/graph_source.c's graphSourceLoad()) loads a graph from an up-to-date
 ** graph_index over the same table and columns instead of scanning the
 ** table, and accepts the index's name as its source.
 **
@@ -129,7 +129,7 @@
 ** graph functions read the table and the index's reads and 'refresh'
 ** refuse it until 'rebuild'.
 **
-** Loading (graphIndexLoad(), called by graphCsrLoad(); giLoad()): one scan
+** Loading (graphIndexLoad(), called by graphSourceLoad(); giLoad()): one scan
 ** of "<name>_blk" in key order and one of "<name>_tail" decode every edge
 ** (source number, neighbour number, rowid); giLoadSort() orders them by
 ** rowid (a counting sort over rowid - least rowid when the rowids span at
@@ -2914,15 +2914,8 @@ static int giCheck(gi_vtab *p) {
   src.eLayout = p->bJson ? GRAPH_LAYOUT_JSON : GRAPH_LAYOUT_EDGES;
   src.zOrder = (char *)"s.rowid";
   rc = graphCsrLoad(p->db, &src, 0x7fffffff, 1, "graph_index", &pTab, &zErr);
+  if (rc == SQLITE_OK) rc = graphCsrNew(p->db, &src, 1, &pIdx);
   if (rc == SQLITE_OK) {
-    pIdx = (GraphCsr *)sqlite3_malloc64(sizeof(GraphCsr));
-    if (pIdx == NULL) rc = SQLITE_NOMEM;
-  }
-  if (rc == SQLITE_OK) {
-    memset(pIdx, 0, sizeof(*pIdx));
-    pIdx->nRef = 1;
-    pIdx->vals.szElem = (int)sizeof(GraphValue);
-    pIdx->bIntWeight = pIdx->bRealWeight = 1;
     rc = giLoad(p->db, p->zDb, p->zName, &names, p->bJson, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff,
                 1, NULL, pIdx, &bOk, &zErr, &aRowid);
   }

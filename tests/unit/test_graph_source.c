@@ -284,7 +284,7 @@ static char *load(const char *zT) {
 static void testLoadEdge(void) {
   static int iZero = 0, iOne = 1;
   char *z;
-  CHECK_INT(graphSourceRegister(db), SQLITE_OK);
+  CHECK_INT(graphCsrRegister(db), SQLITE_OK);
   z = load("e");
   CHECK_STR(z, "3 edges");
   sqlite3_free(z);
@@ -302,7 +302,7 @@ static void testLoadEdge(void) {
   z = load("e");
   CHECK_STR(z, "1: graph_test: graph_load_edge() is not the extension's");
   sqlite3_free(z);
-  CHECK_INT(graphSourceRegister(db), SQLITE_OK);
+  CHECK_INT(graphCsrRegister(db), SQLITE_OK);
   z = load("e");
   CHECK_STR(z, "3 edges");
   sqlite3_free(z);
