@@ -3366,32 +3366,15 @@ static int giResolve(gi_vtab *p, char **pzErr) {
   for (i = 0; rc == SQLITE_OK && i < 3; i++) {
     static const char *const azArg[] = {"from_col", "to_col", "weight"};
     char **pz = i == 0 ? &p->zFrom : i == 1 ? &p->zTo : &p->zWeight;
-    sqlite3_stmt *pStmt = NULL;
+    char *zNew = NULL;
     if (*pz == NULL) continue;
-    rc = sqlite3_prepare_v2(
-        p->db, "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
-    if (rc != SQLITE_OK) break;
-    sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 3, *pz, -1, SQLITE_STATIC);
-    rc = sqlite3_step(pStmt);
-    if (rc == SQLITE_ROW) {
-      const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
-      char *zNew = zName ? sqlite3_mprintf("%s", zName) : NULL;
-      rc = zNew ? SQLITE_OK : SQLITE_NOMEM;
-      if (zNew) {
-        sqlite3_free(*pz);
-        *pz = zNew;
-      }
-    } else if (rc == SQLITE_DONE) {
+    rc = nosqlColumnName(p->db, p->zDb, p->zTable, *pz, &zNew);
+    if (rc == SQLITE_OK) {
+      sqlite3_free(*pz);
+      *pz = zNew;
+    } else if (rc == SQLITE_NOTFOUND) {
       *pzErr = sqlite3_mprintf("graph_index: table '%s' has no column '%s' (%s)", p->zTable, *pz, azArg[i]);
       rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-    }
-    if (rc == SQLITE_OK || rc == SQLITE_ERROR || rc == SQLITE_NOMEM) {
-      sqlite3_finalize(pStmt);
-    } else {
-      rc = sqlite3_finalize(pStmt);
-      if (rc == SQLITE_OK) rc = SQLITE_ERROR;
     }
   }
   return rc;

@@ -104,25 +104,10 @@ static int graphSourceFindTable(sqlite3 *db, const char *zName, GraphSource *p) 
 static int graphSourceFindColumn(sqlite3 *db, const GraphSource *p, const char *zCol, char **pzOut,
                                  int *pbIdx) {
   sqlite3_stmt *pStmt = NULL;
-  int rc = sqlite3_prepare_v2(
-      db, "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 2, p->zSchema, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 3, zCol, -1, SQLITE_STATIC);
-    rc = sqlite3_step(pStmt);
-    if (rc == SQLITE_ROW) {
-      *pzOut = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
-      rc = *pzOut ? SQLITE_OK : SQLITE_NOMEM;
-    } else if (rc == SQLITE_DONE) {
-      rc = SQLITE_NOTFOUND;
-    }
-  }
-  sqlite3_finalize(pStmt);
+  int rc = nosqlColumnName(db, p->zSchema, p->zTable, zCol, pzOut);
   if (rc != SQLITE_OK || pbIdx == NULL) return rc;
   *pbIdx = 0;
   if (p->bView) return SQLITE_OK;
-  pStmt = NULL;
   rc = sqlite3_prepare_v2(db,
                           "SELECT 1 FROM pragma_index_list(?1, ?2) AS l, pragma_index_xinfo(l.name, ?2) AS x"
                           " WHERE x.seqno = 0 AND x.name = ?3 COLLATE NOCASE LIMIT 1",

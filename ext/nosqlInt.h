@@ -290,6 +290,14 @@ double nosqlStrtod(const char *z);
 int nosqlJsonUnescape(const char *z, int n, char *aOut, int *aMap, int iBase);
 
 /*
+** The name of column zCol of table or view zSchema.zTable (matched
+** case-insensitively) as declared: SQLITE_OK with *pzOut (sqlite3_mprintf),
+** SQLITE_NOTFOUND when there is no such column, or an error code (*pzOut
+** NULL). The graph functions, graph_index and geo_nearest resolve their
+** column arguments with it.
+*/
+int nosqlColumnName(sqlite3 *db, const char *zSchema, const char *zTable, const char *zCol, char **pzOut);
+/*
 ** Column zCol of table zSchema.zTable (matched case-insensitively): its
 ** declared type (*pzType, "" when none) and declared collation (*pzColl,
 ** NULL for BINARY), both sqlite3_mprintf. Works on every SQLite build: the
