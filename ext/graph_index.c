@@ -131,7 +131,7 @@
 **
 ** Loading (graphIndexLoad(), called by graphSourceLoad(); giLoad()): one scan
 ** of "<name>_blk" in key order and one of "<name>_tail" decode every edge
-** (source number, neighbour number, rowid); giLoadSort() orders them by
+** (source number, neighbour number, rowid); giLoadOrder() orders them by
 ** rowid (a counting sort over rowid - least rowid when the rowids span at
 ** most a few times the edge count, a direct placement when they are every
 ** rowid of the range once, an LSD radix sort otherwise; stable, so that a
@@ -2333,16 +2333,6 @@ struct GiPend {
   sqlite3_int64 iRowid; /* Its rowid */
 };
 
-#define GI_CORRUPT(zWhat)                                                      \
-  do {                                                                         \
-    *pzErr = sqlite3_mprintf(                                                  \
-        "%s%sgraph_index '%s' is damaged: %s; INSERT INTO \"%w\"(\"%w\") "     \
-        "VALUES('rebuild') rewrites it",                                       \
-        zFunc ? zFunc : "", zFunc ? ": " : "", zIndex, zWhat, zIndex, zIndex); \
-    rc = *pzErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;                          \
-    goto load_done;                                                            \
-  } while (0)
-
 /* Finish a scan: the first error. */
 static int giScanDone(int rc, sqlite3_stmt *pStmt) {
   int rc2 = sqlite3_finalize(pStmt);
@@ -2350,269 +2340,315 @@ static int giScanDone(int rc, sqlite3_stmt *pStmt) {
 }
 
 /*
-** Fill the empty GraphCsr *p (vals.szElem set) from index zIndex: node
-** rows in the order a rowid scan of the edge table meets them, each list
-** in rowid order, weights when bWeight (the index has them). One scan of
-** "<name>_blk" (a row per ~2 KB group), one of "<name>_tail" and one of
-** "<name>_num"; the edges are ordered by rowid (giLoadSort()), which gives
-** the node order and the in-lists; no node value is hashed per edge.
+** One load of an index into a GraphCsr (giLoad()): what the steps below
+** pass on, each step reading one shadow table or making one part of the
+** copy. The arrays are freed by giLoaderClear().
 */
-static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo,
-                  int bJson, int bWeight, int bHasWeight, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
-                  GraphCsr *p, int *pbOk, char **pzErr, sqlite3_int64 **paRowid) {
-  sqlite3_stmt *pStmt = NULL;
-  char *zSql;
-  const char *zWhat = NULL;
-  int rc = SQLITE_OK, nId = 0, nNode = 0, nAll = 0, i, nRowFirst = 0, bDup = 0;
-  sqlite3_int64 iNext = 1, nPend = 0, nPendAlloc = 0, e, nEdge, *aCur = NULL;
-  GiLoadEdges E;
-  GiPend *aPend = NULL;
-  GiRowFirst *aRowFirst = NULL;
-  int *aPerm = NULL, *aNode = NULL;
-  GraphValue *aVal = NULL;
-  *pbOk = 0;
-  memset(&E, 0, sizeof(E));
-  E.bWeight = bWeight;
-  E.bIntWeight = E.bRealWeight = 1;
-  /* Every node number is below g_config's 'next'. */
-  zSql = sqlite3_mprintf("SELECT coalesce((SELECT v FROM \"%w\".\"%w_config\" WHERE k = 'next'), 0) - 1",
-                         zSchema, zIndex);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+typedef struct GiLoader GiLoader;
+struct GiLoader {
+  sqlite3 *db;                     /* The connection */
+  const char *zSchema, *zIndex;    /* The index */
+  const char *zFunc;               /* Names the job in messages, or NULL ('integrity-check') */
+  char **pzErr;                    /* Where a message goes */
+  int bJson;                       /* layout = 'json' */
+  int bHasWeight;                  /* The lists hold weights */
+  sqlite3_int64 nMaxEdge;          /* The most edges held */
+  int bAll;                        /* A whole-graph job: more edges than that is an error */
+  sqlite3_stmt *pStmt;             /* The scan under way, finalized by giLoaderClear() after an error */
+  int nId;                         /* Node numbers are 1 .. nId */
+  int nNode;                       /* Nodes met through the stored edges and rows: positions 0 .. nNode - 1 */
+  GiLoadEdges E;                   /* The stored edges */
+  int *aPerm;                      /* Number -> position, -1 when not met */
+  int *aNode;                      /* Position -> number */
+  GiRowFirst *aRowFirst;           /* The JSON layout's row nodes, by first rowid */
+  int nRowFirst;                   /* Entries of aRowFirst */
+  GraphValue *aVal;                /* Position -> value (z owned) */
+  GiPend *aPend;                   /* The pending inserts */
+  sqlite3_int64 nPend, nPendAlloc; /* Entries of aPend used, allocated */
+  sqlite3_int64 *aCur;             /* While filling: where each position's next out- and in-edge go */
+  GraphCsr *p;                     /* The copy being filled */
+};
+
+/* The message for damage zWhat, naming the index: SQLITE_CORRUPT_VTAB (or SQLITE_NOMEM). */
+static int giLoadCorrupt(GiLoader *pL, const char *zWhat) {
+  const char *zFunc = pL->zFunc, *zIndex = pL->zIndex;
+  *pL->pzErr = sqlite3_mprintf(
+      "%s%sgraph_index '%s' is damaged: %s; INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') rewrites it",
+      zFunc ? zFunc : "", zFunc ? ": " : "", zIndex, zWhat, zIndex, zIndex);
+  return *pL->pzErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;
+}
+
+/* Prepare the scan zSql (sqlite3_mprintf, freed here) as pL->pStmt. */
+static int giLoadPrepare(GiLoader *pL, char *zSql) {
+  int rc = zSql ? sqlite3_prepare_v2(pL->db, zSql, -1, &pL->pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
-  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 iMax = sqlite3_column_int64(pStmt, 0);
-    if (iMax < 0 || iMax > GI_MAX_ID) GI_CORRUPT("a node number is out of range");
+  return rc;
+}
+
+/* Finish the scan of pL->pStmt: the first error. */
+static int giLoadScanDone(GiLoader *pL, int rc) {
+  rc = giScanDone(rc, pL->pStmt);
+  pL->pStmt = NULL;
+  return rc;
+}
+
+/*
+** More than nMaxEdge edges: an error for a whole-graph job (SQLITE_TOOBIG
+** with the message), else SQLITE_DONE, which ends the load without a copy
+** (the caller reads the table).
+*/
+static int giLoadTooBig(GiLoader *pL) {
+  if (!pL->bAll) return SQLITE_DONE;
+  *pL->pzErr = sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", pL->zFunc,
+                               pL->nMaxEdge);
+  return SQLITE_TOOBIG;
+}
+
+static void giLoaderClear(GiLoader *pL) {
+  int i;
+  sqlite3_finalize(pL->pStmt);
+  if (pL->aVal) {
+    for (i = 0; i < pL->nNode; i++) sqlite3_free(pL->aVal[i].z);
+  }
+  sqlite3_free(pL->aVal);
+  giLoadEdgesFree(&pL->E);
+  sqlite3_free(pL->aPerm);
+  sqlite3_free(pL->aNode);
+  sqlite3_free(pL->aRowFirst);
+  sqlite3_free(pL->aPend);
+  sqlite3_free(pL->aCur);
+}
+
+/* The node numbers (every one below g_config's 'next'): nId, and the arrays indexed by number. */
+static int giLoadNumbers(GiLoader *pL) {
+  int rc, nId = 0;
+  rc = giLoadPrepare(
+      pL, sqlite3_mprintf("SELECT coalesce((SELECT v FROM \"%w\".\"%w_config\" WHERE k = 'next'), 0) - 1",
+                          pL->zSchema, pL->zIndex));
+  if (rc == SQLITE_OK && sqlite3_step(pL->pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iMax = sqlite3_column_int64(pL->pStmt, 0);
+    if (iMax < 0 || iMax > GI_MAX_ID) return giLoadCorrupt(pL, "a node number is out of range");
     nId = (int)iMax;
   }
-  rc = giScanDone(rc, pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
-  aPerm = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
-  aNode = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
-  if (aPerm == NULL || aNode == NULL) {
-    rc = SQLITE_NOMEM;
-    goto load_done;
-  }
-  memset(aPerm, 0xff, sizeof(int) * ((size_t)nId + 1));
-  E.aOutN = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
-  E.aInN = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
-  if (E.aOutN == NULL || E.aInN == NULL) {
-    rc = SQLITE_NOMEM;
-    goto load_done;
-  }
-  memset(E.aOutN, 0, sizeof(int) * ((size_t)nId + 1));
-  memset(E.aInN, 0, sizeof(int) * ((size_t)nId + 1));
+  rc = giLoadScanDone(pL, rc);
+  if (rc != SQLITE_OK) return rc;
+  pL->nId = nId;
+  pL->aPerm = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  pL->aNode = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  pL->E.aOutN = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  pL->E.aInN = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  if (pL->aPerm == NULL || pL->aNode == NULL || pL->E.aOutN == NULL || pL->E.aInN == NULL)
+    return SQLITE_NOMEM;
+  memset(pL->aPerm, 0xff, sizeof(int) * ((size_t)nId + 1));
+  memset(pL->E.aOutN, 0, sizeof(int) * ((size_t)nId + 1));
+  memset(pL->E.aInN, 0, sizeof(int) * ((size_t)nId + 1));
   /* Room for 16 edges a node number, up to 1M edges, at first (pages never written cost nothing). */
-  E.nHint = 4096 + 16 * (sqlite3_int64)nId;
-  if (E.nHint > (1 << 20)) E.nHint = 1 << 20;
-  /* The groups in key order, then the tails: each out-list's edges, its tail's after its group's. */
-  zSql = sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" ORDER BY k", zSchema, zIndex);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), id;
-    const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pStmt, 1);
-    int n = sqlite3_column_bytes(pStmt, 1), iPos = 0;
-    if (k < iNext || k > GI_MAX_ID) GI_CORRUPT("a group has a bad key");
+  pL->E.nHint = 4096 + 16 * (sqlite3_int64)nId;
+  if (pL->E.nHint > (1 << 20)) pL->E.nHint = 1 << 20;
+  return SQLITE_OK;
+}
+
+/* The groups in key order ("<name>_blk"): each out-list's edges, decoded as they are read. */
+static int giLoadGroups(GiLoader *pL) {
+  GiLoadEdges *pE = &pL->E;
+  sqlite3_int64 iNext = 1;
+  const char *zWhat = NULL;
+  int rc = giLoadPrepare(
+      pL, sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" ORDER BY k", pL->zSchema, pL->zIndex));
+  while (rc == SQLITE_OK && sqlite3_step(pL->pStmt) == SQLITE_ROW) {
+    sqlite3_int64 k = sqlite3_column_int64(pL->pStmt, 0), id;
+    const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pL->pStmt, 1);
+    int n = sqlite3_column_bytes(pL->pStmt, 1), iPos = 0;
+    if (k < iNext || k > GI_MAX_ID) return giLoadCorrupt(pL, "a group has a bad key");
     for (id = k; iPos < n; id++) {
       /* A slot: its count, its first rowid, its edges (giSlotDecode(), decoded as they are read). */
       sqlite3_uint64 u;
       sqlite3_int64 iFirst = 0;
       if (!giGetVarint(a, n, &iPos, &u) || u > (sqlite3_uint64)n ||
           (u && !giGetRowid(a, n, &iPos, &iFirst))) {
-        GI_CORRUPT("a group holds a bad list");
+        return giLoadCorrupt(pL, "a group holds a bad list");
       }
       if (u == 0) continue;
-      if (id > nId) GI_CORRUPT("a list has no node");
-      rc = giLoadGrow(&E, (sqlite3_int64)u);
-      if (rc != SQLITE_OK) goto load_done;
-      if (!giLoadList(&E, (int)id, a, n, &iPos, (sqlite3_int64)u, iFirst, bHasWeight, 0, bJson, nId,
-                      &zWhat)) {
-        GI_CORRUPT(zWhat);
+      if (id > pL->nId) return giLoadCorrupt(pL, "a list has no node");
+      rc = giLoadGrow(pE, (sqlite3_int64)u);
+      if (rc != SQLITE_OK) return rc;
+      if (!giLoadList(pE, (int)id, a, n, &iPos, (sqlite3_int64)u, iFirst, pL->bHasWeight, 0, pL->bJson,
+                      pL->nId, &zWhat)) {
+        return giLoadCorrupt(pL, zWhat);
       }
-      if (E.n > nMaxEdge) break;
+      if (pE->n > pL->nMaxEdge) break;
     }
     iNext = id;
-    if (E.n > nMaxEdge) break;
+    if (pE->n > pL->nMaxEdge) break;
   }
-  rc = giScanDone(rc, pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
-  zSql = sqlite3_mprintf("SELECT k, first, n, list FROM \"%w\".\"%w_tail\" ORDER BY k", zSchema, zIndex);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  while (rc == SQLITE_OK && E.n <= nMaxEdge && sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 2);
-    const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pStmt, 3);
-    int nByte = sqlite3_column_bytes(pStmt, 3), iPos;
-    if (k < 1 || k > nId || n < 1 || n > nByte) GI_CORRUPT("a tail has a bad key or count");
-    rc = giLoadGrow(&E, n);
-    if (rc != SQLITE_OK) goto load_done;
+  return giLoadScanDone(pL, rc);
+}
+
+/* The tails ("<name>_tail"): edges appended to out-lists, after their groups' edges. */
+static int giLoadTails(GiLoader *pL) {
+  GiLoadEdges *pE = &pL->E;
+  const char *zWhat = NULL;
+  int rc = giLoadPrepare(pL, sqlite3_mprintf("SELECT k, first, n, list FROM \"%w\".\"%w_tail\" ORDER BY k",
+                                             pL->zSchema, pL->zIndex));
+  while (rc == SQLITE_OK && pE->n <= pL->nMaxEdge && sqlite3_step(pL->pStmt) == SQLITE_ROW) {
+    sqlite3_int64 k = sqlite3_column_int64(pL->pStmt, 0), n = sqlite3_column_int64(pL->pStmt, 2);
+    const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pL->pStmt, 3);
+    int nByte = sqlite3_column_bytes(pL->pStmt, 3), iPos;
+    if (k < 1 || k > pL->nId || n < 1 || n > nByte) return giLoadCorrupt(pL, "a tail has a bad key or count");
+    rc = giLoadGrow(pE, n);
+    if (rc != SQLITE_OK) return rc;
     iPos = 0;
-    if (!giLoadList(&E, (int)k, a, nByte, &iPos, n, 0, bHasWeight, 1, bJson, nId, &zWhat)) GI_CORRUPT(zWhat);
-    if (iPos != nByte) GI_CORRUPT("a list is longer than its edges");
-  }
-  rc = giScanDone(rc, pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
-  nEdge = E.n;
-  if (nEdge > nMaxEdge) {
-    if (bAll) {
-      *pzErr =
-          sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", zFunc, nMaxEdge);
-      rc = SQLITE_TOOBIG;
+    if (!giLoadList(pE, (int)k, a, nByte, &iPos, n, 0, pL->bHasWeight, 1, pL->bJson, pL->nId, &zWhat)) {
+      return giLoadCorrupt(pL, zWhat);
     }
-    goto load_done;
+    if (iPos != nByte) return giLoadCorrupt(pL, "a list is longer than its edges");
   }
-  /* The edges in rowid order (a JSON row's in array order). */
-  rc = giLoadOrder(&E, bJson || paRowid != NULL, &bDup);
-  if (rc != SQLITE_OK) goto load_done;
-  if (bDup && !bJson) GI_CORRUPT("two edges have one rowid");
-  if (bJson) {
-    /* Each row node's first rowid: it is met there, before the row's elements, edges or not. */
-    sqlite3_int64 nAlloc = 0;
-    zSql = sqlite3_mprintf("SELECT id, r FROM \"%w\".\"%w_row\" ORDER BY r", zSchema, zIndex);
-    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-      sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
-      if (id < 1 || id > nId) GI_CORRUPT("a row's node number is out of range");
-      if (nRowFirst == nAlloc) {
-        sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 256;
-        GiRowFirst *aNew =
-            (GiRowFirst *)sqlite3_realloc64(aRowFirst, sizeof(GiRowFirst) * (sqlite3_uint64)nNew);
-        if (aNew == NULL) {
+  return giLoadScanDone(pL, rc);
+}
+
+/* The JSON layout: each row node's first rowid ("<name>_row"), where a scan of the table meets it. */
+static int giLoadRowFirst(GiLoader *pL) {
+  sqlite3_int64 nAlloc = 0;
+  int rc = giLoadPrepare(
+      pL, sqlite3_mprintf("SELECT id, r FROM \"%w\".\"%w_row\" ORDER BY r", pL->zSchema, pL->zIndex));
+  while (rc == SQLITE_OK && sqlite3_step(pL->pStmt) == SQLITE_ROW) {
+    sqlite3_int64 id = sqlite3_column_int64(pL->pStmt, 0);
+    if (id < 1 || id > pL->nId) return giLoadCorrupt(pL, "a row's node number is out of range");
+    if (pL->nRowFirst == nAlloc) {
+      sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 256;
+      GiRowFirst *aNew =
+          (GiRowFirst *)sqlite3_realloc64(pL->aRowFirst, sizeof(GiRowFirst) * (sqlite3_uint64)nNew);
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      pL->aRowFirst = aNew;
+      nAlloc = nNew;
+    }
+    pL->aRowFirst[pL->nRowFirst].r = sqlite3_column_int64(pL->pStmt, 1);
+    pL->aRowFirst[pL->nRowFirst++].id = (int)id;
+  }
+  return giLoadScanDone(pL, rc);
+}
+
+/* Give node number id the next position, unless it has one. */
+static void giLoadMeet(GiLoader *pL, int id) {
+  if (pL->aPerm[id] < 0) {
+    pL->aPerm[id] = pL->nNode;
+    pL->aNode[pL->nNode++] = id;
+  }
+}
+
+/*
+** Node order: as a rowid scan of the table meets them (an edge's source,
+** then its neighbour; the JSON layout: a row's node first). E.aF and
+** E.aT become the edges' endpoints as positions, in rowid order.
+*/
+static int giLoadNodeOrder(GiLoader *pL) {
+  GiLoadEdges *pE = &pL->E;
+  int iRowFirst = 0, *aF = pE->aF, *aT = pE->aT;
+  sqlite3_int64 e;
+  for (e = 0; e < pE->n; e++) {
+    int s = aF[e], t = aT[e];
+    if (pL->bJson) {
+      sqlite3_int64 iRowid = pE->aRs[e];
+      if (e && iRowid == pE->aRs[e - 1] && s != pL->aNode[aF[e - 1]]) {
+        return giLoadCorrupt(pL, "two rows have one rowid");
+      }
+      for (; iRowFirst < pL->nRowFirst && pL->aRowFirst[iRowFirst].r <= iRowid; iRowFirst++) {
+        giLoadMeet(pL, pL->aRowFirst[iRowFirst].id);
+      }
+    }
+    giLoadMeet(pL, s);
+    giLoadMeet(pL, t);
+    aF[e] = pL->aPerm[s];
+    aT[e] = pL->aPerm[t];
+  }
+  for (; iRowFirst < pL->nRowFirst; iRowFirst++) giLoadMeet(pL, pL->aRowFirst[iRowFirst].id);
+  return SQLITE_OK;
+}
+
+/*
+** Node values by position ("<name>_num"), then the copy's set of them. The
+** rows come in value order, their numbers at random: each lands in aVal
+** through a batch whose places are prefetched (one cache miss per node was
+** a third of the load).
+*/
+static int giLoadValues(GiLoader *pL) {
+  GiNumRow aBatch[GI_NUM_BATCH];
+  const char *zWhat = NULL;
+  int *aPerm = pL->aPerm, nBatch = 0, bEnd = 0, i, rc;
+  GraphValue *aVal;
+  aVal = pL->aVal = (GraphValue *)sqlite3_malloc64(sizeof(GraphValue) * ((sqlite3_uint64)pL->nNode + 1));
+  if (aVal == NULL) return SQLITE_NOMEM;
+  memset(aVal, 0, sizeof(GraphValue) * ((size_t)pL->nNode + 1)); /* (Freed value by value at the end) */
+  rc = giLoadPrepare(pL, sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_num\"", pL->zSchema, pL->zIndex));
+  while (rc == SQLITE_OK && !bEnd) {
+    int k;
+    bEnd = sqlite3_step(pL->pStmt) != SQLITE_ROW;
+    if (!bEnd) {
+      sqlite3_int64 id = sqlite3_column_int64(pL->pStmt, 0);
+      GiNumRow *pR = &aBatch[nBatch];
+      if (id < 1 || id > pL->nId) continue; /* A number without edges: not a node */
+      graphPrefetch(&aPerm[id], 0);
+      if (!graphValueFrom(sqlite3_column_value(pL->pStmt, 1), &pR->v)) {
+        zWhat = "a node value is NULL";
+        break;
+      }
+      pR->id = (int)id;
+      if (pR->v.eType == SQLITE_TEXT || pR->v.eType == SQLITE_BLOB) {
+        const char *z = pR->v.z;
+        pR->v.z = (char *)sqlite3_malloc64((sqlite3_uint64)pR->v.n + 1);
+        if (pR->v.z == NULL) {
           rc = SQLITE_NOMEM;
           break;
         }
-        aRowFirst = aNew;
-        nAlloc = nNew;
+        if (pR->v.n) memcpy(pR->v.z, z, (size_t)pR->v.n);
+      } else {
+        pR->v.z = NULL;
       }
-      aRowFirst[nRowFirst].r = sqlite3_column_int64(pStmt, 1);
-      aRowFirst[nRowFirst++].id = (int)id;
+      if (++nBatch < GI_NUM_BATCH) continue;
     }
-    rc = giScanDone(rc, pStmt);
-    pStmt = NULL;
-    if (rc != SQLITE_OK) goto load_done;
-  }
-  /*
-  ** Node order: as a rowid scan of the table meets them (an edge's source,
-  ** then its neighbour; the JSON layout: a row's node first). E.aF and
-  ** E.aT become the edges' endpoints as positions, in rowid order.
-  */
-  {
-    int iRowFirst = 0, *aF = E.aF, *aT = E.aT;
-    for (e = 0; e < nEdge; e++) {
-      int s = aF[e], t = aT[e];
-      if (bJson) {
-        sqlite3_int64 iRowid = E.aRs[e];
-        if (e && iRowid == E.aRs[e - 1] && s != aNode[aF[e - 1]]) GI_CORRUPT("two rows have one rowid");
-        for (; iRowFirst < nRowFirst && aRowFirst[iRowFirst].r <= iRowid; iRowFirst++) {
-          int id = aRowFirst[iRowFirst].id;
-          if (aPerm[id] < 0) {
-            aPerm[id] = nNode;
-            aNode[nNode++] = id;
-          }
-        }
-      }
-      if (aPerm[s] < 0) {
-        aPerm[s] = nNode;
-        aNode[nNode++] = s;
-      }
-      if (aPerm[t] < 0) {
-        aPerm[t] = nNode;
-        aNode[nNode++] = t;
-      }
-      aF[e] = aPerm[s];
-      aT[e] = aPerm[t];
+    for (k = 0; k < nBatch; k++) {
+      if (aPerm[aBatch[k].id] >= 0) graphPrefetch(&aVal[aPerm[aBatch[k].id]], 1);
     }
-    for (; iRowFirst < nRowFirst; iRowFirst++) {
-      int id = aRowFirst[iRowFirst].id;
-      if (aPerm[id] < 0) {
-        aPerm[id] = nNode;
-        aNode[nNode++] = id;
+    for (k = 0; k < nBatch; k++) {
+      int iPos = aPerm[aBatch[k].id];
+      if (iPos < 0 || aVal[iPos].eType) {
+        sqlite3_free(aBatch[k].v.z); /* Not a node, or a second value for it */
+        if (iPos >= 0) zWhat = "two node values have one number";
+        continue;
       }
+      aVal[iPos] = aBatch[k].v;
     }
+    nBatch = 0;
+    if (zWhat) break;
   }
-  /* Node values, by position. */
-  aVal = (GraphValue *)sqlite3_malloc64(sizeof(GraphValue) * ((sqlite3_uint64)nNode + 1));
-  if (aVal == NULL) {
-    rc = SQLITE_NOMEM;
-    goto load_done;
-  }
-  memset(aVal, 0, sizeof(GraphValue) * ((size_t)nNode + 1)); /* (Freed value by value at the end) */
-  zSql = sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_num\"", zSchema, zIndex);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  {
-    /*
-    ** The rows come in value order, their numbers at random: each lands
-    ** in aVal through a batch whose places are prefetched (one cache miss
-    ** per node was a third of the load).
-    */
-    GiNumRow aBatch[GI_NUM_BATCH];
-    int nBatch = 0, bEnd = 0;
-    zWhat = NULL;
-    while (rc == SQLITE_OK && !bEnd) {
-      int k;
-      bEnd = sqlite3_step(pStmt) != SQLITE_ROW;
-      if (!bEnd) {
-        sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
-        GiNumRow *pR = &aBatch[nBatch];
-        if (id < 1 || id > nId) continue; /* A number without edges: not a node */
-        graphPrefetch(&aPerm[id], 0);
-        if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &pR->v)) {
-          zWhat = "a node value is NULL";
-          break;
-        }
-        pR->id = (int)id;
-        if (pR->v.eType == SQLITE_TEXT || pR->v.eType == SQLITE_BLOB) {
-          const char *z = pR->v.z;
-          pR->v.z = (char *)sqlite3_malloc64((sqlite3_uint64)pR->v.n + 1);
-          if (pR->v.z == NULL) {
-            rc = SQLITE_NOMEM;
-            break;
-          }
-          if (pR->v.n) memcpy(pR->v.z, z, (size_t)pR->v.n);
-        } else {
-          pR->v.z = NULL;
-        }
-        if (++nBatch < GI_NUM_BATCH) continue;
-      }
-      for (k = 0; k < nBatch; k++) {
-        if (aPerm[aBatch[k].id] >= 0) graphPrefetch(&aVal[aPerm[aBatch[k].id]], 1);
-      }
-      for (k = 0; k < nBatch; k++) {
-        int iPos = aPerm[aBatch[k].id];
-        if (iPos < 0 || aVal[iPos].eType) {
-          sqlite3_free(aBatch[k].v.z); /* Not a node, or a second value for it */
-          if (iPos >= 0) zWhat = "two node values have one number";
-          continue;
-        }
-        aVal[iPos] = aBatch[k].v;
-      }
-      nBatch = 0;
-      if (zWhat) break;
-    }
-    while (nBatch > 0) sqlite3_free(aBatch[--nBatch].v.z);
-    if (zWhat) GI_CORRUPT(zWhat);
-  }
-  rc = giScanDone(rc, pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
-  for (i = 0; i < nNode; i++) {
+  while (nBatch > 0) sqlite3_free(aBatch[--nBatch].v.z);
+  if (zWhat) return giLoadCorrupt(pL, zWhat);
+  rc = giLoadScanDone(pL, rc);
+  for (i = 0; rc == SQLITE_OK && i < pL->nNode; i++) {
     int iElem, bNew;
-    if (aVal[i].eType == 0) GI_CORRUPT("a node of a list has no value");
-    rc = graphSetAdd(&p->vals, &aVal[i], &iElem, &bNew);
-    if (rc != SQLITE_OK) goto load_done;
-    if (!bNew) GI_CORRUPT("two node numbers have one value");
+    if (aVal[i].eType == 0) return giLoadCorrupt(pL, "a node of a list has no value");
+    rc = graphSetAdd(&pL->p->vals, &aVal[i], &iElem, &bNew);
+    if (rc == SQLITE_OK && !bNew) return giLoadCorrupt(pL, "two node numbers have one value");
   }
-  /* The pending inserts (<name>_pend): past every edge before them, new nodes last. */
-  zSql = giPendSql(zSchema, zIndex, bJson, pInfo->zTable, pInfo->zFrom, pInfo->zTo, pInfo->zWeight);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+  return rc;
+}
+
+/*
+** The pending inserts ("<name>_pend", the rows the table holds): past every
+** edge before them, new nodes last (added to the copy's set).
+*/
+static int giLoadPending(GiLoader *pL, const GraphIndexInfo *pInfo) {
+  GraphSet *pVals = &pL->p->vals;
+  int *aPerm = pL->aPerm, nId = pL->nId, rc;
+  rc = giLoadPrepare(pL, giPendSql(pL->zSchema, pL->zIndex, pL->bJson, pInfo->zTable, pInfo->zFrom,
+                                   pInfo->zTo, pInfo->zWeight));
+  while (rc == SQLITE_OK && sqlite3_step(pL->pStmt) == SQLITE_ROW) {
+    sqlite3_stmt *pStmt = pL->pStmt;
     GraphValue f, t;
+    GiPend *pP;
     int iF, iT, bNew;
     sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     int eW = sqlite3_value_type(pW);
@@ -2620,84 +2656,83 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const Gr
     if (!sqlite3_column_int(pStmt, 6)) continue; /* Not in the table (giPendSql()) */
     if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f) ||
         !graphValueFrom(sqlite3_column_value(pStmt, 1), &t) ||
-        (bHasWeight && ((eW != SQLITE_INTEGER && eW != SQLITE_FLOAT) || !(sqlite3_value_double(pW) >= 0)))) {
-      GI_CORRUPT("a pending edge has a NULL endpoint or a bad weight");
+        (pL->bHasWeight &&
+         ((eW != SQLITE_INTEGER && eW != SQLITE_FLOAT) || !(sqlite3_value_double(pW) >= 0)))) {
+      return giLoadCorrupt(pL, "a pending edge has a NULL endpoint or a bad weight");
     }
     /* A node number the trigger found: its position, checked against the value; else by the value. */
     if (iFi < 0 || iFi > nId || iTi < 0 || iTi > nId ||
-        (iFi && aPerm[iFi] >= 0 && !graphValueEq(&f, (const GraphValue *)graphSetAt(&p->vals, aPerm[iFi]))) ||
-        (iTi && aPerm[iTi] >= 0 && !graphValueEq(&t, (const GraphValue *)graphSetAt(&p->vals, aPerm[iTi])))) {
-      GI_CORRUPT("a pending edge has a bad node number");
+        (iFi && aPerm[iFi] >= 0 && !graphValueEq(&f, (const GraphValue *)graphSetAt(pVals, aPerm[iFi]))) ||
+        (iTi && aPerm[iTi] >= 0 && !graphValueEq(&t, (const GraphValue *)graphSetAt(pVals, aPerm[iTi])))) {
+      return giLoadCorrupt(pL, "a pending edge has a bad node number");
     }
     if (iFi && aPerm[iFi] >= 0) {
       iF = aPerm[iFi];
     } else {
-      rc = graphSetAdd(&p->vals, &f, &iF, &bNew);
+      rc = graphSetAdd(pVals, &f, &iF, &bNew);
     }
     if (rc == SQLITE_OK && iTi && aPerm[iTi] >= 0) {
       iT = aPerm[iTi];
     } else if (rc == SQLITE_OK) {
-      rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
+      rc = graphSetAdd(pVals, &t, &iT, &bNew);
     }
-    if (rc == SQLITE_OK && nPend == nPendAlloc) {
-      sqlite3_int64 nNew = nPendAlloc ? nPendAlloc * 2 : 64;
-      GiPend *aNew = (GiPend *)sqlite3_realloc64(aPend, sizeof(GiPend) * (sqlite3_uint64)nNew);
+    if (rc == SQLITE_OK && pL->nPend == pL->nPendAlloc) {
+      sqlite3_int64 nNew = pL->nPendAlloc ? pL->nPendAlloc * 2 : 64;
+      GiPend *aNew = (GiPend *)sqlite3_realloc64(pL->aPend, sizeof(GiPend) * (sqlite3_uint64)nNew);
       if (aNew == NULL) rc = SQLITE_NOMEM;
       if (aNew) {
-        aPend = aNew;
-        nPendAlloc = nNew;
+        pL->aPend = aNew;
+        pL->nPendAlloc = nNew;
       }
     }
     if (rc != SQLITE_OK) break;
-    aPend[nPend].f = iF;
-    aPend[nPend].t = iT;
-    aPend[nPend].r = sqlite3_value_double(pW);
-    aPend[nPend].bInt = eW == SQLITE_INTEGER;
-    aPend[nPend].iRowid = sqlite3_column_int64(pStmt, 5);
+    pP = &pL->aPend[pL->nPend];
+    pP->f = iF;
+    pP->t = iT;
+    pP->r = sqlite3_value_double(pW);
+    pP->bInt = eW == SQLITE_INTEGER;
+    pP->iRowid = sqlite3_column_int64(pStmt, 5);
     /* Each past every edge before it: a copy of an edge held (written by hand) is not a second edge. */
-    if ((nPend > 0 && aPend[nPend].iRowid <= aPend[nPend - 1].iRowid) ||
-        (nPend == 0 && nEdge > 0 && aPend[0].iRowid <= E.iMax)) {
-      GI_CORRUPT("two edges have one rowid");
+    if ((pL->nPend > 0 && pP->iRowid <= pP[-1].iRowid) ||
+        (pL->nPend == 0 && pL->E.n > 0 && pP->iRowid <= pL->E.iMax)) {
+      return giLoadCorrupt(pL, "two edges have one rowid");
     }
-    nPend++;
+    pL->nPend++;
   }
-  rc = giScanDone(rc, pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
-  if (nEdge + nPend > nMaxEdge) {
-    if (bAll) {
-      *pzErr =
-          sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", zFunc, nMaxEdge);
-      rc = SQLITE_TOOBIG;
-    }
-    goto load_done;
-  }
-  /* Offsets: aCur[2 * pos] and [2 * pos + 1], where the node's next out- and in-edge go. */
-  nAll = p->vals.n;
-  p->nEdge = nEdge + nPend;
+  return giLoadScanDone(pL, rc);
+}
+
+/*
+** The copy's offsets: each position's degree (the stored edges' by number,
+** then the pending ones') summed into aOutOff and aInOff; pL->aCur[2 * pos]
+** and [2 * pos + 1] where the node's next out- and in-edge go.
+*/
+static int giLoadOffsets(GiLoader *pL, int bWeight) {
+  GraphCsr *p = pL->p;
+  int nAll = p->vals.n, i;
+  sqlite3_int64 e, *aCur;
+  p->nEdge = pL->E.n + pL->nPend;
   p->aOutOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nAll + 1));
   p->aInOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nAll + 1));
   p->aOut = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)p->nEdge + 1));
   p->aIn = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)p->nEdge + 1));
-  aCur = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * 2 * ((sqlite3_uint64)nAll + 1));
+  aCur = pL->aCur = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * 2 * ((sqlite3_uint64)nAll + 1));
   if (bWeight) {
     p->aOutW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)p->nEdge + 1));
     p->aInW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)p->nEdge + 1));
   }
   if (p->aOutOff == NULL || p->aInOff == NULL || p->aOut == NULL || p->aIn == NULL || aCur == NULL ||
       (bWeight && (p->aOutW == NULL || p->aInW == NULL))) {
-    rc = SQLITE_NOMEM;
-    goto load_done;
+    return SQLITE_NOMEM;
   }
-  /* Degrees: the stored edges' by number, then the pending ones. */
   memset(aCur, 0, sizeof(sqlite3_int64) * 2 * ((size_t)nAll + 1));
-  for (i = 0; i < nNode; i++) {
-    aCur[2 * i] = E.aOutN[aNode[i]];
-    aCur[2 * i + 1] = E.aInN[aNode[i]];
+  for (i = 0; i < pL->nNode; i++) {
+    aCur[2 * i] = pL->E.aOutN[pL->aNode[i]];
+    aCur[2 * i + 1] = pL->E.aInN[pL->aNode[i]];
   }
-  for (e = 0; e < nPend; e++) {
-    aCur[2 * aPend[e].f]++;
-    aCur[2 * aPend[e].t + 1]++;
+  for (e = 0; e < pL->nPend; e++) {
+    aCur[2 * pL->aPend[e].f]++;
+    aCur[2 * pL->aPend[e].t + 1]++;
   }
   p->aOutOff[0] = p->aInOff[0] = 0;
   for (i = 0; i < nAll; i++) {
@@ -2706,63 +2741,108 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const Gr
     aCur[2 * i] = p->aOutOff[i];
     aCur[2 * i + 1] = p->aInOff[i];
   }
+  return SQLITE_OK;
+}
+
+/* The copy's lists and weights, after giLoadOffsets(): the stored edges', then the pending ones'. */
+static void giLoadLists(GiLoader *pL, int bWeight) {
+  GraphCsr *p = pL->p;
+  const GiLoadEdges *pE = &pL->E;
+  const int *aPerm = pL->aPerm;
+  sqlite3_int64 e, nEdge = pE->n, *aCur = pL->aCur;
   /* Out-lists in the decode order (each list's edges together, in rowid order). */
   for (e = 0; e < nEdge;) {
-    int iSrc = E.aSrc[e];
+    int iSrc = pE->aSrc[e];
     sqlite3_int64 iO = aCur[2 * aPerm[iSrc]];
-    for (; e < nEdge && E.aSrc[e] == iSrc; e++, iO++) {
-      p->aOut[iO] = aPerm[E.aDst[e]];
-      if (bWeight) p->aOutW[iO] = E.aW[e];
+    for (; e < nEdge && pE->aSrc[e] == iSrc; e++, iO++) {
+      p->aOut[iO] = aPerm[pE->aDst[e]];
+      if (bWeight) p->aOutW[iO] = pE->aW[e];
     }
     aCur[2 * aPerm[iSrc]] = iO;
   }
   /* In-lists in rowid order: the fill scatters; prefetch the cursors 32 edges ahead, the places 16. */
   for (e = 0; e < nEdge; e++) {
     sqlite3_int64 iI;
-    if (e + 32 < nEdge) graphPrefetch(&aCur[2 * E.aT[e + 32] + 1], 1);
-    if (e + 16 < nEdge) graphPrefetch(&p->aIn[aCur[2 * E.aT[e + 16] + 1]], 1);
-    iI = aCur[2 * E.aT[e] + 1]++;
-    p->aIn[iI] = E.aF[e];
-    if (bWeight) p->aInW[iI] = E.aWr[e];
+    if (e + 32 < nEdge) graphPrefetch(&aCur[2 * pE->aT[e + 32] + 1], 1);
+    if (e + 16 < nEdge) graphPrefetch(&p->aIn[aCur[2 * pE->aT[e + 16] + 1]], 1);
+    iI = aCur[2 * pE->aT[e] + 1]++;
+    p->aIn[iI] = pE->aF[e];
+    if (bWeight) p->aInW[iI] = pE->aWr[e];
   }
-  if (bWeight && !E.bIntWeight) p->bIntWeight = 0;
-  if (bWeight && !E.bRealWeight) p->bRealWeight = 0;
-  for (e = 0; e < nPend; e++) {
-    sqlite3_int64 iO = aCur[2 * aPend[e].f]++, iI = aCur[2 * aPend[e].t + 1]++;
-    p->aOut[iO] = aPend[e].t;
-    p->aIn[iI] = aPend[e].f;
+  if (bWeight && !pE->bIntWeight) p->bIntWeight = 0;
+  if (bWeight && !pE->bRealWeight) p->bRealWeight = 0;
+  for (e = 0; e < pL->nPend; e++) {
+    const GiPend *pP = &pL->aPend[e];
+    sqlite3_int64 iO = aCur[2 * pP->f]++, iI = aCur[2 * pP->t + 1]++;
+    p->aOut[iO] = pP->t;
+    p->aIn[iI] = pP->f;
     if (bWeight) {
-      p->aOutW[iO] = p->aInW[iI] = aPend[e].r;
-      if (!aPend[e].bInt) p->bIntWeight = 0;
-      if (aPend[e].bInt) p->bRealWeight = 0;
+      p->aOutW[iO] = p->aInW[iI] = pP->r;
+      if (!pP->bInt) p->bIntWeight = 0;
+      if (pP->bInt) p->bRealWeight = 0;
     }
   }
-  if (paRowid) {
-    /* The rowid of every edge, in rowid order (the pending ones last), for 'integrity-check'. */
-    sqlite3_int64 *aR =
-        (sqlite3_int64 *)sqlite3_realloc64(E.aRs, sizeof(sqlite3_int64) * ((sqlite3_uint64)p->nEdge + 1));
-    if (aR == NULL) {
-      rc = SQLITE_NOMEM;
-      goto load_done;
-    }
-    E.aRs = NULL;
-    for (e = 0; e < nPend; e++) aR[nEdge + e] = aPend[e].iRowid;
-    *paRowid = aR;
-  }
-  *pbOk = 1;
+}
 
-load_done:
-  sqlite3_finalize(pStmt);
-  if (aVal) {
-    for (i = 0; i < nNode; i++) sqlite3_free(aVal[i].z);
-  }
-  sqlite3_free(aVal);
-  giLoadEdgesFree(&E);
-  sqlite3_free(aPerm);
-  sqlite3_free(aNode);
-  sqlite3_free(aRowFirst);
-  sqlite3_free(aPend);
-  sqlite3_free(aCur);
+/* The rowid of every edge, in rowid order (the pending ones last), for 'integrity-check'. */
+static int giLoadRowids(GiLoader *pL, sqlite3_int64 **paRowid) {
+  sqlite3_int64 e, nEdge = pL->E.n;
+  sqlite3_int64 *aR = (sqlite3_int64 *)sqlite3_realloc64(
+      pL->E.aRs, sizeof(sqlite3_int64) * ((sqlite3_uint64)pL->p->nEdge + 1));
+  if (aR == NULL) return SQLITE_NOMEM;
+  pL->E.aRs = NULL;
+  for (e = 0; e < pL->nPend; e++) aR[nEdge + e] = pL->aPend[e].iRowid;
+  *paRowid = aR;
+  return SQLITE_OK;
+}
+
+/*
+** Fill the empty GraphCsr *p (vals.szElem set) from index zIndex: node
+** rows in the order a rowid scan of the edge table meets them, each list
+** in rowid order, weights when bWeight (the index has them). One scan of
+** "<name>_blk" (a row per ~2 KB group), one of "<name>_tail" and one of
+** "<name>_num"; the edges are ordered by rowid (giLoadOrder()), which gives
+** the node order and the in-lists; no node value is hashed per edge. The
+** steps above, in order; SQLITE_DONE from one (too many edges for a walk)
+** ends the load without a copy.
+*/
+static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo,
+                  int bJson, int bWeight, int bHasWeight, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
+                  GraphCsr *p, int *pbOk, char **pzErr, sqlite3_int64 **paRowid) {
+  GiLoader L;
+  int rc, bDup = 0;
+  *pbOk = 0;
+  memset(&L, 0, sizeof(L));
+  L.db = db;
+  L.zSchema = zSchema;
+  L.zIndex = zIndex;
+  L.zFunc = zFunc;
+  L.pzErr = pzErr;
+  L.bJson = bJson;
+  L.bHasWeight = bHasWeight;
+  L.nMaxEdge = nMaxEdge;
+  L.bAll = bAll;
+  L.p = p;
+  L.E.bWeight = bWeight;
+  L.E.bIntWeight = L.E.bRealWeight = 1;
+  rc = giLoadNumbers(&L);
+  if (rc == SQLITE_OK) rc = giLoadGroups(&L);
+  if (rc == SQLITE_OK) rc = giLoadTails(&L);
+  if (rc == SQLITE_OK && L.E.n > nMaxEdge) rc = giLoadTooBig(&L);
+  /* The edges in rowid order (a JSON row's in array order). */
+  if (rc == SQLITE_OK) rc = giLoadOrder(&L.E, bJson || paRowid != NULL, &bDup);
+  if (rc == SQLITE_OK && bDup && !bJson) rc = giLoadCorrupt(&L, "two edges have one rowid");
+  if (rc == SQLITE_OK && bJson) rc = giLoadRowFirst(&L);
+  if (rc == SQLITE_OK) rc = giLoadNodeOrder(&L);
+  if (rc == SQLITE_OK) rc = giLoadValues(&L);
+  if (rc == SQLITE_OK) rc = giLoadPending(&L, pInfo);
+  if (rc == SQLITE_OK && L.E.n + L.nPend > nMaxEdge) rc = giLoadTooBig(&L);
+  if (rc == SQLITE_OK) rc = giLoadOffsets(&L, bWeight);
+  if (rc == SQLITE_OK) giLoadLists(&L, bWeight);
+  if (rc == SQLITE_OK && paRowid) rc = giLoadRowids(&L, paRowid);
+  if (rc == SQLITE_OK) *pbOk = 1;
+  if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  giLoaderClear(&L);
   return rc;
 }
 
