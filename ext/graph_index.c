@@ -1512,31 +1512,31 @@ static int giRankCmp(const void *a, const void *b) {
   return x->i - y->i;
 }
 
-/*
-** 'rebuild': every node and list again from one rowid-order scan. Nodes
-** are numbered by degree, highest first (the neighbours met most often
-** take the shortest varints); the groups are written in number order,
-** each closed past GI_GROUP_BYTES.
-*/
-static int giRebuildAll(gi_vtab *p) {
-  GraphSet set;
+/* A rebuild (giRebuildAll()): the nodes and edges of its scan, then their numbers. */
+typedef struct GiRebuild GiRebuild;
+struct GiRebuild {
+  GraphSet set;                    /* The nodes, in order of first appearance */
+  GiEdge *aEdge;                   /* The edges in rowid order: endpoints elements of set, then numbers */
+  GiWeight *aW;                    /* Their weights (with a weight column) */
+  sqlite3_int64 nEdge, nEdgeAlloc; /* Entries of aEdge (and aW) used, allocated */
+  GiEdge *aRowF;                   /* The JSON layout: each row's node (f) and rowid, in rowid order */
+  sqlite3_int64 nRowF, nRowFAlloc; /* Entries of aRowF used, allocated */
+  sqlite3_int64 iLastRow;          /* The JSON layout: the rowid of the last row met */
+  int *aNum;                       /* Element of set -> its number */
+};
+
+static void giRebuildClear(GiRebuild *r) {
+  sqlite3_free(r->aEdge);
+  sqlite3_free(r->aRowF);
+  sqlite3_free(r->aW);
+  sqlite3_free(r->aNum);
+  graphSetClear(&r->set);
+}
+
+/* The shadow tables a rebuild writes, made when missing and emptied (format 1's too, when there). */
+static int giRebuildTables(gi_vtab *p) {
   sqlite3_stmt *pStmt = NULL;
-  char *zSql, *zW;
-  int rc, i;
-  GiEdge *aEdge = NULL;
-  GiWeight *aW = NULL;
-  sqlite3_int64 nEdge = 0, nEdgeAlloc = 0, e, *aDeg = NULL, *aOff = NULL;
-  GiRank *aRank = NULL;
-  GiByValue *aByValue = NULL;
-  int *aNum = NULL, *aList = NULL, iGroup = 1;
-  NosqlBuffer grp = {0, 0, 0};
-  GiEdge *aRowF = NULL; /* The JSON layout: each row's node (f) and rowid, in rowid order */
-  sqlite3_int64 nRowF = 0, nRowFAlloc = 0, iLastRow = 0;
-  memset(&set, 0, sizeof(set));
-  set.szElem = (int)sizeof(GraphValue);
-  giStashClear(p);
-  giCacheClear(p);
-  rc = giExec(
+  int rc = giExec(
       p->db,
       sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
                       "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first "
@@ -1559,8 +1559,9 @@ static int giRebuildAll(gi_vtab *p) {
     for (iTab = 0; rc == SQLITE_OK && iTab < 2; iTab++) {
       const char *zSuffix = iTab ? "node" : "adj";
       int bOld = 0;
-      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%q_%s'",
-                             p->zDb, p->zName, zSuffix);
+      char *zSql =
+          sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%q_%s'",
+                          p->zDb, p->zName, zSuffix);
       rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
       sqlite3_free(zSql);
       if (rc == SQLITE_OK) bOld = sqlite3_step(pStmt) == SQLITE_ROW;
@@ -1577,9 +1578,19 @@ static int giRebuildAll(gi_vtab *p) {
                                 "INTEGER); DELETE FROM \"%w\".\"%w_row\";",
                                 p->zDb, p->zName, p->zDb, p->zName));
   }
-  zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
-  if (rc == SQLITE_OK && zW == NULL) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK && p->bJson) {
+  return rc;
+}
+
+/*
+** The scan of a rebuild, in rowid order: (0) from, (1) to, (2) the weight
+** or NULL, (3) the rowid and, in the JSON layout, (4) json_type(to_col),
+** every row a node (a NULL to for a row without elements).
+*/
+static int giRebuildScanSql(gi_vtab *p, sqlite3_stmt **ppStmt) {
+  char *zSql, *zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
+  int rc;
+  if (zW == NULL) return SQLITE_NOMEM;
+  if (p->bJson) {
     /* Every row is a node, its list NULL or [] included; each element an edge. */
     zSql = sqlite3_mprintf(
         "SELECT s.\"%w\", j.value, %s, s.rowid, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN "
@@ -1587,20 +1598,83 @@ static int giRebuildAll(gi_vtab *p) {
         "NULL "
         "ORDER BY s.rowid, j.key",
         p->zFrom, zW, p->zTo, p->zDb, p->zTable, p->zTo, p->zTo, p->zFrom);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-  } else if (rc == SQLITE_OK) {
+  } else {
     zSql = sqlite3_mprintf(
         "SELECT s.\"%w\", s.\"%w\", %s, s.rowid FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT NULL "
         "AND s.\"%w\" IS NOT NULL ORDER BY s.rowid",
         p->zFrom, p->zTo, zW, p->zDb, p->zTable, p->zFrom, p->zTo);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
   }
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, ppStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  sqlite3_free(zW);
+  return rc;
+}
+
+/* The JSON layout: the node of row iRow (its first element's or its only row), edges or not. */
+static int giRebuildRowNode(GiRebuild *r, const GraphValue *pF, sqlite3_int64 iRow) {
+  int iF, bNew, rc = graphSetAdd(&r->set, pF, &iF, &bNew);
+  if (rc == SQLITE_OK && r->nRowF == r->nRowFAlloc) {
+    sqlite3_int64 nNew = r->nRowFAlloc ? r->nRowFAlloc * 2 : 256;
+    GiEdge *aNew = (GiEdge *)sqlite3_realloc64(r->aRowF, sizeof(GiEdge) * (sqlite3_uint64)nNew);
+    if (aNew == NULL) rc = SQLITE_NOMEM;
+    if (aNew) {
+      r->aRowF = aNew;
+      r->nRowFAlloc = nNew;
+    }
+  }
+  if (rc != SQLITE_OK) return rc;
+  r->aRowF[r->nRowF].iRowid = r->iLastRow = iRow;
+  r->aRowF[r->nRowF].f = iF;
+  r->aRowF[r->nRowF++].t = 0;
+  return SQLITE_OK;
+}
+
+/* Edge pF -> pT of row iRowid, weight pW: its endpoints in the set, the edge appended. */
+static int giRebuildEdge(gi_vtab *p, GiRebuild *r, const GraphValue *pF, const GraphValue *pT,
+                         sqlite3_value *pW, sqlite3_int64 iRowid) {
+  int iF, iT, bNew, rc;
+  if (p->zWeight && !giWeightOk(pW)) {
+    char *zMsg = giWeightError(p->zName, pF, pT, pW);
+    if (zMsg) {
+      sqlite3_free(p->base.zErrMsg);
+      p->base.zErrMsg = zMsg;
+    }
+    return zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
+  }
+  rc = graphSetAdd(&r->set, pF, &iF, &bNew);
+  if (rc == SQLITE_OK) rc = graphSetAdd(&r->set, pT, &iT, &bNew);
+  if (rc == SQLITE_OK && r->set.n > GI_MAX_ID) rc = SQLITE_TOOBIG;
+  if (rc == SQLITE_OK && r->nEdge == r->nEdgeAlloc) {
+    sqlite3_int64 nNew = r->nEdgeAlloc ? r->nEdgeAlloc * 2 : 1024;
+    GiEdge *aNew = (GiEdge *)sqlite3_realloc64(r->aEdge, sizeof(GiEdge) * (sqlite3_uint64)nNew);
+    if (aNew) r->aEdge = aNew;
+    if (aNew && p->zWeight) {
+      GiWeight *aNewW = (GiWeight *)sqlite3_realloc64(r->aW, sizeof(GiWeight) * (sqlite3_uint64)nNew);
+      if (aNewW) r->aW = aNewW;
+      if (aNewW == NULL) aNew = NULL;
+    }
+    if (aNew == NULL) rc = SQLITE_NOMEM;
+    r->nEdgeAlloc = nNew;
+  }
+  if (rc != SQLITE_OK) return rc;
+  r->aEdge[r->nEdge].iRowid = iRowid;
+  r->aEdge[r->nEdge].f = iF;
+  r->aEdge[r->nEdge].t = iT;
+  if (p->zWeight) {
+    r->aW[r->nEdge].bInt = sqlite3_value_type(pW) == SQLITE_INTEGER;
+    r->aW[r->nEdge].i = sqlite3_value_int64(pW);
+    r->aW[r->nEdge].r = sqlite3_value_double(pW);
+  }
+  r->nEdge++;
+  return SQLITE_OK;
+}
+
+/* One scan of the edge table in rowid order: the nodes, the edges, the JSON layout's row nodes. */
+static int giRebuildScan(gi_vtab *p, GiRebuild *r) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = giRebuildScanSql(p, &pStmt);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     GraphValue f, t;
-    int iF, iT, bNew;
-    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     graphValueFrom(sqlite3_column_value(pStmt, 0), &f);
     if (p->bJson) {
       sqlite3_int64 iRow = sqlite3_column_int64(pStmt, 3);
@@ -1609,103 +1683,62 @@ static int giRebuildAll(gi_vtab *p) {
         rc = giJsonNotArray(p, &f, zType);
         break;
       }
-      if (nRowF == 0 || iRow != iLastRow) {
-        /* The row's node, edges or not. */
-        rc = graphSetAdd(&set, &f, &iF, &bNew);
-        if (rc == SQLITE_OK && nRowF == nRowFAlloc) {
-          sqlite3_int64 nNew = nRowFAlloc ? nRowFAlloc * 2 : 256;
-          GiEdge *aNew = (GiEdge *)sqlite3_realloc64(aRowF, sizeof(GiEdge) * (sqlite3_uint64)nNew);
-          if (aNew == NULL) rc = SQLITE_NOMEM;
-          if (aNew) {
-            aRowF = aNew;
-            nRowFAlloc = nNew;
-          }
-        }
+      if (r->nRowF == 0 || iRow != r->iLastRow) {
+        rc = giRebuildRowNode(r, &f, iRow);
         if (rc != SQLITE_OK) break;
-        aRowF[nRowF].iRowid = iLastRow = iRow;
-        aRowF[nRowF].f = iF;
-        aRowF[nRowF++].t = 0;
       }
       if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) continue; /* No element, or null */
     } else {
       graphValueFrom(sqlite3_column_value(pStmt, 1), &t);
     }
-    if (p->zWeight && !giWeightOk(pW)) {
-      char *zMsg = giWeightError(p->zName, &f, &t, pW);
-      if (zMsg) {
-        sqlite3_free(p->base.zErrMsg);
-        p->base.zErrMsg = zMsg;
-      }
-      rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
-      break;
-    }
-    rc = graphSetAdd(&set, &f, &iF, &bNew);
-    if (rc == SQLITE_OK) rc = graphSetAdd(&set, &t, &iT, &bNew);
-    if (rc == SQLITE_OK && set.n > GI_MAX_ID) rc = SQLITE_TOOBIG;
-    if (rc == SQLITE_OK && nEdge == nEdgeAlloc) {
-      sqlite3_int64 nNew = nEdgeAlloc ? nEdgeAlloc * 2 : 1024;
-      GiEdge *aNew = (GiEdge *)sqlite3_realloc64(aEdge, sizeof(GiEdge) * (sqlite3_uint64)nNew);
-      if (aNew) aEdge = aNew;
-      if (aNew && p->zWeight) {
-        GiWeight *aNewW = (GiWeight *)sqlite3_realloc64(aW, sizeof(GiWeight) * (sqlite3_uint64)nNew);
-        if (aNewW) aW = aNewW;
-        if (aNewW == NULL) aNew = NULL;
-      }
-      if (aNew == NULL) rc = SQLITE_NOMEM;
-      nEdgeAlloc = nNew;
-    }
-    if (rc != SQLITE_OK) break;
-    aEdge[nEdge].iRowid = sqlite3_column_int64(pStmt, 3);
-    aEdge[nEdge].f = iF;
-    aEdge[nEdge].t = iT;
-    if (p->zWeight) {
-      aW[nEdge].bInt = sqlite3_value_type(pW) == SQLITE_INTEGER;
-      aW[nEdge].i = sqlite3_value_int64(pW);
-      aW[nEdge].r = sqlite3_value_double(pW);
-    }
-    nEdge++;
+    rc = giRebuildEdge(p, r, &f, &t, sqlite3_column_value(pStmt, 2), sqlite3_column_int64(pStmt, 3));
   }
+  if (rc == SQLITE_OK) return giJsonMalformed(p, sqlite3_finalize(pStmt), NULL);
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
+** Number the nodes, hubs first (r->aNum; the edges' endpoints become
+** numbers), and write them: g_num in value order (its pages fill up) and
+** g_config's 'next'.
+*/
+static int giRebuildNumber(gi_vtab *p, GiRebuild *r) {
+  GraphSet *pSet = &r->set;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 e, *aDeg;
+  GiRank *aRank;
+  GiByValue *aByValue;
+  char *zSql;
+  int rc = SQLITE_OK, i;
+  aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)pSet->n + 1));
+  aRank = (GiRank *)sqlite3_malloc64(sizeof(GiRank) * ((sqlite3_uint64)pSet->n + 1));
+  r->aNum = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)pSet->n + 1));
+  aByValue = (GiByValue *)sqlite3_malloc64(sizeof(GiByValue) * ((sqlite3_uint64)pSet->n + 1));
+  if (aDeg == NULL || aRank == NULL || r->aNum == NULL || aByValue == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) {
-    rc = giJsonMalformed(p, sqlite3_finalize(pStmt), NULL);
-  } else {
-    sqlite3_finalize(pStmt);
-  }
-  pStmt = NULL;
-  /* Number the nodes: hubs first. */
-  if (rc == SQLITE_OK) {
-    aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)set.n + 1));
-    aRank = (GiRank *)sqlite3_malloc64(sizeof(GiRank) * ((sqlite3_uint64)set.n + 1));
-    aNum = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)set.n + 1));
-    aByValue = (GiByValue *)sqlite3_malloc64(sizeof(GiByValue) * ((sqlite3_uint64)set.n + 1));
-    aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)set.n + 2));
-    aList = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
-    if (aDeg == NULL || aRank == NULL || aNum == NULL || aOff == NULL || aList == NULL || aByValue == NULL) {
-      rc = SQLITE_NOMEM;
-    }
-  }
-  if (rc == SQLITE_OK) {
-    memset(aDeg, 0, sizeof(sqlite3_int64) * ((size_t)set.n + 1));
-    for (e = 0; e < nEdge; e++) aDeg[aEdge[e].t]++;
-    for (i = 0; i < set.n; i++) {
+    memset(aDeg, 0, sizeof(sqlite3_int64) * ((size_t)pSet->n + 1));
+    for (e = 0; e < r->nEdge; e++) aDeg[r->aEdge[e].t]++;
+    for (i = 0; i < pSet->n; i++) {
       aRank[i].nDeg = aDeg[i];
       aRank[i].i = i;
     }
-    qsort(aRank, (size_t)set.n, sizeof(GiRank), giRankCmp);
-    for (i = 0; i < set.n; i++) aNum[aRank[i].i] = i + 1;
-    for (e = 0; e < nEdge; e++) {
-      aEdge[e].f = aNum[aEdge[e].f];
-      aEdge[e].t = aNum[aEdge[e].t];
+    qsort(aRank, (size_t)pSet->n, sizeof(GiRank), giRankCmp);
+    for (i = 0; i < pSet->n; i++) r->aNum[aRank[i].i] = i + 1;
+    for (e = 0; e < r->nEdge; e++) {
+      r->aEdge[e].f = r->aNum[r->aEdge[e].f];
+      r->aEdge[e].t = r->aNum[r->aEdge[e].t];
     }
     /* In value order: the pages of g_num fill up. */
-    for (i = 0; i < set.n; i++) {
-      aByValue[i].p = (const GraphValue *)graphSetAt(&set, aRank[i].i);
+    for (i = 0; i < pSet->n; i++) {
+      aByValue[i].p = (const GraphValue *)graphSetAt(pSet, aRank[i].i);
       aByValue[i].id = i + 1;
     }
-    qsort(aByValue, (size_t)set.n, sizeof(GiByValue), giByValueCmp);
+    qsort(aByValue, (size_t)pSet->n, sizeof(GiByValue), giByValueCmp);
     zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_num\"(value, id) VALUES(?1, ?2)", p->zDb, p->zName);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
-    for (i = 0; rc == SQLITE_OK && i < set.n; i++) {
+    for (i = 0; rc == SQLITE_OK && i < pSet->n; i++) {
       graphValueBind(pStmt, 1, aByValue[i].p);
       sqlite3_bind_int64(pStmt, 2, aByValue[i].id);
       rc = giStepDone(pStmt);
@@ -1713,87 +1746,124 @@ static int giRebuildAll(gi_vtab *p) {
     if (rc == SQLITE_OK) {
       rc = giExec(p->db,
                   sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k, v) VALUES('next', %d)",
-                                  p->zDb, p->zName, set.n + 1));
+                                  p->zDb, p->zName, pSet->n + 1));
     }
     sqlite3_finalize(pStmt);
-    pStmt = NULL;
   }
-  if (rc == SQLITE_OK && nRowF) {
-    /* The JSON layout: each row node's first row (the least rowid: the first written). */
-    zSql = sqlite3_mprintf("INSERT OR IGNORE INTO \"%w\".\"%w_row\"(id, r) VALUES(?1, ?2)", p->zDb, p->zName);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    for (e = 0; rc == SQLITE_OK && e < nRowF; e++) {
-      sqlite3_bind_int64(pStmt, 1, aNum[aRowF[e].f]);
-      sqlite3_bind_int64(pStmt, 2, aRowF[e].iRowid);
-      rc = giStepDone(pStmt);
-    }
-    sqlite3_finalize(pStmt);
-    pStmt = NULL;
-  }
-  /* The out-lists by number (node id's at aOff[id - 1] .. aOff[id]), each in rowid order. */
-  if (rc == SQLITE_OK) {
-    GiList l;
-    sqlite3_int64 nFill = GI_GROUP_BYTES;
-    memset(&l, 0, sizeof(l));
-    memset(aOff, 0, sizeof(sqlite3_int64) * ((size_t)set.n + 2));
-    for (e = 0; e < nEdge; e++) aOff[aEdge[e].f]++;
-    for (i = 1; i <= set.n; i++) aOff[i] += aOff[i - 1];
-    for (e = 0; e < nEdge; e++) aList[aOff[aEdge[e].f - 1]++] = (int)e;
-    /* aOff[id - 1] is now the end of node id's list, the start of id + 1's. */
-    rc = giGroupFill(p, &nFill);
-    zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_blk\"(k, data) VALUES(?1, ?2)", p->zDb, p->zName);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    for (i = 1; rc == SQLITE_OK && i <= set.n; i++) {
-      sqlite3_int64 iStart = i > 1 ? aOff[i - 2] : 0, iEnd = aOff[i - 1], nSlot;
-      NosqlBuffer w = {0, 0, 0};
-      nosqlBufferReset(&l.b);
-      l.n = 0;
-      for (e = iStart; e < iEnd; e++) {
-        const GiEdge *pE = &aEdge[aList[e]];
-        nosqlBufferReset(&w);
-        if (p->zWeight) giPutWeightRaw(&rc, &w, aW[aList[e]].bInt, aW[aList[e]].i, aW[aList[e]].r);
-        giListAdd(&rc, &l, (sqlite3_uint64)pE->t, w.a, (int)w.n, pE->iRowid);
-      }
-      nosqlBufferFree(&w);
-      /* The slot: its count, first rowid and edges; a group closes before the slot that would pass nFill. */
-      nSlot = l.n ? 20 + l.b.n : 1;
-      if (rc == SQLITE_OK && grp.n > 0 && grp.n + nSlot > nFill) {
-        sqlite3_bind_int64(pStmt, 1, iGroup);
-        sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
-        rc = giStepDone(pStmt);
-        nosqlBufferReset(&grp);
-      }
-      if (grp.n == 0) iGroup = i;
-      giPutVarint(&rc, &grp, (sqlite3_uint64)l.n);
-      if (l.n) {
-        giPutRowid(&rc, &grp, l.iFirst);
-        nosqlBufferAppend(&rc, &grp, l.b.a, l.b.n);
-      }
-      if (rc == SQLITE_OK && i == set.n) {
-        sqlite3_bind_int64(pStmt, 1, iGroup);
-        sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
-        rc = giStepDone(pStmt);
-        nosqlBufferReset(&grp);
-      }
-    }
-    nosqlBufferFree(&l.b);
-    sqlite3_finalize(pStmt);
-    pStmt = NULL;
-  }
-  nosqlBufferFree(&grp);
-  sqlite3_free(aEdge);
-  sqlite3_free(aRowF);
-  sqlite3_free(aW);
   sqlite3_free(aDeg);
   sqlite3_free(aRank);
-  sqlite3_free(aNum);
   sqlite3_free(aByValue);
+  return rc;
+}
+
+/* The JSON layout: each row node's first row (the least rowid: the first written), in g_row. */
+static int giRebuildRows(gi_vtab *p, const GiRebuild *r) {
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 e;
+  char *zSql =
+      sqlite3_mprintf("INSERT OR IGNORE INTO \"%w\".\"%w_row\"(id, r) VALUES(?1, ?2)", p->zDb, p->zName);
+  int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  for (e = 0; rc == SQLITE_OK && e < r->nRowF; e++) {
+    sqlite3_bind_int64(pStmt, 1, r->aNum[r->aRowF[e].f]);
+    sqlite3_bind_int64(pStmt, 2, r->aRowF[e].iRowid);
+    rc = giStepDone(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
+** The out-lists by number, each in rowid order, into g_blk: the groups in
+** number order, a group closed before the slot that would take it past
+** giGroupFill()'s size.
+*/
+static int giRebuildGroups(gi_vtab *p, const GiRebuild *r) {
+  const GiEdge *aEdge = r->aEdge;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 e, nFill = GI_GROUP_BYTES, *aOff;
+  NosqlBuffer grp = {0, 0, 0};
+  GiList l;
+  char *zSql;
+  int rc = SQLITE_OK, i, iGroup = 1, nNode = r->set.n, *aList;
+  /* Node id's list is aList[aOff[id - 1] .. aOff[id]). */
+  aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nNode + 2));
+  aList = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)r->nEdge + 1));
+  if (aOff == NULL || aList == NULL) {
+    sqlite3_free(aOff);
+    sqlite3_free(aList);
+    return SQLITE_NOMEM;
+  }
+  memset(&l, 0, sizeof(l));
+  memset(aOff, 0, sizeof(sqlite3_int64) * ((size_t)nNode + 2));
+  for (e = 0; e < r->nEdge; e++) aOff[aEdge[e].f]++;
+  for (i = 1; i <= nNode; i++) aOff[i] += aOff[i - 1];
+  for (e = 0; e < r->nEdge; e++) aList[aOff[aEdge[e].f - 1]++] = (int)e;
+  /* aOff[id - 1] is now the end of node id's list, the start of id + 1's. */
+  (void)giGroupFill(p, &nFill); /* (A failure leaves GI_GROUP_BYTES; the statement below fails alike) */
+  zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_blk\"(k, data) VALUES(?1, ?2)", p->zDb, p->zName);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  for (i = 1; rc == SQLITE_OK && i <= nNode; i++) {
+    sqlite3_int64 iStart = i > 1 ? aOff[i - 2] : 0, iEnd = aOff[i - 1], nSlot;
+    NosqlBuffer w = {0, 0, 0};
+    nosqlBufferReset(&l.b);
+    l.n = 0;
+    for (e = iStart; e < iEnd; e++) {
+      const GiEdge *pE = &aEdge[aList[e]];
+      nosqlBufferReset(&w);
+      if (p->zWeight) giPutWeightRaw(&rc, &w, r->aW[aList[e]].bInt, r->aW[aList[e]].i, r->aW[aList[e]].r);
+      giListAdd(&rc, &l, (sqlite3_uint64)pE->t, w.a, (int)w.n, pE->iRowid);
+    }
+    nosqlBufferFree(&w);
+    /* The slot: its count, first rowid and edges; a group closes before the slot that would pass nFill. */
+    nSlot = l.n ? 20 + l.b.n : 1;
+    if (rc == SQLITE_OK && grp.n > 0 && grp.n + nSlot > nFill) {
+      sqlite3_bind_int64(pStmt, 1, iGroup);
+      sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
+      rc = giStepDone(pStmt);
+      nosqlBufferReset(&grp);
+    }
+    if (grp.n == 0) iGroup = i;
+    giPutVarint(&rc, &grp, (sqlite3_uint64)l.n);
+    if (l.n) {
+      giPutRowid(&rc, &grp, l.iFirst);
+      nosqlBufferAppend(&rc, &grp, l.b.a, l.b.n);
+    }
+    if (rc == SQLITE_OK && i == nNode) {
+      sqlite3_bind_int64(pStmt, 1, iGroup);
+      sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
+      rc = giStepDone(pStmt);
+      nosqlBufferReset(&grp);
+    }
+  }
+  nosqlBufferFree(&l.b);
+  nosqlBufferFree(&grp);
+  sqlite3_finalize(pStmt);
   sqlite3_free(aOff);
   sqlite3_free(aList);
-  sqlite3_free(zW);
-  graphSetClear(&set);
+  return rc;
+}
+
+/*
+** 'rebuild': every node and list again from one rowid-order scan. Nodes
+** are numbered by degree, highest first (the neighbours met most often
+** take the shortest varints); the groups are written in number order,
+** each closed past GI_GROUP_BYTES. The steps above, in order.
+*/
+static int giRebuildAll(gi_vtab *p) {
+  GiRebuild r;
+  int rc;
+  memset(&r, 0, sizeof(r));
+  r.set.szElem = (int)sizeof(GraphValue);
+  giStashClear(p);
+  giCacheClear(p);
+  rc = giRebuildTables(p);
+  if (rc == SQLITE_OK) rc = giRebuildScan(p, &r);
+  if (rc == SQLITE_OK) rc = giRebuildNumber(p, &r);
+  if (rc == SQLITE_OK && r.nRowF) rc = giRebuildRows(p, &r);
+  if (rc == SQLITE_OK) rc = giRebuildGroups(p, &r);
+  giRebuildClear(&r);
   return rc;
 }
 
