@@ -3198,6 +3198,210 @@ static int giGenerated(gi_vtab *p, int *pbGen, int *pbGenKey) {
   return sqlite3_finalize(pStmt);
 }
 
+/* What the five triggers of an index share (giTriggerParts()); freed by giTriggerPartsClear(). */
+typedef struct GiTriggerParts GiTriggerParts;
+struct GiTriggerParts {
+  char *zIpk;          /* The table's INTEGER PRIMARY KEY */
+  char *zW;            /* The weight column quoted, or NULL */
+  NosqlBuffer cond;    /* " OR (s.a = NEW.a COLLATE c AND ...)" per UNIQUE index (giUniqueConds()) */
+  NosqlBuffer of;      /* ", a" per UNIQUE key column */
+  NosqlBuffer ukey;    /* " OR OLD.a IS NOT NEW.a COLLATE BINARY" per UNIQUE key column */
+  NosqlBuffer changed; /* With bGen: the WHEN clause of the AFTER UPDATE trigger */
+  int bGen;            /* An endpoint, the weight or a UNIQUE key is generated (giGenerated()) */
+  int bGenKey;         /* A UNIQUE key is generated */
+};
+
+/* The events of the five triggers, azGiTrigger[]'s order. */
+static const char *const azGiWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE", "AFTER UPDATE",
+                                       "AFTER DELETE"};
+
+static void giTriggerPartsClear(GiTriggerParts *t) {
+  nosqlBufferFree(&t->cond);
+  nosqlBufferFree(&t->of);
+  nosqlBufferFree(&t->ukey);
+  nosqlBufferFree(&t->changed);
+  sqlite3_free(t->zIpk);
+  sqlite3_free(t->zW);
+}
+
+/* Fill *t for index p: its table's INTEGER PRIMARY KEY (SQLITE_ERROR without one), UNIQUE keys, generated
+ * columns. */
+static int giTriggerParts(gi_vtab *p, GiTriggerParts *t) {
+  int rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &t->zIpk), i;
+  if (rc == SQLITE_OK && t->zIpk == NULL) rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK) rc = giUniqueConds(p, &t->cond, &t->of, &t->ukey);
+  if (rc == SQLITE_OK) rc = giGenerated(p, &t->bGen, &t->bGenKey);
+  nosqlBufferAppend(&rc, &t->cond, "", 0);
+  nosqlBufferAppend(&rc, &t->of, "", 0);
+  t->zW = p->zWeight ? sqlite3_mprintf("\"%w\"", p->zWeight) : NULL;
+  if (rc == SQLITE_OK && p->zWeight && t->zW == NULL) rc = SQLITE_NOMEM;
+  if (t->bGen) {
+    /* "OLD.rowid IS NOT NEW.rowid OR OLD."a" IS NOT NEW."a" COLLATE BINARY OR typeof(...) ..." */
+    nosqlBufferAppend(&rc, &t->changed, "OLD.rowid IS NOT NEW.rowid", -1);
+    for (i = 0; rc == SQLITE_OK && i < 3; i++) {
+      const char *zCol = i == 0 ? p->zFrom : i == 1 ? p->zTo : p->zWeight;
+      if (zCol == NULL) continue;
+      nosqlBufferAppendf(&rc, &t->changed,
+                         " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY OR typeof(OLD.\"%w\") <> "
+                         "typeof(NEW.\"%w\")",
+                         zCol, zCol, zCol, zCol);
+    }
+    nosqlBufferAppend(&rc, &t->changed, t->ukey.a ? (const char *)t->ukey.a : "", -1);
+  }
+  return rc;
+}
+
+/*
+** Trigger i's head into *pB, "CREATE TRIGGER ... BEGIN\n", and into
+** *pWhere the rows a REPLACE may displace: at NEW's rowid, or equal on a
+** UNIQUE index.
+*/
+static void giTriggerHead(int *pRc, gi_vtab *p, const GiTriggerParts *t, int i, NosqlBuffer *pB,
+                          NosqlBuffer *pWhere) {
+  nosqlBufferAppendf(pRc, pB, "CREATE TRIGGER \"%w\".\"%w%s\" %s", p->zDb, p->zName, azGiTrigger[i],
+                     azGiWhen[i]);
+  if ((i == 2 && !t->bGenKey) || (i == 3 && !t->bGen)) {
+    nosqlBufferAppendf(pRc, pB, " OF \"%w\", rowid, _rowid_, oid", t->zIpk);
+    if (i == 3) nosqlBufferAppendf(pRc, pB, ", \"%w\", \"%w\"", p->zFrom, p->zTo);
+    nosqlBufferAppend(pRc, pB, t->of.a ? (const char *)t->of.a : "", -1);
+    if (i == 3 && t->zW) nosqlBufferAppendf(pRc, pB, ", %s", t->zW);
+  }
+  if (i == 0) {
+    nosqlBufferAppendf(pRc, pWhere, "s.rowid = NEW.rowid%s", t->cond.a ? (const char *)t->cond.a : "");
+  } else {
+    nosqlBufferAppendf(pRc, pWhere, "s.rowid IS NOT OLD.rowid AND (s.rowid = NEW.rowid%s)",
+                       t->cond.a ? (const char *)t->cond.a : "");
+  }
+  nosqlBufferAppendf(pRc, pB, " ON \"%w\"", p->zTable);
+  if (i == 0 || i == 2) {
+    /* A WHEN clause is cheap; an INSERT into the table costs a few microseconds even without a row. */
+    nosqlBufferAppendf(pRc, pB, " WHEN EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s)", p->zTable,
+                       (const char *)pWhere->a);
+  } else if (i == 3 && t->bGen) {
+    nosqlBufferAppendf(pRc, pB, " WHEN %s", (const char *)t->changed.a);
+  }
+  nosqlBufferAppend(pRc, pB, " BEGIN\n", -1);
+}
+
+/*
+** The AFTER INSERT trigger's body in sync mode, edges layout: the common
+** insert (endpoints not NULL, a good weight, past every rowid, nothing
+** stashed) is one plain row in <name>_pend, which the loads read and the
+** index folds into its lists every GI_PEND_MAX rows and before any other
+** change; any other goes through it.
+*/
+static void giTriggerInsertBody(int *pRc, gi_vtab *p, const GiTriggerParts *t, NosqlBuffer *pB) {
+  const char *zW = t->zW;
+  NosqlBuffer fast = {0, 0, 0};
+  nosqlBufferAppendf(pRc, &fast, "NEW.\"%w\" IS NOT NULL AND NEW.\"%w\" IS NOT NULL", p->zFrom, p->zTo);
+  if (zW)
+    nosqlBufferAppendf(pRc, &fast, " AND typeof(NEW.%s) IN ('integer', 'real') AND NEW.%s >= 0", zW, zW);
+  nosqlBufferAppendf(
+      pRc, &fast,
+      " AND NOT EXISTS (SELECT 1 FROM \"%w\" WHERE rowid > NEW.rowid) AND NOT EXISTS (SELECT 1 "
+      "FROM \"%w_flag\")",
+      p->zTable, p->zName);
+  nosqlBufferAppend(pRc, &fast, "", 0);
+  nosqlBufferAppendf(
+      pRc, pB,
+      "INSERT INTO \"%w_pend\"(r, f, t, w) SELECT NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s WHERE %s;\n",
+      p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", fast.a ? (const char *)fast.a : "");
+  /*
+  ** Not written there (changes(), in a trigger, counts its last
+  ** statement): through the index. Written as the GI_PEND_MAX-th row
+  ** (last_insert_rowid(), in a trigger, is its last insert's): a fold.
+  */
+  nosqlBufferAppendf(
+      pRc, pB,
+      "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) SELECT CASE WHEN "
+      "changes() = 0 THEN 'insert' ELSE 'fold' END, NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s WHERE "
+      "changes() = 0 OR last_insert_rowid() >= %d;\n",
+      p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", GI_PEND_MAX);
+  nosqlBufferFree(&fast);
+}
+
+/* Trigger i's statements into *pB (zWhere: giTriggerHead()'s displaced rows), deferred or sync mode. */
+static void giTriggerBody(int *pRc, gi_vtab *p, const GiTriggerParts *t, int i, const char *zWhere,
+                          NosqlBuffer *pB) {
+  if (p->bDeferred) {
+    if (i == 0 || i == 2) {
+      /* A row that REPLACE will displace from the new rowid. */
+      nosqlBufferAppendf(
+          pRc, pB, "INSERT INTO \"%w_log\"(f, t) SELECT s.\"%w\", s.\"%w\" FROM \"%w\" AS s WHERE %s;\n",
+          p->zName, p->zFrom, p->zTo, p->zTable, zWhere);
+    } else {
+      const char *zRow = i == 4 ? "OLD" : "NEW";
+      nosqlBufferAppendf(pRc, pB, "INSERT INTO \"%w_log\"(f, t) VALUES(%s.\"%w\", %s.\"%w\")", p->zName, zRow,
+                         p->zFrom, zRow, p->zTo);
+      if (i == 3) nosqlBufferAppendf(pRc, pB, ", (OLD.\"%w\", OLD.\"%w\")", p->zFrom, p->zTo);
+      nosqlBufferAppend(pRc, pB, ";\n", 2);
+    }
+  } else if (i == 0 || i == 2) {
+    nosqlBufferAppendf(
+        pRc, pB,
+        "INSERT INTO \"%w\"(\"%w\", op_from, op_to) SELECT 'stash', s.\"%w\", s.\"%w\" FROM \"%w\" "
+        "AS s WHERE %s;\n",
+        p->zName, p->zName, p->zFrom, p->zTo, p->zTable, zWhere);
+    /* The insert that follows goes through the index: it rebuilds the stashed lists. */
+    if (i == 0 && !p->bJson) nosqlBufferAppendf(pRc, pB, "INSERT INTO \"%w_flag\"(x) VALUES(1);\n", p->zName);
+  } else if (i == 1 && p->bJson) {
+    /* The JSON layout: the row's out-list and its elements' in-lists rebuilt (and the stash). */
+    nosqlBufferAppendf(pRc, pB,
+                       "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to) VALUES('sync', NEW.rowid, "
+                       "NEW.\"%w\", NEW.\"%w\");\n",
+                       p->zName, p->zName, p->zFrom, p->zTo);
+  } else if (i == 1) {
+    giTriggerInsertBody(pRc, p, t, pB);
+  } else {
+    if (i == 3) {
+      nosqlBufferAppendf(
+          pRc, pB, "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('stash', NEW.\"%w\", NEW.\"%w\");\n",
+          p->zName, p->zName, p->zFrom, p->zTo);
+    }
+    nosqlBufferAppendf(pRc, pB,
+                       "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('sync', OLD.\"%w\", OLD.\"%w\");\n",
+                       p->zName, p->zName, p->zFrom, p->zTo);
+  }
+}
+
+/*
+** Count trigger i in *pnStale when the stored one is missing, on another
+** table, or not zText from the event on (SQLite stores the text without
+** the schema). *ppHas: the lookup statement, prepared on first use.
+*/
+static int giTriggerStale(gi_vtab *p, int i, const char *zText, sqlite3_stmt **ppHas, int *pnStale) {
+  int rc = SQLITE_OK;
+  char *zName = sqlite3_mprintf("%s%s", p->zName, azGiTrigger[i]);
+  if (zName == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK && *ppHas == NULL) {
+    char *zSql = sqlite3_mprintf(
+        "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = ?1 AND tbl_name = ?2 "
+        "COLLATE NOCASE",
+        p->zDb);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, ppHas, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if (rc == SQLITE_OK) {
+    sqlite3_stmt *pHas = *ppHas;
+    int rcStep;
+    const char *zHas, *zA, *zB = strstr(zText, azGiWhen[i]);
+    sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pHas, 2, p->zTable, -1, SQLITE_STATIC);
+    rcStep = sqlite3_step(pHas);
+    zHas = rcStep == SQLITE_ROW ? (const char *)sqlite3_column_text(pHas, 0) : NULL;
+    if (rcStep == SQLITE_ROW && zHas == NULL) rc = SQLITE_NOMEM;
+    zA = zHas ? strstr(zHas, azGiWhen[i]) : NULL;
+    if (rc == SQLITE_OK && (zA == NULL || zB == NULL || strcmp(zA, zB) != 0)) (*pnStale)++;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_reset(pHas);
+    } else {
+      sqlite3_reset(pHas);
+    }
+  }
+  sqlite3_free(zName);
+  return rc;
+}
+
 /*
 ** Create the triggers, or with pnStale count those missing, on another
 ** table, or not as this version would create them now (a UNIQUE index
@@ -3211,165 +3415,24 @@ static int giGenerated(gi_vtab *p, int *pbGen, int *pbGenKey) {
 ** endpoint, the weight or a UNIQUE key, compared by type and bytes as the
 ** index compares nodes; the BEFORE trigger, which looks for displaced
 ** rows, does only when a UNIQUE key column is generated (only a new rowid
-** or UNIQUE key displaces a row).
+** or UNIQUE key displaces a row). Each trigger's text: giTriggerHead(),
+** giTriggerBody(), END.
 */
 static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
-  NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, of = {0, 0, 0}, where = {0, 0, 0}, changed = {0, 0, 0};
-  NosqlBuffer ukey = {0, 0, 0};
+  NosqlBuffer b = {0, 0, 0}, where = {0, 0, 0};
+  GiTriggerParts t;
   sqlite3_stmt *pHas = NULL; /* With pnStale: the stored text of a trigger */
-  char *zIpk = NULL, *zW = NULL;
-  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i, bGen = 0, bGenKey = 0;
-  if (rc == SQLITE_OK) rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &zIpk);
-  if (rc == SQLITE_OK && zIpk == NULL) rc = SQLITE_ERROR;
-  if (rc == SQLITE_OK) rc = giUniqueConds(p, &cond, &of, &ukey);
-  if (rc == SQLITE_OK) rc = giGenerated(p, &bGen, &bGenKey);
-  nosqlBufferAppend(&rc, &cond, "", 0);
-  nosqlBufferAppend(&rc, &of, "", 0);
-  zW = p->zWeight ? sqlite3_mprintf("\"%w\"", p->zWeight) : NULL;
-  if (rc == SQLITE_OK && p->zWeight && zW == NULL) rc = SQLITE_NOMEM;
-  if (bGen) {
-    /* "OLD.rowid IS NOT NEW.rowid OR OLD."a" IS NOT NEW."a" COLLATE BINARY OR typeof(...) ..." */
-    nosqlBufferAppend(&rc, &changed, "OLD.rowid IS NOT NEW.rowid", -1);
-    for (i = 0; rc == SQLITE_OK && i < 3; i++) {
-      const char *zCol = i == 0 ? p->zFrom : i == 1 ? p->zTo : p->zWeight;
-      if (zCol == NULL) continue;
-      nosqlBufferAppendf(&rc, &changed,
-                         " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY OR typeof(OLD.\"%w\") <> "
-                         "typeof(NEW.\"%w\")",
-                         zCol, zCol, zCol, zCol);
-    }
-    nosqlBufferAppend(&rc, &changed, ukey.a ? (const char *)ukey.a : "", -1);
-  }
+  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i;
+  memset(&t, 0, sizeof(t));
+  if (rc == SQLITE_OK) rc = giTriggerParts(p, &t);
   for (i = 0; rc == SQLITE_OK && i < 5; i++) {
-    static const char *const azWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE", "AFTER UPDATE",
-                                         "AFTER DELETE"};
     nosqlBufferReset(&b);
-    nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" %s", p->zDb, p->zName, azGiTrigger[i],
-                       azWhen[i]);
-    if ((i == 2 && !bGenKey) || (i == 3 && !bGen)) {
-      nosqlBufferAppendf(&rc, &b, " OF \"%w\", rowid, _rowid_, oid", zIpk);
-      if (i == 3) nosqlBufferAppendf(&rc, &b, ", \"%w\", \"%w\"", p->zFrom, p->zTo);
-      nosqlBufferAppend(&rc, &b, of.a ? (const char *)of.a : "", -1);
-      if (i == 3 && zW) nosqlBufferAppendf(&rc, &b, ", %s", zW);
-    }
-    /* The rows a REPLACE may displace: at NEW's rowid, or equal on a UNIQUE index. */
     nosqlBufferReset(&where);
-    if (i == 0) {
-      nosqlBufferAppendf(&rc, &where, "s.rowid = NEW.rowid%s", cond.a ? (const char *)cond.a : "");
-    } else {
-      nosqlBufferAppendf(&rc, &where, "s.rowid IS NOT OLD.rowid AND (s.rowid = NEW.rowid%s)",
-                         cond.a ? (const char *)cond.a : "");
-    }
-    nosqlBufferAppendf(&rc, &b, " ON \"%w\"", p->zTable);
-    if (i == 0 || i == 2) {
-      /* A WHEN clause is cheap; an INSERT into the table costs a few microseconds even without a row. */
-      nosqlBufferAppendf(&rc, &b, " WHEN EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s)", p->zTable,
-                         (const char *)where.a);
-    } else if (i == 3 && bGen) {
-      nosqlBufferAppendf(&rc, &b, " WHEN %s", (const char *)changed.a);
-    }
-    nosqlBufferAppend(&rc, &b, " BEGIN\n", -1);
-    if (p->bDeferred) {
-      if (i == 0 || i == 2) {
-        /* A row that REPLACE will displace from the new rowid. */
-        nosqlBufferAppendf(
-            &rc, &b, "INSERT INTO \"%w_log\"(f, t) SELECT s.\"%w\", s.\"%w\" FROM \"%w\" AS s WHERE %s;\n",
-            p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
-      } else {
-        const char *zRow = i == 4 ? "OLD" : "NEW";
-        nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_log\"(f, t) VALUES(%s.\"%w\", %s.\"%w\")", p->zName,
-                           zRow, p->zFrom, zRow, p->zTo);
-        if (i == 3) nosqlBufferAppendf(&rc, &b, ", (OLD.\"%w\", OLD.\"%w\")", p->zFrom, p->zTo);
-        nosqlBufferAppend(&rc, &b, ";\n", 2);
-      }
-    } else if (i == 0 || i == 2) {
-      nosqlBufferAppendf(
-          &rc, &b,
-          "INSERT INTO \"%w\"(\"%w\", op_from, op_to) SELECT 'stash', s.\"%w\", s.\"%w\" FROM \"%w\" "
-          "AS s WHERE %s;\n",
-          p->zName, p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
-      /* The insert that follows goes through the index: it rebuilds the stashed lists. */
-      if (i == 0 && !p->bJson)
-        nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_flag\"(x) VALUES(1);\n", p->zName);
-    } else if (i == 1 && p->bJson) {
-      /* The JSON layout: the row's out-list and its elements' in-lists rebuilt (and the stash). */
-      nosqlBufferAppendf(&rc, &b,
-                         "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to) VALUES('sync', NEW.rowid, "
-                         "NEW.\"%w\", NEW.\"%w\");\n",
-                         p->zName, p->zName, p->zFrom, p->zTo);
-    } else if (i == 1) {
-      /*
-      ** The common insert (endpoints not NULL, a good weight, past every
-      ** rowid, nothing stashed) is one plain row in <name>_pend, which the
-      ** loads read and the index folds into its lists every GI_PEND_MAX
-      ** rows and before any other change; any other goes through it.
-      */
-      NosqlBuffer fast = {0, 0, 0};
-      nosqlBufferAppendf(&rc, &fast, "NEW.\"%w\" IS NOT NULL AND NEW.\"%w\" IS NOT NULL", p->zFrom, p->zTo);
-      if (zW)
-        nosqlBufferAppendf(&rc, &fast, " AND typeof(NEW.%s) IN ('integer', 'real') AND NEW.%s >= 0", zW, zW);
-      nosqlBufferAppendf(
-          &rc, &fast,
-          " AND NOT EXISTS (SELECT 1 FROM \"%w\" WHERE rowid > NEW.rowid) AND NOT EXISTS (SELECT 1 "
-          "FROM \"%w_flag\")",
-          p->zTable, p->zName);
-      nosqlBufferAppend(&rc, &fast, "", 0);
-      nosqlBufferAppendf(
-          &rc, &b,
-          "INSERT INTO \"%w_pend\"(r, f, t, w) SELECT NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s WHERE %s;\n",
-          p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", fast.a ? (const char *)fast.a : "");
-      /*
-      ** Not written there (changes(), in a trigger, counts its last
-      ** statement): through the index. Written as the GI_PEND_MAX-th row
-      ** (last_insert_rowid(), in a trigger, is its last insert's): a fold.
-      */
-      nosqlBufferAppendf(
-          &rc, &b,
-          "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) SELECT CASE WHEN "
-          "changes() = 0 THEN 'insert' ELSE 'fold' END, NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s WHERE "
-          "changes() = 0 OR last_insert_rowid() >= %d;\n",
-          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", GI_PEND_MAX);
-      nosqlBufferFree(&fast);
-    } else {
-      if (i == 3) {
-        nosqlBufferAppendf(
-            &rc, &b, "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('stash', NEW.\"%w\", NEW.\"%w\");\n",
-            p->zName, p->zName, p->zFrom, p->zTo);
-      }
-      nosqlBufferAppendf(
-          &rc, &b, "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('sync', OLD.\"%w\", OLD.\"%w\");\n",
-          p->zName, p->zName, p->zFrom, p->zTo);
-    }
+    giTriggerHead(&rc, p, &t, i, &b, &where);
+    if (rc == SQLITE_OK) giTriggerBody(&rc, p, &t, i, (const char *)where.a, &b);
     nosqlBufferAppend(&rc, &b, "END", 3);
     if (rc == SQLITE_OK && pnStale) {
-      /* SQLite stores the text without the schema: compare from the event on. */
-      char *zName = sqlite3_mprintf("%s%s", p->zName, azGiTrigger[i]);
-      if (zName == NULL) rc = SQLITE_NOMEM;
-      if (rc == SQLITE_OK && pHas == NULL) {
-        char *zSql = sqlite3_mprintf(
-            "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = ?1 AND tbl_name = ?2 "
-            "COLLATE NOCASE",
-            p->zDb);
-        rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pHas, 0) : SQLITE_NOMEM;
-        sqlite3_free(zSql);
-      }
-      if (rc == SQLITE_OK) {
-        int rcStep;
-        const char *zHas, *zA, *zB = strstr((const char *)b.a, azWhen[i]);
-        sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
-        sqlite3_bind_text(pHas, 2, p->zTable, -1, SQLITE_STATIC);
-        rcStep = sqlite3_step(pHas);
-        zHas = rcStep == SQLITE_ROW ? (const char *)sqlite3_column_text(pHas, 0) : NULL;
-        if (rcStep == SQLITE_ROW && zHas == NULL) rc = SQLITE_NOMEM;
-        zA = zHas ? strstr(zHas, azWhen[i]) : NULL;
-        if (rc == SQLITE_OK && (zA == NULL || zB == NULL || strcmp(zA, zB) != 0)) (*pnStale)++;
-        if (rc == SQLITE_OK) {
-          rc = sqlite3_reset(pHas);
-        } else {
-          sqlite3_reset(pHas);
-        }
-      }
-      sqlite3_free(zName);
+      rc = giTriggerStale(p, i, (const char *)b.a, &pHas, pnStale);
     } else if (rc == SQLITE_OK) {
       rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
       if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
@@ -3379,14 +3442,9 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
     }
   }
   nosqlBufferFree(&b);
-  nosqlBufferFree(&cond);
-  nosqlBufferFree(&of);
   nosqlBufferFree(&where);
   sqlite3_finalize(pHas);
-  nosqlBufferFree(&changed);
-  nosqlBufferFree(&ukey);
-  sqlite3_free(zIpk);
-  sqlite3_free(zW);
+  giTriggerPartsClear(&t);
   return rc;
 }
 
