@@ -941,6 +941,55 @@ int graphBatchRegister(sqlite3 *db);
 const char *graphBatchPingSql(void);
 int graphBatchPing(sqlite3_stmt *pPing);
 
+/*
+** The table-valued-function glue every whole-graph job shares (the jobs of
+** ext/graph_batch.c and ext/graph_centrality.c): one eponymous module per
+** GraphJob, whose columns are node, the job's value columns (zCols) and
+** the inputs as hidden columns. Its xFilter reads the inputs (the leading
+** nRequired required; the others also from an options object given last,
+** nosqlOptionsRead()), the layout and direction, resolves the source
+** (graphSourceInit(), weight_col when the job has it), then calls xRun,
+** which loads the graph and fills the cursor's rows; an error with *pzErr
+** set has it as the message (the run may set its own on the vtab).
+*/
+#define GRAPH_JOB_MAX_INPUT 11
+#define GRAPH_VAL_REAL 0 /* Value column c of row r is aReal[c - 1][r] */
+#define GRAPH_VAL_INT 1  /* ... aInt[r] (one value column) */
+#define GRAPH_VAL_NODE 2 /* ... the node aInt[r] */
+typedef struct GraphJob GraphJob;
+typedef struct GraphJobCursor GraphJobCursor;
+struct GraphJob {
+  int eJob;                                    /* The family's job code */
+  const char *zName;                           /* SQL name */
+  const char *zCols;                           /* The value columns after node, as declared */
+  int nValue;                                  /* Value columns: 1 or 2 */
+  int nRequired;                               /* Leading inputs that must be given */
+  NosqlOption aInput[GRAPH_JOB_MAX_INPUT + 1]; /* Hidden inputs, NULL-terminated; types as options keys */
+  const char *zUsage;                          /* For messages */
+  int (*xRun)(GraphJobCursor *pCur, GraphSource *pSrc, int eDir, char **pzErr); /* Load, run, fill rows */
+};
+struct GraphJobCursor {
+  sqlite3_vtab_cursor base;                  /* Base class - must be first */
+  sqlite3 *db;                               /* The connection */
+  const GraphJob *pJob;                      /* The job */
+  GraphCsr *pCsr;                            /* The graph */
+  int *aNode;                                /* Row -> node, or NULL: row r is node r */
+  double *aReal[2];                          /* GRAPH_VAL_REAL values, per value column */
+  sqlite3_int64 *aInt;                       /* GRAPH_VAL_INT values, or nodes for GRAPH_VAL_NODE */
+  int eVal;                                  /* GRAPH_VAL_* */
+  sqlite3_value *pOnly;                      /* Not NULL: one row, this node at value 0 (owned) */
+  int nRow;                                  /* Rows */
+  int iRow;                                  /* Current row */
+  sqlite3_value *apIn[GRAPH_JOB_MAX_INPUT];  /* The inputs as given, for the hidden columns */
+  sqlite3_value *apEff[GRAPH_JOB_MAX_INPUT]; /* The inputs to use: apIn, or the options object's */
+  sqlite3_value *apOwn[GRAPH_JOB_MAX_INPUT]; /* The values of the options object (owned) */
+};
+/* The input named zName: an argument or from the options object; NULL when not given, SQL NULL or no input of
+ * the job. */
+sqlite3_value *graphJobInput(GraphJobCursor *pCur, const char *zName);
+/* Register the modules of the nJob jobs of aJob (static data: it must outlive the connection). */
+int graphJobRegister(sqlite3 *db, const GraphJob *aJob, int nJob);
+
 /**************************************************************************
 ** Interface to code in ext/graph_centrality.c: graph_betweenness,
 ** graph_closeness, graph_hits, graph_core_number, graph_clustering,
