@@ -41,8 +41,6 @@
 */
 #include "nosqlInt.h"
 
-#include <assert.h>
-#include <math.h>
 #include <string.h>
 
 /* Free the strings of p and zero it. */
