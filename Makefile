@@ -16,7 +16,8 @@
 #                 browsers and Node (docs/wasm.md); make test-browser runs the playground in Chromium
 #   make static   dist/libnosql.a and dist/nosql.h for sqlite3_auto_extension hosts
 #   make install  PREFIX=/usr/local DESTDIR=: extension, static library, header, nosql.pc
-#   make dist     dist/nosql-VERSION-linux-ARCH.tar.gz: stripped nosql.so with CRoaring beside it
+#   make dist     dist/nosql-VERSION-linux-x64.tar.gz (or linux-arm64 on an arm64 machine):
+#                 stripped nosql.so with CRoaring and PCRE2 beside it
 #   make npm      dist/sqlite-nosql-VERSION.tgz: the npm package (getLoadablePath(), load(db)),
 #                 with the builds of linux-x64, linux-arm64 and windows-x64
 #   make wheel    dist/sqlite_nosql-VERSION-py3-none-manylinux_2_17_<arch>.manylinux2014_<arch>.whl:
@@ -30,9 +31,15 @@
 #
 # Every target first checks its Debian packages (scripts/prereq.sh): as root it
 # installs what is missing, otherwise it prints the apt-get line to run.
+#
+# macOS (untested: no macOS machine runs these tests; docs/install.md): make
+# builds dist/nosql.dylib with clang, CRoaring, PCRE2 and SQLite's headers
+# found through pkg-config (Homebrew's croaring, pcre2, sqlite), and checks no
+# Debian packages; the test and release targets are Linux-only.
 
+HOST_OS := $(shell uname -s)
 ifeq ($(origin CC),default)
-CC := gcc
+CC := $(if $(filter Darwin,$(HOST_OS)),clang,gcc)
 endif
 VERSION := $(shell cat VERSION)
 
@@ -40,7 +47,7 @@ VERSION := $(shell cat VERSION)
 # make dist, make wheel, make static) needs only BUILD_PKGS; the sqlite3 shell
 # is for make demo; the test targets also need the host languages the smoke
 # set (tests/hosts/) loads the extension from.
-BUILD_PKGS := gcc make libc6-dev libsqlite3-dev libroaring-dev libpcre2-dev pkg-config
+BUILD_PKGS := $(if $(filter Darwin,$(HOST_OS)),,gcc make libc6-dev libsqlite3-dev libroaring-dev libpcre2-dev pkg-config)
 DEMO_PKGS := sqlite3
 TEST_PKGS := $(DEMO_PKGS) binutils python3 tcl libsqlite3-tcl libdbd-sqlite3-perl ruby-sqlite3
 
@@ -60,6 +67,16 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 # CRoaring (libroaring-dev) holds the inverted index's posting bitmaps.
 EXT_LIBS := -lroaring -lpcre2-8 -lm
 HOST_LIBS := -lsqlite3 -lm -ldl
+# The extension's file name and link flags: a .so on Linux; on Darwin a
+# .dylib whose SQLite symbols stay unresolved until the host loads it.
+SO := so
+SHARED := -shared
+ifeq ($(HOST_OS),Darwin)
+SO := dylib
+SHARED := -dynamiclib -undefined dynamic_lookup
+EXT_CFLAGS += $(shell pkg-config --cflags roaring libpcre2-8 sqlite3)
+EXT_LIBS := $(shell pkg-config --libs roaring libpcre2-8) -lm
+endif
 
 EXT_SRC := $(sort $(wildcard ext/*.c))
 EXT_HDR := $(wildcard ext/*.h)
@@ -78,7 +95,7 @@ DEMO_PREREQ := build/prereq-demo.stamp
 TEST_PREREQ := build/prereq-test.stamp
 
 .PHONY: all static test test-all test-matrix test-hosts test-hosts-node demo bench lint format clean prereq install uninstall dist npm wheel plots fuzz wasm test-browser
-all: dist/nosql.so
+all: dist/nosql.$(SO)
 
 # Builds for other platforms (PLATFORM=linux-arm64 ...): dist, wheel, test-platform.
 include mk/platform.mk
@@ -113,9 +130,9 @@ build/asan/obj/%.o: ext/%.c VERSION | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(EXT_CFLAGS) -O1 $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-dist/nosql.so: $(EXT_OBJ)
+dist/nosql.$(SO): $(EXT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared -fvisibility=hidden -o $@ $(EXT_OBJ) $(EXT_LIBS)
+	$(CC) $(SHARED) -fvisibility=hidden -o $@ $(EXT_OBJ) $(EXT_LIBS)
 
 build/asan/nosql.so: $(SAN_OBJ)
 	$(CC) -shared $(SAN_FLAGS) -o $@ $(SAN_OBJ) $(EXT_LIBS)
@@ -135,8 +152,10 @@ dist/nosql.h: ext/nosql.h
 # make install PREFIX=/usr/local DESTDIR=: the loadable extension in
 # $(LIBDIR)/nosql.so, the static library, the header, a pkg-config file and
 # the reference pages. make dist: a tarball with a stripped nosql.so that
-# finds the CRoaring it ships beside itself ($ORIGIN rpath), for hosts
-# without libroaring (Debian 12 is the oldest Debian that packages it).
+# finds the CRoaring and PCRE2 it ships beside itself ($ORIGIN rpath), for
+# hosts without libroaring (Debian 12 is the oldest Debian that packages
+# it) and with another PCRE2 or none; its name is the platform's
+# (DIST_NAME, mk/platform.mk).
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
@@ -145,7 +164,7 @@ DOCDIR ?= $(PREFIX)/share/doc/nosql
 # (libroaring-dev:arm64, installed for cross builds) must not be shipped.
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 ROARING_SO := $(firstword $(wildcard /usr/lib/$(MULTIARCH)/libroaring.so.0 /usr/lib/libroaring.so.0))
-DIST_NAME := nosql-$(VERSION)-linux-$(shell uname -m)
+PCRE2_SO := $(firstword $(wildcard /usr/lib/$(MULTIARCH)/libpcre2-8.so.0 /usr/lib/libpcre2-8.so.0))
 
 # Written anew by every call, for the PREFIX of that call (an earlier
 # make test installs with PREFIX=/usr; make install must not ship that).
@@ -157,16 +176,16 @@ build/nosql.pc:
 	  'Version: $(VERSION)' 'Requires: sqlite3' 'Libs: -L$${libdir} -lnosql -lroaring -lpcre2-8 -lm' \
 	  'Cflags: -I$${includedir}' >$@
 
-install: dist/nosql.so static build/nosql.pc
+install: dist/nosql.$(SO) static build/nosql.pc
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(DOCDIR)
-	install -m 755 dist/nosql.so $(DESTDIR)$(LIBDIR)/nosql.so
+	install -m 755 dist/nosql.$(SO) $(DESTDIR)$(LIBDIR)/nosql.$(SO)
 	install -m 644 dist/libnosql.a $(DESTDIR)$(LIBDIR)/libnosql.a
 	install -m 644 dist/nosql.h $(DESTDIR)$(INCLUDEDIR)/nosql.h
 	install -m 644 build/nosql.pc $(DESTDIR)$(LIBDIR)/pkgconfig/nosql.pc
 	install -m 644 README.md LICENSE CHANGELOG.md docs/*.md $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/nosql.so $(DESTDIR)$(LIBDIR)/libnosql.a $(DESTDIR)$(INCLUDEDIR)/nosql.h \
+	rm -f $(DESTDIR)$(LIBDIR)/nosql.$(SO) $(DESTDIR)$(LIBDIR)/libnosql.a $(DESTDIR)$(INCLUDEDIR)/nosql.h \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/nosql.pc
 	rm -rf $(DESTDIR)$(DOCDIR)
 
@@ -177,18 +196,20 @@ build/dist/nosql.so: $(EXT_OBJ)
 
 dist: dist-$(PLATFORM_TARGET)
 
-dist-host: build/dist/nosql.so
+dist-host: $(LINUX_ONLY) build/dist/nosql.so
 	rm -rf build/$(DIST_NAME) && mkdir -p build/$(DIST_NAME)
 	cp build/dist/nosql.so LICENSE README.md CHANGELOG.md build/$(DIST_NAME)/
 	cp $(ROARING_SO) build/$(DIST_NAME)/libroaring.so.0
+	cp $(PCRE2_SO) build/$(DIST_NAME)/libpcre2-8.so.0
 	cp /usr/share/doc/libroaring0/copyright build/$(DIST_NAME)/LICENSE.croaring 2>/dev/null || true
+	cp /usr/share/doc/libpcre2-8-0/copyright build/$(DIST_NAME)/LICENSE.pcre2 2>/dev/null || true
 	tar czf dist/$(DIST_NAME).tar.gz -C build $(DIST_NAME)
 	@echo "dist/$(DIST_NAME).tar.gz"
 
 # The npm package (npm/, sqlite-vec's layout): one package for every platform
 # of NPM_PLATFORMS (mk/platform.mk), each stripped build under lib/<platform>/
 # with the libraries it needs but glibc's, packed into dist/sqlite-nosql-VERSION.tgz.
-npm: $(NPM_BUILDS)
+npm: $(LINUX_ONLY) $(NPM_BUILDS)
 	@command -v npm >/dev/null || { echo "make npm needs Node's npm (apt-get install npm)"; exit 1; }
 	rm -rf build/npm && mkdir -p build/npm/lib
 	cp npm/index.cjs npm/index.mjs npm/index.d.ts npm/README.md LICENSE build/npm/
@@ -201,7 +222,7 @@ npm: $(NPM_BUILDS)
 # CRoaring in sqlite_nosql/, built offline with setuptools and wheel.
 wheel: wheel-$(PLATFORM_TARGET)
 
-wheel-host: build/dist/nosql.so
+wheel-host: $(LINUX_ONLY) build/dist/nosql.so
 	@bash scripts/wheel.sh $(HOST_PLATFORM)
 
 # --- test programs ----------------------------------------------------------
@@ -251,6 +272,8 @@ build/property/graph_index: tests/property/graph_index.c | $(PREREQ)
 build/property/triggers: tests/property/triggers.c tests/property/rows.h | $(PREREQ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -o $@ $< $(HOST_LIBS)
+# The seeded generator, the statement runner and the opener they share.
+build/property/plan build/property/history build/property/hidden build/property/graph_index build/property/triggers: tests/property/prop.h
 build/crash: tests/crash/crash.c $(EXT_OBJ)
 	$(CC) $(BASE_CFLAGS) -Iext -o $@ $< $(EXT_OBJ) $(HOST_LIBS) $(EXT_LIBS)
 
@@ -463,10 +486,10 @@ TEST_ENV := MATRIX_CI="$(MATRIX_CI)" MATRIX_ALL="$(MATRIX_ALL)" MATRIX_OLD="$(MA
 # short runs of the robustness tests (a few minutes on 2 cores). make
 # test-all: the same with the long settings, plus the version matrix, the
 # npm package and the dqlite example (what CI runs; about 18 minutes).
-test: $(TEST_BUILD) | $(TEST_PREREQ)
+test: $(LINUX_ONLY) $(TEST_BUILD) | $(TEST_PREREQ)
 	@$(TEST_ENV) bash tests/run.sh
 
-test-all: $(TEST_ALL_BUILD) | $(TEST_PREREQ)
+test-all: $(LINUX_ONLY) $(TEST_ALL_BUILD) | $(TEST_PREREQ)
 	@$(TEST_ENV) bash tests/run.sh --all
 
 # The smoke set from every host language installed (make test runs it too).

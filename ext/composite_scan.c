@@ -121,29 +121,29 @@ typedef struct CscanBound CscanBound;
 #define CSCAN_EST_ROWS 1000000.0
 
 struct cscan_vtab {
-  sqlite3_vtab base;                  /* Base class - must be first */
-  sqlite3 *db;                        /* The connection */
-  char *zSchema;                      /* Schema of the base table */
-  char *zBase;                        /* Base table name */
-  char *zKey;                         /* Key column name */
-  int cSep;                           /* Separator of text keys, or -1 for ckey blobs */
-  int bKeyText;                       /* The key column has TEXT affinity */
-  int nPart;                          /* Key parts declared */
-  int aType[CSCAN_MAX_PART];          /* CSCAN_* type of each part */
-  int nBaseCol;                       /* Columns of the base table */
-  int iKeyCol;                        /* Index of the key among the base columns */
-  int iRowidCol;                      /* Inner statement column of the base rowid, or -1 */
-  int bHashRowid;                     /* A view: the rowid is a hash of the row's values */
-  int bIndexed;                       /* True if an index orders the key column */
-  char *zSelect;                      /* "SELECT key, c1, ... FROM base", NULL in the key's place */
-  char zColl[2][32];                  /* Collation names of mid and last parts (sep mode) */
-  sqlite3_stmt *aStmt[CSCAN_N_SHAPE]; /* Cached inner statements, or NULL */
+  sqlite3_vtab base;         /* Base class - must be first */
+  sqlite3 *db;               /* The connection */
+  char *zSchema;             /* Schema of the base table */
+  char *zBase;               /* Base table name */
+  char *zKey;                /* Key column name */
+  int cSep;                  /* Separator of text keys, or -1 for ckey blobs */
+  int bKeyText;              /* The key column has TEXT affinity */
+  int nPart;                 /* Key parts declared */
+  int aType[CSCAN_MAX_PART]; /* CSCAN_* type of each part */
+  int nBaseCol;              /* Columns of the base table */
+  int iKeyCol;               /* Index of the key among the base columns */
+  int iRowidCol;             /* Inner statement column of the base rowid, or -1 */
+  int bHashRowid;            /* A view: the rowid is a hash of the row's values */
+  int bIndexed;              /* True if an index orders the key column */
+  char *zSelect;             /* "SELECT key, c1, ... FROM base", NULL in the key's place */
+  char zColl[2][32];         /* Collation names of mid and last parts (sep mode) */
+  NosqlStmtCache stmts;      /* Inner statements, keyed by shape ("s0" to "s17") */
 };
 
 struct cscan_cursor {
   sqlite3_vtab_cursor base;       /* Base class - must be first */
   sqlite3_stmt *pStmt;            /* Inner statement over the base table, or NULL */
-  int iShape;                     /* Cache slot pStmt goes back to */
+  NosqlStmtSlot *pSlot;           /* Cache slot pStmt goes back to, or NULL */
   int bEof;                       /* True at the end of the rows */
   sqlite3_int64 iRow;             /* Row counter, the rowid */
   const unsigned char *aKey;      /* Key of the current row (owned by pStmt) */
@@ -245,9 +245,8 @@ static int cscanCollationInit(sqlite3 *db, cscan_vtab *p) {
 */
 
 static void cscanFree(cscan_vtab *p) {
-  int i;
   if (p == NULL) return;
-  for (i = 0; i < CSCAN_N_SHAPE; i++) sqlite3_finalize(p->aStmt[i]);
+  nosqlStmtCacheClear(&p->stmts);
   sqlite3_free(p->zSchema);
   sqlite3_free(p->zBase);
   sqlite3_free(p->zKey);
@@ -346,10 +345,6 @@ static int cscanHasIndex(sqlite3 *db, cscan_vtab *p, int *pRc) {
 }
 
 /*
-** xCreate and xConnect: argv[3] base table, argv[4] key column, then parts
-** and options.
-*/
-/*
 ** Finish the declaration in *pDecl (closing it) and the inner select in
 ** *pSel for the rowid: see cscanConnect(). A view has neither a rowid nor a
 ** primary key: its rowid is a 64-bit hash of the row's values (rows equal
@@ -406,23 +401,13 @@ static int cscanRowidPlan(sqlite3 *db, cscan_vtab *p, int bRowidTaken, NosqlBuff
   return rc;
 }
 
-static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
-                            char **pzErr) {
-  cscan_vtab *p;
-  NosqlBuffer decl = {0, 0, 0};
-  NosqlBuffer sel = {0, 0, 0};
-  char *azName[CSCAN_MAX_PART];
-  char *zDeclType = NULL, *zColl = NULL;
-  int rc = SQLITE_OK;
-  int i, nArgPart = 0, bRowidTaken = 0;
-  sqlite3_stmt *pCols = NULL;
-
-  memset(azName, 0, sizeof(azName));
-  p = (cscan_vtab *)sqlite3_malloc64(sizeof(*p));
-  if (p == NULL) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
-  p->db = db;
-  p->cSep = -1;
+/*
+** The first two arguments: the base table (argv[3], "schema.table" or in
+** the virtual table's schema argv[1]) and its key column (argv[4]).
+*/
+static int cscanArgBase(sqlite3 *db, cscan_vtab *p, int argc, const char *const *argv, char **pzErr) {
+  NosqlTableName t;
+  int rc;
   if (argc < 6) {
     int bNoMem;
     *pzErr = nosqlNotTableFunction(argc, argv, "table, key, part [TYPE], ..., [sep=X]", &bNoMem);
@@ -430,45 +415,45 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
       *pzErr = sqlite3_mprintf("composite_scan: expected (table, key column, part, ...), got %d arguments",
                                argc - 3);
     }
-    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-    goto connect_done;
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
-  /* "schema.table" names the base table's schema; by default it is the virtual table's. */
-  {
-    /* As SQLite resolves it (a missing base is reported below, by name). */
-    NosqlTableName t;
-    rc = nosqlTableResolve(db, argv[3], argv[1], &t);
-    if (rc == SQLITE_NOTFOUND) rc = t.zName ? SQLITE_OK : SQLITE_ERROR;
-    p->zSchema = t.zSchema;
-    p->zBase = t.zName;
-  }
+  rc = nosqlTableArg(db, argv[3], argv[1], &t);
+  p->zSchema = t.zSchema;
+  p->zBase = t.zName;
   if (rc == SQLITE_ERROR) {
     *pzErr =
         sqlite3_mprintf("composite_scan: the first argument must name the base table, not '%s'", argv[3]);
-    goto connect_done;
+    return rc;
   }
   p->zKey = nosqlDequote(argv[4], (int)strlen(argv[4]));
-  if (p->zSchema == NULL || p->zBase == NULL || p->zKey == NULL) {
-    rc = SQLITE_NOMEM;
-    goto connect_done;
-  }
-  /* Options first, so that parts know the key format. */
+  if (p->zSchema == NULL || p->zBase == NULL || p->zKey == NULL) return SQLITE_NOMEM;
+  return rc;
+}
+
+/* True if argument z (leading spaces skipped) is the sep option. */
+static int cscanIsSep(const char *z) {
+  return sqlite3_strnicmp(z, "sep", 3) == 0 && (z[3] == '=' || z[3] == ' ');
+}
+
+/*
+** The options among argv[5..argc) (sep=X, the only one) into p->cSep, and
+** the number of key parts, 1 to CSCAN_MAX_PART, in *pnPart. Options
+** first, so that parts know the key format.
+*/
+static int cscanArgOptions(cscan_vtab *p, int argc, const char *const *argv, int *pnPart, char **pzErr) {
+  int i, nArgPart = 0;
   for (i = 5; i < argc; i++) {
     const char *z = argv[i];
     while (*z == ' ') z++;
-    if (sqlite3_strnicmp(z, "sep", 3) == 0 && (z[3] == '=' || z[3] == ' ')) {
+    if (cscanIsSep(z)) {
       const char *zEq = strchr(z, '=');
       char *zVal = zEq ? nosqlDequote(zEq + 1, (int)strlen(zEq + 1)) : NULL;
-      if (zEq && zVal == NULL) {
-        rc = SQLITE_NOMEM;
-        goto connect_done;
-      }
+      if (zEq && zVal == NULL) return SQLITE_NOMEM;
       if (zVal == NULL || strlen(zVal) != 1 || zVal[0] == '\\' || (unsigned char)zVal[0] >= 0x80) {
         *pzErr = sqlite3_mprintf("composite_scan: separator %s is not one ASCII character other than '\\'",
                                  zEq ? zEq + 1 : "(missing)");
         sqlite3_free(zVal);
-        rc = SQLITE_ERROR;
-        goto connect_done;
+        return SQLITE_ERROR;
       }
       p->cSep = (unsigned char)zVal[0];
       sqlite3_free(zVal);
@@ -476,8 +461,7 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
       /* "name = value" (an unquoted name then '='): an option, and sep is the only one. */
       static const char *const azValid[] = {"sep", NULL};
       *pzErr = nosqlUnknownOption("composite_scan", z, cscanOptionName(z), azValid);
-      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-      goto connect_done;
+      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     } else {
       nArgPart++;
     }
@@ -485,62 +469,78 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
   if (nArgPart > CSCAN_MAX_PART) {
     *pzErr =
         sqlite3_mprintf("composite_scan: %d key parts; at most %d are supported", nArgPart, CSCAN_MAX_PART);
-    rc = SQLITE_ERROR;
-    goto connect_done;
+    return SQLITE_ERROR;
   }
   if (nArgPart == 0) {
     *pzErr = sqlite3_mprintf("composite_scan: no key parts declared after the key column");
-    rc = SQLITE_ERROR;
-    goto connect_done;
+    return SQLITE_ERROR;
   }
+  *pnPart = nArgPart;
+  return SQLITE_OK;
+}
+
+/* The key parts among argv[5..argc): names in azName[], types in p->aType[], count in p->nPart. */
+static int cscanArgParts(cscan_vtab *p, int argc, const char *const *argv, char **azName, char **pzErr) {
+  int i, rc = SQLITE_OK;
   for (i = 5; i < argc; i++) {
     const char *z = argv[i];
     while (*z == ' ') z++;
-    if (sqlite3_strnicmp(z, "sep", 3) == 0 && (z[3] == '=' || z[3] == ' ')) continue;
+    if (cscanIsSep(z)) continue;
     rc = cscanParsePart(p, z, &azName[p->nPart], &p->aType[p->nPart], pzErr);
     p->nPart++;
-    if (rc != SQLITE_OK) goto connect_done;
+    if (rc != SQLITE_OK) break;
   }
+  return rc;
+}
 
-  /* The base table and its key column. */
+/*
+** The base table's key column: it exists, compares BINARY, has TEXT or BLOB
+** affinity; whether an index orders it; the collations of delimited parts.
+*/
+static int cscanCheckKey(sqlite3 *db, cscan_vtab *p, char **pzErr) {
+  char *zDeclType = NULL, *zColl = NULL;
   /* Not sqlite3_table_column_metadata(): NULL in builds without SQLITE_ENABLE_COLUMN_METADATA. */
-  rc = nosqlColumnInfo(db, p->zSchema, p->zBase, p->zKey, &zDeclType, &zColl);
+  int rc = nosqlColumnInfo(db, p->zSchema, p->zBase, p->zKey, &zDeclType, &zColl);
   if (rc == SQLITE_NOTFOUND) {
     *pzErr = sqlite3_mprintf("composite_scan: no column %s in table %s.%s", p->zKey, p->zSchema, p->zBase);
     rc = SQLITE_ERROR;
-    goto connect_done;
-  }
-  if (rc != SQLITE_OK) goto connect_done;
-  if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) {
+  } else if (rc == SQLITE_OK && zColl && sqlite3_stricmp(zColl, "BINARY") != 0) {
     *pzErr = sqlite3_mprintf("composite_scan: key column %s has collation %s; key order needs BINARY",
                              p->zKey, zColl);
     rc = SQLITE_ERROR;
-    goto connect_done;
-  }
-  if (cscanAffinity(zDeclType) != 't' && cscanAffinity(zDeclType) != 'b') {
+  } else if (rc == SQLITE_OK && cscanAffinity(zDeclType) != 't' && cscanAffinity(zDeclType) != 'b') {
     *pzErr = sqlite3_mprintf(
         "composite_scan: key column %s is declared %s, whose numeric affinity would turn keys into numbers; "
         "declare it TEXT or BLOB",
         p->zKey, zDeclType);
     rc = SQLITE_ERROR;
-    goto connect_done;
   }
-  p->bKeyText = cscanAffinity(zDeclType) == 't';
-  p->bIndexed = cscanHasIndex(db, p, &rc);
-  if (rc != SQLITE_OK) goto connect_done;
-  if (p->cSep >= 0) {
-    rc = cscanCollationInit(db, p);
-    if (rc != SQLITE_OK) goto connect_done;
+  if (rc == SQLITE_OK) {
+    p->bKeyText = cscanAffinity(zDeclType) == 't';
+    p->bIndexed = cscanHasIndex(db, p, &rc);
   }
+  if (rc == SQLITE_OK && p->cSep >= 0) rc = cscanCollationInit(db, p);
+  sqlite3_free(zDeclType);
+  sqlite3_free(zColl);
+  return rc;
+}
 
-  /* The declaration: parts, then the base table's columns. */
-  nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(");
+/*
+** The declaration (parts, then the base table's columns, then the rowid
+** plan) into *pDecl and the inner select, "SELECT key, c1, ... FROM base",
+** into *pSel.
+*/
+static int cscanDeclare(sqlite3 *db, cscan_vtab *p, char **azName, NosqlBuffer *pDecl, NosqlBuffer *pSel,
+                        char **pzErr) {
+  sqlite3_stmt *pCols = NULL;
+  int rc = SQLITE_OK, i, bRowidTaken = 0;
+  nosqlBufferAppendf(&rc, pDecl, "CREATE TABLE x(");
   for (i = 0; i < p->nPart; i++) {
     static const char *azType[] = {"", "INTEGER", "REAL", "TEXT", "BLOB"};
-    nosqlBufferAppendf(&rc, &decl, "%s\"%w\" %s", i ? ", " : "", azName[i], azType[p->aType[i]]);
-    if (p->cSep >= 0) nosqlBufferAppendf(&rc, &decl, " COLLATE \"%w\"", p->zColl[i == p->nPart - 1]);
+    nosqlBufferAppendf(&rc, pDecl, "%s\"%w\" %s", i ? ", " : "", azName[i], azType[p->aType[i]]);
+    if (p->cSep >= 0) nosqlBufferAppendf(&rc, pDecl, " COLLATE \"%w\"", p->zColl[i == p->nPart - 1]);
   }
-  nosqlBufferAppendf(&rc, &sel, "SELECT \"%w\"", p->zKey);
+  nosqlBufferAppendf(&rc, pSel, "SELECT \"%w\"", p->zKey);
   if (rc == SQLITE_OK) {
     char *zSql = sqlite3_mprintf("SELECT name, type FROM pragma_table_info(%Q, %Q)", p->zBase, p->zSchema);
     rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pCols, 0) : SQLITE_NOMEM;
@@ -563,13 +563,13 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
         break; /* One message: two parts of the same name would leak the first */
       }
     }
-    nosqlBufferAppendf(&rc, &decl, ", \"%w\" %s", zName, zType ? zType : "");
+    nosqlBufferAppendf(&rc, pDecl, ", \"%w\" %s", zName, zType ? zType : "");
     if (sqlite3_stricmp(zName, p->zKey) == 0) {
       /* The key is the inner statement's column 0 already: do not read it twice per row. */
       p->iKeyCol = p->nBaseCol;
-      nosqlBufferAppendf(&rc, &sel, ", NULL");
+      nosqlBufferAppendf(&rc, pSel, ", NULL");
     } else {
-      nosqlBufferAppendf(&rc, &sel, ", \"%w\"", zName);
+      nosqlBufferAppendf(&rc, pSel, ", \"%w\"", zName);
     }
     p->nBaseCol++;
   }
@@ -584,20 +584,45 @@ static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqli
   ** ROWID over the same primary key (xRowid is then never called).
   */
   p->iRowidCol = -1;
-  if (rc == SQLITE_OK) rc = cscanRowidPlan(db, p, bRowidTaken, &decl, &sel);
-  nosqlBufferAppendf(&rc, &sel, " FROM \"%w\".\"%w\"", p->zSchema, p->zBase);
-  if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
-  if (rc == SQLITE_OK) {
-    p->zSelect = (char *)sel.a;
-    sel.a = NULL;
-  } else if (*pzErr == NULL) {
-    *pzErr = sqlite3_mprintf("composite_scan: %s", sqlite3_errmsg(db));
-  }
+  if (rc == SQLITE_OK) rc = cscanRowidPlan(db, p, bRowidTaken, pDecl, pSel);
+  nosqlBufferAppendf(&rc, pSel, " FROM \"%w\".\"%w\"", p->zSchema, p->zBase);
+  return rc;
+}
 
-connect_done:
+/*
+** xCreate and xConnect: argv[3] base table, argv[4] key column, then parts
+** and options, read and checked in that order, then the declaration.
+*/
+static int cscanConnectImpl(sqlite3 *db, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                            char **pzErr) {
+  cscan_vtab *p;
+  NosqlBuffer decl = {0, 0, 0};
+  NosqlBuffer sel = {0, 0, 0};
+  char *azName[CSCAN_MAX_PART];
+  int rc, i, nArgPart = 0;
+
+  memset(azName, 0, sizeof(azName));
+  p = (cscan_vtab *)sqlite3_malloc64(sizeof(*p));
+  if (p == NULL) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->cSep = -1;
+  p->stmts.nSlot = CSCAN_N_SHAPE;
+  rc = cscanArgBase(db, p, argc, argv, pzErr);
+  if (rc == SQLITE_OK) rc = cscanArgOptions(p, argc, argv, &nArgPart, pzErr);
+  if (rc == SQLITE_OK) rc = cscanArgParts(p, argc, argv, azName, pzErr);
+  if (rc == SQLITE_OK) rc = cscanCheckKey(db, p, pzErr);
+  if (rc == SQLITE_OK) {
+    rc = cscanDeclare(db, p, azName, &decl, &sel, pzErr);
+    if (rc == SQLITE_OK) rc = sqlite3_declare_vtab(db, (const char *)decl.a);
+    if (rc == SQLITE_OK) {
+      p->zSelect = (char *)sel.a;
+      sel.a = NULL;
+    } else if (*pzErr == NULL) {
+      *pzErr = sqlite3_mprintf("composite_scan: %s", sqlite3_errmsg(db));
+    }
+  }
   for (i = 0; i < CSCAN_MAX_PART; i++) sqlite3_free(azName[i]);
-  sqlite3_free(zDeclType);
-  sqlite3_free(zColl);
   nosqlBufferFree(&decl);
   nosqlBufferFree(&sel);
   if (rc != SQLITE_OK) {
@@ -631,33 +656,21 @@ static int cscanDisconnect(sqlite3_vtab *pVtab) {
 */
 
 /*
-** xBestIndex. ext/plan.c finds the servable constraints (the collation
-** rules are cscanServable's, as NosqlPlanCol.zColl) and assigns argv in
-** slot order: the parts, then the key column. The module keeps its own
-** choice: an equality run on the leading parts, a range on the next one,
-** the key column's bounds; the -0.0 rule and ORDER BY consumption; the
-** readable plan string goes after plan.c's codes in idxStr. (Long: these
-** read as one decision, in the order the plan string shows them.)
+** The plan's slots (ext/plan.c): one per part, then the key column (iKey;
+** -1 when the parts fill every slot). Returns the number of slots.
 */
-static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  cscan_vtab *p = (cscan_vtab *)pVtab;
-  NosqlPlanCol aCol[CSCAN_MAX_PART + 1];
-  NosqlPlan plan;
-  int nSlot = p->nPart + 1, iKey = p->nPart;
-  int nEq = 0, bIn = 0, iRealEq = -1, idxNum = 0, rc, i;
-  int iKeyCol = p->nPart + p->iKeyCol;
-  double rRows = CSCAN_EST_ROWS;
-  char *zPlan;
-
-  if (nSlot > NOSQL_PLAN_MAX_COL) nSlot = NOSQL_PLAN_MAX_COL, iKey = -1;
+static int cscanPlanCols(cscan_vtab *p, NosqlPlanCol *aCol, int *piKey) {
+  int nSlot = p->nPart + 1, i;
+  *piKey = p->nPart;
+  if (nSlot > NOSQL_PLAN_MAX_COL) nSlot = NOSQL_PLAN_MAX_COL, *piKey = -1;
   for (i = 0; i < nSlot; i++) {
     NosqlPlanCol *pCol = &aCol[i];
     pCol->bExact = 1;
     pCol->bRequired = 0;
     pCol->mOp = NOSQL_OP_EQ | NOSQL_OP_RANGE;
-    if (i == iKey) {
+    if (i == *piKey) {
       /* The key is compared in BINARY (its column must be BINARY). */
-      pCol->iColumn = iKeyCol;
+      pCol->iColumn = p->nPart + p->iKeyCol;
       pCol->zColl = NULL;
     } else {
       pCol->iColumn = i;
@@ -667,99 +680,113 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
                                               : p->zColl[i == p->nPart - 1];
     }
   }
-  rc = nosqlPlanFind(pInfo, aCol, nSlot, &plan);
-  if (rc != SQLITE_OK) return rc;
+  return nSlot;
+}
+
+/*
+** The constraints kept from what plan.c found: equality on a leading run
+** of parts (*pnEq), a range on the next part, the key column's bounds or
+** equality. Returns idxNum without the order bits; sets *pbIn (an IN list
+** among them), *piRealEq (the first REAL part of the run, or -1) and
+** *prRows (the rows expected).
+*/
+static int cscanPlanBounds(cscan_vtab *p, sqlite3_index_info *pInfo, NosqlPlan *pPlan, int nSlot, int iKey,
+                           int *pnEq, int *pbIn, int *piRealEq, double *prRows) {
+  int nEq = 0, idxNum, i;
+  double rRows = CSCAN_EST_ROWS;
   /* Equality serves as a prefix only, a range only on the part after it. */
-  while (nEq < p->nPart && nEq < nSlot && nEq != iKey && plan.aiEq[nEq] >= 0) nEq++;
+  while (nEq < p->nPart && nEq < nSlot && nEq != iKey && pPlan->aiEq[nEq] >= 0) nEq++;
   for (i = 0; i < nSlot; i++) {
     if (i == iKey) continue;
-    if (i >= nEq) plan.aiEq[i] = -1;
-    if (i != nEq) plan.aiLo[i] = plan.aiHi[i] = -1;
+    if (i >= nEq) pPlan->aiEq[i] = -1;
+    if (i != nEq) pPlan->aiLo[i] = pPlan->aiHi[i] = -1;
   }
   /*
   ** A REAL part in the equality run: x = 0 must find the keys of -0.0 too
   ** (SQL says -0.0 = 0.0; the key encoding keeps them apart), so xFilter
   ** then scans both blocks and cannot seek on the parts after x: SQLite
-  ** checks the constraints on those parts itself (omit cleared below).
+  ** checks the constraints on those parts itself (omit cleared later).
   */
-  for (i = 0; i < nEq && iRealEq < 0; i++) {
-    if (p->aType[i] == CSCAN_REAL) iRealEq = i;
+  *piRealEq = -1;
+  for (i = 0; i < nEq && *piRealEq < 0; i++) {
+    if (p->aType[i] == CSCAN_REAL) *piRealEq = i;
   }
   for (i = 0; i < nEq; i++) {
-    if (sqlite3_vtab_in(pInfo, plan.aiEq[i], -1)) bIn = 1;
+    if (sqlite3_vtab_in(pInfo, pPlan->aiEq[i], -1)) *pbIn = 1;
     rRows /= 10.0;
   }
   idxNum = nEq;
-  if (nEq < p->nPart && plan.aiLo[nEq] >= 0) {
-    idxNum |=
-        CSCAN_LO | (pInfo->aConstraint[plan.aiLo[nEq]].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_LO_INCL : 0);
+  if (nEq < p->nPart && pPlan->aiLo[nEq] >= 0) {
+    idxNum |= CSCAN_LO |
+              (pInfo->aConstraint[pPlan->aiLo[nEq]].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_LO_INCL : 0);
     rRows /= 3.0;
   }
-  if (nEq < p->nPart && plan.aiHi[nEq] >= 0) {
-    idxNum |=
-        CSCAN_HI | (pInfo->aConstraint[plan.aiHi[nEq]].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_HI_INCL : 0);
+  if (nEq < p->nPart && pPlan->aiHi[nEq] >= 0) {
+    idxNum |= CSCAN_HI |
+              (pInfo->aConstraint[pPlan->aiHi[nEq]].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_HI_INCL : 0);
     rRows /= 3.0;
   }
-  if (iKey >= 0 && plan.aiLo[iKey] >= 0) {
+  if (iKey >= 0 && pPlan->aiLo[iKey] >= 0) {
     idxNum |= CSCAN_KLO |
-              (pInfo->aConstraint[plan.aiLo[iKey]].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_KLO_INCL : 0);
+              (pInfo->aConstraint[pPlan->aiLo[iKey]].op == SQLITE_INDEX_CONSTRAINT_GE ? CSCAN_KLO_INCL : 0);
     rRows /= 2.0;
   }
-  if (iKey >= 0 && plan.aiHi[iKey] >= 0) {
+  if (iKey >= 0 && pPlan->aiHi[iKey] >= 0) {
     idxNum |= CSCAN_KHI |
-              (pInfo->aConstraint[plan.aiHi[iKey]].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_KHI_INCL : 0);
+              (pInfo->aConstraint[pPlan->aiHi[iKey]].op == SQLITE_INDEX_CONSTRAINT_LE ? CSCAN_KHI_INCL : 0);
     rRows /= 2.0;
   }
-  if (iKey >= 0 && plan.aiEq[iKey] >= 0) {
-    if (sqlite3_vtab_in(pInfo, plan.aiEq[iKey], -1)) bIn = 1;
+  if (iKey >= 0 && pPlan->aiEq[iKey] >= 0) {
+    if (sqlite3_vtab_in(pInfo, pPlan->aiEq[iKey], -1)) *pbIn = 1;
     idxNum |= CSCAN_KEQ;
     rRows = 1.0;
   }
   if (rRows < 1.0) rRows = 1.0;
+  *pnEq = nEq;
+  *prRows = rRows;
+  return idxNum;
+}
 
-  /*
-  ** ORDER BY: parts after the equality run, in order, one direction, or the
-  ** key column (as the last term). Parts fixed by equality may appear
-  ** anywhere. ANY parts are never ordered by the scan.
-  */
-  if (pInfo->nOrderBy > 0 && !bIn) {
-    int iNext = nEq, bOk = 1, bDesc = pInfo->aOrderBy[0].desc;
-    int bDone = 0, bAfterReal = 0;
-    for (i = 0; i < pInfo->nOrderBy && bOk; i++) {
-      int iCol = pInfo->aOrderBy[i].iColumn;
-      if (bDone) {
-        bOk = 0;
-      } else if (iCol >= 0 && iCol < nEq) {
-        continue;
-      } else if (pInfo->aOrderBy[i].desc != bDesc) {
-        bOk = 0;
-      } else if (iCol == iKeyCol) {
-        bDone = 1;
-      } else if (iCol == iNext && p->aType[iCol] != CSCAN_ANY && iRealEq < 0 && !bAfterReal) {
-        /* (After x = 0 on a REAL part the -0.0 and 0.0 blocks are each in
-        ** order, not together: only the key column's order holds. For the
-        ** same reason no part after an ordered REAL part is in order: the
-        ** keys of -0.0 come before those of 0.0, which SQL says are equal.) */
-        if (p->aType[iCol] == CSCAN_REAL) bAfterReal = 1;
-        iNext++;
-      } else {
-        bOk = 0;
-      }
-    }
-    if (bOk) {
-      pInfo->orderByConsumed = 1;
-      if (bDesc) idxNum |= CSCAN_DESC;
+/*
+** ORDER BY: parts after the equality run, in order, one direction, or the
+** key column (as the last term). Parts fixed by equality may appear
+** anywhere. ANY parts are never ordered by the scan. Sets orderByConsumed
+** and returns CSCAN_DESC or 0 when the scan gives that order.
+*/
+static int cscanPlanOrder(cscan_vtab *p, sqlite3_index_info *pInfo, int nEq, int iRealEq) {
+  int iNext = nEq, bOk = 1, bDesc, bDone = 0, bAfterReal = 0, i;
+  int iKeyCol = p->nPart + p->iKeyCol;
+  if (pInfo->nOrderBy <= 0) return 0;
+  bDesc = pInfo->aOrderBy[0].desc;
+  for (i = 0; i < pInfo->nOrderBy && bOk; i++) {
+    int iCol = pInfo->aOrderBy[i].iColumn;
+    if (bDone) {
+      bOk = 0;
+    } else if (iCol >= 0 && iCol < nEq) {
+      continue;
+    } else if (pInfo->aOrderBy[i].desc != bDesc) {
+      bOk = 0;
+    } else if (iCol == iKeyCol) {
+      bDone = 1;
+    } else if (iCol == iNext && p->aType[iCol] != CSCAN_ANY && iRealEq < 0 && !bAfterReal) {
+      /* (After x = 0 on a REAL part the -0.0 and 0.0 blocks are each in
+      ** order, not together: only the key column's order holds. For the
+      ** same reason no part after an ordered REAL part is in order: the
+      ** keys of -0.0 come before those of 0.0, which SQL says are equal.) */
+      if (p->aType[iCol] == CSCAN_REAL) bAfterReal = 1;
+      iNext++;
+    } else {
+      bOk = 0;
     }
   }
+  if (!bOk) return 0;
+  pInfo->orderByConsumed = 1;
+  return bDesc ? CSCAN_DESC : 0;
+}
 
-  pInfo->idxNum = idxNum;
-  pInfo->estimatedRows = (sqlite3_int64)rRows;
-  if (p->bIndexed) {
-    pInfo->estimatedCost = (idxNum & ~CSCAN_DESC) ? 20.0 + rRows : CSCAN_EST_ROWS;
-  } else {
-    /* A full scan of the base table, then a sort by key. */
-    pInfo->estimatedCost = CSCAN_EST_ROWS * 2.0 + rRows * 20.0;
-  }
+/* The readable plan after plan.c's codes (sqlite3_mprintf), or NULL on OOM. */
+static char *cscanPlanString(cscan_vtab *p, int idxNum, int nEq, int bOrdered) {
+  char *zPlan;
   if (nEq == 0 && !(idxNum & (CSCAN_LO | CSCAN_HI | CSCAN_KLO | CSCAN_KHI | CSCAN_KEQ))) {
     zPlan = sqlite3_mprintf("full scan");
   } else {
@@ -777,9 +804,42 @@ static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
                               (idxNum & CSCAN_KHI) ? ((idxNum & CSCAN_KHI_INCL) ? "<=" : "<") : "");
     }
   }
-  if (zPlan && pInfo->orderByConsumed)
-    zPlan = sqlite3_mprintf("%z %s", zPlan, (idxNum & CSCAN_DESC) ? "desc" : "asc");
+  if (zPlan && bOrdered) zPlan = sqlite3_mprintf("%z %s", zPlan, (idxNum & CSCAN_DESC) ? "desc" : "asc");
   if (zPlan && !p->bIndexed) zPlan = sqlite3_mprintf("%z; no index on key", zPlan);
+  return zPlan;
+}
+
+/*
+** xBestIndex. ext/plan.c finds the servable constraints (the collation
+** rules are cscanServable's, as NosqlPlanCol.zColl) and assigns argv in
+** slot order: the parts, then the key column. The module keeps its own
+** choice, in the order the plan string shows it: the slots
+** (cscanPlanCols), the constraints kept (cscanPlanBounds), the ORDER BY
+** consumed (cscanPlanOrder), the cost, the readable plan string after
+** plan.c's codes in idxStr (cscanPlanString), and the -0.0 rule.
+*/
+static int cscanBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  cscan_vtab *p = (cscan_vtab *)pVtab;
+  NosqlPlanCol aCol[CSCAN_MAX_PART + 1];
+  NosqlPlan plan;
+  int nSlot, iKey, nEq = 0, bIn = 0, iRealEq = -1, idxNum, rc, i;
+  double rRows = CSCAN_EST_ROWS;
+  char *zPlan;
+
+  nSlot = cscanPlanCols(p, aCol, &iKey);
+  rc = nosqlPlanFind(pInfo, aCol, nSlot, &plan);
+  if (rc != SQLITE_OK) return rc;
+  idxNum = cscanPlanBounds(p, pInfo, &plan, nSlot, iKey, &nEq, &bIn, &iRealEq, &rRows);
+  if (!bIn) idxNum |= cscanPlanOrder(p, pInfo, nEq, iRealEq);
+  pInfo->idxNum = idxNum;
+  pInfo->estimatedRows = (sqlite3_int64)rRows;
+  if (p->bIndexed) {
+    pInfo->estimatedCost = (idxNum & ~CSCAN_DESC) ? 20.0 + rRows : CSCAN_EST_ROWS;
+  } else {
+    /* A full scan of the base table, then a sort by key. */
+    pInfo->estimatedCost = CSCAN_EST_ROWS * 2.0 + rRows * 20.0;
+  }
+  zPlan = cscanPlanString(p, idxNum, nEq, pInfo->orderByConsumed);
   if (zPlan == NULL) return SQLITE_NOMEM;
   plan.zTail = zPlan;
   rc = nosqlPlanCommit(pInfo, aCol, &plan);
@@ -806,18 +866,12 @@ static int cscanOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
   return SQLITE_OK;
 }
 
-/* Hand the cursor's inner statement back to the vtab's cache. */
+/* Hand the cursor's inner statement back to the vtab's cache (nosqlStmtCacheGive()). */
 static void cscanRelease(cscan_cursor *pCur) {
-  cscan_vtab *p = (cscan_vtab *)pCur->base.pVtab;
   if (pCur->pStmt == NULL) return;
-  sqlite3_reset(pCur->pStmt);
-  sqlite3_clear_bindings(pCur->pStmt);
-  if (p->aStmt[pCur->iShape] == NULL) {
-    p->aStmt[pCur->iShape] = pCur->pStmt;
-  } else {
-    sqlite3_finalize(pCur->pStmt);
-  }
+  nosqlStmtCacheGive(pCur->pSlot, pCur->pStmt);
   pCur->pStmt = NULL;
+  pCur->pSlot = NULL;
 }
 
 static int cscanClose(sqlite3_vtab_cursor *pCursor) {
@@ -1100,128 +1154,126 @@ static int cscanNext(sqlite3_vtab_cursor *pCursor) {
   return rc;
 }
 
-static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
-                       sqlite3_value **argv) {
-  cscan_cursor *pCur = (cscan_cursor *)pCursor;
-  cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
-  int nEq = idxNum & CSCAN_NEQ_MASK;
-  int i, rc = SQLITE_OK, bEmpty = 0, bZero = 0;
-  int nSlot = p->nPart + 1 > NOSQL_PLAN_MAX_COL ? NOSQL_PLAN_MAX_COL : p->nPart + 1;
-  NosqlBuffer prefix = {0, 0, 0};
-  NosqlPlanArg aArg[NOSQL_PLAN_MAX_COL];
-  const NosqlPlanArg *pKey = p->nPart < nSlot ? &aArg[p->nPart] : NULL;
-  CscanBound lo, hi;
+/* The key range xFilter builds from the plan's values, step by step. */
+typedef struct CscanRange CscanRange;
+struct CscanRange {
+  int rc;             /* First error (the NosqlBuffer sticky code) */
+  NosqlBuffer prefix; /* The encoded equality run */
+  CscanBound lo;      /* Lower end of the range */
+  CscanBound hi;      /* Upper end of the range */
+  int bEmpty;         /* No key can match */
+  int bZero;          /* A REAL part equals 0: the range is the -0.0 and 0.0 blocks, set */
+};
 
-  memset(&lo, 0, sizeof(lo));
-  memset(&hi, 0, sizeof(hi));
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, nSlot) != SQLITE_OK || nEq > nSlot) {
-    nosqlVtabError(pCursor->pVtab, "composite_scan: bad plan '%s'", idxStr ? idxStr : "");
-    return SQLITE_ERROR;
-  }
-  cscanRelease(pCur);
-  pCur->bEof = 1;
-  pCur->iRow = 0;
-
-  /* The equality run becomes a prefix. */
-  for (i = 0; i < nEq && !bEmpty && !bZero; i++) {
+/* The equality run on parts 0..nEq-1 becomes pR->prefix (or the range of a REAL zero). */
+static void cscanRangeEq(cscan_vtab *p, const NosqlPlanArg *aArg, int nEq, CscanRange *pR) {
+  int i;
+  for (i = 0; i < nEq && !pR->bEmpty && !pR->bZero; i++) {
     sqlite3_int64 iVal = 0;
     double rVal = 0;
     int e = cscanNormalize(p->aType[i], SQLITE_INDEX_CONSTRAINT_EQ, aArg[i].pEq, &iVal, &rVal);
     if (e != CSCAN_BOUND) {
-      bEmpty = 1;
+      pR->bEmpty = 1;
     } else if (p->aType[i] == CSCAN_REAL && rVal == 0.0 && p->cSep < 0) {
       /* x = 0 (or -0.0): the -0.0 block, then the 0.0 block right after it
       ** (nothing sorts between them). The constraints on later parts were
       ** left to SQLite (xBestIndex): skip their values. */
       NosqlBuffer b = {0, 0, 0};
-      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      cscanAppendPart(&rc, p, &b, CSCAN_REAL, aArg[i].pEq, 0, -0.0, i == p->nPart - 1);
-      if (rc == SQLITE_OK) cscanSetBound(&rc, p, &lo, b.a, b.n, 1, 0);
+      nosqlBufferAppend(&pR->rc, &b, pR->prefix.a, pR->prefix.n);
+      cscanAppendPart(&pR->rc, p, &b, CSCAN_REAL, aArg[i].pEq, 0, -0.0, i == p->nPart - 1);
+      if (pR->rc == SQLITE_OK) cscanSetBound(&pR->rc, p, &pR->lo, b.a, b.n, 1, 0);
       nosqlBufferReset(&b);
-      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      cscanAppendPart(&rc, p, &b, CSCAN_REAL, aArg[i].pEq, 0, 0.0, i == p->nPart - 1);
-      if (rc == SQLITE_OK) cscanSetBound(&rc, p, &hi, b.a, b.n, 0, 1);
+      nosqlBufferAppend(&pR->rc, &b, pR->prefix.a, pR->prefix.n);
+      cscanAppendPart(&pR->rc, p, &b, CSCAN_REAL, aArg[i].pEq, 0, 0.0, i == p->nPart - 1);
+      if (pR->rc == SQLITE_OK) cscanSetBound(&pR->rc, p, &pR->hi, b.a, b.n, 0, 1);
       nosqlBufferFree(&b);
-      bZero = 1;
+      pR->bZero = 1;
     } else {
-      cscanAppendPart(&rc, p, &prefix, p->aType[i], aArg[i].pEq, iVal, rVal, i == p->nPart - 1);
+      cscanAppendPart(&pR->rc, p, &pR->prefix, p->aType[i], aArg[i].pEq, iVal, rVal, i == p->nPart - 1);
     }
   }
-  if (bZero) {
-    /* The range is set; key-column constraints below narrow it. */
-  } else if (!bEmpty && nEq == p->nPart) {
-    cscanSetBound(&rc, p, &lo, prefix.a, prefix.n, 1, 0);
-    cscanSetBound(&rc, p, &hi, prefix.a, prefix.n, 1, 0);
-  } else if (!bEmpty) {
-    int bLast = nEq == p->nPart - 1;
-    if (nEq > 0) {
-      cscanSetBound(&rc, p, &lo, prefix.a, prefix.n, 1, 0);
-      cscanSetBound(&rc, p, &hi, prefix.a, prefix.n, 0, 1);
+}
+
+/* The range after the prefix: all of it, or the bounds on part nEq (CSCAN_LO, CSCAN_HI). */
+static void cscanRangePart(cscan_vtab *p, int idxNum, const NosqlPlanArg *aArg, int nEq, CscanRange *pR) {
+  int bLast = nEq == p->nPart - 1, i;
+  if (pR->bZero || pR->bEmpty) return; /* A zero's range is set; key-column constraints narrow it later */
+  if (nEq == p->nPart) {
+    cscanSetBound(&pR->rc, p, &pR->lo, pR->prefix.a, pR->prefix.n, 1, 0);
+    cscanSetBound(&pR->rc, p, &pR->hi, pR->prefix.a, pR->prefix.n, 1, 0);
+    return;
+  }
+  if (nEq > 0) {
+    cscanSetBound(&pR->rc, p, &pR->lo, pR->prefix.a, pR->prefix.n, 1, 0);
+    cscanSetBound(&pR->rc, p, &pR->hi, pR->prefix.a, pR->prefix.n, 0, 1);
+  }
+  if ((idxNum & (CSCAN_LO | CSCAN_HI)) && p->cSep < 0) {
+    /* A range excludes NULL parts (code 0x00); a lower bound may raise this. */
+    static const unsigned char aOne[1] = {0x01};
+    NosqlBuffer b = {0, 0, 0};
+    nosqlBufferAppend(&pR->rc, &b, pR->prefix.a, pR->prefix.n);
+    nosqlBufferAppend(&pR->rc, &b, aOne, 1);
+    if (pR->rc == SQLITE_OK) cscanSetBound(&pR->rc, p, &pR->lo, b.a, b.n, 1, 0);
+    nosqlBufferFree(&b);
+  }
+  for (i = 0; i < 2 && !pR->bEmpty; i++) {
+    int bLower = i == 0;
+    int bIncl, e;
+    sqlite3_int64 iVal = 0;
+    double rVal = 0;
+    NosqlBuffer b = {0, 0, 0};
+    if (!(idxNum & (bLower ? CSCAN_LO : CSCAN_HI))) continue;
+    bIncl = (idxNum & (bLower ? CSCAN_LO_INCL : CSCAN_HI_INCL)) != 0;
+    e = cscanNormalize(p->aType[nEq],
+                       bLower ? (bIncl ? SQLITE_INDEX_CONSTRAINT_GE : SQLITE_INDEX_CONSTRAINT_GT)
+                              : (bIncl ? SQLITE_INDEX_CONSTRAINT_LE : SQLITE_INDEX_CONSTRAINT_LT),
+                       bLower ? aArg[nEq].pLo : aArg[nEq].pHi, &iVal, &rVal);
+    if (e == CSCAN_EMPTY) {
+      pR->bEmpty = 1;
+      continue;
     }
-    if ((idxNum & (CSCAN_LO | CSCAN_HI)) && p->cSep < 0) {
-      /* A range excludes NULL parts (code 0x00); a lower bound may raise this. */
-      static const unsigned char aOne[1] = {0x01};
-      NosqlBuffer b = {0, 0, 0};
-      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      nosqlBufferAppend(&rc, &b, aOne, 1);
-      if (rc == SQLITE_OK) cscanSetBound(&rc, p, &lo, b.a, b.n, 1, 0);
+    if (e == CSCAN_NONE) continue;
+    if (e == CSCAN_BOUND_INCL) bIncl = 1;
+    if (p->aType[nEq] == CSCAN_REAL && rVal == 0.0) {
+      /* -0.0 sorts just before 0.0 and equals it: x >= 0 starts at -0.0,
+      ** x > 0 after 0.0, x <= 0 ends after 0.0, x < 0 before -0.0. */
+      rVal = (bLower == bIncl) ? -0.0 : 0.0;
+    }
+    nosqlBufferAppend(&pR->rc, &b, pR->prefix.a, pR->prefix.n);
+    cscanAppendPart(&pR->rc, p, &b, p->aType[nEq], bLower ? aArg[nEq].pLo : aArg[nEq].pHi, iVal, rVal, bLast);
+    if (pR->rc != SQLITE_OK) {
       nosqlBufferFree(&b);
+      break;
     }
-    for (i = 0; i < 2 && !bEmpty; i++) {
-      int bLower = i == 0;
-      int bIncl, e;
-      sqlite3_int64 iVal = 0;
-      double rVal = 0;
-      NosqlBuffer b = {0, 0, 0};
-      if (!(idxNum & (bLower ? CSCAN_LO : CSCAN_HI))) continue;
-      bIncl = (idxNum & (bLower ? CSCAN_LO_INCL : CSCAN_HI_INCL)) != 0;
-      e = cscanNormalize(p->aType[nEq],
-                         bLower ? (bIncl ? SQLITE_INDEX_CONSTRAINT_GE : SQLITE_INDEX_CONSTRAINT_GT)
-                                : (bIncl ? SQLITE_INDEX_CONSTRAINT_LE : SQLITE_INDEX_CONSTRAINT_LT),
-                         bLower ? aArg[nEq].pLo : aArg[nEq].pHi, &iVal, &rVal);
-      if (e == CSCAN_EMPTY) {
-        bEmpty = 1;
-        continue;
-      }
-      if (e == CSCAN_NONE) continue;
-      if (e == CSCAN_BOUND_INCL) bIncl = 1;
-      if (p->aType[nEq] == CSCAN_REAL && rVal == 0.0) {
-        /* -0.0 sorts just before 0.0 and equals it: x >= 0 starts at -0.0,
-        ** x > 0 after 0.0, x <= 0 ends after 0.0, x < 0 before -0.0. */
-        rVal = (bLower == bIncl) ? -0.0 : 0.0;
-      }
-      nosqlBufferAppend(&rc, &b, prefix.a, prefix.n);
-      cscanAppendPart(&rc, p, &b, p->aType[nEq], bLower ? aArg[nEq].pLo : aArg[nEq].pHi, iVal, rVal, bLast);
-      if (rc != SQLITE_OK) {
-        nosqlBufferFree(&b);
-        break;
-      }
-      /*
-      ** Keys with this part equal to the value all start with b (the
-      ** encodings are prefix-free), except the last part of a text key,
-      ** where the key is b itself.
-      */
-      if (p->cSep >= 0 && bLast) {
-        cscanSetBound(&rc, p, bLower ? &lo : &hi, b.a, b.n, bIncl, 0);
-      } else if (bLower) {
-        cscanSetBound(&rc, p, &lo, b.a, b.n, 1, !bIncl);
-        if (!lo.bSet) bEmpty = 1; /* Nothing follows an all-0xFF prefix */
+    /*
+    ** Keys with this part equal to the value all start with b (the
+    ** encodings are prefix-free), except the last part of a text key,
+    ** where the key is b itself.
+    */
+    if (p->cSep >= 0 && bLast) {
+      cscanSetBound(&pR->rc, p, bLower ? &pR->lo : &pR->hi, b.a, b.n, bIncl, 0);
+    } else if (bLower) {
+      cscanSetBound(&pR->rc, p, &pR->lo, b.a, b.n, 1, !bIncl);
+      if (!pR->lo.bSet) pR->bEmpty = 1; /* Nothing follows an all-0xFF prefix */
+    } else {
+      CscanBound t;
+      memset(&t, 0, sizeof(t));
+      cscanSetBound(&pR->rc, p, &t, b.a, b.n, 0, bIncl);
+      if (t.bSet) {
+        nosqlBufferFree(&pR->hi.b);
+        pR->hi = t;
       } else {
-        CscanBound t;
-        memset(&t, 0, sizeof(t));
-        cscanSetBound(&rc, p, &t, b.a, b.n, 0, bIncl);
-        if (t.bSet) {
-          nosqlBufferFree(&hi.b);
-          hi = t;
-        } else {
-          nosqlBufferFree(&t.b);
-        }
+        nosqlBufferFree(&t.b);
       }
-      nosqlBufferFree(&b);
     }
+    nosqlBufferFree(&b);
   }
-  /* Key-column constraints narrow the range (continuation). */
-  for (i = 0; i < 3 && rc == SQLITE_OK; i++) {
+}
+
+/* Key-column constraints narrow the range (continuation): CSCAN_KLO, CSCAN_KHI, CSCAN_KEQ. */
+static void cscanRangeKey(cscan_vtab *p, int idxNum, const NosqlPlanArg *pKey, CscanRange *pR) {
+  int i;
+  for (i = 0; i < 3 && pR->rc == SQLITE_OK; i++) {
     static const int aFlag[3] = {CSCAN_KLO, CSCAN_KHI, CSCAN_KEQ};
     int eKeyType = p->cSep >= 0 ? CSCAN_TEXT : CSCAN_BLOB;
     int eOp, e, bIncl;
@@ -1231,7 +1283,7 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
     if (!(idxNum & aFlag[i])) continue;
     pVal = pKey == NULL ? NULL : i == 0 ? pKey->pLo : i == 1 ? pKey->pHi : pKey->pEq;
     if (pVal == NULL) continue;
-    if (bEmpty) continue;
+    if (pR->bEmpty) continue;
     if (i == 0) {
       bIncl = (idxNum & CSCAN_KLO_INCL) != 0;
       eOp = bIncl ? SQLITE_INDEX_CONSTRAINT_GE : SQLITE_INDEX_CONSTRAINT_GT;
@@ -1251,52 +1303,83 @@ static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idx
       e = cscanNormalize(eKeyType, eOp, pVal, &iVal, &rVal);
     }
     if (e == CSCAN_EMPTY) {
-      bEmpty = 1;
+      pR->bEmpty = 1;
     } else if (e == CSCAN_BOUND) {
       const unsigned char *a =
           eKeyType == CSCAN_TEXT ? sqlite3_value_text(pVal) : (const unsigned char *)sqlite3_value_blob(pVal);
       sqlite3_int64 n = sqlite3_value_bytes(pVal);
       if (a == NULL) a = (const unsigned char *)"";
-      if (i != 1) cscanNarrow(&rc, p, &lo, a, n, bIncl, 1);
-      if (i != 0) cscanNarrow(&rc, p, &hi, a, n, bIncl, 0);
+      if (i != 1) cscanNarrow(&pR->rc, p, &pR->lo, a, n, bIncl, 1);
+      if (i != 0) cscanNarrow(&pR->rc, p, &pR->hi, a, n, bIncl, 0);
     }
   }
+}
 
-  if (rc == SQLITE_OK && !bEmpty) {
-    /* The inner statement of this shape: cached, or prepared now. */
-    static const char *azLo[3] = {"", "\"%w\" >= ?1", "\"%w\" > ?1"};
-    static const char *azHi[3] = {"", "\"%w\" <= ?2", "\"%w\" < ?2"};
-    int eLo = lo.bSet ? (lo.bIncl ? 1 : 2) : 0;
-    int eHi = hi.bSet ? (hi.bIncl ? 1 : 2) : 0;
-    int bDesc = (idxNum & CSCAN_DESC) != 0;
-    pCur->iShape = eLo + 3 * eHi + 9 * bDesc;
-    if (p->aStmt[pCur->iShape]) {
-      pCur->pStmt = p->aStmt[pCur->iShape];
-      p->aStmt[pCur->iShape] = NULL;
-    } else {
-      NosqlBuffer sql = {0, 0, 0};
-      nosqlBufferAppendf(&rc, &sql, "%s", p->zSelect);
-      if (eLo || eHi) nosqlBufferAppendf(&rc, &sql, " WHERE ");
-      if (eLo) nosqlBufferAppendf(&rc, &sql, azLo[eLo], p->zKey);
-      if (eLo && eHi) nosqlBufferAppendf(&rc, &sql, " AND ");
-      if (eHi) nosqlBufferAppendf(&rc, &sql, azHi[eHi], p->zKey);
-      nosqlBufferAppendf(&rc, &sql, " ORDER BY \"%w\"%s", p->zKey, bDesc ? " DESC" : "");
-      if (rc == SQLITE_OK) {
-        rc = sqlite3_prepare_v3(p->db, (const char *)sql.a, -1, SQLITE_PREPARE_PERSISTENT, &pCur->pStmt, 0);
-      }
-      nosqlBufferFree(&sql);
+/* The inner statement of the range's shape for the cursor: cached, or prepared now; then bound. */
+static int cscanRangeStmt(cscan_vtab *p, cscan_cursor *pCur, int idxNum, const CscanRange *pR) {
+  static const char *azLo[3] = {"", "\"%w\" >= ?1", "\"%w\" > ?1"};
+  static const char *azHi[3] = {"", "\"%w\" <= ?2", "\"%w\" < ?2"};
+  int eLo = pR->lo.bSet ? (pR->lo.bIncl ? 1 : 2) : 0;
+  int eHi = pR->hi.bSet ? (pR->hi.bIncl ? 1 : 2) : 0;
+  int bDesc = (idxNum & CSCAN_DESC) != 0, rc = SQLITE_OK;
+  char zShape[8];
+  sqlite3_snprintf((int)sizeof(zShape), zShape, "s%d", eLo + 3 * eHi + 9 * bDesc);
+  pCur->pStmt = nosqlStmtCacheTake(&p->stmts, zShape, &pCur->pSlot);
+  if (pCur->pStmt == NULL) {
+    NosqlBuffer sql = {0, 0, 0};
+    nosqlBufferAppendf(&rc, &sql, "%s", p->zSelect);
+    if (eLo || eHi) nosqlBufferAppendf(&rc, &sql, " WHERE ");
+    if (eLo) nosqlBufferAppendf(&rc, &sql, azLo[eLo], p->zKey);
+    if (eLo && eHi) nosqlBufferAppendf(&rc, &sql, " AND ");
+    if (eHi) nosqlBufferAppendf(&rc, &sql, azHi[eHi], p->zKey);
+    nosqlBufferAppendf(&rc, &sql, " ORDER BY \"%w\"%s", p->zKey, bDesc ? " DESC" : "");
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_prepare_v3(p->db, (const char *)sql.a, -1, SQLITE_PREPARE_PERSISTENT, &pCur->pStmt, 0);
     }
-    if (rc == SQLITE_OK && lo.bSet) rc = cscanBind(p, pCur->pStmt, 1, &lo);
-    if (rc == SQLITE_OK && hi.bSet) rc = cscanBind(p, pCur->pStmt, 2, &hi);
+    nosqlBufferFree(&sql);
+    if (rc == SQLITE_OK) nosqlStmtCacheKeep(&p->stmts, zShape, pCur->pStmt, &pCur->pSlot);
   }
-  nosqlBufferFree(&prefix);
-  nosqlBufferFree(&lo.b);
-  nosqlBufferFree(&hi.b);
+  if (rc == SQLITE_OK && pR->lo.bSet) rc = cscanBind(p, pCur->pStmt, 1, &pR->lo);
+  if (rc == SQLITE_OK && pR->hi.bSet) rc = cscanBind(p, pCur->pStmt, 2, &pR->hi);
+  return rc;
+}
+
+/*
+** xFilter: the plan's values become one key range (cscanRangeEq, then
+** cscanRangePart, then cscanRangeKey), which the inner statement of its
+** shape scans (cscanRangeStmt).
+*/
+static int cscanFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                       sqlite3_value **argv) {
+  cscan_cursor *pCur = (cscan_cursor *)pCursor;
+  cscan_vtab *p = (cscan_vtab *)pCursor->pVtab;
+  int nEq = idxNum & CSCAN_NEQ_MASK, rc;
+  int nSlot = p->nPart + 1 > NOSQL_PLAN_MAX_COL ? NOSQL_PLAN_MAX_COL : p->nPart + 1;
+  NosqlPlanArg aArg[NOSQL_PLAN_MAX_COL];
+  const NosqlPlanArg *pKey = p->nPart < nSlot ? &aArg[p->nPart] : NULL;
+  CscanRange r;
+
+  memset(&r, 0, sizeof(r));
+  if (nosqlPlanArgs(idxStr, argc, argv, aArg, nSlot) != SQLITE_OK || nEq > nSlot) {
+    nosqlVtabError(pCursor->pVtab, "composite_scan: bad plan '%s'", idxStr ? idxStr : "");
+    return SQLITE_ERROR;
+  }
+  cscanRelease(pCur);
+  pCur->bEof = 1;
+  pCur->iRow = 0;
+  cscanRangeEq(p, aArg, nEq, &r);
+  cscanRangePart(p, idxNum, aArg, nEq, &r);
+  cscanRangeKey(p, idxNum, pKey, &r);
+  rc = r.rc;
+  if (rc == SQLITE_OK && !r.bEmpty) rc = cscanRangeStmt(p, pCur, idxNum, &r);
+  nosqlBufferFree(&r.prefix);
+  nosqlBufferFree(&r.lo.b);
+  nosqlBufferFree(&r.hi.b);
   if (rc != SQLITE_OK) {
     nosqlVtabError(pCursor->pVtab, "composite_scan: %s", sqlite3_errmsg(p->db));
     return rc;
   }
-  if (bEmpty) return SQLITE_OK;
+  if (r.bEmpty) return SQLITE_OK;
   pCur->bEof = 0;
   return cscanNext(pCursor);
 }

@@ -1669,230 +1669,309 @@ static int docRun(DocEdit *p, const char *zTable, const char *zFmt, sqlite3_valu
 }
 
 /*
-** doc_update(table, key, update [, expected_version | options]) and, with
-** bUpsert, doc_upsert(table, key, update). The update (and options) are
+** One call of doc_update or doc_upsert: its arguments as read and the
+** state the steps of docUpdateRun() pass on. The update (and options) are
 ** parsed and checked once, before the transaction; the read, apply and
-** write then run inside it (kvAtomicBegin). (Long: the steps share the
-** error reporting and the transaction's end, which keeps the write
-** atomic.)
+** write then run inside it (kvAtomicBegin).
+*/
+typedef struct DocUpdateCall DocUpdateCall;
+struct DocUpdateCall {
+  const char *zFunc;      /* "doc_update" or "doc_upsert", for messages */
+  int bUpsert;            /* A missing key is inserted (doc_upsert, or the upsert option) */
+  int bExpect;            /* An expected version was given */
+  int bExpectNull;        /* ... and it is NULL: the row must have no version */
+  sqlite3_int64 iExpect;  /* The expected version, when bExpect and not bExpectNull */
+  const char *zTable;     /* The table argument (text of argv[0]) */
+  sqlite3_value *pKey;    /* The key argument */
+  DocNode *pUpdate;       /* The update, parsed into the arena */
+  int nDollar;            /* Members of the update that are operators: all of them, or none */
+  sqlite3_int64 iVersion; /* The row's version, then the version written */
+  int bDone;              /* Nothing to write: no such key, or another writer's version */
+  char *zKey;             /* The key quoted for messages, or NULL (sqlite3_free) */
+};
+
+/*
+** The fourth argument: an expected version (INTEGER or NULL) or an options
+** object (its text in *pzOpt). 0 when the call is over (an error is set);
+** else 1.
+*/
+static int docUpdateArgVersion(sqlite3_context *ctx, int argc, sqlite3_value **argv, DocUpdateCall *pC,
+                               const char **pzOpt) {
+  int eType;
+  *pzOpt = NULL;
+  if (argc <= 3) return 1;
+  eType = sqlite3_value_type(argv[3]);
+  if (eType == SQLITE_TEXT) {
+    *pzOpt = (const char *)sqlite3_value_text(argv[3]);
+    if (*pzOpt == NULL) {
+      sqlite3_result_error_nomem(ctx);
+      return 0;
+    }
+  }
+  if (eType == SQLITE_INTEGER) {
+    pC->bExpect = 1;
+    pC->iExpect = sqlite3_value_int64(argv[3]);
+  } else if (eType == SQLITE_NULL) {
+    pC->bExpect = pC->bExpectNull = 1;
+  } else if (*pzOpt == NULL || (*pzOpt)[0] != '{') {
+    char *z = nosqlValueQuote(argv[3]);
+    nosqlResultError(ctx, "doc_update: expected_version %s is not an integer", z ? z : "?");
+    sqlite3_free(z);
+    return 0;
+  }
+  return 1;
+}
+
+/* Parse the options object zOpt (argv[3]) into pC and e's array filters. */
+static void docUpdateParseOptions(DocEdit *p, DocUpdateCall *pC, const char *zOpt, sqlite3_value *pArg) {
+  DocNode *pOpt = NULL;
+  int rc = docJsonParse(&p->j, zOpt, sqlite3_value_bytes(pArg), 1, &pOpt);
+  if (rc == SQLITE_ERROR) {
+    /* (It starts with '{': valid JSON there is an object.) */
+    char *z = nosqlValueQuote(pArg);
+    docError(p, z ? SQLITE_ERROR : SQLITE_NOMEM,
+             z ? "doc_update: the options object " NOSQL_JSON_AT ": %s" : NULL,
+             nosqlJsonErrorAt(zOpt, sqlite3_value_bytes(pArg)), z);
+    sqlite3_free(z);
+  }
+  if (docCheck(p) == SQLITE_OK)
+    docOptions(p, pOpt, &pC->bUpsert, &pC->bExpect, &pC->bExpectNull, &pC->iExpect);
+}
+
+/*
+** Parse the update zUpdate (argv[2]) into pC->pUpdate and check it: a JSON
+** object of operators only ($set, $inc, ...) or of fields only (a merge
+** patch), whose operators are valid and use every array filter.
+*/
+static void docUpdateParseUpdate(DocEdit *p, DocUpdateCall *pC, const char *zUpdate, sqlite3_value *pArg) {
+  DocNode *pU = NULL;
+  int i, rc;
+  if (p->rc == SQLITE_OK) {
+    rc = docJsonParse(&p->j, zUpdate, sqlite3_value_bytes(pArg), 1, &pU);
+    if (rc == SQLITE_ERROR && p->j.bDeep) {
+      docError(p, SQLITE_ERROR, "doc_update: update " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
+    } else if (rc == SQLITE_ERROR) {
+      char *z = nosqlValueQuote(pArg);
+      docError(p, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "%s: update " NOSQL_JSON_AT ": %s" : NULL, pC->zFunc,
+               nosqlJsonErrorAt(zUpdate, sqlite3_value_bytes(pArg)), z);
+      sqlite3_free(z);
+    } else if (rc == SQLITE_OK && pU->eType != DOCJ_OBJECT) {
+      char *z = nosqlValueQuote(pArg);
+      docError(p, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: update %s is not a JSON object" : NULL,
+               z);
+      sqlite3_free(z);
+    }
+  }
+  docCheck(p);
+  pC->pUpdate = pU;
+  for (i = 0; p->rc == SQLITE_OK && i < pU->u.c.nItem; i++) {
+    pC->nDollar += pU->u.c.aMember[i].nName > 0 && pU->u.c.aMember[i].zName[0] == '$';
+  }
+  if (p->rc == SQLITE_OK && pC->nDollar > 0 && pC->nDollar < pU->u.c.nItem) {
+    for (i = 0; pU->u.c.aMember[i].nName > 0 && pU->u.c.aMember[i].zName[0] == '$'; i++) {
+    }
+    docError(p, SQLITE_ERROR, "doc_update: update mixes operators and fields ('%.*s'): use $set for fields",
+             pU->u.c.aMember[i].nName, pU->u.c.aMember[i].zName);
+  }
+  if (p->rc == SQLITE_OK && pC->nDollar) {
+    docCheckOperators(p, pU);
+  } else if (p->rc == SQLITE_OK && p->pFilters && p->pFilters->u.c.nItem > 0) {
+    int n;
+    const char *z = docFilterId(p->pFilters->u.c.apElem[0], &n);
+    docError(p, SQLITE_ERROR, "doc_update: the array filter for identifier '%.*s' is not used by any path", n,
+             z);
+  }
+}
+
+/*
+** The stored row of the key, read by pStmt (zDocRead) and on a row: its
+** version in pC->iVersion and its document parsed into p->pDoc, unless the
+** version is not the expected one (pC->bDone) or the row is not usable
+** (an error: a version that is not an integer or would overflow, a
+** document that is not a JSON object).
+*/
+static void docUpdateReadRow(DocEdit *p, DocUpdateCall *pC, sqlite3_stmt *pStmt) {
+  int eDoc = sqlite3_column_type(pStmt, 0), eVer = sqlite3_column_type(pStmt, 1);
+  pC->iVersion = sqlite3_column_int64(pStmt, 1);
+  if (eVer != SQLITE_INTEGER && eVer != SQLITE_NULL) {
+    pC->zKey = nosqlValueQuote(pC->pKey);
+    docError(p, SQLITE_ERROR, "doc_update: version of key %s is %s, not an integer",
+             pC->zKey ? pC->zKey : "?", sqlite3_column_text(pStmt, 1));
+  } else if (pC->bExpect &&
+             (pC->bExpectNull ? eVer != SQLITE_NULL : (eVer == SQLITE_NULL || pC->iVersion != pC->iExpect))) {
+    pC->bDone = 1; /* Another writer got there first */
+  } else {
+    /* Blobs and NULLs are not JSON objects; the text is copied (the nodes point into it). */
+    const char *zDoc =
+        eDoc == SQLITE_BLOB || eDoc == SQLITE_NULL ? NULL : (const char *)sqlite3_column_text(pStmt, 0);
+    int rcParse = SQLITE_ERROR;
+    if (zDoc) rcParse = docJsonParse(&p->j, zDoc, sqlite3_column_bytes(pStmt, 0), 1, &p->pDoc);
+    int bMalformed = zDoc && rcParse == SQLITE_ERROR && !p->j.bDeep;
+    if (rcParse == SQLITE_OK && p->pDoc->eType != DOCJ_OBJECT) rcParse = SQLITE_ERROR;
+    if (zDoc == NULL && eDoc != SQLITE_BLOB && eDoc != SQLITE_NULL) {
+      docError(p, SQLITE_NOMEM, NULL);
+    } else if (rcParse == SQLITE_ERROR) {
+      const char *zKey = (pC->zKey = nosqlValueQuote(pC->pKey)) ? pC->zKey : "?";
+      if (p->j.bDeep) {
+        docError(p, SQLITE_ERROR, "doc_update: the document of key %s " NOSQL_JSON_DEEP, zKey,
+                 NOSQL_JSON_MAX_DEPTH);
+      } else if (bMalformed) {
+        char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
+        docError(p, SQLITE_ERROR, "doc_update: the document of key %s " NOSQL_JSON_AT ": %s", zKey,
+                 nosqlJsonErrorAt(zDoc, sqlite3_column_bytes(pStmt, 0)), zQuoted ? zQuoted : "?");
+        sqlite3_free(zQuoted);
+      } else {
+        char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
+        docError(p, SQLITE_ERROR, "doc_update: the document of key %s is not a JSON object: %s", zKey,
+                 zQuoted ? zQuoted : "?");
+        sqlite3_free(zQuoted);
+      }
+    } else if (rcParse == SQLITE_OK && pC->iVersion == INT64_MAX) {
+      pC->zKey = nosqlValueQuote(pC->pKey);
+      docError(p, SQLITE_ERROR, "doc_update: the version of key %s would overflow: %lld + 1",
+               pC->zKey ? pC->zKey : "?", pC->iVersion);
+    }
+    docCheck(p);
+  }
+}
+
+/*
+** Inside the transaction: check the key is unique, then read its row
+** (docUpdateReadRow); no row is an insert of {} for an upsert, else
+** nothing to do (pC->bDone).
+*/
+static void docUpdateRead(DocEdit *p, DocUpdateCall *pC) {
+  sqlite3_stmt *pStmt = NULL;
+  int bTemp = 0, rc;
+  /* key must be unique: "WHERE key = ?1" is then one row (a view is refused by the probe too). */
+  if (p->rc == SQLITE_OK)
+    p->rc = kvTableKeyUnique(p->db, p->pOwner, "doc_update", pC->zTable, &docLayout, 0, &p->zErr);
+  if (p->rc == SQLITE_OK) {
+    p->rc = kvTablePrepare(p->db, p->pOwner, "doc_update", pC->zTable, &docLayout, zDocRead, &pStmt, &bTemp,
+                           &p->zErr);
+  }
+  if (p->rc != SQLITE_OK) return;
+  sqlite3_bind_value(pStmt, 1, pC->pKey);
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW) {
+    docUpdateReadRow(p, pC, pStmt);
+    rc = SQLITE_DONE;
+  } else if (rc == SQLITE_DONE && pC->bUpsert) {
+    /* No such key: an upsert inserts the update applied to {} ($setOnInsert included), version 1. */
+    p->pDoc = docJsonNew(&p->j, DOCJ_OBJECT);
+    p->bInsert = 1;
+    docCheck(p);
+  } else {
+    pC->bDone = rc == SQLITE_DONE; /* No such key */
+  }
+  if (rc != SQLITE_DONE) docError(p, sqlite3_reset(pStmt), "doc_update: %s", sqlite3_errmsg(p->db));
+  kvCacheRelease(pStmt, bTemp);
+}
+
+/*
+** Apply the update to p->pDoc, write the new document to pOut and store
+** it with the next version (pC->iVersion then that version; pC->bDone when
+** a trigger kept the row as it was).
+*/
+static void docUpdateWrite(DocEdit *p, DocUpdateCall *pC, NosqlBuffer *pOut) {
+  int rc;
+  if (p->rc != SQLITE_OK || pC->bDone) return;
+  if (pC->nDollar) {
+    docApplyOperators(p, pC->pUpdate);
+  } else if (docPatch(p, p->pDoc, pC->pUpdate) == NULL) {
+    docCheck(p);
+  }
+  if (p->rc != SQLITE_OK) return;
+  rc = docJsonWrite(&p->j, p->pDoc, pOut, sqlite3_limit(p->db, SQLITE_LIMIT_LENGTH, -1));
+  if (rc == SQLITE_ERROR && p->j.bDeep) {
+    if (pC->zKey == NULL) pC->zKey = nosqlValueQuote(pC->pKey);
+    docError(p, SQLITE_ERROR, "doc_update: the document of key %s would nest deeper than %d levels",
+             pC->zKey ? pC->zKey : "?", NOSQL_JSON_MAX_DEPTH);
+  } else if (rc == SQLITE_TOOBIG) {
+    docError(p, rc, "doc_update: string or blob too big");
+  } else if (rc != SQLITE_OK) {
+    p->j.rc = rc;
+    docCheck(p);
+  }
+  if (p->rc != SQLITE_OK) return;
+  /* A trigger may keep the row as it is (RAISE(IGNORE)): then no version was written. */
+  if (docRun(p, pC->zTable, p->bInsert ? zDocInsert : zDocWrite, pC->pKey, (const char *)pOut->a, pOut->n,
+             pC->iVersion + 1) == 0) {
+    pC->bDone = 1;
+  } else {
+    pC->iVersion++;
+  }
+}
+
+/* The result: the new version, NULL when nothing was written, or the error. */
+static void docUpdateResult(sqlite3_context *ctx, int argc, DocEdit *p, DocUpdateCall *pC) {
+  if (p->rc == SQLITE_NOMEM && p->zErr == NULL) {
+    sqlite3_result_error_nomem(ctx);
+  } else if (p->rc != SQLITE_OK) {
+    /* The messages name doc_update: doc_upsert's name its own function. */
+    const char *zErr = p->zErr ? p->zErr : "doc_update: out of memory";
+    if (pC->bUpsert && argc == 3 && strncmp(zErr, "doc_update:", 11) == 0) {
+      char *z = sqlite3_mprintf("%s:%s", pC->zFunc, zErr + 11);
+      sqlite3_result_error(ctx, z ? z : zErr, -1);
+      sqlite3_free(z);
+    } else {
+      sqlite3_result_error(ctx, zErr, -1);
+    }
+    sqlite3_result_error_code(ctx, p->rc);
+  } else if (!pC->bDone) {
+    sqlite3_result_int64(ctx, pC->iVersion);
+  }
+}
+
+/*
+** doc_update(table, key, update [, expected_version | options]) and, with
+** bUpsert, doc_upsert(table, key, update): the arguments read and checked,
+** then the read, apply and write inside one transaction (kvAtomicBegin),
+** whose end the steps' errors decide.
 */
 static void docUpdateRun(sqlite3_context *ctx, int argc, sqlite3_value **argv, int bUpsert) {
   DocEdit e;
-  DocNode *pUpdate = NULL;
+  DocUpdateCall c;
   NosqlBuffer out = {0, 0, 0};
-  int i, nDollar = 0, bOwn = 0, bTemp = 0, bDone = 0, rc, bExpect = 0, bExpectNull = 0;
-  sqlite3_stmt *pStmt = NULL;
-  sqlite3_int64 iVersion = 0, iExpect = 0;
-  const char *zTable, *zUpdate, *zFunc = bUpsert ? "doc_upsert" : "doc_update", *zOpt = NULL;
-  char *zKey = NULL;
+  int i, bOwn = 0, rc;
+  const char *zUpdate, *zOpt = NULL;
   memset(&e, 0, sizeof(e));
+  memset(&c, 0, sizeof(c));
+  c.zFunc = bUpsert ? "doc_upsert" : "doc_update";
+  c.bUpsert = bUpsert;
+  c.pKey = argv[1];
   e.db = sqlite3_context_db_handle(ctx);
   e.pOwner = (KvOwner *)sqlite3_user_data(ctx);
   docJsonInit(&e.j, docTick, &e);
   for (i = 0; i < 3; i++) {
     if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return;
   }
-  if (argc > 3) {
-    int eType = sqlite3_value_type(argv[3]);
-    if (eType == SQLITE_TEXT) {
-      zOpt = (const char *)sqlite3_value_text(argv[3]);
-      if (zOpt == NULL) {
-        sqlite3_result_error_nomem(ctx);
-        return;
-      }
-    }
-    if (eType == SQLITE_INTEGER) {
-      bExpect = 1;
-      iExpect = sqlite3_value_int64(argv[3]);
-    } else if (eType == SQLITE_NULL) {
-      bExpect = bExpectNull = 1;
-    } else if (zOpt == NULL || zOpt[0] != '{') {
-      char *z = nosqlValueQuote(argv[3]);
-      nosqlResultError(ctx, "doc_update: expected_version %s is not an integer", z ? z : "?");
-      sqlite3_free(z);
-      return;
-    }
-  }
+  if (!docUpdateArgVersion(ctx, argc, argv, &c, &zOpt)) return;
   if (sqlite3_value_type(argv[2]) == SQLITE_BLOB) {
-    nosqlResultError(ctx, "%s: update is a blob, not a JSON object", zFunc);
+    nosqlResultError(ctx, "%s: update is a blob, not a JSON object", c.zFunc);
     return;
   }
-  if (zOpt && zOpt[0] == '{') {
-    DocNode *pOpt = NULL;
-    rc = docJsonParse(&e.j, zOpt, sqlite3_value_bytes(argv[3]), 1, &pOpt);
-    if (rc == SQLITE_ERROR) {
-      /* (It starts with '{': valid JSON there is an object.) */
-      char *z = nosqlValueQuote(argv[3]);
-      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM,
-               z ? "doc_update: the options object " NOSQL_JSON_AT ": %s" : NULL,
-               nosqlJsonErrorAt(zOpt, sqlite3_value_bytes(argv[3])), z);
-      sqlite3_free(z);
-    }
-    if (docCheck(&e) == SQLITE_OK) docOptions(&e, pOpt, &bUpsert, &bExpect, &bExpectNull, &iExpect);
-  }
-  zTable = (const char *)sqlite3_value_text(argv[0]);
+  if (zOpt && zOpt[0] == '{') docUpdateParseOptions(&e, &c, zOpt, argv[3]);
+  c.zTable = (const char *)sqlite3_value_text(argv[0]);
   zUpdate = (const char *)sqlite3_value_text(argv[2]);
-  if (zTable == NULL || zUpdate == NULL) {
+  if (c.zTable == NULL || zUpdate == NULL) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if (e.rc == SQLITE_OK) {
-    rc = docJsonParse(&e.j, zUpdate, sqlite3_value_bytes(argv[2]), 1, &pUpdate);
-    if (rc == SQLITE_ERROR && e.j.bDeep) {
-      docError(&e, SQLITE_ERROR, "doc_update: update " NOSQL_JSON_DEEP, NOSQL_JSON_MAX_DEPTH);
-    } else if (rc == SQLITE_ERROR) {
-      char *z = nosqlValueQuote(argv[2]);
-      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "%s: update " NOSQL_JSON_AT ": %s" : NULL, zFunc,
-               nosqlJsonErrorAt(zUpdate, sqlite3_value_bytes(argv[2])), z);
-      sqlite3_free(z);
-    } else if (rc == SQLITE_OK && pUpdate->eType != DOCJ_OBJECT) {
-      char *z = nosqlValueQuote(argv[2]);
-      docError(&e, z ? SQLITE_ERROR : SQLITE_NOMEM, z ? "doc_update: update %s is not a JSON object" : NULL,
-               z);
-      sqlite3_free(z);
-    }
-  }
-  docCheck(&e);
-  for (i = 0; e.rc == SQLITE_OK && i < pUpdate->u.c.nItem; i++) {
-    nDollar += pUpdate->u.c.aMember[i].nName > 0 && pUpdate->u.c.aMember[i].zName[0] == '$';
-  }
-  if (e.rc == SQLITE_OK && nDollar > 0 && nDollar < pUpdate->u.c.nItem) {
-    for (i = 0; pUpdate->u.c.aMember[i].nName > 0 && pUpdate->u.c.aMember[i].zName[0] == '$'; i++) {
-    }
-    docError(&e, SQLITE_ERROR, "doc_update: update mixes operators and fields ('%.*s'): use $set for fields",
-             pUpdate->u.c.aMember[i].nName, pUpdate->u.c.aMember[i].zName);
-  }
-  if (e.rc == SQLITE_OK && nDollar) {
-    docCheckOperators(&e, pUpdate);
-  } else if (e.rc == SQLITE_OK && e.pFilters && e.pFilters->u.c.nItem > 0) {
-    int n;
-    const char *z = docFilterId(e.pFilters->u.c.apElem[0], &n);
-    docError(&e, SQLITE_ERROR, "doc_update: the array filter for identifier '%.*s' is not used by any path",
-             n, z);
-  }
-
+  docUpdateParseUpdate(&e, &c, zUpdate, argv[2]);
   if (e.rc == SQLITE_OK) {
     rc = kvAtomicBegin(e.db, e.pOwner, &bOwn);
     if (rc != SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
   }
-  /* key must be unique: "WHERE key = ?1" is then one row (a view is refused by the probe too). */
-  if (e.rc == SQLITE_OK)
-    e.rc = kvTableKeyUnique(e.db, e.pOwner, "doc_update", zTable, &docLayout, 0, &e.zErr);
-  if (e.rc == SQLITE_OK) {
-    e.rc =
-        kvTablePrepare(e.db, e.pOwner, "doc_update", zTable, &docLayout, zDocRead, &pStmt, &bTemp, &e.zErr);
-  }
-  if (e.rc == SQLITE_OK) {
-    sqlite3_bind_value(pStmt, 1, argv[1]);
-    rc = sqlite3_step(pStmt);
-    if (rc == SQLITE_ROW) {
-      int eDoc = sqlite3_column_type(pStmt, 0), eVer = sqlite3_column_type(pStmt, 1);
-      iVersion = sqlite3_column_int64(pStmt, 1);
-      if (eVer != SQLITE_INTEGER && eVer != SQLITE_NULL) {
-        zKey = nosqlValueQuote(argv[1]);
-        docError(&e, SQLITE_ERROR, "doc_update: version of key %s is %s, not an integer", zKey ? zKey : "?",
-                 sqlite3_column_text(pStmt, 1));
-      } else if (bExpect &&
-                 (bExpectNull ? eVer != SQLITE_NULL : (eVer == SQLITE_NULL || iVersion != iExpect))) {
-        bDone = 1; /* Another writer got there first */
-      } else {
-        /* Blobs and NULLs are not JSON objects; the text is copied (the nodes point into it). */
-        const char *zDoc =
-            eDoc == SQLITE_BLOB || eDoc == SQLITE_NULL ? NULL : (const char *)sqlite3_column_text(pStmt, 0);
-        int rcParse = SQLITE_ERROR;
-        if (zDoc) rcParse = docJsonParse(&e.j, zDoc, sqlite3_column_bytes(pStmt, 0), 1, &e.pDoc);
-        int bMalformed = zDoc && rcParse == SQLITE_ERROR && !e.j.bDeep;
-        if (rcParse == SQLITE_OK && e.pDoc->eType != DOCJ_OBJECT) rcParse = SQLITE_ERROR;
-        if (zDoc == NULL && eDoc != SQLITE_BLOB && eDoc != SQLITE_NULL) {
-          docError(&e, SQLITE_NOMEM, NULL);
-        } else if (rcParse == SQLITE_ERROR) {
-          zKey = nosqlValueQuote(argv[1]);
-          if (e.j.bDeep) {
-            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s " NOSQL_JSON_DEEP,
-                     zKey ? zKey : "?", NOSQL_JSON_MAX_DEPTH);
-          } else if (bMalformed) {
-            char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
-            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s " NOSQL_JSON_AT ": %s",
-                     zKey ? zKey : "?", nosqlJsonErrorAt(zDoc, sqlite3_column_bytes(pStmt, 0)),
-                     zQuoted ? zQuoted : "?");
-            sqlite3_free(zQuoted);
-          } else {
-            char *zQuoted = nosqlValueQuote(sqlite3_column_value(pStmt, 0));
-            docError(&e, SQLITE_ERROR, "doc_update: the document of key %s is not a JSON object: %s",
-                     zKey ? zKey : "?", zQuoted ? zQuoted : "?");
-            sqlite3_free(zQuoted);
-          }
-        } else if (rcParse == SQLITE_OK && iVersion == INT64_MAX) {
-          zKey = nosqlValueQuote(argv[1]);
-          docError(&e, SQLITE_ERROR, "doc_update: the version of key %s would overflow: %lld + 1",
-                   zKey ? zKey : "?", iVersion);
-        }
-        docCheck(&e);
-      }
-      rc = SQLITE_DONE;
-    } else if (rc == SQLITE_DONE && bUpsert) {
-      /* No such key: an upsert inserts the update applied to {} ($setOnInsert included), version 1. */
-      e.pDoc = docJsonNew(&e.j, DOCJ_OBJECT);
-      e.bInsert = 1;
-      docCheck(&e);
-    } else {
-      bDone = rc == SQLITE_DONE; /* No such key */
-    }
-    if (rc != SQLITE_DONE) docError(&e, sqlite3_reset(pStmt), "doc_update: %s", sqlite3_errmsg(e.db));
-    kvCacheRelease(pStmt, bTemp);
-    pStmt = NULL;
-  }
-  if (e.rc == SQLITE_OK && !bDone) {
-    if (nDollar) {
-      docApplyOperators(&e, pUpdate);
-    } else if (docPatch(&e, e.pDoc, pUpdate) == NULL) {
-      docCheck(&e);
-    }
-  }
-  if (e.rc == SQLITE_OK && !bDone) {
-    rc = docJsonWrite(&e.j, e.pDoc, &out, sqlite3_limit(e.db, SQLITE_LIMIT_LENGTH, -1));
-    if (rc == SQLITE_ERROR && e.j.bDeep) {
-      if (zKey == NULL) zKey = nosqlValueQuote(argv[1]);
-      docError(&e, SQLITE_ERROR, "doc_update: the document of key %s would nest deeper than %d levels",
-               zKey ? zKey : "?", NOSQL_JSON_MAX_DEPTH);
-    } else if (rc == SQLITE_TOOBIG) {
-      docError(&e, rc, "doc_update: string or blob too big");
-    } else if (rc != SQLITE_OK) {
-      e.j.rc = rc;
-      docCheck(&e);
-    }
-  }
-  if (e.rc == SQLITE_OK && !bDone) {
-    /* A trigger may keep the row as it is (RAISE(IGNORE)): then no version was written. */
-    if (docRun(&e, zTable, e.bInsert ? zDocInsert : zDocWrite, argv[1], (const char *)out.a, out.n,
-               iVersion + 1) == 0) {
-      bDone = 1;
-    } else {
-      iVersion++;
-    }
-  }
+  docUpdateRead(&e, &c);
+  docUpdateWrite(&e, &c, &out);
   if (bOwn) {
     rc = kvAtomicEnd(e.db, e.pOwner, bOwn, e.rc);
     if (rc != SQLITE_OK && e.rc == SQLITE_OK) docError(&e, rc, "doc_update: %s", sqlite3_errmsg(e.db));
   }
-  if (e.rc == SQLITE_NOMEM && e.zErr == NULL) {
-    sqlite3_result_error_nomem(ctx);
-  } else if (e.rc != SQLITE_OK) {
-    /* The messages name doc_update: doc_upsert's name its own function. */
-    const char *zErr = e.zErr ? e.zErr : "doc_update: out of memory";
-    if (bUpsert && argc == 3 && strncmp(zErr, "doc_update:", 11) == 0) {
-      char *z = sqlite3_mprintf("%s:%s", zFunc, zErr + 11);
-      sqlite3_result_error(ctx, z ? z : zErr, -1);
-      sqlite3_free(z);
-    } else {
-      sqlite3_result_error(ctx, zErr, -1);
-    }
-    sqlite3_result_error_code(ctx, e.rc);
-  } else if (!bDone) {
-    sqlite3_result_int64(ctx, iVersion);
-  }
+  docUpdateResult(ctx, argc, &e, &c);
   sqlite3_free(e.zErr);
-  sqlite3_free(zKey);
+  sqlite3_free(c.zKey);
   nosqlBufferFree(&out);
   /* The filters point into the arena: freed first. */
   for (i = 0; e.apFilter && i < e.pFilters->u.c.nItem; i++) docFilterFree(e.apFilter[i]);

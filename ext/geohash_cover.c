@@ -4,9 +4,11 @@
 ** ranges, so that a plain B-tree on the codes answers radius and box
 ** searches exactly. A pure core: no sqlite3_* calls; the SQL functions and
 ** table-valued functions stay in geohash.c, and the unit tests and
-** benchmarks drive these directly.
+** benchmarks drive these directly. Uses the grid of ext/geohash.h (cells,
+** their bits and bounds, quantisation) and nothing of geohash.c: the
+** dependency goes one way, geohash.c -> geohash_cover.c.
 */
-#include "nosqlInt.h"
+#include "geohash.h"
 
 #include <math.h>
 #include <stdlib.h>

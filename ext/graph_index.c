@@ -3154,7 +3154,7 @@ static int giUniqueConds(gi_vtab *p, NosqlBuffer *pCond, NosqlBuffer *pOf, Nosql
   int nIndex;
   ctx.pOf = pOf;
   ctx.pChanged = pChanged;
-  return nosqlUniqueConds(p->db, p->zDb, p->zTable, pCond, &nIndex, giUniqueCol, &ctx);
+  return nosqlUniqueConds(p->db, p->zDb, p->zTable, pCond, &nIndex, 0, giUniqueCol, &ctx);
 }
 
 /*

@@ -94,7 +94,6 @@ typedef struct IdxBase IdxBase;
 typedef struct IdxCol IdxCol;
 typedef struct IdxPart IdxPart;
 typedef struct IdxRegistry IdxRegistry;
-typedef struct IdxStmt IdxStmt;
 typedef struct idxtab_cursor idxtab_cursor;
 typedef struct idxtab_vtab idxtab_vtab;
 
@@ -135,14 +134,6 @@ struct IdxBase {
   char *zIpk;         /* The INTEGER PRIMARY KEY column, or NULL */
 };
 
-/* A prepared read on "<name>_data", keyed by its plan. */
-struct IdxStmt {
-  char *zKey;          /* idxStr of the plan */
-  sqlite3_stmt *pStmt; /* The SELECT */
-  int bBusy;           /* Lent to a cursor */
-  int bStale;          /* Cleared while lent: finalized when given back */
-};
-
 /*
 ** Index tables connected on one connection (index_table_drift finds them
 ** here): one object for every load of the extension into the connection
@@ -153,28 +144,27 @@ struct IdxRegistry {
 };
 
 struct idxtab_vtab {
-  sqlite3_vtab base;             /* Base class - must be first */
-  sqlite3 *db;                   /* The connection */
-  IdxRegistry *pReg;             /* This connection's registry */
-  idxtab_vtab *pNext;            /* Next in pReg */
-  char *zDb;                     /* Schema of the index table and its base */
-  char *zName;                   /* Name of the index table */
-  char *zBase;                   /* Base table, as given */
-  int bDeferred;                 /* mode = 'deferred' */
-  int nPart;                     /* Key parts */
-  IdxPart *aPart;                /* Key parts as declared */
-  char *zInclude;                /* include = value as given, or NULL */
-  int nCol;                      /* Columns of "<name>_data": nPart, rowid, included */
-  IdxCol *aCol;                  /* Those columns */
-  char *zDamage;                 /* Why the stored table cannot be used, or NULL */
-  IdxStmt aStmt[IDX_STMT_CACHE]; /* Cached reads */
-  int iNextStmt;                 /* Cache slot to reuse next */
+  sqlite3_vtab base;    /* Base class - must be first */
+  sqlite3 *db;          /* The connection */
+  IdxRegistry *pReg;    /* This connection's registry */
+  idxtab_vtab *pNext;   /* Next in pReg */
+  char *zDb;            /* Schema of the index table and its base */
+  char *zName;          /* Name of the index table */
+  char *zBase;          /* Base table, as given */
+  int bDeferred;        /* mode = 'deferred' */
+  int nPart;            /* Key parts */
+  IdxPart *aPart;       /* Key parts as declared */
+  char *zInclude;       /* include = value as given, or NULL */
+  int nCol;             /* Columns of "<name>_data": nPart, rowid, included */
+  IdxCol *aCol;         /* Those columns */
+  char *zDamage;        /* Why the stored table cannot be used, or NULL */
+  NosqlStmtCache reads; /* Reads on "<name>_data", keyed by their plan's idxStr */
 };
 
 struct idxtab_cursor {
   sqlite3_vtab_cursor base; /* Base class - must be first */
   sqlite3_stmt *pStmt;      /* Current read, or NULL */
-  IdxStmt *pCached;         /* Cache entry pStmt was lent from, or NULL */
+  NosqlStmtSlot *pCached;   /* Cache slot pStmt was lent from, or NULL */
   int bEof;                 /* No current row */
 };
 
@@ -397,9 +387,7 @@ static int idxParseInclude(void *pCtx, const char *z, int n) {
 /* "schema.table" or "table" (quoted or not) in argument z: the table name, checked against zDb. */
 static int idxParseBase(idxtab_vtab *p, const char *z, char **pzErr) {
   NosqlTableName t;
-  /* As SQLite resolves it (a missing base is reported later, by name). */
-  int rc = nosqlTableResolve(p->db, z, p->zDb, &t);
-  if (rc == SQLITE_NOTFOUND) rc = t.zName ? SQLITE_OK : SQLITE_ERROR;
+  int rc = nosqlTableArg(p->db, z, p->zDb, &t);
   if (rc == SQLITE_ERROR) {
     *pzErr = sqlite3_mprintf("index_table: the first argument must name the base table, not '%s'", z);
   } else if (rc == SQLITE_OK && sqlite3_stricmp(t.zSchema, p->zDb) != 0) {
@@ -1114,7 +1102,7 @@ static int idxUniqueRead(idxtab_vtab *p, const IdxBase *pB, IdxUnique *pU) {
   memset(pU->abKey, 0, sizeof(int) * (size_t)(pB->nCol + 1));
   ctx.pB = pB;
   ctx.pU = pU;
-  rc = nosqlUniqueConds(p->db, p->zDb, p->zBase, &pU->cond, &pU->nIndex, idxUniqueCol, &ctx);
+  rc = nosqlUniqueConds(p->db, p->zDb, p->zBase, &pU->cond, &pU->nIndex, 0, idxUniqueCol, &ctx);
   nosqlBufferAppend(&rc, &pU->cond, "", 0);
   if (rc == SQLITE_OK && pU->nIndex == 0) nosqlBufferReset(&pU->cond);
   return rc;
@@ -1562,18 +1550,7 @@ static int idxCheck(idxtab_vtab *p, const IdxBase *pBase, int bIntegrity) {
 ** Forget the cached reads. One lent to an open cursor (a RENAME while a
 ** read is under way) stays with the cursor until it gives it back.
 */
-static void idxStmtClear(idxtab_vtab *p) {
-  int i;
-  for (i = 0; i < IDX_STMT_CACHE; i++) {
-    if (p->aStmt[i].bBusy) {
-      p->aStmt[i].bStale = 1;
-      continue;
-    }
-    sqlite3_finalize(p->aStmt[i].pStmt);
-    sqlite3_free(p->aStmt[i].zKey);
-    memset(&p->aStmt[i], 0, sizeof(p->aStmt[i]));
-  }
-}
+static void idxStmtClear(idxtab_vtab *p) { nosqlStmtCacheClear(&p->reads); }
 
 static void idxFree(idxtab_vtab *p) {
   int i;
@@ -1845,6 +1822,7 @@ static int idxConnectImpl(sqlite3 *db, void *pAux, int argc, const char *const *
   if (p == NULL) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->db = db;
+  p->reads.nSlot = IDX_STMT_CACHE;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   rc = (p->zDb && p->zName) ? SQLITE_OK : SQLITE_NOMEM;
@@ -2144,17 +2122,7 @@ static int idxOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 /* Give the cursor's statement back (to the cache) or finalize it. */
 static void idxCursorReset(idxtab_cursor *pCur) {
-  if (pCur->pCached && pCur->pCached->bStale) {
-    IdxStmt *pS = pCur->pCached;
-    sqlite3_finalize(pS->pStmt);
-    sqlite3_free(pS->zKey);
-    memset(pS, 0, sizeof(*pS));
-  } else if (pCur->pCached) {
-    sqlite3_reset(pCur->pStmt);
-    pCur->pCached->bBusy = 0;
-  } else {
-    sqlite3_finalize(pCur->pStmt);
-  }
+  if (pCur->pStmt) nosqlStmtCacheGive(pCur->pCached, pCur->pStmt);
   pCur->pStmt = NULL;
   pCur->pCached = NULL;
   pCur->bEof = 1;
@@ -2207,7 +2175,7 @@ static int idxFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
   idxtab_cursor *pCur = (idxtab_cursor *)pCursor;
   idxtab_vtab *p = (idxtab_vtab *)pCursor->pVtab;
   NosqlPlanArg aArg[NOSQL_PLAN_MAX_COL];
-  int nSlot = idxSlots(p), rc, s, i, nParam = 0;
+  int nSlot = idxSlots(p), rc, s, nParam = 0;
   (void)idxNum;
   idxCursorReset(pCur);
   if (p->zDamage) {
@@ -2218,16 +2186,8 @@ static int idxFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
     nosqlVtabError(&p->base, "index_table: bad plan '%s'", idxStr ? idxStr : "");
     return SQLITE_ERROR;
   }
-  /* A cached read for this plan, unless another cursor holds it. */
-  for (i = 0; i < IDX_STMT_CACHE; i++) {
-    IdxStmt *pS = &p->aStmt[i];
-    if (pS->pStmt && !pS->bBusy && strcmp(pS->zKey, idxStr ? idxStr : "") == 0) {
-      pCur->pStmt = pS->pStmt;
-      pCur->pCached = pS;
-      pS->bBusy = 1;
-      break;
-    }
-  }
+  /* A cached read for this plan, unless another cursor holds it; else a new one, cached if there is room. */
+  pCur->pStmt = nosqlStmtCacheTake(&p->reads, idxStr ? idxStr : "", &pCur->pCached);
   if (pCur->pStmt == NULL) {
     char *zSql = idxReadSql(p, aArg, nSlot, nosqlPlanTail(idxStr));
     if (zSql == NULL) return SQLITE_NOMEM;
@@ -2237,25 +2197,7 @@ static int idxFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
       nosqlVtabError(&p->base, "index_table '%s': %s", p->zName, sqlite3_errmsg(p->db));
       return rc;
     }
-    for (i = 0; i < IDX_STMT_CACHE; i++) {
-      if (p->aStmt[i].pStmt == NULL || !p->aStmt[i].bBusy) break;
-    }
-    if (i == IDX_STMT_CACHE)
-      i = -1;
-    else if (p->aStmt[i].pStmt)
-      i = (p->iNextStmt++) % IDX_STMT_CACHE, i = p->aStmt[i].bBusy ? -1 : i;
-    if (i >= 0) {
-      IdxStmt *pS = &p->aStmt[i];
-      char *zKey = sqlite3_mprintf("%s", idxStr ? idxStr : "");
-      if (zKey) {
-        sqlite3_finalize(pS->pStmt);
-        sqlite3_free(pS->zKey);
-        pS->zKey = zKey;
-        pS->pStmt = pCur->pStmt;
-        pS->bBusy = 1;
-        pCur->pCached = pS;
-      }
-    }
+    nosqlStmtCacheKeep(&p->reads, idxStr ? idxStr : "", pCur->pStmt, &pCur->pCached);
   }
   for (s = 0, rc = SQLITE_OK; s < nSlot && rc == SQLITE_OK; s++) {
     if (aArg[s].pEq) rc = sqlite3_bind_value(pCur->pStmt, ++nParam, aArg[s].pEq);

@@ -1,8 +1,10 @@
 /*
-** inverted_index.h: what ext/inverted_index.c shares with
-** ext/inverted_index_vocab.c (its companions): the table's structures and
-** the functions that reach its caches. Private to those two files, as
-** fts5Int.h is to fts5's; nosqlInt.h has the extension-wide interfaces.
+** inverted_index.h: what the parts of the inverted_index module share
+** (ext/inverted_index.c, the virtual table; _store.c, _write.c,
+** _content.c, _check.c) and what its companions in
+** ext/inverted_index_vocab.c use: the table's structures and one banner
+** of functions per file. Private to those files, as fts5Int.h is to
+** fts5's; nosqlInt.h has the extension-wide interfaces.
 */
 #ifndef NOSQL_INVERTED_INDEX_H
 #define NOSQL_INVERTED_INDEX_H
@@ -14,6 +16,7 @@ typedef struct IiTerm IiTerm;
 typedef struct IiDocMap IiDocMap;
 typedef struct IiRow IiRow;
 typedef struct IiValues IiValues;
+typedef struct IiRowTerm IiRowTerm;
 typedef struct inverted_index_vtab inverted_index_vtab;
 typedef struct inverted_index_cursor inverted_index_cursor;
 
@@ -134,28 +137,59 @@ enum {
   II_N_STMT
 };
 
+/* One term of a row being written: bytes at p->terms.a[iOff], nTerm long. */
+struct IiRowTerm {
+  sqlite3_int64 iCode; /* Namespace (II_CODE) */
+  int iElem;           /* Elements layout: the element's index in its field's array; else -1 */
+  int nTerm;           /* Bytes */
+  sqlite3_int64 iOff;  /* Offset in the scratch buffer */
+  IiTerm *pTerm;       /* Dictionary entry, once looked up */
+};
+
+/* The terms of one row: entries in aTerm, bytes in the table's scratch buffer. */
+struct IiValues {
+  IiRowTerm *aTerm; /* Terms, in field order, duplicates included */
+  int nTerm;        /* Entries used */
+  int nAlloc;       /* Entries allocated */
+  int *anElem;      /* Elements per field (nested fields), or NULL */
+};
+
+/* What iiElemRowApply and iiScratchAdd do with an element. */
+#define II_ELEM_REMOVE 0  /* A pending removal */
+#define II_ELEM_ADD 1     /* A pending addition */
+#define II_ELEM_SCRATCH 2 /* Into the term's pAdd used as scratch (iiPostingsFromDirect) */
+
+/* Writes that iiDocMapNote() can apply to a loaded map. */
+#define II_NOTE_INSERT 1 /* Document iDoc now exists with rowid iRowid */
+#define II_NOTE_DELETE 2 /* Document iDoc is gone */
+#define II_NOTE_MOVE 3   /* Document iDoc now has rowid iRowid */
+
 struct inverted_index_vtab {
-  sqlite3_vtab base;              /* Base class - must be first */
-  sqlite3 *db;                    /* The connection */
-  IiGlobal *pGlobal;              /* Registry this table is on */
-  inverted_index_vtab *pNext;     /* Next table in the registry */
-  int bClearPending;              /* Rolled back during a call: clear the cache when it returns */
-  char *zDb;                      /* Schema name ("main", ...) */
-  char *zName;                    /* Table name */
-  int nField;                     /* Number of fields */
-  char **azField;                 /* Field names */
-  int *anKey;                     /* Element keys per field (0: a plain field) */
-  char ***aazKey;                 /* Element key names per field, or NULL */
-  unsigned char *aeLayout;        /* II_LAYOUT_... per field */
-  int bElems;                     /* True if a field has the elements layout (<name>_elems exists) */
-  char *zContent;                 /* content= table, or NULL */
-  int bNoDirect;                  /* direct = off: no <name>_docs, document = rowid, 'delete' takes values */
-  int bStored;                    /* direct = off without content=: values in <name>_content (by rowid) */
-  int bSync;                      /* mode = 'sync': triggers on zContent the index owns keep it in step */
-  sqlite3_value **apStash;        /* mode = 'sync': nStash rows (rowid, values...) 'displace' was given */
-  int nStash;                     /* Rows in apStash */
-  int nStashAlloc;                /* Rows apStash has room for */
-  sqlite3_stmt *pSchemaVersion;   /* mode = 'sync': PRAGMA schema_version of zDb, or NULL */
+  sqlite3_vtab base;            /* Base class - must be first */
+  sqlite3 *db;                  /* The connection */
+  IiGlobal *pGlobal;            /* Registry this table is on */
+  inverted_index_vtab *pNext;   /* Next table in the registry */
+  int bClearPending;            /* Rolled back during a call: clear the cache when it returns */
+  char *zDb;                    /* Schema name ("main", ...) */
+  char *zName;                  /* Table name */
+  int nField;                   /* Number of fields */
+  char **azField;               /* Field names */
+  int *anKey;                   /* Element keys per field (0: a plain field) */
+  char ***aazKey;               /* Element key names per field, or NULL */
+  unsigned char *aeLayout;      /* II_LAYOUT_... per field */
+  int bElems;                   /* True if a field has the elements layout (<name>_elems exists) */
+  char *zContent;               /* content= table, or NULL */
+  int bNoDirect;                /* direct = off: no <name>_docs, document = rowid, 'delete' takes values */
+  int bStored;                  /* direct = off without content=: values in <name>_content (by rowid) */
+  int bSync;                    /* mode = 'sync': triggers on zContent the index owns keep it in step */
+  sqlite3_value **apStash;      /* mode = 'sync': nStash rows (rowid, values...) 'displace' was given */
+  int nStash;                   /* Rows in apStash */
+  int nStashAlloc;              /* Rows apStash has room for */
+  const char *zKeep;            /* mode = 'sync' partial write: '1' per field it leaves as is, or NULL */
+  int bKeepTerms;               /* The fields zKeep leaves have a term between them */
+  sqlite3_stmt *pSchemaVersion; /* mode = 'sync': PRAGMA schema_version of zDb, or NULL */
+  int (*xReadCheck)(
+      inverted_index_vtab *);     /* mode = 'sync': iiSyncReadCheck, which iiReadBegin runs; or NULL */
   int iSyncVersion;               /* mode = 'sync': schema_version the triggers were found right at, or -1 */
   sqlite3_stmt *aStmt[II_N_STMT]; /* Prepared statements, or NULL */
   sqlite3_int64 iDataVersion;     /* PRAGMA data_version the caches belong to */
@@ -180,27 +214,92 @@ struct inverted_index_vtab {
   sqlite3_int64 *aBulkElem;       /* 'rebuild' under way: next element number per field; else NULL */
 };
 
-/* ext/inverted_index.c, for the companions (contracts at the definitions). */
-int iiCorrupt(inverted_index_vtab *p, const char *zWhat, const char *zSuffix);
-int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap);
+/*
+** Interface to code in ext/inverted_index_store.c: statements, the term
+** cache, the document and element maps, query evaluation (contracts at
+** the definitions), and the registry of index tables: the call guards and,
+** for the companions, finding an index by name and passing its errors on.
+*/
 void iiEnter(IiGlobal *pG);
-int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **ppOut, char **pzErr);
 inverted_index_vtab *iiFindIndex(IiGlobal *pG, sqlite3 *db, const char *zDb, const char *zName,
                                  const char *zWho, char **pzErr);
 int iiLeave(IiGlobal *pG, int rc);
 void iiPassError(sqlite3_vtab *pTo, inverted_index_vtab *p, int rc);
+char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode);
+int iiCodeOk(inverted_index_vtab *p, sqlite3_int64 iCode);
+int iiCorrupt(inverted_index_vtab *p, const char *zWhat, const char *zSuffix);
+int iiDirectLoad(inverted_index_vtab *p, IiDocMap *pMap);
+int iiEvalQuery(inverted_index_vtab *p, const char *zQuery, roaring_bitmap_t **ppOut, char **pzErr);
+int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField,
+                 int iKey, int nTerm, const char *const *azTerm, const int *anTerm, int64_t *aCount,
+                 char **pzErr);
 int iiReadBegin(inverted_index_vtab *p);
 size_t iiSlotById(inverted_index_vtab *p, sqlite3_int64 id);
 int iiTermById(inverted_index_vtab *p, sqlite3_int64 id, IiTerm **ppTerm);
 int iiTermLoad(inverted_index_vtab *p, IiTerm *t);
-char *iiCodeName(inverted_index_vtab *p, sqlite3_int64 iCode);
-int iiCodeOk(inverted_index_vtab *p, sqlite3_int64 iCode);
-int iiNestFacets(inverted_index_vtab *p, const char *zQuery, const roaring_bitmap_t *pAud, int iField,
-                 int iKey, int nTerm, const char *const *azTerm, const int *anTerm, int64_t *aCount,
-                 char **pzErr);
+void iiElemMapsFree(IiDocMap *pMap);
+void iiDocMapUnref(IiDocMap *p);
+sqlite3_stmt *iiStmt(inverted_index_vtab *p, int eStmt, int *pRc);
+void iiReset(inverted_index_vtab *p, sqlite3_stmt *pStmt, int *pRc);
+void iiStashClear(inverted_index_vtab *p);
+void iiCacheClear(inverted_index_vtab *p);
+int iiTermByName(inverted_index_vtab *p, sqlite3_int64 iCode, const char *z, int n, int bCreate,
+                 IiTerm **ppTerm);
+int iiFlush(inverted_index_vtab *p);
+int iiTermPending(inverted_index_vtab *p, IiTerm *t, uint32_t iDoc, int bAdd);
+int iiCacheCheck(inverted_index_vtab *p);
+int iiMapRoom(inverted_index_vtab *p, const char *zWhat, const char *zSuffix, const char *zSelect,
+              const char *zOf, int iField);
+int iiElemRoom(inverted_index_vtab *p, int iField);
+int iiDocMapLoad(inverted_index_vtab *p);
+void iiDocMapStale(inverted_index_vtab *p);
+void iiDocMapNote(inverted_index_vtab *p, int rc, int eOp, uint32_t iDoc, sqlite3_int64 iRowid);
+int iiElemRangeOk(sqlite3_int64 iFirst, sqlite3_int64 n);
+int iiScalar(inverted_index_vtab *p, int eStmt, sqlite3_int64 *piVal, int *pbNull);
+int iiExec(inverted_index_vtab *p, char *zSql);
+int iiExecInt(inverted_index_vtab *p, char *zSql, sqlite3_int64 *piVal);
 
-/* ext/inverted_index_vocab.c, for inverted_index.c's registration. */
-extern sqlite3_module iiCompanionModule;
-void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+/*
+** Interface to code in ext/inverted_index_write.c: a row's values as
+** terms, element rows, writing and deleting a document.
+*/
+void iiValuesFree(IiValues *v);
+void iiValuesKeptFree(inverted_index_vtab *p);
+int iiParseValues(inverted_index_vtab *p, sqlite3_value **apVal, IiValues *v, char **pzErr);
+unsigned char *iiElemBlob(IiValues *v, int iField, size_t *pnBlob, int *pRc);
+int iiElemRange(inverted_index_vtab *p, int iField, uint32_t iDoc, sqlite3_int64 *piFirst, sqlite3_int64 *pn);
+int iiElemRowApply(inverted_index_vtab *p, int iField, sqlite3_int64 iFirst, sqlite3_int64 n,
+                   const unsigned char *aBlob, size_t nBlob, int eAct);
+int iiDocByRowid(inverted_index_vtab *p, sqlite3_int64 iRowid, int *pbFound, uint32_t *piDoc, uint32_t **paId,
+                 int *pnId);
+int iiLiveHas(inverted_index_vtab *p, sqlite3_int64 iRowid, int *pbFound);
+int iiNeedValues(inverted_index_vtab *p, const char *zWhat);
+int iiDeleteValues(inverted_index_vtab *p, sqlite3_int64 iRowid, sqlite3_value **apVal);
+int iiWriteDoc(inverted_index_vtab *p, int bUpdate, sqlite3_int64 iOldRowid, sqlite3_int64 iRowid,
+               sqlite3_value **apVal);
+int iiDeleteStored(inverted_index_vtab *p, sqlite3_int64 iRowid);
+int iiStoredMakeRoom(inverted_index_vtab *p, sqlite3_int64 iOldRowid, sqlite3_int64 iRowid,
+                     sqlite3_value **apVal);
+int iiDeleteDoc(inverted_index_vtab *p, sqlite3_int64 iRowid);
+int iiScratchAdd(inverted_index_vtab *p, IiTerm *t, uint32_t e, int bPending);
+
+/*
+** Interface to code in ext/inverted_index_content.c: content= tables and
+** the triggers of mode = 'sync'.
+*/
+int iiContentStable(inverted_index_vtab *p, int bCheck, char **pzErr);
+char *iiSourceSql(inverted_index_vtab *p);
+int iiDropTriggers(inverted_index_vtab *p, const char *zName);
+int iiSyncTriggers(inverted_index_vtab *p, char **pzErr, int *pnStale);
+int iiSyncCheck(inverted_index_vtab *p);
+int iiSyncReadCheck(inverted_index_vtab *p);
+int iiRebuild(inverted_index_vtab *p);
+
+/* Interface to code in ext/inverted_index_check.c: 'optimize', 'integrity-check'. */
+int iiOptimize(inverted_index_vtab *p);
+int iiIntegrityCheck(inverted_index_vtab *p);
+
+/* Interface to code in ext/inverted_index_vocab.c, for the registration. */
+int iiVocabRegister(sqlite3 *db, IiGlobal *pG);
 
 #endif /* NOSQL_INVERTED_INDEX_H */

@@ -3,7 +3,9 @@
 ** inverted_index.c documents them with the module): the fts5vocab-style
 ** tables inverted_index_facets and inverted_index_vocab, and the function
 ** inverted_index_count(). They read an index's posting lists, term cache
-** and document map through ext/inverted_index.h.
+** and document map through ext/inverted_index.h (the functions of ext/
+** inverted_index_store.c); the module's registration calls
+** iiVocabRegister, last in this file, and nothing else here.
 */
 #include "nosqlInt.h"
 
@@ -721,7 +723,7 @@ static int iiCompanionRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
   return SQLITE_OK;
 }
 
-sqlite3_module iiCompanionModule = {
+static sqlite3_module iiCompanionModule = {
     0,                     /* iVersion */
     iiCompanionInit,       /* xCreate */
     iiCompanionInit,       /* xConnect */
@@ -790,9 +792,29 @@ static void iiCountFuncUnguarded(sqlite3_context *ctx, int argc, sqlite3_value *
   sqlite3_free(zErr);
   if (pSet) roaring_bitmap_free(pSet);
 }
-void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+static void iiCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   IiGlobal *pG = (IiGlobal *)sqlite3_user_data(ctx);
   iiEnter(pG);
   iiCountFuncUnguarded(ctx, argc, argv);
   iiLeave(pG, SQLITE_OK);
+}
+
+/*
+** Register the companions on db, sharing the registry pG (one reference
+** each, taken here, as for the inverted_index module's own).
+*/
+int iiVocabRegister(sqlite3 *db, IiGlobal *pG) {
+  int rc;
+  nosqlConnSharedRef(pG);
+  rc = sqlite3_create_module_v2(db, "inverted_index_facets", &iiCompanionModule, pG, nosqlConnSharedUnref);
+  if (rc == SQLITE_OK) {
+    nosqlConnSharedRef(pG);
+    rc = sqlite3_create_module_v2(db, "inverted_index_vocab", &iiCompanionModule, pG, nosqlConnSharedUnref);
+  }
+  if (rc == SQLITE_OK) {
+    nosqlConnSharedRef(pG);
+    rc = sqlite3_create_function_v2(db, "inverted_index_count", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, pG,
+                                    iiCountFunc, 0, 0, nosqlConnSharedUnref);
+  }
+  return rc;
 }

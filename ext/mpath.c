@@ -452,184 +452,160 @@ static int mpathReadNum(const char *z, int n, int *pi) {
   return v;
 }
 
-/*
-** Compile lquery z[0..n) for separator sep into pBuf, a block of at least
-** mpathLquerySize(n) bytes aligned for pointers. Returns the query (inside
-** pBuf), or NULL with a message in zErr[0..nErr). The grammar and its
-** error positions are ltree's (contrib/ltree/ltree_io.c, parse_lquery).
-*/
-MpathQuery *mpathLqueryCompile(const char *z, int n, char sep, void *pBuf, char *zErr, int nErr) {
-  MpathQuery *q = (MpathQuery *)pBuf;
-  MpathItem *pItem = NULL;
-  MpathVariant *pVar = NULL;
-  int i = 0;
-  int eState = LQ_LEVEL;
-  memset(q, 0, sizeof(*q));
-  q->sep = sep;
-  q->aItem = (MpathItem *)&q[1];
-  q->aVar = (MpathVariant *)&q->aItem[n + 2];
-  q->zPat = (char *)&q->aVar[n + 2];
-  q->nPat = n;
-  if (n > 0) memcpy(q->zPat, z, (size_t)n);
-  q->zPat[n] = 0;
+/* The lquery parser's state between characters (mpathLqueryCompile()). */
+typedef struct MpathLqParse MpathLqParse;
+struct MpathLqParse {
+  MpathQuery *q;      /* The query being built */
+  const char *z;      /* The pattern */
+  int n;              /* Bytes in z */
+  int i;              /* The character being read (a number's steps move it) */
+  int eState;         /* LQ_* */
+  MpathItem *pItem;   /* The item being read */
+  MpathVariant *pVar; /* The variant (label) being read */
+  char *zErr;         /* Message buffer */
+  int nErr;           /* Its size */
+};
 
-  for (i = 0; i <= n; i++) {
-    int bEnd = (i == n);
-    char c = bEnd ? 0 : z[i];
-    int bLabel = !bEnd && mpathIsLabel((unsigned char)c, sep);
-    switch (eState) {
-      case LQ_LEVEL:
-      case LQ_VAR:
-        if (eState == LQ_LEVEL) {
-          pItem = &q->aItem[q->nItem++];
-          memset(pItem, 0, sizeof(*pItem));
-          pItem->iVar = q->nVar;
-          pItem->low = pItem->high = 1;
-          if (!bEnd && c == '!') {
-            /* As in ltree, the label starts right after '!' and may be
-            ** empty until a delimiter shows it is (then an error). */
-            pItem->bNot = 1;
-            pVar = &q->aVar[q->nVar++];
-            pVar->iOff = i + 1;
-            pVar->n = 0;
-            pVar->flags = 0;
-            pItem->nVar = 1;
-            eState = LQ_DELIM;
-            break;
-          }
-          if (!bEnd && c == '*') {
-            pItem->low = 0;
-            pItem->high = MPATH_MAX_LABELS;
-            eState = LQ_OPEN;
-            break;
-          }
-        }
-        if (!bLabel) goto syntax_error;
-        pVar = &q->aVar[q->nVar++];
-        pVar->iOff = i;
-        pVar->n = 1;
-        pVar->flags = 0;
-        pItem->nVar++;
-        eState = LQ_DELIM;
-        break;
-      case LQ_DELIM:
-        if (bLabel) {
-          if (pVar->flags) goto syntax_error;
-          pVar->n++;
-        } else if (c == '@') {
-          pVar->flags |= MPATH_INCASE;
-        } else if (c == '*') {
-          pVar->flags |= MPATH_ANYEND;
-        } else if (c == '%') {
-          pVar->flags |= MPATH_SUBLEX;
-        } else if (c == '|') {
-          eState = LQ_VAR;
-        } else if (c == '{') {
-          eState = LQ_FNUM;
-        } else if (bEnd || c == sep) {
-          eState = LQ_LEVEL;
-        } else {
-          goto syntax_error;
-        }
-        if (!bLabel && pVar->n == 0 && eState != LQ_DELIM) {
-          snprintf(zErr, (size_t)nErr, "lquery syntax error at character %d: empty label",
-                   mpathCharPos(z, pVar->iOff));
-          return NULL;
-        }
-        if (!bLabel && pVar->n > MPATH_MAX_LABEL_BYTES) {
-          snprintf(zErr, (size_t)nErr,
-                   "lquery label length (%d) exceeds the maximum allowed (%d) at character %d", pVar->n,
-                   MPATH_MAX_LABEL_BYTES, mpathCharPos(z, i));
-          return NULL;
-        }
-        break;
-      case LQ_OPEN:
-        if (c == '{') {
-          eState = LQ_FNUM;
-        } else if (bEnd || c == sep) {
-          eState = LQ_LEVEL;
-        } else {
-          goto syntax_error;
-        }
-        break;
-      case LQ_FNUM:
-        if (c == ',') {
-          pItem->low = 0;
-          eState = LQ_SNUM;
-        } else if (c >= '0' && c <= '9') {
-          int iNum = i;
-          pItem->low = mpathReadNum(z, n, &i);
-          i--;
-          if (pItem->low > MPATH_MAX_LABELS) {
-            snprintf(zErr, (size_t)nErr,
-                     "lquery low limit (%d) exceeds the maximum allowed (%d) at character %d", pItem->low,
-                     MPATH_MAX_LABELS, mpathCharPos(z, iNum));
-            return NULL;
-          }
-          eState = LQ_ND;
-        } else {
-          goto syntax_error;
-        }
-        break;
-      case LQ_SNUM:
-        if (c >= '0' && c <= '9') {
-          int iNum = i;
-          pItem->high = mpathReadNum(z, n, &i);
-          i--;
-          if (pItem->high > MPATH_MAX_LABELS) {
-            snprintf(zErr, (size_t)nErr,
-                     "lquery high limit (%d) exceeds the maximum allowed (%d) at character %d", pItem->high,
-                     MPATH_MAX_LABELS, mpathCharPos(z, iNum));
-            return NULL;
-          }
-          if (pItem->low > pItem->high) {
-            snprintf(zErr, (size_t)nErr,
-                     "lquery low limit (%d) is greater than high limit (%d) at character %d", pItem->low,
-                     pItem->high, mpathCharPos(z, iNum));
-            return NULL;
-          }
-          eState = LQ_CLOSE;
-        } else if (c == '}') {
-          pItem->high = MPATH_MAX_LABELS;
-          eState = LQ_END;
-        } else {
-          goto syntax_error;
-        }
-        break;
-      case LQ_ND:
-        if (c == '}') {
-          pItem->high = pItem->low;
-          eState = LQ_END;
-        } else if (c == ',') {
-          eState = LQ_SNUM;
-        } else {
-          goto syntax_error;
-        }
-        break;
-      case LQ_CLOSE:
-        if (c == '}') {
-          eState = LQ_END;
-        } else {
-          goto syntax_error;
-        }
-        break;
-      default: /* LQ_END */
-        if (bEnd || c == sep) {
-          eState = LQ_LEVEL;
-        } else {
-          goto syntax_error;
-        }
-        break;
+/* What a step of the parser found: go on, a syntax error at p->i, or an error already written to zErr. */
+#define LQ_STEP_OK 0
+#define LQ_STEP_SYNTAX 1
+#define LQ_STEP_FAIL 2
+
+/* LQ_LEVEL and LQ_VAR: a new item ('!', '*' or a label) or, after '|', another label of the item. */
+static int mpathLqStart(MpathLqParse *p, char c, int bEnd, int bLabel) {
+  MpathQuery *q = p->q;
+  if (p->eState == LQ_LEVEL) {
+    p->pItem = &q->aItem[q->nItem++];
+    memset(p->pItem, 0, sizeof(*p->pItem));
+    p->pItem->iVar = q->nVar;
+    p->pItem->low = p->pItem->high = 1;
+    if (!bEnd && c == '!') {
+      /* As in ltree, the label starts right after '!' and may be
+      ** empty until a delimiter shows it is (then an error). */
+      p->pItem->bNot = 1;
+      p->pVar = &q->aVar[q->nVar++];
+      p->pVar->iOff = p->i + 1;
+      p->pVar->n = 0;
+      p->pVar->flags = 0;
+      p->pItem->nVar = 1;
+      p->eState = LQ_DELIM;
+      return LQ_STEP_OK;
     }
-    if (q->nItem > MPATH_MAX_LABELS) {
-      snprintf(zErr, (size_t)nErr, "number of lquery items (%d) exceeds the maximum allowed (%d)", q->nItem,
-               MPATH_MAX_LABELS);
-      return NULL;
+    if (!bEnd && c == '*') {
+      p->pItem->low = 0;
+      p->pItem->high = MPATH_MAX_LABELS;
+      p->eState = LQ_OPEN;
+      return LQ_STEP_OK;
     }
   }
-  /* Every state handles the end of input itself, so reaching here means a
-  ** complete pattern. A literal item is a plain label with nothing after
-  ** it in the text but the separator or the end (not "a{1}"). */
+  if (!bLabel) return LQ_STEP_SYNTAX;
+  p->pVar = &q->aVar[q->nVar++];
+  p->pVar->iOff = p->i;
+  p->pVar->n = 1;
+  p->pVar->flags = 0;
+  p->pItem->nVar++;
+  p->eState = LQ_DELIM;
+  return LQ_STEP_OK;
+}
+
+/* LQ_DELIM: inside a label, its modifiers (@ * %), or what ends it (| { the separator, the end). */
+static int mpathLqDelim(MpathLqParse *p, char c, int bEnd, int bLabel) {
+  MpathVariant *pVar = p->pVar;
+  if (bLabel) {
+    if (pVar->flags) return LQ_STEP_SYNTAX;
+    pVar->n++;
+  } else if (c == '@') {
+    pVar->flags |= MPATH_INCASE;
+  } else if (c == '*') {
+    pVar->flags |= MPATH_ANYEND;
+  } else if (c == '%') {
+    pVar->flags |= MPATH_SUBLEX;
+  } else if (c == '|') {
+    p->eState = LQ_VAR;
+  } else if (c == '{') {
+    p->eState = LQ_FNUM;
+  } else if (bEnd || c == p->q->sep) {
+    p->eState = LQ_LEVEL;
+  } else {
+    return LQ_STEP_SYNTAX;
+  }
+  if (!bLabel && pVar->n == 0 && p->eState != LQ_DELIM) {
+    snprintf(p->zErr, (size_t)p->nErr, "lquery syntax error at character %d: empty label",
+             mpathCharPos(p->z, pVar->iOff));
+    return LQ_STEP_FAIL;
+  }
+  if (!bLabel && pVar->n > MPATH_MAX_LABEL_BYTES) {
+    snprintf(p->zErr, (size_t)p->nErr,
+             "lquery label length (%d) exceeds the maximum allowed (%d) at character %d", pVar->n,
+             MPATH_MAX_LABEL_BYTES, mpathCharPos(p->z, p->i));
+    return LQ_STEP_FAIL;
+  }
+  return LQ_STEP_OK;
+}
+
+/* LQ_FNUM and LQ_SNUM with a digit: the low or high bound of {n,m}, read whole (p->i on its last digit). */
+static int mpathLqNumber(MpathLqParse *p) {
+  MpathItem *pItem = p->pItem;
+  int iNum = p->i, bLow = p->eState == LQ_FNUM;
+  int v = mpathReadNum(p->z, p->n, &p->i);
+  p->i--;
+  if (v > MPATH_MAX_LABELS) {
+    snprintf(p->zErr, (size_t)p->nErr,
+             "lquery %s limit (%d) exceeds the maximum allowed (%d) at character %d", bLow ? "low" : "high",
+             v, MPATH_MAX_LABELS, mpathCharPos(p->z, iNum));
+    return LQ_STEP_FAIL;
+  }
+  if (bLow) {
+    pItem->low = v;
+    p->eState = LQ_ND;
+    return LQ_STEP_OK;
+  }
+  pItem->high = v;
+  if (pItem->low > pItem->high) {
+    snprintf(p->zErr, (size_t)p->nErr,
+             "lquery low limit (%d) is greater than high limit (%d) at character %d", pItem->low, pItem->high,
+             mpathCharPos(p->z, iNum));
+    return LQ_STEP_FAIL;
+  }
+  p->eState = LQ_CLOSE;
+  return LQ_STEP_OK;
+}
+
+/* LQ_OPEN to LQ_END: the quantifier {n}, {n,}, {,m}, {n,m} of an item, and what follows it. */
+static int mpathLqQuantifier(MpathLqParse *p, char c, int bEnd) {
+  int bNext = bEnd || c == p->q->sep; /* The separator or the end: the next item */
+  switch (p->eState) {
+    case LQ_OPEN:
+      if (c == '{') return p->eState = LQ_FNUM, LQ_STEP_OK;
+      if (bNext) return p->eState = LQ_LEVEL, LQ_STEP_OK;
+      return LQ_STEP_SYNTAX;
+    case LQ_FNUM:
+      if (c == ',') return p->pItem->low = 0, p->eState = LQ_SNUM, LQ_STEP_OK;
+      if (c >= '0' && c <= '9') return mpathLqNumber(p);
+      return LQ_STEP_SYNTAX;
+    case LQ_SNUM:
+      if (c >= '0' && c <= '9') return mpathLqNumber(p);
+      if (c == '}') return p->pItem->high = MPATH_MAX_LABELS, p->eState = LQ_END, LQ_STEP_OK;
+      return LQ_STEP_SYNTAX;
+    case LQ_ND:
+      if (c == '}') return p->pItem->high = p->pItem->low, p->eState = LQ_END, LQ_STEP_OK;
+      if (c == ',') return p->eState = LQ_SNUM, LQ_STEP_OK;
+      return LQ_STEP_SYNTAX;
+    case LQ_CLOSE:
+      if (c == '}') return p->eState = LQ_END, LQ_STEP_OK;
+      return LQ_STEP_SYNTAX;
+    default: /* LQ_END */
+      if (bNext) return p->eState = LQ_LEVEL, LQ_STEP_OK;
+      return LQ_STEP_SYNTAX;
+  }
+}
+
+/*
+** Mark the literal items: a plain label with nothing after it in the text
+** but the separator or the end (not "a{1}").
+*/
+static void mpathLqLiterals(MpathQuery *q, const char *z, int n) {
+  int i;
   for (i = 0; i < q->nItem; i++) {
     MpathItem *p = &q->aItem[i];
     const MpathVariant *v;
@@ -639,17 +615,67 @@ MpathQuery *mpathLqueryCompile(const char *z, int n, char sep, void *pBuf, char 
     if (p->nVar != 1 || p->bNot || p->low != 1 || p->high != 1) continue;
     v = &q->aVar[p->iVar];
     iAfter = v->iOff + v->n;
-    p->bLit = v->flags == 0 && (iAfter == n || z[iAfter] == sep);
+    p->bLit = v->flags == 0 && (iAfter == n || z[iAfter] == q->sep);
   }
-  return q;
+}
 
-syntax_error:
-  if (i == n) {
-    snprintf(zErr, (size_t)nErr, "lquery syntax error at end of input");
-  } else {
-    snprintf(zErr, (size_t)nErr, "lquery syntax error at character %d", mpathCharPos(z, i));
+/*
+** Compile lquery z[0..n) for separator sep into pBuf, a block of at least
+** mpathLquerySize(n) bytes aligned for pointers. Returns the query (inside
+** pBuf), or NULL with a message in zErr[0..nErr). The grammar and its
+** error positions are ltree's (contrib/ltree/ltree_io.c, parse_lquery):
+** one state machine over the characters and the end, whose states are
+** read by mpathLqStart, mpathLqDelim and mpathLqQuantifier.
+*/
+MpathQuery *mpathLqueryCompile(const char *z, int n, char sep, void *pBuf, char *zErr, int nErr) {
+  MpathQuery *q = (MpathQuery *)pBuf;
+  MpathLqParse p;
+  memset(q, 0, sizeof(*q));
+  q->sep = sep;
+  q->aItem = (MpathItem *)&q[1];
+  q->aVar = (MpathVariant *)&q->aItem[n + 2];
+  q->zPat = (char *)&q->aVar[n + 2];
+  q->nPat = n;
+  if (n > 0) memcpy(q->zPat, z, (size_t)n);
+  q->zPat[n] = 0;
+  memset(&p, 0, sizeof(p));
+  p.q = q;
+  p.z = z;
+  p.n = n;
+  p.eState = LQ_LEVEL;
+  p.zErr = zErr;
+  p.nErr = nErr;
+
+  for (p.i = 0; p.i <= n; p.i++) {
+    int bEnd = (p.i == n), eStep;
+    char c = bEnd ? 0 : z[p.i];
+    int bLabel = !bEnd && mpathIsLabel((unsigned char)c, sep);
+    if (p.eState == LQ_LEVEL || p.eState == LQ_VAR) {
+      eStep = mpathLqStart(&p, c, bEnd, bLabel);
+    } else if (p.eState == LQ_DELIM) {
+      eStep = mpathLqDelim(&p, c, bEnd, bLabel);
+    } else {
+      eStep = mpathLqQuantifier(&p, c, bEnd);
+    }
+    if (eStep == LQ_STEP_FAIL) return NULL;
+    if (eStep == LQ_STEP_SYNTAX) {
+      if (p.i == n) {
+        snprintf(zErr, (size_t)nErr, "lquery syntax error at end of input");
+      } else {
+        snprintf(zErr, (size_t)nErr, "lquery syntax error at character %d", mpathCharPos(z, p.i));
+      }
+      return NULL;
+    }
+    if (q->nItem > MPATH_MAX_LABELS) {
+      snprintf(zErr, (size_t)nErr, "number of lquery items (%d) exceeds the maximum allowed (%d)", q->nItem,
+               MPATH_MAX_LABELS);
+      return NULL;
+    }
   }
-  return NULL;
+  /* Every state handles the end of input itself, so reaching here means a
+  ** complete pattern. */
+  mpathLqLiterals(q, z, n);
+  return q;
 }
 
 /* Ints of scratch space mpathLqueryMatch() needs for a path of nLabel labels. */

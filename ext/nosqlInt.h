@@ -323,12 +323,17 @@ int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char *
 ** trigger's condition over the table aliased "s": *pCond gets " OR
 ** (s."a" = NEW."a" COLLATE "c" AND ...)" per index, in the index's
 ** collations. Key parts that are expressions are left out (a superset of
-** the rows); an index whose first part is one is not covered. xCol(pCtx,
-** zCol) is called for each key column put in, *pnIndex gets the indexes
-** put in (0: *pCond untouched). SQLITE_OK or an error code.
+** the rows); an index whose first part is one is not covered. Unless NULL,
+** xCheck(pCtx, zIdx, bPartial, bExpr) is called first for each key part
+** (zIdx NULL on OOM), and an error it returns stops the read (a caller
+** that cannot follow a partial index or an expression refuses it there).
+** xCol(pCtx, zCol), unless NULL, is called for each key column put in.
+** *pnIndex gets the indexes put in (0: *pCond untouched). SQLITE_OK or an
+** error code.
 */
 int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, NosqlBuffer *pCond, int *pnIndex,
-                     int (*xCol)(void *, const char *), void *pCtx);
+                     int (*xCheck)(void *, const char *, int, int), int (*xCol)(void *, const char *),
+                     void *pCtx);
 
 /*
 ** One token of SQL text at z[*pi]: comments and spaces are skipped;
@@ -416,7 +421,8 @@ struct NosqlTableName {
 ** schemas in the order attached. The whole text is tried first as one
 ** name (a table may have a dot in its name). The one resolver of every
 ** function that takes a table name: the graph functions, the kv_* and
-** doc_* functions (kvTablePrepare()), index_table and composite_scan.
+** doc_* functions (kvTablePrepare()), index_table and composite_scan
+** (through nosqlTableArg()).
 ** SQLITE_OK fills *p (free with nosqlTableNameClear()); SQLITE_NOTFOUND
 ** when there is no such table, *p then holding the parts as written (the
 ** schema zDefault when none is written; zName NULL when zText is not a
@@ -424,6 +430,48 @@ struct NosqlTableName {
 */
 int nosqlTableResolve(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p);
 void nosqlTableNameClear(NosqlTableName *p);
+/*
+** A virtual table's cache of prepared statements keyed by text (the plan
+** of an index_table read, the range shape of a composite_scan scan), each
+** lent to one cursor at a time. nosqlStmtCacheTake() lends the cached
+** statement of zKey that no cursor holds, or returns NULL; the cursor
+** then prepares its own and offers it with nosqlStmtCacheKeep(), which
+** keeps it (lent) in a free slot or in place of an idle one, round robin,
+** or leaves *ppSlot NULL. nosqlStmtCacheGive() takes a statement back from
+** its cursor: reset with its bindings cleared into its slot, or finalized
+** (no slot, or the cache was cleared while it was lent).
+** nosqlStmtCacheClear() finalizes the idle statements and marks the lent
+** ones to be finalized when given back. A zeroed cache with nSlot set
+** (at most NOSQL_STMT_CACHE_MAX) is empty.
+*/
+#define NOSQL_STMT_CACHE_MAX 18
+typedef struct NosqlStmtSlot NosqlStmtSlot;
+typedef struct NosqlStmtCache NosqlStmtCache;
+struct NosqlStmtSlot {
+  char *zKey;          /* The key (sqlite3_malloc64), or NULL when the slot is free */
+  sqlite3_stmt *pStmt; /* The statement, or NULL */
+  int bBusy;           /* Lent to a cursor */
+  int bStale;          /* Cleared while lent: finalized when given back */
+};
+struct NosqlStmtCache {
+  int nSlot;                                 /* Slots used, <= NOSQL_STMT_CACHE_MAX */
+  int iNext;                                 /* Slot to reuse next when none is free */
+  NosqlStmtSlot aSlot[NOSQL_STMT_CACHE_MAX]; /* The statements */
+};
+sqlite3_stmt *nosqlStmtCacheTake(NosqlStmtCache *p, const char *zKey, NosqlStmtSlot **ppSlot);
+void nosqlStmtCacheKeep(NosqlStmtCache *p, const char *zKey, sqlite3_stmt *pStmt, NosqlStmtSlot **ppSlot);
+void nosqlStmtCacheGive(NosqlStmtSlot *pSlot, sqlite3_stmt *pStmt);
+void nosqlStmtCacheClear(NosqlStmtCache *p);
+
+/*
+** A module argument naming the virtual table's base table (index_table,
+** composite_scan): nosqlTableResolve() with unqualified names sought in
+** zDefault, where a table that does not exist fills *p with the name as
+** written and returns SQLITE_OK (the module reports it later, by name).
+** SQLITE_ERROR when zText is not a name; free *p with
+** nosqlTableNameClear() whatever the result.
+*/
+int nosqlTableArg(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p);
 
 /*
 ** *ppOut: a new value (sqlite3_value_free()) holding pVal as the comparison
@@ -1178,15 +1226,8 @@ struct GeohashCover {
   GeohashCellRef aCell[2][2 * GEOHASH_COVER_WORK]; /* Scratch: this level's and the next level's cells */
 };
 
-/* Quantise a coordinate to a 32-bit cell index (exact floor; 90 or 180 -> last cell). */
-uint32_t geohashQuantizeLat(double lat);
-uint32_t geohashQuantizeLon(double lon);
-/* Write the first nChar (<= 12) characters of the top-aligned bits to zOut[nChar + 1]. */
-void geohashToString(uint64_t bits, int nChar, char *zOut);
-/* The cell of the first nBit (<= 60) top-aligned bits, its bits, its bounds. */
-void geohashCellOf(uint64_t bits, int nBit, GeohashCell *pCell);
-uint64_t geohashCellBits(const GeohashCell *pCell);
-void geohashCellBounds(const GeohashCell *pCell, GeohashBounds *pBounds);
+/* The grid itself (quantisation, interleave, cells and their bounds) is
+** static inline in ext/geohash.h, which the codec and the covers include. */
 /* Covers: fill *p with ranges whose union holds the code of every point of
 ** the circle (radius in metres) or box (min_lon > max_lon crosses +-180). */
 void geohashCoverCircle(GeohashCover *p, double lat, double lon, double radius);

@@ -10,6 +10,7 @@
 #define NOSQL_TEST_H
 
 #include "nosqlInt.h"
+#include "geohash.h"
 
 /**************************************************************************
 ** ext/mpath.c: paths, lquery and ltxtquery (none of them calls sqlite3_*)
@@ -51,14 +52,12 @@ int mpathIsAncestor(const char *zA, const MpathLabel *a, int nA, const char *zB,
 
 /**************************************************************************
 ** ext/geohash.c: bit kernels, string codec, neighbours, distance, curves
+** (the grid's inline helpers, geohashSpread() and the portable interleave
+** among them, are in ext/geohash.h)
 */
-/* Spread the 32 bits of x to the even bits of a 64-bit word, and back. */
-uint64_t geohashSpread(uint32_t x);
-uint32_t geohashSqueeze(uint64_t v);
-/* 64 interleaved bits, longitude first (bit 63): portable, BMI2 pdep, and
-** the one chosen at run time. The pdep variants need BMI2; geohashHasPdep()
-** is true when the CPU has it and runs pdep fast (not AMD before Zen 3). */
-uint64_t geohashInterleavePortable(uint32_t lon, uint32_t lat);
+/* 64 interleaved bits, longitude first (bit 63): BMI2 pdep, and the one
+** chosen at run time. The pdep variants need BMI2; geohashHasPdep() is
+** true when the CPU has it and runs pdep fast (not AMD before Zen 3). */
 uint64_t geohashInterleavePdep(uint32_t lon, uint32_t lat);
 int geohashHasPdep(void);
 uint64_t geohashEncodePortable(double lat, double lon);

@@ -757,13 +757,14 @@ char *nosqlDeclaredCollation(const char *zSql, const char *zCol, int *pRc) {
 }
 
 int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, NosqlBuffer *pCond, int *pnIndex,
-                     int (*xCol)(void *, const char *), void *pCtx) {
+                     int (*xCheck)(void *, const char *, int, int), int (*xCol)(void *, const char *),
+                     void *pCtx) {
   sqlite3_stmt *pStmt = NULL;
   char *zPrev = NULL;
   int bSkip = 0;
   int rc = sqlite3_prepare_v2(
       db,
-      "SELECT l.name, x.name, x.coll, x.cid FROM pragma_index_list(?1, ?2) AS l, "
+      "SELECT l.name, x.name, x.coll, x.cid, l.partial FROM pragma_index_list(?1, ?2) AS l, "
       "pragma_index_xinfo(l.name, ?2) AS x WHERE l.\"unique\" AND x.key ORDER BY l.seq, x.seqno",
       -1, &pStmt, 0);
   *pnIndex = 0;
@@ -776,6 +777,10 @@ int nosqlUniqueConds(sqlite3 *db, const char *zSchema, const char *zTable, Nosql
     const char *zColl = (const char *)sqlite3_column_text(pStmt, 2);
     int bNew = zPrev == NULL || zIdx == NULL || strcmp(zPrev, zIdx) != 0;
     int bExpr = sqlite3_column_int(pStmt, 3) < 0 || zCol == NULL;
+    if (xCheck) {
+      rc = xCheck(pCtx, zIdx, sqlite3_column_int(pStmt, 4), bExpr);
+      if (rc != SQLITE_OK) break;
+    }
     if (bNew) {
       if (zPrev && !bSkip) nosqlBufferAppend(&rc, pCond, ")", 1);
       sqlite3_free(zPrev);
@@ -1342,6 +1347,80 @@ int nosqlTableResolve(sqlite3 *db, const char *zText, const char *zDefault, Nosq
   if (p->zSchema != zSchema) sqlite3_free(zSchema);
   if (p->zName != zName) sqlite3_free(zName);
   return rc;
+}
+
+int nosqlTableArg(sqlite3 *db, const char *zText, const char *zDefault, NosqlTableName *p) {
+  int rc = nosqlTableResolve(db, zText, zDefault, p);
+  if (rc == SQLITE_NOTFOUND) rc = p->zName ? SQLITE_OK : SQLITE_ERROR;
+  return rc;
+}
+
+sqlite3_stmt *nosqlStmtCacheTake(NosqlStmtCache *p, const char *zKey, NosqlStmtSlot **ppSlot) {
+  int i;
+  for (i = 0; i < p->nSlot; i++) {
+    NosqlStmtSlot *pS = &p->aSlot[i];
+    if (pS->pStmt && !pS->bBusy && strcmp(pS->zKey, zKey) == 0) {
+      pS->bBusy = 1;
+      *ppSlot = pS;
+      return pS->pStmt;
+    }
+  }
+  *ppSlot = NULL;
+  return NULL;
+}
+
+void nosqlStmtCacheKeep(NosqlStmtCache *p, const char *zKey, sqlite3_stmt *pStmt, NosqlStmtSlot **ppSlot) {
+  int i;
+  *ppSlot = NULL;
+  /* The first slot no cursor holds; if it has a statement, the next in turn instead, unless held. */
+  for (i = 0; i < p->nSlot; i++) {
+    if (p->aSlot[i].pStmt == NULL || !p->aSlot[i].bBusy) break;
+  }
+  if (i == p->nSlot) return;
+  if (p->aSlot[i].pStmt) {
+    i = (p->iNext++) % p->nSlot;
+    if (p->aSlot[i].bBusy) return;
+  }
+  {
+    NosqlStmtSlot *pS = &p->aSlot[i];
+    char *zCopy = sqlite3_mprintf("%s", zKey);
+    if (zCopy == NULL) return;
+    sqlite3_finalize(pS->pStmt);
+    sqlite3_free(pS->zKey);
+    pS->zKey = zCopy;
+    pS->pStmt = pStmt;
+    pS->bBusy = 1;
+    pS->bStale = 0;
+    *ppSlot = pS;
+  }
+}
+
+void nosqlStmtCacheGive(NosqlStmtSlot *pSlot, sqlite3_stmt *pStmt) {
+  if (pSlot && pSlot->bStale) {
+    sqlite3_finalize(pSlot->pStmt);
+    sqlite3_free(pSlot->zKey);
+    memset(pSlot, 0, sizeof(*pSlot));
+  } else if (pSlot) {
+    sqlite3_reset(pStmt);
+    sqlite3_clear_bindings(pStmt);
+    pSlot->bBusy = 0;
+  } else {
+    sqlite3_finalize(pStmt);
+  }
+}
+
+void nosqlStmtCacheClear(NosqlStmtCache *p) {
+  int i;
+  for (i = 0; i < p->nSlot; i++) {
+    NosqlStmtSlot *pS = &p->aSlot[i];
+    if (pS->bBusy) {
+      pS->bStale = 1;
+      continue;
+    }
+    sqlite3_finalize(pS->pStmt);
+    sqlite3_free(pS->zKey);
+    memset(pS, 0, sizeof(*pS));
+  }
 }
 
 char *nosqlValidOptions(const char *const *azValid) {

@@ -31,6 +31,15 @@
 
 PLATFORMS := linux-x64 linux-arm64 windows-x64
 HOST_PLATFORM := $(patsubst %,linux-%,$(shell uname -m | sed -e 's/x86_64/x64/' -e 's/aarch64/arm64/'))
+# make dist's tarball for this machine: dist/nosql-VERSION-linux-x64.tar.gz
+# on x86-64, named like every platform's archive.
+DIST_NAME := nosql-$(VERSION)-$(HOST_PLATFORM)
+# macOS (untested) builds dist/nosql.dylib only: the archives, wheels and
+# platform suites stop with this target's message there.
+LINUX_ONLY := $(if $(filter Darwin,$(HOST_OS)),linux-only)
+linux-only:
+	@echo "make: the release archives, wheels and test targets are built on Linux; on macOS make builds dist/nosql.dylib (untested, docs/install.md)" >&2
+	@exit 2
 PLATFORM ?=
 ifneq ($(PLATFORM),)
 ifeq ($(filter $(PLATFORM),$(PLATFORMS)),)
@@ -81,7 +90,9 @@ dist-linux-arm64: build/linux-arm64/dist/nosql.so
 	rm -rf build/$(ARM64_DIST) && mkdir -p build/$(ARM64_DIST) dist
 	cp build/linux-arm64/dist/nosql.so LICENSE README.md CHANGELOG.md build/$(ARM64_DIST)/
 	cp $(ARM64_LIBDIR)/libroaring.so.0 build/$(ARM64_DIST)/libroaring.so.0
+	cp $(ARM64_LIBDIR)/libpcre2-8.so.0 build/$(ARM64_DIST)/libpcre2-8.so.0
 	cp /usr/share/doc/libroaring0/copyright build/$(ARM64_DIST)/LICENSE.croaring 2>/dev/null || true
+	cp /usr/share/doc/libpcre2-8-0/copyright build/$(ARM64_DIST)/LICENSE.pcre2 2>/dev/null || true
 	tar czf dist/$(ARM64_DIST).tar.gz -C build $(ARM64_DIST)
 	@echo "dist/$(ARM64_DIST).tar.gz"
 
@@ -171,12 +182,12 @@ npm_lib_windows-x64 = mkdir -p $(1) && cp $(npm_build_windows-x64) $(1)/
 # Every artefact of every platform in dist/, and dist/SHA256SUMS over them
 # (checked with sha256sum -c before make returns). docs/install.md says
 # which one each kind of user takes.
-RELEASE_FILES := nosql-$(VERSION)-linux-$(shell uname -m).tar.gz $(ARM64_DIST).tar.gz $(WIN_DIST).zip \
+RELEASE_FILES := $(DIST_NAME).tar.gz $(ARM64_DIST).tar.gz $(WIN_DIST).zip \
   sqlite_nosql-$(VERSION)-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl \
   sqlite_nosql-$(VERSION)-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl \
   sqlite_nosql-$(VERSION)-py3-none-win_amd64.whl sqlite-nosql-$(VERSION).tgz
 
-release: dist-host dist-linux-arm64 dist-windows-x64 wheel-host wheel-linux-arm64 wheel-windows-x64 npm
+release: $(LINUX_ONLY) dist-host dist-linux-arm64 dist-windows-x64 wheel-host wheel-linux-arm64 wheel-windows-x64 npm
 	cd dist && sha256sum $(RELEASE_FILES) >SHA256SUMS && sha256sum --quiet -c SHA256SUMS
 	@echo "dist/SHA256SUMS:" && sed 's/^/  /' dist/SHA256SUMS
 
@@ -190,13 +201,13 @@ PLATFORM_TEST_BUILD := \
 
 # --- the host ------------------------------------------------------------------
 test-platform-host: dist dist/nosql.so build/slt
-	@bash tests/platform.sh $(HOST_PLATFORM) build/slt dist/nosql.so dist/nosql-$(VERSION)-linux-$(shell uname -m).tar.gz
+	@bash tests/platform.sh $(HOST_PLATFORM) build/slt dist/nosql.so dist/$(DIST_NAME).tar.gz
 
-test-platform: $(if $(PLATFORM),test-platform-$(PLATFORM_TARGET),test-platform-unnamed)
+test-platform: $(LINUX_ONLY) $(if $(PLATFORM),test-platform-$(PLATFORM_TARGET),test-platform-unnamed)
 
 test-platform-unnamed:
 	@echo "make test-platform: name a platform with PLATFORM=; known platforms: $(PLATFORMS)" >&2
 	@exit 2
 
-.PHONY: release test-platform test-platform-unnamed test-platform-host test-platform-linux-arm64 dist-host dist-linux-arm64 wheel-host wheel-linux-arm64 dist-windows-x64 test-platform-windows-x64 wheel-windows-x64
+.PHONY: linux-only release test-platform test-platform-unnamed test-platform-host test-platform-linux-arm64 dist-host dist-linux-arm64 wheel-host wheel-linux-arm64 dist-windows-x64 test-platform-windows-x64 wheel-windows-x64
 -include $(ARM64_OBJ:.o=.d) $(WIN_OBJ:.o=.d)

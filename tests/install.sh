@@ -2,9 +2,13 @@
 # tests/install.sh: what a packager and a user of the release tarball do.
 # 1. make install into a DESTDIR; pkg-config --cflags --libs nosql is enough
 #    to build the static host (tests/static/host.c), which then passes.
-# 2. make dist; the tarball holds a stripped nosql.so whose RUNPATH is
-#    $ORIGIN and which resolves libroaring.so.0 from its own directory, and
-#    the sqlite3 shell loads it from there.
+# 2. make dist; the tarball, dist/nosql-VERSION-linux-x64.tar.gz (named
+#    like the other platforms' archives), holds a stripped nosql.so whose
+#    RUNPATH is $ORIGIN and which resolves libroaring.so.0 and
+#    libpcre2-8.so.0 from its own directory, with their licences, and the
+#    sqlite3 shell loads it from there.
+# 3. PLATFORM= with an unknown value, or none for make test-platform,
+#    stops with the list of known platforms.
 # Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -68,28 +72,39 @@ fi
 
 # PLATFORM= names another platform's build (mk/platform.mk); an unknown
 # one stops make before anything is built, with the list of known ones.
-if ! out=$(make -n dist PLATFORM=linux-riscv64 2>&1) && echo "$out" | grep -q -F 'PLATFORM=linux-riscv64 is not a known platform; known platforms: linux-x64 linux-arm64 windows-x64'; then ok; else
-  bad "make dist PLATFORM=linux-riscv64 does not list the known platforms: $out"
-fi
+for target in dist wheel test-platform; do
+  if ! out=$(make -n $target PLATFORM=linux-riscv64 2>&1) && echo "$out" | grep -q -F 'PLATFORM=linux-riscv64 is not a known platform; known platforms: linux-x64 linux-arm64 windows-x64'; then ok; else
+    bad "make $target PLATFORM=linux-riscv64 does not list the known platforms: $out"
+  fi
+done
 if ! out=$(make -s test-platform 2>&1) && echo "$out" | grep -q -F 'make test-platform: name a platform with PLATFORM=; known platforms: linux-x64 linux-arm64 windows-x64'; then ok; else
   bad "make test-platform without PLATFORM=: $out"
 fi
 if out=$(make -s dist 2>&1); then ok; else
   bad "make dist failed: $out"
 fi
-# This machine's tarball (dist/ may also hold the arm64 one of make release).
-tarball=$(ls dist/nosql-"$(cat VERSION)"-linux-"$(uname -m)".tar.gz 2>/dev/null)
+# This machine's tarball (dist/ may also hold the arm64 one of make release),
+# named by the platform: linux-x64 on x86-64, as in PLATFORMS.
+host=linux-$(uname -m | sed -e 's/x86_64/x64/' -e 's/aarch64/arm64/')
+tarball=$(ls dist/nosql-"$(cat VERSION)-$host".tar.gz 2>/dev/null)
 if [ -n "$tarball" ] && tar xzf "$tarball" -C "$tmp"; then
   ok
   dir=$(ls -d "$tmp"/nosql-*/ | head -n 1)
   if readelf -d "$dir/nosql.so" | grep -q 'R.*PATH.*\[\$ORIGIN\]'; then ok; else bad "nosql.so has no \$ORIGIN rpath"; fi
-  if ldd "$dir/nosql.so" | grep 'libroaring.so.0' | grep -q -F "$dir"; then ok; else
-    bad "nosql.so does not resolve libroaring.so.0 beside itself: $(ldd "$dir/nosql.so" | grep roaring)"
-  fi
+  for lib in libroaring.so.0 libpcre2-8.so.0; do
+    if ldd "$dir/nosql.so" | grep "$lib" | grep -q -F "$dir"; then ok; else
+      bad "nosql.so does not resolve $lib beside itself: $(ldd "$dir/nosql.so" | grep "${lib%%.*}")"
+    fi
+  done
+  # It needs nothing else but glibc: every library ldd names is either
+  # beside it or one of glibc's own.
+  other=$(ldd "$dir/nosql.so" | grep '=>' | grep -v -F "$dir" | awk '{ print $1 }' |
+    grep -v -E '^(libc|libm|libdl|libpthread|ld-linux[^ ]*)\.so' | tr '\n' ' ')
+  if [ -z "$other" ]; then ok; else bad "nosql.so needs libraries the tarball does not carry: $other"; fi
   if ! readelf -S "$dir/nosql.so" | grep -q '\.debug_info'; then ok; else bad "nosql.so is not stripped"; fi
   v=$(printf '.load %snosql\nSELECT nosql_version();\n' "$dir" | sqlite3 :memory: 2>&1)
   if [ "$v" = "$(cat VERSION)" ]; then ok; else bad "the shell cannot load the tarball's nosql.so: $v"; fi
-  for f in LICENSE README.md libroaring.so.0; do
+  for f in LICENSE README.md libroaring.so.0 libpcre2-8.so.0 LICENSE.croaring LICENSE.pcre2; do
     if [ -f "$dir/$f" ]; then ok; else bad "the tarball lacks $f"; fi
   done
 else

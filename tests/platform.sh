@@ -136,14 +136,14 @@ dir=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 so=$dir/$(basename "$ext")
 case $platform in
 windows-*) beside=() ;;
-*) beside=("$dir/libroaring.so.0") ;;
+*) beside=("$dir/libroaring.so.0" "$dir/libpcre2-8.so.0") ;;
 esac
 bad_machine=
 for f in "$so" "${beside[@]}"; do
   [ "$(binary_machine "$f")" = "$machine" ] || bad_machine="$bad_machine $(basename "$f") ('$(binary_machine "$f")')"
 done
 if [ -z "$bad_machine" ]; then
-  ok "the archive's $(basename "$so") ${beside[*]:+and $(basename "${beside[@]}") }built for $machine"
+  ok "the archive's $(basename "$so") ${beside[*]:+and $(basename -a "${beside[@]}" | tr '\n' ' ')}built for $machine"
 else
   bad "the archive holds files not built for $machine:$bad_machine"
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/release.sh: make release leaves every platform's artefact in dist/
-# (the Linux x86-64 and arm64 tarballs, the Windows x64 zip, the two
+# (the Linux x64 and arm64 tarballs, the Windows x64 zip, the two
 # manylinux2014 wheels and the win_amd64 one, the npm package) and a
 # dist/SHA256SUMS that lists exactly those files, that sha256sum -c
 # accepts, and that catches a damaged copy. The wheels of the other
@@ -27,7 +27,7 @@ if make -s release >build/release.log 2>&1; then ok "make release"; else
   tail -n 20 build/release.log | sed 's/^/    | /'
 fi
 want="nosql-$v-linux-arm64.tar.gz
-nosql-$v-linux-$(uname -m).tar.gz
+nosql-$v-linux-x64.tar.gz
 nosql-$v-windows-x64.zip
 sqlite-nosql-$v.tgz
 sqlite_nosql-$v-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl

@@ -22,7 +22,8 @@
 # long settings (more rounds, out of memory at every allocation, interrupts
 # at 60 points, ...) and the sanitizer runs of the out-of-memory and
 # interrupt tests, plus the npm package, the Python wheel, the dqlite example
-# and the suite on every SQLite of the version matrix (tests/matrix.sh).
+# and the suite on every SQLite of the version matrix (tests/matrix.sh), and
+# last, alone, make release with its checks (tests/release.sh).
 #
 # Steps run side by side, as many at a time as there are cores
 # (NOSQL_TEST_JOBS=1 runs them one by one). Each step prints "[k/N] name"
@@ -250,20 +251,37 @@ demos() {
   echo "$pass passed, $fail failed"
 }
 
-# platform NAME TOOL...: make test-platform PLATFORM=NAME (tests/platform.sh),
-# skipped when a tool it needs is missing (.ci/run installs them).
-platform() {
+# missing NAME TOOL...: when a tool is not installed, say that NAME is
+# skipped (.ci/run installs them; the make targets do too, as root) and
+# succeed; otherwise fail, so that "missing ... || run" runs the step.
+missing() {
   local name=$1 t
   shift
   for t in "$@"; do
     if ! command -v "$t" >/dev/null 2>&1; then
-      echo "SKIP $name: $t is not installed (make test-platform PLATFORM=$name installs what it needs, as root)"
+      echo "SKIP $name: $t is not installed"
       echo "0 passed, 0 failed, 1 skipped"
       return 0
     fi
   done
+  return 1
+}
+
+# platform NAME TOOL...: make test-platform PLATFORM=NAME (tests/platform.sh),
+# skipped when a tool it needs is missing.
+platform() {
+  local name=$1
+  shift
+  missing "make test-platform PLATFORM=$name" "$@" && return 0
   make -s --no-print-directory test-platform PLATFORM="$name" 2>&1 | grep -v -E '^(ok|PASS) '
   return "${PIPESTATUS[0]}"
+}
+
+# release: make release and its checks (tests/release.sh), skipped where
+# the platform toolchains or npm are missing.
+release() {
+  missing "make release" aarch64-linux-gnu-gcc qemu-aarch64 x86_64-w64-mingw32-gcc wine npm && return 0
+  bash tests/release.sh
 }
 
 tests=$(find tests -name '*.test' | sort)
@@ -342,6 +360,14 @@ plan() {
   step "fuzz corpora replayed (tests/fuzz/corpus)" fuzz_replay build/fuzz-replay
   step "asan fuzz corpora replayed" fuzz_replay build/asan/fuzz-replay
   step "install, pkg-config and release tarball" bash tests/install.sh
+  if [ $all -eq 1 ]; then
+    # make release rebuilds the archives, wheels and npm package that the
+    # steps above build and test (install, npm, wheel, the platform
+    # suites), so it starts once they have all ended; with their builds
+    # made, it takes about 30 s.
+    [ -n "${dry:-}" ] || wait
+    step "make release: every artefact, SHA256SUMS, the other platforms' wheels (tests/release.sh)" release
+  fi
 }
 
 # A dry pass counts the steps, so that each one can say how far the run is.

@@ -5,9 +5,15 @@
 # SIGKILL, and the same queries answered by the new leader must be unchanged;
 # a write after the failover must work and both integrity checks pass.
 #
+# Before the leader is killed, the write cost: the same single-row INSERTs
+# into an inverted_index through the cluster and into a local WAL file
+# (node.go's /bench), DQLITE_BENCH_N (300) in autocommit and
+# DQLITE_BENCH_BATCH (3000) in one transaction, printed in writes per
+# second (docs/replication.md keeps the figures).
+#
 # Needs Go and dqlite: apt-get install golang-go libdqlite-dev
-# golang-github-canonical-go-dqlite-dev (Debian 12), and dist/libnosql.a
-# (make static). Last line: "N passed, N failed".
+# golang-github-canonical-go-dqlite-dev golang-github-mattn-go-sqlite3-dev
+# (Debian 12), and dist/libnosql.a (make static). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d /tmp/nosql-dqlite-XXXXXX)
@@ -23,8 +29,9 @@ ok() { echo "ok $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 if ! command -v go >/dev/null 2>&1 || [ ! -f /usr/include/dqlite.h ] ||
-  [ ! -d /usr/share/gocode/src/github.com/canonical/go-dqlite/app ] || ! command -v curl >/dev/null 2>&1; then
-  echo "SKIP dqlite cluster: needs apt-get install golang-go libdqlite-dev golang-github-canonical-go-dqlite-dev curl"
+  [ ! -d /usr/share/gocode/src/github.com/canonical/go-dqlite/app ] ||
+  [ ! -d /usr/share/gocode/src/github.com/mattn/go-sqlite3 ] || ! command -v curl >/dev/null 2>&1; then
+  echo "SKIP dqlite cluster: needs apt-get install golang-go libdqlite-dev golang-github-canonical-go-dqlite-dev golang-github-mattn-go-sqlite3-dev curl"
   echo "0 passed, 0 failed, 1 skipped"
   exit 0
 fi
@@ -109,6 +116,18 @@ else
 fi
 if [ "$before2" = "$(printf '1\n4')" ]; then ok "inverted_index answers"; else bad "inverted_index: $before2"; fi
 if [ "$before3" = "u09tunquc|1" ]; then ok "scalar functions"; else bad "scalar functions: $before3"; fi
+
+# The write cost, measured by the leader's node (node 1 until now).
+bn=${DQLITE_BENCH_N:-300}
+bb=${DQLITE_BENCH_BATCH:-3000}
+cost=$(curl -s -m 600 "http://$(api 1)/bench?n=$bn&batch=$bb")
+if [ "$(echo "$cost" | grep -c "writes/s; local WAL")" -eq 2 ] && ! echo "$cost" | grep -q '^error'; then
+  ok "write cost through the cluster against a local WAL file (inverted_index, 3 voters on 127.0.0.1)"
+  echo "$cost" | sed 's/^/  /'
+  echo "  ($(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(df -T "$work" | awk 'NR == 2 { print $2 }') under $work)"
+else
+  bad "write cost: $cost"
+fi
 
 leader=$(call 1 /leader)
 killed=0

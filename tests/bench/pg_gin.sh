@@ -10,9 +10,10 @@
 #    plain benchmark, each document {"f0": [terms], ..., "f3": [...]}
 #    (inverted_index_500000.tsv); the bench's own tables go to
 #    DIR/bench.out.
-# 2. A private PostgreSQL 15 cluster in DIR/pg (initdb and pg_ctl from
-#    /usr/lib/postgresql/15/bin, run as the user postgres or nobody through
-#    runuser, as initdb refuses root; a Unix socket only, fsync off) loads
+# 2. A private PostgreSQL 15 cluster in DIR/pg (tests/bench/pg_cluster.sh:
+#    initdb and pg_ctl from /usr/lib/postgresql/15/bin, run as the user
+#    postgres or nobody through runuser, as initdb refuses root; a Unix
+#    socket only, fsync off) loads
 #    both into jsonb tables and times CREATE INDEX ... USING gin
 #    (... jsonb_path_ops) with maintenance_work_mem 64MB (the default) and
 #    1GB, the index bytes (pg_relation_size), and element queries
@@ -28,7 +29,7 @@
 # (apt-get install postgresql-15).
 set -eu
 
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+. "$(dirname "$0")/pg_cluster.sh"
 PY=/usr/bin/python3
 SIZE=1
 DIR=
@@ -42,10 +43,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-if [ ! -x "$PGBIN/initdb" ] || [ ! -x "$PGBIN/pg_ctl" ]; then
-  echo "SKIP pg_gin: PostgreSQL 15 not found in $PGBIN (apt-get install postgresql-15)"
-  exit 0
-fi
+pgRequire pg_gin
 if [ ! -x "$PY" ]; then
   echo "SKIP pg_gin: $PY not found (apt-get install python3)"
   exit 0
@@ -56,18 +54,6 @@ for f in build/bench/bench dist/nosql.so; do
     exit 2
   fi
 done
-RUNAS=
-for u in postgres nobody; do
-  if id "$u" >/dev/null 2>&1; then RUNAS=$u; break; fi
-done
-if [ "$(id -u)" = 0 ] && [ -z "$RUNAS" ]; then
-  echo "SKIP pg_gin: no user postgres or nobody to run initdb as (initdb refuses root)"
-  exit 0
-fi
-asuser() {
-  if [ "$(id -u)" = 0 ]; then runuser -u "$RUNAS" -- "$@"; else "$@"; fi
-}
-
 KEEP=1
 if [ -z "$DIR" ]; then
   DIR=$(mktemp -d /tmp/nosql-pg-gin.XXXXXX)
@@ -86,23 +72,8 @@ fi
 DOCS=$(ls "$DIR"/inverted_index_*.tsv | sort -t_ -k3 -n | tail -1)
 
 # The cluster: owned by the unprivileged user, listening on a socket in it.
-PG="$DIR/pg"
-rm -rf "$PG"
-mkdir -p "$PG"
-chmod 755 "$DIR"
 chmod 644 "$DIR"/*.tsv
-[ "$(id -u)" = 0 ] && chown "$RUNAS" "$PG"
-asuser "$PGBIN/initdb" -D "$PG/data" -U bench -A trust --no-sync >"$PG/initdb.log" 2>&1
-asuser "$PGBIN/pg_ctl" -D "$PG/data" -l "$PG/log" -w -o "-c listen_addresses='' -k $PG -c fsync=off \
--c synchronous_commit=off -c full_page_writes=off -c shared_buffers=512MB -c max_wal_size=4GB \
--c jit=off" start >/dev/null
-stop() {
-  asuser "$PGBIN/pg_ctl" -D "$PG/data" -m fast stop >/dev/null 2>&1 || true
-  if [ "$KEEP" = 0 ]; then rm -rf "$DIR"; fi
-}
-trap stop EXIT INT TERM
-psql() { PGOPTIONS='-c client_min_messages=warning' "$PGBIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$PG" -U bench -d postgres "$@"; }
-PGVERSION=$(psql -c "SHOW server_version")
+pgStart "$DIR" "$KEEP"
 
 psql -c "CREATE TABLE people(id int PRIMARY KEY, skills jsonb)" \
   -c "\\copy people FROM '$DIR/nested_people.tsv'" \

@@ -219,14 +219,14 @@ static const char *const azInvertedSync[] = {
     "INSERT INTO sy_src VALUES (30, '[\"t1\",\"new\"]', '[{\"k\":\"k1\"}]', 30)",
     "UPDATE sy_src SET tag = 'moved', id = 31 WHERE id = 4",
     "INSERT OR REPLACE INTO sy_src VALUES (32, 't2', NULL, 5)",
-    "UPDATE OR REPLACE sy_src SET u = 6 WHERE id = 7",
-    "DELETE FROM sy_src WHERE id = 8",
+    "UPDATE OR REPLACE sy_src SET u = 6 WHERE id = 7", "DELETE FROM sy_src WHERE id = 8",
+    /* Without NESTED: an UPDATE that keeps the rowid moves the changed fields only. */
+    "CREATE VIRTUAL TABLE sp USING inverted_index(tag, u, content=sy_src, mode='sync')",
+    "UPDATE sy_src SET tag = 'upd' WHERE id = 9", "UPDATE sy_src SET tag = '[]', u = 90 WHERE id = 10",
+    "INSERT INTO sp(sp) VALUES ('integrity-check')", "DROP TABLE sp",
     "SELECT rowid FROM sy WHERE sy MATCH 'tag:moved OR tag:t2 OR s:{k:k1}'",
-    "INSERT INTO sy(sy) VALUES ('integrity-check')",
-    "ALTER TABLE sy RENAME TO sy2",
-    "INSERT INTO sy2(sy2) VALUES ('rebuild')",
-    "DROP TABLE sy2",
-    NULL};
+    "INSERT INTO sy(sy) VALUES ('integrity-check')", "ALTER TABLE sy RENAME TO sy2",
+    "INSERT INTO sy2(sy2) VALUES ('rebuild')", "DROP TABLE sy2", NULL};
 
 static const char *const azCkey[] = {
     "SELECT hex(ckey('a', 1, 2.5, NULL, x'00ff')), ckey_decode(ckey('a', 1)), ckey_length(ckey(1, 2, 3))",

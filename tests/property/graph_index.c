@@ -27,21 +27,17 @@
 #include <string.h>
 #include <unistd.h>
 
-static int nPass, nFail;
-static unsigned long long giState;
+#include "prop.h"
 
-static unsigned giRand(unsigned n) {
-  giState = giState * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (unsigned)((giState >> 33) % n);
-}
+static int nPass, nFail;
 
 /* A node value as SQL: small integers (hubs), a few texts, a real, 1.0 (the node 1), now and then NULL. */
 static void giNode(char *z, size_t n) {
-  unsigned k = giRand(40);
+  unsigned k = propRand(40);
   if (k < 24) {
-    snprintf(z, n, "%u", giRand(12));
+    snprintf(z, n, "%u", propRand(12));
   } else if (k < 32) {
-    snprintf(z, n, "'%c'", 'a' + giRand(5));
+    snprintf(z, n, "'%c'", 'a' + propRand(5));
   } else if (k < 35) {
     snprintf(z, n, "2.5");
   } else if (k < 38) {
@@ -49,14 +45,6 @@ static void giNode(char *z, size_t n) {
   } else {
     snprintf(z, n, "NULL");
   }
-}
-
-static int giExec(sqlite3 *db, const char *zSql, int bMayFail) {
-  char *zErr = NULL;
-  int rc = sqlite3_exec(db, zSql, 0, 0, &zErr);
-  if (rc != SQLITE_OK && !bMayFail) fprintf(stderr, "error: %s\n  in: %s\n", zErr ? zErr : "?", zSql);
-  sqlite3_free(zErr);
-  return rc;
 }
 
 /* The text of a one-value query, or NULL (sqlite3_mprintf). */
@@ -82,24 +70,10 @@ static int giSame(sqlite3 *db, const char *zA, const char *zB) {
   return bSame;
 }
 
-static sqlite3 *giOpen(const char *zFile, const char *zExt) {
-  sqlite3 *db = NULL;
-  char *zErr = NULL;
-  if (sqlite3_open(zFile, &db) != SQLITE_OK) return NULL;
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, zExt, 0, &zErr) != SQLITE_OK) {
-    fprintf(stderr, "cannot load %s: %s\n", zExt, zErr ? zErr : "?");
-    sqlite3_free(zErr);
-    sqlite3_close(db);
-    return NULL;
-  }
-  return db;
-}
-
 /* One random write (a statement that may fail: a refused weight, a UNIQUE conflict). */
 static void giWrite(sqlite3 *db, int iStep) {
   char zA[32], zB[32], zSql[512];
-  unsigned k = giRand(17);
+  unsigned k = propRand(17);
   giNode(zA, sizeof(zA));
   giNode(zB, sizeof(zB));
   switch (k) {
@@ -107,15 +81,15 @@ static void giWrite(sqlite3 *db, int iStep) {
     case 1:
     case 2:
     case 3:
-      snprintf(zSql, sizeof(zSql), "INSERT INTO e(src, dst, w) VALUES (%s, %s, %u)", zA, zB, giRand(9));
+      snprintf(zSql, sizeof(zSql), "INSERT INTO e(src, dst, w) VALUES (%s, %s, %u)", zA, zB, propRand(9));
       break;
     case 4:
       snprintf(zSql, sizeof(zSql), "INSERT OR REPLACE INTO e(id, src, dst, w) VALUES (%u, %s, %s, %u)",
-               giRand(60) + 1, zA, zB, giRand(9));
+               propRand(60) + 1, zA, zB, propRand(9));
       break;
     case 5:
       snprintf(zSql, sizeof(zSql), "INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (%s, %s, 1, 't%u')", zA,
-               zB, giRand(6));
+               zB, propRand(6));
       break;
     case 6:
       snprintf(zSql, sizeof(zSql), "DELETE FROM e WHERE id = (SELECT id FROM e ORDER BY random() LIMIT 1)");
@@ -124,7 +98,7 @@ static void giWrite(sqlite3 *db, int iStep) {
       snprintf(zSql, sizeof(zSql), "DELETE FROM e WHERE src = %s", zA);
       break;
     case 8:
-      snprintf(zSql, sizeof(zSql), "UPDATE e SET dst = %s WHERE id %% 7 = %u", zB, giRand(7));
+      snprintf(zSql, sizeof(zSql), "UPDATE e SET dst = %s WHERE id %% 7 = %u", zB, propRand(7));
       break;
     case 9:
       snprintf(zSql, sizeof(zSql),
@@ -136,29 +110,29 @@ static void giWrite(sqlite3 *db, int iStep) {
     case 11:
       snprintf(zSql, sizeof(zSql),
                "UPDATE OR REPLACE e SET id = %u WHERE id = (SELECT id FROM e ORDER BY random() LIMIT 1)",
-               giRand(80) + 1);
+               propRand(80) + 1);
       break;
     case 12:
       snprintf(zSql, sizeof(zSql),
                "UPDATE OR REPLACE e SET tag = 't%u' WHERE id = (SELECT id FROM e ORDER BY random() LIMIT 1)",
-               giRand(6));
+               propRand(6));
       break;
     case 13:
       /* Refused by the sync index: the statement fails, nothing changes. */
-      snprintf(zSql, sizeof(zSql), "INSERT INTO e(src, dst, w) VALUES (1, 2, -%u)", giRand(5) + 1);
+      snprintf(zSql, sizeof(zSql), "INSERT INTO e(src, dst, w) VALUES (1, 2, -%u)", propRand(5) + 1);
       break;
     case 15:
       /* A statement that fails after a row made new node numbers: they go with its rollback. */
       snprintf(zSql, sizeof(zSql),
-               "INSERT INTO e(src, dst, w) VALUES ('z%u', 'y%u', 1), (%s, 'x%u', 1), (1, 2, -1)", giRand(4),
-               giRand(4), zA, giRand(4));
+               "INSERT INTO e(src, dst, w) VALUES ('z%u', 'y%u', 1), (%s, 'x%u', 1), (1, 2, -1)", propRand(4),
+               propRand(4), zA, propRand(4));
       break;
     case 14:
-      snprintf(zSql, sizeof(zSql), "UPDATE e SET src = dst, dst = src WHERE id %% 5 = %u", giRand(5));
+      snprintf(zSql, sizeof(zSql), "UPDATE e SET src = dst, dst = src WHERE id %% 5 = %u", propRand(5));
       break;
     case 16:
-      snprintf(zSql, sizeof(zSql), "INSERT INTO e(src, dst, w) VALUES ('z%u', 'x%u', %u)", giRand(4),
-               giRand(4), giRand(3));
+      snprintf(zSql, sizeof(zSql), "INSERT INTO e(src, dst, w) VALUES ('z%u', 'x%u', %u)", propRand(4),
+               propRand(4), propRand(3));
       break;
     default:
       snprintf(zSql, sizeof(zSql),
@@ -167,12 +141,12 @@ static void giWrite(sqlite3 *db, int iStep) {
       break;
   }
   (void)iStep;
-  giExec(db, zSql, 1);
+  propExec(db, zSql, 1);
 }
 
 /* A JSON array of 0 to 4 node values (NULL now and then, a non-array rarely: refused). */
 static void giArray(char *z, size_t n) {
-  unsigned k = giRand(30), i, m = giRand(5);
+  unsigned k = propRand(30), i, m = propRand(5);
   size_t at;
   if (k == 0) {
     snprintf(z, n, "NULL");
@@ -185,13 +159,13 @@ static void giArray(char *z, size_t n) {
   at = (size_t)snprintf(z, n, "'[");
   for (i = 0; i < m && at + 40 < n; i++) {
     char zV[32];
-    unsigned j = giRand(10);
+    unsigned j = propRand(10);
     if (j == 0) {
       snprintf(zV, sizeof(zV), "null");
     } else if (j < 3) {
-      snprintf(zV, sizeof(zV), "\"%c\"", 'a' + giRand(5));
+      snprintf(zV, sizeof(zV), "\"%c\"", 'a' + propRand(5));
     } else {
-      snprintf(zV, sizeof(zV), "%u", giRand(12));
+      snprintf(zV, sizeof(zV), "%u", propRand(12));
     }
     at += (size_t)snprintf(z + at, n - at, "%s%s", i ? ", " : "", zV);
   }
@@ -201,22 +175,22 @@ static void giArray(char *z, size_t n) {
 /* One random write to the JSON-layout table j. */
 static void giWriteJson(sqlite3 *db) {
   char zA[32], zL[256], zSql[512];
-  unsigned k = giRand(10);
+  unsigned k = propRand(10);
   giNode(zA, sizeof(zA));
   giArray(zL, sizeof(zL));
   switch (k) {
     case 0:
     case 1:
     case 2:
-      snprintf(zSql, sizeof(zSql), "INSERT INTO j(node, nbrs, w) VALUES (%s, %s, %u)", zA, zL, giRand(9));
+      snprintf(zSql, sizeof(zSql), "INSERT INTO j(node, nbrs, w) VALUES (%s, %s, %u)", zA, zL, propRand(9));
       break;
     case 3:
       snprintf(zSql, sizeof(zSql), "INSERT OR REPLACE INTO j(id, node, nbrs, w) VALUES (%u, %s, %s, %u)",
-               giRand(40) + 1, zA, zL, giRand(9));
+               propRand(40) + 1, zA, zL, propRand(9));
       break;
     case 4:
       snprintf(zSql, sizeof(zSql), "INSERT OR REPLACE INTO j(node, nbrs, w, tag) VALUES (%s, %s, 1, 't%u')",
-               zA, zL, giRand(6));
+               zA, zL, propRand(6));
       break;
     case 5:
       snprintf(zSql, sizeof(zSql), "DELETE FROM j WHERE id = (SELECT id FROM j ORDER BY random() LIMIT 1)");
@@ -226,18 +200,18 @@ static void giWriteJson(sqlite3 *db) {
                "UPDATE j SET nbrs = %s WHERE id = (SELECT id FROM j ORDER BY random() LIMIT 1)", zL);
       break;
     case 7:
-      snprintf(zSql, sizeof(zSql), "UPDATE j SET node = %s WHERE id %% 5 = %u", zA, giRand(5));
+      snprintf(zSql, sizeof(zSql), "UPDATE j SET node = %s WHERE id %% 5 = %u", zA, propRand(5));
       break;
     case 8:
       snprintf(zSql, sizeof(zSql),
                "UPDATE OR REPLACE j SET id = %u WHERE id = (SELECT id FROM j ORDER BY random() LIMIT 1)",
-               giRand(50) + 1);
+               propRand(50) + 1);
       break;
     default:
       snprintf(zSql, sizeof(zSql), "UPDATE j SET w = w + 1 WHERE node = %s", zA);
       break;
   }
-  giExec(db, zSql, 1);
+  propExec(db, zSql, 1);
 }
 
 int main(int argc, char **argv) {
@@ -245,15 +219,15 @@ int main(int argc, char **argv) {
   int nStep = argc > 2 ? atoi(argv[2]) : 300, i, nBad = 0, nBadDeferred = 0, nRefresh = 0, nBadJson = 0;
   char zFile[64];
   sqlite3 *db;
-  giState = argc > 3 ? strtoull(argv[3], 0, 10) : 28;
+  propSeed = propState = argc > 3 ? strtoull(argv[3], 0, 10) : 28;
   snprintf(zFile, sizeof(zFile), "/tmp/graph_index_prop_%d.db", (int)getpid());
   unlink(zFile);
-  db = giOpen(zFile, zExt);
+  db = propOpen(zFile, zExt, 0);
   if (db == NULL) {
     printf("0 passed, 1 failed\n");
     return 1;
   }
-  if (giExec(
+  if (propExec(
           db,
           "CREATE TABLE e(id INTEGER PRIMARY KEY, src, dst, w, tag UNIQUE);"
           "CREATE INDEX e_src ON e(src); CREATE INDEX e_dst ON e(dst);"
@@ -271,47 +245,48 @@ int main(int argc, char **argv) {
     return 1;
   }
   for (i = 0; i < nStep; i++) {
-    unsigned k = giRand(20);
+    propStep = i;
+    unsigned k = propRand(20);
     if (k == 0) {
       /* A transaction rolled back. */
-      giExec(db, "BEGIN", 0);
+      propExec(db, "BEGIN", 0);
       giWrite(db, i);
       giWriteJson(db);
       giWrite(db, i);
       giWriteJson(db);
-      giExec(db, "ROLLBACK", 0);
+      propExec(db, "ROLLBACK", 0);
     } else if (k == 1) {
       /* A savepoint rolled back to inside a committed transaction. */
       char zFail[160];
-      giExec(db, "BEGIN", 0);
+      propExec(db, "BEGIN", 0);
       giWrite(db, i);
       giWriteJson(db);
       /* A statement that fails after it made node numbers: they must go with it. */
       snprintf(zFail, sizeof(zFail), "INSERT INTO e(src, dst, w) VALUES ('z%u', 'y%u', 1), (1, 2, -1)",
-               giRand(4), giRand(4));
-      giExec(db, zFail, 1);
+               propRand(4), propRand(4));
+      propExec(db, zFail, 1);
       giWrite(db, i);
       giWriteJson(db);
-      giExec(db, "SAVEPOINT s", 0);
+      propExec(db, "SAVEPOINT s", 0);
       giWrite(db, i);
       giWriteJson(db);
       giWrite(db, i);
       giWriteJson(db);
-      giExec(db, "ROLLBACK TO s", 0);
+      propExec(db, "ROLLBACK TO s", 0);
       giWrite(db, i);
       giWriteJson(db);
-      giExec(db, "RELEASE s", 0);
-      giExec(db, "COMMIT", 0);
+      propExec(db, "RELEASE s", 0);
+      propExec(db, "COMMIT", 0);
     } else if (k == 2) {
       sqlite3_close(db);
-      db = giOpen(zFile, zExt);
+      db = propOpen(zFile, zExt, 0);
       if (db == NULL) break;
-      giExec(db, k & 1 ? "PRAGMA recursive_triggers = 1" : "PRAGMA recursive_triggers = 0", 0);
+      propExec(db, k & 1 ? "PRAGMA recursive_triggers = 1" : "PRAGMA recursive_triggers = 0", 0);
     } else {
       giWrite(db, i);
       giWriteJson(db);
     }
-    if (giExec(db, "INSERT INTO gs(gs) VALUES('integrity-check')", 1) != SQLITE_OK ||
+    if (propExec(db, "INSERT INTO gs(gs) VALUES('integrity-check')", 1) != SQLITE_OK ||
         !giSame(db,
                 "SELECT group_concat(quote(node) || ':' || out_degree || ':' || in_degree) FROM (SELECT * "
                 "FROM gs "
@@ -334,8 +309,8 @@ int main(int argc, char **argv) {
       if (nBad++ < 3) fprintf(stderr, "gs differs at step %d: %s\n", i, sqlite3_errmsg(db));
     }
     /* jv: a plain copy of j (a view would order the JSON layout's edges by array position only). */
-    giExec(db, "DELETE FROM jv; INSERT INTO jv SELECT * FROM j", 0);
-    if (giExec(db, "INSERT INTO js(js) VALUES('integrity-check')", 1) != SQLITE_OK ||
+    propExec(db, "DELETE FROM jv; INSERT INTO jv SELECT * FROM j", 0);
+    if (propExec(db, "INSERT INTO js(js) VALUES('integrity-check')", 1) != SQLITE_OK ||
         !giSame(
             db,
             "SELECT group_concat(quote(node) || '=' || rank) FROM graph_pagerank('j', 'node', 'nbrs', 0.85, "
@@ -360,14 +335,14 @@ int main(int argc, char **argv) {
             "FROM (SELECT v FROM n ORDER BY 1) AS n")) {
       if (nBadJson++ < 3) fprintf(stderr, "js differs at step %d: %s\n", i, sqlite3_errmsg(db));
     }
-    if (giRand(4) == 0) {
+    if (propRand(4) == 0) {
       nRefresh++;
-      if (giExec(db, "INSERT INTO jd(jd) VALUES('refresh')", 0) != SQLITE_OK ||
-          giExec(db, "INSERT INTO jd(jd) VALUES('integrity-check')", 1) != SQLITE_OK) {
+      if (propExec(db, "INSERT INTO jd(jd) VALUES('refresh')", 0) != SQLITE_OK ||
+          propExec(db, "INSERT INTO jd(jd) VALUES('integrity-check')", 1) != SQLITE_OK) {
         if (nBadDeferred++ < 3) fprintf(stderr, "jd differs at step %d: %s\n", i, sqlite3_errmsg(db));
       }
-      if (giExec(db, "INSERT INTO gd(gd) VALUES('refresh')", 0) != SQLITE_OK ||
-          giExec(db, "INSERT INTO gd(gd) VALUES('integrity-check')", 1) != SQLITE_OK) {
+      if (propExec(db, "INSERT INTO gd(gd) VALUES('refresh')", 0) != SQLITE_OK ||
+          propExec(db, "INSERT INTO gd(gd) VALUES('integrity-check')", 1) != SQLITE_OK) {
         if (nBadDeferred++ < 3) fprintf(stderr, "gd differs at step %d: %s\n", i, sqlite3_errmsg(db));
       }
     }

@@ -40,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prop.h"
+
 static int nPass, nFail;
 
 /* One module: its examples, each the SQL text of an argument list; none for a non-table-valued module. */
@@ -417,25 +419,15 @@ static void hiddenExampleRun(sqlite3 *db, const char *zMod, const char *zArgs, c
 
 int main(int argc, char **argv) {
   sqlite3 *db = NULL, *dbPlain = NULL;
-  char *zErr = NULL, *zWith, *zWithout, *zLine;
+  char *zWith, *zWithout, *zLine;
   int i, k;
   if (argc < 2) {
     fprintf(stderr, "usage: %s EXTENSION\n", argv[0]);
     return 2;
   }
   sqlite3_open(":memory:", &dbPlain);
-  sqlite3_open(":memory:", &db);
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, argv[1], 0, &zErr) != SQLITE_OK) {
-    printf("FAIL load: %s\n0 passed, 1 failed\n", zErr);
-    return 1;
-  }
-  for (i = 0; azSetup[i]; i++) {
-    if (sqlite3_exec(db, azSetup[i], 0, 0, &zErr) != SQLITE_OK) {
-      printf("FAIL setup: %s\n  in: %s\n0 passed, 1 failed\n", zErr, azSetup[i]);
-      return 1;
-    }
-  }
+  db = propStart(":memory:", argv[1], 0, azSetup);
+  if (db == NULL) return 1;
   zWith = hiddenModules(db);
   zWithout = hiddenModules(dbPlain);
   /* Every module of the extension has an entry. */

@@ -43,16 +43,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prop.h"
 #include "rows.h"
 
 static int nPass, nFail;
-static unsigned long long histState;
 static int bRecursive = 1; /* PRAGMA recursive_triggers of the connection */
-
-static unsigned histRand(unsigned n) {
-  histState = histState * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (unsigned)((histState >> 33) % n);
-}
 
 /* One index table and the query that computes its rows from the base table. */
 typedef struct HistIndex HistIndex;
@@ -161,25 +156,25 @@ static char *histValue(int eCol) {
                                        "'[[1, 2], \"a\"]'"};
   switch (eCol) {
     case 0:
-      return sqlite3_mprintf("%s", azCity[histRand(7)]);
+      return sqlite3_mprintf("%s", azCity[propRand(7)]);
     case 1:
-      return histRand(8) ? sqlite3_mprintf("'%s%d'", histRand(2) ? "Ann" : "ann", histRand(5))
+      return propRand(8) ? sqlite3_mprintf("'%s%d'", propRand(2) ? "Ann" : "ann", propRand(5))
                          : sqlite3_mprintf("NULL");
     case 2:
-      return histRand(6) ? sqlite3_mprintf("%d%s", (int)histRand(7) - 3, histRand(3) ? "" : ".5")
+      return propRand(6) ? sqlite3_mprintf("%d%s", (int)propRand(7) - 3, propRand(3) ? "" : ".5")
                          : sqlite3_mprintf("NULL");
     default:
-      return sqlite3_mprintf("%s", azTags[histRand(9)]);
+      return sqlite3_mprintf("%s", azTags[propRand(9)]);
   }
 }
 
 /* One random write to people. */
 static char *histWrite(void) {
-  int id = 1 + (int)histRand(40);
+  int id = 1 + (int)propRand(40);
   char *zA = histValue(0), *zB = histValue(1), *zC = histValue(2), *zD = histValue(3), *z;
   static const char *const azCol[] = {"city", "name", "score", "tags"};
-  int iCol = (int)histRand(4);
-  switch (histRand(bSync ? 14 : 11)) {
+  int iCol = (int)propRand(4);
+  switch (propRand(bSync ? 14 : 11)) {
     case 0:
     case 1:
       z = sqlite3_mprintf(
@@ -205,14 +200,14 @@ static char *histWrite(void) {
       break;
     }
     case 6:
-      z = sqlite3_mprintf("UPDATE OR IGNORE people SET id = id + %d WHERE id = %d", 1 + (int)histRand(5), id);
+      z = sqlite3_mprintf("UPDATE OR IGNORE people SET id = id + %d WHERE id = %d", 1 + (int)propRand(5), id);
       break;
     case 7:
       z = sqlite3_mprintf("DELETE FROM people WHERE id = %d", id);
       break;
     case 9:
       /* A move onto a rowid that may be taken: REPLACE displaces its row. */
-      z = sqlite3_mprintf("UPDATE OR REPLACE people SET id = %d WHERE id = %d", 1 + (int)histRand(40), id);
+      z = sqlite3_mprintf("UPDATE OR REPLACE people SET id = %d WHERE id = %d", 1 + (int)propRand(40), id);
       break;
     case 10:
       /* Moves in a chain, each row onto the next one's rowid. */
@@ -224,8 +219,8 @@ static char *histWrite(void) {
       break;
     case 12: {
       static const char *const azRowid[] = {"rowid", "oid", "_rowid_"};
-      z = sqlite3_mprintf("UPDATE OR IGNORE people SET %s = %d WHERE id = %d", azRowid[histRand(3)],
-                          1 + (int)histRand(40), id);
+      z = sqlite3_mprintf("UPDATE OR IGNORE people SET %s = %d WHERE id = %d", azRowid[propRand(3)],
+                          1 + (int)propRand(40), id);
       break;
     }
     case 13:
@@ -334,12 +329,9 @@ static void histExec(sqlite3 *db, const char *zWrite, int iStep) {
 }
 
 static sqlite3 *histOpen(const char *zFile, const char *zExt) {
-  sqlite3 *db = NULL;
-  char *zErr = NULL;
-  sqlite3_open(zFile, &db);
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, zExt, 0, &zErr) != SQLITE_OK) {
-    printf("FAIL load: %s\n0 passed, 1 failed\n", zErr);
+  sqlite3 *db = propOpen(zFile, zExt, 0);
+  if (db == NULL) {
+    printf("FAIL load: %s (the reason is above)\n0 passed, 1 failed\n", zExt);
     exit(1);
   }
   /* REPLACE deletes the rows it displaces without delete triggers unless
@@ -368,7 +360,7 @@ int main(int argc, char **argv) {
     argc--;
   }
   nStep = argc > 2 ? atoi(argv[2]) : 400;
-  histState = argc > 3 ? strtoull(argv[3], 0, 10) : 20261125;
+  propSeed = propState = argc > 3 ? strtoull(argv[3], 0, 10) : 20261125;
   if (argc < 2) {
     fprintf(stderr, "usage: %s [--direct-off | --sync] EXTENSION [STEPS [SEED]]\n", argv[0]);
     return 2;
@@ -425,10 +417,10 @@ int main(int argc, char **argv) {
   histRefuseLoose(db);
   for (i = 0; i < nStep; i++) {
     char *zW = histWrite();
-    unsigned eTxn = histRand(10);
+    unsigned eTxn = propRand(10);
     if (eTxn == 0) {
       /* A transaction of several writes that rolls back, or commits. */
-      int bCommit = (int)histRand(2), j;
+      int bCommit = (int)propRand(2), j;
       sqlite3_exec(db, "BEGIN", 0, 0, 0);
       for (j = 0; j < 4; j++) {
         char *z = histWrite();
@@ -441,18 +433,18 @@ int main(int argc, char **argv) {
       /* A savepoint rolled back to inside a transaction that commits. */
       sqlite3_exec(db, "BEGIN; SAVEPOINT s", 0, 0, 0);
       histExec(db, zW, i);
-      sqlite3_exec(db, histRand(2) ? "ROLLBACK TO s" : "RELEASE s", 0, 0, 0);
+      sqlite3_exec(db, propRand(2) ? "ROLLBACK TO s" : "RELEASE s", 0, 0, 0);
       sqlite3_exec(db, "COMMIT", 0, 0, 0);
       nTxn++;
     } else {
       /* A write that fails (UNIQUE(name), a bad tags value) must leave nothing. */
       histExec(db, zW, i);
     }
-    if (histRand(30) == 0 && sqlite3_exec(db, "VACUUM", 0, 0, 0) != SQLITE_OK) {
+    if (propRand(30) == 0 && sqlite3_exec(db, "VACUUM", 0, 0, 0) != SQLITE_OK) {
       printf("FAIL VACUUM at step %d: %s\n", i, sqlite3_errmsg(db));
       nFail++;
     }
-    if (histRand(20) == 0 && (!bDirectOff || bSync)) {
+    if (propRand(20) == 0 && (!bDirectOff || bSync)) {
       bRecursive = !bRecursive;
       sqlite3_exec(db, bRecursive ? "PRAGMA recursive_triggers = ON" : "PRAGMA recursive_triggers = OFF", 0,
                    0, 0);

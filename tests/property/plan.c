@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prop.h"
 #include "rows.h"
 
 static int nPass, nFail;
@@ -139,12 +140,6 @@ static const char *const azValue[] = {"NULL",
 static const char *const azOp[] = {"=", "<", "<=", ">", ">=", "<>", "IS", "IS NOT", "==", "!="};
 static const char *const azColl[] = {"", "", "", " COLLATE NOCASE", " COLLATE RTRIM", " COLLATE BINARY"};
 
-static unsigned long long propState;
-static unsigned propRand(unsigned n) {
-  propState = propState * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (unsigned)((propState >> 33) % n);
-}
-
 /* One random term over the columns of t; bPlus puts + before the column. */
 static char *propTerm(const PropTable *t, int bPlus) {
   int nCol = 0;
@@ -167,25 +162,15 @@ static char *propTerm(const PropTable *t, int bPlus) {
 
 int main(int argc, char **argv) {
   sqlite3 *db = NULL;
-  char *zErr = NULL;
+
   int nQuery = argc > 2 ? atoi(argv[2]) : 500, i, k;
-  propState = argc > 3 ? strtoull(argv[3], 0, 10) : 20261124;
+  propSeed = propState = argc > 3 ? strtoull(argv[3], 0, 10) : 20261124;
   if (argc < 2) {
     fprintf(stderr, "usage: %s EXTENSION [QUERIES [SEED]]\n", argv[0]);
     return 2;
   }
-  sqlite3_open(":memory:", &db);
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, argv[1], 0, &zErr) != SQLITE_OK) {
-    printf("FAIL load: %s\n0 passed, 1 failed\n", zErr);
-    return 1;
-  }
-  for (i = 0; azSetup[i]; i++) {
-    if (sqlite3_exec(db, azSetup[i], 0, 0, &zErr) != SQLITE_OK) {
-      printf("FAIL setup: %s\n  in: %s\n0 passed, 1 failed\n", zErr, azSetup[i]);
-      return 1;
-    }
-  }
+  db = propStart(":memory:", argv[1], 0, azSetup);
+  if (db == NULL) return 1;
   for (k = 0; k < (int)(sizeof(aTable) / sizeof(aTable[0])); k++) {
     const PropTable *t = &aTable[k];
     int nBad = 0, nRows = 0;

@@ -36,55 +36,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prop.h"
 #include "rows.h"
-
-static unsigned long long trState, trSeed;
-static int trStep;
-
-static unsigned trRand(unsigned n) {
-  trState = trState * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (unsigned)((trState >> 33) % n);
-}
 
 /* A node value as SQL: small integers, a few texts in both cases, 1.0, now and then NULL. */
 static void trNode(char *z, size_t n) {
-  unsigned k = trRand(40);
+  unsigned k = propRand(40);
   if (k < 22) {
-    snprintf(z, n, "%u", trRand(10));
+    snprintf(z, n, "%u", propRand(10));
   } else if (k < 34) {
-    snprintf(z, n, "'%c'", (trRand(2) ? 'a' : 'A') + trRand(4));
+    snprintf(z, n, "'%c'", (propRand(2) ? 'a' : 'A') + propRand(4));
   } else if (k < 37) {
     snprintf(z, n, "1.0");
   } else {
     snprintf(z, n, "NULL");
   }
-}
-
-static int trExec(sqlite3 *db, const char *zSql, int bMayFail) {
-  char *zErr = NULL;
-  int rc = sqlite3_exec(db, zSql, 0, 0, &zErr);
-  if (getenv("NOSQL_TRIGGERS_TRACE")) fprintf(stderr, "step %d: %s -> %d\n", trStep, zSql, rc);
-  if (rc != SQLITE_OK && !bMayFail) {
-    fprintf(stderr, "seed %llu step %d: error: %s\n  in: %s\n", trSeed, trStep, zErr ? zErr : "?", zSql);
-  }
-  sqlite3_free(zErr);
-  return rc;
-}
-
-static sqlite3 *trOpen(const char *zFile, const char *zExt) {
-  sqlite3 *db = NULL;
-  char *zErr = NULL;
-  if (sqlite3_open(zFile, &db) != SQLITE_OK) return NULL;
-  sqlite3_enable_load_extension(db, 1);
-  /* A scratch file: no fsync per statement (the run is I/O bound otherwise). */
-  sqlite3_exec(db, "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY", 0, 0, 0);
-  if (sqlite3_load_extension(db, zExt, 0, &zErr) != SQLITE_OK) {
-    fprintf(stderr, "cannot load %s: %s\n", zExt, zErr ? zErr : "?");
-    sqlite3_free(zErr);
-    sqlite3_close(db);
-    return NULL;
-  }
-  return db;
 }
 
 /* The base tables and every structure kept over them. */
@@ -118,71 +84,71 @@ static const struct {
 static void trWriteE(sqlite3 *db) {
   static const char *const azRowid[] = {"rowid", "oid", "_rowid_", "id"};
   char zA[32], zB[32], zSql[600];
-  const char *zRowid = azRowid[trRand(4)];
+  const char *zRowid = azRowid[propRand(4)];
   const char *zPick = "(SELECT id FROM e ORDER BY random() LIMIT 1)";
   trNode(zA, sizeof(zA));
   trNode(zB, sizeof(zB));
-  switch (trRand(22)) {
+  switch (propRand(22)) {
     case 0:
     case 1:
     case 2:
-      snprintf(zSql, sizeof(zSql), "INSERT INTO e(src, dst, w, k) VALUES (%s, %s, %u, %u)", zA, zB, trRand(9),
-               trRand(40));
+      snprintf(zSql, sizeof(zSql), "INSERT INTO e(src, dst, w, k) VALUES (%s, %s, %u, %u)", zA, zB,
+               propRand(9), propRand(40));
       break;
     case 3:
       snprintf(zSql, sizeof(zSql), "INSERT OR REPLACE INTO e(id, src, dst, w) VALUES (%u, %s, %s, %u)",
-               trRand(50) + 1, zA, zB, trRand(9));
+               propRand(50) + 1, zA, zB, propRand(9));
       break;
     case 4:
       snprintf(zSql, sizeof(zSql), "INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (%s, %s, 1, 't%u')", zA,
-               zB, trRand(6));
+               zB, propRand(6));
       break;
     case 5:
       /* Through the generated UNIQUE column gk = k % 7. */
       snprintf(zSql, sizeof(zSql), "INSERT OR REPLACE INTO e(src, dst, w, k) VALUES (%s, %s, 2, %u)", zA, zB,
-               trRand(40));
+               propRand(40));
       break;
     case 6:
       snprintf(zSql, sizeof(zSql),
                "INSERT INTO e(id, src, dst, w) VALUES (%u, %s, %s, 1) ON CONFLICT(id) DO UPDATE SET src = "
                "excluded.src, dst = excluded.dst",
-               trRand(50) + 1, zA, zB);
+               propRand(50) + 1, zA, zB);
       break;
     case 7:
       snprintf(
           zSql, sizeof(zSql),
           "INSERT INTO e(src, dst, w, tag) VALUES (%s, %s, 1, 't%u') ON CONFLICT(tag) DO UPDATE SET %s = "
           "%u",
-          zA, zB, trRand(6), zRowid, trRand(60) + 1);
+          zA, zB, propRand(6), zRowid, propRand(60) + 1);
       break;
     case 8:
       snprintf(zSql, sizeof(zSql),
                "UPDATE e SET src = %s WHERE id IN (SELECT id FROM e ORDER BY random() LIMIT 2)", zA);
       break;
     case 9:
-      snprintf(zSql, sizeof(zSql), "UPDATE e SET dst = %s WHERE id %% 5 = %u", zB, trRand(5));
+      snprintf(zSql, sizeof(zSql), "UPDATE e SET dst = %s WHERE id %% 5 = %u", zB, propRand(5));
       break;
     case 10:
-      snprintf(zSql, sizeof(zSql), "UPDATE e SET w = %u WHERE id = %s", trRand(9), zPick);
+      snprintf(zSql, sizeof(zSql), "UPDATE e SET w = %u WHERE id = %s", propRand(9), zPick);
       break;
     case 11:
-      snprintf(zSql, sizeof(zSql), "UPDATE e SET tag = 't%u' WHERE id = %s", trRand(6), zPick);
+      snprintf(zSql, sizeof(zSql), "UPDATE e SET tag = 't%u' WHERE id = %s", propRand(6), zPick);
       break;
     case 12:
-      snprintf(zSql, sizeof(zSql), "UPDATE e SET k = %u WHERE id = %s", trRand(40), zPick);
+      snprintf(zSql, sizeof(zSql), "UPDATE e SET k = %u WHERE id = %s", propRand(40), zPick);
       break;
     case 13:
     case 14:
-      snprintf(zSql, sizeof(zSql), "UPDATE e SET %s = %u WHERE id = %s", zRowid, trRand(60) + 1, zPick);
+      snprintf(zSql, sizeof(zSql), "UPDATE e SET %s = %u WHERE id = %s", zRowid, propRand(60) + 1, zPick);
       break;
     case 15:
     case 16:
-      snprintf(zSql, sizeof(zSql), "UPDATE OR REPLACE e SET %s = %u WHERE id = %s", zRowid, trRand(60) + 1,
+      snprintf(zSql, sizeof(zSql), "UPDATE OR REPLACE e SET %s = %u WHERE id = %s", zRowid, propRand(60) + 1,
                zPick);
       break;
     case 17:
       snprintf(zSql, sizeof(zSql), "UPDATE OR REPLACE e SET %s = 't%u' WHERE id = %s",
-               trRand(2) ? "tag" : "k", trRand(6), zPick);
+               propRand(2) ? "tag" : "k", propRand(6), zPick);
       break;
     case 18:
       snprintf(zSql, sizeof(zSql), "DELETE FROM e WHERE id = %s", zPick);
@@ -194,26 +160,26 @@ static void trWriteE(sqlite3 *db) {
     case 20:
       /* Fails at its last row (a refused weight): the first rows go with it. */
       snprintf(zSql, sizeof(zSql),
-               "INSERT INTO e(src, dst, w) VALUES ('z%u', %s, 1), (%s, 'y', 1), (1, 2, -1)", trRand(4), zA,
+               "INSERT INTO e(src, dst, w) VALUES ('z%u', %s, 1), (%s, 'y', 1), (1, 2, -1)", propRand(4), zA,
                zB);
       break;
     default:
       snprintf(zSql, sizeof(zSql), "DELETE FROM e WHERE src = %s", zA);
       break;
   }
-  trExec(db, zSql, 1);
+  propExec(db, zSql, 1);
 }
 
 /* A JSON array of up to 3 node values, NULL now and then. */
 static void trArray(char *z, size_t n) {
-  unsigned i, m = trRand(4);
+  unsigned i, m = propRand(4);
   size_t at;
-  if (trRand(12) == 0) {
+  if (propRand(12) == 0) {
     snprintf(z, n, "NULL");
     return;
   }
   at = (size_t)snprintf(z, n, "'[");
-  for (i = 0; i < m; i++) at += (size_t)snprintf(z + at, n - at, "%s%u", i ? ", " : "", trRand(8));
+  for (i = 0; i < m; i++) at += (size_t)snprintf(z + at, n - at, "%s%u", i ? ", " : "", propRand(8));
   snprintf(z + at, n - at, "]'");
 }
 
@@ -221,16 +187,16 @@ static void trArray(char *z, size_t n) {
 static void trWriteJ(sqlite3 *db) {
   static const char *const azRowid[] = {"rowid", "oid", "_rowid_", "id"};
   char zL[64], zSql[400];
-  unsigned a = trRand(8);
+  unsigned a = propRand(8);
   trArray(zL, sizeof(zL));
-  switch (trRand(8)) {
+  switch (propRand(8)) {
     case 0:
     case 1:
-      snprintf(zSql, sizeof(zSql), "INSERT INTO j(node, nbrs, w) VALUES (%u, %s, %u)", a, zL, trRand(5));
+      snprintf(zSql, sizeof(zSql), "INSERT INTO j(node, nbrs, w) VALUES (%u, %s, %u)", a, zL, propRand(5));
       break;
     case 2:
       snprintf(zSql, sizeof(zSql), "INSERT OR REPLACE INTO j(node, nbrs, w, tag) VALUES (%u, %s, 1, 't%u')",
-               a, zL, trRand(4));
+               a, zL, propRand(4));
       break;
     case 3:
       snprintf(zSql, sizeof(zSql),
@@ -239,10 +205,10 @@ static void trWriteJ(sqlite3 *db) {
     case 4:
       snprintf(zSql, sizeof(zSql),
                "UPDATE OR REPLACE j SET %s = %u WHERE id = (SELECT id FROM j ORDER BY random() LIMIT 1)",
-               azRowid[trRand(4)], trRand(30) + 1);
+               azRowid[propRand(4)], propRand(30) + 1);
       break;
     case 5:
-      snprintf(zSql, sizeof(zSql), "UPDATE j SET node = %u WHERE id %% 3 = %u", a, trRand(3));
+      snprintf(zSql, sizeof(zSql), "UPDATE j SET node = %u WHERE id %% 3 = %u", a, propRand(3));
       break;
     case 6:
       snprintf(zSql, sizeof(zSql), "DELETE FROM j WHERE id = (SELECT id FROM j ORDER BY random() LIMIT 1)");
@@ -250,10 +216,10 @@ static void trWriteJ(sqlite3 *db) {
     default:
       snprintf(zSql, sizeof(zSql),
                "UPDATE j SET %s = %u WHERE id = (SELECT id FROM j ORDER BY random() LIMIT 1)",
-               azRowid[trRand(4)], trRand(30) + 1);
+               azRowid[propRand(4)], propRand(30) + 1);
       break;
   }
-  trExec(db, zSql, 1);
+  propExec(db, zSql, 1);
 }
 
 /* Whether the rows of zA and zB are equal; says how they differ when not. */
@@ -262,7 +228,7 @@ static int trSame(sqlite3 *db, const char *zWhat, const char *zA, const char *zB
   char *a = propRows(db, zA, NULL, &zErrA), *b = propRows(db, zB, NULL, &zErrB);
   int bSame = zErrA == NULL && zErrB == NULL && strcmp(a, b) == 0;
   if (!bSame) {
-    fprintf(stderr, "seed %llu step %d: %s differs:\n  %s\n  -> %s%s\n  %s\n  -> %s%s\n", trSeed, trStep,
+    fprintf(stderr, "seed %llu step %d: %s differs:\n  %s\n  -> %s%s\n  %s\n  -> %s%s\n", propSeed, propStep,
             zWhat, zA, zErrA ? zErrA : "", a, zB, zErrB ? zErrB : "", b);
   }
   sqlite3_free(zErrA);
@@ -274,10 +240,10 @@ static int trSame(sqlite3 *db, const char *zWhat, const char *zA, const char *zB
 
 /* The plain copies the graph functions read without any index. */
 static void trCopy(sqlite3 *db) {
-  trExec(db,
-         "DELETE FROM ecopy; INSERT INTO ecopy SELECT id, src, dst, w, gs FROM e;"
-         "DELETE FROM jcopy; INSERT INTO jcopy SELECT id, node, nbrs, w FROM j",
-         0);
+  propExec(db,
+           "DELETE FROM ecopy; INSERT INTO ecopy SELECT id, src, dst, w, gs FROM e;"
+           "DELETE FROM jcopy; INSERT INTO jcopy SELECT id, node, nbrs, w FROM j",
+           0);
 }
 
 /* Every check of one step: the number of structures that disagree. */
@@ -312,20 +278,20 @@ static int trCheck(sqlite3 *db, int bStale) {
       snprintf(zSql, sizeof(zSql), "SELECT * FROM %s", zN);
       z = propRows(db, zSql, NULL, &zErr);
       if (zErr == NULL || strstr(zErr, "rebuild") == NULL) {
-        fprintf(stderr, "seed %llu step %d: stale %s answered:\n%s\n", trSeed, trStep, zN, z);
+        fprintf(stderr, "seed %llu step %d: stale %s answered:\n%s\n", propSeed, propStep, zN, z);
         nBad++;
       }
       free(z);
       sqlite3_free(zErr);
       snprintf(zSql, sizeof(zSql), "INSERT INTO %s(%s) VALUES('rebuild')", zN, zN);
-      if (trExec(db, zSql, 0) != SQLITE_OK) nBad++;
+      if (propExec(db, zSql, 0) != SQLITE_OK) nBad++;
     }
     if (aStruct[i].bDeferred) {
       snprintf(zSql, sizeof(zSql), "INSERT INTO %s(%s) VALUES('refresh')", zN, zN);
-      if (trExec(db, zSql, 0) != SQLITE_OK) nBad++;
+      if (propExec(db, zSql, 0) != SQLITE_OK) nBad++;
     }
     snprintf(zSql, sizeof(zSql), "INSERT INTO %s(%s) VALUES('integrity-check')", zN, zN);
-    if (trExec(db, zSql, 0) != SQLITE_OK) nBad++;
+    if (propExec(db, zSql, 0) != SQLITE_OK) nBad++;
   }
   /* Through the table: whichever index is up to date (or the table itself). */
   if (!trSame(db, "graph_components over e",
@@ -346,15 +312,16 @@ static int trCheck(sqlite3 *db, int bStale) {
 */
 static int trRecreate(sqlite3 *db, int bDrop) {
   int nBad;
-  trExec(db, "DROP TABLE IF EXISTS e_old", 0);
-  trExec(db, bDrop ? "DROP TABLE e" : "ALTER TABLE e RENAME TO e_old; DROP INDEX e_src; DROP INDEX e_dst", 0);
-  trExec(db, zSchemaE, 0);
-  trExec(db, "INSERT INTO e(src, dst, w, k) VALUES (7, 8, 1, 1), (8, 'b', 2, 2), ('B', 9, 3, 3)", 0);
+  propExec(db, "DROP TABLE IF EXISTS e_old", 0);
+  propExec(db, bDrop ? "DROP TABLE e" : "ALTER TABLE e RENAME TO e_old; DROP INDEX e_src; DROP INDEX e_dst",
+           0);
+  propExec(db, zSchemaE, 0);
+  propExec(db, "INSERT INTO e(src, dst, w, k) VALUES (7, 8, 1, 1), (8, 'b', 2, 2), ('B', 9, 3, 3)", 0);
   /* Before the checks: the graph functions over 'e' through the table alone. */
   nBad = trCheck(db, 1);
   if (!bDrop) {
     /* The old table's writes still run the old triggers; the indexes were rebuilt over the new one. */
-    trExec(db, "INSERT INTO e_old(src, dst, w) VALUES (1, 2, 1); DELETE FROM e_old WHERE id % 2 = 0", 0);
+    propExec(db, "INSERT INTO e_old(src, dst, w) VALUES (1, 2, 1); DELETE FROM e_old WHERE id % 2 = 0", 0);
   }
   return nBad;
 }
@@ -364,53 +331,53 @@ int main(int argc, char **argv) {
   int nStep = argc > 2 ? atoi(argv[2]) : 200, nBad = 0, nRecreate = 0, nPass = 0, nFail = 0;
   char zFile[64];
   sqlite3 *db;
-  trSeed = argc > 3 ? strtoull(argv[3], 0, 10) : 35;
-  trState = trSeed;
+  propSeed = argc > 3 ? strtoull(argv[3], 0, 10) : 35;
+  propState = propSeed;
   snprintf(zFile, sizeof(zFile), "/tmp/triggers_prop_%d.db", (int)getpid());
   unlink(zFile);
-  db = trOpen(zFile, zExt);
+  db = propOpen(zFile, zExt, 1);
   if (db == NULL) {
     printf("0 passed, 1 failed\n");
     return 1;
   }
-  if (trExec(db, zSchemaE, 0) != SQLITE_OK || trExec(db, zSchemaJ, 0) != SQLITE_OK ||
-      trExec(
+  if (propExec(db, zSchemaE, 0) != SQLITE_OK || propExec(db, zSchemaJ, 0) != SQLITE_OK ||
+      propExec(
           db,
           "INSERT INTO e(src, dst, w, k) VALUES (1, 2, 1, 1), (2, 3, 2, 2), ('a', 1, 1, 3), ('A', 'b', 1, 4);"
           "INSERT INTO j(node, nbrs, w) VALUES (1, '[2, 3]', 1), (2, '[]', 2), (3, NULL, 1);"
           "CREATE TABLE ecopy(id INTEGER PRIMARY KEY, src, dst, w, gs);"
           "CREATE TABLE jcopy(id INTEGER PRIMARY KEY, node, nbrs, w);",
           0) != SQLITE_OK ||
-      trExec(db, zStructE, 0) != SQLITE_OK || trExec(db, zStructJ, 0) != SQLITE_OK) {
+      propExec(db, zStructE, 0) != SQLITE_OK || propExec(db, zStructJ, 0) != SQLITE_OK) {
     printf("0 passed, 1 failed\n");
     return 1;
   }
-  for (trStep = 0; trStep < nStep && nBad < 5; trStep++) {
-    unsigned k = trRand(40);
+  for (propStep = 0; propStep < nStep && nBad < 5; propStep++) {
+    unsigned k = propRand(40);
     if (k == 0) {
-      trExec(db, "BEGIN", 0);
+      propExec(db, "BEGIN", 0);
       trWriteE(db);
       trWriteJ(db);
       trWriteE(db);
-      trExec(db, "ROLLBACK", 0);
+      propExec(db, "ROLLBACK", 0);
     } else if (k == 1) {
-      trExec(db, "BEGIN", 0);
+      propExec(db, "BEGIN", 0);
       trWriteE(db);
-      trExec(db, "SAVEPOINT s", 0);
-      trWriteE(db);
-      trWriteJ(db);
-      trWriteE(db);
-      trExec(db, "ROLLBACK TO s", 0);
+      propExec(db, "SAVEPOINT s", 0);
       trWriteE(db);
       trWriteJ(db);
-      trExec(db, "RELEASE s", 0);
-      trExec(db, "COMMIT", 0);
+      trWriteE(db);
+      propExec(db, "ROLLBACK TO s", 0);
+      trWriteE(db);
+      trWriteJ(db);
+      propExec(db, "RELEASE s", 0);
+      propExec(db, "COMMIT", 0);
     } else if (k == 2) {
       sqlite3_close(db);
-      db = trOpen(zFile, zExt);
+      db = propOpen(zFile, zExt, 1);
       if (db == NULL) break;
     } else if (k == 3) {
-      trExec(db, trRand(2) ? "PRAGMA recursive_triggers = 1" : "PRAGMA recursive_triggers = 0", 0);
+      propExec(db, propRand(2) ? "PRAGMA recursive_triggers = 1" : "PRAGMA recursive_triggers = 0", 0);
       trWriteE(db);
     } else if (k == 4 || k == 5) {
       nRecreate++;
@@ -424,12 +391,12 @@ int main(int argc, char **argv) {
   }
   if (db) sqlite3_close(db);
   unlink(zFile);
-  if (nBad == 0 && trStep == nStep) {
+  if (nBad == 0 && propStep == nStep) {
     printf("PASS trigger coverage: %d steps (%d renamed or dropped bases), %d structures, seed %llu\n", nStep,
-           nRecreate, TR_NSTRUCT, trSeed);
+           nRecreate, TR_NSTRUCT, propSeed);
     nPass++;
   } else {
-    printf("FAIL trigger coverage: %d steps differ (seed %llu)\n", nBad, trSeed);
+    printf("FAIL trigger coverage: %d steps differ (seed %llu)\n", nBad, propSeed);
     nFail++;
   }
   printf("%d passed, %d failed\n", nPass, nFail);

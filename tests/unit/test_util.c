@@ -3,6 +3,7 @@
 ** sticky error code.
 */
 #include <stdlib.h>
+#include <string.h>
 
 #include "nosqlInt.h"
 #include "unit.h"
@@ -399,6 +400,62 @@ static void testQualifiedName(void) {
   }
 }
 
+/*
+** nosqlStmtCacheTake/Keep/Give/Clear: a statement is lent to one holder
+** at a time; a second holder of the same key prepares its own; with no
+** free slot an idle one is replaced in turn; a statement lent while the
+** cache is cleared is finalized when given back. The statements are real
+** (an in-memory connection); sqlite3_close() then shows none is left.
+*/
+static void testStmtCache(void) {
+  sqlite3 *db = NULL;
+  NosqlStmtCache c;
+  NosqlStmtSlot *pA, *pB, *pC;
+  sqlite3_stmt *p1, *p2, *p3, *pT;
+  CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+  memset(&c, 0, sizeof(c));
+  c.nSlot = 2;
+  CHECK(nosqlStmtCacheTake(&c, "a", &pA) == NULL && pA == NULL);
+  sqlite3_prepare_v2(db, "SELECT ?1", -1, &p1, 0);
+  nosqlStmtCacheKeep(&c, "a", p1, &pA);
+  CHECK(pA != NULL && pA->bBusy);
+  /* Lent: a second holder of "a" finds nothing and keeps its own in the other slot. */
+  CHECK(nosqlStmtCacheTake(&c, "a", &pB) == NULL);
+  sqlite3_prepare_v2(db, "SELECT ?1", -1, &p2, 0);
+  nosqlStmtCacheKeep(&c, "a", p2, &pB);
+  CHECK(pB != NULL && pB != pA);
+  /* Both slots lent: a third statement is not kept; given back, it is finalized. */
+  sqlite3_prepare_v2(db, "SELECT 3", -1, &p3, 0);
+  nosqlStmtCacheKeep(&c, "b", p3, &pC);
+  CHECK(pC == NULL);
+  nosqlStmtCacheGive(pC, p3);
+  /* Given back: reset, bindings cleared, idle, lent again to the next holder. */
+  sqlite3_bind_int(p1, 1, 7);
+  CHECK_INT(sqlite3_step(p1), SQLITE_ROW);
+  nosqlStmtCacheGive(pA, p1);
+  CHECK(!pA->bBusy && !sqlite3_stmt_busy(p1));
+  pT = nosqlStmtCacheTake(&c, "a", &pC);
+  CHECK(pT == p1 && pC == pA);
+  CHECK_INT(sqlite3_step(p1), SQLITE_ROW);
+  CHECK_INT(sqlite3_column_type(p1, 0), SQLITE_NULL);
+  nosqlStmtCacheGive(pC, p1);
+  /* A new key with no free slot replaces an idle statement (p1's slot, the only idle one). */
+  sqlite3_prepare_v2(db, "SELECT 4", -1, &p3, 0);
+  nosqlStmtCacheKeep(&c, "c", p3, &pC);
+  CHECK(pC == pA && pC->pStmt == p3);
+  CHECK_STR(pA->zKey, "c");
+  nosqlStmtCacheGive(pC, p3);
+  CHECK(nosqlStmtCacheTake(&c, "a", &pC) == NULL); /* "a" was replaced */
+  /* Cleared while p2 is lent: p2 stays usable, then is finalized when given back. */
+  nosqlStmtCacheClear(&c);
+  CHECK(pB->bStale && pB->pStmt == p2);
+  CHECK_INT(sqlite3_step(p2), SQLITE_ROW);
+  nosqlStmtCacheGive(pB, p2);
+  CHECK(pB->pStmt == NULL && pB->zKey == NULL);
+  CHECK(nosqlStmtCacheTake(&c, "a", &pA) == NULL);
+  CHECK_INT(sqlite3_close(db), SQLITE_OK);
+}
+
 int main(void) {
   unitApiInit();
   RUN(testQualifiedName);
@@ -416,5 +473,6 @@ int main(void) {
   RUN(testColumnInfo);
   RUN(testColumnName);
   RUN(testJsonUnescape);
+  RUN(testStmtCache);
   return unitReport();
 }
