@@ -636,23 +636,11 @@ static const char *nearestArgName(sqlite3_value *pVal, const char *zArg, int *pR
 /* The declared name of column zCol (named zArg in messages) of p's table, into *pzOut. */
 static int nearestFindColumn(sqlite3 *db, NearestSource *p, const char *zCol, const char *zArg, char **pzOut,
                              char **pzErr) {
-  sqlite3_stmt *pStmt = NULL;
-  int rc = sqlite3_prepare_v2(
-      db, "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 2, p->zSchema, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 3, zCol, -1, SQLITE_STATIC);
-    rc = sqlite3_step(pStmt);
-    if (rc == SQLITE_ROW) {
-      *pzOut = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(pStmt, 0));
-      rc = *pzOut ? SQLITE_OK : SQLITE_NOMEM;
-    } else if (rc == SQLITE_DONE) {
-      *pzErr = sqlite3_mprintf("geo_nearest: table '%s' has no column '%s' (%s)", p->zTable, zCol, zArg);
-      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-    }
+  int rc = nosqlColumnName(db, p->zSchema, p->zTable, zCol, pzOut);
+  if (rc == SQLITE_NOTFOUND) {
+    *pzErr = sqlite3_mprintf("geo_nearest: table '%s' has no column '%s' (%s)", p->zTable, zCol, zArg);
+    rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
-  sqlite3_finalize(pStmt);
   return rc;
 }
 

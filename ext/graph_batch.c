@@ -20,8 +20,11 @@
 ** The arguments are hidden columns of those names, as for graph_walk, and
 ** the edge source follows ext/graph_source.c's rules. The optional ones may
 ** also be named in a JSON object given last (nosqlOptionsRead(),
-** ext/util.c: each input's key type is in aGbInputType; a new job's inputs
-** need an entry there).
+** ext/util.c: each input's key type is in its job's aInput entry, aGbJob).
+** The virtual-table glue (one module per job: connect, planning, the
+** reading of the inputs and the source, the rows) is at the end of this
+** file, shared with graph_centrality.c's jobs (GraphJob, graphJobRegister()):
+** a job is an entry of a table and an xRun that loads and runs it.
 **
 ** The source is read once, with one scan, into compressed sparse rows
 ** (GraphCsr: node ids of any SQLite type mapped to dense integers and back;
@@ -341,100 +344,79 @@ static void gbMinCompute(GbEngine *pE, int v, int bMsg, double rMsg, void *pCtx)
 #define GB_TRIANGLES 4
 #define GB_LPA 5
 
-#define GB_MAX_INPUT 11
+/* The inputs every job starts with, and those most end with. */
+#define GB_SRC \
+  {"source", NOSQL_OPT_TEXT}, {"from_col", NOSQL_OPT_TEXT}, { "to_col", NOSQL_OPT_TEXT }
+#define GB_TAIL \
+  {"layout", NOSQL_OPT_TEXT}, {"direction", NOSQL_OPT_TEXT}, { NULL, 0 }
 
-typedef struct GbAlgo GbAlgo;
-struct GbAlgo {
-  int eAlgo;                             /* GB_* */
-  const char *zName;                     /* SQL name */
-  const char *zValue;                    /* The value column */
-  const char *zValueType;                /* Its declared type */
-  int nRequired;                         /* Leading inputs that must be given */
-  const char *azInput[GB_MAX_INPUT + 1]; /* Hidden inputs, NULL-terminated */
-  const char *zUsage;                    /* For messages */
-};
+static int gbRunJob(GraphJobCursor *pCur, GraphSource *pSrc, int eDir, char **pzErr);
 
-static const GbAlgo aGbAlgo[] = {
+/*
+** The jobs, tables of the glue every whole-graph job shares (graphJob*()
+** below, which graph_centrality.c's jobs use too). Each input's type as a
+** key of the options object (nosqlOptionsRead()) is in its aInput entry.
+*/
+static const GraphJob aGbJob[] = {
     {GB_PAGERANK,
      "graph_pagerank",
-     "rank",
-     "REAL",
+     "rank REAL",
+     1,
      3,
-     {"source", "from_col", "to_col", "damping", "tolerance", "max_iter", "weight_col", "layout", "direction",
-      "personalization", "dangling", NULL},
+     {GB_SRC,
+      {"damping", NOSQL_OPT_NUM},
+      {"tolerance", NOSQL_OPT_NUM},
+      {"max_iter", NOSQL_OPT_INT},
+      {"weight_col", NOSQL_OPT_TEXT},
+      {"layout", NOSQL_OPT_TEXT},
+      {"direction", NOSQL_OPT_TEXT},
+      {"personalization", NOSQL_OPT_OBJECT},
+      {"dangling", NOSQL_OPT_OBJECT},
+      {NULL, 0}},
      "graph_pagerank(source, from_col, to_col[, damping[, tolerance[, max_iter[, weight_col[, layout[, "
-     "direction[, personalization[, dangling]]]]]]]])"},
+     "direction[, personalization[, dangling]]]]]]]])",
+     gbRunJob},
     {GB_COMPONENTS,
      "graph_components",
      "component",
-     "",
+     1,
      3,
-     {"source", "from_col", "to_col", "layout", "direction", NULL},
-     "graph_components(source, from_col, to_col[, layout[, direction]])"},
+     {GB_SRC, GB_TAIL},
+     "graph_components(source, from_col, to_col[, layout[, direction]])",
+     gbRunJob},
     {GB_SCC,
      "graph_scc",
      "component",
-     "",
+     1,
      3,
-     {"source", "from_col", "to_col", "layout", "direction", NULL},
-     "graph_scc(source, from_col, to_col[, layout[, direction]])"},
+     {GB_SRC, GB_TAIL},
+     "graph_scc(source, from_col, to_col[, layout[, direction]])",
+     gbRunJob},
     {GB_SSSP,
      "graph_sssp",
      "distance",
-     "",
+     1,
      4,
-     {"source", "from_col", "to_col", "root", "weight_col", "layout", "direction", NULL},
-     "graph_sssp(source, from_col, to_col, root[, weight_col[, layout[, direction]]])"},
+     {GB_SRC, {"root", NOSQL_OPT_TEXT}, {"weight_col", NOSQL_OPT_TEXT}, GB_TAIL},
+     "graph_sssp(source, from_col, to_col, root[, weight_col[, layout[, direction]]])",
+     gbRunJob},
     {GB_TRIANGLES,
      "graph_triangles",
-     "triangles",
-     "INTEGER",
+     "triangles INTEGER",
+     1,
      3,
-     {"source", "from_col", "to_col", "layout", "direction", NULL},
-     "graph_triangles(source, from_col, to_col[, layout[, direction]])"},
+     {GB_SRC, GB_TAIL},
+     "graph_triangles(source, from_col, to_col[, layout[, direction]])",
+     gbRunJob},
     {GB_LPA,
      "graph_label_propagation",
      "label",
-     "",
+     1,
      3,
-     {"source", "from_col", "to_col", "max_iter", "layout", "direction", NULL},
-     "graph_label_propagation(source, from_col, to_col[, max_iter[, layout[, direction]]])"},
+     {GB_SRC, {"max_iter", NOSQL_OPT_INT}, GB_TAIL},
+     "graph_label_propagation(source, from_col, to_col[, max_iter[, layout[, direction]]])",
+     gbRunJob},
 };
-
-/*
-** What each input takes as a key of the options object (ext/util.c,
-** nosqlOptionsRead()): every input of every job is listed here by name, and
-** a job's options are its inputs after the required ones.
-*/
-static const NosqlOption aGbInputType[] = {
-    {"source", NOSQL_OPT_TEXT},
-    {"from_col", NOSQL_OPT_TEXT},
-    {"to_col", NOSQL_OPT_TEXT},
-    {"root", NOSQL_OPT_TEXT},
-    {"damping", NOSQL_OPT_NUM},
-    {"tolerance", NOSQL_OPT_NUM},
-    {"max_iter", NOSQL_OPT_INT},
-    {"weight_col", NOSQL_OPT_TEXT},
-    {"layout", NOSQL_OPT_TEXT},
-    {"direction", NOSQL_OPT_TEXT},
-    {"personalization", NOSQL_OPT_OBJECT},
-    {"dangling", NOSQL_OPT_OBJECT},
-};
-
-typedef struct gb_vtab gb_vtab;
-struct gb_vtab {
-  sqlite3_vtab base;                /* Base class - must be first */
-  sqlite3 *db;                      /* The connection */
-  const GbAlgo *pAlgo;              /* The job */
-  int nInput;                       /* Hidden inputs */
-  NosqlPlanCol aPlan[GB_MAX_INPUT]; /* Every input an equality (ext/plan.c) */
-  NosqlOption aOpt[GB_MAX_INPUT];   /* Every input's name and type as an option (aGbInputType) */
-};
-
-/* Results: per row a node (index into pCsr->vals) and a value. */
-#define GB_VAL_REAL 0
-#define GB_VAL_INT 1
-#define GB_VAL_NODE 2
 
 /*
 ** graph_pagerank's personalization or dangling vector as read from its
@@ -450,72 +432,6 @@ struct GbWeights {
   double *aW;            /* Their weights: finite, 0 or more */
 };
 
-typedef struct gb_cursor gb_cursor;
-struct gb_cursor {
-  sqlite3_vtab_cursor base;           /* Base class - must be first */
-  GraphCsr *pCsr;                     /* The graph */
-  int *aNode;                         /* Row -> node */
-  double *aReal;                      /* GB_VAL_REAL values */
-  sqlite3_int64 *aInt;                /* GB_VAL_INT values, or node indexes for GB_VAL_NODE */
-  int eVal;                           /* GB_VAL_* */
-  int bRootOnly;                      /* graph_sssp: the root is in no edge: one row, itself at 0 */
-  int nRow;                           /* Rows */
-  int iRow;                           /* Current row */
-  sqlite3_value *apIn[GB_MAX_INPUT];  /* The inputs as given, for the hidden columns */
-  sqlite3_value *apEff[GB_MAX_INPUT]; /* The inputs to use: apIn, or the options object's */
-  sqlite3_value *apOwn[GB_MAX_INPUT]; /* The values of the options object (owned) */
-  sqlite3_value *pRootKey;            /* graph_sssp: the root as from_col = ? sees it (graphSourceKey()) */
-  GbWeights aWeights[2];              /* graph_pagerank: personalization and dangling, as given */
-};
-
-static int gbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
-                     char **pzErr) {
-  const GbAlgo *pAlgo = (const GbAlgo *)pAux;
-  NosqlBuffer decl = {0, 0, 0};
-  gb_vtab *p;
-  int rc = SQLITE_OK, i;
-  (void)argc;
-  (void)argv;
-  (void)pzErr;
-  nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(node, %s %s", pAlgo->zValue, pAlgo->zValueType);
-  /* A node id takes no affinity ("root HIDDEN" alone would be NUMERIC,
-  ** which turns root IN ('02134') into 2134). */
-  for (i = 0; pAlgo->azInput[i]; i++) {
-    nosqlBufferAppendf(&rc, &decl, ", %s%s HIDDEN", pAlgo->azInput[i],
-                       strcmp(pAlgo->azInput[i], "root") == 0 ? " BLOB" : "");
-  }
-  nosqlBufferAppendf(&rc, &decl, ")");
-  if (rc == SQLITE_OK) rc = nosqlVtabNew(db, (const char *)decl.a, sizeof(gb_vtab), ppVtab);
-  nosqlBufferFree(&decl);
-  if (rc != SQLITE_OK) return rc;
-  p = (gb_vtab *)*ppVtab;
-  p->db = db;
-  p->pAlgo = pAlgo;
-  for (i = 0; pAlgo->azInput[i]; i++) {
-    NosqlPlanCol c = {2 + i, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, i < pAlgo->nRequired};
-    size_t k;
-    p->aPlan[i] = c;
-    p->aOpt[i].zName = pAlgo->azInput[i];
-    p->aOpt[i].eType = NOSQL_OPT_TEXT;
-    for (k = 0; k < sizeof(aGbInputType) / sizeof(aGbInputType[0]); k++) {
-      if (strcmp(aGbInputType[k].zName, pAlgo->azInput[i]) == 0) p->aOpt[i] = aGbInputType[k];
-    }
-  }
-  p->nInput = i;
-  return SQLITE_OK;
-}
-
-/* Every input an equality, the leading ones required (ext/plan.c, nosqlPlanInputs()). */
-static int gbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  gb_vtab *p = (gb_vtab *)pVtab;
-  return nosqlPlanInputs(pInfo, p->aPlan, p->nInput, 1e6, 100000);
-}
-
-static int gbOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
-  (void)pVtab;
-  return nosqlCursorNew(sizeof(gb_cursor), ppCursor) ? SQLITE_OK : SQLITE_NOMEM;
-}
-
 static void gbWeightsClear(GbWeights *p) {
   int i;
   for (i = 0; i < p->n; i++) sqlite3_value_free(p->apKey[i]);
@@ -524,43 +440,9 @@ static void gbWeightsClear(GbWeights *p) {
   memset(p, 0, sizeof(*p));
 }
 
-static void gbReset(gb_cursor *pCur) {
-  int i;
-  graphCsrUnref(pCur->pCsr);
-  sqlite3_free(pCur->aNode);
-  sqlite3_free(pCur->aReal);
-  sqlite3_free(pCur->aInt);
-  for (i = 0; i < GB_MAX_INPUT; i++) {
-    sqlite3_value_free(pCur->apIn[i]);
-    sqlite3_value_free(pCur->apOwn[i]);
-  }
-  sqlite3_value_free(pCur->pRootKey);
-  for (i = 0; i < 2; i++) gbWeightsClear(&pCur->aWeights[i]);
-  memset(&pCur->pCsr, 0, sizeof(*pCur) - offsetof(gb_cursor, pCsr));
-}
-
-static int gbClose(sqlite3_vtab_cursor *pCursor) {
-  gbReset((gb_cursor *)pCursor);
-  sqlite3_free(pCursor);
-  return SQLITE_OK;
-}
-
-/*
-** The input named zName, as an argument or from the options object, or
-** NULL when not given (or not an input of this job).
-*/
-static sqlite3_value *gbInput(gb_cursor *pCur, const char *zName) {
-  const GbAlgo *pAlgo = ((gb_vtab *)pCur->base.pVtab)->pAlgo;
-  int i;
-  for (i = 0; pAlgo->azInput[i]; i++) {
-    if (strcmp(pAlgo->azInput[i], zName) == 0) return pCur->apEff[i];
-  }
-  return NULL;
-}
-
-static int gbError(gb_cursor *pCur, int rc, const char *zFmt, const char *zArg, sqlite3_value *pVal) {
+static int gbError(GraphJobCursor *pCur, int rc, const char *zFmt, const char *zArg, sqlite3_value *pVal) {
   char *zQ = pVal ? nosqlValueQuote(pVal) : NULL;
-  nosqlVtabError(pCur->base.pVtab, zFmt, ((gb_vtab *)pCur->base.pVtab)->pAlgo->zName, zArg, zQ ? zQ : "?");
+  nosqlVtabError(pCur->base.pVtab, zFmt, pCur->pJob->zName, zArg, zQ ? zQ : "?");
   sqlite3_free(zQ);
   return rc;
 }
@@ -571,16 +453,16 @@ static int gbError(gb_cursor *pCur, int rc, const char *zFmt, const char *zArg, 
 ** is missing or NULL. The input itself is not changed: its hidden column
 ** reads back what was given.
 */
-static int gbNumber(gb_cursor *pCur, const char *zName, sqlite3_value **ppNum) {
-  sqlite3_value *pVal = gbInput(pCur, zName);
+static int gbNumber(GraphJobCursor *pCur, const char *zName, sqlite3_value **ppNum) {
+  sqlite3_value *pVal = graphJobInput(pCur, zName);
   *ppNum = NULL;
   if (pVal == NULL || sqlite3_value_type(pVal) == SQLITE_NULL) return SQLITE_OK;
-  return nosqlValueAffinity(((gb_vtab *)pCur->base.pVtab)->db, pVal, 'n', ppNum);
+  return nosqlValueAffinity(pCur->db, pVal, 'n', ppNum);
 }
 
 /* A real argument in (lo, hi) (bLoIncl: [lo, hi)), or its default when NULL. */
-static int gbReal(gb_cursor *pCur, const char *zName, double rDefault, double rLo, int bLoIncl, double rHi,
-                  double *pr) {
+static int gbReal(GraphJobCursor *pCur, const char *zName, double rDefault, double rLo, int bLoIncl,
+                  double rHi, double *pr) {
   sqlite3_value *pNum = NULL;
   int eType, rc = gbNumber(pCur, zName, &pNum);
   *pr = rDefault;
@@ -593,13 +475,13 @@ static int gbReal(gb_cursor *pCur, const char *zName, double rDefault, double rL
     return gbError(pCur, SQLITE_ERROR,
                    bLoIncl ? "%s: %s must be a number of 0 or more, not %s"
                            : "%s: %s must be a number between 0 and 1 (both excluded), not %s",
-                   zName, gbInput(pCur, zName));
+                   zName, graphJobInput(pCur, zName));
   }
   return SQLITE_OK;
 }
 
 /* A positive integer argument, or its default when NULL. */
-static int gbPositiveInt(gb_cursor *pCur, const char *zName, int iDefault, int *pi) {
+static int gbPositiveInt(GraphJobCursor *pCur, const char *zName, int iDefault, int *pi) {
   sqlite3_value *pNum = NULL;
   int eType, rc = gbNumber(pCur, zName, &pNum);
   double r;
@@ -610,7 +492,7 @@ static int gbPositiveInt(gb_cursor *pCur, const char *zName, int iDefault, int *
   sqlite3_value_free(pNum);
   if ((eType != SQLITE_INTEGER && !(eType == SQLITE_FLOAT && r == floor(r))) || r < 1 || r > 1e9) {
     return gbError(pCur, SQLITE_ERROR, "%s: %s must be an integer of 1 or more, not %s", zName,
-                   gbInput(pCur, zName));
+                   graphJobInput(pCur, zName));
   }
   *pi = (int)r;
   return SQLITE_OK;
@@ -621,9 +503,9 @@ static int gbPositiveInt(gb_cursor *pCur, const char *zName, int iDefault, int *
 ** node is none and is skipped. A weight that is not a finite number of 0
 ** or more is an error naming the node. zName: the argument.
 */
-static int gbWeightsAdd(gb_cursor *pCur, GraphSource *pSrc, GbWeights *p, const char *zName,
+static int gbWeightsAdd(GraphJobCursor *pCur, GraphSource *pSrc, GbWeights *p, const char *zName,
                         sqlite3_value *pKey, sqlite3_value *pW) {
-  sqlite3 *db = ((gb_vtab *)pCur->base.pVtab)->db;
+  sqlite3 *db = pCur->db;
   int eType = sqlite3_value_type(pW), rc;
   double w = sqlite3_value_double(pW);
   if (sqlite3_value_type(pKey) == SQLITE_NULL) return SQLITE_OK;
@@ -659,9 +541,9 @@ static int gbWeightsAdd(gb_cursor *pCur, GraphSource *pSrc, GbWeights *p, const 
 ** from_col = ? converts them); other text names a table or view whose
 ** columns node and weight are read. Anything else is an error.
 */
-static int gbWeightsRead(gb_cursor *pCur, GraphSource *pSrc, const char *zName, GbWeights *p) {
-  sqlite3 *db = ((gb_vtab *)pCur->base.pVtab)->db;
-  sqlite3_value *pVal = gbInput(pCur, zName);
+static int gbWeightsRead(GraphJobCursor *pCur, GraphSource *pSrc, const char *zName, GbWeights *p) {
+  sqlite3 *db = pCur->db;
+  sqlite3_value *pVal = graphJobInput(pCur, zName);
   sqlite3_stmt *pStmt = NULL;
   const char *z;
   int rc, i = 0;
@@ -741,9 +623,9 @@ static int gbWeightsRead(gb_cursor *pCur, GraphSource *pSrc, const char *zName, 
 ** an untyped column holds the number). A node named twice, or a sum of 0
 ** (networkx: ZeroDivisionError), is an error.
 */
-static int gbWeightsVector(gb_cursor *pCur, const GraphCsr *pCsr, const GbWeights *p, const char *zName,
+static int gbWeightsVector(GraphJobCursor *pCur, const GraphCsr *pCsr, const GbWeights *p, const char *zName,
                            double *aOut) {
-  sqlite3 *db = ((gb_vtab *)pCur->base.pVtab)->db;
+  sqlite3 *db = pCur->db;
   int n = pCsr->vals.n, i, v, rc;
   double rSum = 0.0;
   unsigned char *aSeen = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)n + 1);
@@ -1049,31 +931,28 @@ static int gbLabelPropagation(GbEngine *pE, int *aLabel, int nMaxIter) {
 }
 
 /* PageRank on the engine (dense-sum messages); rows: (node, rank). */
-static int gbJobPageRank(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr) {
+static int gbJobPageRank(GraphJobCursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr,
+                         GbWeights *aWeights) {
   int n = pCsr->vals.n, v, rc, nMaxIter = 100;
   GbRank r;
   memset(&r, 0, sizeof(r));
-  pCur->eVal = GB_VAL_REAL;
+  pCur->eVal = GRAPH_VAL_REAL;
   rc = gbReal(pCur, "damping", 0.85, 0.0, 0, 1.0, &r.rDamping);
   if (rc == SQLITE_OK) rc = gbReal(pCur, "tolerance", 1e-6, 0.0, 1, INFINITY, &r.rTol);
   if (rc == SQLITE_OK) rc = gbPositiveInt(pCur, "max_iter", 100, &nMaxIter);
   if (rc != SQLITE_OK || n == 0) return rc;
-  pCur->aReal = r.aRank = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  pCur->aReal[0] = r.aRank = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
   r.aOutW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-  if (pCur->aWeights[0].bGiven)
-    r.aPers = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-  if (pCur->aWeights[1].bGiven)
-    r.aDangle = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-  if (r.aRank == NULL || r.aOutW == NULL || (pCur->aWeights[0].bGiven && r.aPers == NULL) ||
-      (pCur->aWeights[1].bGiven && r.aDangle == NULL) ||
+  if (aWeights[0].bGiven) r.aPers = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  if (aWeights[1].bGiven) r.aDangle = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+  if (r.aRank == NULL || r.aOutW == NULL || (aWeights[0].bGiven && r.aPers == NULL) ||
+      (aWeights[1].bGiven && r.aDangle == NULL) ||
       gbEngineInit(pEng, db, pCsr, GB_COMBINE_SUM) != SQLITE_OK) {
     rc = SQLITE_NOMEM;
   }
   /* networkx: the dangling vector defaults to the personalization vector. */
-  if (rc == SQLITE_OK && r.aPers)
-    rc = gbWeightsVector(pCur, pCsr, &pCur->aWeights[0], "personalization", r.aPers);
-  if (rc == SQLITE_OK && r.aDangle)
-    rc = gbWeightsVector(pCur, pCsr, &pCur->aWeights[1], "dangling", r.aDangle);
+  if (rc == SQLITE_OK && r.aPers) rc = gbWeightsVector(pCur, pCsr, &aWeights[0], "personalization", r.aPers);
+  if (rc == SQLITE_OK && r.aDangle) rc = gbWeightsVector(pCur, pCsr, &aWeights[1], "dangling", r.aDangle);
   if (rc == SQLITE_OK && r.aDangle == NULL) r.aDangle = r.aPers;
   if (rc != SQLITE_OK) {
     sqlite3_free(r.aOutW);
@@ -1160,14 +1039,14 @@ static int gbUnionFind(sqlite3_stmt *pPing, const GraphCsr *pCsr, int *aComp) {
 }
 
 /* Weakly connected components (gbUnionFind), each labelled by its smallest node. */
-static int gbJobComponents(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr) {
+static int gbJobComponents(GraphJobCursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr) {
   int n = pCsr->vals.n, v, rc;
   int *aComp = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)n + 1));
   pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
   rc = aComp && pCur->aInt ? sqlite3_prepare_v2(db, zGbPing, -1, &pEng->pPing, 0) : SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = gbUnionFind(pEng->pPing, pCsr, aComp);
   for (v = 0; rc == SQLITE_OK && v < n; v++) pCur->aInt[v] = aComp[v];
-  pCur->eVal = GB_VAL_NODE;
+  pCur->eVal = GRAPH_VAL_NODE;
   sqlite3_free(aComp);
   return rc;
 }
@@ -1177,19 +1056,21 @@ static int gbJobComponents(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const G
 ** engine: hop or weight distances from the root, sent forward plus the
 ** edge's weight.
 */
-static int gbJobSssp(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr) {
+static int gbJobSssp(GraphJobCursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr,
+                     sqlite3_value **ppRootKey) {
   int n = pCsr->vals.n, v, rc = SQLITE_OK, iRoot;
   GbMin m;
   GraphValue root;
   memset(&m, 0, sizeof(m));
-  if (pCur->pRootKey == NULL || !graphValueFrom(pCur->pRootKey, &root)) {
+  if (*ppRootKey == NULL || !graphValueFrom(*ppRootKey, &root)) {
     nosqlVtabError(pCur->base.pVtab, "graph_sssp: root is NULL");
     return SQLITE_ERROR;
   }
   iRoot = graphSetFind(&pCsr->vals, &root);
   if (iRoot < 0) {
     /* Like graph_walk: a root in no edge is reached alone, at 0. */
-    pCur->bRootOnly = 1;
+    pCur->pOnly = *ppRootKey;
+    *ppRootKey = NULL;
     pCur->nRow = 1;
     return SQLITE_OK;
   }
@@ -1208,8 +1089,8 @@ static int gbJobSssp(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCs
   if (rc == SQLITE_OK) rc = gbEngineRun(pEng, gbMinCompute, 0, &m, -1);
   if (rc == SQLITE_OK) {
     pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
-    pCur->aReal = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
-    if (pCur->aInt == NULL || pCur->aReal == NULL) rc = SQLITE_NOMEM;
+    pCur->aReal[0] = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)n + 1));
+    if (pCur->aInt == NULL || pCur->aReal[0] == NULL) rc = SQLITE_NOMEM;
   }
   if (rc == SQLITE_OK) {
     /* Reachable nodes only, in node order. Integers while every weight is
@@ -1220,12 +1101,12 @@ static int gbJobSssp(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCs
     for (v = 0; v < n; v++) {
       if (!m.aReached[v]) continue;
       pCur->aNode[nRow] = v;
-      pCur->aReal[nRow] = m.aVal[v];
+      pCur->aReal[0][nRow] = m.aVal[v];
       if (!(m.aVal[v] > -9007199254740992.0 && m.aVal[v] < 9007199254740992.0)) bInt = 0;
       pCur->aInt[nRow++] = bInt ? (sqlite3_int64)m.aVal[v] : 0;
     }
     pCur->nRow = nRow;
-    pCur->eVal = bInt ? GB_VAL_INT : GB_VAL_REAL;
+    pCur->eVal = bInt ? GRAPH_VAL_INT : GRAPH_VAL_REAL;
   }
   sqlite3_free(m.aVal);
   sqlite3_free(m.aReached);
@@ -1233,7 +1114,7 @@ static int gbJobSssp(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCs
 }
 
 /* Strongly connected components by Tarjan's algorithm, each labelled by its smallest node. */
-static int gbJobScc(gb_cursor *pCur, const GraphCsr *pCsr) {
+static int gbJobScc(GraphJobCursor *pCur, const GraphCsr *pCsr) {
   int n = pCsr->vals.n, v, rc, *aByRank = NULL, *aRank = NULL, *aComp, *aMin;
   rc = gbOrderNodes(pCsr, &aByRank, &aRank);
   if (rc != SQLITE_OK) return rc;
@@ -1248,7 +1129,7 @@ static int gbJobScc(gb_cursor *pCur, const GraphCsr *pCsr) {
       if (aRank[v] < aMin[aComp[v]]) aMin[aComp[v]] = aRank[v];
     }
     for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[aMin[aComp[v]]];
-    pCur->eVal = GB_VAL_NODE;
+    pCur->eVal = GRAPH_VAL_NODE;
   }
   sqlite3_free(aComp);
   sqlite3_free(aMin);
@@ -1258,7 +1139,7 @@ static int gbJobScc(gb_cursor *pCur, const GraphCsr *pCsr) {
 }
 
 /* Label propagation; labels are ranks during the passes, node ids in the rows. */
-static int gbJobLabels(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr) {
+static int gbJobLabels(GraphJobCursor *pCur, GbEngine *pEng, sqlite3 *db, const GraphCsr *pCsr) {
   int n = pCsr->vals.n, v, rc, nMaxIter = 100, *aByRank = NULL, *aRank = NULL;
   rc = gbPositiveInt(pCur, "max_iter", 100, &nMaxIter);
   if (rc == SQLITE_OK) rc = gbOrderNodes(pCsr, &aByRank, &aRank);
@@ -1268,16 +1149,20 @@ static int gbJobLabels(gb_cursor *pCur, GbEngine *pEng, sqlite3 *db, const Graph
   if (rc == SQLITE_OK) rc = gbLabelPropagation(pEng, aRank, nMaxIter);
   if (rc == SQLITE_OK) {
     for (v = 0; v < n; v++) pCur->aInt[v] = aByRank[aRank[v]];
-    pCur->eVal = GB_VAL_NODE;
+    pCur->eVal = GRAPH_VAL_NODE;
   }
   sqlite3_free(aByRank);
   sqlite3_free(aRank);
   return rc;
 }
 
-/* Run the job of pAlgo on the cursor's graph; fill the rows (one per node unless the job says). */
-static int gbRun(gb_cursor *pCur, const GbAlgo *pAlgo) {
-  sqlite3 *db = ((gb_vtab *)pCur->base.pVtab)->db;
+/*
+** Run job pCur->pJob on the cursor's graph; fill the rows (one per node
+** unless the job says). graph_sssp's root (*ppRootKey, taken when it is the
+** only row) and graph_pagerank's vectors (aWeights) were read before the load.
+*/
+static int gbRun(GraphJobCursor *pCur, sqlite3_value **ppRootKey, GbWeights *aWeights) {
+  sqlite3 *db = pCur->db;
   const GraphCsr *pCsr = pCur->pCsr;
   int n = pCsr->vals.n, v, rc = SQLITE_OK;
   GbEngine eng;
@@ -1286,15 +1171,15 @@ static int gbRun(gb_cursor *pCur, const GbAlgo *pAlgo) {
   if (pCur->aNode == NULL) return SQLITE_NOMEM;
   for (v = 0; v < n; v++) pCur->aNode[v] = v;
   pCur->nRow = n;
-  switch (pAlgo->eAlgo) {
+  switch (pCur->pJob->eJob) {
     case GB_PAGERANK:
-      rc = gbJobPageRank(pCur, &eng, db, pCsr);
+      rc = gbJobPageRank(pCur, &eng, db, pCsr, aWeights);
       break;
     case GB_COMPONENTS:
       rc = gbJobComponents(pCur, &eng, db, pCsr);
       break;
     case GB_SSSP:
-      rc = gbJobSssp(pCur, &eng, db, pCsr);
+      rc = gbJobSssp(pCur, &eng, db, pCsr, ppRootKey);
       break;
     case GB_SCC:
       rc = gbJobScc(pCur, pCsr);
@@ -1303,7 +1188,7 @@ static int gbRun(gb_cursor *pCur, const GbAlgo *pAlgo) {
       pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
       rc = pCur->aInt ? sqlite3_prepare_v2(db, zGbPing, -1, &eng.pPing, 0) : SQLITE_NOMEM;
       if (rc == SQLITE_OK) rc = gbTriangles(eng.pPing, pCsr, pCur->aInt);
-      pCur->eVal = GB_VAL_INT;
+      pCur->eVal = GRAPH_VAL_INT;
       break;
     default: /* GB_LPA */
       rc = gbJobLabels(pCur, &eng, db, pCsr);
@@ -1315,19 +1200,151 @@ static int gbRun(gb_cursor *pCur, const GbAlgo *pAlgo) {
   return rc;
 }
 
-static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
-                    sqlite3_value **argv) {
-  gb_cursor *pCur = (gb_cursor *)pCursor;
-  gb_vtab *p = (gb_vtab *)pCursor->pVtab;
-  const GbAlgo *pAlgo = p->pAlgo;
-  NosqlPlanArg aArg[GB_MAX_INPUT];
+/* The xRun of this file's jobs (GraphJob): the root and the vectors read, the load, the direction, the job.
+ */
+static int gbRunJob(GraphJobCursor *pCur, GraphSource *pSrc, int eDir, char **pzErr) {
+  const GraphJob *pJob = pCur->pJob;
+  sqlite3_value *pRootKey = NULL;
+  GbWeights aWeights[2];
+  int rc = SQLITE_OK, i;
+  memset(aWeights, 0, sizeof(aWeights));
+  if (graphJobInput(pCur, "root")) {
+    /* The root as a seek of graph_walk's would meet it (a '1' in an INTEGER column is 1). */
+    rc = graphSourceKey(pCur->db, pSrc, graphJobInput(pCur, "root"), &pRootKey);
+  }
+  if (rc == SQLITE_OK && pJob->eJob == GB_PAGERANK) {
+    /* Read before the load: a bad argument is reported without it. */
+    rc = gbWeightsRead(pCur, pSrc, "personalization", &aWeights[0]);
+    if (rc == SQLITE_OK) rc = gbWeightsRead(pCur, pSrc, "dangling", &aWeights[1]);
+  }
+  if (rc == SQLITE_OK) {
+    /* Components read each edge once, in any order: no rows needed. */
+    rc = graphSourceLoad(pCur->db, pSrc, GB_MAX_EDGE, pJob->eJob == GB_COMPONENTS ? GRAPH_LOAD_LIST : 1,
+                         pJob->zName, &pCur->pCsr, pzErr);
+  }
+  /* Components, triangles and labels read every edge both ways already. */
+  if (rc == SQLITE_OK && eDir != GRAPH_DIR_OUT &&
+      (pJob->eJob == GB_PAGERANK || pJob->eJob == GB_SCC || pJob->eJob == GB_SSSP)) {
+    rc = graphCsrDirect(pCur->pCsr, eDir);
+  }
+  if (rc == SQLITE_OK) rc = gbRun(pCur, &pRootKey, aWeights);
+  sqlite3_value_free(pRootKey);
+  for (i = 0; i < 2; i++) gbWeightsClear(&aWeights[i]);
+  return rc;
+}
+
+/**************************************************************************
+** The glue every whole-graph job shares (GraphJob, nosqlInt.h): this
+** file's jobs and graph_centrality.c's. One eponymous module per job:
+**
+**   CREATE TABLE x(node, <zCols>, <input> HIDDEN, ...)
+**
+** every input an equality (ext/plan.c, nosqlPlanInputs()), the leading
+** nRequired required; xFilter reads them, the options object and the
+** source, and hands over to the job's xRun.
+*/
+
+typedef struct graph_job_vtab graph_job_vtab;
+struct graph_job_vtab {
+  sqlite3_vtab base;                       /* Base class - must be first */
+  sqlite3 *db;                             /* The connection */
+  const GraphJob *pJob;                    /* The job */
+  int nInput;                              /* Hidden inputs */
+  NosqlPlanCol aPlan[GRAPH_JOB_MAX_INPUT]; /* Every input an equality */
+};
+
+static int graphJobConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
+                           char **pzErr) {
+  const GraphJob *pJob = (const GraphJob *)pAux;
+  NosqlBuffer decl = {0, 0, 0};
+  graph_job_vtab *p;
+  int rc = SQLITE_OK, i;
+  (void)argc;
+  (void)argv;
+  (void)pzErr;
+  nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(node, %s", pJob->zCols);
+  /* A node id takes no affinity ("root HIDDEN" alone would be NUMERIC,
+  ** which turns root IN ('02134') into 2134). */
+  for (i = 0; pJob->aInput[i].zName; i++) {
+    nosqlBufferAppendf(&rc, &decl, ", %s%s HIDDEN", pJob->aInput[i].zName,
+                       strcmp(pJob->aInput[i].zName, "root") == 0 ? " BLOB" : "");
+  }
+  nosqlBufferAppendf(&rc, &decl, ")");
+  if (rc == SQLITE_OK) rc = nosqlVtabNew(db, (const char *)decl.a, sizeof(graph_job_vtab), ppVtab);
+  nosqlBufferFree(&decl);
+  if (rc != SQLITE_OK) return rc;
+  p = (graph_job_vtab *)*ppVtab;
+  p->db = db;
+  p->pJob = pJob;
+  for (i = 0; pJob->aInput[i].zName; i++) {
+    NosqlPlanCol c = {1 + pJob->nValue + i, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, i < pJob->nRequired};
+    p->aPlan[i] = c;
+  }
+  p->nInput = i;
+  return SQLITE_OK;
+}
+
+/* Every input an equality, the leading ones required (ext/plan.c, nosqlPlanInputs()). */
+static int graphJobBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
+  graph_job_vtab *p = (graph_job_vtab *)pVtab;
+  return nosqlPlanInputs(pInfo, p->aPlan, p->nInput, 1e6, 100000);
+}
+
+static int graphJobOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  int rc = nosqlCursorNew(sizeof(GraphJobCursor), ppCursor) ? SQLITE_OK : SQLITE_NOMEM;
+  if (rc == SQLITE_OK) {
+    GraphJobCursor *pCur = (GraphJobCursor *)*ppCursor;
+    pCur->db = ((graph_job_vtab *)pVtab)->db;
+    pCur->pJob = ((graph_job_vtab *)pVtab)->pJob;
+  }
+  return rc;
+}
+
+static void graphJobReset(GraphJobCursor *pCur) {
+  int i;
+  graphCsrUnref(pCur->pCsr);
+  sqlite3_free(pCur->aNode);
+  sqlite3_free(pCur->aReal[0]);
+  sqlite3_free(pCur->aReal[1]);
+  sqlite3_free(pCur->aInt);
+  sqlite3_value_free(pCur->pOnly);
+  for (i = 0; i < GRAPH_JOB_MAX_INPUT; i++) {
+    sqlite3_value_free(pCur->apIn[i]);
+    sqlite3_value_free(pCur->apOwn[i]);
+  }
+  memset(&pCur->pCsr, 0, sizeof(*pCur) - offsetof(GraphJobCursor, pCsr));
+}
+
+static int graphJobClose(sqlite3_vtab_cursor *pCursor) {
+  graphJobReset((GraphJobCursor *)pCursor);
+  sqlite3_free(pCursor);
+  return SQLITE_OK;
+}
+
+sqlite3_value *graphJobInput(GraphJobCursor *pCur, const char *zName) {
+  const GraphJob *pJob = pCur->pJob;
+  int i;
+  for (i = 0; pJob->aInput[i].zName; i++) {
+    if (sqlite3_stricmp(pJob->aInput[i].zName, zName) == 0) {
+      sqlite3_value *p = pCur->apEff[i];
+      return p && sqlite3_value_type(p) != SQLITE_NULL ? p : NULL;
+    }
+  }
+  return NULL;
+}
+
+static int graphJobFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
+                          sqlite3_value **argv) {
+  GraphJobCursor *pCur = (GraphJobCursor *)pCursor;
+  graph_job_vtab *p = (graph_job_vtab *)pCursor->pVtab;
+  const GraphJob *pJob = p->pJob;
+  NosqlPlanArg aArg[GRAPH_JOB_MAX_INPUT];
   GraphSource src;
-  sqlite3_value *pWeight;
   char *zErr = NULL;
   int rc, i, eLayout = GRAPH_LAYOUT_EDGES, eDir = GRAPH_DIR_OUT;
   (void)idxNum;
-  gbReset(pCur);
-  rc = nosqlPlanInputArgs(pCursor->pVtab, pAlgo->zUsage, p->aPlan, p->nInput, idxStr, argc, argv, aArg);
+  graphJobReset(pCur);
+  rc = nosqlPlanInputArgs(pCursor->pVtab, pJob->zUsage, p->aPlan, p->nInput, idxStr, argc, argv, aArg);
   if (rc != SQLITE_OK) return rc;
   for (i = 0; i < p->nInput; i++) {
     if (aArg[i].pEq) {
@@ -1335,128 +1352,113 @@ static int gbFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr
       if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
     }
   }
-  rc = nosqlOptionsRead(p->db, pAlgo->zName, p->aOpt, pAlgo->nRequired, p->nInput, pCur->apIn, pCur->apEff,
+  /* The options object (ext/util.c): the keys are the optional inputs. */
+  rc = nosqlOptionsRead(p->db, pJob->zName, pJob->aInput, pJob->nRequired, p->nInput, pCur->apIn, pCur->apEff,
                         pCur->apOwn, &i, &zErr);
   if (rc != SQLITE_OK) {
     if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
-    if (zErr && pCursor->pVtab->zErrMsg == NULL) rc = SQLITE_NOMEM;
+    if ((zErr == NULL && rc == SQLITE_ERROR) || (zErr && pCursor->pVtab->zErrMsg == NULL)) rc = SQLITE_NOMEM;
     sqlite3_free(zErr);
     return rc;
   }
-  rc = graphLayoutArg(pCursor->pVtab, pAlgo->zName, gbInput(pCur, "layout"), &eLayout);
+  rc = graphLayoutArg(pCursor->pVtab, pJob->zName, graphJobInput(pCur, "layout"), &eLayout);
   if (rc == SQLITE_OK)
-    rc = graphDirectionArg(pCursor->pVtab, pAlgo->zName, gbInput(pCur, "direction"), &eDir);
+    rc = graphDirectionArg(pCursor->pVtab, pJob->zName, graphJobInput(pCur, "direction"), &eDir);
   if (rc != SQLITE_OK) return rc;
-  pWeight = gbInput(pCur, "weight_col");
-  if (pWeight && sqlite3_value_type(pWeight) == SQLITE_NULL) pWeight = NULL;
-  rc = graphSourceInit(p->db, pAlgo->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2], pWeight, eLayout,
-                       &src, &zErr);
-  if (rc == SQLITE_OK && gbInput(pCur, "root")) {
-    /* The root as a seek of graph_walk's would meet it (a '1' in an INTEGER column is 1). */
-    rc = graphSourceKey(p->db, &src, gbInput(pCur, "root"), &pCur->pRootKey);
-  }
-  if (rc == SQLITE_OK && pAlgo->eAlgo == GB_PAGERANK) {
-    /* Read before the load: a bad argument is reported without it. */
-    rc = gbWeightsRead(pCur, &src, "personalization", &pCur->aWeights[0]);
-    if (rc == SQLITE_OK) rc = gbWeightsRead(pCur, &src, "dangling", &pCur->aWeights[1]);
-  }
+  rc = graphSourceInit(p->db, pJob->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2],
+                       graphJobInput(pCur, "weight_col"), eLayout, &src, &zErr);
   if (rc == SQLITE_OK) {
-    /* Components read each edge once, in any order: no rows needed. */
-    rc = graphCsrLoad(p->db, &src, GB_MAX_EDGE, pAlgo->eAlgo == GB_COMPONENTS ? GRAPH_LOAD_LIST : 1,
-                      pAlgo->zName, &pCur->pCsr, &zErr);
+    rc = pJob->xRun(pCur, &src, eDir, &zErr);
+    graphSourceClear(&src); /* (Cleared by graphSourceInit() itself when it fails) */
   }
-  /* Components, triangles and labels read every edge both ways already. */
-  if (rc == SQLITE_OK && eDir != GRAPH_DIR_OUT &&
-      (pAlgo->eAlgo == GB_PAGERANK || pAlgo->eAlgo == GB_SCC || pAlgo->eAlgo == GB_SSSP)) {
-    rc = graphCsrDirect(pCur->pCsr, eDir);
-  }
-  graphSourceClear(&src); /* (Cleared by graphSourceInit() itself when it fails) */
   if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
   sqlite3_free(zErr);
-  if (rc != SQLITE_OK) return rc;
-  return gbRun(pCur, pAlgo);
+  if (rc != SQLITE_OK) pCur->nRow = 0;
+  return rc;
 }
 
-static int gbNext(sqlite3_vtab_cursor *pCursor) {
-  ((gb_cursor *)pCursor)->iRow++;
+static int graphJobNext(sqlite3_vtab_cursor *pCursor) {
+  ((GraphJobCursor *)pCursor)->iRow++;
   return SQLITE_OK;
 }
 
-static int gbEof(sqlite3_vtab_cursor *pCursor) {
-  gb_cursor *pCur = (gb_cursor *)pCursor;
+static int graphJobEof(sqlite3_vtab_cursor *pCursor) {
+  GraphJobCursor *pCur = (GraphJobCursor *)pCursor;
   return pCur->iRow >= pCur->nRow;
 }
 
-static int gbColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
-  gb_cursor *pCur = (gb_cursor *)pCursor;
-  const GraphSet *pVals = &pCur->pCsr->vals;
-  if (pCur->bRootOnly && iCol < 2) {
+static int graphJobColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
+  GraphJobCursor *pCur = (GraphJobCursor *)pCursor;
+  const GraphJob *pJob = pCur->pJob;
+  int iRow = pCur->iRow;
+  if (pCur->pOnly && iCol <= pJob->nValue) {
     if (iCol == 0) {
-      sqlite3_result_value(ctx, pCur->pRootKey);
+      sqlite3_result_value(ctx, pCur->pOnly);
     } else {
       sqlite3_result_int(ctx, 0);
     }
-    return SQLITE_OK;
-  }
-  if (iCol == 0) {
-    /* (aNode[] is not set for bRootOnly's row, answered above) */
-    graphValueResult(ctx, (const GraphValue *)graphSetAt(pVals, pCur->aNode[pCur->iRow]));
-  } else if (iCol == 1) {
+  } else if (iCol == 0) {
+    graphValueResult(
+        ctx, (const GraphValue *)graphSetAt(&pCur->pCsr->vals, pCur->aNode ? pCur->aNode[iRow] : iRow));
+  } else if (iCol <= pJob->nValue) {
     switch (pCur->eVal) {
-      case GB_VAL_REAL:
-        sqlite3_result_double(ctx, pCur->aReal[pCur->iRow]);
+      case GRAPH_VAL_REAL:
+        sqlite3_result_double(ctx, pCur->aReal[iCol - 1][iRow]);
         break;
-      case GB_VAL_INT:
-        sqlite3_result_int64(ctx, pCur->aInt[pCur->iRow]);
+      case GRAPH_VAL_INT:
+        sqlite3_result_int64(ctx, pCur->aInt[iRow]);
         break;
       default:
-        graphValueResult(ctx, (const GraphValue *)graphSetAt(pVals, (int)pCur->aInt[pCur->iRow]));
+        graphValueResult(ctx, (const GraphValue *)graphSetAt(&pCur->pCsr->vals, (int)pCur->aInt[iRow]));
         break;
     }
-  } else if (iCol - 2 < GB_MAX_INPUT && pCur->apIn[iCol - 2]) {
-    sqlite3_result_value(ctx, pCur->apIn[iCol - 2]);
+  } else if (iCol - 1 - pJob->nValue < GRAPH_JOB_MAX_INPUT && pCur->apIn[iCol - 1 - pJob->nValue]) {
+    sqlite3_result_value(ctx, pCur->apIn[iCol - 1 - pJob->nValue]);
   }
   return SQLITE_OK;
 }
 
-static int gbRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
-  *pRowid = ((gb_cursor *)pCursor)->iRow + 1;
+static int graphJobRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
+  *pRowid = ((GraphJobCursor *)pCursor)->iRow + 1;
   return SQLITE_OK;
 }
 
-static sqlite3_module gbModule = {
-    0,             /* iVersion */
-    0,             /* xCreate: eponymous only */
-    gbConnect,     /* xConnect */
-    gbBestIndex,   /* xBestIndex */
-    nosqlVtabFree, /* xDisconnect */
-    0,             /* xDestroy */
-    gbOpen,        /* xOpen */
-    gbClose,       /* xClose */
-    gbFilter,      /* xFilter */
-    gbNext,        /* xNext */
-    gbEof,         /* xEof */
-    gbColumn,      /* xColumn */
-    gbRowid,       /* xRowid */
-    0,             /* xUpdate */
-    0,             /* xBegin */
-    0,             /* xSync */
-    0,             /* xCommit */
-    0,             /* xRollback */
-    0,             /* xFindFunction */
-    0,             /* xRename */
-    0,             /* xSavepoint */
-    0,             /* xRelease */
-    0,             /* xRollbackTo */
-    0,             /* xShadowName */
+static sqlite3_module graphJobModule = {
+    0,                 /* iVersion */
+    0,                 /* xCreate: eponymous only */
+    graphJobConnect,   /* xConnect */
+    graphJobBestIndex, /* xBestIndex */
+    nosqlVtabFree,     /* xDisconnect */
+    0,                 /* xDestroy */
+    graphJobOpen,      /* xOpen */
+    graphJobClose,     /* xClose */
+    graphJobFilter,    /* xFilter */
+    graphJobNext,      /* xNext */
+    graphJobEof,       /* xEof */
+    graphJobColumn,    /* xColumn */
+    graphJobRowid,     /* xRowid */
+    0,                 /* xUpdate */
+    0,                 /* xBegin */
+    0,                 /* xSync */
+    0,                 /* xCommit */
+    0,                 /* xRollback */
+    0,                 /* xFindFunction */
+    0,                 /* xRename */
+    0,                 /* xSavepoint */
+    0,                 /* xRelease */
+    0,                 /* xRollbackTo */
+    0,                 /* xShadowName */
 };
+
+int graphJobRegister(sqlite3 *db, const GraphJob *aJob, int nJob) {
+  int i, rc = SQLITE_OK;
+  for (i = 0; rc == SQLITE_OK && i < nJob; i++) {
+    rc = sqlite3_create_module(db, aJob[i].zName, &graphJobModule, (void *)&aJob[i]);
+  }
+  return rc;
+}
 
 /* The feature "graph batch": one module per job, sharing the engine. */
 int graphBatchRegister(sqlite3 *db) {
-  size_t i;
-  int rc = SQLITE_OK;
-  for (i = 0; rc == SQLITE_OK && i < sizeof(aGbAlgo) / sizeof(aGbAlgo[0]); i++) {
-    rc = sqlite3_create_module(db, aGbAlgo[i].zName, &gbModule, (void *)&aGbAlgo[i]);
-  }
-  return rc;
+  return graphJobRegister(db, aGbJob, (int)(sizeof(aGbJob) / sizeof(aGbJob[0])));
 }

@@ -19,11 +19,14 @@
 ** closeness_centrality, hits, core_number, clustering, louvain_communities)
 ** with its defaults; docs/graph_batch.md states each one's semantics. The
 ** edge source is ext/graph_source.c's (tables, views, the JSON layout, a
-** graph_index), read once into a GraphCsr by graphCsrLoad(), as the jobs
+** graph_index), read once into a GraphCsr by graphSourceLoad(), as the jobs
 ** of ext/graph_batch.c read it. The arguments are hidden columns of those
 ** names; the optional ones may also come as a JSON object, the last
 ** argument given (`'{"normalized": false}'`), whose keys are the same names
-** (GcJob.aInput, read by nosqlOptionsRead() as every graph function's).
+** (GraphJob.aInput, read by nosqlOptionsRead() as every graph function's).
+** The virtual-table glue (module, connect, planning, the reading of the
+** arguments, the rows) is ext/graph_batch.c's, which every whole-graph job
+** shares (graphJobRegister()); this file holds the jobs.
 **
 ** How it works. The GraphCsr is turned into the simple graph each job
 ** needs (GcAdj, gcAdjBuild()): per node a neighbour list, made in one pass
@@ -58,7 +61,6 @@
 #include "nosqlInt.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1139,19 +1141,7 @@ louvain_done:
 #define GC_CLUSTERING 4
 #define GC_LOUVAIN 5
 
-#define GC_MAX_INPUT 11
-
-typedef struct GcJob GcJob;
-struct GcJob {
-  int eJob;          /* GC_* */
-  const char *zName; /* SQL name */
-  const char *zCols; /* The result columns after node, as declared */
-  int nValue;        /* Result columns after node: 1 or 2 */
-  NosqlOption
-      aInput[GC_MAX_INPUT + 1]; /* Hidden inputs, NULL-terminated: source, from_col, to_col, then the
-                                ** optional ones, whose names and types are the options object's keys */
-  const char *zUsage;           /* For messages */
-};
+static int gcRunJob(GraphJobCursor *pCur, GraphSource *pSrc, int eDir, char **pzErr);
 
 /* The inputs every job starts with and ends with. */
 #define GC_SRC \
@@ -1159,11 +1149,13 @@ struct GcJob {
 #define GC_TAIL \
   {"layout", NOSQL_OPT_TEXT}, {"direction", NOSQL_OPT_TEXT}, { NULL, 0 }
 
-static const GcJob aGcJob[] = {
+/* The jobs: tables of ext/graph_batch.c's glue (GraphJob), which every whole-graph job shares. */
+static const GraphJob aGcJob[] = {
     {GC_BETWEENNESS,
      "graph_betweenness",
      "betweenness REAL",
      1,
+     3,
      {GC_SRC,
       {"weight_col", NOSQL_OPT_TEXT},
       {"normalized", NOSQL_OPT_BOOL},
@@ -1172,35 +1164,45 @@ static const GcJob aGcJob[] = {
       {"seed", NOSQL_OPT_INT},
       GC_TAIL},
      "graph_betweenness(source, from_col, to_col[, weight_col[, normalized[, endpoints[, samples[, seed[, "
-     "layout[, direction]]]]]]])"},
+     "layout[, direction]]]]]]])",
+     gcRunJob},
     {GC_CLOSENESS,
      "graph_closeness",
      "closeness REAL",
      1,
+     3,
      {GC_SRC, {"weight_col", NOSQL_OPT_TEXT}, {"wf_improved", NOSQL_OPT_BOOL}, GC_TAIL},
-     "graph_closeness(source, from_col, to_col[, weight_col[, wf_improved[, layout[, direction]]]])"},
+     "graph_closeness(source, from_col, to_col[, weight_col[, wf_improved[, layout[, direction]]]])",
+     gcRunJob},
     {GC_HITS,
      "graph_hits",
      "hub REAL, authority REAL",
      2,
+     3,
      {GC_SRC, {"weight_col", NOSQL_OPT_TEXT}, {"max_iter", NOSQL_OPT_INT}, {"tol", NOSQL_OPT_NUM}, GC_TAIL},
-     "graph_hits(source, from_col, to_col[, weight_col[, max_iter[, tol[, layout[, direction]]]]])"},
+     "graph_hits(source, from_col, to_col[, weight_col[, max_iter[, tol[, layout[, direction]]]]])",
+     gcRunJob},
     {GC_CORE,
      "graph_core_number",
      "core INTEGER",
      1,
+     3,
      {GC_SRC, GC_TAIL},
-     "graph_core_number(source, from_col, to_col[, layout[, direction]])"},
+     "graph_core_number(source, from_col, to_col[, layout[, direction]])",
+     gcRunJob},
     {GC_CLUSTERING,
      "graph_clustering",
      "clustering REAL",
      1,
+     3,
      {GC_SRC, {"weight_col", NOSQL_OPT_TEXT}, GC_TAIL},
-     "graph_clustering(source, from_col, to_col[, weight_col[, layout[, direction]]])"},
+     "graph_clustering(source, from_col, to_col[, weight_col[, layout[, direction]]])",
+     gcRunJob},
     {GC_LOUVAIN,
      "graph_louvain",
      "community",
      1,
+     3,
      {GC_SRC,
       {"weight_col", NOSQL_OPT_TEXT},
       {"resolution", NOSQL_OPT_NUM},
@@ -1208,134 +1210,23 @@ static const GcJob aGcJob[] = {
       {"threshold", NOSQL_OPT_NUM},
       GC_TAIL},
      "graph_louvain(source, from_col, to_col[, weight_col[, resolution[, seed[, threshold[, layout[, "
-     "direction]]]]]])"},
+     "direction]]]]]])",
+     gcRunJob},
 };
-
-typedef struct gc_vtab gc_vtab;
-struct gc_vtab {
-  sqlite3_vtab base;                /* Base class - must be first */
-  sqlite3 *db;                      /* The connection */
-  const GcJob *pJob;                /* The job */
-  int nInput;                       /* Hidden inputs */
-  NosqlPlanCol aPlan[GC_MAX_INPUT]; /* One equality slot per input */
-};
-
-typedef struct gc_cursor gc_cursor;
-struct gc_cursor {
-  sqlite3_vtab_cursor base;          /* Base class - must be first */
-  GraphCsr *pCsr;                    /* The graph */
-  double *aReal[2];                  /* Real results per node (hub, authority for HITS) */
-  sqlite3_int64 *aInt;               /* Integer results (core), or node indexes (Louvain's labels) */
-  int bNodeLabel;                    /* aInt holds node indexes */
-  int nRow;                          /* Rows: one per node */
-  int iRow;                          /* Current row */
-  sqlite3_value *apIn[GC_MAX_INPUT]; /* The inputs as given, for the hidden columns */
-  sqlite3_value
-      *apEff[GC_MAX_INPUT]; /* The inputs to use: apIn, or the options object's (nosqlOptionsRead()) */
-  sqlite3_value *apOwn[GC_MAX_INPUT]; /* The values of the options object (owned) */
-};
-
-static int gcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
-                     char **pzErr) {
-  const GcJob *pJob = (const GcJob *)pAux;
-  NosqlBuffer decl = {0, 0, 0};
-  gc_vtab *p;
-  int rc = SQLITE_OK, i;
-  (void)argc;
-  (void)argv;
-  (void)pzErr;
-  nosqlBufferAppendf(&rc, &decl, "CREATE TABLE x(node, %s", pJob->zCols);
-  for (i = 0; pJob->aInput[i].zName; i++)
-    nosqlBufferAppendf(&rc, &decl, ", %s HIDDEN", pJob->aInput[i].zName);
-  nosqlBufferAppendf(&rc, &decl, ")");
-  if (rc == SQLITE_OK) rc = nosqlVtabNew(db, (const char *)decl.a, sizeof(gc_vtab), ppVtab);
-  nosqlBufferFree(&decl);
-  if (rc != SQLITE_OK) return rc;
-  p = (gc_vtab *)*ppVtab;
-  p->db = db;
-  p->pJob = pJob;
-  for (i = 0; pJob->aInput[i].zName; i++) {
-    NosqlPlanCol c = {1 + pJob->nValue + i, NOSQL_OP_EQ, NOSQL_COLL_ANY, 1, 0};
-    p->aPlan[i] = c;
-  }
-  p->nInput = i;
-  return SQLITE_OK;
-}
-
-static int gcBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
-  gc_vtab *p = (gc_vtab *)pVtab;
-  NosqlPlan plan;
-  int rc = nosqlPlanFind(pInfo, p->aPlan, p->nInput, &plan), i, bAll = 1;
-  if (rc == SQLITE_OK) rc = nosqlPlanInputsReady(pInfo, p->aPlan, &plan);
-  if (rc != SQLITE_OK) return rc;
-  /* source is required; from_col and to_col may be NULL for a graph_index, but must be given. */
-  for (i = 0; i < 3; i++) {
-    if (plan.aiEq[i] < 0) bAll = 0;
-  }
-  rc = nosqlPlanCommit(pInfo, p->aPlan, &plan);
-  if (rc != SQLITE_OK) return rc;
-  /* Without every required input xFilter names the missing one; such a
-  ** plan is chosen only when there is no other. */
-  pInfo->estimatedCost = bAll ? 1e6 : 1e300;
-  pInfo->estimatedRows = 100000;
-  return SQLITE_OK;
-}
-
-static int gcOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
-  (void)pVtab;
-  return nosqlCursorNew(sizeof(gc_cursor), ppCursor) ? SQLITE_OK : SQLITE_NOMEM;
-}
-
-static void gcReset(gc_cursor *pCur) {
-  int i;
-  graphCsrUnref(pCur->pCsr);
-  sqlite3_free(pCur->aReal[0]);
-  sqlite3_free(pCur->aReal[1]);
-  sqlite3_free(pCur->aInt);
-  for (i = 0; i < GC_MAX_INPUT; i++) {
-    sqlite3_value_free(pCur->apIn[i]);
-    sqlite3_value_free(pCur->apOwn[i]);
-  }
-  memset(&pCur->pCsr, 0, sizeof(*pCur) - offsetof(gc_cursor, pCsr));
-}
-
-static int gcClose(sqlite3_vtab_cursor *pCursor) {
-  gcReset((gc_cursor *)pCursor);
-  sqlite3_free(pCursor);
-  return SQLITE_OK;
-}
-
-static const GcJob *gcJobOf(gc_cursor *pCur) { return ((gc_vtab *)pCur->base.pVtab)->pJob; }
-
-/* The slot of input zName, or -1 when the job has none of that name. */
-static int gcSlot(const GcJob *pJob, const char *zName) {
-  int i;
-  for (i = 0; pJob->aInput[i].zName; i++) {
-    if (sqlite3_stricmp(pJob->aInput[i].zName, zName) == 0) return i;
-  }
-  return -1;
-}
-
-/* The value of input zName, positional or from the options object; NULL when neither gives it (or NULL). */
-static sqlite3_value *gcArg(gc_cursor *pCur, const char *zName) {
-  int i = gcSlot(gcJobOf(pCur), zName);
-  sqlite3_value *p = i < 0 ? NULL : pCur->apEff[i];
-  return p && sqlite3_value_type(p) != SQLITE_NULL ? p : NULL;
-}
 
 /* Set the error "<job>: <zFmt with the quoted value>"; zFmt takes the job, zArg and the value, in order. */
-static int gcError(gc_cursor *pCur, const char *zFmt, const char *zArg, sqlite3_value *pVal) {
+static int gcError(GraphJobCursor *pCur, const char *zFmt, const char *zArg, sqlite3_value *pVal) {
   char *zQ = pVal ? nosqlValueQuote(pVal) : NULL;
-  nosqlVtabError(pCur->base.pVtab, zFmt, gcJobOf(pCur)->zName, zArg, zQ ? zQ : "?");
+  nosqlVtabError(pCur->base.pVtab, zFmt, pCur->pJob->zName, zArg, zQ ? zQ : "?");
   sqlite3_free(zQ);
   return SQLITE_ERROR;
 }
 
 /* Input zName as a number (text that reads as one is that number): *pr, *pbInt; 0 when it is no number. */
-static int gcNumber(gc_cursor *pCur, sqlite3_value *pVal, double *pr, int *pbInt, int *pRc) {
+static int gcNumber(GraphJobCursor *pCur, sqlite3_value *pVal, double *pr, int *pbInt, int *pRc) {
   sqlite3_value *pNum = NULL;
   int eType;
-  *pRc = nosqlValueAffinity(((gc_vtab *)pCur->base.pVtab)->db, pVal, 'n', &pNum);
+  *pRc = nosqlValueAffinity(pCur->db, pVal, 'n', &pNum);
   if (*pRc != SQLITE_OK) return 0;
   eType = sqlite3_value_type(pNum);
   *pr = sqlite3_value_double(pNum);
@@ -1345,9 +1236,9 @@ static int gcNumber(gc_cursor *pCur, sqlite3_value *pVal, double *pr, int *pbInt
 }
 
 /* An integer input in [iLo, iHi], or iDefault when not given. */
-static int gcArgInt(gc_cursor *pCur, const char *zName, sqlite3_int64 iDefault, sqlite3_int64 iLo,
+static int gcArgInt(GraphJobCursor *pCur, const char *zName, sqlite3_int64 iDefault, sqlite3_int64 iLo,
                     sqlite3_int64 iHi, sqlite3_int64 *pi) {
-  sqlite3_value *pVal = gcArg(pCur, zName);
+  sqlite3_value *pVal = graphJobInput(pCur, zName);
   double r;
   int bInt, rc = SQLITE_OK;
   *pi = iDefault;
@@ -1356,8 +1247,8 @@ static int gcArgInt(gc_cursor *pCur, const char *zName, sqlite3_int64 iDefault, 
     if (rc != SQLITE_OK) return rc;
     if (bInt && r > (double)iHi) {
       char *zQ = nosqlValueQuote(pVal);
-      nosqlVtabError(pCur->base.pVtab, "%s: %s must be an integer of at most %lld, not %s",
-                     gcJobOf(pCur)->zName, zName, iHi, zQ ? zQ : "?");
+      nosqlVtabError(pCur->base.pVtab, "%s: %s must be an integer of at most %lld, not %s", pCur->pJob->zName,
+                     zName, iHi, zQ ? zQ : "?");
       sqlite3_free(zQ);
       return SQLITE_ERROR;
     }
@@ -1371,8 +1262,8 @@ static int gcArgInt(gc_cursor *pCur, const char *zName, sqlite3_int64 iDefault, 
 }
 
 /* A number input of 0 or more (bPositive: more than 0), or rDefault when not given. */
-static int gcArgReal(gc_cursor *pCur, const char *zName, double rDefault, int bPositive, double *pr) {
-  sqlite3_value *pVal = gcArg(pCur, zName);
+static int gcArgReal(GraphJobCursor *pCur, const char *zName, double rDefault, int bPositive, double *pr) {
+  sqlite3_value *pVal = graphJobInput(pCur, zName);
   int bInt, rc = SQLITE_OK;
   *pr = rDefault;
   if (pVal == NULL) return SQLITE_OK;
@@ -1387,8 +1278,8 @@ static int gcArgReal(gc_cursor *pCur, const char *zName, double rDefault, int bP
 }
 
 /* A true/false input: 1, 0 (or text '1', '0', 'true', 'false'), or bDefault when not given. */
-static int gcArgBool(gc_cursor *pCur, const char *zName, int bDefault, int *pb) {
-  sqlite3_value *pVal = gcArg(pCur, zName);
+static int gcArgBool(GraphJobCursor *pCur, const char *zName, int bDefault, int *pb) {
+  sqlite3_value *pVal = graphJobInput(pCur, zName);
   double r;
   int bInt, rc = SQLITE_OK;
   *pb = bDefault;
@@ -1412,14 +1303,6 @@ static int gcArgBool(gc_cursor *pCur, const char *zName, int bDefault, int *pb) 
   return SQLITE_OK;
 }
 
-/* layout and direction, read as every graph function reads them (graph_source.c). */
-static int gcArgLayoutDir(gc_cursor *pCur, int *peLayout, int *peDir) {
-  int rc = graphLayoutArg(pCur->base.pVtab, gcJobOf(pCur)->zName, gcArg(pCur, "layout"), peLayout);
-  if (rc == SQLITE_OK)
-    rc = graphDirectionArg(pCur->base.pVtab, gcJobOf(pCur)->zName, gcArg(pCur, "direction"), peDir);
-  return rc;
-}
-
 /* Louvain's and the components' label: each community's smallest node, in SQLite's order. */
 static int gcLabelBySmallest(const GraphCsr *pCsr, const int *aCom, sqlite3_int64 *aOut) {
   int n = pCsr->vals.n, v;
@@ -1439,9 +1322,9 @@ static int gcLabelBySmallest(const GraphCsr *pCsr, const int *aCom, sqlite3_int6
 }
 
 /* Run the job on the cursor's graph, the options read; fill the per-node results. */
-static int gcRun(gc_cursor *pCur, int eDir) {
-  const GcJob *pJob = gcJobOf(pCur);
-  sqlite3 *db = ((gc_vtab *)pCur->base.pVtab)->db;
+static int gcRun(GraphJobCursor *pCur, int eDir) {
+  const GraphJob *pJob = pCur->pJob;
+  sqlite3 *db = pCur->db;
   const GraphCsr *pCsr = pCur->pCsr;
   int n = pCsr->vals.n, rc;
   sqlite3_stmt *pPing = NULL;
@@ -1506,6 +1389,7 @@ static int gcRun(gc_cursor *pCur, int eDir) {
     case GC_CORE:
       pCur->aInt = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)n + 1));
       if (pCur->aInt == NULL) rc = SQLITE_NOMEM;
+      pCur->eVal = GRAPH_VAL_INT;
       /* Self-loops ignored: networkx refuses them; this is its answer without them. */
       if (rc == SQLITE_OK) rc = gcCoreNumber(pCsr, pCur->aInt);
       break;
@@ -1533,7 +1417,7 @@ static int gcRun(gc_cursor *pCur, int eDir) {
       if (rc == SQLITE_OK) rc = gcAdjBuild(pCsr, GRAPH_DIR_BOTH, GC_MERGE_SUM, GC_LOOPS_APART, 1, &adj);
       if (rc == SQLITE_OK) rc = gcLouvain(pPing, &adj, rRes, iSeed, rThreshold, aCom);
       if (rc == SQLITE_OK) rc = gcLabelBySmallest(pCsr, aCom, pCur->aInt);
-      pCur->bNodeLabel = 1;
+      pCur->eVal = GRAPH_VAL_NODE;
       sqlite3_free(aCom);
       break;
     }
@@ -1545,124 +1429,14 @@ static int gcRun(gc_cursor *pCur, int eDir) {
   return rc;
 }
 
-static int gcFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr, int argc,
-                    sqlite3_value **argv) {
-  gc_cursor *pCur = (gc_cursor *)pCursor;
-  gc_vtab *p = (gc_vtab *)pCursor->pVtab;
-  const GcJob *pJob = p->pJob;
-  NosqlPlanArg aArg[GC_MAX_INPUT];
-  GraphSource src;
-  char *zErr = NULL;
-  int rc, i, eLayout, eDir;
-  (void)idxNum;
-  gcReset(pCur);
-  if (nosqlPlanArgs(idxStr, argc, argv, aArg, p->nInput) != SQLITE_OK) {
-    nosqlVtabError(pCursor->pVtab, "%s: bad plan %s", pJob->zName, idxStr ? idxStr : "(none)");
-    return SQLITE_ERROR;
-  }
-  for (i = 0; i < p->nInput; i++) {
-    if (i < 3 && aArg[i].pEq == NULL) {
-      nosqlVtabError(pCursor->pVtab, "%s: %s is required: %s", pJob->zName, pJob->aInput[i].zName,
-                     pJob->zUsage);
-      return SQLITE_ERROR;
-    }
-    if (aArg[i].pEq) {
-      pCur->apIn[i] = sqlite3_value_dup(aArg[i].pEq);
-      if (pCur->apIn[i] == NULL) return SQLITE_NOMEM;
-    }
-  }
-  /* The options object (ext/util.c): the keys are the optional inputs. */
-  rc = nosqlOptionsRead(p->db, pJob->zName, pJob->aInput, 3, p->nInput, pCur->apIn, pCur->apEff, pCur->apOwn,
-                        &i, &zErr);
-  if (rc != SQLITE_OK) {
-    if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
-    if (zErr == NULL && rc == SQLITE_ERROR) rc = SQLITE_NOMEM;
-    sqlite3_free(zErr);
-    return rc;
-  }
-  rc = gcArgLayoutDir(pCur, &eLayout, &eDir);
-  if (rc != SQLITE_OK) return rc;
-  rc = graphSourceInit(p->db, pJob->zName, pCur->apIn[0], pCur->apIn[1], pCur->apIn[2],
-                       gcArg(pCur, "weight_col"), eLayout, &src, &zErr);
-  if (rc == SQLITE_OK) {
-    rc = graphCsrLoad(p->db, &src, GC_MAX_EDGE, 1, pJob->zName, &pCur->pCsr, &zErr);
-    graphSourceClear(&src);
-  }
-  if (zErr) nosqlVtabError(pCursor->pVtab, "%s", zErr);
-  sqlite3_free(zErr);
-  if (rc != SQLITE_OK) return rc;
-  return gcRun(pCur, eDir);
-}
-
-static int gcNext(sqlite3_vtab_cursor *pCursor) {
-  ((gc_cursor *)pCursor)->iRow++;
-  return SQLITE_OK;
-}
-
-static int gcEof(sqlite3_vtab_cursor *pCursor) {
-  gc_cursor *pCur = (gc_cursor *)pCursor;
-  return pCur->iRow >= pCur->nRow;
-}
-
-static int gcColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol) {
-  gc_cursor *pCur = (gc_cursor *)pCursor;
-  const GcJob *pJob = gcJobOf(pCur);
-  const GraphSet *pVals = &pCur->pCsr->vals;
-  int iRow = pCur->iRow;
-  if (iCol == 0) {
-    graphValueResult(ctx, (const GraphValue *)graphSetAt(pVals, iRow));
-  } else if (iCol <= pJob->nValue) {
-    if (pCur->bNodeLabel) {
-      graphValueResult(ctx, (const GraphValue *)graphSetAt(pVals, (int)pCur->aInt[iRow]));
-    } else if (pCur->aInt) {
-      sqlite3_result_int64(ctx, pCur->aInt[iRow]);
-    } else {
-      sqlite3_result_double(ctx, pCur->aReal[iCol - 1][iRow]);
-    }
-  } else if (iCol - 1 - pJob->nValue < GC_MAX_INPUT && pCur->apIn[iCol - 1 - pJob->nValue]) {
-    sqlite3_result_value(ctx, pCur->apIn[iCol - 1 - pJob->nValue]);
-  }
-  return SQLITE_OK;
-}
-
-static int gcRowid(sqlite3_vtab_cursor *pCursor, sqlite_int64 *pRowid) {
-  *pRowid = ((gc_cursor *)pCursor)->iRow + 1;
-  return SQLITE_OK;
-}
-
-static sqlite3_module gcModule = {
-    0,             /* iVersion */
-    0,             /* xCreate: eponymous only */
-    gcConnect,     /* xConnect */
-    gcBestIndex,   /* xBestIndex */
-    nosqlVtabFree, /* xDisconnect */
-    0,             /* xDestroy */
-    gcOpen,        /* xOpen */
-    gcClose,       /* xClose */
-    gcFilter,      /* xFilter */
-    gcNext,        /* xNext */
-    gcEof,         /* xEof */
-    gcColumn,      /* xColumn */
-    gcRowid,       /* xRowid */
-    0,             /* xUpdate */
-    0,             /* xBegin */
-    0,             /* xSync */
-    0,             /* xCommit */
-    0,             /* xRollback */
-    0,             /* xFindFunction */
-    0,             /* xRename */
-    0,             /* xSavepoint */
-    0,             /* xRelease */
-    0,             /* xRollbackTo */
-    0,             /* xShadowName */
-};
-
-/* The feature "graph centrality": one module per job. */
-int graphCentralityRegister(sqlite3 *db) {
-  size_t i;
-  int rc = SQLITE_OK;
-  for (i = 0; rc == SQLITE_OK && i < sizeof(aGcJob) / sizeof(aGcJob[0]); i++) {
-    rc = sqlite3_create_module(db, aGcJob[i].zName, &gcModule, (void *)&aGcJob[i]);
-  }
+/* The xRun of this file's jobs (GraphJob): the load, then the job. */
+static int gcRunJob(GraphJobCursor *pCur, GraphSource *pSrc, int eDir, char **pzErr) {
+  int rc = graphSourceLoad(pCur->db, pSrc, GC_MAX_EDGE, 1, pCur->pJob->zName, &pCur->pCsr, pzErr);
+  if (rc == SQLITE_OK) rc = gcRun(pCur, eDir);
   return rc;
+}
+
+/* The feature "graph centrality": one module per job, through ext/graph_batch.c's glue. */
+int graphCentralityRegister(sqlite3 *db) {
+  return graphJobRegister(db, aGcJob, (int)(sizeof(aGcJob) / sizeof(aGcJob[0])));
 }

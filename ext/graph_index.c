@@ -11,7 +11,7 @@
 ** The edge table must be a rowid table with an INTEGER PRIMARY KEY (the
 ** index keeps each list in rowid order, and VACUUM may renumber the rowids
 ** of a table without one) in the schema of the index. Every graph function
-** (ext/graph_source.c's graphCsrLoad()) loads a graph from an up-to-date
+** (ext/graph_source.c's graphSourceLoad()) loads a graph from an up-to-date
 ** graph_index over the same table and columns instead of scanning the
 ** table, and accepts the index's name as its source.
 **
@@ -129,9 +129,9 @@
 ** graph functions read the table and the index's reads and 'refresh'
 ** refuse it until 'rebuild'.
 **
-** Loading (graphIndexLoad(), called by graphCsrLoad(); giLoad()): one scan
+** Loading (graphIndexLoad(), called by graphSourceLoad(); giLoad()): one scan
 ** of "<name>_blk" in key order and one of "<name>_tail" decode every edge
-** (source number, neighbour number, rowid); giLoadSort() orders them by
+** (source number, neighbour number, rowid); giLoadOrder() orders them by
 ** rowid (a counting sort over rowid - least rowid when the rowids span at
 ** most a few times the edge count, a direct placement when they are every
 ** rowid of the range once, an LSD radix sort otherwise; stable, so that a
@@ -1512,31 +1512,31 @@ static int giRankCmp(const void *a, const void *b) {
   return x->i - y->i;
 }
 
-/*
-** 'rebuild': every node and list again from one rowid-order scan. Nodes
-** are numbered by degree, highest first (the neighbours met most often
-** take the shortest varints); the groups are written in number order,
-** each closed past GI_GROUP_BYTES.
-*/
-static int giRebuildAll(gi_vtab *p) {
-  GraphSet set;
+/* A rebuild (giRebuildAll()): the nodes and edges of its scan, then their numbers. */
+typedef struct GiRebuild GiRebuild;
+struct GiRebuild {
+  GraphSet set;                    /* The nodes, in order of first appearance */
+  GiEdge *aEdge;                   /* The edges in rowid order: endpoints elements of set, then numbers */
+  GiWeight *aW;                    /* Their weights (with a weight column) */
+  sqlite3_int64 nEdge, nEdgeAlloc; /* Entries of aEdge (and aW) used, allocated */
+  GiEdge *aRowF;                   /* The JSON layout: each row's node (f) and rowid, in rowid order */
+  sqlite3_int64 nRowF, nRowFAlloc; /* Entries of aRowF used, allocated */
+  sqlite3_int64 iLastRow;          /* The JSON layout: the rowid of the last row met */
+  int *aNum;                       /* Element of set -> its number */
+};
+
+static void giRebuildClear(GiRebuild *r) {
+  sqlite3_free(r->aEdge);
+  sqlite3_free(r->aRowF);
+  sqlite3_free(r->aW);
+  sqlite3_free(r->aNum);
+  graphSetClear(&r->set);
+}
+
+/* The shadow tables a rebuild writes, made when missing and emptied (format 1's too, when there). */
+static int giRebuildTables(gi_vtab *p) {
   sqlite3_stmt *pStmt = NULL;
-  char *zSql, *zW;
-  int rc, i;
-  GiEdge *aEdge = NULL;
-  GiWeight *aW = NULL;
-  sqlite3_int64 nEdge = 0, nEdgeAlloc = 0, e, *aDeg = NULL, *aOff = NULL;
-  GiRank *aRank = NULL;
-  GiByValue *aByValue = NULL;
-  int *aNum = NULL, *aList = NULL, iGroup = 1;
-  NosqlBuffer grp = {0, 0, 0};
-  GiEdge *aRowF = NULL; /* The JSON layout: each row's node (f) and rowid, in rowid order */
-  sqlite3_int64 nRowF = 0, nRowFAlloc = 0, iLastRow = 0;
-  memset(&set, 0, sizeof(set));
-  set.szElem = (int)sizeof(GraphValue);
-  giStashClear(p);
-  giCacheClear(p);
-  rc = giExec(
+  int rc = giExec(
       p->db,
       sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\".\"%w_blk\"(k INTEGER PRIMARY KEY, data BLOB);"
                       "CREATE TABLE IF NOT EXISTS \"%w\".\"%w_tail\"(k INTEGER PRIMARY KEY, first "
@@ -1559,8 +1559,9 @@ static int giRebuildAll(gi_vtab *p) {
     for (iTab = 0; rc == SQLITE_OK && iTab < 2; iTab++) {
       const char *zSuffix = iTab ? "node" : "adj";
       int bOld = 0;
-      zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%q_%s'",
-                             p->zDb, p->zName, zSuffix);
+      char *zSql =
+          sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = '%q_%s'",
+                          p->zDb, p->zName, zSuffix);
       rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
       sqlite3_free(zSql);
       if (rc == SQLITE_OK) bOld = sqlite3_step(pStmt) == SQLITE_ROW;
@@ -1577,9 +1578,19 @@ static int giRebuildAll(gi_vtab *p) {
                                 "INTEGER); DELETE FROM \"%w\".\"%w_row\";",
                                 p->zDb, p->zName, p->zDb, p->zName));
   }
-  zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
-  if (rc == SQLITE_OK && zW == NULL) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK && p->bJson) {
+  return rc;
+}
+
+/*
+** The scan of a rebuild, in rowid order: (0) from, (1) to, (2) the weight
+** or NULL, (3) the rowid and, in the JSON layout, (4) json_type(to_col),
+** every row a node (a NULL to for a row without elements).
+*/
+static int giRebuildScanSql(gi_vtab *p, sqlite3_stmt **ppStmt) {
+  char *zSql, *zW = p->zWeight ? sqlite3_mprintf("s.\"%w\"", p->zWeight) : sqlite3_mprintf("NULL");
+  int rc;
+  if (zW == NULL) return SQLITE_NOMEM;
+  if (p->bJson) {
     /* Every row is a node, its list NULL or [] included; each element an edge. */
     zSql = sqlite3_mprintf(
         "SELECT s.\"%w\", j.value, %s, s.rowid, json_type(s.\"%w\") FROM \"%w\".\"%w\" AS s LEFT JOIN "
@@ -1587,20 +1598,83 @@ static int giRebuildAll(gi_vtab *p) {
         "NULL "
         "ORDER BY s.rowid, j.key",
         p->zFrom, zW, p->zTo, p->zDb, p->zTable, p->zTo, p->zTo, p->zFrom);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-  } else if (rc == SQLITE_OK) {
+  } else {
     zSql = sqlite3_mprintf(
         "SELECT s.\"%w\", s.\"%w\", %s, s.rowid FROM \"%w\".\"%w\" AS s WHERE s.\"%w\" IS NOT NULL "
         "AND s.\"%w\" IS NOT NULL ORDER BY s.rowid",
         p->zFrom, p->zTo, zW, p->zDb, p->zTable, p->zFrom, p->zTo);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
   }
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, ppStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  sqlite3_free(zW);
+  return rc;
+}
+
+/* The JSON layout: the node of row iRow (its first element's or its only row), edges or not. */
+static int giRebuildRowNode(GiRebuild *r, const GraphValue *pF, sqlite3_int64 iRow) {
+  int iF, bNew, rc = graphSetAdd(&r->set, pF, &iF, &bNew);
+  if (rc == SQLITE_OK && r->nRowF == r->nRowFAlloc) {
+    sqlite3_int64 nNew = r->nRowFAlloc ? r->nRowFAlloc * 2 : 256;
+    GiEdge *aNew = (GiEdge *)sqlite3_realloc64(r->aRowF, sizeof(GiEdge) * (sqlite3_uint64)nNew);
+    if (aNew == NULL) rc = SQLITE_NOMEM;
+    if (aNew) {
+      r->aRowF = aNew;
+      r->nRowFAlloc = nNew;
+    }
+  }
+  if (rc != SQLITE_OK) return rc;
+  r->aRowF[r->nRowF].iRowid = r->iLastRow = iRow;
+  r->aRowF[r->nRowF].f = iF;
+  r->aRowF[r->nRowF++].t = 0;
+  return SQLITE_OK;
+}
+
+/* Edge pF -> pT of row iRowid, weight pW: its endpoints in the set, the edge appended. */
+static int giRebuildEdge(gi_vtab *p, GiRebuild *r, const GraphValue *pF, const GraphValue *pT,
+                         sqlite3_value *pW, sqlite3_int64 iRowid) {
+  int iF, iT, bNew, rc;
+  if (p->zWeight && !giWeightOk(pW)) {
+    char *zMsg = giWeightError(p->zName, pF, pT, pW);
+    if (zMsg) {
+      sqlite3_free(p->base.zErrMsg);
+      p->base.zErrMsg = zMsg;
+    }
+    return zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
+  }
+  rc = graphSetAdd(&r->set, pF, &iF, &bNew);
+  if (rc == SQLITE_OK) rc = graphSetAdd(&r->set, pT, &iT, &bNew);
+  if (rc == SQLITE_OK && r->set.n > GI_MAX_ID) rc = SQLITE_TOOBIG;
+  if (rc == SQLITE_OK && r->nEdge == r->nEdgeAlloc) {
+    sqlite3_int64 nNew = r->nEdgeAlloc ? r->nEdgeAlloc * 2 : 1024;
+    GiEdge *aNew = (GiEdge *)sqlite3_realloc64(r->aEdge, sizeof(GiEdge) * (sqlite3_uint64)nNew);
+    if (aNew) r->aEdge = aNew;
+    if (aNew && p->zWeight) {
+      GiWeight *aNewW = (GiWeight *)sqlite3_realloc64(r->aW, sizeof(GiWeight) * (sqlite3_uint64)nNew);
+      if (aNewW) r->aW = aNewW;
+      if (aNewW == NULL) aNew = NULL;
+    }
+    if (aNew == NULL) rc = SQLITE_NOMEM;
+    r->nEdgeAlloc = nNew;
+  }
+  if (rc != SQLITE_OK) return rc;
+  r->aEdge[r->nEdge].iRowid = iRowid;
+  r->aEdge[r->nEdge].f = iF;
+  r->aEdge[r->nEdge].t = iT;
+  if (p->zWeight) {
+    r->aW[r->nEdge].bInt = sqlite3_value_type(pW) == SQLITE_INTEGER;
+    r->aW[r->nEdge].i = sqlite3_value_int64(pW);
+    r->aW[r->nEdge].r = sqlite3_value_double(pW);
+  }
+  r->nEdge++;
+  return SQLITE_OK;
+}
+
+/* One scan of the edge table in rowid order: the nodes, the edges, the JSON layout's row nodes. */
+static int giRebuildScan(gi_vtab *p, GiRebuild *r) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = giRebuildScanSql(p, &pStmt);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     GraphValue f, t;
-    int iF, iT, bNew;
-    sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     graphValueFrom(sqlite3_column_value(pStmt, 0), &f);
     if (p->bJson) {
       sqlite3_int64 iRow = sqlite3_column_int64(pStmt, 3);
@@ -1609,103 +1683,62 @@ static int giRebuildAll(gi_vtab *p) {
         rc = giJsonNotArray(p, &f, zType);
         break;
       }
-      if (nRowF == 0 || iRow != iLastRow) {
-        /* The row's node, edges or not. */
-        rc = graphSetAdd(&set, &f, &iF, &bNew);
-        if (rc == SQLITE_OK && nRowF == nRowFAlloc) {
-          sqlite3_int64 nNew = nRowFAlloc ? nRowFAlloc * 2 : 256;
-          GiEdge *aNew = (GiEdge *)sqlite3_realloc64(aRowF, sizeof(GiEdge) * (sqlite3_uint64)nNew);
-          if (aNew == NULL) rc = SQLITE_NOMEM;
-          if (aNew) {
-            aRowF = aNew;
-            nRowFAlloc = nNew;
-          }
-        }
+      if (r->nRowF == 0 || iRow != r->iLastRow) {
+        rc = giRebuildRowNode(r, &f, iRow);
         if (rc != SQLITE_OK) break;
-        aRowF[nRowF].iRowid = iLastRow = iRow;
-        aRowF[nRowF].f = iF;
-        aRowF[nRowF++].t = 0;
       }
       if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &t)) continue; /* No element, or null */
     } else {
       graphValueFrom(sqlite3_column_value(pStmt, 1), &t);
     }
-    if (p->zWeight && !giWeightOk(pW)) {
-      char *zMsg = giWeightError(p->zName, &f, &t, pW);
-      if (zMsg) {
-        sqlite3_free(p->base.zErrMsg);
-        p->base.zErrMsg = zMsg;
-      }
-      rc = zMsg ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
-      break;
-    }
-    rc = graphSetAdd(&set, &f, &iF, &bNew);
-    if (rc == SQLITE_OK) rc = graphSetAdd(&set, &t, &iT, &bNew);
-    if (rc == SQLITE_OK && set.n > GI_MAX_ID) rc = SQLITE_TOOBIG;
-    if (rc == SQLITE_OK && nEdge == nEdgeAlloc) {
-      sqlite3_int64 nNew = nEdgeAlloc ? nEdgeAlloc * 2 : 1024;
-      GiEdge *aNew = (GiEdge *)sqlite3_realloc64(aEdge, sizeof(GiEdge) * (sqlite3_uint64)nNew);
-      if (aNew) aEdge = aNew;
-      if (aNew && p->zWeight) {
-        GiWeight *aNewW = (GiWeight *)sqlite3_realloc64(aW, sizeof(GiWeight) * (sqlite3_uint64)nNew);
-        if (aNewW) aW = aNewW;
-        if (aNewW == NULL) aNew = NULL;
-      }
-      if (aNew == NULL) rc = SQLITE_NOMEM;
-      nEdgeAlloc = nNew;
-    }
-    if (rc != SQLITE_OK) break;
-    aEdge[nEdge].iRowid = sqlite3_column_int64(pStmt, 3);
-    aEdge[nEdge].f = iF;
-    aEdge[nEdge].t = iT;
-    if (p->zWeight) {
-      aW[nEdge].bInt = sqlite3_value_type(pW) == SQLITE_INTEGER;
-      aW[nEdge].i = sqlite3_value_int64(pW);
-      aW[nEdge].r = sqlite3_value_double(pW);
-    }
-    nEdge++;
+    rc = giRebuildEdge(p, r, &f, &t, sqlite3_column_value(pStmt, 2), sqlite3_column_int64(pStmt, 3));
   }
+  if (rc == SQLITE_OK) return giJsonMalformed(p, sqlite3_finalize(pStmt), NULL);
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
+** Number the nodes, hubs first (r->aNum; the edges' endpoints become
+** numbers), and write them: g_num in value order (its pages fill up) and
+** g_config's 'next'.
+*/
+static int giRebuildNumber(gi_vtab *p, GiRebuild *r) {
+  GraphSet *pSet = &r->set;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 e, *aDeg;
+  GiRank *aRank;
+  GiByValue *aByValue;
+  char *zSql;
+  int rc = SQLITE_OK, i;
+  aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)pSet->n + 1));
+  aRank = (GiRank *)sqlite3_malloc64(sizeof(GiRank) * ((sqlite3_uint64)pSet->n + 1));
+  r->aNum = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)pSet->n + 1));
+  aByValue = (GiByValue *)sqlite3_malloc64(sizeof(GiByValue) * ((sqlite3_uint64)pSet->n + 1));
+  if (aDeg == NULL || aRank == NULL || r->aNum == NULL || aByValue == NULL) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) {
-    rc = giJsonMalformed(p, sqlite3_finalize(pStmt), NULL);
-  } else {
-    sqlite3_finalize(pStmt);
-  }
-  pStmt = NULL;
-  /* Number the nodes: hubs first. */
-  if (rc == SQLITE_OK) {
-    aDeg = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)set.n + 1));
-    aRank = (GiRank *)sqlite3_malloc64(sizeof(GiRank) * ((sqlite3_uint64)set.n + 1));
-    aNum = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)set.n + 1));
-    aByValue = (GiByValue *)sqlite3_malloc64(sizeof(GiByValue) * ((sqlite3_uint64)set.n + 1));
-    aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)set.n + 2));
-    aList = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nEdge + 1));
-    if (aDeg == NULL || aRank == NULL || aNum == NULL || aOff == NULL || aList == NULL || aByValue == NULL) {
-      rc = SQLITE_NOMEM;
-    }
-  }
-  if (rc == SQLITE_OK) {
-    memset(aDeg, 0, sizeof(sqlite3_int64) * ((size_t)set.n + 1));
-    for (e = 0; e < nEdge; e++) aDeg[aEdge[e].t]++;
-    for (i = 0; i < set.n; i++) {
+    memset(aDeg, 0, sizeof(sqlite3_int64) * ((size_t)pSet->n + 1));
+    for (e = 0; e < r->nEdge; e++) aDeg[r->aEdge[e].t]++;
+    for (i = 0; i < pSet->n; i++) {
       aRank[i].nDeg = aDeg[i];
       aRank[i].i = i;
     }
-    qsort(aRank, (size_t)set.n, sizeof(GiRank), giRankCmp);
-    for (i = 0; i < set.n; i++) aNum[aRank[i].i] = i + 1;
-    for (e = 0; e < nEdge; e++) {
-      aEdge[e].f = aNum[aEdge[e].f];
-      aEdge[e].t = aNum[aEdge[e].t];
+    qsort(aRank, (size_t)pSet->n, sizeof(GiRank), giRankCmp);
+    for (i = 0; i < pSet->n; i++) r->aNum[aRank[i].i] = i + 1;
+    for (e = 0; e < r->nEdge; e++) {
+      r->aEdge[e].f = r->aNum[r->aEdge[e].f];
+      r->aEdge[e].t = r->aNum[r->aEdge[e].t];
     }
     /* In value order: the pages of g_num fill up. */
-    for (i = 0; i < set.n; i++) {
-      aByValue[i].p = (const GraphValue *)graphSetAt(&set, aRank[i].i);
+    for (i = 0; i < pSet->n; i++) {
+      aByValue[i].p = (const GraphValue *)graphSetAt(pSet, aRank[i].i);
       aByValue[i].id = i + 1;
     }
-    qsort(aByValue, (size_t)set.n, sizeof(GiByValue), giByValueCmp);
+    qsort(aByValue, (size_t)pSet->n, sizeof(GiByValue), giByValueCmp);
     zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_num\"(value, id) VALUES(?1, ?2)", p->zDb, p->zName);
     rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
     sqlite3_free(zSql);
-    for (i = 0; rc == SQLITE_OK && i < set.n; i++) {
+    for (i = 0; rc == SQLITE_OK && i < pSet->n; i++) {
       graphValueBind(pStmt, 1, aByValue[i].p);
       sqlite3_bind_int64(pStmt, 2, aByValue[i].id);
       rc = giStepDone(pStmt);
@@ -1713,87 +1746,124 @@ static int giRebuildAll(gi_vtab *p) {
     if (rc == SQLITE_OK) {
       rc = giExec(p->db,
                   sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k, v) VALUES('next', %d)",
-                                  p->zDb, p->zName, set.n + 1));
+                                  p->zDb, p->zName, pSet->n + 1));
     }
     sqlite3_finalize(pStmt);
-    pStmt = NULL;
   }
-  if (rc == SQLITE_OK && nRowF) {
-    /* The JSON layout: each row node's first row (the least rowid: the first written). */
-    zSql = sqlite3_mprintf("INSERT OR IGNORE INTO \"%w\".\"%w_row\"(id, r) VALUES(?1, ?2)", p->zDb, p->zName);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    for (e = 0; rc == SQLITE_OK && e < nRowF; e++) {
-      sqlite3_bind_int64(pStmt, 1, aNum[aRowF[e].f]);
-      sqlite3_bind_int64(pStmt, 2, aRowF[e].iRowid);
-      rc = giStepDone(pStmt);
-    }
-    sqlite3_finalize(pStmt);
-    pStmt = NULL;
-  }
-  /* The out-lists by number (node id's at aOff[id - 1] .. aOff[id]), each in rowid order. */
-  if (rc == SQLITE_OK) {
-    GiList l;
-    sqlite3_int64 nFill = GI_GROUP_BYTES;
-    memset(&l, 0, sizeof(l));
-    memset(aOff, 0, sizeof(sqlite3_int64) * ((size_t)set.n + 2));
-    for (e = 0; e < nEdge; e++) aOff[aEdge[e].f]++;
-    for (i = 1; i <= set.n; i++) aOff[i] += aOff[i - 1];
-    for (e = 0; e < nEdge; e++) aList[aOff[aEdge[e].f - 1]++] = (int)e;
-    /* aOff[id - 1] is now the end of node id's list, the start of id + 1's. */
-    rc = giGroupFill(p, &nFill);
-    zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_blk\"(k, data) VALUES(?1, ?2)", p->zDb, p->zName);
-    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    for (i = 1; rc == SQLITE_OK && i <= set.n; i++) {
-      sqlite3_int64 iStart = i > 1 ? aOff[i - 2] : 0, iEnd = aOff[i - 1], nSlot;
-      NosqlBuffer w = {0, 0, 0};
-      nosqlBufferReset(&l.b);
-      l.n = 0;
-      for (e = iStart; e < iEnd; e++) {
-        const GiEdge *pE = &aEdge[aList[e]];
-        nosqlBufferReset(&w);
-        if (p->zWeight) giPutWeightRaw(&rc, &w, aW[aList[e]].bInt, aW[aList[e]].i, aW[aList[e]].r);
-        giListAdd(&rc, &l, (sqlite3_uint64)pE->t, w.a, (int)w.n, pE->iRowid);
-      }
-      nosqlBufferFree(&w);
-      /* The slot: its count, first rowid and edges; a group closes before the slot that would pass nFill. */
-      nSlot = l.n ? 20 + l.b.n : 1;
-      if (rc == SQLITE_OK && grp.n > 0 && grp.n + nSlot > nFill) {
-        sqlite3_bind_int64(pStmt, 1, iGroup);
-        sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
-        rc = giStepDone(pStmt);
-        nosqlBufferReset(&grp);
-      }
-      if (grp.n == 0) iGroup = i;
-      giPutVarint(&rc, &grp, (sqlite3_uint64)l.n);
-      if (l.n) {
-        giPutRowid(&rc, &grp, l.iFirst);
-        nosqlBufferAppend(&rc, &grp, l.b.a, l.b.n);
-      }
-      if (rc == SQLITE_OK && i == set.n) {
-        sqlite3_bind_int64(pStmt, 1, iGroup);
-        sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
-        rc = giStepDone(pStmt);
-        nosqlBufferReset(&grp);
-      }
-    }
-    nosqlBufferFree(&l.b);
-    sqlite3_finalize(pStmt);
-    pStmt = NULL;
-  }
-  nosqlBufferFree(&grp);
-  sqlite3_free(aEdge);
-  sqlite3_free(aRowF);
-  sqlite3_free(aW);
   sqlite3_free(aDeg);
   sqlite3_free(aRank);
-  sqlite3_free(aNum);
   sqlite3_free(aByValue);
+  return rc;
+}
+
+/* The JSON layout: each row node's first row (the least rowid: the first written), in g_row. */
+static int giRebuildRows(gi_vtab *p, const GiRebuild *r) {
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 e;
+  char *zSql =
+      sqlite3_mprintf("INSERT OR IGNORE INTO \"%w\".\"%w_row\"(id, r) VALUES(?1, ?2)", p->zDb, p->zName);
+  int rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  for (e = 0; rc == SQLITE_OK && e < r->nRowF; e++) {
+    sqlite3_bind_int64(pStmt, 1, r->aNum[r->aRowF[e].f]);
+    sqlite3_bind_int64(pStmt, 2, r->aRowF[e].iRowid);
+    rc = giStepDone(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
+** The out-lists by number, each in rowid order, into g_blk: the groups in
+** number order, a group closed before the slot that would take it past
+** giGroupFill()'s size.
+*/
+static int giRebuildGroups(gi_vtab *p, const GiRebuild *r) {
+  const GiEdge *aEdge = r->aEdge;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 e, nFill = GI_GROUP_BYTES, *aOff;
+  NosqlBuffer grp = {0, 0, 0};
+  GiList l;
+  char *zSql;
+  int rc = SQLITE_OK, i, iGroup = 1, nNode = r->set.n, *aList;
+  /* Node id's list is aList[aOff[id - 1] .. aOff[id]). */
+  aOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nNode + 2));
+  aList = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)r->nEdge + 1));
+  if (aOff == NULL || aList == NULL) {
+    sqlite3_free(aOff);
+    sqlite3_free(aList);
+    return SQLITE_NOMEM;
+  }
+  memset(&l, 0, sizeof(l));
+  memset(aOff, 0, sizeof(sqlite3_int64) * ((size_t)nNode + 2));
+  for (e = 0; e < r->nEdge; e++) aOff[aEdge[e].f]++;
+  for (i = 1; i <= nNode; i++) aOff[i] += aOff[i - 1];
+  for (e = 0; e < r->nEdge; e++) aList[aOff[aEdge[e].f - 1]++] = (int)e;
+  /* aOff[id - 1] is now the end of node id's list, the start of id + 1's. */
+  (void)giGroupFill(p, &nFill); /* (A failure leaves GI_GROUP_BYTES; the statement below fails alike) */
+  zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_blk\"(k, data) VALUES(?1, ?2)", p->zDb, p->zName);
+  rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  for (i = 1; rc == SQLITE_OK && i <= nNode; i++) {
+    sqlite3_int64 iStart = i > 1 ? aOff[i - 2] : 0, iEnd = aOff[i - 1], nSlot;
+    NosqlBuffer w = {0, 0, 0};
+    nosqlBufferReset(&l.b);
+    l.n = 0;
+    for (e = iStart; e < iEnd; e++) {
+      const GiEdge *pE = &aEdge[aList[e]];
+      nosqlBufferReset(&w);
+      if (p->zWeight) giPutWeightRaw(&rc, &w, r->aW[aList[e]].bInt, r->aW[aList[e]].i, r->aW[aList[e]].r);
+      giListAdd(&rc, &l, (sqlite3_uint64)pE->t, w.a, (int)w.n, pE->iRowid);
+    }
+    nosqlBufferFree(&w);
+    /* The slot: its count, first rowid and edges; a group closes before the slot that would pass nFill. */
+    nSlot = l.n ? 20 + l.b.n : 1;
+    if (rc == SQLITE_OK && grp.n > 0 && grp.n + nSlot > nFill) {
+      sqlite3_bind_int64(pStmt, 1, iGroup);
+      sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
+      rc = giStepDone(pStmt);
+      nosqlBufferReset(&grp);
+    }
+    if (grp.n == 0) iGroup = i;
+    giPutVarint(&rc, &grp, (sqlite3_uint64)l.n);
+    if (l.n) {
+      giPutRowid(&rc, &grp, l.iFirst);
+      nosqlBufferAppend(&rc, &grp, l.b.a, l.b.n);
+    }
+    if (rc == SQLITE_OK && i == nNode) {
+      sqlite3_bind_int64(pStmt, 1, iGroup);
+      sqlite3_bind_blob(pStmt, 2, grp.a, (int)grp.n, SQLITE_STATIC);
+      rc = giStepDone(pStmt);
+      nosqlBufferReset(&grp);
+    }
+  }
+  nosqlBufferFree(&l.b);
+  nosqlBufferFree(&grp);
+  sqlite3_finalize(pStmt);
   sqlite3_free(aOff);
   sqlite3_free(aList);
-  sqlite3_free(zW);
-  graphSetClear(&set);
+  return rc;
+}
+
+/*
+** 'rebuild': every node and list again from one rowid-order scan. Nodes
+** are numbered by degree, highest first (the neighbours met most often
+** take the shortest varints); the groups are written in number order,
+** each closed past GI_GROUP_BYTES. The steps above, in order.
+*/
+static int giRebuildAll(gi_vtab *p) {
+  GiRebuild r;
+  int rc;
+  memset(&r, 0, sizeof(r));
+  r.set.szElem = (int)sizeof(GraphValue);
+  giStashClear(p);
+  giCacheClear(p);
+  rc = giRebuildTables(p);
+  if (rc == SQLITE_OK) rc = giRebuildScan(p, &r);
+  if (rc == SQLITE_OK) rc = giRebuildNumber(p, &r);
+  if (rc == SQLITE_OK && r.nRowF) rc = giRebuildRows(p, &r);
+  if (rc == SQLITE_OK) rc = giRebuildGroups(p, &r);
+  giRebuildClear(&r);
   return rc;
 }
 
@@ -2333,16 +2403,6 @@ struct GiPend {
   sqlite3_int64 iRowid; /* Its rowid */
 };
 
-#define GI_CORRUPT(zWhat)                                                      \
-  do {                                                                         \
-    *pzErr = sqlite3_mprintf(                                                  \
-        "%s%sgraph_index '%s' is damaged: %s; INSERT INTO \"%w\"(\"%w\") "     \
-        "VALUES('rebuild') rewrites it",                                       \
-        zFunc ? zFunc : "", zFunc ? ": " : "", zIndex, zWhat, zIndex, zIndex); \
-    rc = *pzErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;                          \
-    goto load_done;                                                            \
-  } while (0)
-
 /* Finish a scan: the first error. */
 static int giScanDone(int rc, sqlite3_stmt *pStmt) {
   int rc2 = sqlite3_finalize(pStmt);
@@ -2350,269 +2410,315 @@ static int giScanDone(int rc, sqlite3_stmt *pStmt) {
 }
 
 /*
-** Fill the empty GraphCsr *p (vals.szElem set) from index zIndex: node
-** rows in the order a rowid scan of the edge table meets them, each list
-** in rowid order, weights when bWeight (the index has them). One scan of
-** "<name>_blk" (a row per ~2 KB group), one of "<name>_tail" and one of
-** "<name>_num"; the edges are ordered by rowid (giLoadSort()), which gives
-** the node order and the in-lists; no node value is hashed per edge.
+** One load of an index into a GraphCsr (giLoad()): what the steps below
+** pass on, each step reading one shadow table or making one part of the
+** copy. The arrays are freed by giLoaderClear().
 */
-static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo,
-                  int bJson, int bWeight, int bHasWeight, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
-                  GraphCsr *p, int *pbOk, char **pzErr, sqlite3_int64 **paRowid) {
-  sqlite3_stmt *pStmt = NULL;
-  char *zSql;
-  const char *zWhat = NULL;
-  int rc = SQLITE_OK, nId = 0, nNode = 0, nAll = 0, i, nRowFirst = 0, bDup = 0;
-  sqlite3_int64 iNext = 1, nPend = 0, nPendAlloc = 0, e, nEdge, *aCur = NULL;
-  GiLoadEdges E;
-  GiPend *aPend = NULL;
-  GiRowFirst *aRowFirst = NULL;
-  int *aPerm = NULL, *aNode = NULL;
-  GraphValue *aVal = NULL;
-  *pbOk = 0;
-  memset(&E, 0, sizeof(E));
-  E.bWeight = bWeight;
-  E.bIntWeight = E.bRealWeight = 1;
-  /* Every node number is below g_config's 'next'. */
-  zSql = sqlite3_mprintf("SELECT coalesce((SELECT v FROM \"%w\".\"%w_config\" WHERE k = 'next'), 0) - 1",
-                         zSchema, zIndex);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+typedef struct GiLoader GiLoader;
+struct GiLoader {
+  sqlite3 *db;                     /* The connection */
+  const char *zSchema, *zIndex;    /* The index */
+  const char *zFunc;               /* Names the job in messages, or NULL ('integrity-check') */
+  char **pzErr;                    /* Where a message goes */
+  int bJson;                       /* layout = 'json' */
+  int bHasWeight;                  /* The lists hold weights */
+  sqlite3_int64 nMaxEdge;          /* The most edges held */
+  int bAll;                        /* A whole-graph job: more edges than that is an error */
+  sqlite3_stmt *pStmt;             /* The scan under way, finalized by giLoaderClear() after an error */
+  int nId;                         /* Node numbers are 1 .. nId */
+  int nNode;                       /* Nodes met through the stored edges and rows: positions 0 .. nNode - 1 */
+  GiLoadEdges E;                   /* The stored edges */
+  int *aPerm;                      /* Number -> position, -1 when not met */
+  int *aNode;                      /* Position -> number */
+  GiRowFirst *aRowFirst;           /* The JSON layout's row nodes, by first rowid */
+  int nRowFirst;                   /* Entries of aRowFirst */
+  GraphValue *aVal;                /* Position -> value (z owned) */
+  GiPend *aPend;                   /* The pending inserts */
+  sqlite3_int64 nPend, nPendAlloc; /* Entries of aPend used, allocated */
+  sqlite3_int64 *aCur;             /* While filling: where each position's next out- and in-edge go */
+  GraphCsr *p;                     /* The copy being filled */
+};
+
+/* The message for damage zWhat, naming the index: SQLITE_CORRUPT_VTAB (or SQLITE_NOMEM). */
+static int giLoadCorrupt(GiLoader *pL, const char *zWhat) {
+  const char *zFunc = pL->zFunc, *zIndex = pL->zIndex;
+  *pL->pzErr = sqlite3_mprintf(
+      "%s%sgraph_index '%s' is damaged: %s; INSERT INTO \"%w\"(\"%w\") VALUES('rebuild') rewrites it",
+      zFunc ? zFunc : "", zFunc ? ": " : "", zIndex, zWhat, zIndex, zIndex);
+  return *pL->pzErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;
+}
+
+/* Prepare the scan zSql (sqlite3_mprintf, freed here) as pL->pStmt. */
+static int giLoadPrepare(GiLoader *pL, char *zSql) {
+  int rc = zSql ? sqlite3_prepare_v2(pL->db, zSql, -1, &pL->pStmt, 0) : SQLITE_NOMEM;
   sqlite3_free(zSql);
-  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 iMax = sqlite3_column_int64(pStmt, 0);
-    if (iMax < 0 || iMax > GI_MAX_ID) GI_CORRUPT("a node number is out of range");
+  return rc;
+}
+
+/* Finish the scan of pL->pStmt: the first error. */
+static int giLoadScanDone(GiLoader *pL, int rc) {
+  rc = giScanDone(rc, pL->pStmt);
+  pL->pStmt = NULL;
+  return rc;
+}
+
+/*
+** More than nMaxEdge edges: an error for a whole-graph job (SQLITE_TOOBIG
+** with the message), else SQLITE_DONE, which ends the load without a copy
+** (the caller reads the table).
+*/
+static int giLoadTooBig(GiLoader *pL) {
+  if (!pL->bAll) return SQLITE_DONE;
+  *pL->pzErr = sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", pL->zFunc,
+                               pL->nMaxEdge);
+  return SQLITE_TOOBIG;
+}
+
+static void giLoaderClear(GiLoader *pL) {
+  int i;
+  sqlite3_finalize(pL->pStmt);
+  if (pL->aVal) {
+    for (i = 0; i < pL->nNode; i++) sqlite3_free(pL->aVal[i].z);
+  }
+  sqlite3_free(pL->aVal);
+  giLoadEdgesFree(&pL->E);
+  sqlite3_free(pL->aPerm);
+  sqlite3_free(pL->aNode);
+  sqlite3_free(pL->aRowFirst);
+  sqlite3_free(pL->aPend);
+  sqlite3_free(pL->aCur);
+}
+
+/* The node numbers (every one below g_config's 'next'): nId, and the arrays indexed by number. */
+static int giLoadNumbers(GiLoader *pL) {
+  int rc, nId = 0;
+  rc = giLoadPrepare(
+      pL, sqlite3_mprintf("SELECT coalesce((SELECT v FROM \"%w\".\"%w_config\" WHERE k = 'next'), 0) - 1",
+                          pL->zSchema, pL->zIndex));
+  if (rc == SQLITE_OK && sqlite3_step(pL->pStmt) == SQLITE_ROW) {
+    sqlite3_int64 iMax = sqlite3_column_int64(pL->pStmt, 0);
+    if (iMax < 0 || iMax > GI_MAX_ID) return giLoadCorrupt(pL, "a node number is out of range");
     nId = (int)iMax;
   }
-  rc = giScanDone(rc, pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
-  aPerm = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
-  aNode = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
-  if (aPerm == NULL || aNode == NULL) {
-    rc = SQLITE_NOMEM;
-    goto load_done;
-  }
-  memset(aPerm, 0xff, sizeof(int) * ((size_t)nId + 1));
-  E.aOutN = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
-  E.aInN = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
-  if (E.aOutN == NULL || E.aInN == NULL) {
-    rc = SQLITE_NOMEM;
-    goto load_done;
-  }
-  memset(E.aOutN, 0, sizeof(int) * ((size_t)nId + 1));
-  memset(E.aInN, 0, sizeof(int) * ((size_t)nId + 1));
+  rc = giLoadScanDone(pL, rc);
+  if (rc != SQLITE_OK) return rc;
+  pL->nId = nId;
+  pL->aPerm = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  pL->aNode = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  pL->E.aOutN = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  pL->E.aInN = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)nId + 1));
+  if (pL->aPerm == NULL || pL->aNode == NULL || pL->E.aOutN == NULL || pL->E.aInN == NULL)
+    return SQLITE_NOMEM;
+  memset(pL->aPerm, 0xff, sizeof(int) * ((size_t)nId + 1));
+  memset(pL->E.aOutN, 0, sizeof(int) * ((size_t)nId + 1));
+  memset(pL->E.aInN, 0, sizeof(int) * ((size_t)nId + 1));
   /* Room for 16 edges a node number, up to 1M edges, at first (pages never written cost nothing). */
-  E.nHint = 4096 + 16 * (sqlite3_int64)nId;
-  if (E.nHint > (1 << 20)) E.nHint = 1 << 20;
-  /* The groups in key order, then the tails: each out-list's edges, its tail's after its group's. */
-  zSql = sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" ORDER BY k", zSchema, zIndex);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), id;
-    const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pStmt, 1);
-    int n = sqlite3_column_bytes(pStmt, 1), iPos = 0;
-    if (k < iNext || k > GI_MAX_ID) GI_CORRUPT("a group has a bad key");
+  pL->E.nHint = 4096 + 16 * (sqlite3_int64)nId;
+  if (pL->E.nHint > (1 << 20)) pL->E.nHint = 1 << 20;
+  return SQLITE_OK;
+}
+
+/* The groups in key order ("<name>_blk"): each out-list's edges, decoded as they are read. */
+static int giLoadGroups(GiLoader *pL) {
+  GiLoadEdges *pE = &pL->E;
+  sqlite3_int64 iNext = 1;
+  const char *zWhat = NULL;
+  int rc = giLoadPrepare(
+      pL, sqlite3_mprintf("SELECT k, data FROM \"%w\".\"%w_blk\" ORDER BY k", pL->zSchema, pL->zIndex));
+  while (rc == SQLITE_OK && sqlite3_step(pL->pStmt) == SQLITE_ROW) {
+    sqlite3_int64 k = sqlite3_column_int64(pL->pStmt, 0), id;
+    const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pL->pStmt, 1);
+    int n = sqlite3_column_bytes(pL->pStmt, 1), iPos = 0;
+    if (k < iNext || k > GI_MAX_ID) return giLoadCorrupt(pL, "a group has a bad key");
     for (id = k; iPos < n; id++) {
       /* A slot: its count, its first rowid, its edges (giSlotDecode(), decoded as they are read). */
       sqlite3_uint64 u;
       sqlite3_int64 iFirst = 0;
       if (!giGetVarint(a, n, &iPos, &u) || u > (sqlite3_uint64)n ||
           (u && !giGetRowid(a, n, &iPos, &iFirst))) {
-        GI_CORRUPT("a group holds a bad list");
+        return giLoadCorrupt(pL, "a group holds a bad list");
       }
       if (u == 0) continue;
-      if (id > nId) GI_CORRUPT("a list has no node");
-      rc = giLoadGrow(&E, (sqlite3_int64)u);
-      if (rc != SQLITE_OK) goto load_done;
-      if (!giLoadList(&E, (int)id, a, n, &iPos, (sqlite3_int64)u, iFirst, bHasWeight, 0, bJson, nId,
-                      &zWhat)) {
-        GI_CORRUPT(zWhat);
+      if (id > pL->nId) return giLoadCorrupt(pL, "a list has no node");
+      rc = giLoadGrow(pE, (sqlite3_int64)u);
+      if (rc != SQLITE_OK) return rc;
+      if (!giLoadList(pE, (int)id, a, n, &iPos, (sqlite3_int64)u, iFirst, pL->bHasWeight, 0, pL->bJson,
+                      pL->nId, &zWhat)) {
+        return giLoadCorrupt(pL, zWhat);
       }
-      if (E.n > nMaxEdge) break;
+      if (pE->n > pL->nMaxEdge) break;
     }
     iNext = id;
-    if (E.n > nMaxEdge) break;
+    if (pE->n > pL->nMaxEdge) break;
   }
-  rc = giScanDone(rc, pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
-  zSql = sqlite3_mprintf("SELECT k, first, n, list FROM \"%w\".\"%w_tail\" ORDER BY k", zSchema, zIndex);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  while (rc == SQLITE_OK && E.n <= nMaxEdge && sqlite3_step(pStmt) == SQLITE_ROW) {
-    sqlite3_int64 k = sqlite3_column_int64(pStmt, 0), n = sqlite3_column_int64(pStmt, 2);
-    const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pStmt, 3);
-    int nByte = sqlite3_column_bytes(pStmt, 3), iPos;
-    if (k < 1 || k > nId || n < 1 || n > nByte) GI_CORRUPT("a tail has a bad key or count");
-    rc = giLoadGrow(&E, n);
-    if (rc != SQLITE_OK) goto load_done;
+  return giLoadScanDone(pL, rc);
+}
+
+/* The tails ("<name>_tail"): edges appended to out-lists, after their groups' edges. */
+static int giLoadTails(GiLoader *pL) {
+  GiLoadEdges *pE = &pL->E;
+  const char *zWhat = NULL;
+  int rc = giLoadPrepare(pL, sqlite3_mprintf("SELECT k, first, n, list FROM \"%w\".\"%w_tail\" ORDER BY k",
+                                             pL->zSchema, pL->zIndex));
+  while (rc == SQLITE_OK && pE->n <= pL->nMaxEdge && sqlite3_step(pL->pStmt) == SQLITE_ROW) {
+    sqlite3_int64 k = sqlite3_column_int64(pL->pStmt, 0), n = sqlite3_column_int64(pL->pStmt, 2);
+    const unsigned char *a = (const unsigned char *)sqlite3_column_blob(pL->pStmt, 3);
+    int nByte = sqlite3_column_bytes(pL->pStmt, 3), iPos;
+    if (k < 1 || k > pL->nId || n < 1 || n > nByte) return giLoadCorrupt(pL, "a tail has a bad key or count");
+    rc = giLoadGrow(pE, n);
+    if (rc != SQLITE_OK) return rc;
     iPos = 0;
-    if (!giLoadList(&E, (int)k, a, nByte, &iPos, n, 0, bHasWeight, 1, bJson, nId, &zWhat)) GI_CORRUPT(zWhat);
-    if (iPos != nByte) GI_CORRUPT("a list is longer than its edges");
-  }
-  rc = giScanDone(rc, pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
-  nEdge = E.n;
-  if (nEdge > nMaxEdge) {
-    if (bAll) {
-      *pzErr =
-          sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", zFunc, nMaxEdge);
-      rc = SQLITE_TOOBIG;
+    if (!giLoadList(pE, (int)k, a, nByte, &iPos, n, 0, pL->bHasWeight, 1, pL->bJson, pL->nId, &zWhat)) {
+      return giLoadCorrupt(pL, zWhat);
     }
-    goto load_done;
+    if (iPos != nByte) return giLoadCorrupt(pL, "a list is longer than its edges");
   }
-  /* The edges in rowid order (a JSON row's in array order). */
-  rc = giLoadOrder(&E, bJson || paRowid != NULL, &bDup);
-  if (rc != SQLITE_OK) goto load_done;
-  if (bDup && !bJson) GI_CORRUPT("two edges have one rowid");
-  if (bJson) {
-    /* Each row node's first rowid: it is met there, before the row's elements, edges or not. */
-    sqlite3_int64 nAlloc = 0;
-    zSql = sqlite3_mprintf("SELECT id, r FROM \"%w\".\"%w_row\" ORDER BY r", zSchema, zIndex);
-    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
-      sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
-      if (id < 1 || id > nId) GI_CORRUPT("a row's node number is out of range");
-      if (nRowFirst == nAlloc) {
-        sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 256;
-        GiRowFirst *aNew =
-            (GiRowFirst *)sqlite3_realloc64(aRowFirst, sizeof(GiRowFirst) * (sqlite3_uint64)nNew);
-        if (aNew == NULL) {
+  return giLoadScanDone(pL, rc);
+}
+
+/* The JSON layout: each row node's first rowid ("<name>_row"), where a scan of the table meets it. */
+static int giLoadRowFirst(GiLoader *pL) {
+  sqlite3_int64 nAlloc = 0;
+  int rc = giLoadPrepare(
+      pL, sqlite3_mprintf("SELECT id, r FROM \"%w\".\"%w_row\" ORDER BY r", pL->zSchema, pL->zIndex));
+  while (rc == SQLITE_OK && sqlite3_step(pL->pStmt) == SQLITE_ROW) {
+    sqlite3_int64 id = sqlite3_column_int64(pL->pStmt, 0);
+    if (id < 1 || id > pL->nId) return giLoadCorrupt(pL, "a row's node number is out of range");
+    if (pL->nRowFirst == nAlloc) {
+      sqlite3_int64 nNew = nAlloc ? nAlloc * 2 : 256;
+      GiRowFirst *aNew =
+          (GiRowFirst *)sqlite3_realloc64(pL->aRowFirst, sizeof(GiRowFirst) * (sqlite3_uint64)nNew);
+      if (aNew == NULL) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      pL->aRowFirst = aNew;
+      nAlloc = nNew;
+    }
+    pL->aRowFirst[pL->nRowFirst].r = sqlite3_column_int64(pL->pStmt, 1);
+    pL->aRowFirst[pL->nRowFirst++].id = (int)id;
+  }
+  return giLoadScanDone(pL, rc);
+}
+
+/* Give node number id the next position, unless it has one. */
+static void giLoadMeet(GiLoader *pL, int id) {
+  if (pL->aPerm[id] < 0) {
+    pL->aPerm[id] = pL->nNode;
+    pL->aNode[pL->nNode++] = id;
+  }
+}
+
+/*
+** Node order: as a rowid scan of the table meets them (an edge's source,
+** then its neighbour; the JSON layout: a row's node first). E.aF and
+** E.aT become the edges' endpoints as positions, in rowid order.
+*/
+static int giLoadNodeOrder(GiLoader *pL) {
+  GiLoadEdges *pE = &pL->E;
+  int iRowFirst = 0, *aF = pE->aF, *aT = pE->aT;
+  sqlite3_int64 e;
+  for (e = 0; e < pE->n; e++) {
+    int s = aF[e], t = aT[e];
+    if (pL->bJson) {
+      sqlite3_int64 iRowid = pE->aRs[e];
+      if (e && iRowid == pE->aRs[e - 1] && s != pL->aNode[aF[e - 1]]) {
+        return giLoadCorrupt(pL, "two rows have one rowid");
+      }
+      for (; iRowFirst < pL->nRowFirst && pL->aRowFirst[iRowFirst].r <= iRowid; iRowFirst++) {
+        giLoadMeet(pL, pL->aRowFirst[iRowFirst].id);
+      }
+    }
+    giLoadMeet(pL, s);
+    giLoadMeet(pL, t);
+    aF[e] = pL->aPerm[s];
+    aT[e] = pL->aPerm[t];
+  }
+  for (; iRowFirst < pL->nRowFirst; iRowFirst++) giLoadMeet(pL, pL->aRowFirst[iRowFirst].id);
+  return SQLITE_OK;
+}
+
+/*
+** Node values by position ("<name>_num"), then the copy's set of them. The
+** rows come in value order, their numbers at random: each lands in aVal
+** through a batch whose places are prefetched (one cache miss per node was
+** a third of the load).
+*/
+static int giLoadValues(GiLoader *pL) {
+  GiNumRow aBatch[GI_NUM_BATCH];
+  const char *zWhat = NULL;
+  int *aPerm = pL->aPerm, nBatch = 0, bEnd = 0, i, rc;
+  GraphValue *aVal;
+  aVal = pL->aVal = (GraphValue *)sqlite3_malloc64(sizeof(GraphValue) * ((sqlite3_uint64)pL->nNode + 1));
+  if (aVal == NULL) return SQLITE_NOMEM;
+  memset(aVal, 0, sizeof(GraphValue) * ((size_t)pL->nNode + 1)); /* (Freed value by value at the end) */
+  rc = giLoadPrepare(pL, sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_num\"", pL->zSchema, pL->zIndex));
+  while (rc == SQLITE_OK && !bEnd) {
+    int k;
+    bEnd = sqlite3_step(pL->pStmt) != SQLITE_ROW;
+    if (!bEnd) {
+      sqlite3_int64 id = sqlite3_column_int64(pL->pStmt, 0);
+      GiNumRow *pR = &aBatch[nBatch];
+      if (id < 1 || id > pL->nId) continue; /* A number without edges: not a node */
+      graphPrefetch(&aPerm[id], 0);
+      if (!graphValueFrom(sqlite3_column_value(pL->pStmt, 1), &pR->v)) {
+        zWhat = "a node value is NULL";
+        break;
+      }
+      pR->id = (int)id;
+      if (pR->v.eType == SQLITE_TEXT || pR->v.eType == SQLITE_BLOB) {
+        const char *z = pR->v.z;
+        pR->v.z = (char *)sqlite3_malloc64((sqlite3_uint64)pR->v.n + 1);
+        if (pR->v.z == NULL) {
           rc = SQLITE_NOMEM;
           break;
         }
-        aRowFirst = aNew;
-        nAlloc = nNew;
+        if (pR->v.n) memcpy(pR->v.z, z, (size_t)pR->v.n);
+      } else {
+        pR->v.z = NULL;
       }
-      aRowFirst[nRowFirst].r = sqlite3_column_int64(pStmt, 1);
-      aRowFirst[nRowFirst++].id = (int)id;
+      if (++nBatch < GI_NUM_BATCH) continue;
     }
-    rc = giScanDone(rc, pStmt);
-    pStmt = NULL;
-    if (rc != SQLITE_OK) goto load_done;
-  }
-  /*
-  ** Node order: as a rowid scan of the table meets them (an edge's source,
-  ** then its neighbour; the JSON layout: a row's node first). E.aF and
-  ** E.aT become the edges' endpoints as positions, in rowid order.
-  */
-  {
-    int iRowFirst = 0, *aF = E.aF, *aT = E.aT;
-    for (e = 0; e < nEdge; e++) {
-      int s = aF[e], t = aT[e];
-      if (bJson) {
-        sqlite3_int64 iRowid = E.aRs[e];
-        if (e && iRowid == E.aRs[e - 1] && s != aNode[aF[e - 1]]) GI_CORRUPT("two rows have one rowid");
-        for (; iRowFirst < nRowFirst && aRowFirst[iRowFirst].r <= iRowid; iRowFirst++) {
-          int id = aRowFirst[iRowFirst].id;
-          if (aPerm[id] < 0) {
-            aPerm[id] = nNode;
-            aNode[nNode++] = id;
-          }
-        }
-      }
-      if (aPerm[s] < 0) {
-        aPerm[s] = nNode;
-        aNode[nNode++] = s;
-      }
-      if (aPerm[t] < 0) {
-        aPerm[t] = nNode;
-        aNode[nNode++] = t;
-      }
-      aF[e] = aPerm[s];
-      aT[e] = aPerm[t];
+    for (k = 0; k < nBatch; k++) {
+      if (aPerm[aBatch[k].id] >= 0) graphPrefetch(&aVal[aPerm[aBatch[k].id]], 1);
     }
-    for (; iRowFirst < nRowFirst; iRowFirst++) {
-      int id = aRowFirst[iRowFirst].id;
-      if (aPerm[id] < 0) {
-        aPerm[id] = nNode;
-        aNode[nNode++] = id;
+    for (k = 0; k < nBatch; k++) {
+      int iPos = aPerm[aBatch[k].id];
+      if (iPos < 0 || aVal[iPos].eType) {
+        sqlite3_free(aBatch[k].v.z); /* Not a node, or a second value for it */
+        if (iPos >= 0) zWhat = "two node values have one number";
+        continue;
       }
+      aVal[iPos] = aBatch[k].v;
     }
+    nBatch = 0;
+    if (zWhat) break;
   }
-  /* Node values, by position. */
-  aVal = (GraphValue *)sqlite3_malloc64(sizeof(GraphValue) * ((sqlite3_uint64)nNode + 1));
-  if (aVal == NULL) {
-    rc = SQLITE_NOMEM;
-    goto load_done;
-  }
-  memset(aVal, 0, sizeof(GraphValue) * ((size_t)nNode + 1)); /* (Freed value by value at the end) */
-  zSql = sqlite3_mprintf("SELECT id, value FROM \"%w\".\"%w_num\"", zSchema, zIndex);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  {
-    /*
-    ** The rows come in value order, their numbers at random: each lands
-    ** in aVal through a batch whose places are prefetched (one cache miss
-    ** per node was a third of the load).
-    */
-    GiNumRow aBatch[GI_NUM_BATCH];
-    int nBatch = 0, bEnd = 0;
-    zWhat = NULL;
-    while (rc == SQLITE_OK && !bEnd) {
-      int k;
-      bEnd = sqlite3_step(pStmt) != SQLITE_ROW;
-      if (!bEnd) {
-        sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
-        GiNumRow *pR = &aBatch[nBatch];
-        if (id < 1 || id > nId) continue; /* A number without edges: not a node */
-        graphPrefetch(&aPerm[id], 0);
-        if (!graphValueFrom(sqlite3_column_value(pStmt, 1), &pR->v)) {
-          zWhat = "a node value is NULL";
-          break;
-        }
-        pR->id = (int)id;
-        if (pR->v.eType == SQLITE_TEXT || pR->v.eType == SQLITE_BLOB) {
-          const char *z = pR->v.z;
-          pR->v.z = (char *)sqlite3_malloc64((sqlite3_uint64)pR->v.n + 1);
-          if (pR->v.z == NULL) {
-            rc = SQLITE_NOMEM;
-            break;
-          }
-          if (pR->v.n) memcpy(pR->v.z, z, (size_t)pR->v.n);
-        } else {
-          pR->v.z = NULL;
-        }
-        if (++nBatch < GI_NUM_BATCH) continue;
-      }
-      for (k = 0; k < nBatch; k++) {
-        if (aPerm[aBatch[k].id] >= 0) graphPrefetch(&aVal[aPerm[aBatch[k].id]], 1);
-      }
-      for (k = 0; k < nBatch; k++) {
-        int iPos = aPerm[aBatch[k].id];
-        if (iPos < 0 || aVal[iPos].eType) {
-          sqlite3_free(aBatch[k].v.z); /* Not a node, or a second value for it */
-          if (iPos >= 0) zWhat = "two node values have one number";
-          continue;
-        }
-        aVal[iPos] = aBatch[k].v;
-      }
-      nBatch = 0;
-      if (zWhat) break;
-    }
-    while (nBatch > 0) sqlite3_free(aBatch[--nBatch].v.z);
-    if (zWhat) GI_CORRUPT(zWhat);
-  }
-  rc = giScanDone(rc, pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
-  for (i = 0; i < nNode; i++) {
+  while (nBatch > 0) sqlite3_free(aBatch[--nBatch].v.z);
+  if (zWhat) return giLoadCorrupt(pL, zWhat);
+  rc = giLoadScanDone(pL, rc);
+  for (i = 0; rc == SQLITE_OK && i < pL->nNode; i++) {
     int iElem, bNew;
-    if (aVal[i].eType == 0) GI_CORRUPT("a node of a list has no value");
-    rc = graphSetAdd(&p->vals, &aVal[i], &iElem, &bNew);
-    if (rc != SQLITE_OK) goto load_done;
-    if (!bNew) GI_CORRUPT("two node numbers have one value");
+    if (aVal[i].eType == 0) return giLoadCorrupt(pL, "a node of a list has no value");
+    rc = graphSetAdd(&pL->p->vals, &aVal[i], &iElem, &bNew);
+    if (rc == SQLITE_OK && !bNew) return giLoadCorrupt(pL, "two node numbers have one value");
   }
-  /* The pending inserts (<name>_pend): past every edge before them, new nodes last. */
-  zSql = giPendSql(zSchema, zIndex, bJson, pInfo->zTable, pInfo->zFrom, pInfo->zTo, pInfo->zWeight);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+  return rc;
+}
+
+/*
+** The pending inserts ("<name>_pend", the rows the table holds): past every
+** edge before them, new nodes last (added to the copy's set).
+*/
+static int giLoadPending(GiLoader *pL, const GraphIndexInfo *pInfo) {
+  GraphSet *pVals = &pL->p->vals;
+  int *aPerm = pL->aPerm, nId = pL->nId, rc;
+  rc = giLoadPrepare(pL, giPendSql(pL->zSchema, pL->zIndex, pL->bJson, pInfo->zTable, pInfo->zFrom,
+                                   pInfo->zTo, pInfo->zWeight));
+  while (rc == SQLITE_OK && sqlite3_step(pL->pStmt) == SQLITE_ROW) {
+    sqlite3_stmt *pStmt = pL->pStmt;
     GraphValue f, t;
+    GiPend *pP;
     int iF, iT, bNew;
     sqlite3_value *pW = sqlite3_column_value(pStmt, 2);
     int eW = sqlite3_value_type(pW);
@@ -2620,84 +2726,83 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const Gr
     if (!sqlite3_column_int(pStmt, 6)) continue; /* Not in the table (giPendSql()) */
     if (!graphValueFrom(sqlite3_column_value(pStmt, 0), &f) ||
         !graphValueFrom(sqlite3_column_value(pStmt, 1), &t) ||
-        (bHasWeight && ((eW != SQLITE_INTEGER && eW != SQLITE_FLOAT) || !(sqlite3_value_double(pW) >= 0)))) {
-      GI_CORRUPT("a pending edge has a NULL endpoint or a bad weight");
+        (pL->bHasWeight &&
+         ((eW != SQLITE_INTEGER && eW != SQLITE_FLOAT) || !(sqlite3_value_double(pW) >= 0)))) {
+      return giLoadCorrupt(pL, "a pending edge has a NULL endpoint or a bad weight");
     }
     /* A node number the trigger found: its position, checked against the value; else by the value. */
     if (iFi < 0 || iFi > nId || iTi < 0 || iTi > nId ||
-        (iFi && aPerm[iFi] >= 0 && !graphValueEq(&f, (const GraphValue *)graphSetAt(&p->vals, aPerm[iFi]))) ||
-        (iTi && aPerm[iTi] >= 0 && !graphValueEq(&t, (const GraphValue *)graphSetAt(&p->vals, aPerm[iTi])))) {
-      GI_CORRUPT("a pending edge has a bad node number");
+        (iFi && aPerm[iFi] >= 0 && !graphValueEq(&f, (const GraphValue *)graphSetAt(pVals, aPerm[iFi]))) ||
+        (iTi && aPerm[iTi] >= 0 && !graphValueEq(&t, (const GraphValue *)graphSetAt(pVals, aPerm[iTi])))) {
+      return giLoadCorrupt(pL, "a pending edge has a bad node number");
     }
     if (iFi && aPerm[iFi] >= 0) {
       iF = aPerm[iFi];
     } else {
-      rc = graphSetAdd(&p->vals, &f, &iF, &bNew);
+      rc = graphSetAdd(pVals, &f, &iF, &bNew);
     }
     if (rc == SQLITE_OK && iTi && aPerm[iTi] >= 0) {
       iT = aPerm[iTi];
     } else if (rc == SQLITE_OK) {
-      rc = graphSetAdd(&p->vals, &t, &iT, &bNew);
+      rc = graphSetAdd(pVals, &t, &iT, &bNew);
     }
-    if (rc == SQLITE_OK && nPend == nPendAlloc) {
-      sqlite3_int64 nNew = nPendAlloc ? nPendAlloc * 2 : 64;
-      GiPend *aNew = (GiPend *)sqlite3_realloc64(aPend, sizeof(GiPend) * (sqlite3_uint64)nNew);
+    if (rc == SQLITE_OK && pL->nPend == pL->nPendAlloc) {
+      sqlite3_int64 nNew = pL->nPendAlloc ? pL->nPendAlloc * 2 : 64;
+      GiPend *aNew = (GiPend *)sqlite3_realloc64(pL->aPend, sizeof(GiPend) * (sqlite3_uint64)nNew);
       if (aNew == NULL) rc = SQLITE_NOMEM;
       if (aNew) {
-        aPend = aNew;
-        nPendAlloc = nNew;
+        pL->aPend = aNew;
+        pL->nPendAlloc = nNew;
       }
     }
     if (rc != SQLITE_OK) break;
-    aPend[nPend].f = iF;
-    aPend[nPend].t = iT;
-    aPend[nPend].r = sqlite3_value_double(pW);
-    aPend[nPend].bInt = eW == SQLITE_INTEGER;
-    aPend[nPend].iRowid = sqlite3_column_int64(pStmt, 5);
+    pP = &pL->aPend[pL->nPend];
+    pP->f = iF;
+    pP->t = iT;
+    pP->r = sqlite3_value_double(pW);
+    pP->bInt = eW == SQLITE_INTEGER;
+    pP->iRowid = sqlite3_column_int64(pStmt, 5);
     /* Each past every edge before it: a copy of an edge held (written by hand) is not a second edge. */
-    if ((nPend > 0 && aPend[nPend].iRowid <= aPend[nPend - 1].iRowid) ||
-        (nPend == 0 && nEdge > 0 && aPend[0].iRowid <= E.iMax)) {
-      GI_CORRUPT("two edges have one rowid");
+    if ((pL->nPend > 0 && pP->iRowid <= pP[-1].iRowid) ||
+        (pL->nPend == 0 && pL->E.n > 0 && pP->iRowid <= pL->E.iMax)) {
+      return giLoadCorrupt(pL, "two edges have one rowid");
     }
-    nPend++;
+    pL->nPend++;
   }
-  rc = giScanDone(rc, pStmt);
-  pStmt = NULL;
-  if (rc != SQLITE_OK) goto load_done;
-  if (nEdge + nPend > nMaxEdge) {
-    if (bAll) {
-      *pzErr =
-          sqlite3_mprintf("%s: the graph has more than %lld edges, the most held in memory", zFunc, nMaxEdge);
-      rc = SQLITE_TOOBIG;
-    }
-    goto load_done;
-  }
-  /* Offsets: aCur[2 * pos] and [2 * pos + 1], where the node's next out- and in-edge go. */
-  nAll = p->vals.n;
-  p->nEdge = nEdge + nPend;
+  return giLoadScanDone(pL, rc);
+}
+
+/*
+** The copy's offsets: each position's degree (the stored edges' by number,
+** then the pending ones') summed into aOutOff and aInOff; pL->aCur[2 * pos]
+** and [2 * pos + 1] where the node's next out- and in-edge go.
+*/
+static int giLoadOffsets(GiLoader *pL, int bWeight) {
+  GraphCsr *p = pL->p;
+  int nAll = p->vals.n, i;
+  sqlite3_int64 e, *aCur;
+  p->nEdge = pL->E.n + pL->nPend;
   p->aOutOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nAll + 1));
   p->aInOff = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * ((sqlite3_uint64)nAll + 1));
   p->aOut = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)p->nEdge + 1));
   p->aIn = (int *)sqlite3_malloc64(sizeof(int) * ((sqlite3_uint64)p->nEdge + 1));
-  aCur = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * 2 * ((sqlite3_uint64)nAll + 1));
+  aCur = pL->aCur = (sqlite3_int64 *)sqlite3_malloc64(sizeof(sqlite3_int64) * 2 * ((sqlite3_uint64)nAll + 1));
   if (bWeight) {
     p->aOutW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)p->nEdge + 1));
     p->aInW = (double *)sqlite3_malloc64(sizeof(double) * ((sqlite3_uint64)p->nEdge + 1));
   }
   if (p->aOutOff == NULL || p->aInOff == NULL || p->aOut == NULL || p->aIn == NULL || aCur == NULL ||
       (bWeight && (p->aOutW == NULL || p->aInW == NULL))) {
-    rc = SQLITE_NOMEM;
-    goto load_done;
+    return SQLITE_NOMEM;
   }
-  /* Degrees: the stored edges' by number, then the pending ones. */
   memset(aCur, 0, sizeof(sqlite3_int64) * 2 * ((size_t)nAll + 1));
-  for (i = 0; i < nNode; i++) {
-    aCur[2 * i] = E.aOutN[aNode[i]];
-    aCur[2 * i + 1] = E.aInN[aNode[i]];
+  for (i = 0; i < pL->nNode; i++) {
+    aCur[2 * i] = pL->E.aOutN[pL->aNode[i]];
+    aCur[2 * i + 1] = pL->E.aInN[pL->aNode[i]];
   }
-  for (e = 0; e < nPend; e++) {
-    aCur[2 * aPend[e].f]++;
-    aCur[2 * aPend[e].t + 1]++;
+  for (e = 0; e < pL->nPend; e++) {
+    aCur[2 * pL->aPend[e].f]++;
+    aCur[2 * pL->aPend[e].t + 1]++;
   }
   p->aOutOff[0] = p->aInOff[0] = 0;
   for (i = 0; i < nAll; i++) {
@@ -2706,63 +2811,108 @@ static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const Gr
     aCur[2 * i] = p->aOutOff[i];
     aCur[2 * i + 1] = p->aInOff[i];
   }
+  return SQLITE_OK;
+}
+
+/* The copy's lists and weights, after giLoadOffsets(): the stored edges', then the pending ones'. */
+static void giLoadLists(GiLoader *pL, int bWeight) {
+  GraphCsr *p = pL->p;
+  const GiLoadEdges *pE = &pL->E;
+  const int *aPerm = pL->aPerm;
+  sqlite3_int64 e, nEdge = pE->n, *aCur = pL->aCur;
   /* Out-lists in the decode order (each list's edges together, in rowid order). */
   for (e = 0; e < nEdge;) {
-    int iSrc = E.aSrc[e];
+    int iSrc = pE->aSrc[e];
     sqlite3_int64 iO = aCur[2 * aPerm[iSrc]];
-    for (; e < nEdge && E.aSrc[e] == iSrc; e++, iO++) {
-      p->aOut[iO] = aPerm[E.aDst[e]];
-      if (bWeight) p->aOutW[iO] = E.aW[e];
+    for (; e < nEdge && pE->aSrc[e] == iSrc; e++, iO++) {
+      p->aOut[iO] = aPerm[pE->aDst[e]];
+      if (bWeight) p->aOutW[iO] = pE->aW[e];
     }
     aCur[2 * aPerm[iSrc]] = iO;
   }
   /* In-lists in rowid order: the fill scatters; prefetch the cursors 32 edges ahead, the places 16. */
   for (e = 0; e < nEdge; e++) {
     sqlite3_int64 iI;
-    if (e + 32 < nEdge) graphPrefetch(&aCur[2 * E.aT[e + 32] + 1], 1);
-    if (e + 16 < nEdge) graphPrefetch(&p->aIn[aCur[2 * E.aT[e + 16] + 1]], 1);
-    iI = aCur[2 * E.aT[e] + 1]++;
-    p->aIn[iI] = E.aF[e];
-    if (bWeight) p->aInW[iI] = E.aWr[e];
+    if (e + 32 < nEdge) graphPrefetch(&aCur[2 * pE->aT[e + 32] + 1], 1);
+    if (e + 16 < nEdge) graphPrefetch(&p->aIn[aCur[2 * pE->aT[e + 16] + 1]], 1);
+    iI = aCur[2 * pE->aT[e] + 1]++;
+    p->aIn[iI] = pE->aF[e];
+    if (bWeight) p->aInW[iI] = pE->aWr[e];
   }
-  if (bWeight && !E.bIntWeight) p->bIntWeight = 0;
-  if (bWeight && !E.bRealWeight) p->bRealWeight = 0;
-  for (e = 0; e < nPend; e++) {
-    sqlite3_int64 iO = aCur[2 * aPend[e].f]++, iI = aCur[2 * aPend[e].t + 1]++;
-    p->aOut[iO] = aPend[e].t;
-    p->aIn[iI] = aPend[e].f;
+  if (bWeight && !pE->bIntWeight) p->bIntWeight = 0;
+  if (bWeight && !pE->bRealWeight) p->bRealWeight = 0;
+  for (e = 0; e < pL->nPend; e++) {
+    const GiPend *pP = &pL->aPend[e];
+    sqlite3_int64 iO = aCur[2 * pP->f]++, iI = aCur[2 * pP->t + 1]++;
+    p->aOut[iO] = pP->t;
+    p->aIn[iI] = pP->f;
     if (bWeight) {
-      p->aOutW[iO] = p->aInW[iI] = aPend[e].r;
-      if (!aPend[e].bInt) p->bIntWeight = 0;
-      if (aPend[e].bInt) p->bRealWeight = 0;
+      p->aOutW[iO] = p->aInW[iI] = pP->r;
+      if (!pP->bInt) p->bIntWeight = 0;
+      if (pP->bInt) p->bRealWeight = 0;
     }
   }
-  if (paRowid) {
-    /* The rowid of every edge, in rowid order (the pending ones last), for 'integrity-check'. */
-    sqlite3_int64 *aR =
-        (sqlite3_int64 *)sqlite3_realloc64(E.aRs, sizeof(sqlite3_int64) * ((sqlite3_uint64)p->nEdge + 1));
-    if (aR == NULL) {
-      rc = SQLITE_NOMEM;
-      goto load_done;
-    }
-    E.aRs = NULL;
-    for (e = 0; e < nPend; e++) aR[nEdge + e] = aPend[e].iRowid;
-    *paRowid = aR;
-  }
-  *pbOk = 1;
+}
 
-load_done:
-  sqlite3_finalize(pStmt);
-  if (aVal) {
-    for (i = 0; i < nNode; i++) sqlite3_free(aVal[i].z);
-  }
-  sqlite3_free(aVal);
-  giLoadEdgesFree(&E);
-  sqlite3_free(aPerm);
-  sqlite3_free(aNode);
-  sqlite3_free(aRowFirst);
-  sqlite3_free(aPend);
-  sqlite3_free(aCur);
+/* The rowid of every edge, in rowid order (the pending ones last), for 'integrity-check'. */
+static int giLoadRowids(GiLoader *pL, sqlite3_int64 **paRowid) {
+  sqlite3_int64 e, nEdge = pL->E.n;
+  sqlite3_int64 *aR = (sqlite3_int64 *)sqlite3_realloc64(
+      pL->E.aRs, sizeof(sqlite3_int64) * ((sqlite3_uint64)pL->p->nEdge + 1));
+  if (aR == NULL) return SQLITE_NOMEM;
+  pL->E.aRs = NULL;
+  for (e = 0; e < pL->nPend; e++) aR[nEdge + e] = pL->aPend[e].iRowid;
+  *paRowid = aR;
+  return SQLITE_OK;
+}
+
+/*
+** Fill the empty GraphCsr *p (vals.szElem set) from index zIndex: node
+** rows in the order a rowid scan of the edge table meets them, each list
+** in rowid order, weights when bWeight (the index has them). One scan of
+** "<name>_blk" (a row per ~2 KB group), one of "<name>_tail" and one of
+** "<name>_num"; the edges are ordered by rowid (giLoadOrder()), which gives
+** the node order and the in-lists; no node value is hashed per edge. The
+** steps above, in order; SQLITE_DONE from one (too many edges for a walk)
+** ends the load without a copy.
+*/
+static int giLoad(sqlite3 *db, const char *zSchema, const char *zIndex, const GraphIndexInfo *pInfo,
+                  int bJson, int bWeight, int bHasWeight, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
+                  GraphCsr *p, int *pbOk, char **pzErr, sqlite3_int64 **paRowid) {
+  GiLoader L;
+  int rc, bDup = 0;
+  *pbOk = 0;
+  memset(&L, 0, sizeof(L));
+  L.db = db;
+  L.zSchema = zSchema;
+  L.zIndex = zIndex;
+  L.zFunc = zFunc;
+  L.pzErr = pzErr;
+  L.bJson = bJson;
+  L.bHasWeight = bHasWeight;
+  L.nMaxEdge = nMaxEdge;
+  L.bAll = bAll;
+  L.p = p;
+  L.E.bWeight = bWeight;
+  L.E.bIntWeight = L.E.bRealWeight = 1;
+  rc = giLoadNumbers(&L);
+  if (rc == SQLITE_OK) rc = giLoadGroups(&L);
+  if (rc == SQLITE_OK) rc = giLoadTails(&L);
+  if (rc == SQLITE_OK && L.E.n > nMaxEdge) rc = giLoadTooBig(&L);
+  /* The edges in rowid order (a JSON row's in array order). */
+  if (rc == SQLITE_OK) rc = giLoadOrder(&L.E, bJson || paRowid != NULL, &bDup);
+  if (rc == SQLITE_OK && bDup && !bJson) rc = giLoadCorrupt(&L, "two edges have one rowid");
+  if (rc == SQLITE_OK && bJson) rc = giLoadRowFirst(&L);
+  if (rc == SQLITE_OK) rc = giLoadNodeOrder(&L);
+  if (rc == SQLITE_OK) rc = giLoadValues(&L);
+  if (rc == SQLITE_OK) rc = giLoadPending(&L, pInfo);
+  if (rc == SQLITE_OK && L.E.n + L.nPend > nMaxEdge) rc = giLoadTooBig(&L);
+  if (rc == SQLITE_OK) rc = giLoadOffsets(&L, bWeight);
+  if (rc == SQLITE_OK) giLoadLists(&L, bWeight);
+  if (rc == SQLITE_OK && paRowid) rc = giLoadRowids(&L, paRowid);
+  if (rc == SQLITE_OK) *pbOk = 1;
+  if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  giLoaderClear(&L);
   return rc;
 }
 
@@ -2914,15 +3064,8 @@ static int giCheck(gi_vtab *p) {
   src.eLayout = p->bJson ? GRAPH_LAYOUT_JSON : GRAPH_LAYOUT_EDGES;
   src.zOrder = (char *)"s.rowid";
   rc = graphCsrLoad(p->db, &src, 0x7fffffff, 1, "graph_index", &pTab, &zErr);
+  if (rc == SQLITE_OK) rc = graphCsrNew(p->db, &src, 1, &pIdx);
   if (rc == SQLITE_OK) {
-    pIdx = (GraphCsr *)sqlite3_malloc64(sizeof(GraphCsr));
-    if (pIdx == NULL) rc = SQLITE_NOMEM;
-  }
-  if (rc == SQLITE_OK) {
-    memset(pIdx, 0, sizeof(*pIdx));
-    pIdx->nRef = 1;
-    pIdx->vals.szElem = (int)sizeof(GraphValue);
-    pIdx->bIntWeight = pIdx->bRealWeight = 1;
     rc = giLoad(p->db, p->zDb, p->zName, &names, p->bJson, p->zWeight != NULL, p->zWeight != NULL, 0x7fffffff,
                 1, NULL, pIdx, &bOk, &zErr, &aRowid);
   }
@@ -3055,6 +3198,210 @@ static int giGenerated(gi_vtab *p, int *pbGen, int *pbGenKey) {
   return sqlite3_finalize(pStmt);
 }
 
+/* What the five triggers of an index share (giTriggerParts()); freed by giTriggerPartsClear(). */
+typedef struct GiTriggerParts GiTriggerParts;
+struct GiTriggerParts {
+  char *zIpk;          /* The table's INTEGER PRIMARY KEY */
+  char *zW;            /* The weight column quoted, or NULL */
+  NosqlBuffer cond;    /* " OR (s.a = NEW.a COLLATE c AND ...)" per UNIQUE index (giUniqueConds()) */
+  NosqlBuffer of;      /* ", a" per UNIQUE key column */
+  NosqlBuffer ukey;    /* " OR OLD.a IS NOT NEW.a COLLATE BINARY" per UNIQUE key column */
+  NosqlBuffer changed; /* With bGen: the WHEN clause of the AFTER UPDATE trigger */
+  int bGen;            /* An endpoint, the weight or a UNIQUE key is generated (giGenerated()) */
+  int bGenKey;         /* A UNIQUE key is generated */
+};
+
+/* The events of the five triggers, azGiTrigger[]'s order. */
+static const char *const azGiWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE", "AFTER UPDATE",
+                                       "AFTER DELETE"};
+
+static void giTriggerPartsClear(GiTriggerParts *t) {
+  nosqlBufferFree(&t->cond);
+  nosqlBufferFree(&t->of);
+  nosqlBufferFree(&t->ukey);
+  nosqlBufferFree(&t->changed);
+  sqlite3_free(t->zIpk);
+  sqlite3_free(t->zW);
+}
+
+/* Fill *t for index p: its table's INTEGER PRIMARY KEY (SQLITE_ERROR without one), UNIQUE keys, generated
+ * columns. */
+static int giTriggerParts(gi_vtab *p, GiTriggerParts *t) {
+  int rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &t->zIpk), i;
+  if (rc == SQLITE_OK && t->zIpk == NULL) rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK) rc = giUniqueConds(p, &t->cond, &t->of, &t->ukey);
+  if (rc == SQLITE_OK) rc = giGenerated(p, &t->bGen, &t->bGenKey);
+  nosqlBufferAppend(&rc, &t->cond, "", 0);
+  nosqlBufferAppend(&rc, &t->of, "", 0);
+  t->zW = p->zWeight ? sqlite3_mprintf("\"%w\"", p->zWeight) : NULL;
+  if (rc == SQLITE_OK && p->zWeight && t->zW == NULL) rc = SQLITE_NOMEM;
+  if (t->bGen) {
+    /* "OLD.rowid IS NOT NEW.rowid OR OLD."a" IS NOT NEW."a" COLLATE BINARY OR typeof(...) ..." */
+    nosqlBufferAppend(&rc, &t->changed, "OLD.rowid IS NOT NEW.rowid", -1);
+    for (i = 0; rc == SQLITE_OK && i < 3; i++) {
+      const char *zCol = i == 0 ? p->zFrom : i == 1 ? p->zTo : p->zWeight;
+      if (zCol == NULL) continue;
+      nosqlBufferAppendf(&rc, &t->changed,
+                         " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY OR typeof(OLD.\"%w\") <> "
+                         "typeof(NEW.\"%w\")",
+                         zCol, zCol, zCol, zCol);
+    }
+    nosqlBufferAppend(&rc, &t->changed, t->ukey.a ? (const char *)t->ukey.a : "", -1);
+  }
+  return rc;
+}
+
+/*
+** Trigger i's head into *pB, "CREATE TRIGGER ... BEGIN\n", and into
+** *pWhere the rows a REPLACE may displace: at NEW's rowid, or equal on a
+** UNIQUE index.
+*/
+static void giTriggerHead(int *pRc, gi_vtab *p, const GiTriggerParts *t, int i, NosqlBuffer *pB,
+                          NosqlBuffer *pWhere) {
+  nosqlBufferAppendf(pRc, pB, "CREATE TRIGGER \"%w\".\"%w%s\" %s", p->zDb, p->zName, azGiTrigger[i],
+                     azGiWhen[i]);
+  if ((i == 2 && !t->bGenKey) || (i == 3 && !t->bGen)) {
+    nosqlBufferAppendf(pRc, pB, " OF \"%w\", rowid, _rowid_, oid", t->zIpk);
+    if (i == 3) nosqlBufferAppendf(pRc, pB, ", \"%w\", \"%w\"", p->zFrom, p->zTo);
+    nosqlBufferAppend(pRc, pB, t->of.a ? (const char *)t->of.a : "", -1);
+    if (i == 3 && t->zW) nosqlBufferAppendf(pRc, pB, ", %s", t->zW);
+  }
+  if (i == 0) {
+    nosqlBufferAppendf(pRc, pWhere, "s.rowid = NEW.rowid%s", t->cond.a ? (const char *)t->cond.a : "");
+  } else {
+    nosqlBufferAppendf(pRc, pWhere, "s.rowid IS NOT OLD.rowid AND (s.rowid = NEW.rowid%s)",
+                       t->cond.a ? (const char *)t->cond.a : "");
+  }
+  nosqlBufferAppendf(pRc, pB, " ON \"%w\"", p->zTable);
+  if (i == 0 || i == 2) {
+    /* A WHEN clause is cheap; an INSERT into the table costs a few microseconds even without a row. */
+    nosqlBufferAppendf(pRc, pB, " WHEN EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s)", p->zTable,
+                       (const char *)pWhere->a);
+  } else if (i == 3 && t->bGen) {
+    nosqlBufferAppendf(pRc, pB, " WHEN %s", (const char *)t->changed.a);
+  }
+  nosqlBufferAppend(pRc, pB, " BEGIN\n", -1);
+}
+
+/*
+** The AFTER INSERT trigger's body in sync mode, edges layout: the common
+** insert (endpoints not NULL, a good weight, past every rowid, nothing
+** stashed) is one plain row in <name>_pend, which the loads read and the
+** index folds into its lists every GI_PEND_MAX rows and before any other
+** change; any other goes through it.
+*/
+static void giTriggerInsertBody(int *pRc, gi_vtab *p, const GiTriggerParts *t, NosqlBuffer *pB) {
+  const char *zW = t->zW;
+  NosqlBuffer fast = {0, 0, 0};
+  nosqlBufferAppendf(pRc, &fast, "NEW.\"%w\" IS NOT NULL AND NEW.\"%w\" IS NOT NULL", p->zFrom, p->zTo);
+  if (zW)
+    nosqlBufferAppendf(pRc, &fast, " AND typeof(NEW.%s) IN ('integer', 'real') AND NEW.%s >= 0", zW, zW);
+  nosqlBufferAppendf(
+      pRc, &fast,
+      " AND NOT EXISTS (SELECT 1 FROM \"%w\" WHERE rowid > NEW.rowid) AND NOT EXISTS (SELECT 1 "
+      "FROM \"%w_flag\")",
+      p->zTable, p->zName);
+  nosqlBufferAppend(pRc, &fast, "", 0);
+  nosqlBufferAppendf(
+      pRc, pB,
+      "INSERT INTO \"%w_pend\"(r, f, t, w) SELECT NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s WHERE %s;\n",
+      p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", fast.a ? (const char *)fast.a : "");
+  /*
+  ** Not written there (changes(), in a trigger, counts its last
+  ** statement): through the index. Written as the GI_PEND_MAX-th row
+  ** (last_insert_rowid(), in a trigger, is its last insert's): a fold.
+  */
+  nosqlBufferAppendf(
+      pRc, pB,
+      "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) SELECT CASE WHEN "
+      "changes() = 0 THEN 'insert' ELSE 'fold' END, NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s WHERE "
+      "changes() = 0 OR last_insert_rowid() >= %d;\n",
+      p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", GI_PEND_MAX);
+  nosqlBufferFree(&fast);
+}
+
+/* Trigger i's statements into *pB (zWhere: giTriggerHead()'s displaced rows), deferred or sync mode. */
+static void giTriggerBody(int *pRc, gi_vtab *p, const GiTriggerParts *t, int i, const char *zWhere,
+                          NosqlBuffer *pB) {
+  if (p->bDeferred) {
+    if (i == 0 || i == 2) {
+      /* A row that REPLACE will displace from the new rowid. */
+      nosqlBufferAppendf(
+          pRc, pB, "INSERT INTO \"%w_log\"(f, t) SELECT s.\"%w\", s.\"%w\" FROM \"%w\" AS s WHERE %s;\n",
+          p->zName, p->zFrom, p->zTo, p->zTable, zWhere);
+    } else {
+      const char *zRow = i == 4 ? "OLD" : "NEW";
+      nosqlBufferAppendf(pRc, pB, "INSERT INTO \"%w_log\"(f, t) VALUES(%s.\"%w\", %s.\"%w\")", p->zName, zRow,
+                         p->zFrom, zRow, p->zTo);
+      if (i == 3) nosqlBufferAppendf(pRc, pB, ", (OLD.\"%w\", OLD.\"%w\")", p->zFrom, p->zTo);
+      nosqlBufferAppend(pRc, pB, ";\n", 2);
+    }
+  } else if (i == 0 || i == 2) {
+    nosqlBufferAppendf(
+        pRc, pB,
+        "INSERT INTO \"%w\"(\"%w\", op_from, op_to) SELECT 'stash', s.\"%w\", s.\"%w\" FROM \"%w\" "
+        "AS s WHERE %s;\n",
+        p->zName, p->zName, p->zFrom, p->zTo, p->zTable, zWhere);
+    /* The insert that follows goes through the index: it rebuilds the stashed lists. */
+    if (i == 0 && !p->bJson) nosqlBufferAppendf(pRc, pB, "INSERT INTO \"%w_flag\"(x) VALUES(1);\n", p->zName);
+  } else if (i == 1 && p->bJson) {
+    /* The JSON layout: the row's out-list and its elements' in-lists rebuilt (and the stash). */
+    nosqlBufferAppendf(pRc, pB,
+                       "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to) VALUES('sync', NEW.rowid, "
+                       "NEW.\"%w\", NEW.\"%w\");\n",
+                       p->zName, p->zName, p->zFrom, p->zTo);
+  } else if (i == 1) {
+    giTriggerInsertBody(pRc, p, t, pB);
+  } else {
+    if (i == 3) {
+      nosqlBufferAppendf(
+          pRc, pB, "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('stash', NEW.\"%w\", NEW.\"%w\");\n",
+          p->zName, p->zName, p->zFrom, p->zTo);
+    }
+    nosqlBufferAppendf(pRc, pB,
+                       "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('sync', OLD.\"%w\", OLD.\"%w\");\n",
+                       p->zName, p->zName, p->zFrom, p->zTo);
+  }
+}
+
+/*
+** Count trigger i in *pnStale when the stored one is missing, on another
+** table, or not zText from the event on (SQLite stores the text without
+** the schema). *ppHas: the lookup statement, prepared on first use.
+*/
+static int giTriggerStale(gi_vtab *p, int i, const char *zText, sqlite3_stmt **ppHas, int *pnStale) {
+  int rc = SQLITE_OK;
+  char *zName = sqlite3_mprintf("%s%s", p->zName, azGiTrigger[i]);
+  if (zName == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK && *ppHas == NULL) {
+    char *zSql = sqlite3_mprintf(
+        "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = ?1 AND tbl_name = ?2 "
+        "COLLATE NOCASE",
+        p->zDb);
+    rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, ppHas, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if (rc == SQLITE_OK) {
+    sqlite3_stmt *pHas = *ppHas;
+    int rcStep;
+    const char *zHas, *zA, *zB = strstr(zText, azGiWhen[i]);
+    sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pHas, 2, p->zTable, -1, SQLITE_STATIC);
+    rcStep = sqlite3_step(pHas);
+    zHas = rcStep == SQLITE_ROW ? (const char *)sqlite3_column_text(pHas, 0) : NULL;
+    if (rcStep == SQLITE_ROW && zHas == NULL) rc = SQLITE_NOMEM;
+    zA = zHas ? strstr(zHas, azGiWhen[i]) : NULL;
+    if (rc == SQLITE_OK && (zA == NULL || zB == NULL || strcmp(zA, zB) != 0)) (*pnStale)++;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_reset(pHas);
+    } else {
+      sqlite3_reset(pHas);
+    }
+  }
+  sqlite3_free(zName);
+  return rc;
+}
+
 /*
 ** Create the triggers, or with pnStale count those missing, on another
 ** table, or not as this version would create them now (a UNIQUE index
@@ -3068,165 +3415,24 @@ static int giGenerated(gi_vtab *p, int *pbGen, int *pbGenKey) {
 ** endpoint, the weight or a UNIQUE key, compared by type and bytes as the
 ** index compares nodes; the BEFORE trigger, which looks for displaced
 ** rows, does only when a UNIQUE key column is generated (only a new rowid
-** or UNIQUE key displaces a row).
+** or UNIQUE key displaces a row). Each trigger's text: giTriggerHead(),
+** giTriggerBody(), END.
 */
 static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
-  NosqlBuffer b = {0, 0, 0}, cond = {0, 0, 0}, of = {0, 0, 0}, where = {0, 0, 0}, changed = {0, 0, 0};
-  NosqlBuffer ukey = {0, 0, 0};
+  NosqlBuffer b = {0, 0, 0}, where = {0, 0, 0};
+  GiTriggerParts t;
   sqlite3_stmt *pHas = NULL; /* With pnStale: the stored text of a trigger */
-  char *zIpk = NULL, *zW = NULL;
-  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i, bGen = 0, bGenKey = 0;
-  if (rc == SQLITE_OK) rc = nosqlRowidAlias(p->db, p->zDb, p->zTable, &zIpk);
-  if (rc == SQLITE_OK && zIpk == NULL) rc = SQLITE_ERROR;
-  if (rc == SQLITE_OK) rc = giUniqueConds(p, &cond, &of, &ukey);
-  if (rc == SQLITE_OK) rc = giGenerated(p, &bGen, &bGenKey);
-  nosqlBufferAppend(&rc, &cond, "", 0);
-  nosqlBufferAppend(&rc, &of, "", 0);
-  zW = p->zWeight ? sqlite3_mprintf("\"%w\"", p->zWeight) : NULL;
-  if (rc == SQLITE_OK && p->zWeight && zW == NULL) rc = SQLITE_NOMEM;
-  if (bGen) {
-    /* "OLD.rowid IS NOT NEW.rowid OR OLD."a" IS NOT NEW."a" COLLATE BINARY OR typeof(...) ..." */
-    nosqlBufferAppend(&rc, &changed, "OLD.rowid IS NOT NEW.rowid", -1);
-    for (i = 0; rc == SQLITE_OK && i < 3; i++) {
-      const char *zCol = i == 0 ? p->zFrom : i == 1 ? p->zTo : p->zWeight;
-      if (zCol == NULL) continue;
-      nosqlBufferAppendf(&rc, &changed,
-                         " OR OLD.\"%w\" IS NOT NEW.\"%w\" COLLATE BINARY OR typeof(OLD.\"%w\") <> "
-                         "typeof(NEW.\"%w\")",
-                         zCol, zCol, zCol, zCol);
-    }
-    nosqlBufferAppend(&rc, &changed, ukey.a ? (const char *)ukey.a : "", -1);
-  }
+  int rc = pnStale ? SQLITE_OK : giDropTriggers(p), i;
+  memset(&t, 0, sizeof(t));
+  if (rc == SQLITE_OK) rc = giTriggerParts(p, &t);
   for (i = 0; rc == SQLITE_OK && i < 5; i++) {
-    static const char *const azWhen[] = {"BEFORE INSERT", "AFTER INSERT", "BEFORE UPDATE", "AFTER UPDATE",
-                                         "AFTER DELETE"};
     nosqlBufferReset(&b);
-    nosqlBufferAppendf(&rc, &b, "CREATE TRIGGER \"%w\".\"%w%s\" %s", p->zDb, p->zName, azGiTrigger[i],
-                       azWhen[i]);
-    if ((i == 2 && !bGenKey) || (i == 3 && !bGen)) {
-      nosqlBufferAppendf(&rc, &b, " OF \"%w\", rowid, _rowid_, oid", zIpk);
-      if (i == 3) nosqlBufferAppendf(&rc, &b, ", \"%w\", \"%w\"", p->zFrom, p->zTo);
-      nosqlBufferAppend(&rc, &b, of.a ? (const char *)of.a : "", -1);
-      if (i == 3 && zW) nosqlBufferAppendf(&rc, &b, ", %s", zW);
-    }
-    /* The rows a REPLACE may displace: at NEW's rowid, or equal on a UNIQUE index. */
     nosqlBufferReset(&where);
-    if (i == 0) {
-      nosqlBufferAppendf(&rc, &where, "s.rowid = NEW.rowid%s", cond.a ? (const char *)cond.a : "");
-    } else {
-      nosqlBufferAppendf(&rc, &where, "s.rowid IS NOT OLD.rowid AND (s.rowid = NEW.rowid%s)",
-                         cond.a ? (const char *)cond.a : "");
-    }
-    nosqlBufferAppendf(&rc, &b, " ON \"%w\"", p->zTable);
-    if (i == 0 || i == 2) {
-      /* A WHEN clause is cheap; an INSERT into the table costs a few microseconds even without a row. */
-      nosqlBufferAppendf(&rc, &b, " WHEN EXISTS (SELECT 1 FROM \"%w\" AS s WHERE %s)", p->zTable,
-                         (const char *)where.a);
-    } else if (i == 3 && bGen) {
-      nosqlBufferAppendf(&rc, &b, " WHEN %s", (const char *)changed.a);
-    }
-    nosqlBufferAppend(&rc, &b, " BEGIN\n", -1);
-    if (p->bDeferred) {
-      if (i == 0 || i == 2) {
-        /* A row that REPLACE will displace from the new rowid. */
-        nosqlBufferAppendf(
-            &rc, &b, "INSERT INTO \"%w_log\"(f, t) SELECT s.\"%w\", s.\"%w\" FROM \"%w\" AS s WHERE %s;\n",
-            p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
-      } else {
-        const char *zRow = i == 4 ? "OLD" : "NEW";
-        nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_log\"(f, t) VALUES(%s.\"%w\", %s.\"%w\")", p->zName,
-                           zRow, p->zFrom, zRow, p->zTo);
-        if (i == 3) nosqlBufferAppendf(&rc, &b, ", (OLD.\"%w\", OLD.\"%w\")", p->zFrom, p->zTo);
-        nosqlBufferAppend(&rc, &b, ";\n", 2);
-      }
-    } else if (i == 0 || i == 2) {
-      nosqlBufferAppendf(
-          &rc, &b,
-          "INSERT INTO \"%w\"(\"%w\", op_from, op_to) SELECT 'stash', s.\"%w\", s.\"%w\" FROM \"%w\" "
-          "AS s WHERE %s;\n",
-          p->zName, p->zName, p->zFrom, p->zTo, p->zTable, (const char *)where.a);
-      /* The insert that follows goes through the index: it rebuilds the stashed lists. */
-      if (i == 0 && !p->bJson)
-        nosqlBufferAppendf(&rc, &b, "INSERT INTO \"%w_flag\"(x) VALUES(1);\n", p->zName);
-    } else if (i == 1 && p->bJson) {
-      /* The JSON layout: the row's out-list and its elements' in-lists rebuilt (and the stash). */
-      nosqlBufferAppendf(&rc, &b,
-                         "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to) VALUES('sync', NEW.rowid, "
-                         "NEW.\"%w\", NEW.\"%w\");\n",
-                         p->zName, p->zName, p->zFrom, p->zTo);
-    } else if (i == 1) {
-      /*
-      ** The common insert (endpoints not NULL, a good weight, past every
-      ** rowid, nothing stashed) is one plain row in <name>_pend, which the
-      ** loads read and the index folds into its lists every GI_PEND_MAX
-      ** rows and before any other change; any other goes through it.
-      */
-      NosqlBuffer fast = {0, 0, 0};
-      nosqlBufferAppendf(&rc, &fast, "NEW.\"%w\" IS NOT NULL AND NEW.\"%w\" IS NOT NULL", p->zFrom, p->zTo);
-      if (zW)
-        nosqlBufferAppendf(&rc, &fast, " AND typeof(NEW.%s) IN ('integer', 'real') AND NEW.%s >= 0", zW, zW);
-      nosqlBufferAppendf(
-          &rc, &fast,
-          " AND NOT EXISTS (SELECT 1 FROM \"%w\" WHERE rowid > NEW.rowid) AND NOT EXISTS (SELECT 1 "
-          "FROM \"%w_flag\")",
-          p->zTable, p->zName);
-      nosqlBufferAppend(&rc, &fast, "", 0);
-      nosqlBufferAppendf(
-          &rc, &b,
-          "INSERT INTO \"%w_pend\"(r, f, t, w) SELECT NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s WHERE %s;\n",
-          p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", fast.a ? (const char *)fast.a : "");
-      /*
-      ** Not written there (changes(), in a trigger, counts its last
-      ** statement): through the index. Written as the GI_PEND_MAX-th row
-      ** (last_insert_rowid(), in a trigger, is its last insert's): a fold.
-      */
-      nosqlBufferAppendf(
-          &rc, &b,
-          "INSERT INTO \"%w\"(\"%w\", op_rowid, op_from, op_to, op_weight) SELECT CASE WHEN "
-          "changes() = 0 THEN 'insert' ELSE 'fold' END, NEW.rowid, NEW.\"%w\", NEW.\"%w\", %s%s WHERE "
-          "changes() = 0 OR last_insert_rowid() >= %d;\n",
-          p->zName, p->zName, p->zFrom, p->zTo, zW ? "NEW." : "", zW ? zW : "NULL", GI_PEND_MAX);
-      nosqlBufferFree(&fast);
-    } else {
-      if (i == 3) {
-        nosqlBufferAppendf(
-            &rc, &b, "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('stash', NEW.\"%w\", NEW.\"%w\");\n",
-            p->zName, p->zName, p->zFrom, p->zTo);
-      }
-      nosqlBufferAppendf(
-          &rc, &b, "INSERT INTO \"%w\"(\"%w\", op_from, op_to) VALUES('sync', OLD.\"%w\", OLD.\"%w\");\n",
-          p->zName, p->zName, p->zFrom, p->zTo);
-    }
+    giTriggerHead(&rc, p, &t, i, &b, &where);
+    if (rc == SQLITE_OK) giTriggerBody(&rc, p, &t, i, (const char *)where.a, &b);
     nosqlBufferAppend(&rc, &b, "END", 3);
     if (rc == SQLITE_OK && pnStale) {
-      /* SQLite stores the text without the schema: compare from the event on. */
-      char *zName = sqlite3_mprintf("%s%s", p->zName, azGiTrigger[i]);
-      if (zName == NULL) rc = SQLITE_NOMEM;
-      if (rc == SQLITE_OK && pHas == NULL) {
-        char *zSql = sqlite3_mprintf(
-            "SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'trigger' AND name = ?1 AND tbl_name = ?2 "
-            "COLLATE NOCASE",
-            p->zDb);
-        rc = zSql ? sqlite3_prepare_v2(p->db, zSql, -1, &pHas, 0) : SQLITE_NOMEM;
-        sqlite3_free(zSql);
-      }
-      if (rc == SQLITE_OK) {
-        int rcStep;
-        const char *zHas, *zA, *zB = strstr((const char *)b.a, azWhen[i]);
-        sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
-        sqlite3_bind_text(pHas, 2, p->zTable, -1, SQLITE_STATIC);
-        rcStep = sqlite3_step(pHas);
-        zHas = rcStep == SQLITE_ROW ? (const char *)sqlite3_column_text(pHas, 0) : NULL;
-        if (rcStep == SQLITE_ROW && zHas == NULL) rc = SQLITE_NOMEM;
-        zA = zHas ? strstr(zHas, azWhen[i]) : NULL;
-        if (rc == SQLITE_OK && (zA == NULL || zB == NULL || strcmp(zA, zB) != 0)) (*pnStale)++;
-        if (rc == SQLITE_OK) {
-          rc = sqlite3_reset(pHas);
-        } else {
-          sqlite3_reset(pHas);
-        }
-      }
-      sqlite3_free(zName);
+      rc = giTriggerStale(p, i, (const char *)b.a, &pHas, pnStale);
     } else if (rc == SQLITE_OK) {
       rc = sqlite3_exec(p->db, (const char *)b.a, 0, 0, 0);
       if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
@@ -3236,14 +3442,9 @@ static int giCreateTriggers(gi_vtab *p, char **pzErr, int *pnStale) {
     }
   }
   nosqlBufferFree(&b);
-  nosqlBufferFree(&cond);
-  nosqlBufferFree(&of);
   nosqlBufferFree(&where);
   sqlite3_finalize(pHas);
-  nosqlBufferFree(&changed);
-  nosqlBufferFree(&ukey);
-  sqlite3_free(zIpk);
-  sqlite3_free(zW);
+  giTriggerPartsClear(&t);
   return rc;
 }
 
@@ -3373,32 +3574,15 @@ static int giResolve(gi_vtab *p, char **pzErr) {
   for (i = 0; rc == SQLITE_OK && i < 3; i++) {
     static const char *const azArg[] = {"from_col", "to_col", "weight"};
     char **pz = i == 0 ? &p->zFrom : i == 1 ? &p->zTo : &p->zWeight;
-    sqlite3_stmt *pStmt = NULL;
+    char *zNew = NULL;
     if (*pz == NULL) continue;
-    rc = sqlite3_prepare_v2(
-        p->db, "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
-    if (rc != SQLITE_OK) break;
-    sqlite3_bind_text(pStmt, 1, p->zTable, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 2, p->zDb, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 3, *pz, -1, SQLITE_STATIC);
-    rc = sqlite3_step(pStmt);
-    if (rc == SQLITE_ROW) {
-      const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
-      char *zNew = zName ? sqlite3_mprintf("%s", zName) : NULL;
-      rc = zNew ? SQLITE_OK : SQLITE_NOMEM;
-      if (zNew) {
-        sqlite3_free(*pz);
-        *pz = zNew;
-      }
-    } else if (rc == SQLITE_DONE) {
+    rc = nosqlColumnName(p->db, p->zDb, p->zTable, *pz, &zNew);
+    if (rc == SQLITE_OK) {
+      sqlite3_free(*pz);
+      *pz = zNew;
+    } else if (rc == SQLITE_NOTFOUND) {
       *pzErr = sqlite3_mprintf("graph_index: table '%s' has no column '%s' (%s)", p->zTable, *pz, azArg[i]);
       rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-    }
-    if (rc == SQLITE_OK || rc == SQLITE_ERROR || rc == SQLITE_NOMEM) {
-      sqlite3_finalize(pStmt);
-    } else {
-      rc = sqlite3_finalize(pStmt);
-      if (rc == SQLITE_OK) rc = SQLITE_ERROR;
     }
   }
   return rc;

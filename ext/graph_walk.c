@@ -39,7 +39,7 @@
 #include <string.h>
 
 /**************************************************************************
-** Nodes: a GraphSet (ext/graph_source.c) of GwNode elements.
+** Nodes: a GraphSet (ext/graph_csr.c) of GwNode elements.
 */
 
 /* One node of a walk: its value, then what the search knows of it. */
@@ -617,7 +617,7 @@ static int gwWalkEdge(void *pCtx, int iFrom, GraphValue *pTo, sqlite3_value *pWe
 ** with bLoad, else read the whole source into a new cache entry. On return
 ** *ppCsr is a reference the caller owns (graphCsrUnref()) or NULL, and
 ** *pbTried is set when loading was done or is not to be tried again. A
-** source that cannot be held (graphCsrLoad()) or no memory for it leaves
+** source that cannot be held (graphSourceLoad()) or no memory for it leaves
 ** *ppCsr NULL: the caller seeks. With bLoad == GW_LOAD_NEEDED no memory is
 ** SQLITE_NOMEM instead: a route that would search another way without the
 ** copy (from one end, where ties may go another way). zFunc names the
@@ -675,7 +675,7 @@ static int gwCsrAttach(sqlite3_vtab *pVtab, const char *zFunc, GraphSource *pSrc
   } else if (rc == SQLITE_OK && bLoad) {
     GraphCsr *pCsr = NULL;
     *pbTried = 1;
-    rc = graphCsrLoad(p->db, pSrc, GW_CSR_MAX_EDGE, 0, zFunc, &pCsr, &zErr);
+    rc = graphSourceLoad(p->db, pSrc, GW_CSR_MAX_EDGE, 0, zFunc, &pCsr, &zErr);
     if (rc == SQLITE_NOMEM && bLoad != GW_LOAD_NEEDED) rc = SQLITE_OK; /* Seeking still works */
     if (zErr) nosqlVtabError(pVtab, "%s", zErr);
     sqlite3_free(zErr);

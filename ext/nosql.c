@@ -59,7 +59,7 @@ static const struct NosqlFeature {
     {"kv", kvRegister},
     {"mpath", mpathRegister},
     {"nested_set", nestedSetRegister},
-    {"graph source", graphSourceRegister},
+    {"graph source", graphCsrRegister},
     {"graphs", graphWalkRegister},
     {"trees", treeJsonRegister},
     {"graph batch", graphBatchRegister},

@@ -290,6 +290,14 @@ double nosqlStrtod(const char *z);
 int nosqlJsonUnescape(const char *z, int n, char *aOut, int *aMap, int iBase);
 
 /*
+** The name of column zCol of table or view zSchema.zTable (matched
+** case-insensitively) as declared: SQLITE_OK with *pzOut (sqlite3_mprintf),
+** SQLITE_NOTFOUND when there is no such column, or an error code (*pzOut
+** NULL). The graph functions, graph_index and geo_nearest resolve their
+** column arguments with it.
+*/
+int nosqlColumnName(sqlite3 *db, const char *zSchema, const char *zTable, const char *zCol, char **pzOut);
+/*
 ** Column zCol of table zSchema.zTable (matched case-insensitively): its
 ** declared type (*pzType, "" when none) and declared collation (*pzColl,
 ** NULL for BINARY), both sqlite3_mprintf. Works on every SQLite build: the
@@ -656,6 +664,7 @@ void nosqlPlanKeepFree(sqlite3_value **apKeep, int nArg);
 #define GRAPH_DIR_BOTH 3
 
 typedef struct GraphSource GraphSource;
+typedef struct GraphCsr GraphCsr; /* ext/graph_csr.c */
 struct GraphSource {
   char *zSchema; /* Schema holding the source ("main", "temp", an attached name) */
   char *zTable;  /* Table or view name, as declared */
@@ -669,7 +678,7 @@ struct GraphSource {
   char *zOrder;  /* ORDER BY of the edges over alias s (rowid or primary key), or NULL (a view) */
   char cAffFrom; /* Affinity of from_col (nosqlTypeAffinity()), 0 until graphSourceKey() needs it */
   char *zIndex;  /* The graph_index named as the source (its table and columns are the source), or NULL */
-  int bNoIndex;  /* graphCsrLoad() reads the table, not a graph_index over it */
+  int bNoIndex;  /* graphSourceLoad() reads the table, not a graph_index over it */
   int ePlain;    /* graphSourcePlain()'s answer once known: 1 plain, 2 not, 0 not asked yet */
 };
 
@@ -697,6 +706,42 @@ int graphSourceInit(sqlite3 *db, const char *zFunc, sqlite3_value *pTable, sqlit
 void graphSourceClear(GraphSource *p);
 /* *pTo: a deep copy of resolved source pFrom. SQLITE_OK or SQLITE_NOMEM (*pTo cleared). */
 int graphSourceCopy(const GraphSource *pFrom, GraphSource *pTo);
+
+/*
+** *ppOut: a new value (sqlite3_value_free()) holding node key pKey as
+** SQLite sees the right side of "from_col = ?": converted by the affinity
+** of p's from_col (a number as text in a numeric column becomes the
+** number, a number in a TEXT column its text), so that the root, start or
+** goal of a walk is the node a seek or a GraphCsr lookup finds. pKey is
+** not changed (hidden columns read the argument back as given), and may be
+** any value, a sqlite3_value_dup() copy included (nosqlValueAffinity()).
+** The affinity is looked up once per source (p->cAffFrom).
+*/
+int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_value **ppOut);
+/*
+** *pbPlain: source p is a table in the edges layout whose from_col and
+** to_col have BINARY collation and one affinity, so that a value read from
+** either column seeks the other unchanged ("col = ?" converts nothing a
+** column holds) and nodes are equal exactly when their GraphValues are:
+** a search may then follow edges backwards (from the goal) and meet one
+** that goes forwards. SQLITE_OK or an error.
+*/
+int graphSourcePlain(sqlite3 *db, GraphSource *p, int *pbPlain);
+/*
+** The graph of source pSrc in memory (the GraphCsr of ext/graph_csr.c, as
+** graphCsrLoad() describes it): from an up-to-date graph_index over the
+** same table and columns when there is one (graphIndexLoad()), else from
+** the source's rows (graphCsrFill()). Same arguments and results as
+** graphCsrLoad().
+*/
+int graphSourceLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
+                    GraphCsr **ppCsr, char **pzErr);
+/**************************************************************************
+** Interface to code in ext/graph_csr.c: the in-memory graph every graph
+** function reads (node values, sets of them, compressed sparse rows) and the
+** reading of a source's edges: the SQL of a scan and of a node's
+** neighbours, its messages about JSON-layout values, and the load.
+*/
 
 /*
 ** SQL (sqlite3_mprintf; caller frees; NULL on OOM) whose rows are the
@@ -786,9 +831,11 @@ void graphSetClear(GraphSet *p);
 ** An edge source held in memory as compressed sparse rows: every distinct
 ** endpoint value once (vals), each value's out-neighbours
 ** aOut[aOutOff[i] .. aOutOff[i + 1]) and in-neighbours likewise, in the
-** source's scan order. graphCsrLoad() reads the source with one scan and
-** returns *ppCsr NULL (and SQLITE_OK) when it cannot stand in for the
-** index seeks exactly: a view, a weight that is not a number or is
+** source's scan order. graphSourceLoad() (ext/graph_source.c) loads one
+** from an up-to-date graph_index over the source (graphIndexLoad()) or
+** else with one scan of the source (graphCsrLoad()), and both return
+** *ppCsr NULL (and SQLITE_OK) when it cannot stand in for the index seeks
+** exactly: a view, a weight that is not a number or is
 ** negative (a route reports it only where it reaches the edge), a column
 ** with a collation other than BINARY, or more than nMaxEdge edges. Weights
 ** are doubles: bIntWeight says each was an integer (exact up to 2^53). graphCsrLookup() finds a
@@ -821,7 +868,6 @@ void graphSetClear(GraphSet *p);
 #define graphPrefetch(p, bWrite) ((void)(p))
 #endif
 
-typedef struct GraphCsr GraphCsr;
 struct GraphCsr {
   int nRef;               /* References */
   GraphSet vals;          /* Endpoint values (elements are GraphValue) */
@@ -840,36 +886,29 @@ struct GraphCsr {
   char cAffFrom, cAffTo;  /* Affinity met by a lookup: 'i', 'r', 'n', 't' or 'b' (none) */
   int bList;              /* GRAPH_LOAD_LIST: edge k is aIn[k] -> aOut[k]; aOutOff, aInOff NULL */
 };
+/*
+** A load in two steps, for a caller that may fill the copy another way
+** (graphSourceLoad(): from a graph_index). graphCsrNew(): *ppCsr a new,
+** empty copy for source pSrc with its lookup affinities, or NULL (and
+** SQLITE_OK) when none can stand in for the seeks (without bAll: a view,
+** a column whose collation is not BINARY). graphCsrFill(): the scan of the
+** source into that copy; *pbOk 0 when it cannot stand in after all (the
+** caller frees it). *pzErr must be NULL on entry. graphCsrLoad(): both,
+** the source's own rows, never a graph_index over them.
+*/
+int graphCsrNew(sqlite3 *db, const GraphSource *pSrc, int bAll, GraphCsr **ppCsr);
+int graphCsrFill(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
+                 GraphCsr *p, int *pbOk, char **pzErr);
 int graphCsrLoad(sqlite3 *db, const GraphSource *pSrc, sqlite3_int64 nMaxEdge, int bAll, const char *zFunc,
                  GraphCsr **ppCsr, char **pzErr);
 /*
-** Registers graph_load_edge(), through which SQLite hands graphCsrLoad()
+** Registers graph_load_edge(), through which SQLite hands graphCsrFill()
 ** the rows of a table inside its scan (not for SQL: it needs a pointer
-** that only graphCsrLoad() binds).
+** that only graphCsrFill() binds).
 */
-int graphSourceRegister(sqlite3 *db);
+int graphCsrRegister(sqlite3 *db);
 int graphValueCmp(const GraphValue *a, const GraphValue *b);
 int graphCsrLookup(const GraphCsr *p, const GraphValue *pKey, int bIn);
-/*
-** *ppOut: a new value (sqlite3_value_free()) holding node key pKey as
-** SQLite sees the right side of "from_col = ?": converted by the affinity
-** of p's from_col (a number as text in a numeric column becomes the
-** number, a number in a TEXT column its text), so that the root, start or
-** goal of a walk is the node a seek or a GraphCsr lookup finds. pKey is
-** not changed (hidden columns read the argument back as given), and may be
-** any value, a sqlite3_value_dup() copy included (nosqlValueAffinity()).
-** The affinity is looked up once per source (p->cAffFrom).
-*/
-int graphSourceKey(sqlite3 *db, GraphSource *p, sqlite3_value *pKey, sqlite3_value **ppOut);
-/*
-** *pbPlain: source p is a table in the edges layout whose from_col and
-** to_col have BINARY collation and one affinity, so that a value read from
-** either column seeks the other unchanged ("col = ?" converts nothing a
-** column holds) and nodes are equal exactly when their GraphValues are:
-** a search may then follow edges backwards (from the goal) and meet one
-** that goes forwards. SQLITE_OK or an error.
-*/
-int graphSourcePlain(sqlite3 *db, GraphSource *p, int *pbPlain);
 /*
 ** Make a whole-graph job's copy (not shared: nRef 1) read its edges in
 ** direction eDir: GRAPH_DIR_IN swaps the out- and in-lists; GRAPH_DIR_BOTH
@@ -880,6 +919,13 @@ int graphSourcePlain(sqlite3 *db, GraphSource *p, int *pbPlain);
 int graphCsrDirect(GraphCsr *p, int eDir);
 int graphCsrIsBad(const GraphCsr *p, int iVal);
 void graphCsrUnref(GraphCsr *p);
+
+/*
+** The affinity of column zCol of pSrc's table in *pcAff (nosqlTypeAffinity();
+** unchanged when the column is not found); *pbOk cleared when it is not
+** found or its collation is not BINARY. SQLITE_OK or an error.
+*/
+int graphCsrColumn(sqlite3 *db, const GraphSource *pSrc, const char *zCol, char *pcAff, int *pbOk);
 
 /**************************************************************************
 ** Interface to code in ext/graph_index.c: the graph_index virtual table, a
@@ -905,7 +951,7 @@ struct GraphIndexInfo {
 int graphIndexConfig(sqlite3 *db, const char *zSchema, const char *zIndex, GraphIndexInfo *p);
 void graphIndexInfoClear(GraphIndexInfo *p);
 /*
-** Fill the new, empty GraphCsr *p (as graphCsrLoad() makes it) from an
+** Fill the new, empty GraphCsr *p (as graphCsrNew() makes it) from an
 ** up-to-date graph_index over source pSrc (the same table, from_col and
 ** to_col, and weight column when pSrc has one; a sync index with its
 ** triggers, or a deferred one with nothing logged): *pbLoaded 1. *pbLoaded
@@ -942,6 +988,55 @@ int graphBatchRegister(sqlite3 *db);
 */
 const char *graphBatchPingSql(void);
 int graphBatchPing(sqlite3_stmt *pPing);
+
+/*
+** The table-valued-function glue every whole-graph job shares (the jobs of
+** ext/graph_batch.c and ext/graph_centrality.c): one eponymous module per
+** GraphJob, whose columns are node, the job's value columns (zCols) and
+** the inputs as hidden columns. Its xFilter reads the inputs (the leading
+** nRequired required; the others also from an options object given last,
+** nosqlOptionsRead()), the layout and direction, resolves the source
+** (graphSourceInit(), weight_col when the job has it), then calls xRun,
+** which loads the graph and fills the cursor's rows; an error with *pzErr
+** set has it as the message (the run may set its own on the vtab).
+*/
+#define GRAPH_JOB_MAX_INPUT 11
+#define GRAPH_VAL_REAL 0 /* Value column c of row r is aReal[c - 1][r] */
+#define GRAPH_VAL_INT 1  /* ... aInt[r] (one value column) */
+#define GRAPH_VAL_NODE 2 /* ... the node aInt[r] */
+typedef struct GraphJob GraphJob;
+typedef struct GraphJobCursor GraphJobCursor;
+struct GraphJob {
+  int eJob;                                    /* The family's job code */
+  const char *zName;                           /* SQL name */
+  const char *zCols;                           /* The value columns after node, as declared */
+  int nValue;                                  /* Value columns: 1 or 2 */
+  int nRequired;                               /* Leading inputs that must be given */
+  NosqlOption aInput[GRAPH_JOB_MAX_INPUT + 1]; /* Hidden inputs, NULL-terminated; types as options keys */
+  const char *zUsage;                          /* For messages */
+  int (*xRun)(GraphJobCursor *pCur, GraphSource *pSrc, int eDir, char **pzErr); /* Load, run, fill rows */
+};
+struct GraphJobCursor {
+  sqlite3_vtab_cursor base;                  /* Base class - must be first */
+  sqlite3 *db;                               /* The connection */
+  const GraphJob *pJob;                      /* The job */
+  GraphCsr *pCsr;                            /* The graph */
+  int *aNode;                                /* Row -> node, or NULL: row r is node r */
+  double *aReal[2];                          /* GRAPH_VAL_REAL values, per value column */
+  sqlite3_int64 *aInt;                       /* GRAPH_VAL_INT values, or nodes for GRAPH_VAL_NODE */
+  int eVal;                                  /* GRAPH_VAL_* */
+  sqlite3_value *pOnly;                      /* Not NULL: one row, this node at value 0 (owned) */
+  int nRow;                                  /* Rows */
+  int iRow;                                  /* Current row */
+  sqlite3_value *apIn[GRAPH_JOB_MAX_INPUT];  /* The inputs as given, for the hidden columns */
+  sqlite3_value *apEff[GRAPH_JOB_MAX_INPUT]; /* The inputs to use: apIn, or the options object's */
+  sqlite3_value *apOwn[GRAPH_JOB_MAX_INPUT]; /* The values of the options object (owned) */
+};
+/* The input named zName: an argument or from the options object; NULL when not given, SQL NULL or no input of
+ * the job. */
+sqlite3_value *graphJobInput(GraphJobCursor *pCur, const char *zName);
+/* Register the modules of the nJob jobs of aJob (static data: it must outlive the connection). */
+int graphJobRegister(sqlite3 *db, const GraphJob *aJob, int nJob);
 
 /**************************************************************************
 ** Interface to code in ext/graph_centrality.c: graph_betweenness,

@@ -35,7 +35,7 @@
 ** or a string, and a children value that is an array of objects, null or
 ** absent.
 **
-** Ids are compared as SQLite compares values (ext/graph_source.c's
+** Ids are compared as SQLite compares values (ext/graph_csr.c's
 ** GraphValue: 1 and 1.0 are one id, 1 and '1' two).
 */
 #include "nosqlInt.h"

@@ -839,6 +839,28 @@ int nosqlRowidAlias(sqlite3 *db, const char *zSchema, const char *zTable, char *
   return rc;
 }
 
+int nosqlColumnName(sqlite3 *db, const char *zSchema, const char *zTable, const char *zCol, char **pzOut) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(
+      db, "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE name = ?3 COLLATE NOCASE", -1, &pStmt, 0);
+  *pzOut = NULL;
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(pStmt, 1, zTable, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, zSchema, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 3, zCol, -1, SQLITE_STATIC);
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW) {
+      const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
+      *pzOut = zName ? sqlite3_mprintf("%s", zName) : NULL;
+      rc = *pzOut ? SQLITE_OK : SQLITE_NOMEM;
+    } else if (rc == SQLITE_DONE) {
+      rc = SQLITE_NOTFOUND;
+    }
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
 int nosqlColumnInfo(sqlite3 *db, const char *zSchema, const char *zTable, const char *zCol, char **pzType,
                     char **pzColl) {
   sqlite3_stmt *pStmt = NULL;

@@ -6,7 +6,7 @@
 **
 **   whole-graph load       graph_components over a copy of the table
 **                          without a graph_index (the scan and hashing of
-**                          graphCsrLoad()) vs over the graph_index (its
+**                          graphCsrFill()) vs over the graph_index (its
 **                          blocks read in one sequential scan)
 **   edge inserts           50k inserts in one transaction (rolled back
 **                          after each run) into the copy without an index

@@ -284,7 +284,7 @@ static char *load(const char *zT) {
 static void testLoadEdge(void) {
   static int iZero = 0, iOne = 1;
   char *z;
-  CHECK_INT(graphSourceRegister(db), SQLITE_OK);
+  CHECK_INT(graphCsrRegister(db), SQLITE_OK);
   z = load("e");
   CHECK_STR(z, "3 edges");
   sqlite3_free(z);
@@ -302,10 +302,79 @@ static void testLoadEdge(void) {
   z = load("e");
   CHECK_STR(z, "1: graph_test: graph_load_edge() is not the extension's");
   sqlite3_free(z);
-  CHECK_INT(graphSourceRegister(db), SQLITE_OK);
+  CHECK_INT(graphCsrRegister(db), SQLITE_OK);
   z = load("e");
   CHECK_STR(z, "3 edges");
   sqlite3_free(z);
+}
+
+/*
+** The steps of a load, each alone (ext/graph_csr.c): graphCsrNew() refuses
+** what cannot stand in for seeks, graphCsrFill() scans (as a list, as
+** rows, too big for a walk or for a job), and graphSourceLoad() picks a
+** graph_index over the table where graphCsrLoad() reads the table.
+*/
+static void testLoadSteps(void) {
+  GraphSource src;
+  GraphCsr *pCsr = NULL;
+  char *zErr = NULL;
+  int bOk = -1;
+  CHECK_INT(graphCsrRegister(db), SQLITE_OK);
+  CHECK_INT(graphIndexRegister(db), SQLITE_OK);
+  CHECK_INT(sqlite3_exec(db, "CREATE VIRTUAL TABLE gi USING graph_index(ie, src, dst)", 0, 0, 0), SQLITE_OK);
+  /* A view: no copy for a walk, one for a whole-graph job. */
+  CHECK_INT(init("v", "src", "dst", NULL, GRAPH_LAYOUT_EDGES, &src, &zErr), SQLITE_OK);
+  CHECK_INT(graphCsrNew(db, &src, 0, &pCsr), SQLITE_OK);
+  CHECK(pCsr == NULL);
+  CHECK_INT(graphCsrNew(db, &src, 1, &pCsr), SQLITE_OK);
+  CHECK(pCsr != NULL && pCsr->nRef == 1 && pCsr->vals.n == 0 && pCsr->cAffFrom == 'b');
+  graphCsrUnref(pCsr);
+  graphSourceClear(&src);
+  /* A column whose collation is not BINARY: no copy for a walk; affinities kept for lookups. */
+  CHECK_INT(init("ci", "a", "b", NULL, GRAPH_LAYOUT_EDGES, &src, &zErr), SQLITE_OK);
+  CHECK_INT(graphCsrNew(db, &src, 0, &pCsr), SQLITE_OK);
+  CHECK(pCsr == NULL);
+  graphSourceClear(&src);
+  CHECK_INT(init("ie", "src", "dst", NULL, GRAPH_LAYOUT_EDGES, &src, &zErr), SQLITE_OK);
+  CHECK_INT(graphCsrNew(db, &src, 0, &pCsr), SQLITE_OK);
+  CHECK(pCsr != NULL && pCsr->cAffFrom == 'i' && pCsr->cAffTo == 'i');
+  /* The scan as rows: 1 -> 2, 1 -> 3, 2 -> 3 in rowid order. */
+  CHECK_INT(graphCsrFill(db, &src, 1000, 1, "graph_test", pCsr, &bOk, &zErr), SQLITE_OK);
+  CHECK(bOk == 1 && zErr == NULL && pCsr->nEdge == 3 && pCsr->vals.n == 3 && !pCsr->bList);
+  CHECK(pCsr->aOutOff[1] == 2 && pCsr->aInOff[3] == 3 && pCsr->aOut[1] == 2 && pCsr->aIn[2] == 1);
+  graphCsrUnref(pCsr);
+  /* As a list (GRAPH_LOAD_LIST): edge k is aIn[k] -> aOut[k], no offsets. */
+  CHECK_INT(graphCsrNew(db, &src, GRAPH_LOAD_LIST, &pCsr), SQLITE_OK);
+  CHECK_INT(graphCsrFill(db, &src, 1000, GRAPH_LOAD_LIST, "graph_test", pCsr, &bOk, &zErr), SQLITE_OK);
+  CHECK(bOk == 1 && pCsr->bList && pCsr->nEdge == 3 && pCsr->aOutOff == NULL);
+  CHECK(pCsr->aIn[2] == 1 && pCsr->aOut[2] == 2);
+  graphCsrUnref(pCsr);
+  /* More edges than held (checked as the list grows, 1024 at first): a walk seeks (no copy, no
+  ** error), a whole-graph job fails naming itself. */
+  graphSourceClear(&src);
+  CHECK_INT(init("big", "src", "dst", NULL, GRAPH_LAYOUT_EDGES, &src, &zErr), SQLITE_OK);
+  CHECK_INT(graphCsrNew(db, &src, 0, &pCsr), SQLITE_OK);
+  CHECK_INT(graphCsrFill(db, &src, 1000, 0, "graph_test", pCsr, &bOk, &zErr), SQLITE_OK);
+  CHECK(bOk == 0 && zErr == NULL);
+  graphCsrUnref(pCsr);
+  CHECK_INT(graphCsrNew(db, &src, 1, &pCsr), SQLITE_OK);
+  CHECK_INT(graphCsrFill(db, &src, 1000, 1, "graph_test", pCsr, &bOk, &zErr), SQLITE_TOOBIG);
+  CHECK_STR(zErr ? zErr : "", "graph_test: the graph has more than 1000 edges, the most held in memory");
+  sqlite3_free(zErr);
+  zErr = NULL;
+  graphCsrUnref(pCsr);
+  graphSourceClear(&src);
+  CHECK_INT(init("ie", "src", "dst", NULL, GRAPH_LAYOUT_EDGES, &src, &zErr), SQLITE_OK);
+  /* graphSourceLoad() reads the graph_index over the table (here damaged), graphCsrLoad() the table. */
+  CHECK_INT(sqlite3_exec(db, "UPDATE gi_blk SET data = x'ff'", 0, 0, 0), SQLITE_OK);
+  CHECK_INT(graphSourceLoad(db, &src, 1000, 1, "graph_test", &pCsr, &zErr), SQLITE_CORRUPT_VTAB);
+  CHECK(pCsr == NULL && zErr && strstr(zErr, "graph_test: graph_index 'gi' is damaged") == zErr);
+  sqlite3_free(zErr);
+  zErr = NULL;
+  CHECK_INT(graphCsrLoad(db, &src, 1000, 1, "graph_test", &pCsr, &zErr), SQLITE_OK);
+  CHECK(pCsr != NULL && pCsr->nEdge == 3 && zErr == NULL);
+  graphCsrUnref(pCsr);
+  graphSourceClear(&src);
 }
 
 int main(void) {
@@ -318,13 +387,19 @@ int main(void) {
                "CREATE TABLE t(a, b); CREATE TEMP TABLE t(a, b); CREATE TABLE none(src, dst);"
                "CREATE TABLE \"we\"\"ird.name\"(\"x y\", z, w); CREATE INDEX wz ON \"we\"\"ird.name\"(z);"
                "CREATE TABLE n(id INTEGER PRIMARY KEY, kids);"
-               "INSERT INTO n VALUES (1,'[2,3]'),(2,'[3,null]'),(3,NULL),(4,'[]'),(5,NULL),(6,'7');",
+               "INSERT INTO n VALUES (1,'[2,3]'),(2,'[3,null]'),(3,NULL),(4,'[]'),(5,NULL),(6,'7');"
+               "CREATE TABLE ci(a TEXT COLLATE NOCASE, b TEXT); INSERT INTO ci VALUES ('x', 'y');"
+               "CREATE TABLE ie(id INTEGER PRIMARY KEY, src INTEGER, dst INTEGER);"
+               "INSERT INTO ie(src, dst) VALUES (1, 2), (1, 3), (2, 3);"
+               "CREATE TABLE big(src, dst); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+               "WHERE x < 1100) INSERT INTO big SELECT x, x + 1 FROM c;",
                0, 0, 0);
   RUN(testResolve);
   RUN(testErrors);
   RUN(testSql);
   RUN(testNodeSet);
   RUN(testLoadEdge);
+  RUN(testLoadSteps);
   sqlite3_close(db);
   return unitReport();
 }

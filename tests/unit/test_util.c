@@ -234,6 +234,40 @@ static void testColumnInfo(void) {
   sqlite3_close(db);
 }
 
+/*
+** nosqlColumnName: a column's name as declared, found case-insensitively in
+** a table, a view, a generated column or a temp table; SQLITE_NOTFOUND for
+** a missing column or table, SQLITE_ERROR for a missing schema.
+*/
+static void testColumnName(void) {
+  static const struct {
+    const char *zSchema, *zTable, *zCol, *zWant;
+  } aCol[] = {{"main", "t1", "E", "e"}, {"main", "t1", "C D", "c d"}, {"main", "T1", "g", "G"},
+              {"main", "v1", "X", "x"}, {"temp", "t2", "a", "A"},     {"main", "t1", "\"q\"", "\"Q\""},
+              {"main", "t1", "e", "e"}};
+  sqlite3 *db = NULL;
+  char *zName = (char *)"not cleared";
+  int i;
+  sqlite3_open(":memory:", &db);
+  CHECK_INT(sqlite3_exec(db,
+                         "CREATE TABLE t1(\"c d\", e, G AS (e + 1), \"\"\"Q\"\"\");"
+                         "CREATE VIEW v1(x) AS SELECT e FROM t1; CREATE TEMP TABLE t2(A)",
+                         0, 0, 0),
+            SQLITE_OK);
+  for (i = 0; i < (int)(sizeof(aCol) / sizeof(aCol[0])); i++) {
+    CHECK_INT(nosqlColumnName(db, aCol[i].zSchema, aCol[i].zTable, aCol[i].zCol, &zName), SQLITE_OK);
+    CHECK_STR(zName ? zName : "(null)", aCol[i].zWant);
+    sqlite3_free(zName);
+  }
+  CHECK_INT(nosqlColumnName(db, "main", "t1", "nope", &zName), SQLITE_NOTFOUND);
+  CHECK(zName == NULL);
+  CHECK_INT(nosqlColumnName(db, "main", "nope", "e", &zName), SQLITE_NOTFOUND);
+  CHECK_INT(nosqlColumnName(db, "temp", "t1", "e", &zName), SQLITE_NOTFOUND);
+  CHECK_INT(nosqlColumnName(db, "nowhere", "t1", "e", &zName), SQLITE_ERROR);
+  CHECK(zName == NULL);
+  sqlite3_close(db);
+}
+
 /* nosqlJsonUnescape: escapes, surrogate pairs, lone surrogates, the offset map. */
 static void testJsonUnescape(void) {
   char aOut[64];
@@ -437,6 +471,7 @@ int main(void) {
   RUN(testJsonErrorAt);
   RUN(testUnknownOption);
   RUN(testColumnInfo);
+  RUN(testColumnName);
   RUN(testJsonUnescape);
   RUN(testStmtCache);
   return unitReport();
