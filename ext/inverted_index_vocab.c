@@ -646,6 +646,84 @@ static int iiFacetsRanges(ii_companion_cursor *pCur, inverted_index_vtab *p, int
   return rc;
 }
 
+/* inverted_index_vocab's scan: every listed term with its count, in field then term order. */
+static int iiVocabStart(ii_companion_cursor *pCur, inverted_index_vtab *p) {
+  int rc = SQLITE_OK, i;
+  /* Presence terms ('', one per element) are not listed, nor the slices of RANGE fields. */
+  NosqlBuffer skip = {0, 0, 0};
+  char *zSql;
+  nosqlBufferAppendf(&rc, &skip, "-1");
+  for (i = 0; i < p->nField; i++) {
+    if (p->abRange[i]) nosqlBufferAppendf(&rc, &skip, ",%d", i);
+  }
+  zSql = rc == SQLITE_OK
+             ? sqlite3_mprintf(
+                   "SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 AND term <> '' "
+                   "AND field NOT IN (%s) ORDER BY field, term",
+                   p->zDb, p->zName, (const char *)skip.a)
+             : NULL;
+  nosqlBufferFree(&skip);
+  if (zSql == NULL) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pCur->pVocab, 0);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) {
+    nosqlVtabError(pCur->base.pVtab, "%s", sqlite3_errmsg(p->db));
+    return rc;
+  }
+  pCur->bEof = 0;
+  pCur->iRow = 0;
+  return pCur->base.pVtab->pModule->xNext(&pCur->base);
+}
+
+/*
+** inverted_index_facets' field = zField: a plain or RANGE field (*piField)
+** or "field.key" of a nested one (*piKey too); whether ranges = ... fits it.
+*/
+static int iiFacetsFieldArg(sqlite3_vtab *pVtab, inverted_index_vtab *p, const char *zWho, const char *zField,
+                            int idxNum, int *piField, int *piKey) {
+  int iField, iKey = -1;
+  for (iField = 0; iField < p->nField && sqlite3_stricmp(p->azField[iField], zField) != 0; iField++) {
+  }
+  if (iField < p->nField && p->aeLayout[iField] != II_LAYOUT_PLAIN) {
+    nosqlVtabError(pVtab, "%s: field '%s' is nested: name one of its element keys, as in '%s.%s'", zWho,
+                   zField, zField, p->aazKey[iField][0]);
+    return SQLITE_ERROR;
+  }
+  if (iField == p->nField) {
+    /* "field.key" of a nested field. */
+    for (iField = 0; iField < p->nField; iField++) {
+      int n = (int)strlen(p->azField[iField]);
+      if (p->aeLayout[iField] == II_LAYOUT_PLAIN || sqlite3_strnicmp(p->azField[iField], zField, n) != 0 ||
+          zField[n] != '.') {
+        continue;
+      }
+      for (iKey = 0; iKey < p->anKey[iField] && sqlite3_stricmp(p->aazKey[iField][iKey], zField + n + 1) != 0;
+           iKey++) {
+      }
+      if (iKey < p->anKey[iField]) break;
+      iKey = -1;
+    }
+  }
+  if (iField == p->nField) {
+    nosqlVtabError(pVtab, "%s: unknown field '%s' in %s", zWho, zField, p->zName);
+    return SQLITE_ERROR;
+  }
+  if (p->abRange[iField] && !(idxNum & 0x08)) {
+    nosqlVtabError(pVtab,
+                   "%s: field '%s' is a RANGE field: give its buckets' bounds, as in ranges = '[10, 20]'",
+                   zWho, zField);
+    return SQLITE_ERROR;
+  }
+  if (!p->abRange[iField] && (idxNum & 0x08)) {
+    nosqlVtabError(pVtab, "%s: field '%s' is not a RANGE field: ranges = ... takes the field of one", zWho,
+                   zField);
+    return SQLITE_ERROR;
+  }
+  *piField = iField;
+  *piKey = iKey;
+  return SQLITE_OK;
+}
+
 static void iiCompanionError(sqlite3_vtab *pVtab, inverted_index_vtab *p, int rc, char **pzErr) {
   if (*pzErr) {
     sqlite3_free(pVtab->zErrMsg);
@@ -680,73 +758,12 @@ static int iiCompanionFilterUnguarded(sqlite3_vtab_cursor *cur, int idxNum, cons
     iiPassError(cur->pVtab, p, rc);
     return rc;
   }
-  if (!pTab->bFacets) {
-    /* Presence terms ('', one per element) are not listed, nor the slices of RANGE fields. */
-    NosqlBuffer skip = {0, 0, 0};
-    char *zSql;
-    nosqlBufferAppendf(&rc, &skip, "-1");
-    for (i = 0; i < p->nField; i++) {
-      if (p->abRange[i]) nosqlBufferAppendf(&rc, &skip, ",%d", i);
-    }
-    zSql = rc == SQLITE_OK
-               ? sqlite3_mprintf(
-                     "SELECT field, term, docs FROM \"%w\".\"%w_terms\" WHERE docs > 0 AND term <> '' "
-                     "AND field NOT IN (%s) ORDER BY field, term",
-                     p->zDb, p->zName, (const char *)skip.a)
-               : NULL;
-    nosqlBufferFree(&skip);
-    if (zSql == NULL) return SQLITE_NOMEM;
-    rc = sqlite3_prepare_v2(p->db, zSql, -1, &pCur->pVocab, 0);
-    sqlite3_free(zSql);
-    if (rc != SQLITE_OK) {
-      nosqlVtabError(cur->pVtab, "%s", sqlite3_errmsg(p->db));
-      return rc;
-    }
-    pCur->bEof = 0;
-    pCur->iRow = 0;
-    return cur->pVtab->pModule->xNext(cur);
-  }
+  if (!pTab->bFacets) return iiVocabStart(pCur, p);
   if (idxNum & 0x01) {
     const char *zField = (const char *)sqlite3_value_text(argv[iArg++]);
     if (zField == NULL) return SQLITE_OK; /* field = NULL: no rows */
-    for (iField = 0; iField < p->nField && sqlite3_stricmp(p->azField[iField], zField) != 0; iField++) {
-    }
-    if (iField < p->nField && p->aeLayout[iField] != II_LAYOUT_PLAIN) {
-      nosqlVtabError(cur->pVtab, "%s: field '%s' is nested: name one of its element keys, as in '%s.%s'",
-                     zWho, zField, zField, p->aazKey[iField][0]);
-      return SQLITE_ERROR;
-    }
-    if (iField == p->nField) {
-      /* "field.key" of a nested field. */
-      for (iField = 0; iField < p->nField; iField++) {
-        int n = (int)strlen(p->azField[iField]);
-        if (p->aeLayout[iField] == II_LAYOUT_PLAIN || sqlite3_strnicmp(p->azField[iField], zField, n) != 0 ||
-            zField[n] != '.') {
-          continue;
-        }
-        for (iKey = 0;
-             iKey < p->anKey[iField] && sqlite3_stricmp(p->aazKey[iField][iKey], zField + n + 1) != 0;
-             iKey++) {
-        }
-        if (iKey < p->anKey[iField]) break;
-        iKey = -1;
-      }
-    }
-    if (iField == p->nField) {
-      nosqlVtabError(cur->pVtab, "%s: unknown field '%s' in %s", zWho, zField, p->zName);
-      return SQLITE_ERROR;
-    }
-    if (p->abRange[iField] && !(idxNum & 0x08)) {
-      nosqlVtabError(cur->pVtab,
-                     "%s: field '%s' is a RANGE field: give its buckets' bounds, as in ranges = '[10, 20]'",
-                     zWho, zField);
-      return SQLITE_ERROR;
-    }
-    if (!p->abRange[iField] && (idxNum & 0x08)) {
-      nosqlVtabError(cur->pVtab, "%s: field '%s' is not a RANGE field: ranges = ... takes the field of one",
-                     zWho, zField);
-      return SQLITE_ERROR;
-    }
+    rc = iiFacetsFieldArg(cur->pVtab, p, zWho, zField, idxNum, &iField, &iKey);
+    if (rc != SQLITE_OK) return rc;
   } else if (idxNum & 0x08) {
     nosqlVtabError(cur->pVtab, "%s: ranges = ... needs field = the RANGE field", zWho);
     return SQLITE_ERROR;
