@@ -12,6 +12,9 @@
 -- the same rows. Last, a comment thread as one document (tree_json) against
 -- the hand-nested json_group_array query SQL needs, and back (tree_rows).
 -- Last, the route again from a graph_index, the persistent adjacency copy.
+-- nosql_compare's median_us and ratio move from run to run:
+-- timing column: 4
+-- timing column: 5
 .load ./dist/nosql
 .headers on
 .mode column
