@@ -282,6 +282,18 @@ static int iiPostingsCheck(inverted_index_vtab *p, const char *zWhat) {
   return rc;
 }
 
+/* Prepare integrity-check's scan of the source rows into *ppStmt (when rc is fine), with SQLite's message. */
+static int iiCheckSourceOpen(inverted_index_vtab *p, sqlite3_stmt **ppStmt, int rc) {
+  char *zSql = rc == SQLITE_OK ? iiSourceSql(p) : NULL;
+  if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, ppStmt, 0);
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM && rc != SQLITE_CORRUPT_VTAB && p->base.zErrMsg == NULL) {
+    nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
+  }
+  sqlite3_free(zSql);
+  return rc;
+}
+
 /* Finalize integrity-check's scan *ppStmt (if any): its error, with SQLite's message, when rc was fine. */
 static int iiCheckFinalize(inverted_index_vtab *p, sqlite3_stmt **ppStmt, int rc) {
   int rc2 = *ppStmt ? sqlite3_finalize(*ppStmt) : SQLITE_OK;
@@ -314,19 +326,12 @@ static int iiNotIndexed(inverted_index_vtab *p, sqlite3_int64 iRowid) {
 static int iiIntegrityCheckNoDirect(inverted_index_vtab *p) {
   int rc = SQLITE_OK, i;
   sqlite3_stmt *pStmt = NULL;
-  char *zSql;
   sqlite3_int64 nElemRow = 0, nElemStored = 0;
   sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
   if (apVal == NULL) return SQLITE_NOMEM;
   iiCacheClear(p);
   iiDocMapStale(p);
-  zSql = iiSourceSql(p);
-  if (zSql == NULL) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  if (rc != SQLITE_OK && rc != SQLITE_NOMEM) {
-    nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
-  }
-  sqlite3_free(zSql);
+  rc = iiCheckSourceOpen(p, &pStmt, rc);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
     IiValues v = {0, 0, 0, 0};
@@ -517,7 +522,6 @@ static int iiElemsCheckRanges(inverted_index_vtab *p) {
 int iiIntegrityCheck(inverted_index_vtab *p) {
   int rc = iiFlush(p);
   sqlite3_stmt *pStmt = NULL;
-  char *zSql;
   sqlite3_int64 nSource = 0;
   sqlite3_value **apVal = (sqlite3_value **)sqlite3_malloc64(sizeof(sqlite3_value *) * (size_t)p->nField);
   if (apVal == NULL) return SQLITE_NOMEM;
@@ -536,13 +540,7 @@ int iiIntegrityCheck(inverted_index_vtab *p) {
     sqlite3_free(zWhat);
   }
   /* The direct index against the source values. */
-  zSql = iiSourceSql(p);
-  if (rc == SQLITE_OK && zSql == NULL) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  if (rc != SQLITE_OK && rc != SQLITE_CORRUPT_VTAB && p->base.zErrMsg == NULL) {
-    nosqlVtabError(&p->base, "inverted_index: integrity-check: %s", sqlite3_errmsg(p->db));
-  }
-  sqlite3_free(zSql);
+  rc = iiCheckSourceOpen(p, &pStmt, rc);
   while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
     sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
     IiValues v = {0, 0, 0, 0};
