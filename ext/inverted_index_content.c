@@ -386,6 +386,23 @@ int iiSyncReadCheck(inverted_index_vtab *p) {
   return rc;
 }
 
+/*
+** A content row the index refuses, during 'rebuild' (and so at the CREATE
+** of a mode = 'sync' index): the message names the row, which the writer
+** of one row knew but the reader of a whole table does not.
+*/
+static void iiRowError(inverted_index_vtab *p, sqlite3_int64 iRowid) {
+  const char *zMsg = p->base.zErrMsg;
+  char *zNew;
+  if (zMsg == NULL) return;
+  if (strncmp(zMsg, "inverted_index: ", 16) == 0) zMsg += 16;
+  zNew = sqlite3_mprintf("inverted_index: row %lld of %s: %s", iRowid, p->zContent, zMsg);
+  if (zNew) {
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = zNew;
+  }
+}
+
 /* 'rebuild': reindex every row of the source from scratch. */
 int iiRebuild(inverted_index_vtab *p) {
   int rc = SQLITE_OK, i;
@@ -462,6 +479,7 @@ int iiRebuild(inverted_index_vtab *p) {
         rc = SQLITE_ERROR;
       } else {
         rc = iiWriteDoc(p, 0, 0, sqlite3_value_int64(ap[0]), ap + 1);
+        if (rc == SQLITE_ERROR && p->zContent) iiRowError(p, sqlite3_value_int64(ap[0]));
       }
     }
     sqlite3_free(ap);
