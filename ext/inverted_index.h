@@ -299,6 +299,7 @@ int iiSyncTriggers(inverted_index_vtab *p, char **pzErr, int *pnStale);
 int iiSyncCheck(inverted_index_vtab *p);
 int iiSyncReadCheck(inverted_index_vtab *p);
 int iiRebuild(inverted_index_vtab *p);
+void iiRowError(inverted_index_vtab *p, const char *zWhat, sqlite3_int64 iRowid, const char *zMsg);
 
 /* Interface to code in ext/inverted_index_check.c: 'optimize', 'integrity-check'. */
 int iiOptimize(inverted_index_vtab *p);

@@ -282,14 +282,6 @@ static int iiPostingsCheck(inverted_index_vtab *p, const char *zWhat) {
   return rc;
 }
 
-/* integrity-check: a source row whose values the index refuses (zErr: the value's message). */
-static void iiCheckRowError(inverted_index_vtab *p, sqlite3_int64 iRowid, const char *zErr) {
-  const char *zMsg = zErr ? zErr : "";
-  if (strncmp(zMsg, "inverted_index: ", 16) == 0) zMsg += 16;
-  nosqlVtabError(&p->base, "inverted_index: integrity-check failed: row %lld of %s%s: %s", iRowid,
-                 p->zContent ? p->zContent : p->zName, p->zContent ? "" : "_content", zMsg);
-}
-
 /* Prepare integrity-check's scan of the source rows into *ppStmt (when rc is fine), with SQLite's message. */
 static int iiCheckSourceOpen(inverted_index_vtab *p, sqlite3_stmt **ppStmt, int rc) {
   char *zSql = rc == SQLITE_OK ? iiSourceSql(p) : NULL;
@@ -359,7 +351,7 @@ static int iiIntegrityCheckNoDirect(inverted_index_vtab *p) {
     if (rc != SQLITE_OK) break;
     rc = iiParseValues(p, apVal, &v, &zErr);
     if (rc == SQLITE_ERROR) {
-      iiCheckRowError(p, iRowid, zErr);
+      iiRowError(p, "integrity-check failed: ", iRowid, zErr);
       rc = SQLITE_CORRUPT_VTAB;
     }
     sqlite3_free(zErr);
@@ -559,7 +551,7 @@ int iiIntegrityCheck(inverted_index_vtab *p) {
     for (i = 0; i < p->nField; i++) apVal[i] = sqlite3_column_value(pStmt, i + 1);
     rc = iiParseValues(p, apVal, &v, &zErr);
     if (rc == SQLITE_ERROR) {
-      iiCheckRowError(p, iRowid, zErr);
+      iiRowError(p, "integrity-check failed: ", iRowid, zErr);
       rc = SQLITE_CORRUPT_VTAB;
     }
     sqlite3_free(zErr);

@@ -387,18 +387,21 @@ int iiSyncReadCheck(inverted_index_vtab *p) {
 }
 
 /*
-** A content row the index refuses, during 'rebuild' (and so at the CREATE
-** of a mode = 'sync' index): the message names the row, which the writer
-** of one row knew but the reader of a whole table does not.
+** The error of a source row the index refuses (zMsg: the value's message,
+** its "inverted_index: " prefix dropped), named as "row N of TABLE", which
+** the writer of one row knew but the reader of a whole table does not:
+** 'rebuild' (and so the CREATE of a mode = 'sync' index) and, with zWhat
+** "integrity-check failed: ", 'integrity-check'. The stored values of an
+** index without content= are rows of <name>_content.
 */
-static void iiRowError(inverted_index_vtab *p, sqlite3_int64 iRowid) {
-  const char *zMsg = p->base.zErrMsg;
+void iiRowError(inverted_index_vtab *p, const char *zWhat, sqlite3_int64 iRowid, const char *zMsg) {
   char *zNew;
-  if (zMsg == NULL) return;
+  if (zMsg == NULL) zMsg = "";
   if (strncmp(zMsg, "inverted_index: ", 16) == 0) zMsg += 16;
-  zNew = sqlite3_mprintf("inverted_index: row %lld of %s: %s", iRowid, p->zContent, zMsg);
+  zNew = sqlite3_mprintf("inverted_index: %srow %lld of %s%s: %s", zWhat, iRowid,
+                         p->zContent ? p->zContent : p->zName, p->zContent ? "" : "_content", zMsg);
   if (zNew) {
-    sqlite3_free(p->base.zErrMsg);
+    sqlite3_free(p->base.zErrMsg); /* zMsg may be in it: freed only now */
     p->base.zErrMsg = zNew;
   }
 }
@@ -479,7 +482,9 @@ int iiRebuild(inverted_index_vtab *p) {
         rc = SQLITE_ERROR;
       } else {
         rc = iiWriteDoc(p, 0, 0, sqlite3_value_int64(ap[0]), ap + 1);
-        if (rc == SQLITE_ERROR && p->zContent) iiRowError(p, sqlite3_value_int64(ap[0]));
+        if (rc == SQLITE_ERROR && p->zContent && p->base.zErrMsg) {
+          iiRowError(p, "", sqlite3_value_int64(ap[0]), p->base.zErrMsg);
+        }
       }
     }
     sqlite3_free(ap);
