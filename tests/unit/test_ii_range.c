@@ -18,13 +18,6 @@
 
 void unitApiInit(void);
 
-static uint64_t unitRand(uint64_t *p) {
-  uint64_t z = (*p += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* A random double of every kind: small integers, prices, huge, tiny, subnormal, signed zeros, infinities. */
 static double unitValue(uint64_t *pSeed) {
   uint64_t r = unitRand(pSeed);

@@ -16,13 +16,6 @@
 
 void unitApiInit(void);
 
-static uint64_t unitRand(uint64_t *p) {
-  uint64_t z = (*p += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* Every truncation and every single-byte change of the n-byte frame a is caught. */
 static void checkFrameDamage(unsigned char *a, size_t n) {
   size_t i;

@@ -169,7 +169,7 @@ static void testIndexLca(void) {
 }
 
 /* Deterministic pseudo-random numbers for the cross-check. */
-static unsigned int unitRand(unsigned int *pSeed) {
+static unsigned int mpathTestRand(unsigned int *pSeed) {
   *pSeed = *pSeed * 1103515245u + 12345u;
   return (*pSeed >> 8) & 0xffffff;
 }
@@ -192,15 +192,15 @@ static void testBitsVersusDp(void) {
     void *pBuf;
     MpathQuery *q;
     int nPath = 0, nPat = 0, i, nLabel;
-    int nL = (int)(unitRand(&seed) % 12), nI = 1 + (int)(unitRand(&seed) % 4);
+    int nL = (int)(mpathTestRand(&seed) % 12), nI = 1 + (int)(mpathTestRand(&seed) % 4);
     for (i = 0; i < nL; i++) {
       nPath += snprintf(&zPath[nPath], sizeof(zPath) - (size_t)nPath, "%s%s", i ? "." : "",
-                        azLabel[unitRand(&seed) % 6]);
+                        azLabel[mpathTestRand(&seed) % 6]);
     }
     zPath[nPath] = 0;
     for (i = 0; i < nI; i++) {
       nPat += snprintf(&zPat[nPat], sizeof(zPat) - (size_t)nPat, "%s%s", i ? "." : "",
-                       azItem[unitRand(&seed) % 14]);
+                       azItem[mpathTestRand(&seed) % 14]);
     }
     pBuf = malloc((size_t)mpathLquerySize(nPat));
     if (pBuf == NULL) return;
@@ -232,9 +232,9 @@ static void testFuzz(void) {
   for (iCase = 0; iCase < 30000; iCase++) {
     char z[24];
     char zErr[160];
-    int n = (int)(unitRand(&seed) % 16), i;
+    int n = (int)(mpathTestRand(&seed) % 16), i;
     void *pBuf;
-    for (i = 0; i < n; i++) z[i] = zAlpha[unitRand(&seed) % (sizeof(zAlpha) - 1)];
+    for (i = 0; i < n; i++) z[i] = zAlpha[mpathTestRand(&seed) % (sizeof(zAlpha) - 1)];
     z[n] = 0;
     pBuf = malloc((size_t)(mpathLquerySize(n) > mpathTxtSize(n) ? mpathLquerySize(n) : mpathTxtSize(n)));
     if (pBuf == NULL) return;

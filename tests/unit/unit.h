@@ -12,11 +12,20 @@
 #ifndef NOSQL_UNIT_H
 #define NOSQL_UNIT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 static int unitPass; /* Checks that held */
 static int unitFail; /* Checks that failed */
+
+/* splitmix64: the seeded random numbers of the randomized tests (*p is the state). */
+static inline uint64_t unitRand(uint64_t *p) {
+  uint64_t z = (*p += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
 
 #define CHECK(expr)                                                 \
   do {                                                              \
