@@ -24,16 +24,8 @@ slt=$2
 ext=$3
 archive=$4
 run=${PLATFORM_RUN:-}
-pass=0
-fail=0
-ok() {
-  echo "ok $1"
-  pass=$((pass + 1))
-}
-bad() {
-  echo "FAIL $platform: $1"
-  fail=$((fail + 1))
-}
+CHECK_WHO="$platform"
+. tests/checks.sh
 tmp=$(mktemp -d /tmp/nosql-platform-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -11,16 +11,8 @@
 # them as root). Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.." || exit 1
-pass=0
-fail=0
-ok() {
-  echo "ok $1"
-  pass=$((pass + 1))
-}
-bad() {
-  echo "FAIL release: $1"
-  fail=$((fail + 1))
-}
+CHECK_WHO=release
+. tests/checks.sh
 v=$(cat VERSION)
 if make -s release >build/release.log 2>&1; then ok "make release"; else
   bad "make release failed:"
